@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+// `cbqs`: the command-line face of the emulator. Each area registers its own commands.
+import { Command, CommanderError } from "commander";
+import { EXIT_BAD_INPUT, type Registrar } from "./cli/common.js";
+
+const registrars: Registrar[] = [];
+
+async function main(argv: string[]): Promise<void> {
+  const program = new Command();
+  program
+    .name("cbqs")
+    .description("CIP-39 Stream Registry reference emulator (CBQS consensus side on a CIP-4 QMDB state emulator)")
+    .exitOverride()
+    .configureOutput({ outputError: (str, write) => write(str.trimEnd().split("\n")[0] + "\n") });
+  for (const register of registrars) register(program);
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    fail(err);
+  }
+}
+
+function fail(err: unknown): never {
+  if (err instanceof CommanderError) {
+    // --help and --version exit through here with code 0.
+    process.exit(err.exitCode === 0 ? 0 : EXIT_BAD_INPUT);
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`cbqs: error: ${message.split("\n")[0]}\n`);
+  process.exit(EXIT_BAD_INPUT);
+}
+
+process.on("uncaughtException", fail);
+main(process.argv).catch(fail);
