@@ -1,0 +1,16 @@
+// The authenticated structure behind `state_root` (CIP-4 §5.1). The store hands it each
+// block's final net changes; the implementation is commonware's QMDB "current" database
+// over an MMR with Blake3 (state/qmdb/).
+
+/** A net change of one block: value undefined means the key was deleted. */
+export type KeyChange = readonly [key: Uint8Array, value: Uint8Array | undefined];
+
+export interface StateCommitment {
+  /**
+   * Applies one block's net changes as one batch followed by one commit, and returns the
+   * new root. `changes` are sorted by key (ascending bytes) and contain each key once.
+   */
+  commitBatch(changes: readonly KeyChange[]): Uint8Array;
+  /** Root after the last commit (the empty root before any). */
+  root(): Uint8Array;
+}
