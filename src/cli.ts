@@ -2,8 +2,14 @@
 // `cbqs`: the command-line face of the emulator. Each area registers its own commands.
 import { Command, CommanderError } from "commander";
 import { EXIT_BAD_INPUT, type Registrar } from "./cli/common.js";
+import { register as registerCrypto } from "./cli/crypto.js";
+import { register as registerAdmission } from "./cli/admission.js";
+import { register as registerConformance } from "./cli/conformance.js";
+import { register as registerState } from "./cli/state.js";
+import { register as registerRun } from "./cli/run.js";
+import { register as registerCodec } from "./cli/codec.js";
 
-const registrars: Registrar[] = [];
+const registrars: Registrar[] = [registerCrypto, registerAdmission, registerConformance, registerState, registerRun, registerCodec];
 
 async function main(argv: string[]): Promise<void> {
   const program = new Command();

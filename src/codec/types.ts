@@ -285,3 +285,42 @@ export type CbqsInstructionV1 =
   | { type: "ActivateKeyGeneration"; args: ActivateKeyGenerationArgsV1 }; // 9
 
 export type InstructionName = CbqsInstructionV1["type"];
+
+// §7.1 proof of possession
+export interface SessionProofV1 {
+  context: CbqsSigningContextV1;
+  stream_id: Bytes32;
+  provider_epoch: bigint; // u64, always 0
+  grant_id: Bytes32;
+  session_id: Bytes32;
+  challenge: Bytes32;
+  signature: Signature;
+}
+/** §7.1: canonical u16 registry, tags 1..18 in this order. */
+export type CbqsRequestMethodV1 =
+  | "Append"
+  | "BeginKeyBatch"
+  | "PutKeyBatchChunk"
+  | "CommitKeyBatch"
+  | "CreateLane"
+  | "CloseLane"
+  | "ListLanes"
+  | "CreateGroup"
+  | "UpdateGroup"
+  | "DeleteGroup"
+  | "OpenSubscription"
+  | "CloseSubscription"
+  | "Credit"
+  | "Ack"
+  | "Nack"
+  | "Extend"
+  | "Reject"
+  | "Redrive";
+export interface RequestProofV1 {
+  context: CbqsSigningContextV1;
+  session_id: Bytes32;
+  counter: bigint; // u64
+  method: CbqsRequestMethodV1;
+  body_hash: Bytes32;
+  signature: Signature;
+}

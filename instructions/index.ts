@@ -1,0 +1,31 @@
+// SYS_CBQS dispatch by action tag (CIP-39 §5): one handler per instruction.
+import type { CbqsInstructionV1 } from "../src/codec/types.js";
+import type { TxContext } from "../src/engine/context.js";
+import { closeStream } from "./close-stream.js";
+import { createStream } from "./create-stream.js";
+import { registerProvider } from "./register-provider.js";
+import { setProviderStatus } from "./set-provider-status.js";
+import { settleStreamRent } from "./settle-stream-rent.js";
+import { topUpStream } from "./top-up-stream.js";
+import { updateProvider } from "./update-provider.js";
+
+export function runInstruction(ctx: TxContext, instruction: CbqsInstructionV1): void {
+  switch (instruction.type) {
+    case "RegisterProvider":
+      return registerProvider(ctx, instruction.args);
+    case "UpdateProvider":
+      return updateProvider(ctx, instruction.args);
+    case "SetProviderStatus":
+      return setProviderStatus(ctx, instruction.args);
+    case "CreateStream":
+      return createStream(ctx, instruction.args);
+    case "TopUpStream":
+      return topUpStream(ctx, instruction.args);
+    case "SettleStreamRent":
+      return settleStreamRent(ctx, instruction.args);
+    case "CloseStream":
+      return closeStream(ctx, instruction.args);
+    default:
+      throw new Error("todo");
+  }
+}

@@ -1,0 +1,49 @@
+// The emulator's block header and block hash (docs/transactions.md "Block hash"). CIP-39
+// needs a block hash only as provider-signed evidence (§9.3 served_at.block_hash, which
+// consensus never checks against an archive), so the emulator defines its own: keccak256
+// over a domain string and a fixed-width header. Height 0 is the genesis header.
+import { concatBytes, u64BE, utf8 } from "../bytes.js";
+import { keccak256 } from "../crypto/hash.js";
+
+export const BLOCK_HASH_DOMAIN = "cbqs-emulator/block-header/v1";
+
+export interface BlockHeader {
+  chain_instance_id: Uint8Array; // 32
+  height: bigint; // u64
+  timestamp: bigint; // u64
+  parent_hash: Uint8Array; // 32; zero for genesis
+  state_root: Uint8Array; // 32
+  tx_root: Uint8Array; // 32
+  receipt_root: Uint8Array; // 32
+  logs_root: Uint8Array; // 32
+}
+
+/**
+ * keccak256("cbqs-emulator/block-header/v1" || chain_instance_id || height_u64_be ||
+ * timestamp_u64_be || parent_hash || state_root || tx_root || receipt_root || logs_root)
+ */
+export function blockHash(h: BlockHeader): Uint8Array {
+  for (const [name, v] of [
+    ["chain_instance_id", h.chain_instance_id],
+    ["parent_hash", h.parent_hash],
+    ["state_root", h.state_root],
+    ["tx_root", h.tx_root],
+    ["receipt_root", h.receipt_root],
+    ["logs_root", h.logs_root],
+  ] as const) {
+    if (v.length !== 32) throw new RangeError(`block header ${name} must be 32 bytes`);
+  }
+  return keccak256(
+    concatBytes(
+      utf8(BLOCK_HASH_DOMAIN),
+      h.chain_instance_id,
+      u64BE(h.height),
+      u64BE(h.timestamp),
+      h.parent_hash,
+      h.state_root,
+      h.tx_root,
+      h.receipt_root,
+      h.logs_root,
+    ),
+  );
+}

@@ -1,0 +1,189 @@
+// `cbqs decode|encode|derive|types`: the canonical CBQS codec (CIP-39 §14) on the command line.
+// Bad input (odd hex, wrong lengths, unknown types, trailing bytes, …) is one error line, exit 2.
+import { readFileSync } from "node:fs";
+import type { Command } from "commander";
+import { HexError, fromHex, toHex } from "../bytes.js";
+import {
+  CODEC_NAMES,
+  chainInstanceId,
+  codecByName,
+  codecs,
+  decode,
+  encode,
+  fromJson,
+  genesisBaseRateSchedule,
+  keyStreamId,
+  laneId,
+  scheduleDigest,
+  signingKeyId,
+  streamId,
+  toJson,
+  type Codec,
+} from "../codec/index.js";
+import { UsageError, jsonReplacer, type Registrar } from "./common.js";
+
+function codecFor(typeName: string): Codec<unknown> {
+  const codec = codecByName(typeName);
+  if (!codec) throw new UsageError(`unknown type "${typeName}" (see \`cbqs types\`)`);
+  return codec;
+}
+
+function hexArg(text: string, what: string, length?: number): Uint8Array {
+  try {
+    return fromHex(text, length, what);
+  } catch (err) {
+    if (err instanceof HexError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+const U64_MAX = (1n << 64n) - 1n;
+
+function u64Arg(text: string, what: string): bigint {
+  if (!/^[0-9]{1,20}$/.test(text) || BigInt(text) > U64_MAX) throw new UsageError(`${what}: expected a u64 decimal integer`);
+  return BigInt(text);
+}
+
+function required<V>(value: V | undefined, flag: string): V {
+  if (value === undefined) throw new UsageError(`missing ${flag}`);
+  return value;
+}
+
+/** Reads a JSON argument: inline text, or `@path` for a file. */
+function jsonArg(arg: string): unknown {
+  let text = arg;
+  if (arg.startsWith("@")) {
+    try {
+      text = readFileSync(arg.slice(1), "utf8");
+    } catch (err) {
+      throw new UsageError(`cannot read ${arg.slice(1)}: ${(err as Error).message}`);
+    }
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`invalid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** `cbqs decode <TypeName> <hex>`: canonical JSON of the strictly decoded value. */
+export function decodeCommand(typeName: string, hexText: string, json: boolean): string {
+  const codec = codecFor(typeName);
+  const value = toJson(codec, decode(codec, hexArg(hexText, "hex input")));
+  return json ? JSON.stringify({ type: typeName, value }) : JSON.stringify(value, null, 2);
+}
+
+/** `cbqs encode <TypeName> <json|@file>`: the canonical bytes as 0x-hex. */
+export function encodeCommand(typeName: string, arg: string, json: boolean): string {
+  const codec = codecFor(typeName);
+  const bytes = encode(codec, fromJson(codec, jsonArg(arg)));
+  return json ? JSON.stringify({ type: typeName, hex: toHex(bytes), length: bytes.length }) : toHex(bytes);
+}
+
+export interface DeriveOptions {
+  chainId?: string;
+  chainInstance?: string;
+  owner?: string;
+  nonce?: string;
+  streamId?: string;
+  laneNonce?: string;
+  genesisFile?: string;
+  ed25519?: string;
+}
+
+/** `cbqs derive <what>`: one derived identifier (§3, §4.1, §4.5, §8, §9.1). */
+export function deriveCommand(what: string, o: DeriveOptions, json: boolean): string {
+  let value: Uint8Array;
+  const extra: Record<string, unknown> = {};
+  switch (what) {
+    case "stream-id":
+      value = streamId(
+        u64Arg(required(o.chainId, "--chain-id"), "--chain-id"),
+        hexArg(required(o.chainInstance, "--chain-instance"), "--chain-instance", 32),
+        hexArg(required(o.owner, "--owner"), "--owner", 20),
+        u64Arg(required(o.nonce, "--nonce"), "--nonce"),
+      );
+      break;
+    case "key-stream-id":
+      value = keyStreamId(hexArg(required(o.streamId, "--stream-id"), "--stream-id", 32));
+      break;
+    case "lane-id":
+      value = laneId(
+        hexArg(required(o.streamId, "--stream-id"), "--stream-id", 32),
+        hexArg(required(o.laneNonce, "--lane-nonce"), "--lane-nonce", 32),
+      );
+      break;
+    case "chain-instance-id": {
+      const file = required(o.genesisFile, "--genesis-file");
+      let bytes: Uint8Array;
+      try {
+        bytes = readFileSync(file); // the exact file bytes (§3)
+      } catch (err) {
+        throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
+      }
+      value = chainInstanceId(bytes);
+      break;
+    }
+    case "signing-key-id":
+      value = signingKeyId({ algorithm: "Ed25519", key: hexArg(required(o.ed25519, "--ed25519"), "--ed25519", 32) });
+      break;
+    case "schedule-digest": {
+      const schedule = genesisBaseRateSchedule();
+      value = scheduleDigest(schedule);
+      extra.schedule = toJson(codecs.BaseRateScheduleV1, schedule);
+      break;
+    }
+    default:
+      throw new UsageError(`unknown derivation "${what}"`);
+  }
+  return json ? JSON.stringify({ derive: what, value: toHex(value), ...extra }, jsonReplacer) : toHex(value);
+}
+
+export function typesCommand(json: boolean): string {
+  return json ? JSON.stringify(CODEC_NAMES) : CODEC_NAMES.join("\n");
+}
+
+const print = (text: string): void => {
+  process.stdout.write(text + "\n");
+};
+
+export const register: Registrar = (program: Command) => {
+  program
+    .command("decode <type> <hex>")
+    .description("strictly decode canonical CBQS bytes (CIP-39 §14) and print canonical JSON")
+    .option("--json", "one-line machine output")
+    .action((type: string, hex: string, opts: { json?: boolean }) => print(decodeCommand(type, hex, !!opts.json)));
+
+  program
+    .command("encode <type> <json>")
+    .description("encode a JSON value (inline or @file.json) to canonical CBQS bytes as 0x-hex")
+    .option("--json", "one-line machine output")
+    .action((type: string, json: string, opts: { json?: boolean }) => print(encodeCommand(type, json, !!opts.json)));
+
+  const derive = program.command("derive").description("derive CIP-39 identifiers and digests");
+  const sub = (name: string, description: string, flags: [string, string][]): void => {
+    const cmd = derive.command(name).description(description).option("--json", "one-line machine output");
+    for (const [flag, help] of flags) cmd.option(flag, help);
+    cmd.action((opts: DeriveOptions & { json?: boolean }) => print(deriveCommand(name, opts, !!opts.json)));
+  };
+  sub("stream-id", "§4.1 main stream id", [
+    ["--chain-id <n>", "numeric chain id (u64)"],
+    ["--chain-instance <hex>", "chain_instance_id (32 bytes)"],
+    ["--owner <hex>", "owner address (20 bytes)"],
+    ["--nonce <n>", "owner nonce (u64)"],
+  ]);
+  sub("key-stream-id", "§4.1 key stream id of a main stream", [["--stream-id <hex>", "main stream id"]]);
+  sub("lane-id", "§8 lane id", [
+    ["--stream-id <hex>", "stream id"],
+    ["--lane-nonce <hex>", "lane nonce (32 bytes)"],
+  ]);
+  sub("chain-instance-id", "§3 chain instance id of a genesis file's exact bytes", [["--genesis-file <path>", "genesis file"]]);
+  sub("signing-key-id", "§9.1 signing key id of an Ed25519 public key", [["--ed25519 <hex>", "public key (32 bytes)"]]);
+  sub("schedule-digest", "§4.5 schedule digest of the genesis default schedule", []);
+
+  program
+    .command("types")
+    .description("list the type names `cbqs decode` and `cbqs encode` accept")
+    .option("--json", "JSON array output")
+    .action((opts: { json?: boolean }) => print(typesCommand(!!opts.json)));
+};

@@ -1,0 +1,79 @@
+// `cbqs state dump <file>` and `cbqs state diff <a.json> <b.json>` (docs/state.md §5). There is no
+// persistent node store: a dump's state comes from a dump or alloc file (the scenario runner
+// produces dumps of its runs with state/dump.ts).
+import { readFileSync } from "node:fs";
+import type { Command } from "commander";
+import { bytesEqual } from "../bytes.js";
+import { decode, toJson } from "../codec/core.js";
+import * as S from "../codec/schema.js";
+import { classifyRegistryUserKey, REGISTRY_ADDRESS } from "../engine/layout.js";
+import { diffDumps, diffIsEmpty, dumpEntries, loadDump, type DumpEntry, type SlotDecoder } from "../../state/dump.js";
+import { EXIT_OK, EXIT_REJECT, jsonReplacer, report, UsageError } from "./common.js";
+
+/** Shows Stream Registry (actor 0x17) records as their canonical JSON (docs/state-layout.md). */
+const registryRecords: SlotDecoder = (key, bytes) => {
+  if (key.layout !== "addressSlot" || key.slot.hashed || !bytesEqual(key.address, REGISTRY_ADDRESS)) return undefined;
+  const entry = classifyRegistryUserKey(key.slot.userKey);
+  switch (entry?.kind) {
+    case "stream":
+      return { StreamRecordV1: toJson(S.StreamRecordV1, decode(S.StreamRecordV1, bytes)) };
+    case "provider":
+      return { ProviderRecordV1: toJson(S.ProviderRecordV1, decode(S.ProviderRecordV1, bytes)) };
+    case "schedules":
+      return { BaseRateSchedulesV1: toJson(S.BaseRateSchedulesV1, decode(S.BaseRateSchedulesV1, bytes)) };
+    default:
+      return undefined;
+  }
+};
+
+function readDumpFile(path: string): Array<[Uint8Array, Uint8Array]> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    throw new UsageError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new UsageError(`${path}: not valid JSON`);
+  }
+  try {
+    return loadDump(json);
+  } catch (err) {
+    throw new UsageError(`${path}: ${(err as Error).message}`);
+  }
+}
+
+const show = (e: DumpEntry) => JSON.stringify(e.decoded?.value ?? e.value);
+
+export function register(program: Command): void {
+  const state = program.command("state").description("state dumps (CIP-4 keys and values, decoded)");
+
+  state
+    .command("dump <file>")
+    .description("print the canonical dump (sorted keys, lowercase hex, decoded views) of a dump or alloc file")
+    .action((file: string) => {
+      const dump = dumpEntries(readDumpFile(file), { decodeSlot: registryRecords });
+      process.stdout.write(JSON.stringify(dump, jsonReplacer, 2) + "\n");
+    });
+
+  state
+    .command("diff <a> <b>")
+    .description("list keys added, removed and changed from dump <a> to dump <b>; exit 1 if they differ")
+    .option("--json", "print the diff as JSON")
+    .action((a: string, b: string, opts: { json?: boolean }) => {
+      const diff = diffDumps(readDumpFile(a), readDumpFile(b), registryRecords);
+      const lines = [
+        ...diff.added.map((e) => `+ ${e.key} ${show(e)}`),
+        ...diff.removed.map((e) => `- ${e.key} ${show(e)}`),
+        ...diff.changed.map((c) => `~ ${c.key} ${show(c.before)} -> ${show(c.after)}`),
+        diffIsEmpty(diff)
+          ? "equal"
+          : `${diff.added.length} added, ${diff.removed.length} removed, ${diff.changed.length} changed`,
+      ];
+      report(opts.json === true, lines.join("\n"), diff);
+      process.exitCode = diffIsEmpty(diff) ? EXIT_OK : EXIT_REJECT;
+    });
+}

@@ -1,0 +1,28 @@
+// Public API of the canonical CBQS codec (CIP-39 §14): `encode(codecs.X, v)`,
+// `decode(codecs.X, bytes)`, `toJson`/`fromJson`, signing bytes, digests and derivations.
+export { encode, decode, toJson, fromJson, type Codec, type Json, type JsonContext } from "./core.js";
+export {
+  DecodeError,
+  EncodeError,
+  JsonValueError,
+  UNSUPPORTED_VERSION_CODE,
+  INVALID_ENCODING_CODE,
+  type DecodeErrorKind,
+} from "./errors.js";
+export {
+  codecs,
+  codecByName,
+  CODEC_NAMES,
+  type CodecName,
+  MAX_PROVIDER_ENDPOINTS,
+  MAX_ENDPOINT_URI_BYTES,
+  MAX_LANE_IDS_PER_GRANT,
+  MAX_KEY_ENVELOPES_PER_BATCH,
+  MIN_HPKE_CIPHERTEXT_BYTES,
+  MAX_HPKE_CIPHERTEXT_BYTES,
+  KNOWN_VERB_BITS,
+} from "./schema.js";
+export * from "./signing.js";
+export * from "./derive.js";
+export * from "./schedule.js";
+export type * from "./types.js";

@@ -1,0 +1,64 @@
+// §14 signing registry: signing bytes = domain separator || canonical(context) ||
+// canonical(listed fields after context and before signature); the signer signs their
+// Keccak-256 digest. These are the sole signing-bytes functions of the emulator.
+import { concatBytes, utf8 } from "../bytes.js";
+import { keccak256 } from "../crypto/hash.js";
+import { encode, type StructCodec } from "./core.js";
+import * as S from "./schema.js";
+import type * as T from "./types.js";
+
+const SIGNATURE_BYTES = 64;
+
+/** Domain separators of the §14 registry rows this codec implements. */
+export const SIGNING_DOMAINS = {
+  PriceQuoteV1: "cbqs/price-quote/v1",
+  StreamGrantV1: "cbqs/stream-grant/v1",
+  SessionProofV1: "cbqs/session/v1",
+  RequestProofV1: "cbqs/request/v1",
+  KeyRotationBatchV1: "cbqs/key-rotation-batch/v1",
+  KeyBatchReceiptV1: "cbqs/key-batch-receipt/v1",
+} as const;
+
+function signingBytesOf<V extends { context: T.CbqsSigningContextV1; signature: Uint8Array }>(
+  domain: string,
+  codec: StructCodec<V>,
+): (value: V) => Uint8Array {
+  const fields = codec.fields;
+  // Every registry row starts with `context` and ends with the raw 64-byte `signature` (§14),
+  // so the signed fields are exactly the canonical encoding minus its last 64 bytes.
+  if (fields[0]?.[0] !== "context" || fields[fields.length - 1]?.[0] !== "signature") {
+    throw new Error(`${codec.name} is not a §14 signed object`);
+  }
+  const domainBytes = utf8(domain);
+  return (value) => {
+    const full = encode(codec, value);
+    return concatBytes(domainBytes, full.subarray(0, full.length - SIGNATURE_BYTES));
+  };
+}
+
+export const price_quote_signing_bytes_v1 = signingBytesOf(SIGNING_DOMAINS.PriceQuoteV1, S.PriceQuoteV1);
+export const stream_grant_signing_bytes_v1 = signingBytesOf(SIGNING_DOMAINS.StreamGrantV1, S.StreamGrantV1);
+export const session_proof_signing_bytes_v1 = signingBytesOf(SIGNING_DOMAINS.SessionProofV1, S.SessionProofV1);
+export const request_proof_signing_bytes_v1 = signingBytesOf(SIGNING_DOMAINS.RequestProofV1, S.RequestProofV1);
+export const key_rotation_batch_signing_bytes_v1 = signingBytesOf(
+  SIGNING_DOMAINS.KeyRotationBatchV1,
+  S.KeyRotationBatchV1,
+);
+export const key_batch_receipt_signing_bytes_v1 = signingBytesOf(
+  SIGNING_DOMAINS.KeyBatchReceiptV1,
+  S.KeyBatchReceiptV1,
+);
+
+/** §4.4: quote_digest = keccak256(price_quote_signing_bytes_v1(quote)); also the signed digest. */
+export const quoteDigest = (q: T.PriceQuoteV1): Uint8Array => keccak256(price_quote_signing_bytes_v1(q));
+/** §7: grant_id = keccak256(stream_grant_signing_bytes_v1(grant)). */
+export const grantId = (g: T.StreamGrantV1): Uint8Array => keccak256(stream_grant_signing_bytes_v1(g));
+/** §9.3: batch_digest = keccak256(key_rotation_batch_signing_bytes_v1(batch)). */
+export const batchDigest = (b: T.KeyRotationBatchV1): Uint8Array => keccak256(key_rotation_batch_signing_bytes_v1(b));
+/** §9.3/§14: the digest the provider signs for a KeyBatchReceiptV1. */
+export const keyBatchReceiptDigest = (r: T.KeyBatchReceiptV1): Uint8Array =>
+  keccak256(key_batch_receipt_signing_bytes_v1(r));
+/** §7.1: the digest the holder signs for a SessionProofV1. */
+export const sessionProofDigest = (p: T.SessionProofV1): Uint8Array => keccak256(session_proof_signing_bytes_v1(p));
+/** §7.1: the digest the holder signs for a RequestProofV1. */
+export const requestProofDigest = (p: T.RequestProofV1): Uint8Array => keccak256(request_proof_signing_bytes_v1(p));

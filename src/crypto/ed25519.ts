@@ -1,0 +1,99 @@
+// Ed25519 verification with exactly the semantics of ed25519-dalek 2.2
+// `VerifyingKey::verify_strict` (CIP-39 §9.1). The noble libraries' own `verify` is not used:
+// neither their RFC 8032 nor their ZIP-215 mode rejects small-order keys the way dalek does.
+//
+// What dalek 2.2 does (ed25519-dalek/src/verifying.rs, signature.rs; curve25519-dalek decompress):
+//  1. `VerifyingKey::from_bytes`: decompress A. curve25519-dalek reads y from the low 255 bits
+//     WITHOUT checking y < p, and a set sign bit on x = 0 is silently ignored.
+//  2. `InternalSignature::try_from`: S must be canonical (S < L).
+//  3. Decompress R the same way.
+//  4. Reject if R or A is small order ([8]P = identity).
+//  5. k = SHA-512(R_bytes || A_bytes || M) mod L over the bytes exactly as given, then
+//     compress([S]B - [k]A) and compare with R's bytes. A non-canonical R can therefore never
+//     match (compress() is canonical); we report that case before doing the scalar products.
+// A non-canonical A that is not small order (y = p+3, p+4, …) is accepted by dalek if the
+// equation holds; we mirror that (docs/decisions.md, "Ed25519 non-canonical A").
+import { ed25519 } from "@noble/curves/ed25519.js";
+import { sha512 } from "@noble/hashes/sha2.js";
+import { bytesEqual, concatBytes } from "../bytes.js";
+
+const Point = ed25519.Point;
+type EdPoint = InstanceType<typeof Point>;
+
+/** Group order L of the prime-order subgroup (RFC 8032 §5.1). */
+export const ED25519_L = 2n ** 252n + 27742317777372353535851937790883648493n;
+/** Field prime p = 2^255 - 19. */
+export const ED25519_P = 2n ** 255n - 19n;
+
+export const ED25519_PUBLIC_KEY_LENGTH = 32;
+export const ED25519_SIGNATURE_LENGTH = 64;
+
+export type StrictVerifyReason =
+  | "wrong length" // public key not 32 bytes or signature not 64 bytes
+  | "invalid A" // A's y is not the y of any curve point
+  | "non-canonical S" // S >= L
+  | "invalid R"
+  | "small-order R"
+  | "small-order A"
+  | "non-canonical R" // y >= p, or x = 0 with the sign bit set
+  | "equation failed"; // [S]B != R + [k]A (compared as compressed bytes)
+
+export type StrictVerifyResult = { valid: true } | { valid: false; reason: StrictVerifyReason };
+
+function littleEndianToBigint(bytes: Uint8Array): bigint {
+  let n = 0n;
+  for (let i = bytes.length - 1; i >= 0; i--) n = (n << 8n) | BigInt(bytes[i]!);
+  return n;
+}
+
+/** curve25519-dalek `CompressedEdwardsY::decompress`: y taken mod p, x = 0 with sign bit accepted.
+ *  noble's `fromBytes(…, zip215 = true)` has exactly this acceptance set. */
+function decompressLikeDalek(encoding: Uint8Array): EdPoint | null {
+  try {
+    return Point.fromBytes(encoding, true);
+  } catch {
+    return null;
+  }
+}
+
+/** CIP-39 §9.1: the single Ed25519 verification used by consensus, with the reason on reject. */
+export function verifyStrictDetailed(
+  publicKey: Uint8Array,
+  message: Uint8Array,
+  signature: Uint8Array,
+): StrictVerifyResult {
+  if (publicKey.length !== ED25519_PUBLIC_KEY_LENGTH || signature.length !== ED25519_SIGNATURE_LENGTH) {
+    return { valid: false, reason: "wrong length" };
+  }
+  const A = decompressLikeDalek(publicKey);
+  if (A === null) return { valid: false, reason: "invalid A" };
+  const rBytes = signature.subarray(0, 32);
+  const S = littleEndianToBigint(signature.subarray(32, 64));
+  if (S >= ED25519_L) return { valid: false, reason: "non-canonical S" };
+  const R = decompressLikeDalek(rBytes);
+  if (R === null) return { valid: false, reason: "invalid R" };
+  if (R.isSmallOrder()) return { valid: false, reason: "small-order R" };
+  if (A.isSmallOrder()) return { valid: false, reason: "small-order A" };
+  if (!bytesEqual(R.toBytes(), rBytes)) return { valid: false, reason: "non-canonical R" };
+
+  const k = littleEndianToBigint(sha512(concatBytes(rBytes, publicKey, message))) % ED25519_L;
+  const expectedR = Point.BASE.multiplyUnsafe(S).add(A.negate().multiplyUnsafe(k));
+  return bytesEqual(expectedR.toBytes(), rBytes) ? { valid: true } : { valid: false, reason: "equation failed" };
+}
+
+/** CIP-39 §9.1: ed25519-dalek 2.2 `verify_strict` as a boolean. Never throws. */
+export function ed25519VerifyStrict(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+  return verifyStrictDetailed(publicKey, message, signature).valid;
+}
+
+/** RFC 8032 public key of a 32-byte seed (tests and scenarios). */
+export function ed25519PublicKeyFromSeed(seed: Uint8Array): Uint8Array {
+  if (seed.length !== 32) throw new RangeError(`ed25519 seed: expected 32 bytes, got ${seed.length}`);
+  return ed25519.getPublicKey(seed);
+}
+
+/** RFC 8032 deterministic signature by a 32-byte seed (tests and scenarios). */
+export function ed25519Sign(seed: Uint8Array, message: Uint8Array): Uint8Array {
+  if (seed.length !== 32) throw new RangeError(`ed25519 seed: expected 32 bytes, got ${seed.length}`);
+  return ed25519.sign(message, seed);
+}

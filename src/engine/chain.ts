@@ -1,0 +1,304 @@
+// The Stream Registry chain: genesis (CIP-39 §3, §4, §4.5, §18), block execution with
+// compute-then-commit transactions (§5), and read views for the run document.
+import { bytesEqual, compareBytes, toHex } from "../bytes.js";
+import type { BlockInput, GenesisConfig, Transaction } from "../chain/types.js";
+import { decode, encode } from "../codec/core.js";
+import { chainInstanceId } from "../codec/derive.js";
+import { DecodeError } from "../codec/errors.js";
+import { genesisBaseRateSchedules, ScheduleParamError } from "../codec/schedule.js";
+import * as S from "../codec/schema.js";
+import type { Address, Bytes32, CbqsInstructionV1, ProviderRecordV1, StreamRecordV1 } from "../codec/types.js";
+import { LIVE_SCALARS, paramRow } from "../params.js";
+import type { BlockBatch, StateStore } from "../../state/interface.js";
+import { parseStateKey, StatePrefix } from "../../state/keys.js";
+import type { Event } from "../../state/roots.js";
+import { decodeStateValueAs, encodeStateValue } from "../../state/value.js";
+import { runInstruction } from "../../instructions/index.js";
+import { AccountLedger, readAccount, writeAccount, type Account } from "./accounts.js";
+import { decodeScalar, encodeScalar, encodeSingleton, type TxContext } from "./context.js";
+import { BlockInputError, CbqsError, ERRORS, GenesisError, reject, type ErrorName } from "./errors.js";
+import { applyGovAction, bpsSumProblem, liveScalarProblem, readPauseRecord, writePauseRecord } from "./governance.js";
+import {
+  accountKey,
+  classifyRegistryUserKey,
+  paramKey,
+  providerKey,
+  REGISTRY_ADDRESS,
+  schedulesKey,
+  singletonKey,
+  streamKey,
+  ZERO_ADDRESS,
+} from "./layout.js";
+import { U64_MAX } from "./math.js";
+import { Meter } from "./meter.js";
+import { effectiveRentHeight, isPaused, NEVER_PAUSED, type PauseRecord } from "./pause.js";
+
+/** §3: the one top-level system-instruction opcode of CBQS. */
+export const SYS_CBQS = 218;
+
+export interface TxError {
+  code: number;
+  name: string;
+  message: string;
+}
+
+export interface TxOutcome {
+  status: "ok" | "rejected";
+  error: TxError | null;
+  events: Event[];
+  cycles: bigint;
+  cells: bigint;
+  reads: number;
+  writes: number;
+}
+
+export interface BlockOutcome {
+  height: bigint;
+  effectiveRentHeight: bigint;
+  stateRoot: Uint8Array;
+  outcomes: TxOutcome[];
+}
+
+function validateGenesis(config: GenesisConfig): void {
+  const fail = (msg: string): never => {
+    throw new GenesisError(msg);
+  };
+  if (config.chain_id < 0n || config.chain_id > U64_MAX) fail(`chain_id ${config.chain_id} is not a u64`);
+  if (config.governance.length !== 20) fail("governance must be a 20-byte address");
+  for (const [name, value] of config.params) {
+    const row = paramRow(name) ?? fail(`params: unknown parameter ${name}`);
+    if (row.class === "live") {
+      const problem = liveScalarProblem(name, value);
+      if (problem !== null) fail(`params: ${problem}`);
+    } else if (value < 1n || value > row.maximum) {
+      fail(`params: ${name} = ${value} is outside [1, ${row.maximum}] (§18)`);
+    }
+  }
+  const live = (name: string) => config.params.get(name) ?? paramRow(name)!.default;
+  const bps = bpsSumProblem(live("cbqs.rent.provider_bps"), live("cbqs.rent.platform_bps"));
+  if (bps !== null) fail(`params: ${bps}`);
+  let supply = 0n;
+  const seen: Address[] = [];
+  config.accounts.forEach(({ address, balance }, i) => {
+    if (address.length !== 20) fail(`accounts[${i}]: address must be 20 bytes`);
+    if (seen.some((a) => bytesEqual(a, address))) fail(`accounts[${i}]: ${toHex(address)} is listed twice`);
+    seen.push(address);
+    if (balance < 0n || balance > U64_MAX) fail(`accounts[${i}]: balance ${balance} is not a u64`);
+    supply += balance;
+  });
+  // §5: total supply fits u64, which is what makes every legitimate credit overflow-free.
+  if (supply > U64_MAX) fail("accounts: total balance exceeds u64");
+  for (const [what, v] of [["cycle_price", config.cycle_price], ["cell_price", config.cell_price]] as const) {
+    if (v < 0n || v > U64_MAX) fail(`${what} ${v} is not a u64`);
+  }
+}
+
+export class Chain {
+  private lastHeight = 0n;
+
+  private constructor(
+    readonly config: GenesisConfig,
+    readonly chainInstanceId: Bytes32,
+    readonly genesisStateRoot: Uint8Array,
+    private readonly store: StateStore,
+  ) {}
+
+  /**
+   * Validates `config`, derives chain_instance_id from the exact `sourceBytes` given (§3: one
+   * capture, never re-read), writes the genesis state and commits it as block 0.
+   */
+  static genesis(config: GenesisConfig, sourceBytes: Uint8Array, store: StateStore): Chain {
+    validateGenesis(config);
+    const instance = chainInstanceId(sourceBytes);
+    const baseRates: Record<string, bigint> = {};
+    for (const [name, value] of config.params) if (paramRow(name)?.class === "base_rate") baseRates[name] = value;
+    let schedules;
+    try {
+      schedules = genesisBaseRateSchedules(baseRates);
+    } catch (err) {
+      if (err instanceof ScheduleParamError) throw new GenesisError(`params: ${err.message}`);
+      throw err;
+    }
+    const batch = store.beginBlock(0n);
+    const slot = (bytes: Uint8Array) => encodeStateValue({ kind: "StorageSlot", bytes });
+    // §3/§4.1: the singleton carrying the chain instance (and the numeric chain id of §4 contexts).
+    batch.put(singletonKey(), slot(encodeSingleton({ chain_id: config.chain_id, chain_instance_id: instance })));
+    // §4.5: the frozen schedule v1, 162 canonical bytes.
+    batch.put(schedulesKey(), slot(encode(S.BaseRateSchedulesV1, schedules)));
+    // §18.1: the 25 live scalars, one SystemState key each.
+    for (const name of LIVE_SCALARS) batch.put(paramKey(name), encodeScalar(config.params.get(name) ?? paramRow(name)!.default));
+    // Denial of service: the registry's pause-accounting record, never paused.
+    writePauseRecord(batch, config.governance, REGISTRY_ADDRESS, NEVER_PAUSED);
+    for (const { address, balance } of config.accounts) writeAccount(batch, address, { nonce: 0n, balance });
+    const { stateRoot } = store.commitBlock(batch);
+    return new Chain(config, instance, stateRoot, store);
+  }
+
+  /** Executes one block; heights strictly increase and a gap is a run of free empty blocks. */
+  executeBlock(block: BlockInput): BlockOutcome {
+    if (block.height <= this.lastHeight) {
+      throw new BlockInputError(`block height ${block.height} is not above the previous height ${this.lastHeight}`);
+    }
+    const batch = this.store.beginBlock(block.height);
+    const outcomes = block.txs.map((tx) => this.executeTx(batch, block.height, tx));
+    const pause = readPauseRecord(batch, this.config.governance, REGISTRY_ADDRESS);
+    const effective = effectiveRentHeight(pause, block.height);
+    const { stateRoot } = this.store.commitBlock(batch);
+    this.lastHeight = block.height;
+    return { height: block.height, effectiveRentHeight: effective, stateRoot, outcomes };
+  }
+
+  // ---- transactions ---------------------------------------------------------------------------
+
+  private executeTx(batch: BlockBatch, height: bigint, tx: Transaction): TxOutcome {
+    const token = batch.checkpoint();
+    const run: { meter: Meter | null } = { meter: null };
+    try {
+      const events = this.applyTx(batch, height, tx, run);
+      batch.release(token);
+      return { status: "ok", error: null, events, ...usage(run.meter) };
+    } catch (err) {
+      batch.rollback(token);
+      if (!(err instanceof CbqsError)) throw err;
+      return { status: "rejected", error: { code: err.code, name: err.errorName, message: err.message }, events: [], ...usage(run.meter) };
+    } finally {
+      batch.observer = undefined;
+    }
+  }
+
+  private applyTx(batch: BlockBatch, height: bigint, tx: Transaction, run: { meter: Meter | null }): Event[] {
+    // Platform step (outside the CBQS meter): the sender's account.
+    const ledger = new AccountLedger(batch, tx.from, readAccount(batch, tx.from));
+    const events: Event[] = [];
+    const body = tx.body;
+    switch (body.kind) {
+      case "transfer":
+        ledger.debit(tx.from, body.amount, "transfer");
+        ledger.credit(body.to, body.amount, "transfer");
+        ledger.flush();
+        break;
+      case "gov":
+        if (!bytesEqual(tx.from, this.config.governance)) reject("Unauthorized", "governance actions are valid only from the governance account");
+        applyGovAction(batch, this.config.governance, height, body.action);
+        break;
+      case "system": {
+        if (body.opcode !== SYS_CBQS) reject("UnknownOpcode", `opcode ${body.opcode} is not SYS_CBQS (${SYS_CBQS})`);
+        // CIP-12 breaker: a paused 0x17 rejects every CBQS instruction before any registry read.
+        if (isPaused(readPauseRecord(batch, this.config.governance, REGISTRY_ADDRESS), height)) {
+          reject("RegistryPaused", "the emergency-pause breaker covers the Stream Registry (0x17)");
+        }
+        const instruction = decodeInstruction(body.payload);
+        const meter = new Meter(instruction.type, body.payload.length);
+        run.meter = meter;
+        const ctx: TxContext = { batch, meter, height, sender: tx.from, governance: this.config.governance, accounts: ledger, events };
+        batch.observer = (access) => meter.observe(access);
+        runInstruction(ctx, instruction);
+        ledger.flush();
+        batch.observer = undefined;
+        this.chargeFee(ledger, meter);
+        break;
+      }
+    }
+    // Platform nonce step: only an accepted transaction increments the sender's nonce.
+    const sender = ledger.senderAccount();
+    writeAccount(batch, tx.from, { nonce: sender.nonce + 1n, balance: sender.balance });
+    return events;
+  }
+
+  /** Fees are burned to the zero address; zero prices (the default) charge nothing. */
+  private chargeFee(ledger: AccountLedger, meter: Meter): void {
+    const fee = meter.cycles() * this.config.cycle_price + meter.cells() * this.config.cell_price;
+    if (fee === 0n) return;
+    ledger.debit(ledger.senderAddress, fee, "transaction fee");
+    ledger.credit(ZERO_ADDRESS, fee, "transaction fee burn");
+    ledger.flush();
+  }
+
+  // ---- read views (committed state) -------------------------------------------------------------
+
+  private slot(key: Uint8Array): Uint8Array | undefined {
+    const bytes = this.store.read(key);
+    return bytes === undefined ? undefined : decodeStateValueAs(bytes, "StorageSlot").bytes;
+  }
+
+  stream(id: Bytes32): StreamRecordV1 | null {
+    const bytes = this.slot(streamKey(id));
+    return bytes === undefined ? null : decode(S.StreamRecordV1, bytes);
+  }
+
+  provider(address: Address): ProviderRecordV1 | null {
+    const bytes = this.slot(providerKey(address));
+    return bytes === undefined ? null : decode(S.ProviderRecordV1, bytes);
+  }
+
+  account(address: Address): Account {
+    const bytes = this.store.read(accountKey(address));
+    if (bytes === undefined) return { nonce: 0n, balance: 0n };
+    const v = decodeStateValueAs(bytes, "Account");
+    return { nonce: v.nonce, balance: v.balance };
+  }
+
+  /** The Stream Registry's pause accounting. */
+  pause(): PauseRecord {
+    const reader = { get: (k: Uint8Array) => this.store.read(k) } as unknown as BlockBatch;
+    return readPauseRecord(reader, this.config.governance, REGISTRY_ADDRESS);
+  }
+
+  /** The 25 live governance scalars, in §18.1 order. */
+  params(): Map<string, bigint> {
+    return new Map(LIVE_SCALARS.map((name) => [name, decodeScalar(this.store.read(paramKey(name)), name)]));
+  }
+
+  /** Every stream record, ascending by stream id. */
+  streams(): StreamRecordV1[] {
+    return this.registryEntries("stream").map((bytes) => decode(S.StreamRecordV1, bytes));
+  }
+
+  /** Every provider record, ascending by provider address. */
+  providers(): ProviderRecordV1[] {
+    return this.registryEntries("provider").map((bytes) => decode(S.ProviderRecordV1, bytes));
+  }
+
+  /** Every account with a nonzero balance or nonce, ascending by address. */
+  accounts(): Array<{ address: Address } & Account> {
+    const out: Array<{ address: Address } & Account> = [];
+    for (const [key, value] of this.store.entries()) {
+      if (key[0] !== StatePrefix.Account) continue;
+      const parsed = parseStateKey(key);
+      if (parsed.layout !== "address") continue;
+      const v = decodeStateValueAs(value, "Account");
+      out.push({ address: parsed.address, nonce: v.nonce, balance: v.balance });
+    }
+    return out.sort((a, b) => compareBytes(a.address, b.address));
+  }
+
+  private registryEntries(kind: "stream" | "provider"): Uint8Array[] {
+    const found: Array<[Uint8Array, Uint8Array]> = [];
+    for (const [key, value] of this.store.entries()) {
+      if (key[0] !== StatePrefix.ActorStorage) continue;
+      const parsed = parseStateKey(key);
+      if (parsed.layout !== "addressSlot" || !bytesEqual(parsed.address, REGISTRY_ADDRESS) || parsed.slot.hashed) continue;
+      const entry = classifyRegistryUserKey(parsed.slot.userKey);
+      if (entry?.kind !== kind) continue;
+      found.push([parsed.slot.userKey, decodeStateValueAs(value, "StorageSlot").bytes]);
+    }
+    return found.sort((a, b) => compareBytes(a[0], b[0])).map(([, bytes]) => bytes);
+  }
+}
+
+function usage(meter: Meter | null): Pick<TxOutcome, "cycles" | "cells" | "reads" | "writes"> {
+  if (meter === null) return { cycles: 0n, cells: 0n, reads: 0, writes: 0 };
+  return { cycles: meter.cycles(), cells: meter.cells(), reads: meter.reads, writes: meter.writes };
+}
+
+/** §5: canonical decode; a DecodeError is a rejection carrying its own code (e.g. 3937). */
+function decodeInstruction(payload: Uint8Array): CbqsInstructionV1 {
+  try {
+    return decode(S.CbqsInstructionV1, payload);
+  } catch (err) {
+    if (!(err instanceof DecodeError)) throw err;
+    const name: ErrorName = err.code === ERRORS.UnsupportedVersion.code ? "UnsupportedVersion" : "InvalidEncoding";
+    throw new CbqsError(name, err.message, err.code);
+  }
+}
+

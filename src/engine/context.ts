@@ -1,0 +1,242 @@
+// Everything one CBQS handler executes against, and the typed registry reads and writes it
+// performs. Each read here is one metered state read (§18.1); handlers call them top to
+// bottom in their canonical plan order (docs/state-layout.md).
+import { bytesEqual, toHex, u64BE } from "../bytes.js";
+import { decode, encode } from "../codec/core.js";
+import * as S from "../codec/schema.js";
+import type {
+  Address,
+  BaseRateSchedulesV1,
+  Bytes32,
+  CbqsSigningContextV1,
+  ProviderRecordV1,
+  StreamRecordV1,
+} from "../codec/types.js";
+import { LIVE_SCALARS } from "../params.js";
+import type { BlockBatch } from "../../state/interface.js";
+import type { Event } from "../../state/roots.js";
+import { decodeStateValueAs, encodeStateValue } from "../../state/value.js";
+import type { AccountLedger } from "./accounts.js";
+import { EngineDefect, reject } from "./errors.js";
+import {
+  ownerCountKey,
+  paramKey,
+  providerKey,
+  REGISTRY_ADDRESS,
+  schedulesKey,
+  singletonKey,
+  streamKey,
+} from "./layout.js";
+import type { Meter } from "./meter.js";
+import { decodePauseRecord, effectiveRentHeight, pauseRecordKey, type PauseRecord } from "./pause.js";
+
+export interface TxContext {
+  readonly batch: BlockBatch;
+  readonly meter: Meter;
+  /** Physical block height of the executing block. */
+  readonly height: bigint;
+  readonly sender: Address;
+  /** The CIP-12 governance actor (holds the pause-accounting records). */
+  readonly governance: Address;
+  readonly accounts: AccountLedger;
+  readonly events: Event[];
+}
+
+// ---- raw slot values ------------------------------------------------------------------------
+
+function readSlot(ctx: TxContext, key: Uint8Array, what: string): Uint8Array | undefined {
+  const bytes = ctx.batch.get(key);
+  if (bytes === undefined) return undefined;
+  try {
+    return decodeStateValueAs(bytes, "StorageSlot").bytes;
+  } catch {
+    return reject("RegistryStateInvalid", `${what}: stored value is not a storage slot`);
+  }
+}
+
+function writeSlot(ctx: TxContext, key: Uint8Array, bytes: Uint8Array): void {
+  ctx.batch.put(key, encodeStateValue({ kind: "StorageSlot", bytes }));
+}
+
+function decodeStored<T>(codec: Parameters<typeof decode<T>>[0], bytes: Uint8Array, what: string): T {
+  try {
+    return decode(codec, bytes);
+  } catch {
+    return reject("RegistryStateInvalid", `${what}: stored record is malformed`);
+  }
+}
+
+// ---- governance bounds (§18.1: the 25 live scalars, one read each) ---------------------------
+
+export class GovernanceBounds {
+  constructor(private readonly values: ReadonlyMap<string, bigint>) {}
+  get(name: string): bigint {
+    const v = this.values.get(name);
+    if (v === undefined) throw new EngineDefect(`${name} is not a live governance scalar`);
+    return v;
+  }
+}
+
+export function decodeScalar(bytes: Uint8Array | undefined, name: string): bigint {
+  if (bytes === undefined) return reject("RegistryStateInvalid", `governance scalar ${name} is missing`);
+  try {
+    const raw = decodeStateValueAs(bytes, "SystemBytes").bytes;
+    if (raw.length !== 8) throw new Error("length");
+    let v = 0n;
+    for (const b of raw) v = (v << 8n) | BigInt(b);
+    return v;
+  } catch {
+    return reject("RegistryStateInvalid", `governance scalar ${name} is malformed`);
+  }
+}
+
+export const encodeScalar = (value: bigint): Uint8Array => encodeStateValue({ kind: "SystemBytes", bytes: u64BE(value) });
+
+export function readGovernanceBounds(ctx: TxContext): GovernanceBounds {
+  const values = new Map<string, bigint>();
+  for (const name of LIVE_SCALARS) values.set(name, decodeScalar(ctx.batch.get(paramKey(name)), name));
+  return new GovernanceBounds(values);
+}
+
+// ---- pause accounting (Security Considerations → Denial of service) ---------------------------
+
+/** The registry's pause record; the genesis writes it, so absence is invalid state. */
+export function readRegistryPause(ctx: TxContext): PauseRecord {
+  const bytes = readSlot(ctx, pauseRecordKey(ctx.governance, REGISTRY_ADDRESS), "pause record");
+  if (bytes === undefined) return reject("RegistryStateInvalid", "registry pause-accounting record is missing");
+  return decodePauseRecord(bytes);
+}
+
+/** §6.1: H = physical − coverage(physical), checked. */
+export function rentHeight(ctx: TxContext, pause: PauseRecord): bigint {
+  return effectiveRentHeight(pause, ctx.height);
+}
+
+// ---- singleton (§3, §4.1) -------------------------------------------------------------------
+
+export interface Singleton {
+  chain_id: bigint;
+  chain_instance_id: Bytes32;
+}
+
+export const SINGLETON_VERSION = 1;
+
+export function encodeSingleton(s: Singleton): Uint8Array {
+  const out = new Uint8Array(41);
+  out[0] = SINGLETON_VERSION;
+  out.set(u64BE(s.chain_id), 1);
+  out.set(s.chain_instance_id, 9);
+  return out;
+}
+
+export function decodeSingleton(bytes: Uint8Array | undefined): Singleton {
+  if (bytes === undefined) return reject("RegistryStateInvalid", "Stream Registry singleton is missing");
+  if (bytes.length !== 41 || bytes[0] !== SINGLETON_VERSION) return reject("RegistryStateInvalid", "Stream Registry singleton is malformed");
+  let chainId = 0n;
+  for (let i = 1; i < 9; i++) chainId = (chainId << 8n) | BigInt(bytes[i]!);
+  return { chain_id: chainId, chain_instance_id: bytes.slice(9, 41) };
+}
+
+export function readSingleton(ctx: TxContext): Singleton {
+  return decodeSingleton(readSlot(ctx, singletonKey(), "singleton"));
+}
+
+/** §4: the executing chain's signing context. */
+export function signingContext(s: Singleton): CbqsSigningContextV1 {
+  return { version: 1, chain_id: s.chain_id, chain_instance_id: s.chain_instance_id };
+}
+
+function requireSameInstance(s: Singleton, carried: Bytes32, what: string): void {
+  if (!bytesEqual(carried, s.chain_instance_id)) {
+    reject("ChainInstanceMismatch", `${what} carries chain instance ${toHex(carried)}, the registry's is ${toHex(s.chain_instance_id)}`);
+  }
+}
+
+// ---- provider records (§4.3) ------------------------------------------------------------------
+
+export function readProvider(ctx: TxContext, s: Singleton, provider: Address): ProviderRecordV1 | null {
+  const bytes = readSlot(ctx, providerKey(provider), "provider record");
+  if (bytes === undefined) return null;
+  const record = decodeStored(S.ProviderRecordV1, bytes, `provider ${toHex(provider)}`);
+  requireSameInstance(s, record.chain_instance_id, `provider record ${toHex(provider)}`);
+  if (!bytesEqual(record.provider, provider)) reject("RegistryStateInvalid", `provider record under ${toHex(provider)} names another provider`);
+  return record;
+}
+
+export function writeProvider(ctx: TxContext, record: ProviderRecordV1): void {
+  writeSlot(ctx, providerKey(record.provider), encode(S.ProviderRecordV1, record));
+}
+
+// ---- stream records (§4.1) --------------------------------------------------------------------
+
+export function readStream(ctx: TxContext, s: Singleton, id: Bytes32): StreamRecordV1 | null {
+  const bytes = readSlot(ctx, streamKey(id), "stream record");
+  if (bytes === undefined) return null;
+  const record = decodeStored(S.StreamRecordV1, bytes, `stream ${toHex(id)}`);
+  requireSameInstance(s, record.chain_instance_id, `stream record ${toHex(id)}`);
+  if (!bytesEqual(record.stream_id, id)) reject("RegistryStateInvalid", `stream record under ${toHex(id)} names another stream`);
+  return record;
+}
+
+export function writeStream(ctx: TxContext, record: StreamRecordV1): void {
+  writeSlot(ctx, streamKey(record.stream_id), encode(S.StreamRecordV1, record));
+}
+
+export const encodeStreamRecord = (record: StreamRecordV1): Uint8Array => encode(S.StreamRecordV1, record);
+
+// ---- owner live-stream counts ----------------------------------------------------------------
+
+export function readOwnerCount(ctx: TxContext, owner: Address): bigint {
+  const bytes = readSlot(ctx, ownerCountKey(owner), "owner stream count");
+  if (bytes === undefined) return 0n;
+  if (bytes.length !== 8) return reject("RegistryStateInvalid", "owner stream count is malformed");
+  let v = 0n;
+  for (const b of bytes) v = (v << 8n) | BigInt(b);
+  return v;
+}
+
+/** Zero is stored as absence (one state for "no live streams"). */
+export function writeOwnerCount(ctx: TxContext, owner: Address, count: bigint): void {
+  if (count === 0n) ctx.batch.delete(ownerCountKey(owner));
+  else writeSlot(ctx, ownerCountKey(owner), u64BE(count));
+}
+
+// ---- base-rate schedules (§4.5) -------------------------------------------------------------
+
+export function readSchedules(ctx: TxContext): BaseRateSchedulesV1 {
+  const bytes = readSlot(ctx, schedulesKey(), "base-rate schedules");
+  if (bytes === undefined) return reject("BaseRateScheduleUnavailable", "the base-rate schedule record is missing");
+  try {
+    return decode(S.BaseRateSchedulesV1, bytes);
+  } catch {
+    return reject("BaseRateScheduleUnavailable", "the base-rate schedule record is malformed");
+  }
+}
+
+// ---- events (§19) ---------------------------------------------------------------------------
+
+export type Topic =
+  | "cbqs.provider.registered"
+  | "cbqs.provider.updated"
+  | "cbqs.provider.status_changed"
+  | "cbqs.stream.created"
+  | "cbqs.stream.updated"
+  | "cbqs.stream.topped_up"
+  | "cbqs.stream.rent_settled"
+  | "cbqs.stream.suspended"
+  | "cbqs.stream.reactivated"
+  | "cbqs.stream.key_generation_activated"
+  | "cbqs.stream.closed"
+  | "cbqs.stream.data_expired";
+
+export function emit(ctx: TxContext, topic: Topic, payload: Uint8Array): void {
+  const event: Event = { emitter: REGISTRY_ADDRESS, topic, payload: payload.slice() };
+  ctx.meter.emitted(event);
+  ctx.events.push(event);
+}
+
+/** §19: at most one NET status edge, after the primary event. */
+export function emitStatusEdge(ctx: TxContext, before: StreamRecordV1["status"], after: StreamRecordV1["status"], streamId: Bytes32): void {
+  if (before === "Active" && after === "Suspended") emit(ctx, "cbqs.stream.suspended", streamId);
+  else if (before === "Suspended" && after === "Active") emit(ctx, "cbqs.stream.reactivated", streamId);
+}

@@ -1,0 +1,59 @@
+// Where every piece of engine state lives (docs/state-layout.md is the prose version).
+// Registry records live under the Stream Registry actor 0x17 (CIP-4 ActorStorage 0x03) with
+// user keys short enough (≤ 32 bytes) to be stored verbatim, so a dump names every record:
+//   "registry"             → singleton: version u8 (1) ‖ chain_id u64 BE ‖ chain_instance_id (41 bytes)
+//   "base-rate-schedules"  → canonical BaseRateSchedulesV1 (162 bytes, §4.5)
+//   "P" ‖ provider (21 B)  → canonical ProviderRecordV1
+//   "O" ‖ owner (21 B)     → owner's live (non-terminal) main-stream count, u64 BE
+//   stream_id (32 B)       → canonical StreamRecordV1 (main and key streams; never deleted)
+// Governance scalars are SystemState 0x0A keys keccak256(name) holding u64 BE; accounts are
+// Account 0x01 keys; the pause record is in pause.ts.
+import { concatBytes, utf8 } from "../bytes.js";
+import type { Address, Bytes32 } from "../codec/types.js";
+import { accountKey, actorStorageKey, systemStateKey } from "../../state/keys.js";
+
+function systemActor(lastByte: number): Address {
+  const a = new Uint8Array(20);
+  a[19] = lastByte;
+  return a;
+}
+
+/** §3: the Stream Registry system actor; its account is the escrow custody account (§5). */
+export const REGISTRY_ADDRESS = systemActor(0x17);
+/** §6.1: the Platform Fee Account. */
+export const PLATFORM_ADDRESS = systemActor(0x18);
+/** §6: the creation charge is burned by crediting the zero address. */
+export const ZERO_ADDRESS = new Uint8Array(20);
+
+export const SINGLETON_USER_KEY = utf8("registry");
+export const SCHEDULES_USER_KEY = utf8("base-rate-schedules");
+const PROVIDER_TAG = utf8("P");
+const OWNER_COUNT_TAG = utf8("O");
+
+export const singletonKey = (): Uint8Array => actorStorageKey(REGISTRY_ADDRESS, SINGLETON_USER_KEY);
+export const schedulesKey = (): Uint8Array => actorStorageKey(REGISTRY_ADDRESS, SCHEDULES_USER_KEY);
+export const providerKey = (provider: Address): Uint8Array =>
+  actorStorageKey(REGISTRY_ADDRESS, concatBytes(PROVIDER_TAG, provider));
+export const ownerCountKey = (owner: Address): Uint8Array =>
+  actorStorageKey(REGISTRY_ADDRESS, concatBytes(OWNER_COUNT_TAG, owner));
+export const streamKey = (streamId: Bytes32): Uint8Array => actorStorageKey(REGISTRY_ADDRESS, streamId);
+export const paramKey = (name: string): Uint8Array => systemStateKey(name);
+export { accountKey };
+
+/** What a registry user key (the verbatim slot of an 0x17 ActorStorage key) names. */
+export type RegistryEntry =
+  | { kind: "singleton" }
+  | { kind: "schedules" }
+  | { kind: "provider"; provider: Address }
+  | { kind: "ownerCount"; owner: Address }
+  | { kind: "stream"; streamId: Bytes32 };
+
+export function classifyRegistryUserKey(userKey: Uint8Array): RegistryEntry | undefined {
+  if (userKey.length === 32) return { kind: "stream", streamId: userKey };
+  if (userKey.length === 21 && userKey[0] === PROVIDER_TAG[0]) return { kind: "provider", provider: userKey.slice(1) };
+  if (userKey.length === 21 && userKey[0] === OWNER_COUNT_TAG[0]) return { kind: "ownerCount", owner: userKey.slice(1) };
+  const text = new TextDecoder().decode(userKey);
+  if (text === "registry") return { kind: "singleton" };
+  if (text === "base-rate-schedules") return { kind: "schedules" };
+  return undefined;
+}

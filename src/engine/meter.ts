@@ -1,0 +1,115 @@
+// The CBQS-portion meter of one instruction (CIP-39 §18.1, Security Considerations → Denial of
+// service). Every cost constant lives here and nowhere else. The schedule starts from CIP-3's
+// published points (read 10 cycles, write 50 cycles, ~6 cycles per hashed 32-byte word, a
+// signature verification priced like ECDSA's 3,000 cycles); §18.1 fixes hash charging at
+// max(1, ceil(len / 32)) words. Platform charges (transaction base, intrinsic calldata, the
+// outer dispatch, the breaker check, the nonce step) are outside this meter.
+import type { InstructionName } from "../codec/types.js";
+import { keccak256 } from "../crypto/hash.js";
+import { ed25519VerifyStrict } from "../crypto/ed25519.js";
+import { encodeEvent, type Event } from "../../state/roots.js";
+import type { StateAccess } from "../../state/interface.js";
+import { EngineDefect } from "./errors.js";
+
+export interface Reservation {
+  readonly reads: number;
+  readonly writes: number;
+}
+
+/** §18.1: the reserved (reads, writes) pair of every instruction, a protocol constant. */
+export const RESERVATIONS: Readonly<Record<InstructionName, Reservation>> = {
+  RegisterProvider: { reads: 28, writes: 2 },
+  UpdateProvider: { reads: 28, writes: 2 },
+  SetProviderStatus: { reads: 3, writes: 2 },
+  CreateStream: { reads: 34, writes: 11 },
+  UpdateStream: { reads: 35, writes: 8 },
+  TopUpStream: { reads: 34, writes: 7 },
+  SettleStreamRent: { reads: 33, writes: 7 },
+  CloseStream: { reads: 34, writes: 9 },
+  ActivateKeyGeneration: { reads: 4, writes: 2 },
+};
+
+/** The cost schedule (cycles and cells), in one place. */
+export const COSTS = {
+  readCycles: 10n,
+  writeCycles: 50n,
+  hashWordCycles: 6n,
+  ed25519VerifyCycles: 3_000n,
+  /** Decode surcharge: canonical decode of the CbqsInstructionV1 payload, per byte. */
+  decodeCyclesPerPayloadByte: 1n,
+  /** State growth: per byte written (54-byte key plus value bytes). */
+  cellsPerWrittenByte: 1n,
+  /** Per byte of each emitted event's canonical encoding (it commits through logs_root). */
+  cellsPerEventByte: 1n,
+} as const;
+
+/** §18.1: hash charging is max(1, ceil(len / 32)) words; an empty preimage costs one word. */
+export function hashWords(length: number): bigint {
+  return BigInt(Math.max(1, Math.ceil(length / 32)));
+}
+
+export class Meter {
+  reads = 0;
+  writes = 0;
+  readonly hashPreimageLengths: number[] = [];
+  signatures = 0;
+  writtenBytes = 0;
+  eventBytes = 0;
+
+  constructor(
+    readonly instruction: InstructionName,
+    readonly payloadBytes: number,
+  ) {}
+
+  get reservation(): Reservation {
+    return RESERVATIONS[this.instruction];
+  }
+
+  /** Batch observer: counts each metered access; exceeding the reservation is an engine bug. */
+  observe(access: StateAccess): void {
+    if (access.op === "read") {
+      this.reads += 1;
+      if (this.reads > this.reservation.reads) {
+        throw new EngineDefect(`${this.instruction} exceeded its §18.1 read reservation (${this.reservation.reads})`);
+      }
+    } else {
+      this.writes += 1;
+      if (this.writes > this.reservation.writes) {
+        throw new EngineDefect(`${this.instruction} exceeded its §18.1 write reservation (${this.reservation.writes})`);
+      }
+      this.writtenBytes += access.key.length + (access.after?.length ?? 0);
+    }
+  }
+
+  /** Every keccak256 a handler performs goes through here so its preimage length is charged. */
+  keccak(preimage: Uint8Array): Uint8Array {
+    this.hashPreimageLengths.push(preimage.length);
+    return keccak256(preimage);
+  }
+
+  /** §9.1 strict Ed25519, one charged verification. */
+  verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+    this.signatures += 1;
+    return ed25519VerifyStrict(publicKey, message, signature);
+  }
+
+  emitted(event: Event): void {
+    this.eventBytes += encodeEvent(event).length;
+  }
+
+  cycles(): bigint {
+    let hashCycles = 0n;
+    for (const length of this.hashPreimageLengths) hashCycles += hashWords(length) * COSTS.hashWordCycles;
+    return (
+      BigInt(this.payloadBytes) * COSTS.decodeCyclesPerPayloadByte +
+      BigInt(this.reads) * COSTS.readCycles +
+      BigInt(this.writes) * COSTS.writeCycles +
+      hashCycles +
+      BigInt(this.signatures) * COSTS.ed25519VerifyCycles
+    );
+  }
+
+  cells(): bigint {
+    return BigInt(this.writtenBytes) * COSTS.cellsPerWrittenByte + BigInt(this.eventBytes) * COSTS.cellsPerEventByte;
+  }
+}

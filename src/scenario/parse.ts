@@ -1,0 +1,209 @@
+// Scenario document (shared/scenario-format.md §2, §3) → genesis plus blocks whose
+// transactions are resolved later, one block at a time, just before that block executes:
+// signed objects may need the emulator hash of an earlier block (served_at.block_hash).
+// Everything that needs no chain context is checked here, up front, with JSON paths.
+import type { GovAction, TxBody } from "../chain/types.js";
+import { parseGenesisSection, type ParsedGenesis } from "./genesis.js";
+import {
+  address,
+  arr,
+  at,
+  hexBytes,
+  obj,
+  onlyKeys,
+  ScenarioError,
+  str,
+  timestamp,
+  u64,
+  uint,
+  type Json,
+  type JsonObject,
+} from "./json.js";
+
+export const SCENARIO_FORMAT = "cbqs-scenario/v1";
+
+export interface TxExpect {
+  status?: "ok" | "rejected";
+  error?: string;
+  events?: string[];
+}
+
+/** Block-level partial expectations (§3); keys and field values stay JSON until checked. */
+export interface StateExpect {
+  streams: JsonObject;
+  providers: JsonObject;
+  accounts: JsonObject;
+}
+
+export interface ScenarioTx {
+  path: string;
+  from: Uint8Array;
+  /** gov/transfer/raw are resolved here; a cbqs instruction waits for its block (resolve.ts). */
+  body: TxBody | { kind: "cbqs"; instruction: JsonObject };
+  expect?: TxExpect;
+}
+
+export interface ScenarioBlock {
+  path: string;
+  height: bigint;
+  timestamp: bigint;
+  txs: ScenarioTx[];
+  expectState?: StateExpect;
+}
+
+export interface Scenario extends ParsedGenesis {
+  name: string;
+  blocks: ScenarioBlock[];
+}
+
+const TOP_KEYS = ["format", "name", "description", "genesis", "genesis_source", "blocks"];
+const TX_KINDS = ["cbqs", "gov", "transfer", "raw"] as const;
+
+export function parseScenario(doc: unknown): Scenario {
+  const root = obj(doc, "$");
+  onlyKeys(root, TOP_KEYS, "$");
+  if (root["format"] !== SCENARIO_FORMAT) {
+    throw new ScenarioError("$.format", `expected "${SCENARIO_FORMAT}"`);
+  }
+  const name = root["name"] === undefined ? "" : str(root["name"], "$.name");
+  const genesis = parseGenesisSection(root);
+  const blocks: ScenarioBlock[] = [];
+  const list = root["blocks"] === undefined ? [] : arr(root["blocks"], "$.blocks");
+  let previous = 0n;
+  list.forEach((b, i) => {
+    const block = parseBlock(b, at("$.blocks", i), genesis);
+    if (block.height <= previous) {
+      throw new ScenarioError(at(block.path, "height"), `heights must strictly increase (previous ${previous}, genesis is 0)`);
+    }
+    previous = block.height;
+    blocks.push(block);
+  });
+  return { ...genesis, name, blocks };
+}
+
+function parseBlock(v: unknown, path: string, genesis: ParsedGenesis): ScenarioBlock {
+  const b = obj(v, path);
+  onlyKeys(b, ["height", "timestamp", "txs", "expect_state"], path);
+  if (b["height"] === undefined) throw new ScenarioError(at(path, "height"), "missing");
+  const height = u64(b["height"], at(path, "height"));
+  let ts: bigint;
+  if (b["timestamp"] !== undefined) ts = timestamp(b["timestamp"], at(path, "timestamp"));
+  else {
+    // §2: genesis timestamp + height × block_time_seconds
+    ts = genesis.config.timestamp + height * genesis.config.block_time_seconds;
+    if (ts >> 64n !== 0n) throw new ScenarioError(at(path, "height"), "derived timestamp exceeds u64");
+  }
+  const txs = (b["txs"] === undefined ? [] : arr(b["txs"], at(path, "txs"))).map((t, i) => parseTx(t, at(at(path, "txs"), i)));
+  const block: ScenarioBlock = { path, height, timestamp: ts, txs };
+  if (b["expect_state"] !== undefined) block.expectState = parseStateExpect(b["expect_state"], at(path, "expect_state"));
+  return block;
+}
+
+function parseTx(v: unknown, path: string): ScenarioTx {
+  const t = obj(v, path);
+  onlyKeys(t, ["from", ...TX_KINDS, "expect"], path);
+  if (t["from"] === undefined) throw new ScenarioError(at(path, "from"), "missing");
+  const from = address(t["from"], at(path, "from"));
+  const kinds = TX_KINDS.filter((k) => t[k] !== undefined);
+  if (kinds.length !== 1) {
+    throw new ScenarioError(path, `a transaction has exactly one of ${TX_KINDS.join(", ")} (found ${kinds.length})`);
+  }
+  const kind = kinds[0]!;
+  const kpath = at(path, kind);
+  let body: ScenarioTx["body"];
+  switch (kind) {
+    case "cbqs": {
+      const instr = obj(t.cbqs, kpath);
+      if (Object.keys(instr).length !== 1) throw new ScenarioError(kpath, 'expected exactly one {"<InstructionName>": <Args>}');
+      body = { kind: "cbqs", instruction: instr };
+      break;
+    }
+    case "gov":
+      body = { kind: "gov", action: parseGov(t.gov, kpath) };
+      break;
+    case "transfer": {
+      const tr = obj(t.transfer, kpath);
+      onlyKeys(tr, ["to", "amount"], kpath);
+      body = { kind: "transfer", to: address(tr["to"], at(kpath, "to")), amount: u64(tr["amount"], at(kpath, "amount")) };
+      break;
+    }
+    case "raw": {
+      const raw = obj(t.raw, kpath);
+      onlyKeys(raw, ["opcode", "payload"], kpath);
+      body = {
+        kind: "system",
+        opcode: Number(uint(raw["opcode"], at(kpath, "opcode"), 255n)),
+        payload: hexBytes(raw["payload"], at(kpath, "payload")),
+      };
+      break;
+    }
+  }
+  const tx: ScenarioTx = { path, from, body };
+  if (t["expect"] !== undefined) tx.expect = parseTxExpect(t["expect"], at(path, "expect"));
+  return tx;
+}
+
+function parseGov(v: unknown, path: string): GovAction {
+  const g = obj(v, path);
+  const names = Object.keys(g);
+  if (names.length !== 1) throw new ScenarioError(path, "expected exactly one governance action");
+  const type = names[0]!;
+  const p = at(path, type);
+  const a = obj(g[type], p);
+  switch (type) {
+    case "SetParam":
+      onlyKeys(a, ["name", "value"], p);
+      return { type, name: str(a["name"], at(p, "name")), value: u64(a["value"], at(p, "value")) };
+    case "SetParams":
+      // Written order is kept: the proposal is one atomic write (§6 guard checked on the result).
+      return { type, values: Object.keys(a).map((name) => ({ name, value: u64(a[name], at(p, name)) })) };
+    case "Pause":
+    case "ExtendPause":
+      onlyKeys(a, ["actor", "blocks"], p);
+      return { type, actor: address(a["actor"], at(p, "actor")), blocks: u64(a["blocks"], at(p, "blocks")) };
+    case "Unpause":
+      onlyKeys(a, ["actor"], p);
+      return { type, actor: address(a["actor"], at(p, "actor")) };
+    default:
+      throw new ScenarioError(p, "unknown governance action (SetParam, SetParams, Pause, ExtendPause, Unpause)");
+  }
+}
+
+function parseTxExpect(v: unknown, path: string): TxExpect {
+  const e = obj(v, path);
+  onlyKeys(e, ["status", "error", "events"], path);
+  const out: TxExpect = {};
+  if (e["status"] !== undefined) {
+    if (e["status"] !== "ok" && e["status"] !== "rejected") throw new ScenarioError(at(path, "status"), 'expected "ok" or "rejected"');
+    out.status = e["status"];
+  }
+  if (e["error"] !== undefined) out.error = str(e["error"], at(path, "error"));
+  if (e["events"] !== undefined) out.events = arr(e["events"], at(path, "events")).map((x, i) => str(x, at(at(path, "events"), i)));
+  return out;
+}
+
+function parseStateExpect(v: unknown, path: string): StateExpect {
+  const e = obj(v, path);
+  onlyKeys(e, ["streams", "providers", "accounts"], path);
+  const section = (k: string): JsonObject => {
+    const s = e[k] === undefined ? {} : obj(e[k], at(path, k));
+    // null means "no such record"
+    for (const key of Object.keys(s)) if (s[key] !== null) obj(s[key], at(at(path, k), key));
+    return s;
+  };
+  const out = { streams: section("streams"), providers: section("providers"), accounts: section("accounts") };
+  for (const key of Object.keys(out.providers)) address(key, at(at(path, "providers"), key));
+  for (const key of Object.keys(out.accounts)) address(key, at(at(path, "accounts"), key));
+  return out;
+}
+
+/** Parses the JSON text of a scenario file. */
+export function parseScenarioText(text: string): Scenario {
+  let doc: Json;
+  try {
+    doc = JSON.parse(text) as Json;
+  } catch (err) {
+    throw new ScenarioError("$", `not valid JSON: ${(err as Error).message}`);
+  }
+  return parseScenario(doc);
+}

@@ -1,0 +1,529 @@
+// Merkle Mountain Range exactly as commonware defines it (CIP-4 §5.1; commonware
+// storage/src/merkle/{hasher.rs,mmr/mod.rs,mmr/iterator.rs} at dc41a895f069).
+//
+// Nodes are numbered in post-order over the mountains, tallest first ("positions"); leaves are
+// also numbered by insertion order ("locations"). Every digest is position-prefixed:
+//   leaf  = H(u64be(pos) || element)
+//   node  = H(u64be(pos) || left || right)
+//   root  = H(u64be(leaves) || fold(peaks)),  fold = forward left-fold H(acc || peak) over the
+//           peaks in decreasing height, starting from the first peak
+//   empty = H(u64be(0))
+// QMDB roots use the same tree with backward bagging and a count of inactive peaks (`bagPeaks`).
+// Positions are plain numbers: every node lives in a JS array, so they stay far below 2^53.
+import { bytesEqual, concatBytes, u64BE } from "../src/bytes.js";
+import type { Hasher } from "../src/crypto/hash.js";
+
+export function popcount(n: number): number {
+  let count = 0;
+  while (n > 0) {
+    count += n % 2;
+    n = Math.floor(n / 2);
+  }
+  return count;
+}
+
+function trailingOnes(n: number): number {
+  let count = 0;
+  while (n % 2 === 1) {
+    count++;
+    n = Math.floor(n / 2);
+  }
+  return count;
+}
+
+function assertIndex(n: number, what: string): void {
+  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`${what} ${n} is not a valid index`);
+}
+
+/** Position of the leaf at location `loc`: 2·loc − popcount(loc). */
+export function leafPosition(loc: number): number {
+  assertIndex(loc, "location");
+  return 2 * loc - popcount(loc);
+}
+
+/** Number of nodes of an MMR holding `leaves` leaves. */
+export function mmrSize(leaves: number): number {
+  return leafPosition(leaves);
+}
+
+/** Inverse of `mmrSize`; throws if `size` is not the size of any MMR. */
+export function leavesOfSize(size: number): number {
+  assertIndex(size, "size");
+  // 2n − popcount(n) is strictly increasing, so a short search around size/2 finds n.
+  let lo = Math.floor(size / 2);
+  let hi = size;
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (mmrSize(mid) < size) lo = mid + 1;
+    else hi = mid;
+  }
+  if (mmrSize(lo) !== size) throw new RangeError(`${size} is not a valid MMR size`);
+  return lo;
+}
+
+export interface Peak {
+  pos: number;
+  height: number;
+}
+
+/** Peaks of an MMR of `size` nodes, tallest (leftmost) first. */
+export function peaks(size: number): Peak[] {
+  const out: Peak[] = [];
+  let start = 0;
+  let remaining = size;
+  while (remaining > 0) {
+    // The tallest perfect tree that fits: 2^(h+1) − 1 nodes.
+    let height = 0;
+    while (2 ** (height + 2) - 1 <= remaining) height++;
+    const treeSize = 2 ** (height + 1) - 1;
+    out.push({ pos: start + treeSize - 1, height });
+    start += treeSize;
+    remaining -= treeSize;
+  }
+  return out;
+}
+
+/** Children (left, right) of the node at `pos` whose height is `height` ≥ 1. */
+export function children(pos: number, height: number): [number, number] {
+  return [pos - 2 ** height, pos - 1];
+}
+
+export function leafDigest(hasher: Hasher, pos: number, element: Uint8Array): Uint8Array {
+  return hasher.hash(concatBytes(u64BE(pos), element));
+}
+
+export function nodeDigest(hasher: Hasher, pos: number, left: Uint8Array, right: Uint8Array): Uint8Array {
+  return hasher.hash(concatBytes(u64BE(pos), left, right));
+}
+
+/** How peaks are folded into the root (commonware `merkle::Bagging`). */
+export type Bagging = "forward" | "backward";
+
+/**
+ * commonware `Hasher::root`: the first `inactive` peaks are folded forward into one accumulator,
+ * then the accumulator and the remaining peaks are bagged — forward: acc = H(acc || peak) left
+ * to right; backward: acc = H(peak || acc) from the right. The root commits to the leaf count
+ * and, when nonzero, to the inactive peak count:
+ *   H(u64be(leaves) [|| u64be(inactive)] || bagged);  no peaks: H(u64be(leaves)).
+ */
+export function bagPeaks(
+  hasher: Hasher,
+  leaves: number,
+  peakDigests: readonly Uint8Array[],
+  bagging: Bagging = "forward",
+  inactive = 0,
+): Uint8Array {
+  const root = rootWithFoldedPeaks(hasher, leaves, inactive, inactive, peakDigests, bagging);
+  if (root === undefined) throw new RangeError(`${inactive} inactive peaks of ${peakDigests.length}`);
+  return root;
+}
+
+/**
+ * commonware `Hasher::root_with_folded_peaks`: like `bagPeaks`, but the peak list may start with
+ * an accumulator that already folds some inactive peaks, so the count folded here (`toFold`) can
+ * differ from the count committed into the root (`committed`). Undefined when inconsistent.
+ */
+export function rootWithFoldedPeaks(
+  hasher: Hasher,
+  leaves: number,
+  toFold: number,
+  committed: number,
+  peakDigests: readonly Uint8Array[],
+  bagging: Bagging,
+): Uint8Array | undefined {
+  if (peakDigests.length === 0) return toFold === 0 && committed === 0 ? hasher.hash(u64BE(leaves)) : undefined;
+  if (toFold > peakDigests.length) return undefined;
+  const fold = (acc: Uint8Array, peak: Uint8Array): Uint8Array => hasher.hash(concatBytes(acc, peak));
+  let acc = peakDigests[0]!;
+  let next = 1;
+  for (; next < toFold; next++) acc = fold(acc, peakDigests[next]!);
+  const active = [acc, ...peakDigests.slice(next)];
+  let bagged: Uint8Array;
+  if (bagging === "forward") {
+    bagged = active.reduce((a, p) => fold(a, p));
+  } else {
+    bagged = active[active.length - 1]!;
+    for (let i = active.length - 2; i >= 0; i--) bagged = fold(active[i]!, bagged);
+  }
+  return committed === 0
+    ? hasher.hash(concatBytes(u64BE(leaves), bagged))
+    : hasher.hash(concatBytes(u64BE(leaves), u64BE(committed), bagged));
+}
+
+/**
+ * commonware `Family::inactive_peaks`: how many leading peaks cover only leaves strictly
+ * before `floor`.
+ */
+export function inactivePeaks(leaves: number, floor: number): number {
+  let count = 0;
+  let covered = 0;
+  for (const peak of peaks(mmrSize(leaves))) {
+    covered += 2 ** peak.height;
+    if (covered > floor) break;
+    count++;
+  }
+  return count;
+}
+
+/** An in-memory, append-only MMR holding every node digest. */
+export class Mmr {
+  private readonly nodes: Uint8Array[] = [];
+  private leafCount = 0;
+
+  constructor(readonly hasher: Hasher) {}
+
+  get size(): number {
+    return this.nodes.length;
+  }
+
+  get leaves(): number {
+    return this.leafCount;
+  }
+
+  /** Appends one element (hashed as a leaf) and its new parents; returns the leaf position. */
+  append(element: Uint8Array): number {
+    const loc = this.leafCount;
+    const leafPos = this.nodes.length;
+    this.nodes.push(leafDigest(this.hasher, leafPos, element));
+    // A new leaf at location loc completes one parent per trailing one bit of loc.
+    const parents = trailingOnes(loc);
+    for (let height = 1; height <= parents; height++) {
+      const pos = this.nodes.length;
+      const [left, right] = children(pos, height);
+      this.nodes.push(nodeDigest(this.hasher, pos, this.nodes[left]!, this.nodes[right]!));
+    }
+    this.leafCount++;
+    return leafPos;
+  }
+
+  node(pos: number): Uint8Array {
+    const digest = this.nodes[pos];
+    if (digest === undefined) throw new RangeError(`MMR node ${pos} out of range (size ${this.nodes.length})`);
+    return digest;
+  }
+
+  peakDigests(): Uint8Array[] {
+    return peaks(this.nodes.length).map((p) => this.nodes[p.pos]!);
+  }
+
+  root(bagging: Bagging = "forward", inactive = 0): Uint8Array {
+    return bagPeaks(this.hasher, this.leafCount, this.peakDigests(), bagging, inactive);
+  }
+
+  /** Inclusion proof of the elements at locations [start, end). */
+  rangeProof(start: number, end: number, bagging: Bagging = "forward", inactive = 0): MmrProof {
+    return buildRangeProof(this.hasher, this.leafCount, inactive, bagging, start, end, (pos) => this.node(pos));
+  }
+
+  /** Inclusion proof of the element at `loc`. */
+  proof(loc: number, bagging: Bagging = "forward", inactive = 0): MmrProof {
+    return this.rangeProof(loc, loc + 1, bagging, inactive);
+  }
+
+  /** One proof for several (not necessarily adjacent) locations, shared nodes once. */
+  multiProof(locations: readonly number[], bagging: Bagging = "forward", inactive = 0): MmrProof {
+    return buildMultiProof(this.leafCount, inactive, bagging, locations, (pos) => this.node(pos));
+  }
+}
+
+// ---- Inclusion proofs (commonware merkle/proof.rs `Proof`, `Blueprint`, `Subtree`).
+
+/** commonware `Proof`: leaf count, committed inactive peaks, and the digests in layout order. */
+export interface MmrProof {
+  leaves: number;
+  inactivePeaks: number;
+  digests: Uint8Array[];
+}
+
+/** A perfect subtree: root position, height and the first leaf location it covers. */
+export interface Subtree {
+  pos: number;
+  height: number;
+  leafStart: number;
+}
+
+/**
+ * How a verifier hashes leaves and inner nodes. The plain MMR uses position-prefixed hashing;
+ * the "current" verifier overrides `node` at the grafting height to fold in bitmap chunks.
+ */
+export interface ProofHasher {
+  hasher: Hasher;
+  leaf(pos: number, element: Uint8Array): Uint8Array;
+  node(subtree: Subtree, left: Uint8Array, right: Uint8Array): Uint8Array;
+}
+
+export function standardProofHasher(hasher: Hasher): ProofHasher {
+  return {
+    hasher,
+    leaf: (pos, element) => leafDigest(hasher, pos, element),
+    node: (sub, left, right) => nodeDigest(hasher, sub.pos, left, right),
+  };
+}
+
+/** Maximum digests a proof needs per proven element (commonware MAX_PROOF_DIGESTS_PER_ELEMENT). */
+export const MAX_PROOF_DIGESTS_PER_ELEMENT = 122;
+
+export class ProofError extends Error {
+  override name = "ProofError";
+}
+
+function subtreeChildren(sub: Subtree): [Subtree, Subtree] {
+  const [left, right] = children(sub.pos, sub.height);
+  const half = 2 ** (sub.height - 1);
+  return [
+    { pos: left, height: sub.height - 1, leafStart: sub.leafStart },
+    { pos: right, height: sub.height - 1, leafStart: sub.leafStart + half },
+  ];
+}
+
+const leafEnd = (sub: Subtree): number => sub.leafStart + 2 ** sub.height;
+
+/** Which nodes a range proof carries, in commonware's digest layout. */
+export class Blueprint {
+  /** Peaks before the range folded into one leading accumulator. */
+  readonly foldPrefix: Subtree[] = [];
+  /** Active peaks before the range (backward bagging only), listed individually. */
+  readonly prefixActive: Subtree[] = [];
+  /** Peaks after the range listed individually. */
+  readonly afterPeaks: number[] = [];
+  /** Active peaks after the range collapsed into one suffix accumulator (backward bagging). */
+  readonly suffixPeaks: number[] = [];
+  /** Peaks overlapping the range. */
+  readonly rangePeaks: Subtree[] = [];
+  /** prefixActive, afterPeaks, then the DFS siblings of every range peak. */
+  readonly fetchNodes: number[] = [];
+
+  constructor(
+    readonly leaves: number,
+    readonly inactivePeaks: number,
+    readonly bagging: Bagging,
+    readonly start: number,
+    readonly end: number,
+  ) {
+    if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end) && start >= 0 && start < end)) {
+      throw new ProofError(`empty or invalid range [${start}, ${end})`);
+    }
+    if (!Number.isSafeInteger(leaves) || end > leaves) throw new ProofError(`range end ${end} beyond ${leaves} leaves`);
+    let cursor = 0;
+    const all = peaks(mmrSize(leaves));
+    all.forEach((peak, index) => {
+      const sub: Subtree = { pos: peak.pos, height: peak.height, leafStart: cursor };
+      if (leafEnd(sub) <= start) {
+        if (index < inactivePeaks || bagging === "forward") this.foldPrefix.push(sub);
+        else this.prefixActive.push(sub);
+      } else if (sub.leafStart >= end) {
+        if (bagging === "backward" && index >= inactivePeaks) this.suffixPeaks.push(sub.pos);
+        else this.afterPeaks.push(sub.pos);
+      } else {
+        this.rangePeaks.push(sub);
+      }
+      cursor = leafEnd(sub);
+    });
+    if (!Number.isSafeInteger(inactivePeaks) || inactivePeaks < 0 || inactivePeaks > all.length) {
+      throw new ProofError(`${inactivePeaks} inactive peaks of ${all.length}`);
+    }
+    this.fetchNodes.push(...this.prefixActive.map((s) => s.pos), ...this.afterPeaks);
+    for (const peak of this.rangePeaks) this.collectSiblings(peak);
+  }
+
+  private collectSiblings(sub: Subtree): void {
+    if (leafEnd(sub) <= this.start || sub.leafStart >= this.end) {
+      this.fetchNodes.push(sub.pos);
+      return;
+    }
+    if (sub.leafStart >= this.start && leafEnd(sub) <= this.end) return;
+    for (const child of subtreeChildren(sub)) this.collectSiblings(child);
+  }
+
+  get siblingStart(): number {
+    return this.prefixActive.length + this.afterPeaks.length;
+  }
+
+  /** Every node position the proof draws on (fold-prefix peaks, fetched nodes, suffix peaks). */
+  requiredPositions(): number[] {
+    return [...this.foldPrefix.map((s) => s.pos), ...this.fetchNodes, ...this.suffixPeaks];
+  }
+
+  /** `[fold_acc? | prefix_active | after_peaks | suffix_acc? | siblings]` from raw node digests. */
+  buildProof(hasher: Hasher, getNode: (pos: number) => Uint8Array): MmrProof {
+    const fold = (acc: Uint8Array, d: Uint8Array): Uint8Array => hasher.hash(concatBytes(acc, d));
+    const digests: Uint8Array[] = [];
+    if (this.foldPrefix.length > 0) {
+      digests.push(this.foldPrefix.slice(1).reduce((acc, s) => fold(acc, getNode(s.pos)), getNode(this.foldPrefix[0]!.pos)));
+    }
+    const siblingStart = this.siblingStart;
+    for (const pos of this.fetchNodes.slice(0, siblingStart)) digests.push(getNode(pos));
+    if (this.suffixPeaks.length > 0) {
+      let acc = getNode(this.suffixPeaks[this.suffixPeaks.length - 1]!);
+      for (let i = this.suffixPeaks.length - 2; i >= 0; i--) acc = fold(getNode(this.suffixPeaks[i]!), acc);
+      digests.push(acc);
+    }
+    for (const pos of this.fetchNodes.slice(siblingStart)) digests.push(getNode(pos));
+    return { leaves: this.leaves, inactivePeaks: this.inactivePeaks, digests };
+  }
+
+  /** The inactive count left to fold once the fold prefix is one accumulator. */
+  inactiveAfterPrefixFold(): number {
+    if (this.foldPrefix.length === 0) return this.inactivePeaks;
+    return Math.max(0, this.inactivePeaks - this.foldPrefix.length) + 1;
+  }
+}
+
+/** Range proof for leaves [start, end) from a node getter. */
+export function buildRangeProof(
+  hasher: Hasher,
+  leaves: number,
+  inactivePeaks: number,
+  bagging: Bagging,
+  start: number,
+  end: number,
+  getNode: (pos: number) => Uint8Array,
+): MmrProof {
+  return new Blueprint(leaves, inactivePeaks, bagging, start, end).buildProof(hasher, getNode);
+}
+
+/**
+ * Root implied by a range proof and the consecutive `elements` starting at `start`
+ * (commonware `reconstruct_root_inner`); throws ProofError on malformed input.
+ */
+export function reconstructRangeRoot(
+  ph: ProofHasher,
+  proof: MmrProof,
+  elements: readonly Uint8Array[],
+  start: number,
+  bagging: Bagging,
+): Uint8Array {
+  if (elements.length === 0) {
+    if (start === 0 && proof.inactivePeaks === 0 && proof.leaves === 0 && proof.digests.length === 0) {
+      return ph.hasher.hash(u64BE(0));
+    }
+    throw new ProofError("no elements");
+  }
+  const bp = new Blueprint(proof.leaves, proof.inactivePeaks, bagging, start, start + elements.length);
+  const foldCount = bp.foldPrefix.length > 0 ? 1 : 0;
+  const suffixCount = bp.suffixPeaks.length > 0 ? 1 : 0;
+  const required = foldCount + bp.fetchNodes.length + suffixCount;
+  if (proof.digests.length !== required) {
+    throw new ProofError(`proof has ${proof.digests.length} digests, ${required} required`);
+  }
+  const digests = proof.digests;
+  const afterStart = foldCount + bp.prefixActive.length;
+  const suffixStart = afterStart + bp.afterPeaks.length;
+  const siblings = digests.slice(suffixStart + suffixCount);
+
+  const peakDigests: Uint8Array[] = digests.slice(0, afterStart);
+  let cursor = 0;
+  let next = 0;
+  const reconstruct = (sub: Subtree): Uint8Array => {
+    if (leafEnd(sub) <= bp.start || sub.leafStart >= bp.end) {
+      const d = siblings[cursor++];
+      if (d === undefined) throw new ProofError("missing sibling digests");
+      return d;
+    }
+    if (sub.height === 0) return ph.leaf(sub.pos, elements[next++]!);
+    const [left, right] = subtreeChildren(sub);
+    const l = reconstruct(left);
+    const r = reconstruct(right);
+    return ph.node(sub, l, r);
+  };
+  for (const peak of bp.rangePeaks) peakDigests.push(reconstruct(peak));
+  peakDigests.push(...digests.slice(afterStart, suffixStart));
+  if (suffixCount === 1) peakDigests.push(digests[suffixStart]!);
+  if (next !== elements.length || cursor !== siblings.length) throw new ProofError("unconsumed proof input");
+  const root = rootWithFoldedPeaks(
+    ph.hasher,
+    proof.leaves,
+    bp.inactiveAfterPrefixFold(),
+    proof.inactivePeaks,
+    peakDigests,
+    bagging,
+  );
+  if (root === undefined) throw new ProofError("inconsistent inactive peaks");
+  return root;
+}
+
+/** True if `proof` shows `elements` at [start, start+n) under `root`. */
+export function verifyRangeProof(
+  ph: ProofHasher,
+  proof: MmrProof,
+  elements: readonly Uint8Array[],
+  start: number,
+  root: Uint8Array,
+  bagging: Bagging,
+): boolean {
+  try {
+    return bytesEqual(reconstructRangeRoot(ph, proof, elements, start, bagging), root);
+  } catch (err) {
+    if (err instanceof ProofError || err instanceof RangeError) return false;
+    throw err;
+  }
+}
+
+/** Positions (ascending, deduplicated) a multi-proof of `locations` carries. */
+export function multiProofPositions(
+  leaves: number,
+  inactivePeaks: number,
+  bagging: Bagging,
+  locations: readonly number[],
+): number[] {
+  if (locations.length === 0) throw new ProofError("no locations");
+  const set = new Set<number>();
+  for (const loc of locations) {
+    for (const pos of new Blueprint(leaves, inactivePeaks, bagging, loc, loc + 1).requiredPositions()) set.add(pos);
+  }
+  return [...set].sort((a, b) => a - b);
+}
+
+/**
+ * commonware multi-proof: the digests of `multiProofPositions`, in ascending position order,
+ * shared nodes carried once.
+ */
+export function buildMultiProof(
+  leaves: number,
+  inactivePeaks: number,
+  bagging: Bagging,
+  locations: readonly number[],
+  getNode: (pos: number) => Uint8Array,
+): MmrProof {
+  return {
+    leaves,
+    inactivePeaks,
+    digests: multiProofPositions(leaves, inactivePeaks, bagging, locations).map(getNode),
+  };
+}
+
+/**
+ * Verifies a multi-proof (commonware `verify_multi_inclusion`): every element's single proof is
+ * rebuilt from the position-keyed digests and must reproduce `root`. `elementHasher` gives the
+ * proof hasher for each element (the "current" verifier binds each element's bitmap chunk).
+ */
+export function verifyMultiProof(
+  proof: MmrProof,
+  elements: readonly { element: Uint8Array; loc: number; ph: ProofHasher }[],
+  root: Uint8Array,
+  bagging: Bagging,
+): boolean {
+  try {
+    if (elements.length === 0) return false;
+    const positions = multiProofPositions(
+      proof.leaves,
+      proof.inactivePeaks,
+      bagging,
+      elements.map((e) => e.loc),
+    );
+    if (positions.length !== proof.digests.length) return false;
+    const byPos = new Map<number, Uint8Array>();
+    positions.forEach((pos, i) => byPos.set(pos, proof.digests[i]!));
+    for (const { element, loc, ph } of elements) {
+      const single = new Blueprint(proof.leaves, proof.inactivePeaks, bagging, loc, loc + 1).buildProof(
+        ph.hasher,
+        (pos) => byPos.get(pos)!,
+      );
+      if (!bytesEqual(reconstructRangeRoot(ph, single, [element], loc, bagging), root)) return false;
+    }
+    return true;
+  } catch (err) {
+    if (err instanceof ProofError || err instanceof RangeError) return false;
+    throw err;
+  }
+}

@@ -1,0 +1,111 @@
+// QMDB "current" database (CIP-4 §5.1): the "any" database plus its activity bitmap grafted onto
+// the operation MMR, so one root authenticates both an operation and whether it is still the
+// key's current value. Ported from commonware storage/src/qmdb/current/{mod.rs,db.rs,
+// grafting.rs} at dc41a895f069 (MMR family only: every complete chunk is graftable at once).
+//
+//   grafting height g = log2(chunk bits)            (256-bit chunks → g = 8)
+//   virtual node at height < g : the ops MMR node
+//   virtual node at height = g : ops node if its chunk is all zero, else H(chunk || ops node)
+//   virtual node at height > g : H(u64be(ops pos) || left || right) over virtual children
+//   grafted_root = backward bagging of the virtual peaks, inactive peaks rounded down to a
+//                  chunk boundary (`chunk_aligned_inactive_peaks`)
+//   root = H(ops_root || grafted_root [|| u64be(next_bit) || H(partial chunk)])
+import { concatBytes, u64BE } from "../../src/bytes.js";
+import { bagPeaks, children, mmrSize, nodeDigest, peaks } from "../mmr.js";
+import { AnyDb, type BatchTrace, type QmdbConfig, type Write } from "./any.js";
+
+export function graftingHeight(chunkBits: number): number {
+  const height = Math.log2(chunkBits);
+  if (!Number.isInteger(height) || height < 1) throw new RangeError(`chunk of ${chunkBits} bits is not a power of two`);
+  return height;
+}
+
+/**
+ * Leading peaks that lie wholly below the floor, counted only up to the last one that ends on
+ * a chunk boundary (grafting.rs `chunk_aligned_inactive_peaks`).
+ */
+export function chunkAlignedInactivePeaks(leaves: number, floor: number, height: number): number {
+  const chunkSize = 2 ** height;
+  let leafEnd = 0;
+  let aligned = 0;
+  const all = peaks(mmrSize(leaves));
+  for (let i = 0; i < all.length; i++) {
+    const next = leafEnd + 2 ** all[i]!.height;
+    if (next > floor) break;
+    leafEnd = next;
+    if (leafEnd % chunkSize === 0) aligned = i + 1;
+  }
+  return aligned;
+}
+
+/** The parts of a "current" root, as CIP-4 Appendix C proofs expose them. */
+export interface CurrentRootParts {
+  opsRoot: Uint8Array;
+  graftedRoot: Uint8Array;
+  /** Bits in the trailing incomplete chunk and that chunk's digest, when there is one. */
+  partial: { nextBit: number; digest: Uint8Array } | undefined;
+  root: Uint8Array;
+}
+
+export class CurrentDb {
+  readonly any: AnyDb;
+  readonly height: number;
+
+  constructor(readonly config: QmdbConfig) {
+    this.any = new AnyDb(config);
+    this.height = graftingHeight(config.chunkBytes * 8);
+  }
+
+  applyBatch(writes: readonly Write[]): BatchTrace {
+    return this.any.applyBatch(writes);
+  }
+
+  get(key: Uint8Array): Uint8Array | undefined {
+    return this.any.get(key);
+  }
+
+  root(): Uint8Array {
+    return this.rootParts().root;
+  }
+
+  rootParts(): CurrentRootParts {
+    const { hasher } = this.config;
+    const opsRoot = this.any.root();
+    const mmr = this.any.mmr;
+    const peakDigests: Uint8Array[] = [];
+    let firstLeaf = 0;
+    for (const peak of peaks(mmr.size)) {
+      peakDigests.push(this.virtualNode(peak.pos, peak.height, firstLeaf));
+      firstLeaf += 2 ** peak.height;
+    }
+    const inactive = chunkAlignedInactivePeaks(mmr.leaves, this.any.inactivityFloor, this.height);
+    const graftedRoot = bagPeaks(hasher, mmr.leaves, peakDigests, "backward", inactive);
+    const bitmap = this.any.bitmap;
+    const nextBit = bitmap.length % bitmap.chunkBits;
+    const partial =
+      nextBit === 0 ? undefined : { nextBit, digest: hasher.hash(bitmap.chunk(bitmap.completeChunks())) };
+    const root =
+      partial === undefined
+        ? hasher.hash(concatBytes(opsRoot, graftedRoot))
+        : hasher.hash(concatBytes(opsRoot, graftedRoot, u64BE(partial.nextBit), partial.digest));
+    return { opsRoot, graftedRoot, partial, root };
+  }
+
+  /** Digest of a node of the grafted (virtual) tree; `firstLeaf` is its leftmost leaf location. */
+  virtualNode(pos: number, height: number, firstLeaf: number): Uint8Array {
+    const mmr = this.any.mmr;
+    if (height < this.height) return mmr.node(pos);
+    if (height === this.height) {
+      const chunk = this.any.bitmap.chunk(firstLeaf / 2 ** this.height);
+      const opsNode = mmr.node(pos);
+      return chunk.every((b) => b === 0) ? opsNode : this.config.hasher.hash(concatBytes(chunk, opsNode));
+    }
+    const [left, right] = children(pos, height);
+    return nodeDigest(
+      this.config.hasher,
+      pos,
+      this.virtualNode(left, height - 1, firstLeaf),
+      this.virtualNode(right, height - 1, firstLeaf + 2 ** (height - 1)),
+    );
+  }
+}

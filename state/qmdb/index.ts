@@ -1,0 +1,49 @@
+// The Cowboy state commitment (CIP-4 §5.1): commonware QMDB "current", unordered keys,
+// variable-size values, Blake3, 54-byte keys, 32-byte activity-bitmap chunks. One block's
+// net changes are one batch followed by one commit; `state_root` is the "current" root.
+import type { Hasher } from "../../src/crypto/hash.js";
+import { BLAKE3 } from "../../src/crypto/hash.js";
+import type { KeyChange, StateCommitment } from "../commitment.js";
+import { STATE_KEY_LENGTH } from "../interface.js";
+import type { QmdbConfig } from "./any.js";
+import { CurrentDb } from "./current.js";
+import { byteVecValue, variableCodec } from "./operation.js";
+
+export { AnyDb, type BatchTrace, type QmdbConfig, type Write } from "./any.js";
+export { CurrentDb, type CurrentRootParts } from "./current.js";
+
+/** Bitmap chunk size of the Cowboy state database (grafting height 8). */
+export const STATE_CHUNK_BYTES = 32;
+
+/** QMDB configuration of `state_db`; `hasher` is swappable so tools can run it with SHA-256. */
+export function stateDbConfig(hasher: Hasher = BLAKE3): QmdbConfig {
+  return {
+    hasher,
+    // Values are `Vec<u8>`: varint length then the raw value bytes (docs/decisions.md).
+    codec: variableCodec(byteVecValue),
+    chunkBytes: STATE_CHUNK_BYTES,
+    keyLength: STATE_KEY_LENGTH,
+  };
+}
+
+export class QmdbStateCommitment implements StateCommitment {
+  readonly db: CurrentDb;
+
+  constructor(hasher: Hasher = BLAKE3) {
+    this.db = new CurrentDb(stateDbConfig(hasher));
+  }
+
+  commitBatch(changes: readonly KeyChange[]): Uint8Array {
+    this.db.applyBatch(changes);
+    return this.db.root();
+  }
+
+  /** Before the first block: the root of a fresh database (its bootstrap commit only). */
+  root(): Uint8Array {
+    return this.db.root();
+  }
+}
+
+export function createStateCommitment(hasher: Hasher = BLAKE3): QmdbStateCommitment {
+  return new QmdbStateCommitment(hasher);
+}

@@ -1,0 +1,71 @@
+// Property tests over every codec in the registry (fast-check, small CI run counts).
+import { describe, expect, it } from "vitest";
+import * as fc from "fast-check";
+import { CODEC_NAMES, DecodeError, codecByName, decode, encode, fromJson, toJson } from "../../src/codec/index.js";
+
+const RUNS = 300;
+
+function mustDecodeOrDecodeError(name: string, bytes: Uint8Array): void {
+  try {
+    decode(codecByName(name)!, bytes);
+  } catch (err) {
+    if (!(err instanceof DecodeError)) throw err;
+    expect(err.offset).toBeGreaterThanOrEqual(0);
+    expect(err.offset).toBeLessThanOrEqual(bytes.length);
+  }
+}
+
+describe.each(CODEC_NAMES)("%s", (name) => {
+  const codec = codecByName(name)!;
+  const arb = codec.arbitrary(fc);
+
+  it("§14: decode(encode(x)) = x and re-encoding is byte-identical", () => {
+    fc.assert(
+      fc.property(arb, (v) => {
+        const bytes = encode(codec, v);
+        const back = decode(codec, bytes);
+        expect(back).toEqual(v);
+        expect(encode(codec, back)).toEqual(bytes);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("scenario-format §1: fromJson(JSON.parse(JSON.stringify(toJson(x)))) = x", () => {
+    fc.assert(
+      fc.property(arb, (v) => {
+        const text = JSON.stringify(toJson(codec, v));
+        expect(fromJson(codec, JSON.parse(text))).toEqual(v);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("§14/§18: random bytes never make decode throw anything but DecodeError", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => mustDecodeOrDecodeError(name, bytes)),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("§14/§18: mutated valid encodings (flip, truncate, extend) never throw anything but DecodeError", () => {
+    fc.assert(
+      fc.property(arb, fc.nat(), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 2 }), (v, pos, byte, op) => {
+        const bytes = encode(codec, v);
+        let mutated: Uint8Array;
+        if (op === 0 && bytes.length > 0) {
+          mutated = bytes.slice();
+          mutated[pos % bytes.length] = byte;
+        } else if (op === 1) {
+          mutated = bytes.slice(0, pos % (bytes.length + 1));
+        } else {
+          mutated = Uint8Array.from([...bytes, byte]);
+          // Trailing bytes are always rejected (§14 strict decode).
+          expect(() => decode(codec, mutated)).toThrow(DecodeError);
+        }
+        mustDecodeOrDecodeError(name, mutated);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
