@@ -1,6 +1,7 @@
 // SYS_CBQS dispatch by action tag (CIP-39 §5): one handler per instruction.
 import type { CbqsInstructionV1 } from "../src/codec/types.js";
 import type { TxContext } from "../src/engine/context.js";
+import { activateKeyGeneration } from "./activate-key-generation.js";
 import { closeStream } from "./close-stream.js";
 import { createStream } from "./create-stream.js";
 import { registerProvider } from "./register-provider.js";
@@ -8,6 +9,7 @@ import { setProviderStatus } from "./set-provider-status.js";
 import { settleStreamRent } from "./settle-stream-rent.js";
 import { topUpStream } from "./top-up-stream.js";
 import { updateProvider } from "./update-provider.js";
+import { updateStream } from "./update-stream.js";
 
 export function runInstruction(ctx: TxContext, instruction: CbqsInstructionV1): void {
   switch (instruction.type) {
@@ -25,7 +27,9 @@ export function runInstruction(ctx: TxContext, instruction: CbqsInstructionV1): 
       return settleStreamRent(ctx, instruction.args);
     case "CloseStream":
       return closeStream(ctx, instruction.args);
-    default:
-      throw new Error("todo");
+    case "UpdateStream":
+      return updateStream(ctx, instruction.args);
+    case "ActivateKeyGeneration":
+      return activateKeyGeneration(ctx, instruction.args);
   }
 }

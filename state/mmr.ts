@@ -493,10 +493,40 @@ export function buildMultiProof(
 }
 
 /**
- * Verifies a multi-proof (commonware `verify_multi_inclusion`): every element's single proof is
- * rebuilt from the position-keyed digests and must reproduce `root`. `elementHasher` gives the
- * proof hasher for each element (the "current" verifier binds each element's bitmap chunk).
+ * Root implied by a multi-proof (commonware `verify_multi_inclusion`): every element's single
+ * proof is rebuilt from the position-keyed digests; all must imply the same root. `ph` per
+ * element lets the "current" verifier bind each element's bitmap chunk. Throws ProofError.
  */
+export function reconstructMultiRoot(
+  proof: MmrProof,
+  elements: readonly { element: Uint8Array; loc: number; ph: ProofHasher }[],
+  bagging: Bagging,
+): Uint8Array {
+  if (elements.length === 0) throw new ProofError("no elements");
+  const positions = multiProofPositions(
+    proof.leaves,
+    proof.inactivePeaks,
+    bagging,
+    elements.map((e) => e.loc),
+  );
+  if (positions.length !== proof.digests.length) {
+    throw new ProofError(`multi-proof has ${proof.digests.length} digests, ${positions.length} required`);
+  }
+  const byPos = new Map<number, Uint8Array>();
+  positions.forEach((pos, i) => byPos.set(pos, proof.digests[i]!));
+  let root: Uint8Array | undefined;
+  for (const { element, loc, ph } of elements) {
+    const single = new Blueprint(proof.leaves, proof.inactivePeaks, bagging, loc, loc + 1).buildProof(
+      ph.hasher,
+      (pos) => byPos.get(pos)!,
+    );
+    const r = reconstructRangeRoot(ph, single, [element], loc, bagging);
+    if (root !== undefined && !bytesEqual(root, r)) throw new ProofError("elements imply different roots");
+    root = r;
+  }
+  return root!;
+}
+
 export function verifyMultiProof(
   proof: MmrProof,
   elements: readonly { element: Uint8Array; loc: number; ph: ProofHasher }[],
@@ -504,26 +534,37 @@ export function verifyMultiProof(
   bagging: Bagging,
 ): boolean {
   try {
-    if (elements.length === 0) return false;
-    const positions = multiProofPositions(
-      proof.leaves,
-      proof.inactivePeaks,
-      bagging,
-      elements.map((e) => e.loc),
-    );
-    if (positions.length !== proof.digests.length) return false;
-    const byPos = new Map<number, Uint8Array>();
-    positions.forEach((pos, i) => byPos.set(pos, proof.digests[i]!));
-    for (const { element, loc, ph } of elements) {
-      const single = new Blueprint(proof.leaves, proof.inactivePeaks, bagging, loc, loc + 1).buildProof(
-        ph.hasher,
-        (pos) => byPos.get(pos)!,
-      );
-      if (!bytesEqual(reconstructRangeRoot(ph, single, [element], loc, bagging), root)) return false;
-    }
-    return true;
+    return bytesEqual(reconstructMultiRoot(proof, elements, bagging), root);
   } catch (err) {
     if (err instanceof ProofError || err instanceof RangeError) return false;
     throw err;
   }
+}
+
+/** Height of the node at `pos` (commonware `pos_to_height`). */
+export function nodeHeight(pos: number): number {
+  assertIndex(pos, "position");
+  // In 1-based post-order numbering a node is a peak-shaped root iff its number is 2^k − 1;
+  // otherwise jump left by the size of the preceding perfect tree.
+  let p = pos + 1;
+  for (;;) {
+    let bits = 0;
+    while (2 ** bits <= p) bits++;
+    if (p === 2 ** bits - 1) return bits - 1;
+    p -= 2 ** (bits - 1) - 1;
+  }
+}
+
+/** Location of the leftmost leaf below the node at `pos` of height `height`. */
+export function leftmostLeafLocation(pos: number, height: number): number {
+  const leafPos = pos + 2 - 2 ** (height + 1);
+  let lo = Math.floor(leafPos / 2);
+  let hi = leafPos;
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (leafPosition(mid) < leafPos) lo = mid + 1;
+    else hi = mid;
+  }
+  if (leafPosition(lo) !== leafPos) throw new RangeError(`${pos} is not a node of height ${height}`);
+  return lo;
 }

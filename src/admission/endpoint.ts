@@ -33,6 +33,8 @@ function asciiLower(text: string): string {
  *  paragraph) no ASCII control or whitespace byte. Checked before any parsing because the
  *  WHATWG parser silently strips tab/LF/CR and trims leading/trailing C0 controls and spaces. */
 function checkRawUri(uri: string, maxUriBytes: number): UriAdmission {
+  // Every UTF-16 code unit costs at least one UTF-8 byte: bound the work before encoding.
+  if (uri.length > maxUriBytes) return reject(1, `URI is more than ${maxUriBytes} bytes`);
   const encoded = Buffer.from(uri, "utf8");
   // An unpaired UTF-16 surrogate has no UTF-8 encoding; Buffer substitutes U+FFFD for it.
   if (encoded.toString("utf8") !== uri) return reject(1, "URI is not valid UTF-8 (unpaired surrogate)");

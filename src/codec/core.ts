@@ -74,7 +74,11 @@ export class Writer {
 
 export class Reader {
   pos = 0;
-  constructor(readonly bytes: Uint8Array) {}
+  readonly bytes: Uint8Array;
+  constructor(input: Uint8Array) {
+    // A plain Uint8Array view, so take() copies even when given a Node Buffer (whose slice aliases).
+    this.bytes = new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+  }
 
   get remaining(): number {
     return this.bytes.length - this.pos;
@@ -567,15 +571,16 @@ export function struct<T extends object>(
     },
     read(r, path) {
       const out: Record<string, unknown> = {};
-      const offsets: Record<string, number> = {};
+      // Field offsets are kept only for structs with an invariant, to report where it failed.
+      const offsets: Record<string, number> | undefined = check ? {} : undefined;
       for (const [k, c] of entries) {
-        offsets[k] = r.pos;
+        if (offsets) offsets[k] = r.pos;
         out[k] = c.read(r, joinPath(path, k));
       }
       const value = out as T;
       if (check) {
         const bad = check(value);
-        if (bad) r.fail("InvalidValue", joinPath(path, bad.field), bad.reason, offsets[bad.field]);
+        if (bad) r.fail("InvalidValue", joinPath(path, bad.field), bad.reason, offsets?.[bad.field]);
       }
       return value;
     },

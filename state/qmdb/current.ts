@@ -11,7 +11,18 @@
 //                  chunk boundary (`chunk_aligned_inactive_peaks`)
 //   root = H(ops_root || grafted_root [|| u64be(next_bit) || H(partial chunk)])
 import { concatBytes, u64BE } from "../../src/bytes.js";
-import { bagPeaks, children, mmrSize, nodeDigest, peaks } from "../mmr.js";
+import type { Hasher } from "../../src/crypto/hash.js";
+import {
+  bagPeaks,
+  children,
+  leftmostLeafLocation,
+  mmrSize,
+  nodeDigest,
+  nodeHeight,
+  peaks,
+  standardProofHasher,
+  type ProofHasher,
+} from "../mmr.js";
 import { AnyDb, type BatchTrace, type QmdbConfig, type Write } from "./any.js";
 
 export function graftingHeight(chunkBits: number): number {
@@ -36,6 +47,46 @@ export function chunkAlignedInactivePeaks(leaves: number, floor: number, height:
     if (leafEnd % chunkSize === 0) aligned = i + 1;
   }
   return aligned;
+}
+
+/** db.rs `combine_roots` (MMR: never a pending chunk). */
+export function combineRoots(
+  hasher: Hasher,
+  opsRoot: Uint8Array,
+  graftedRoot: Uint8Array,
+  partial: { nextBit: number; digest: Uint8Array } | undefined,
+): Uint8Array {
+  return partial === undefined
+    ? hasher.hash(concatBytes(opsRoot, graftedRoot))
+    : hasher.hash(concatBytes(opsRoot, graftedRoot, u64BE(partial.nextBit), partial.digest));
+}
+
+/**
+ * Proof hasher of a "current" verifier (grafting.rs `Verifier`): below and above the grafting
+ * height it hashes like the MMR; at the grafting height it folds in the supplied bitmap chunk
+ * (`chunks[i]` is chunk `startChunk + i`) unless that chunk is all zero, not supplied, or not yet
+ * graftable.
+ */
+export function graftingProofHasher(
+  hasher: Hasher,
+  height: number,
+  startChunk: number,
+  chunks: readonly Uint8Array[],
+  graftableChunks: number,
+): ProofHasher {
+  const standard = standardProofHasher(hasher);
+  return {
+    hasher,
+    leaf: standard.leaf,
+    node(sub, left, right) {
+      const opsNode = nodeDigest(hasher, sub.pos, left, right);
+      if (sub.height !== height) return opsNode;
+      const index = sub.leafStart / 2 ** height;
+      const chunk = chunks[index - startChunk];
+      if (index >= graftableChunks || chunk === undefined || chunk.every((b) => b === 0)) return opsNode;
+      return hasher.hash(concatBytes(chunk, opsNode));
+    },
+  };
 }
 
 /** The parts of a "current" root, as CIP-4 Appendix C proofs expose them. */
@@ -78,17 +129,25 @@ export class CurrentDb {
       peakDigests.push(this.virtualNode(peak.pos, peak.height, firstLeaf));
       firstLeaf += 2 ** peak.height;
     }
-    const inactive = chunkAlignedInactivePeaks(mmr.leaves, this.any.inactivityFloor, this.height);
+    const inactive = this.graftedInactivePeaks();
     const graftedRoot = bagPeaks(hasher, mmr.leaves, peakDigests, "backward", inactive);
     const bitmap = this.any.bitmap;
     const nextBit = bitmap.length % bitmap.chunkBits;
     const partial =
       nextBit === 0 ? undefined : { nextBit, digest: hasher.hash(bitmap.chunk(bitmap.completeChunks())) };
-    const root =
-      partial === undefined
-        ? hasher.hash(concatBytes(opsRoot, graftedRoot))
-        : hasher.hash(concatBytes(opsRoot, graftedRoot, u64BE(partial.nextBit), partial.digest));
-    return { opsRoot, graftedRoot, partial, root };
+    return { opsRoot, graftedRoot, partial, root: combineRoots(hasher, opsRoot, graftedRoot, partial) };
+  }
+
+  /** Inactive peaks committed by the grafted root (and by proofs against it). */
+  graftedInactivePeaks(): number {
+    return chunkAlignedInactivePeaks(this.any.mmr.leaves, this.any.inactivityFloor, this.height);
+  }
+
+  /** Node of the grafted tree by ops position (commonware `grafting::Storage::get_node`). */
+  graftedNode(pos: number): Uint8Array {
+    const height = nodeHeight(pos);
+    if (height < this.height) return this.any.mmr.node(pos);
+    return this.virtualNode(pos, height, leftmostLeafLocation(pos, height));
   }
 
   /** Digest of a node of the grafted (virtual) tree; `firstLeaf` is its leftmost leaf location. */

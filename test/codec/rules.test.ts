@@ -411,3 +411,14 @@ describe("§9.3 key batches", () => {
     }
   });
 });
+
+describe("decoded values are independent of the input", () => {
+  it("§14: decoding a Node Buffer yields plain Uint8Arrays that do not alias the input", () => {
+    const buf = Buffer.from(encode(codecs.CloseStreamArgsV1, { stream_id: fill(32, 7) }));
+    const v = decode(codecs.CloseStreamArgsV1, buf);
+    expect(v.stream_id).toEqual(fill(32, 7));
+    expect(Buffer.isBuffer(v.stream_id)).toBe(false);
+    buf[0] = 9;
+    expect(v.stream_id[0]).toBe(7);
+  });
+});
