@@ -76,7 +76,7 @@ export function createStream(ctx: TxContext, args: CreateStreamArgsV1): void {
     rate = args.price_quote.rate_per_block;
     basis = { type: "ProviderQuote", quote_digest: digest };
   } else {
-    const schedule = activeScheduleAt(readSchedules(ctx), H);
+    const schedule = activeScheduleAt(readSchedules(ctx), ctx.height);
     // §5: verify accepts_new, add the four reservations checked, reject above any cap.
     // An encrypted pair consumes one stream reservation.
     reserved = adjustReservation(provider, { streams: 0n, cap: { retained: 0n, append: 0n, delivered: 0n } }, { streams: 1n, cap: capacity });

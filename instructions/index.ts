@@ -13,23 +13,23 @@ import { updateStream } from "./update-stream.js";
 
 export function runInstruction(ctx: TxContext, instruction: CbqsInstructionV1): void {
   switch (instruction.type) {
-    case "RegisterProvider":
+    case "RegisterProvider": // tag 1
       return registerProvider(ctx, instruction.args);
-    case "UpdateProvider":
+    case "UpdateProvider": // tag 2
       return updateProvider(ctx, instruction.args);
-    case "SetProviderStatus":
+    case "SetProviderStatus": // tag 3
       return setProviderStatus(ctx, instruction.args);
-    case "CreateStream":
+    case "CreateStream": // tag 4
       return createStream(ctx, instruction.args);
-    case "TopUpStream":
-      return topUpStream(ctx, instruction.args);
-    case "SettleStreamRent":
-      return settleStreamRent(ctx, instruction.args);
-    case "CloseStream":
-      return closeStream(ctx, instruction.args);
-    case "UpdateStream":
+    case "UpdateStream": // tag 5
       return updateStream(ctx, instruction.args);
-    case "ActivateKeyGeneration":
+    case "TopUpStream": // tag 6
+      return topUpStream(ctx, instruction.args);
+    case "SettleStreamRent": // tag 7
+      return settleStreamRent(ctx, instruction.args);
+    case "CloseStream": // tag 8
+      return closeStream(ctx, instruction.args);
+    case "ActivateKeyGeneration": // tag 9
       return activateKeyGeneration(ctx, instruction.args);
   }
 }

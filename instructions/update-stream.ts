@@ -63,7 +63,7 @@ export function updateStream(ctx: TxContext, args: UpdateStreamArgsV1): void {
     if (main.pricing_basis.type === "GovernanceBase") {
       if (args.price_quote !== null) reject("PricingBasisInvalid", "a governance-base stream reprices from the schedule, not a quote");
       // Then-active schedule, new version and digest, checked reservation delta.
-      const schedule = activeScheduleAt(readSchedules(ctx), H);
+      const schedule = activeScheduleAt(readSchedules(ctx), ctx.height);
       rate = deriveBaseRate(schedule, main.delivery_class, newCap);
       basis = { type: "GovernanceBase", schedule_version: schedule.schedule_version, schedule_digest: meteredScheduleDigest(ctx.meter, schedule) };
       const reserved = adjustReservation(provider, { streams: 1n, cap: oldCap }, { streams: 1n, cap: newCap });

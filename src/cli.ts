@@ -5,11 +5,13 @@ import { EXIT_BAD_INPUT, type Registrar } from "./cli/common.js";
 import { register as registerCrypto } from "./cli/crypto.js";
 import { register as registerAdmission } from "./cli/admission.js";
 import { register as registerConformance } from "./cli/conformance.js";
+import { register as registerProof } from "./cli/proof.js";
 import { register as registerState } from "./cli/state.js";
 import { register as registerRun } from "./cli/run.js";
 import { register as registerCodec } from "./cli/codec.js";
+import { register as registerHarness } from "./cli/harness.js";
 
-const registrars: Registrar[] = [registerCrypto, registerAdmission, registerConformance, registerState, registerRun, registerCodec];
+const registrars: Registrar[] = [registerCrypto, registerAdmission, registerConformance, registerProof, registerState, registerRun, registerCodec, registerHarness];
 
 async function main(argv: string[]): Promise<void> {
   const program = new Command();

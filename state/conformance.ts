@@ -7,8 +7,7 @@ import { concatBytes, toHex, u64BE } from "../src/bytes.js";
 import { SHA256 } from "../src/crypto/hash.js";
 import { bmtRoot } from "./bmt.js";
 import { Mmr } from "./mmr.js";
-import type { QmdbConfig } from "./qmdb/any.js";
-import { AnyDb, type Write } from "./qmdb/any.js";
+import { AnyDb, type QmdbConfig, type Write } from "./qmdb/any.js";
 import { CurrentDb } from "./qmdb/current.js";
 import { fixedCodec, rawValue, variableCodec } from "./qmdb/operation.js";
 
@@ -105,6 +104,33 @@ export function keyedRoot(variant: QmdbVariant, encoding: QmdbEncoding, seed: nu
   const db = variant === "any" ? new AnyDb(config) : new CurrentDb(config);
   for (const batch of keyedWorkload(seed)) db.applyBatch(batch);
   return db.root();
+}
+
+/** One batch of a traced workload: the encoded operations it appended and the roots after it. */
+export interface TraceStep {
+  batch: number;
+  start: number;
+  ops: string[];
+  floor: number;
+  opsRoot: string;
+  root: string;
+}
+
+/** The keyed workload of `seed`, batch by batch, for diffing against another implementation. */
+export function traceKeyedWorkload(variant: QmdbVariant, encoding: QmdbEncoding, seed: number): TraceStep[] {
+  const config = conformanceQmdbConfig(encoding);
+  const db = new CurrentDb(config);
+  return keyedWorkload(seed).map((writes, batch) => {
+    const trace = db.applyBatch(writes);
+    return {
+      batch: batch + 1,
+      start: trace.start,
+      ops: trace.ops.map((op) => toHex(config.codec.encode(op))),
+      floor: trace.floor,
+      opsRoot: toHex(db.any.root()),
+      root: toHex(variant === "any" ? db.any.root() : db.root()),
+    };
+  });
 }
 
 /** The six commonware workloads of shared/anchors.md, with their published digests. */

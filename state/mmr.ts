@@ -35,9 +35,16 @@ function assertIndex(n: number, what: string): void {
   if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`${what} ${n} is not a valid index`);
 }
 
+/**
+ * Largest leaf count handled: positions (< 2·leaves) must stay exact JS integers. commonware's
+ * own bound is 2^62; no emulated database or proof comes near 2^52.
+ */
+export const MAX_LEAVES = 2 ** 52;
+
 /** Position of the leaf at location `loc`: 2·loc − popcount(loc). */
 export function leafPosition(loc: number): number {
   assertIndex(loc, "location");
+  if (loc > MAX_LEAVES) throw new RangeError(`location ${loc} exceeds ${MAX_LEAVES}`);
   return 2 * loc - popcount(loc);
 }
 

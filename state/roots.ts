@@ -3,8 +3,10 @@
 //   receipt_root = BMT(keccak256(encodeReceipt(receipt_i)))   — §5.3; no receipts → keccak256("empty_receipts")
 //   logs_root    = BMT(keccak256(encodeEvent(event_j)))       — every event of the block, in block order
 // All three trees use the commonware BMT (state/bmt.ts) with keccak256 as the node hasher.
-import { concatBytes, u32BE, u64BE, uintBE, utf8 } from "../src/bytes.js";
-import { bmtRoot } from "./bmt.js";
+// §5.4 `/proof/tx` and `/proof/receipt`: inclusion proofs of one leaf of tx_root / receipt_root,
+// checkable with nothing but the proof and the root (docs/state.md §4.1).
+import { bytesEqual, concatBytes, fromHex, toHex, u32BE, u64BE, uintBE, utf8 } from "../src/bytes.js";
+import { bmtProve, bmtRoot, bmtVerify } from "./bmt.js";
 import { KECCAK256, keccak256 } from "../src/crypto/hash.js";
 
 export class EncodingError extends Error {
@@ -97,18 +99,119 @@ export function encodeReceipt(receipt: Receipt): Uint8Array {
   );
 }
 
+const txLeaves = (txs: readonly Uint8Array[]) => txs.map(keccak256);
+const receiptLeaves = (receipts: readonly Receipt[]) => receipts.map((r) => keccak256(encodeReceipt(r)));
+
 /** §5.2: tx_root over the exact transaction bytes of the block. */
 export function txRoot(txs: readonly Uint8Array[]): Uint8Array {
-  return bmtRoot(KECCAK256, txs.map(keccak256));
+  return bmtRoot(KECCAK256, txLeaves(txs));
 }
 
 /** §5.3: receipt_root; a block without receipts has keccak256("empty_receipts"). */
 export function receiptRoot(receipts: readonly Receipt[]): Uint8Array {
   if (receipts.length === 0) return keccak256(utf8("empty_receipts"));
-  return bmtRoot(KECCAK256, receipts.map((r) => keccak256(encodeReceipt(r))));
+  return bmtRoot(KECCAK256, receiptLeaves(receipts));
 }
 
 /** logs_root over events in block order (transaction order, then emission order). */
 export function logsRoot(events: readonly Event[]): Uint8Array {
   return bmtRoot(KECCAK256, events.map((e) => keccak256(encodeEvent(e))));
+}
+
+/**
+ * §5.4 inclusion proof of leaf `leafIndex` of a keccak BMT (tx_root or receipt_root): the leaf
+ * hash (keccak256 of the transaction bytes or of the receipt encoding), commonware's BMT proof
+ * (leaf count, siblings from the leaf level up) and the root it proves against.
+ */
+export interface InclusionProof {
+  leafIndex: number;
+  leafCount: number;
+  leafHash: Uint8Array;
+  siblings: Uint8Array[];
+  root: Uint8Array;
+}
+
+/** The JSON form (docs/state.md §4.1): hex `0x…` digests, u32 integers as JSON numbers. */
+export interface InclusionProofJson {
+  leaf_index: number;
+  leaf_count: number;
+  leaf_hash: string;
+  siblings: string[];
+  root: string;
+}
+
+function prove(leaves: readonly Uint8Array[], index: number): InclusionProof {
+  const { leafCount, siblings } = bmtProve(KECCAK256, leaves, index);
+  return { leafIndex: index, leafCount, leafHash: leaves[index]!, siblings, root: bmtRoot(KECCAK256, leaves) };
+}
+
+/** §5.4 `/proof/tx`: proof that `txs[index]` is in the block's tx_root. */
+export function proveTx(txs: readonly Uint8Array[], index: number): InclusionProof {
+  return prove(txLeaves(txs), index);
+}
+
+/** §5.4 `/proof/receipt`: proof that `receipts[index]` is in the block's receipt_root. */
+export function proveReceipt(receipts: readonly Receipt[], index: number): InclusionProof {
+  return prove(receiptLeaves(receipts), index);
+}
+
+/** True when `proof` shows its leaf hash at its index under `root` (the trusted tx/receipt root). */
+export function verifyInclusionProof(proof: InclusionProof, root: Uint8Array): boolean {
+  const { leafIndex, leafCount, leafHash, siblings } = proof;
+  return bytesEqual(proof.root, root) && bmtVerify(KECCAK256, leafHash, leafIndex, { leafCount, siblings }, root);
+}
+
+export function inclusionProofToJson(proof: InclusionProof): InclusionProofJson {
+  return {
+    leaf_index: proof.leafIndex,
+    leaf_count: proof.leafCount,
+    leaf_hash: toHex(proof.leafHash),
+    siblings: proof.siblings.map(toHex),
+    root: toHex(proof.root),
+  };
+}
+
+const PROOF_FIELDS = ["leaf_index", "leaf_count", "leaf_hash", "siblings", "root"] as const;
+/** A u32 leaf count gives a tree at most 32 levels deep, so at most 32 siblings. */
+const MAX_SIBLINGS = 32;
+const U32_MAX_INDEX = 0xffff_ffff;
+
+function jsonU32(json: Record<string, unknown>, field: string): number {
+  const n = json[field];
+  if (typeof n !== "number" || !Number.isInteger(n) || n < 0 || n > U32_MAX_INDEX) {
+    throw new EncodingError(`inclusion proof: "${field}" must be an integer in 0..2^32-1`);
+  }
+  return n;
+}
+
+/**
+ * Reads the JSON form. Throws EncodingError when the input is not an inclusion proof at all
+ * (missing or unknown fields, wrong types, digests not 32 bytes, more than 32 siblings); a
+ * well-formed proof that does not verify is for `verifyInclusionProof` to reject.
+ */
+export function parseInclusionProof(json: unknown): InclusionProof {
+  if (typeof json !== "object" || json === null || Array.isArray(json)) throw new EncodingError("inclusion proof must be a JSON object");
+  const obj = json as Record<string, unknown>;
+  for (const field of Object.keys(obj)) {
+    if (!(PROOF_FIELDS as readonly string[]).includes(field)) throw new EncodingError(`inclusion proof: unknown field "${field}"`);
+  }
+  const digest = (value: unknown, what: string) => {
+    try {
+      return fromHex(value as string, 32, what);
+    } catch (err) {
+      throw new EncodingError(`inclusion proof: ${(err as Error).message}`);
+    }
+  };
+  const siblings = obj.siblings;
+  // Bound before allocation.
+  if (!Array.isArray(siblings) || siblings.length > MAX_SIBLINGS) {
+    throw new EncodingError(`inclusion proof: "siblings" must be an array of at most ${MAX_SIBLINGS} digests`);
+  }
+  return {
+    leafIndex: jsonU32(obj, "leaf_index"),
+    leafCount: jsonU32(obj, "leaf_count"),
+    leafHash: digest(obj.leaf_hash, '"leaf_hash"'),
+    siblings: siblings.map((s, i) => digest(s, `siblings[${i}]`)),
+    root: digest(obj.root, '"root"'),
+  };
 }

@@ -2,8 +2,21 @@
 // Merkle roots we port (MMR, BMT, QMDB any/current) with SHA-256 and compares them with the
 // values of shared/anchors.md. Exit 0 only if every digest matches.
 import type { Command } from "commander";
-import { COMMONWARE_WORKLOADS, conformanceDigest } from "../../state/conformance.js";
-import { EXIT_OK, EXIT_REJECT, report } from "./common.js";
+import {
+  COMMONWARE_WORKLOADS,
+  conformanceDigest,
+  traceKeyedWorkload,
+  type QmdbEncoding,
+  type QmdbVariant,
+} from "../../state/conformance.js";
+import { EXIT_OK, EXIT_REJECT, UsageError, report } from "./common.js";
+
+const TRACEABLE: Record<string, [QmdbVariant, QmdbEncoding]> = {
+  "any-variable": ["any", "variable"],
+  "current-variable": ["current", "variable"],
+  "any-fixed": ["any", "fixed"],
+  "current-fixed": ["current", "fixed"],
+};
 
 interface ConformanceRow {
   name: string;
@@ -30,5 +43,28 @@ export function register(program: Command): void {
       const allMatch = rows.every((r) => r.match);
       report(opts.json === true, human, { allMatch, results: rows });
       process.exitCode = allMatch ? EXIT_OK : EXIT_REJECT;
+    });
+  conformance
+    .command("trace")
+    .description("print the keyed QMDB workload of one seed batch by batch: encoded ops, floor, roots")
+    .argument("<workload>", Object.keys(TRACEABLE).join(" | "))
+    .argument("<seed>", "seed (0-199 in the published digests)")
+    .option("--json", "print the trace as JSON")
+    .action((workload: string, seedText: string, opts: { json?: boolean }) => {
+      const target = TRACEABLE[workload];
+      if (target === undefined) throw new UsageError(`unknown workload ${workload}`);
+      if (!/^\d{1,9}$/.test(seedText)) throw new UsageError(`seed must be a non-negative integer, got ${seedText}`);
+      const steps = traceKeyedWorkload(target[0], target[1], Number(seedText));
+      const human = steps
+        .map((s) =>
+          [
+            `batch ${s.batch}: ops from location ${s.start}, floor ${s.floor}`,
+            ...s.ops.map((op, i) => `  ${s.start + i}: ${op}`),
+            `  ops_root ${s.opsRoot}`,
+            `  root     ${s.root}`,
+          ].join("\n"),
+        )
+        .join("\n");
+      report(opts.json === true, human, steps);
     });
 }

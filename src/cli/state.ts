@@ -1,17 +1,20 @@
 // `cbqs state dump <file>` and `cbqs state diff <a.json> <b.json>` (docs/state.md §5). There is no
 // persistent node store: a dump's state comes from a dump or alloc file (the scenario runner
 // produces dumps of its runs with state/dump.ts).
+// `cbqs verify-bmt-proof <proof.json> --root <hex>`: a CIP-4 §5.4 tx/receipt inclusion proof
+// (docs/state.md §4.1) checked against a trusted tx_root or receipt_root.
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import { bytesEqual } from "../bytes.js";
+import { bytesEqual, fromHex } from "../bytes.js";
 import { decode, toJson } from "../codec/core.js";
 import * as S from "../codec/schema.js";
 import { classifyRegistryUserKey, REGISTRY_ADDRESS } from "../engine/layout.js";
 import { diffDumps, diffIsEmpty, dumpEntries, loadDump, type DumpEntry, type SlotDecoder } from "../../state/dump.js";
+import { parseInclusionProof, verifyInclusionProof } from "../../state/roots.js";
 import { EXIT_OK, EXIT_REJECT, jsonReplacer, report, UsageError } from "./common.js";
 
 /** Shows Stream Registry (actor 0x17) records as their canonical JSON (docs/state-layout.md). */
-const registryRecords: SlotDecoder = (key, bytes) => {
+export const registryRecords: SlotDecoder = (key, bytes) => {
   if (key.layout !== "addressSlot" || key.slot.hashed || !bytesEqual(key.address, REGISTRY_ADDRESS)) return undefined;
   const entry = classifyRegistryUserKey(key.slot.userKey);
   switch (entry?.kind) {
@@ -26,7 +29,8 @@ const registryRecords: SlotDecoder = (key, bytes) => {
   }
 };
 
-function readDumpFile(path: string): Array<[Uint8Array, Uint8Array]> {
+/** Reads `path` as JSON and hands it to `load`; any failure is unusable input (exit 2). */
+function readJsonFile<T>(path: string, load: (json: unknown) => T): T {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -40,11 +44,13 @@ function readDumpFile(path: string): Array<[Uint8Array, Uint8Array]> {
     throw new UsageError(`${path}: not valid JSON`);
   }
   try {
-    return loadDump(json);
+    return load(json);
   } catch (err) {
     throw new UsageError(`${path}: ${(err as Error).message}`);
   }
 }
+
+const readDumpFile = (path: string) => readJsonFile(path, loadDump);
 
 const show = (e: DumpEntry) => JSON.stringify(e.decoded?.value ?? e.value);
 
@@ -75,5 +81,18 @@ export function register(program: Command): void {
       ];
       report(opts.json === true, lines.join("\n"), diff);
       process.exitCode = diffIsEmpty(diff) ? EXIT_OK : EXIT_REJECT;
+    });
+
+  program
+    .command("verify-bmt-proof <proof>")
+    .description("verify a CIP-4 §5.4 transaction or receipt inclusion proof (JSON) against a tx_root or receipt_root")
+    .requiredOption("--root <hex>", "trusted tx_root or receipt_root, 0x-prefixed 32-byte hex")
+    .option("--json", "print the result as JSON")
+    .action((file: string, opts: { root: string; json?: boolean }) => {
+      const root = fromHex(opts.root, 32, "--root");
+      const proof = readJsonFile(file, parseInclusionProof);
+      const valid = verifyInclusionProof(proof, root);
+      report(opts.json === true, valid ? "valid" : "invalid", { valid });
+      process.exitCode = valid ? EXIT_OK : EXIT_REJECT;
     });
 }

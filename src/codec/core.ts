@@ -440,9 +440,10 @@ export interface VecRules<T> {
   maxCount: number;
   /** When given, elements must be strictly ascending under this order (sorted, no duplicates). */
   strictlyAscending?: (a: T, b: T) => number;
-  /** Largest vector the arbitrary generates (keeps property tests fast). */
-  arbitraryMax?: number;
 }
+
+/** Largest vector the arbitraries generate: keeps property tests fast; bounds have their own tests. */
+const ARBITRARY_MAX_ELEMENTS = 4;
 
 /** Vector: `u32 count || elements` (§14), count within its bound. */
 export function vec<T>(elem: Codec<T>, rules: VecRules<T>): Codec<T[]> {
@@ -492,7 +493,7 @@ export function vec<T>(elem: Codec<T>, rules: VecRules<T>): Codec<T[]> {
       return out;
     },
     arbitrary(fc) {
-      const maxLength = Math.min(maxCount, rules.arbitraryMax ?? 4);
+      const maxLength = Math.min(maxCount, ARBITRARY_MAX_ELEMENTS);
       if (!cmp) return fc.array(elem.arbitrary(fc), { maxLength });
       return fc
         .uniqueArray(elem.arbitrary(fc), { maxLength, comparator: (a, b) => cmp(a, b) === 0 })

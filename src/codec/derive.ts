@@ -155,3 +155,19 @@ export function checkpointGenesis(context: T.CbqsSigningContextV1, stream: Uint8
     [u64, 0n, "provider_epoch"],
   ]);
 }
+
+/** §14.2: the first previous_group_receipt of a consumer group. */
+export function groupReceiptGenesis(
+  context: T.CbqsSigningContextV1,
+  stream: Uint8Array,
+  lane: Uint8Array,
+  group: Uint8Array,
+): Uint8Array {
+  return domainHash("cbqs/group-genesis/v1", [
+    [S.CbqsSigningContextV1, context, "context"],
+    [S.Bytes32, stream, "stream_id"],
+    [S.Bytes32, lane, "lane_id"],
+    [S.Bytes32, group, "group_id"],
+    [u64, 0n, "provider_epoch"],
+  ]);
+}

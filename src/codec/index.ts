@@ -9,11 +9,8 @@ export {
   INVALID_ENCODING_CODE,
   type DecodeErrorKind,
 } from "./errors.js";
+export { codecs, codecByName, CODEC_NAMES, type CodecName } from "./registry.js";
 export {
-  codecs,
-  codecByName,
-  CODEC_NAMES,
-  type CodecName,
   MAX_PROVIDER_ENDPOINTS,
   MAX_ENDPOINT_URI_BYTES,
   MAX_LANE_IDS_PER_GRANT,

@@ -7,6 +7,7 @@ import {
   bool,
   enumeration,
   fixedBytes,
+  joinPath,
   option,
   providerEpochV1,
   struct,
@@ -599,72 +600,15 @@ export const CbqsInstructionV1: Codec<T.CbqsInstructionV1> = {
   name: "CbqsInstructionV1",
   minSize: 2,
   write(w, v, path) {
-    versionV1.write(w, 1, joinVersion(path));
+    versionV1.write(w, 1, joinPath(path, "version"));
     InstructionAction.write(w, v, path);
   },
   read(r, path) {
-    versionV1.read(r, joinVersion(path));
+    versionV1.read(r, joinPath(path, "version"));
     return InstructionAction.read(r, path);
   },
   toJson: (v): Json => InstructionAction.toJson(v),
   fromJson: (j, path, ctx) => InstructionAction.fromJson(j, path, ctx),
   arbitrary: (fc: FastCheck) => InstructionAction.arbitrary(fc),
 };
-
-function joinVersion(path: string): string {
-  return path === "" ? "version" : `${path}.version`;
-}
-
-// ---------------------------------------------------------------- registry
-
-/** Every named type, for the CLI, the fuzzer and the property tests. */
-export const codecs = {
-  CbqsSigningContextV1,
-  FinalizedViewV1,
-  SigningPublicKey,
-  HpkePublicKey,
-  DeliveryClass,
-  StreamPurpose,
-  StreamStatus,
-  ProviderStatus,
-  ProviderEndpointTransportV1,
-  ProviderEndpointV1,
-  BaseRateAdmissionV1,
-  BaseRateReservationTotalsV1,
-  ProviderRecordV1,
-  StreamConfigV1,
-  PricingBasisV1,
-  StreamRecordV1,
-  PriceQuoteV1,
-  BaseRateClassV1,
-  BaseRateScheduleV1,
-  BaseRateSchedulesV1,
-  KeyEnvelopeV1,
-  KeyRotationBatchV1,
-  KeyBatchReceiptV1,
-  LaneScopeV1,
-  GroupScopeV1,
-  StreamGrantV1,
-  SessionProofV1,
-  CbqsRequestMethodV1,
-  RequestProofV1,
-  RegisterProviderArgsV1,
-  UpdateProviderArgsV1,
-  SetProviderStatusArgsV1,
-  CreateStreamArgsV1,
-  RotationKeyUpdateV1,
-  UpdateStreamArgsV1,
-  TopUpStreamArgsV1,
-  SettleStreamRentArgsV1,
-  CloseStreamArgsV1,
-  ActivateKeyGenerationArgsV1,
-  CbqsInstructionV1,
-} as const;
-
-export type CodecName = keyof typeof codecs;
-export const CODEC_NAMES = Object.keys(codecs) as CodecName[];
-
-export function codecByName(name: string): Codec<unknown> | undefined {
-  return Object.hasOwn(codecs, name) ? (codecs[name as CodecName] as Codec<unknown>) : undefined;
-}
 

@@ -4,6 +4,7 @@
 import { concatBytes, utf8 } from "../bytes.js";
 import { keccak256 } from "../crypto/hash.js";
 import { encode, type StructCodec } from "./core.js";
+import * as B from "./broker.js";
 import * as S from "./schema.js";
 import type * as T from "./types.js";
 
@@ -17,6 +18,13 @@ export const SIGNING_DOMAINS = {
   RequestProofV1: "cbqs/request/v1",
   KeyRotationBatchV1: "cbqs/key-rotation-batch/v1",
   KeyBatchReceiptV1: "cbqs/key-batch-receipt/v1",
+  BrokerEpochTransitionV1: "cbqs/broker-epoch-transition/v1",
+  CheckpointReceiptV1: "cbqs/checkpoint-receipt/v1",
+  AppendReceiptV1: "cbqs/append-receipt/v1",
+  DeliveryStateReceiptV1: "cbqs/delivery-state-receipt/v1",
+  StandardRetentionAnchorV1: "cbqs/standard-retention-anchor/v1",
+  GroupRetentionAnchorV1: "cbqs/group-retention-anchor/v1",
+  FastRetentionAnchorV1: "cbqs/fast-retention-anchor/v1",
 } as const;
 
 function signingBytesOf<V extends { context: T.CbqsSigningContextV1; signature: Uint8Array }>(
@@ -62,3 +70,40 @@ export const keyBatchReceiptDigest = (r: T.KeyBatchReceiptV1): Uint8Array =>
 export const sessionProofDigest = (p: T.SessionProofV1): Uint8Array => keccak256(session_proof_signing_bytes_v1(p));
 /** §7.1: the digest the holder signs for a RequestProofV1. */
 export const requestProofDigest = (p: T.RequestProofV1): Uint8Array => keccak256(request_proof_signing_bytes_v1(p));
+
+// Broker-side rows of the registry (§12, §14.1, §14.2, §15). CbqsSnapshotManifestV1 is not
+// implemented: its signer and authorization are application state (§15).
+export const broker_epoch_transition_signing_bytes_v1 = signingBytesOf(
+  SIGNING_DOMAINS.BrokerEpochTransitionV1,
+  B.BrokerEpochTransitionV1,
+);
+export const checkpoint_receipt_signing_bytes_v1 = signingBytesOf(
+  SIGNING_DOMAINS.CheckpointReceiptV1,
+  B.CheckpointReceiptV1,
+);
+export const append_receipt_signing_bytes_v1 = signingBytesOf(SIGNING_DOMAINS.AppendReceiptV1, B.AppendReceiptV1);
+export const delivery_state_receipt_signing_bytes_v1 = signingBytesOf(
+  SIGNING_DOMAINS.DeliveryStateReceiptV1,
+  B.DeliveryStateReceiptV1,
+);
+export const standard_retention_anchor_signing_bytes_v1 = signingBytesOf(
+  SIGNING_DOMAINS.StandardRetentionAnchorV1,
+  B.StandardRetentionAnchorV1,
+);
+export const group_retention_anchor_signing_bytes_v1 = signingBytesOf(
+  SIGNING_DOMAINS.GroupRetentionAnchorV1,
+  B.GroupRetentionAnchorV1,
+);
+export const fast_retention_anchor_signing_bytes_v1 = signingBytesOf(
+  SIGNING_DOMAINS.FastRetentionAnchorV1,
+  B.FastRetentionAnchorV1,
+);
+
+/** §9.3/§14.1: the digest an append receipt is signed over (e.g. `final_append_receipt`). */
+export const appendReceiptDigest = (r: T.AppendReceiptV1): Uint8Array => keccak256(append_receipt_signing_bytes_v1(r));
+
+/** §14.1: record_header_bytes_v1 = canonical(RecordHeaderV1). */
+export const record_header_bytes_v1 = (h: T.RecordHeaderV1): Uint8Array => encode(B.RecordHeaderV1, h);
+/** §14.1: header_hash = keccak256("cbqs/record-header/v1" || canonical(RecordHeaderV1)). */
+export const record_header_hash_v1 = (h: T.RecordHeaderV1): Uint8Array =>
+  keccak256(concatBytes(utf8("cbqs/record-header/v1"), record_header_bytes_v1(h)));

@@ -324,3 +324,155 @@ export interface RequestProofV1 {
   body_hash: Bytes32;
   signature: Signature;
 }
+
+// §10 record model (broker side; shares the codec)
+export type RecordOriginV1 = "Client" | "ProviderEvent"; // 1, 2 (§14 table)
+export type RecordKindV1 = "Application" | "LaneCreated" | "LaneClosed" | "KeyBatchHeader" | "KeyEnvelope"; // 1..5
+export interface StandardRecordIdV1 {
+  provider_epoch: bigint; // u64, always 0
+  sequence: bigint; // u64
+}
+export interface FastRecordIdV1 {
+  provider_epoch: bigint; // u64, always 0
+  broker_epoch: bigint; // u64
+  sequence: bigint; // u64
+}
+/** §14.1 tagged RecordIdV1: Standard = 1, Fast = 2 (§14 table). */
+export type RecordIdV1 = ({ type: "Standard" } & StandardRecordIdV1) | ({ type: "Fast" } & FastRecordIdV1);
+export interface RecordHeaderV1 {
+  stream_id: Bytes32;
+  lane_id: Bytes32;
+  origin: RecordOriginV1;
+  kind: RecordKindV1;
+  client_message_id: Bytes32;
+  created_at_ms: bigint; // u64
+  visible_after_ms: bigint; // u64
+  expires_at_ms: bigint; // u64
+  encryption_generation: bigint; // u64
+  nonce: Uint8Array; // Bytes24
+}
+
+// §14.1
+export interface AppendReceiptV1 {
+  context: CbqsSigningContextV1;
+  served_at: FinalizedViewV1;
+  stream_id: Bytes32;
+  lane_id: Bytes32;
+  origin: RecordOriginV1;
+  kind: RecordKindV1;
+  record_id: RecordIdV1;
+  client_message_id: Bytes32;
+  header_hash: Bytes32;
+  payload_hash: Bytes32;
+  visible_after_ms: bigint; // u64
+  expires_at_ms: bigint; // u64
+  encryption_generation: bigint; // u64
+  previous_global_receipt: Bytes32;
+  previous_lane_receipt: Bytes32;
+  committed_at_ms: bigint; // u64
+  signature: Signature;
+}
+
+// §12.1
+export interface FastLineageV1 {
+  provider_epoch: bigint; // u64, always 0
+  broker_epoch: bigint; // u64
+}
+export type BrokerTransitionKindV1 = "Clean" | "Void"; // 1, 2 (§14 table)
+export interface BrokerEpochTransitionV1 {
+  context: CbqsSigningContextV1;
+  served_at: FinalizedViewV1;
+  stream_id: Bytes32;
+  provider_epoch: bigint; // u64, always 0
+  previous_lineage: FastLineageV1 | null;
+  replacement_broker_epoch: bigint; // u64
+  kind: BrokerTransitionKindV1;
+  last_durable_checkpoint: Bytes32;
+  last_durable_sequence: bigint | null; // u64
+  last_provisional_sequence: bigint | null; // u64
+  created_at_ms: bigint; // u64
+  signature: Signature;
+}
+
+// §12.2
+export interface CheckpointReceiptV1 {
+  context: CbqsSigningContextV1;
+  served_at: FinalizedViewV1;
+  stream_id: Bytes32;
+  provider_epoch: bigint; // u64, always 0
+  broker_epoch: bigint; // u64
+  first_sequence: bigint; // u64
+  last_sequence: bigint; // u64
+  ordered_range_root: Bytes32;
+  previous_checkpoint: Bytes32;
+  durable_high_water: bigint; // u64
+  committed_at_ms: bigint; // u64
+  signature: Signature;
+}
+
+// §14.2
+export type DeliveryStateActionV1 =
+  | "Ack"
+  | "Nack"
+  | "Extend"
+  | "Reject"
+  | "Redrive"
+  | "GroupCreate"
+  | "GroupUpdate"
+  | "GroupDelete"
+  | "LeaseIssue"
+  | "LeaseExpire"
+  | "AttemptsExhaust"
+  | "RecordExpire"; // 1..12 (§14 table)
+export interface DeliveryStateReceiptV1 {
+  context: CbqsSigningContextV1;
+  served_at: FinalizedViewV1;
+  stream_id: Bytes32;
+  lane_id: Bytes32;
+  group_id: Bytes32;
+  provider_epoch: bigint; // u64, always 0
+  action: DeliveryStateActionV1;
+  record_id: StandardRecordIdV1 | null;
+  lease_id: Bytes32 | null;
+  resulting_state_digest: Bytes32;
+  previous_group_receipt: Bytes32;
+  committed_at_ms: bigint; // u64
+  signature: Signature;
+}
+
+// §15 retention anchors
+export interface StandardRetentionAnchorV1 {
+  context: CbqsSigningContextV1;
+  served_at: FinalizedViewV1;
+  stream_id: Bytes32;
+  provider_epoch: bigint; // u64, always 0
+  lane_id: Bytes32 | null;
+  first_retained_sequence: bigint; // u64
+  previous_global_receipt: Bytes32;
+  previous_lane_receipt: Bytes32 | null;
+  committed_at_ms: bigint; // u64
+  signature: Signature;
+}
+export interface GroupRetentionAnchorV1 {
+  context: CbqsSigningContextV1;
+  served_at: FinalizedViewV1;
+  stream_id: Bytes32;
+  provider_epoch: bigint; // u64, always 0
+  lane_id: Bytes32;
+  group_id: Bytes32;
+  latest_retained_receipt: Bytes32;
+  group_queue_sequence: bigint; // u64
+  committed_at_ms: bigint; // u64
+  signature: Signature;
+}
+export interface FastRetentionAnchorV1 {
+  context: CbqsSigningContextV1;
+  served_at: FinalizedViewV1;
+  stream_id: Bytes32;
+  provider_epoch: bigint; // u64, always 0
+  broker_epoch: bigint; // u64
+  first_retained_sequence: bigint; // u64
+  previous_checkpoint: Bytes32;
+  committed_at_ms: bigint; // u64
+  signature: Signature;
+}

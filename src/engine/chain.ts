@@ -50,6 +50,10 @@ export interface TxOutcome {
   cells: bigint;
   reads: number;
   writes: number;
+  /** §18.1 detail of the CBQS portion: every handler keccak preimage length, in order. */
+  hashPreimageLengths: number[];
+  /** §18.1 detail: Ed25519 verifications performed. */
+  signatures: number;
 }
 
 export interface BlockOutcome {
@@ -141,7 +145,7 @@ export class Chain {
     }
     const batch = this.store.beginBlock(block.height);
     const outcomes = block.txs.map((tx) => this.executeTx(batch, block.height, tx));
-    const pause = readPauseRecord(batch, this.config.governance, REGISTRY_ADDRESS);
+    const pause = readPauseRecord((k) => batch.get(k), this.config.governance, REGISTRY_ADDRESS);
     const effective = effectiveRentHeight(pause, block.height);
     const { stateRoot } = this.store.commitBlock(batch);
     this.lastHeight = block.height;
@@ -184,7 +188,7 @@ export class Chain {
       case "system": {
         if (body.opcode !== SYS_CBQS) reject("UnknownOpcode", `opcode ${body.opcode} is not SYS_CBQS (${SYS_CBQS})`);
         // CIP-12 breaker: a paused 0x17 rejects every CBQS instruction before any registry read.
-        if (isPaused(readPauseRecord(batch, this.config.governance, REGISTRY_ADDRESS), height)) {
+        if (isPaused(readPauseRecord((k) => batch.get(k), this.config.governance, REGISTRY_ADDRESS), height)) {
           reject("RegistryPaused", "the emergency-pause breaker covers the Stream Registry (0x17)");
         }
         const instruction = decodeInstruction(body.payload);
@@ -240,8 +244,7 @@ export class Chain {
 
   /** The Stream Registry's pause accounting. */
   pause(): PauseRecord {
-    const reader = { get: (k: Uint8Array) => this.store.read(k) } as unknown as BlockBatch;
-    return readPauseRecord(reader, this.config.governance, REGISTRY_ADDRESS);
+    return readPauseRecord((k) => this.store.read(k), this.config.governance, REGISTRY_ADDRESS);
   }
 
   /** The 25 live governance scalars, in §18.1 order. */
@@ -286,9 +289,18 @@ export class Chain {
   }
 }
 
-function usage(meter: Meter | null): Pick<TxOutcome, "cycles" | "cells" | "reads" | "writes"> {
-  if (meter === null) return { cycles: 0n, cells: 0n, reads: 0, writes: 0 };
-  return { cycles: meter.cycles(), cells: meter.cells(), reads: meter.reads, writes: meter.writes };
+type Usage = Pick<TxOutcome, "cycles" | "cells" | "reads" | "writes" | "hashPreimageLengths" | "signatures">;
+
+function usage(meter: Meter | null): Usage {
+  if (meter === null) return { cycles: 0n, cells: 0n, reads: 0, writes: 0, hashPreimageLengths: [], signatures: 0 };
+  return {
+    cycles: meter.cycles(),
+    cells: meter.cells(),
+    reads: meter.reads,
+    writes: meter.writes,
+    hashPreimageLengths: [...meter.hashPreimageLengths],
+    signatures: meter.signatures,
+  };
 }
 
 /** §5: canonical decode; a DecodeError is a rejection carrying its own code (e.g. 3937). */

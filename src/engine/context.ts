@@ -2,7 +2,7 @@
 // performs. Each read here is one metered state read (§18.1); handlers call them top to
 // bottom in their canonical plan order (docs/state-layout.md).
 import { bytesEqual, toHex, u64BE } from "../bytes.js";
-import { decode, encode } from "../codec/core.js";
+import { decode, encode, type Codec } from "../codec/core.js";
 import * as S from "../codec/schema.js";
 import type {
   Address,
@@ -58,7 +58,7 @@ function writeSlot(ctx: TxContext, key: Uint8Array, bytes: Uint8Array): void {
   ctx.batch.put(key, encodeStateValue({ kind: "StorageSlot", bytes }));
 }
 
-function decodeStored<T>(codec: Parameters<typeof decode<T>>[0], bytes: Uint8Array, what: string): T {
+function decodeStored<T>(codec: Codec<T>, bytes: Uint8Array, what: string): T {
   try {
     return decode(codec, bytes);
   } catch {

@@ -41,8 +41,9 @@ export function bpsSumProblem(provider: bigint, platform: bigint): string | null
   return provider + platform === 10_000n ? null : `cbqs.rent.provider_bps + cbqs.rent.platform_bps = ${provider + platform}, must be 10000 (§6.1)`;
 }
 
-export function readPauseRecord(batch: BlockBatch, governance: Address, actor: Address): PauseRecord {
-  const bytes = batch.get(pauseRecordKey(governance, actor));
+/** Reads a pause record through `get` (a batch, or committed state); absent means never paused. */
+export function readPauseRecord(get: (key: Uint8Array) => Uint8Array | undefined, governance: Address, actor: Address): PauseRecord {
+  const bytes = get(pauseRecordKey(governance, actor));
   if (bytes === undefined) return NEVER_PAUSED;
   let raw: Uint8Array;
   try {
@@ -81,15 +82,15 @@ export function applyGovAction(batch: BlockBatch, governance: Address, height: b
       if (action.values.length === 0) reject("InvalidGovernanceAction", "SetParams writes nothing");
       return writeParams(batch, action.values);
     case "Pause":
-      return writePauseRecord(batch, governance, action.actor, applyPause(readPauseRecord(batch, governance, action.actor), height, action.blocks));
+      return writePauseRecord(batch, governance, action.actor, applyPause(readPauseRecord((k) => batch.get(k), governance, action.actor), height, action.blocks));
     case "ExtendPause":
       return writePauseRecord(
         batch,
         governance,
         action.actor,
-        applyExtendPause(readPauseRecord(batch, governance, action.actor), height, action.blocks),
+        applyExtendPause(readPauseRecord((k) => batch.get(k), governance, action.actor), height, action.blocks),
       );
     case "Unpause":
-      return writePauseRecord(batch, governance, action.actor, applyUnpause(readPauseRecord(batch, governance, action.actor), height));
+      return writePauseRecord(batch, governance, action.actor, applyUnpause(readPauseRecord((k) => batch.get(k), governance, action.actor), height));
   }
 }

@@ -43,11 +43,10 @@ function readU64(bytes: Uint8Array, offset: number): bigint {
 
 /** Decodes a stored pause record; anything malformed fails closed. */
 export function decodePauseRecord(bytes: Uint8Array): PauseRecord {
-  const completed = bytes.length >= 9 ? readU64(bytes, 0) : -1n;
-  if (bytes.length === 9 && bytes[8] === 0) return { completed_pause_blocks: completed, active: null };
+  if (bytes.length === 9 && bytes[8] === 0) return { completed_pause_blocks: readU64(bytes, 0), active: null };
   if (bytes.length === 25 && bytes[8] === 1) {
     const active = { paused_at_block: readU64(bytes, 9), expires_at_block: readU64(bytes, 17) };
-    if (active.expires_at_block > active.paused_at_block) return { completed_pause_blocks: completed, active };
+    if (active.expires_at_block > active.paused_at_block) return { completed_pause_blocks: readU64(bytes, 0), active };
   }
   return reject("RegistryStateInvalid", "malformed pause-accounting record");
 }

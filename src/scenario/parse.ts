@@ -33,6 +33,10 @@ export interface StateExpect {
   streams: JsonObject;
   providers: JsonObject;
   accounts: JsonObject;
+  /** Runner extensions (docs/scenarios.md): the block's effective rent height, partial pause record, live params. */
+  effective_rent_height?: bigint;
+  pause?: JsonObject;
+  params: JsonObject;
 }
 
 export interface ScenarioTx {
@@ -184,14 +188,21 @@ function parseTxExpect(v: unknown, path: string): TxExpect {
 
 function parseStateExpect(v: unknown, path: string): StateExpect {
   const e = obj(v, path);
-  onlyKeys(e, ["streams", "providers", "accounts"], path);
+  onlyKeys(e, ["streams", "providers", "accounts", "effective_rent_height", "pause", "params"], path);
   const section = (k: string): JsonObject => {
     const s = e[k] === undefined ? {} : obj(e[k], at(path, k));
     // null means "no such record"
     for (const key of Object.keys(s)) if (s[key] !== null) obj(s[key], at(at(path, k), key));
     return s;
   };
-  const out = { streams: section("streams"), providers: section("providers"), accounts: section("accounts") };
+  const out: StateExpect = { streams: section("streams"), providers: section("providers"), accounts: section("accounts"), params: {} };
+  if (e["effective_rent_height"] !== undefined) out.effective_rent_height = u64(e["effective_rent_height"], at(path, "effective_rent_height"));
+  if (e["pause"] !== undefined) out.pause = obj(e["pause"], at(path, "pause"));
+  if (e["params"] !== undefined) {
+    const p = obj(e["params"], at(path, "params"));
+    for (const name of Object.keys(p)) u64(p[name], at(at(path, "params"), name));
+    out.params = p;
+  }
   for (const key of Object.keys(out.providers)) address(key, at(at(path, "providers"), key));
   for (const key of Object.keys(out.accounts)) address(key, at(at(path, "accounts"), key));
   return out;

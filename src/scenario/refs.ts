@@ -1,7 +1,7 @@
 // Stream references (scenario-format §1): {"owner", "owner_nonce"} is the §4.1 main stream
 // id, {"key_stream_of": ref} that stream's §4.1 key stream id. Expectation keys (§3) may be
 // written "owner:0x…/nonce:N", "key_stream_of:<key>" (this project's extension), or the id.
-import { keyStreamId, streamId } from "../codec/index.js";
+import { keyStreamId, streamId } from "../codec/derive.js";
 import { address, at, hexBytes, isObject, onlyKeys, ScenarioError, u64 } from "./json.js";
 
 export interface ChainIdentity {

@@ -2,7 +2,11 @@
 // resolved just before its block executes. Signed objects inside the args (scenario-format
 // §2) get the chain's context, a derived signing_key_id, served_at fill-ins, and a signature
 // by "signer_seed" over the §14 signing digest.
-import { codecs, encode, JsonValueError, keyBatchReceiptDigest, quoteDigest, signingKeyId } from "../codec/index.js";
+import { encode } from "../codec/core.js";
+import { signingKeyId } from "../codec/derive.js";
+import { JsonValueError } from "../codec/errors.js";
+import * as S from "../codec/schema.js";
+import { keyBatchReceiptDigest, quoteDigest } from "../codec/signing.js";
 import type { CbqsInstructionV1, KeyBatchReceiptV1, PriceQuoteV1 } from "../codec/types.js";
 import { ed25519PublicKeyFromSeed, ed25519Sign } from "../crypto/ed25519.js";
 import { toHex } from "../bytes.js";
@@ -38,7 +42,7 @@ export function resolveInstruction(instruction: JsonObject, path: string, ctx: R
   }
   let value: CbqsInstructionV1;
   try {
-    value = codecs.CbqsInstructionV1.fromJson(json, path, {
+    value = S.CbqsInstructionV1.fromJson(json, path, {
       resolveBytes32: (v, p) => resolveStreamRef(v, p, ctx),
     });
   } catch (err) {
@@ -46,7 +50,7 @@ export function resolveInstruction(instruction: JsonObject, path: string, ctx: R
     throw err;
   }
   if (seed !== undefined) signInPlace(value, seed);
-  return encode(codecs.CbqsInstructionV1, value);
+  return encode(S.CbqsInstructionV1, value);
 }
 
 /** Fills context / signing_key_id / served_at / signature placeholders; returns the seed to sign with. */

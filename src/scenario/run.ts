@@ -7,7 +7,8 @@ import { compareBytes, fromHex, toHex } from "../bytes.js";
 import { blockHash } from "../chain/block.js";
 import { encodeEnvelope, txHash } from "../chain/envelope.js";
 import type { BlockInput, Transaction } from "../chain/types.js";
-import { codecs, toJson } from "../codec/index.js";
+import { toJson } from "../codec/core.js";
+import * as S from "../codec/schema.js";
 import type { Address } from "../codec/types.js";
 import { Chain, type BlockOutcome } from "../engine/chain.js";
 import { logsRoot, receiptRoot, txRoot, type Event, type Receipt } from "../../state/roots.js";
@@ -133,7 +134,7 @@ export function runScenario(scenario: Scenario): RunResult {
         cells: o.cells.toString(),
       })),
     });
-    failure = checkTxExpectations(block, document.blocks[document.blocks.length - 1]!) ?? checkStateExpectations(block, chain, id);
+    failure = checkTxExpectations(block, document.blocks[document.blocks.length - 1]!) ?? checkStateExpectations(block, outcome, chain, id);
     if (failure !== null) break;
   }
   document.state = stateJson(chain);
@@ -206,20 +207,35 @@ function checkTxExpectations(block: ScenarioBlock, run: RunBlock): ExpectationFa
   return null;
 }
 
-function checkStateExpectations(block: ScenarioBlock, chain: Chain, id: ChainIdentity): ExpectationFailed | null {
+function checkStateExpectations(block: ScenarioBlock, outcome: BlockOutcome, chain: Chain, id: ChainIdentity): ExpectationFailed | null {
   const e = block.expectState;
   if (e === undefined) return null;
   const base = at(block.path, "expect_state");
+  if (e.effective_rent_height !== undefined && e.effective_rent_height !== outcome.effectiveRentHeight) {
+    return new ExpectationFailed({
+      path: at(base, "effective_rent_height"),
+      expected: e.effective_rent_height.toString(),
+      actual: outcome.effectiveRentHeight.toString(),
+    });
+  }
+  if (e.pause !== undefined) {
+    const m = partialMatch(e.pause, pauseJson(chain), at(base, "pause"), id);
+    if (m !== null) return new ExpectationFailed(m);
+  }
+  if (Object.keys(e.params).length > 0) {
+    const m = partialMatch(e.params, paramsJson(chain), at(base, "params"), id);
+    if (m !== null) return new ExpectationFailed(m);
+  }
   for (const key of Object.keys(e.streams)) {
     const path = at(at(base, "streams"), key);
     const record = chain.stream(resolveStreamKey(key, path, id));
-    const m = partialMatch(e.streams[key]!, record === null ? null : toJson(codecs.StreamRecordV1, record), path, id);
+    const m = partialMatch(e.streams[key]!, record === null ? null : toJson(S.StreamRecordV1, record), path, id);
     if (m !== null) return new ExpectationFailed(m);
   }
   for (const key of Object.keys(e.providers)) {
     const path = at(at(base, "providers"), key);
     const record = chain.provider(hexAddress(key));
-    const m = partialMatch(e.providers[key]!, record === null ? null : toJson(codecs.ProviderRecordV1, record), path, id);
+    const m = partialMatch(e.providers[key]!, record === null ? null : toJson(S.ProviderRecordV1, record), path, id);
     if (m !== null) return new ExpectationFailed(m);
   }
   for (const key of Object.keys(e.accounts)) {
@@ -238,31 +254,33 @@ const hexAddress = (key: string): Address => fromHex(key, 20);
 function stateJson(chain: Chain): JsonObject {
   const streams: JsonObject = {};
   for (const s of [...chain.streams()].sort((a, b) => compareBytes(a.stream_id, b.stream_id))) {
-    streams[toHex(s.stream_id)] = toJson(codecs.StreamRecordV1, s);
+    streams[toHex(s.stream_id)] = toJson(S.StreamRecordV1, s);
   }
   const providers: JsonObject = {};
   for (const p of [...chain.providers()].sort((a, b) => compareBytes(a.provider, b.provider))) {
-    providers[toHex(p.provider)] = toJson(codecs.ProviderRecordV1, p);
+    providers[toHex(p.provider)] = toJson(S.ProviderRecordV1, p);
   }
   const accounts: JsonObject = {};
   for (const a of [...chain.accounts()].sort((x, y) => compareBytes(x.address, y.address))) {
     if (a.balance === 0n && a.nonce === 0n) continue;
     accounts[toHex(a.address)] = { balance: a.balance.toString(), nonce: a.nonce.toString() };
   }
+  return { streams, providers, accounts, pause: pauseJson(chain), params: paramsJson(chain) };
+}
+
+function pauseJson(chain: Chain): JsonObject {
   const pause = chain.pause();
+  return {
+    completed_pause_blocks: pause.completed_pause_blocks.toString(),
+    active:
+      pause.active === null
+        ? null
+        : { paused_at_block: pause.active.paused_at_block.toString(), expires_at_block: pause.active.expires_at_block.toString() },
+  };
+}
+
+function paramsJson(chain: Chain): JsonObject {
   const params: JsonObject = {};
   for (const [name, value] of chain.params()) params[name] = value.toString();
-  return {
-    streams,
-    providers,
-    accounts,
-    pause: {
-      completed_pause_blocks: pause.completed_pause_blocks.toString(),
-      active:
-        pause.active === null
-          ? null
-          : { paused_at_block: pause.active.paused_at_block.toString(), expires_at_block: pause.active.expires_at_block.toString() },
-    },
-    params,
-  };
+  return params;
 }

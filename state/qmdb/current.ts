@@ -101,6 +101,9 @@ export interface CurrentRootParts {
 export class CurrentDb {
   readonly any: AnyDb;
   readonly height: number;
+  /** Grafted-tree digests (height ≥ g) by position, valid for the log size `cachedAtSize`. */
+  private readonly graftedCache = new Map<number, Uint8Array>();
+  private cachedAtSize = -1;
 
   constructor(readonly config: QmdbConfig) {
     this.any = new AnyDb(config);
@@ -154,17 +157,28 @@ export class CurrentDb {
   virtualNode(pos: number, height: number, firstLeaf: number): Uint8Array {
     const mmr = this.any.mmr;
     if (height < this.height) return mmr.node(pos);
+    // Grafted nodes only change when a batch is applied, which always grows the log.
+    if (this.cachedAtSize !== this.any.size) {
+      this.graftedCache.clear();
+      this.cachedAtSize = this.any.size;
+    }
+    const cached = this.graftedCache.get(pos);
+    if (cached !== undefined) return cached;
+    let digest: Uint8Array;
     if (height === this.height) {
       const chunk = this.any.bitmap.chunk(firstLeaf / 2 ** this.height);
       const opsNode = mmr.node(pos);
-      return chunk.every((b) => b === 0) ? opsNode : this.config.hasher.hash(concatBytes(chunk, opsNode));
+      digest = chunk.every((b) => b === 0) ? opsNode : this.config.hasher.hash(concatBytes(chunk, opsNode));
+    } else {
+      const [left, right] = children(pos, height);
+      digest = nodeDigest(
+        this.config.hasher,
+        pos,
+        this.virtualNode(left, height - 1, firstLeaf),
+        this.virtualNode(right, height - 1, firstLeaf + 2 ** (height - 1)),
+      );
     }
-    const [left, right] = children(pos, height);
-    return nodeDigest(
-      this.config.hasher,
-      pos,
-      this.virtualNode(left, height - 1, firstLeaf),
-      this.virtualNode(right, height - 1, firstLeaf + 2 ** (height - 1)),
-    );
+    this.graftedCache.set(pos, digest);
+    return digest;
   }
 }

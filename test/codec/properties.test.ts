@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import * as fc from "fast-check";
 import { CODEC_NAMES, DecodeError, codecByName, decode, encode, fromJson, toJson } from "../../src/codec/index.js";
 
-const RUNS = 300;
+const RUNS = 200;
 
 function mustDecodeOrDecodeError(name: string, bytes: Uint8Array): void {
   try {

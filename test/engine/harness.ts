@@ -208,3 +208,8 @@ export class TestChain {
     return { ...r, signature: over.signature ?? ed25519Sign(signer, keccak256(key_batch_receipt_signing_bytes_v1(r))) };
   }
 }
+
+/** Every committed key and value, as hex (the root also commits the block, so compare this). */
+export function snapshot(t: TestChain): string[] {
+  return [...t.store.entries()].map(([k, v]) => `${Buffer.from(k).toString("hex")}=${Buffer.from(v).toString("hex")}`);
+}

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { COMMONWARE_WORKLOADS, conformanceDigest } from "../../../state/conformance.js";
+import { toHex } from "../../../src/bytes.js";
+import {
+  COMMONWARE_WORKLOADS,
+  conformanceDigest,
+  keyedRoot,
+  traceKeyedWorkload,
+} from "../../../state/conformance.js";
 
 // External anchors: commonware storage/conformance.toml at commit
 // dc41a895f069ad1367fcee6aa475f6cf3d484cce, as listed in /work/shared/anchors.md. Typed in here
@@ -24,4 +30,16 @@ describe("commonware conformance digests (CIP-4 §5.1–§5.3, shared/anchors.md
       expect(conformanceDigest(workload.nCases, workload.commit)).toBe(PUBLISHED[workload.name]);
     });
   }
+});
+
+describe("conformance trace (debugging aid for node implementers)", () => {
+  it("§5.1 the traced batches end in the workload root and every batch ends with its commit", () => {
+    for (const variant of ["any", "current"] as const) {
+      const steps = traceKeyedWorkload(variant, "variable", 17);
+      expect(steps).toHaveLength(4);
+      expect(steps[3]!.root).toBe(toHex(keyedRoot(variant, "variable", 17)));
+      for (const step of steps) expect(step.ops[step.ops.length - 1]!.startsWith("0xd300")).toBe(true);
+      expect(steps.map((s) => s.start)).toEqual([1, ...steps.slice(0, 3).map((s) => s.start + s.ops.length)]);
+    }
+  });
 });

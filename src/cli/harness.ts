@@ -1,0 +1,170 @@
+// The replay harness commands (docs/fixtures.md): `cbqs fill`, `cbqs replay`, `cbqs t8n`,
+// `cbqs trace`, `cbqs diff`. Exit 0 = everything matches, 1 = a mismatch/difference,
+// 2 = unusable input (one line naming the file, block and field; never a stack trace).
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import type { Command } from "commander";
+import { GenesisError } from "../engine/errors.js";
+import { ScenarioError } from "../scenario/json.js";
+import { parseScenarioText } from "../scenario/parse.js";
+import { FillError, fillScenario, type PostStateMode } from "../harness/fill.js";
+import { fixtureFileName, fixtureJsonText } from "../harness/fixture.js";
+import { fixtureFiles, HarnessInputError, readFixture, readText } from "../harness/files.js";
+import { ProgressLine, rate, Stopwatch } from "../harness/progress.js";
+import { replayFixture, ReplayInputError, type Mismatch } from "../harness/replay.js";
+import { EXIT_BAD_INPUT, EXIT_OK, EXIT_REJECT, UsageError } from "./common.js";
+
+export function register(program: Command): void {
+  registerFill(program);
+  registerReplay(program);
+}
+
+const asUsage = (err: unknown): never => {
+  if (err instanceof HarnessInputError) throw new UsageError(err.message);
+  throw err;
+};
+
+function registerFill(program: Command): void {
+  program
+    .command("fill")
+    .description("run cbqs-scenario/v1 documents and write one cbqs-fixture/v1 per scenario (bytes + expected results)")
+    .argument("<scenario...>", "scenario JSON files")
+    .requiredOption("-o, --output <dir>", "directory for the fixtures (file name from the scenario name)")
+    .option("--post-state <mode>", "post-state dumps: every block, final block only, or none", "every")
+    .option("--gzip", "write <name>.json.gz")
+    .action((files: string[], opts: { output: string; postState: string; gzip?: boolean }) => {
+      if (!["none", "final", "every"].includes(opts.postState)) throw new UsageError(`--post-state must be none, final or every (got ${opts.postState})`);
+      const outputs = new Map<string, string>();
+      const texts: Array<{ path: string; text: string }> = [];
+      let failed = 0;
+      for (const file of files) {
+        let text: string;
+        try {
+          text = readText(file);
+        } catch (err) {
+          return asUsage(err);
+        }
+        let scenario: ReturnType<typeof parseScenarioText>;
+        try {
+          scenario = parseScenarioText(text);
+        } catch (err) {
+          if (err instanceof ScenarioError) throw new UsageError(`${file}: ${err.message}`);
+          throw err;
+        }
+        const name = fixtureFileName(scenario.name) + (opts.gzip ? ".gz" : "");
+        if (outputs.has(name)) throw new UsageError(`${file}: scenario name "${scenario.name}" is also used by ${outputs.get(name)}`);
+        outputs.set(name, file);
+        let fixtureText: string;
+        try {
+          fixtureText = fixtureJsonText(fillScenario(scenario, scenarioDescription(text), opts.postState as PostStateMode));
+        } catch (err) {
+          if (err instanceof GenesisError) throw new UsageError(`${file}: invalid genesis: ${err.message}`);
+          if (err instanceof ScenarioError) throw new UsageError(`${file}: ${err.message}`);
+          if (!(err instanceof FillError)) throw err;
+          // A scenario that fails is reported and skipped; the others are still filled.
+          process.stderr.write(`cbqs: ${file}: ${err.message}\n`);
+          failed++;
+          continue;
+        }
+        texts.push({ path: join(opts.output, name), text: fixtureText });
+      }
+      mkdirSync(opts.output, { recursive: true });
+      for (const { path, text } of texts) {
+        // level 9 and no header mtime (zlib never writes one): byte-stable output.
+        writeFileSync(path, opts.gzip ? gzipSync(text, { level: 9 }) : text);
+        process.stdout.write(`${path}\n`);
+      }
+      process.exitCode = failed > 0 ? EXIT_REJECT : EXIT_OK;
+    });
+}
+
+function scenarioDescription(text: string): string {
+  const d = (JSON.parse(text) as { description?: unknown }).description;
+  return typeof d === "string" ? d : "";
+}
+
+interface FixtureReport {
+  file: string;
+  name: string | null;
+  status: "ok" | "mismatch" | "unusable";
+  blocks: number;
+  txs: number;
+  mismatch?: { height: string; path: string; field: string; expected: string; actual: string; details: string[] };
+  error?: string;
+}
+
+export function mismatchLines(file: string, m: Mismatch): string[] {
+  const where = m.height === 0n ? "genesis" : `block ${m.height}`;
+  return [`MISMATCH ${file}: ${where}: ${m.field} (${m.path}): expected ${m.expected} got ${m.actual}`, ...m.details.map((d) => `  ${d}`)];
+}
+
+function registerReplay(program: Command): void {
+  program
+    .command("replay")
+    .description("re-execute cbqs-fixture/v1 fixtures from genesis and check every root, receipt and digest")
+    .argument("<fixture>", "fixture file (.json or .json.gz) or a directory of them")
+    .option("--to-height <n>", "stop after the last block at or below this height")
+    .option("--quiet", "no progress line")
+    .option("--json", "print a cbqs-replay/v1 JSON report instead of text")
+    .action((target: string, opts: { toHeight?: string; quiet?: boolean; json?: boolean }) => {
+      let toHeight: bigint | undefined;
+      if (opts.toHeight !== undefined) {
+        if (!/^[0-9]+$/.test(opts.toHeight)) throw new UsageError(`--to-height must be a decimal integer (got ${opts.toHeight})`);
+        toHeight = BigInt(opts.toHeight);
+      }
+      let files: string[];
+      try {
+        files = fixtureFiles(target);
+      } catch (err) {
+        return asUsage(err);
+      }
+      const clock = new Stopwatch();
+      const reports: FixtureReport[] = files.map((file) => replayOne(file, toHeight, !opts.quiet && process.stderr.isTTY === true && !opts.json));
+      const seconds = clock.seconds();
+      const count = (s: FixtureReport["status"]) => reports.filter((r) => r.status === s).length;
+      const blocks = reports.reduce((n, r) => n + r.blocks, 0);
+      const txs = reports.reduce((n, r) => n + r.txs, 0);
+      const summary =
+        `replay: ${reports.length} fixture(s): ${count("ok")} ok, ${count("mismatch")} mismatch, ${count("unusable")} unusable; ` +
+        `${blocks} blocks, ${txs} txs in ${seconds.toFixed(2)} s (${rate(blocks, seconds)} blocks/s, ${rate(txs, seconds)} tx/s)`;
+      if (opts.json) {
+        process.stdout.write(JSON.stringify({ format: "cbqs-replay/v1", fixtures: reports, blocks: String(blocks), txs: String(txs) }, null, 2) + "\n");
+        process.stderr.write(summary + "\n");
+      } else {
+        for (const r of reports) {
+          if (r.status === "unusable") process.stderr.write(`cbqs: error: ${r.error}\n`);
+          if (r.mismatch !== undefined) {
+            const m = r.mismatch;
+            process.stdout.write(mismatchLines(r.file, { ...m, height: BigInt(m.height) }).join("\n") + "\n");
+          }
+        }
+        process.stdout.write(summary + "\n");
+      }
+      process.exitCode = count("unusable") > 0 ? EXIT_BAD_INPUT : count("mismatch") > 0 ? EXIT_REJECT : EXIT_OK;
+    });
+}
+
+function replayOne(file: string, toHeight: bigint | undefined, progress: boolean): FixtureReport {
+  const report: FixtureReport = { file, name: null, status: "ok", blocks: 0, txs: 0 };
+  const line = new ProgressLine(file, progress);
+  try {
+    const fixture = readFixture(file);
+    report.name = fixture.name;
+    const outcome = replayFixture(fixture, { ...(toHeight === undefined ? {} : { toHeight }), onBlock: (p) => line.update(p) });
+    report.blocks = outcome.blocks;
+    report.txs = outcome.txs;
+    if (outcome.mismatch !== null) {
+      const m = outcome.mismatch;
+      report.status = "mismatch";
+      report.mismatch = { height: m.height.toString(), path: m.path, field: m.field, expected: m.expected, actual: m.actual, details: m.details };
+    }
+  } catch (err) {
+    if (!(err instanceof HarnessInputError) && !(err instanceof ReplayInputError)) throw err;
+    report.status = "unusable";
+    report.error = err instanceof ReplayInputError ? `${file}: ${err.message}` : err.message;
+  } finally {
+    line.end();
+  }
+  return report;
+}

@@ -1,0 +1,222 @@
+// Fixture replay (CIP-4 §6.1 step 5 "roots must match block header"): re-execute from genesis,
+// block by block, and compare every expected value; stop at the first difference. Input that
+// cannot be executed at all (undecodable envelopes, another chain's envelopes, an invalid
+// genesis) is a ReplayInputError, distinct from a mismatch.
+import { bytesEqual, toHex } from "../bytes.js";
+import type { TxEnvelope } from "../chain/envelope.js";
+import { Chain } from "../engine/chain.js";
+import { GenesisError } from "../engine/errors.js";
+import { GAS_VECTORS_SHA256 } from "../scenario/run.js";
+import type { StateStore } from "../../state/interface.js";
+import { diffDumps, type DumpEntry } from "../../state/dump.js";
+import { MemoryStateStore } from "../../state/store.js";
+import { createStateCommitment } from "../../state/qmdb/index.js";
+import { blockResults, decodeTransaction, firstNonceMismatch, genesisHash, headerHash, startNonces, TxInputError, type BlockResults } from "./execute.js";
+import type { Fixture, FixtureBlock, FixtureReceipt } from "./fixture.js";
+import { registryRecords } from "./records.js";
+
+export interface Mismatch {
+  /** 0 for genesis. */
+  height: bigint;
+  /** JSON path of the expected value in the fixture. */
+  path: string;
+  /** The field in words: "state_root", "receipts[2].error.code", … */
+  field: string;
+  expected: string;
+  actual: string;
+  /** For a state difference: the differing keys with decoded values. */
+  details: string[];
+}
+
+export class ReplayInputError extends Error {
+  override name = "ReplayInputError";
+  constructor(
+    readonly path: string,
+    readonly height: bigint | null,
+    readonly reason: string,
+  ) {
+    super(`${height === null ? "" : `block ${height} `}${path}: ${reason}`);
+  }
+}
+
+/** What executing one fixture block produced, for comparison and for traces. */
+export interface ExecutedBlock {
+  envelopes: TxEnvelope[];
+  results: BlockResults;
+  stateRoot: Uint8Array;
+  effectiveRentHeight: bigint;
+  blockHash: Uint8Array;
+}
+
+export const newStore = (): MemoryStateStore => new MemoryStateStore(createStateCommitment());
+
+export class Replay {
+  private parent: Uint8Array;
+
+  private constructor(
+    readonly fixture: Fixture,
+    readonly chain: Chain,
+    readonly store: StateStore,
+  ) {
+    this.parent = genesisHash(chain.chainInstanceId, fixture.genesis.config.timestamp, chain.genesisStateRoot);
+  }
+
+  /** Commits genesis; a genesis the engine refuses is unusable input. */
+  static start(fixture: Fixture, store: StateStore = newStore()): { replay: Replay; mismatch: Mismatch | null } {
+    let chain: Chain;
+    try {
+      chain = Chain.genesis(fixture.genesis.config, fixture.genesis.source, store);
+    } catch (err) {
+      if (err instanceof GenesisError) throw new ReplayInputError("$.genesis.source", null, `invalid genesis: ${err.message}`);
+      throw err;
+    }
+    const replay = new Replay(fixture, chain, store);
+    const g = fixture.genesis;
+    const mismatch =
+      differs(0n, "$.genesis.chain_instance_id", "chain_instance_id", g.chain_instance_id, chain.chainInstanceId) ??
+      differs(0n, "$.genesis.state_root", "genesis state_root", g.state_root, chain.genesisStateRoot);
+    return { replay, mismatch };
+  }
+
+  /** Executes fixture block `index` and returns what it produced plus the first mismatch. */
+  block(index: number): { executed: ExecutedBlock; mismatch: Mismatch | null } {
+    const b = this.fixture.blocks[index]!;
+    const path = `$.blocks[${index}]`;
+    const chainId = this.fixture.genesis.config.chain_id;
+    const envelopes = b.transactions.map((raw, i) => {
+      try {
+        return decodeTransaction(raw, i, chainId);
+      } catch (err) {
+        if (err instanceof TxInputError) throw new ReplayInputError(`${path}.transactions[${i}]`, b.height, err.message);
+        throw err;
+      }
+    });
+    const nonces = startNonces(this.chain, envelopes);
+    const outcome = this.chain.executeBlock({ height: b.height, timestamp: b.timestamp, txs: envelopes.map((e) => e.tx) });
+    const results = blockResults(b.transactions, outcome);
+    const blockHash = headerHash(this.chain.chainInstanceId, b.height, b.timestamp, this.parent, outcome.stateRoot, results);
+    this.parent = blockHash;
+    const executed: ExecutedBlock = { envelopes, results, stateRoot: outcome.stateRoot, effectiveRentHeight: outcome.effectiveRentHeight, blockHash };
+    const nonce = firstNonceMismatch(envelopes, outcome, nonces);
+    const mismatch =
+      (nonce === null
+        ? null
+        : mismatchOf(b.height, `${path}.transactions[${nonce.index}]`, `transactions[${nonce.index}].nonce`, nonce.envelope.toString(), nonce.account.toString())) ??
+      this.compare(b, path, executed);
+    return { executed, mismatch };
+  }
+
+  private compare(b: FixtureBlock, path: string, x: ExecutedBlock): Mismatch | null {
+    const h = b.height;
+    for (let i = 0; i < b.receipts.length; i++) {
+      const m = compareReceipt(h, `${path}.receipts[${i}]`, `receipts[${i}]`, b.receipts[i]!, x.results.receipts[i]!);
+      if (m !== null) return m;
+    }
+    const state = differs(h, `${path}.state_root`, "state_root", b.state_root, x.stateRoot);
+    if (state !== null) {
+      if (b.post_state === undefined) state.details = ["(the fixture has no post_state at this block to name the differing keys)"];
+      else {
+        const keys = this.stateDiff(b.post_state);
+        state.details = keys.length > 0 ? keys : ["(our state equals the fixture's post_state: only the expected root differs)"];
+      }
+      return state;
+    }
+    return (
+      differs(h, `${path}.tx_root`, "tx_root", b.tx_root, x.results.tx_root) ??
+      differs(h, `${path}.receipt_root`, "receipt_root", b.receipt_root, x.results.receipt_root) ??
+      differs(h, `${path}.logs_root`, "logs_root", b.logs_root, x.results.logs_root) ??
+      (b.effective_rent_height === x.effectiveRentHeight
+        ? null
+        : mismatchOf(h, `${path}.effective_rent_height`, "effective_rent_height", b.effective_rent_height.toString(), x.effectiveRentHeight.toString())) ??
+      (b.gas_vectors_sha256 === GAS_VECTORS_SHA256
+        ? null
+        : mismatchOf(h, `${path}.gas_vectors_sha256`, "gas_vectors_sha256", b.gas_vectors_sha256, GAS_VECTORS_SHA256)) ??
+      differs(h, `${path}.block_hash`, "block_hash", b.block_hash, x.blockHash) ??
+      (b.post_state === undefined ? null : this.postStateMismatch(h, `${path}.post_state`, b.post_state))
+    );
+  }
+
+  /** Differing keys from the fixture's post-state to ours, decoded (STORE's diffDumps). */
+  private stateDiff(expected: ReadonlyArray<readonly [Uint8Array, Uint8Array]>): string[] {
+    const d = diffDumps(expected, [...this.store.entries()], registryRecords);
+    return [
+      ...d.added.map((e) => `unexpected key ${e.key} = ${view(e)}`),
+      ...d.removed.map((e) => `missing key ${e.key} (expected ${view(e)})`),
+      ...d.changed.map((c) => `key ${c.key}: expected ${view(c.before)} got ${view(c.after)}`),
+    ];
+  }
+
+  /** The state root matched but the dump differs: the fixture's dump is inconsistent. */
+  private postStateMismatch(h: bigint, path: string, expected: ReadonlyArray<readonly [Uint8Array, Uint8Array]>): Mismatch | null {
+    const actual = [...this.store.entries()];
+    const same = actual.length === expected.length && actual.every(([k, v], i) => bytesEqual(k, expected[i]![0]) && bytesEqual(v, expected[i]![1]));
+    if (same) return null;
+    const details = this.stateDiff(expected);
+    return { height: h, path, field: "post_state", expected: "the fixture's post_state dump", actual: `${details.length} key(s) differ`, details };
+  }
+}
+
+const view = (e: DumpEntry): string => JSON.stringify(e.decoded?.value ?? e.value);
+
+function mismatchOf(height: bigint, path: string, field: string, expected: string, actual: string): Mismatch {
+  return { height, path, field, expected, actual, details: [] };
+}
+
+function differs(height: bigint, path: string, field: string, expected: Uint8Array, actual: Uint8Array): Mismatch | null {
+  return bytesEqual(expected, actual) ? null : mismatchOf(height, path, field, toHex(expected), toHex(actual));
+}
+
+function compareReceipt(h: bigint, path: string, field: string, e: FixtureReceipt, a: FixtureReceipt): Mismatch | null {
+  const text = (p: string, f: string, ev: string, av: string) => (ev === av ? null : mismatchOf(h, `${path}${p}`, `${field}${f}`, ev, av));
+  const m =
+    differs(h, `${path}.tx_hash`, `${field}.tx_hash`, e.tx_hash, a.tx_hash) ??
+    text(".status", ".status", e.status, a.status) ??
+    text(".error.code", ".error.code", String(e.error?.code ?? "none"), String(a.error?.code ?? "none")) ??
+    text(".error.name", ".error.name", e.error?.name ?? "none", a.error?.name ?? "none") ??
+    text(".events", ".events.length", String(e.events.length), String(a.events.length));
+  if (m !== null) return m;
+  for (let k = 0; k < e.events.length; k++) {
+    const ee = e.events[k]!;
+    const ae = a.events[k]!;
+    const p = `.events[${k}]`;
+    const em =
+      differs(h, `${path}${p}.emitter`, `${field}${p}.emitter`, ee.emitter, ae.emitter) ??
+      text(`${p}.topic`, `${p}.topic`, ee.topic, ae.topic) ??
+      differs(h, `${path}${p}.payload`, `${field}${p}.payload`, ee.payload, ae.payload);
+    if (em !== null) return em;
+  }
+  return text(".cycles", ".cycles", e.cycles.toString(), a.cycles.toString()) ?? text(".cells", ".cells", e.cells.toString(), a.cells.toString());
+}
+
+export interface ReplayProgress {
+  blocksDone: number;
+  blocksTotal: number;
+  txsDone: number;
+  height: bigint;
+  lastHeight: bigint;
+}
+
+export interface ReplayOutcome {
+  blocks: number;
+  txs: number;
+  mismatch: Mismatch | null;
+}
+
+/** Replays `fixture` up to `toHeight` (inclusive), stopping at the first mismatch. */
+export function replayFixture(
+  fixture: Fixture,
+  options: { toHeight?: bigint; store?: StateStore; onBlock?: (p: ReplayProgress, executed: ExecutedBlock) => void } = {},
+): ReplayOutcome {
+  const { replay, mismatch } = Replay.start(fixture, options.store);
+  if (mismatch !== null) return { blocks: 0, txs: 0, mismatch };
+  const blocks = options.toHeight === undefined ? fixture.blocks : fixture.blocks.filter((b) => b.height <= options.toHeight!);
+  const lastHeight = blocks.length === 0 ? 0n : blocks[blocks.length - 1]!.height;
+  let txs = 0;
+  for (let i = 0; i < blocks.length; i++) {
+    const { executed, mismatch } = replay.block(i);
+    txs += blocks[i]!.transactions.length;
+    options.onBlock?.({ blocksDone: i + 1, blocksTotal: blocks.length, txsDone: txs, height: blocks[i]!.height, lastHeight }, executed);
+    if (mismatch !== null) return { blocks: i + 1, txs, mismatch };
+  }
+  return { blocks: blocks.length, txs, mismatch: null };
+}

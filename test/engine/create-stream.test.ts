@@ -1,0 +1,197 @@
+import { describe, expect, it } from "vitest";
+import { keyStreamId } from "../../src/codec/derive.js";
+import { quoteDigest } from "../../src/codec/signing.js";
+import { REGISTRY_ADDRESS, ZERO_ADDRESS } from "../../src/engine/layout.js";
+import {
+  cbqs,
+  genesisConfig,
+  gov,
+  ix,
+  OPEN_ADMISSION,
+  OTHER,
+  OWNER,
+  PROVIDER,
+  RICH,
+  seed,
+  snapshot,
+  standardConfig,
+  STANDARD_ONE_UNIT_RATE,
+  TestChain,
+} from "./harness.js";
+
+function chainWithProvider(admission = OPEN_ADMISSION, params: Record<string, bigint> = {}) {
+  const t = new TestChain(genesisConfig(params));
+  t.ok(cbqs(PROVIDER, ix.registerProvider(admission)));
+  return t;
+}
+const errorOf = (t: TestChain, i = ix.createStream(), from = OWNER) => t.tx(cbqs(from, i)).error?.name;
+
+describe("§5 CreateStream", () => {
+  it("§4.1/§5/§6 governance-base creation: record fields, creation charge burned, escrow in custody, counters", () => {
+    const t = chainWithProvider();
+    const o = t.ok(cbqs(OWNER, ix.createStream({ initial_escrow: 1234n })));
+    expect(o.events.map((e) => e.topic)).toEqual(["cbqs.stream.created"]);
+    expect(o.events[0]!.payload).toEqual(t.streamId());
+    const r = t.chain.stream(t.streamId())!;
+    expect(r.status).toBe("Active");
+    expect(r.pricing_generation).toBe(1n);
+    expect(r.pricing_basis.type).toBe("GovernanceBase");
+    expect(r.created_at_block).toBe(2n);
+    expect(r.last_settled_block).toBe(2n);
+    expect(r.provider_epoch).toBe(0n);
+    const charge = STANDARD_ONE_UNIT_RATE * 604_800n;
+    expect(t.balance(OWNER)).toBe(RICH - charge - 1234n);
+    expect(t.balance(ZERO_ADDRESS)).toBe(charge);
+    expect(t.balance(REGISTRY_ADDRESS)).toBe(1234n);
+    const p = t.chain.provider(PROVIDER)!;
+    expect(p.live_assigned_streams).toBe(1n);
+    expect(p.base_rate_reserved).toEqual({ reserved_streams: 1n, retained_bytes: 1n << 30n, append_bytes_per_sec: 1n << 20n, delivered_bytes_per_sec: 1n << 20n });
+    expect([o.reads <= 34, o.writes <= 11]).toEqual([true, true]);
+  });
+
+  it("§4.1 an owner nonce is never reusable, including after the stream closes", () => {
+    const t = chainWithProvider();
+    t.ok(cbqs(OWNER, ix.createStream()));
+    expect(errorOf(t)).toBe("OwnerNonceUsed");
+    t.ok(cbqs(OWNER, ix.close(t.streamId())));
+    expect(errorOf(t)).toBe("OwnerNonceUsed");
+    expect(t.tx(cbqs(OWNER, ix.createStream({ owner_nonce: 1n }))).status).toBe("ok");
+  });
+
+  it("§4.5 an all-zero-capacity governance-base configuration is rejected; a cheap one is clamped up to 8,000", () => {
+    const t = chainWithProvider();
+    const zero = standardConfig({ retained_bytes_limit: 0n, max_append_bytes_per_sec: 0n, max_delivered_bytes_per_sec: 0n });
+    expect(errorOf(t, ix.createStream({ config: zero }))).toBe("PricingBasisInvalid");
+    const cheap = standardConfig({ retained_bytes_limit: 1n, max_append_bytes_per_sec: 0n, max_delivered_bytes_per_sec: 0n });
+    t.ok(cbqs(OWNER, ix.createStream({ config: cheap })));
+    expect(t.chain.stream(t.streamId())!.rate_per_block).toBe(8_000n);
+  });
+
+  it("§4.5 units are ceil-divided: one byte over a unit costs a second unit", () => {
+    const t = chainWithProvider();
+    const cfg = standardConfig({ retained_bytes_limit: (1n << 30n) + 1n });
+    t.ok(cbqs(OWNER, ix.createStream({ config: cfg })));
+    expect(t.chain.stream(t.streamId())!.rate_per_block).toBe(2n * 67n + 13_300n + 66_700n);
+  });
+
+  it("§5 governance base needs accepts_new (BaseRateNotAccepted) and must fit every cap (BaseRateCapacityExceeded)", () => {
+    expect(errorOf(chainWithProvider({ ...OPEN_ADMISSION, accepts_new: false }))).toBe("BaseRateNotAccepted");
+    expect(errorOf(chainWithProvider({ ...OPEN_ADMISSION, max_active_streams: 0n }))).toBe("BaseRateCapacityExceeded");
+    expect(errorOf(chainWithProvider({ ...OPEN_ADMISSION, max_total_delivered_bytes_per_sec: 1n << 19n }))).toBe("BaseRateCapacityExceeded");
+  });
+
+  it("§6 an owner who cannot pay the creation charge or the escrow creates nothing", () => {
+    const t = chainWithProvider();
+    const before = snapshot(t);
+    expect(errorOf(t, ix.createStream({ initial_escrow: RICH }))).toBe("InsufficientBalance");
+    // §5: a u128 amount above u64 is insufficient balance, never truncated
+    expect(errorOf(t, ix.createStream({ initial_escrow: 1n << 64n }))).toBe("InsufficientBalance");
+    expect(snapshot(t)).toEqual(before);
+  });
+
+  it("§4.3 the provider must exist and be Active", () => {
+    const t = new TestChain();
+    expect(errorOf(t)).toBe("ProviderNotFound");
+  });
+
+  it("§4.2 config validation: LIVE and IMMUTABLE sources, nonzero, max_delivered >= max_append, default <= max visibility", () => {
+    const t = chainWithProvider();
+    const bad = (over: Parameters<typeof standardConfig>[0]) => errorOf(t, ix.createStream({ config: standardConfig(over) }));
+    expect(bad({ max_message_bytes: 0 })).toBe("InvalidStreamConfig");
+    expect(bad({ max_lanes: 0 })).toBe("InvalidStreamConfig");
+    expect(bad({ retention_ms: 0n })).toBe("InvalidStreamConfig");
+    expect(bad({ default_max_attempts: 0 })).toBe("InvalidStreamConfig");
+    expect(bad({ max_message_bytes: 262_145 })).toBe("InvalidStreamConfig"); // live default 262,144
+    expect(bad({ retention_ms: 2_592_000_001n })).toBe("InvalidStreamConfig"); // immutable Maximum
+    expect(bad({ max_visibility_ms: 900_001n, default_visibility_ms: 1n })).toBe("InvalidStreamConfig");
+    expect(bad({ default_visibility_ms: 60_001n })).toBe("InvalidStreamConfig");
+    expect(bad({ max_delivered_bytes_per_sec: (1n << 20n) - 1n })).toBe("InvalidStreamConfig");
+    // the IMMUTABLE Maximum, not the live default: retention above the 604,800,000 default is fine
+    t.ok(cbqs(OWNER, ix.createStream({ config: standardConfig({ retention_ms: 2_592_000_000n }) })));
+    // the LIVE bound follows governance writes
+    t.ok(gov({ type: "SetParam", name: "cbqs.max_inline_message_bytes", value: 1_048_576n }));
+    t.ok(cbqs(OWNER, ix.createStream({ owner_nonce: 1n, config: standardConfig({ max_message_bytes: 262_145 }) })));
+  });
+
+  it("§4.2 Fast: fast-only fields nonzero and bounded, standard-only fields unchecked, 268,435,456 cross-field bound", () => {
+    const t = chainWithProvider(OPEN_ADMISSION, { "cbqs.max_inline_message_bytes": 1_048_576n });
+    const fast = (over: Parameters<typeof standardConfig>[0]) =>
+      ix.createStream({
+        delivery_class: "Fast",
+        config: standardConfig({ retention_ms: 3_600_000n, fast_batch_max_ms: 100, fast_batch_max_records: 256, default_max_attempts: 0, ...over }),
+      });
+    expect(errorOf(t, fast({ fast_batch_max_ms: 0 }))).toBe("InvalidStreamConfig");
+    expect(errorOf(t, fast({ fast_batch_max_records: 65_537 }))).toBe("InvalidStreamConfig");
+    expect(errorOf(t, fast({ retention_ms: 86_400_001n }))).toBe("InvalidStreamConfig");
+    expect(errorOf(t, fast({ max_message_bytes: 1_048_576, fast_batch_max_records: 257 }))).toBe("InvalidStreamConfig");
+    t.ok(cbqs(OWNER, fast({ max_message_bytes: 1_048_576, fast_batch_max_records: 256 })));
+  });
+
+  it("cbqs.max_streams_per_owner bounds live streams; a terminal stream frees its slot", () => {
+    const t = chainWithProvider(OPEN_ADMISSION, { "cbqs.max_streams_per_owner": 1n });
+    t.ok(cbqs(OWNER, ix.createStream()));
+    expect(errorOf(t, ix.createStream({ owner_nonce: 1n }))).toBe("OwnerStreamLimit");
+    t.ok(cbqs(OWNER, ix.close(t.streamId())));
+    t.ok(cbqs(OWNER, ix.createStream({ owner_nonce: 1n })));
+  });
+
+  it("§4.1 an encrypted stream creates its linked zero-rate Standard key stream atomically: one reservation, one live count, one event", () => {
+    const t = chainWithProvider();
+    const o = t.ok(cbqs(OWNER, ix.createStream({ encrypted: true, rotation_key: { algorithm: "Ed25519", key: new Uint8Array(32).fill(5) } })));
+    expect(o.events.map((e) => e.topic)).toEqual(["cbqs.stream.created"]);
+    const main = t.chain.stream(t.streamId())!;
+    const key = t.chain.stream(keyStreamId(t.streamId()))!;
+    expect(main.linked_stream_id).toEqual(key.stream_id);
+    expect(key.linked_stream_id).toEqual(main.stream_id);
+    expect(key.purpose).toBe("Key");
+    expect(key.delivery_class).toBe("Standard");
+    expect(key.encrypted).toBe(false);
+    expect(key.rate_per_block).toBe(0n);
+    expect(key.escrow_balance).toBe(0n);
+    expect(key.pricing_basis).toEqual(main.pricing_basis);
+    expect(key.rotation_key).toEqual(main.rotation_key);
+    expect(key.config.retention_ms).toBe(main.config.retention_ms);
+    const p = t.chain.provider(PROVIDER)!;
+    expect(p.live_assigned_streams).toBe(1n);
+    expect(p.base_rate_reserved.reserved_streams).toBe(1n);
+    // a key stream is never operated independently
+    expect(t.tx(cbqs(OWNER, ix.topUp(key.stream_id, 5n))).error!.name).toBe("KeyStreamNotIndependent");
+    expect(t.tx(cbqs(OWNER, ix.close(key.stream_id))).error!.name).toBe("KeyStreamNotIndependent");
+  });
+});
+
+describe("§4.4 CreateStream with a PriceQuoteV1", () => {
+  it("§4.4 a valid quote prices the stream, stores quote_digest, consumes no base-rate reservation", () => {
+    const t = chainWithProvider({ ...OPEN_ADMISSION, accepts_new: false });
+    const q = t.quote();
+    const o = t.ok(cbqs(OWNER, ix.createStream({ price_quote: q })));
+    expect(o.events.map((e) => e.topic)).toEqual(["cbqs.stream.created"]);
+    const r = t.chain.stream(t.streamId())!;
+    expect(r.rate_per_block).toBe(10_000n);
+    expect(r.pricing_basis).toEqual({ type: "ProviderQuote", quote_digest: quoteDigest(q) });
+    expect(t.chain.provider(PROVIDER)!.base_rate_reserved.reserved_streams).toBe(0n);
+    expect(t.balance(ZERO_ADDRESS)).toBe(10_000n * 604_800n);
+  });
+
+  it("§4.4 each binding is checked: owner, stream, generation, class, capacity, floor, expiry, key id, signature, context", () => {
+    const t = chainWithProvider();
+    const cfg = standardConfig();
+    const bad = (over: Parameters<TestChain["quote"]>[0], signer?: Uint8Array) =>
+      errorOf(t, ix.createStream({ price_quote: t.quote(over, signer) }));
+    expect(bad({ owner: OTHER })).toBe("PricingBasisInvalid");
+    expect(bad({ stream_id: t.streamId(OWNER, 1n) })).toBe("PricingBasisInvalid");
+    expect(bad({ pricing_generation: 2n })).toBe("PricingBasisInvalid");
+    expect(bad({ delivery_class: "Fast" })).toBe("PricingBasisInvalid");
+    expect(bad({ retained_bytes: cfg.retained_bytes_limit + 1n })).toBe("PricingBasisInvalid");
+    expect(bad({ append_bytes_sec: 0n })).toBe("PricingBasisInvalid");
+    expect(bad({ delivered_bytes_sec: 0n })).toBe("PricingBasisInvalid");
+    expect(bad({ rate_per_block: 7_999n })).toBe("PricingBasisInvalid");
+    expect(bad({ valid_until_block: 1n })).toBe("PricingBasisInvalid"); // executing height is 2
+    expect(bad({ signing_key_id: new Uint8Array(32) })).toBe("PricingBasisInvalid");
+    expect(bad({}, seed(77))).toBe("PricingBasisInvalid");
+    expect(bad({ context: { ...t.context(), chain_id: 8n } })).toBe("ChainInstanceMismatch");
+    expect(bad({ context: { ...t.context(), chain_instance_id: new Uint8Array(32) } })).toBe("ChainInstanceMismatch");
+    // valid_until_block equal to the executing height is still valid
+    expect(t.tx(cbqs(OWNER, ix.createStream({ price_quote: t.quote({ valid_until_block: t.height + 1n }) }))).status).toBe("ok");
+  });
+});

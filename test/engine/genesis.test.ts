@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { concatBytes, utf8 } from "../../src/bytes.js";
+import { keccak256 } from "../../src/crypto/hash.js";
+import { Chain } from "../../src/engine/chain.js";
+import { GenesisError } from "../../src/engine/errors.js";
+import { schedulesKey, singletonKey, streamKey } from "../../src/engine/layout.js";
+import { decodeStateValueAs, encodeStateValue } from "../../state/value.js";
+import { MemoryStateStore } from "../../state/store.js";
+import { LIVE_SCALARS } from "../../src/params.js";
+import { cbqs, genesisConfig, ix, OWNER, PROVIDER, snapshot, TestChain } from "./harness.js";
+
+const genesisFails = (params: Record<string, bigint>, accounts?: Parameters<typeof genesisConfig>[1]) =>
+  () => Chain.genesis(genesisConfig(params, accounts), utf8("g"), new MemoryStateStore());
+
+describe("§3/§4/§18 genesis", () => {
+  it("§3 chain_instance_id = keccak256(\"cowboy-chain-identity-v1:\" || source bytes), exact bytes", () => {
+    const a = new TestChain(genesisConfig(), utf8("{\"a\":1}"));
+    const b = new TestChain(genesisConfig(), utf8("{\"a\": 1}"));
+    expect(a.chain.chainInstanceId).toEqual(keccak256(concatBytes(utf8("cowboy-chain-identity-v1:"), utf8("{\"a\":1}"))));
+    expect(a.chain.chainInstanceId).not.toEqual(b.chain.chainInstanceId);
+    expect(a.chain.genesisStateRoot).not.toEqual(b.chain.genesisStateRoot);
+  });
+
+  it("§4.5 the stored schedule record is exactly 162 canonical bytes; the 25 live scalars are stored", () => {
+    const t = new TestChain();
+    const rec = decodeStateValueAs(t.store.read(schedulesKey())!, "StorageSlot").bytes;
+    expect(rec.length).toBe(162);
+    expect([...t.chain.params().keys()]).toEqual(LIVE_SCALARS);
+    expect(t.chain.params().get("cbqs.suspend_grace_blocks")).toBe(604_800n);
+  });
+
+  it("§18 genesis validation names the field: Maximum, bps guard, base-rate range, duplicate account, unknown parameter", () => {
+    expect(genesisFails({ "cbqs.max_streams_per_owner": 16_385n })).toThrow(/cbqs.max_streams_per_owner/);
+    expect(genesisFails({ "cbqs.rent.provider_bps": 9_500n })).toThrow(/10000/);
+    expect(genesisFails({ "cbqs.base_rate.fast.retained_unit_bytes": 0n })).toThrow(GenesisError);
+    expect(genesisFails({ "cbqs.base_rate.fast.retained_unit_bytes": 1_099_511_627_777n })).toThrow(/retained_unit_bytes/);
+    expect(genesisFails({ "cbqs.nope": 1n })).toThrow(/unknown parameter/);
+    expect(genesisFails({}, [[OWNER, 1n], [OWNER, 2n]])).toThrow(/listed twice/);
+    expect(genesisFails({}, [[OWNER, 1n << 64n]])).toThrow(/u64/);
+  });
+
+  it("§4.5 base-rate overrides change the frozen schedule the governance base prices with", () => {
+    const t = new TestChain(genesisConfig({ "cbqs.base_rate.standard.delivered_unit_rate_per_block": 100_000n }));
+    t.ok(cbqs(PROVIDER, ix.registerProvider()));
+    t.ok(cbqs(OWNER, ix.createStream()));
+    expect(t.chain.stream(t.streamId())!.rate_per_block).toBe(67n + 13_300n + 100_000n);
+  });
+
+  it("§3/§4.1 a missing singleton or a record of another chain instance fails closed with no mutation", () => {
+    const t = new TestChain();
+    t.ok(cbqs(PROVIDER, ix.registerProvider()));
+    t.ok(cbqs(OWNER, ix.createStream({ initial_escrow: 10n ** 9n })));
+    // corrupt the stream record's chain_instance_id (byte 1..32 of the StreamRecordV1 encoding)
+    const key = streamKey(t.streamId());
+    const raw = decodeStateValueAs(t.store.read(key)!, "StorageSlot").bytes.slice();
+    raw[1] ^= 0xff;
+    let b = t.store.beginBlock(3n);
+    b.put(key, encodeStateValue({ kind: "StorageSlot", bytes: raw }));
+    t.store.commitBlock(b);
+    t.height = 3n;
+    const before = snapshot(t);
+    expect(t.tx(cbqs(OWNER, ix.settle(t.streamId()))).error!.name).toBe("ChainInstanceMismatch");
+    expect(snapshot(t)).toEqual(before);
+    b = t.store.beginBlock(10n);
+    b.delete(singletonKey());
+    t.store.commitBlock(b);
+    t.height = 10n;
+    expect(t.tx(cbqs(PROVIDER, ix.registerProvider())).error!.name).toBe("RegistryStateInvalid");
+  });
+});

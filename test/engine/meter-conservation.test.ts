@@ -1,0 +1,167 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { EngineDefect } from "../../src/engine/errors.js";
+import { REGISTRY_ADDRESS } from "../../src/engine/layout.js";
+import { COSTS, hashWords, Meter, RESERVATIONS } from "../../src/engine/meter.js";
+import type { CbqsInstructionV1 } from "../../src/codec/types.js";
+import { keyStreamId } from "../../src/codec/derive.js";
+import { cbqs, genesisConfig, gov, ix, OTHER, OWNER, PROVIDER, RICH, standardConfig, STANDARD_ONE_UNIT_RATE, TestChain, transfer } from "./harness.js";
+
+const R = STANDARD_ONE_UNIT_RATE;
+
+describe("§18.1 metering", () => {
+  it("§18.1 hash charging is max(1, ceil(len/32)) words", () => {
+    expect([hashWords(0), hashWords(1), hashWords(32), hashWords(33), hashWords(187)]).toEqual([1n, 1n, 1n, 2n, 6n]);
+  });
+
+  it("§18.1 exceeding a reservation is an EngineDefect, not a rejection", () => {
+    const m = new Meter("ActivateKeyGeneration", 10);
+    const read = { op: "read", key: new Uint8Array(54), value: undefined } as const;
+    for (let i = 0; i < RESERVATIONS.ActivateKeyGeneration.reads; i++) m.observe(read);
+    expect(() => m.observe(read)).toThrow(EngineDefect);
+  });
+
+  it("§18.1 cycles = decode + reads + writes + hashes + signatures; cells = bytes written + event bytes", () => {
+    const t = new TestChain();
+    t.ok(cbqs(PROVIDER, ix.registerProvider()));
+    const o = t.ok(cbqs(OWNER, ix.createStream({ initial_escrow: 1n, price_quote: t.quote() })));
+    // quote path: stream-id hash, signing-key-id hash, quote digest; one signature
+    expect(o.cycles > COSTS.ed25519VerifyCycles + BigInt(o.reads) * COSTS.readCycles + BigInt(o.writes) * COSTS.writeCycles).toBe(true);
+    expect(o.cells > 0n).toBe(true);
+  });
+
+  it("§18.1 the heaviest path of every stream instruction fits its reservation (pinned canonical counts)", () => {
+    const t = new TestChain(genesisConfig({ "cbqs.suspend_grace_blocks": 5n }));
+    t.ok(cbqs(PROVIDER, ix.registerProvider()));
+    const created = t.ok(cbqs(OWNER, ix.createStream({ encrypted: true, initial_escrow: 3n * R })));
+    expect([created.reads, created.writes]).toEqual([34, 6]);
+    const id = t.streamId();
+    const topUp = t.ok(cbqs(OTHER, ix.topUp(id, R)), 4n);
+    expect([topUp.reads, topUp.writes]).toEqual([33, 5]);
+    const update: CbqsInstructionV1 = {
+      type: "UpdateStream",
+      args: { stream_id: id, config: standardConfig({ retained_bytes_limit: 2n << 30n }), admin_key: null, rotation_key: { type: "Keep" }, price_quote: null, bump_authorization_generation: true },
+    };
+    const upd = t.ok(cbqs(OWNER, update), 5n);
+    expect([upd.reads, upd.writes]).toEqual([34, 6]);
+    t.ok(cbqs(OTHER, ix.settle(id)), 40n); // suspends
+    const expiry = t.ok(cbqs(OTHER, ix.settle(id)), 60n);
+    expect(expiry.events.map((e) => e.topic)).toEqual(["cbqs.stream.data_expired"]);
+    expect(expiry.reads).toBeLessThanOrEqual(33);
+    const t2 = new TestChain();
+    t2.ok(cbqs(PROVIDER, ix.registerProvider()));
+    t2.ok(cbqs(OWNER, ix.createStream({ encrypted: true, initial_escrow: 100n * R })));
+    const close = t2.ok(cbqs(OWNER, ix.close(t2.streamId())), 10n);
+    expect([close.reads, close.writes]).toEqual([34, 7]);
+  });
+});
+
+/** Conservation (§5 custody): total supply is constant and custody equals the sum of live escrow. */
+describe("§5 custody and conservation (fast-check)", () => {
+  const accounts = [OWNER, OTHER, PROVIDER];
+  const op = fc.oneof(
+    fc.record({ kind: fc.constant("create" as const), nonce: fc.bigInt({ min: 0n, max: 3n }), escrow: fc.bigInt({ min: 0n, max: 50n }), encrypted: fc.boolean() }),
+    fc.record({ kind: fc.constant("topup" as const), nonce: fc.bigInt({ min: 0n, max: 3n }), amount: fc.bigInt({ min: 0n, max: 50n }), from: fc.nat(2) }),
+    fc.record({ kind: fc.constant("settle" as const), nonce: fc.bigInt({ min: 0n, max: 3n }) }),
+    fc.record({ kind: fc.constant("close" as const), nonce: fc.bigInt({ min: 0n, max: 3n }) }),
+    fc.record({ kind: fc.constant("status" as const), draining: fc.boolean() }),
+    fc.record({ kind: fc.constant("bps" as const), provider: fc.bigInt({ min: 0n, max: 10_000n }) }),
+    fc.record({ kind: fc.constant("update" as const), nonce: fc.bigInt({ min: 0n, max: 3n }), units: fc.bigInt({ min: 0n, max: 3n }) }),
+    fc.record({ kind: fc.constant("pause" as const), blocks: fc.bigInt({ min: 1n, max: 10n }), unpause: fc.boolean() }),
+    fc.record({ kind: fc.constant("activate" as const), nonce: fc.bigInt({ min: 0n, max: 3n }), generation: fc.bigInt({ min: 1n, max: 2n }) }),
+  );
+
+  it("§5/§6.1 every accepted or rejected sequence conserves native CBY; custody backs exactly the live escrow", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(op, fc.bigInt({ min: 1n, max: 20n })), { maxLength: 25 }), (ops) => {
+        const t = new TestChain(genesisConfig({ "cbqs.suspend_grace_blocks": 10n }));
+        t.ok(cbqs(PROVIDER, ix.registerProvider()));
+        const supply = () => t.chain.accounts().reduce((s, a) => s + a.balance, 0n);
+        const initial = supply();
+        for (const [o, gap] of ops) {
+          const id = "nonce" in o ? t.streamId(OWNER, o.nonce) : new Uint8Array(32);
+          const h = t.height + gap;
+          switch (o.kind) {
+            case "create":
+              t.tx(cbqs(OWNER, ix.createStream({ owner_nonce: o.nonce, initial_escrow: o.escrow * R, encrypted: o.encrypted })), h);
+              break;
+            case "topup":
+              t.tx(cbqs(accounts[o.from]!, ix.topUp(id, o.amount * R)), h);
+              break;
+            case "settle":
+              t.tx(cbqs(OTHER, ix.settle(id)), h);
+              break;
+            case "close":
+              t.tx(cbqs(OWNER, ix.close(id)), h);
+              break;
+            case "status":
+              t.tx(cbqs(PROVIDER, { type: "SetProviderStatus", args: { status: o.draining ? "Draining" : "Active" } }), h);
+              break;
+            case "update":
+              t.tx(cbqs(OWNER, {
+                type: "UpdateStream",
+                args: { stream_id: id, config: standardConfig({ retained_bytes_limit: o.units << 30n }), admin_key: null, rotation_key: { type: "Keep" }, price_quote: null, bump_authorization_generation: false },
+              }), h);
+              break;
+            case "pause":
+              t.tx(gov(o.unpause ? { type: "Unpause", actor: REGISTRY_ADDRESS } : { type: "Pause", actor: REGISTRY_ADDRESS, blocks: o.blocks }), h);
+              break;
+            case "activate": {
+              t.height = h - 1n;
+              const receipt = t.receipt({ main_stream_id: id, key_stream_id: keyStreamId(id), encryption_generation: o.generation });
+              t.tx(cbqs(OWNER, { type: "ActivateKeyGeneration", args: { receipt, bump_authorization_generation: false } }), h);
+              break;
+            }
+            case "bps":
+              t.tx(gov({ type: "SetParams", values: [{ name: "cbqs.rent.provider_bps", value: o.provider }, { name: "cbqs.rent.platform_bps", value: 10_000n - o.provider }] }), h);
+              break;
+          }
+          expect(supply()).toBe(initial);
+          const streams = t.chain.streams();
+          const escrow = streams.reduce((s, r) => s + r.escrow_balance, 0n);
+          expect(t.chain.account(REGISTRY_ADDRESS).balance).toBe(escrow);
+          const live = streams.filter((r) => r.purpose === "Main" && (r.status === "Active" || r.status === "Suspended")).length;
+          const p = t.chain.provider(PROVIDER)!;
+          expect(p.live_assigned_streams).toBe(BigInt(live));
+          const reserving = streams.filter((r) => r.purpose === "Main" && (r.status === "Active" || r.status === "Suspended") && r.pricing_basis.type === "GovernanceBase");
+          expect(p.base_rate_reserved.reserved_streams).toBe(BigInt(reserving.length));
+          expect(p.base_rate_reserved.retained_bytes).toBe(reserving.reduce((sum, r) => sum + r.config.retained_bytes_limit, 0n));
+          for (const r of streams) if (r.status === "Closed" || r.status === "DataExpired") expect(r.escrow_balance).toBe(0n);
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("native transfer is checked u64 and increments only an accepted sender's nonce", () => {
+    const t = new TestChain();
+    t.ok(transfer(OWNER, OTHER, 5n));
+    expect(t.chain.account(OWNER)).toEqual({ nonce: 1n, balance: RICH - 5n });
+    expect(t.tx(transfer(OWNER, OTHER, RICH)).error!.name).toBe("InsufficientBalance");
+    expect(t.chain.account(OWNER).nonce).toBe(1n);
+  });
+});
+
+describe("§18.1 hash and signature accounting", () => {
+  it("§18.1 a quoted CreateStream charges stream-id (85), signing-key-id (55) and quote-digest preimages and one signature", () => {
+    const t = new TestChain();
+    t.ok(cbqs(PROVIDER, ix.registerProvider()));
+    const o = t.ok(cbqs(OWNER, ix.createStream({ price_quote: t.quote() })));
+    expect(o.hashPreimageLengths.slice(0, 2)).toEqual([85, 55]);
+    expect(o.hashPreimageLengths).toHaveLength(3);
+    expect(o.signatures).toBe(1);
+    const base = t.ok(cbqs(OWNER, ix.createStream({ owner_nonce: 1n, encrypted: true })));
+    // stream id, key stream id (53), schedule digest (187); no signature
+    expect(base.hashPreimageLengths).toEqual([85, 53, 187]);
+    expect(base.signatures).toBe(0);
+  });
+
+  it("nonzero cycle/cell prices burn the fee from the sender of an accepted CBQS transaction", () => {
+    const config = { ...genesisConfig(), cycle_price: 2n, cell_price: 3n };
+    const t = new TestChain(config);
+    const o = t.ok(cbqs(PROVIDER, ix.registerProvider()));
+    const fee = o.cycles * 2n + o.cells * 3n;
+    expect(t.balance(PROVIDER)).toBe(RICH - fee);
+    expect(t.balance(new Uint8Array(20))).toBe(fee);
+  });
+});

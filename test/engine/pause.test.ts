@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { REGISTRY_ADDRESS } from "../../src/engine/layout.js";
+import { applyExtendPause, applyPause, applyUnpause, coverage, effectiveRentHeight, NEVER_PAUSED } from "../../src/engine/pause.js";
+import { cbqs, gov, ix, OTHER, OWNER, PROVIDER, snapshot, STANDARD_ONE_UNIT_RATE, TestChain, genesisConfig } from "./harness.js";
+
+const R = STANDARD_ONE_UNIT_RATE;
+
+describe("Denial of service: pause accounting", () => {
+  it("coverage(H) = completed + min(H, expires) − paused_at (the min cap in both directions)", () => {
+    const p = applyPause(NEVER_PAUSED, 10n, 5n); // [10, 15)
+    expect(coverage(p, 10n)).toBe(0n);
+    expect(coverage(p, 12n)).toBe(2n);
+    expect(coverage(p, 15n)).toBe(5n);
+    expect(coverage(p, 1000n)).toBe(5n); // capped at expiry, never frozen
+    expect(effectiveRentHeight(p, 12n)).toBe(10n);
+    expect(effectiveRentHeight(p, 20n)).toBe(15n);
+  });
+
+  it("Pause folds an auto-expired prior interval; Pause on a running interval is rejected", () => {
+    const p = applyPause(NEVER_PAUSED, 10n, 5n);
+    expect(() => applyPause(p, 12n, 3n)).toThrow(/already paused/);
+    const q = applyPause(p, 40n, 3n);
+    expect(q).toEqual({ completed_pause_blocks: 5n, active: { paused_at_block: 40n, expires_at_block: 43n } });
+  });
+
+  it("ExtendPause refreshes the expiry to H + blocks; Unpause folds elapsed coverage capped at expiry", () => {
+    const p = applyPause(NEVER_PAUSED, 10n, 5n);
+    const e = applyExtendPause(p, 12n, 10n);
+    expect(e.active).toEqual({ paused_at_block: 10n, expires_at_block: 22n });
+    expect(() => applyExtendPause(p, 12n, 1n)).toThrow(/later/);
+    expect(applyUnpause(e, 14n)).toEqual({ completed_pause_blocks: 4n, active: null });
+    expect(applyUnpause(e, 100n)).toEqual({ completed_pause_blocks: 12n, active: null });
+    expect(() => applyUnpause(NEVER_PAUSED, 5n)).toThrow();
+  });
+
+  it("effective_rent_height never exceeds H and never decreases as H grows (fast-check)", () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 1000n }), fc.bigInt({ min: 1n, max: 1000n }), fc.bigInt({ min: 0n, max: 3000n }), (start, blocks, h) => {
+        const p = applyPause(NEVER_PAUSED, start, blocks);
+        const H = start + h;
+        const e = effectiveRentHeight(p, H);
+        expect(e <= H).toBe(true);
+        expect(effectiveRentHeight(p, H + 1n) >= e).toBe(true);
+      }),
+    );
+  });
+
+  it("the breaker rejects every CBQS instruction while 0x17 is paused, with no event and no state change", () => {
+    const t = new TestChain();
+    t.ok(cbqs(PROVIDER, ix.registerProvider()));
+    t.ok(gov({ type: "Pause", actor: REGISTRY_ADDRESS, blocks: 10n }), 5n);
+    const before = snapshot(t);
+    const o = t.tx(cbqs(OWNER, ix.createStream()), 6n);
+    expect(o.error!.name).toBe("RegistryPaused");
+    expect(o.events).toEqual([]);
+    expect([o.reads, o.writes]).toEqual([0, 0]);
+    expect(snapshot(t)).toEqual(before);
+    expect(t.chain.pause().active).toEqual({ paused_at_block: 5n, expires_at_block: 15n });
+    // auto-expiry: at the expiry height the breaker no longer covers 0x17
+    expect(t.tx(cbqs(OWNER, ix.createStream()), 15n).status).toBe("ok");
+  });
+
+  it("paused blocks do not accrue rent or move grace: stored heights are effective rent heights", () => {
+    const t = new TestChain(genesisConfig({ "cbqs.suspend_grace_blocks": 10n }));
+    t.ok(cbqs(PROVIDER, ix.registerProvider()));
+    t.ok(cbqs(OWNER, ix.createStream({ initial_escrow: 100n * R }))); // created at 2
+    t.ok(gov({ type: "Pause", actor: REGISTRY_ADDRESS, blocks: 20n }), 10n); // covers [10, 30)
+    const b = t.block([], 25n);
+    expect(b.effectiveRentHeight).toBe(10n);
+    t.ok(gov({ type: "Unpause", actor: REGISTRY_ADDRESS }), 26n); // folds 16
+    expect(t.chain.pause()).toEqual({ completed_pause_blocks: 16n, active: null });
+    const o = t.ok(cbqs(OTHER, ix.settle(t.streamId())), 40n); // effective 24
+    expect(o.status).toBe("ok");
+    const rec = t.chain.stream(t.streamId())!;
+    expect(rec.last_settled_block).toBe(24n);
+    expect(rec.escrow_balance).toBe(100n * R - 22n * R);
+  });
+
+  it("governance actions are valid only from the governance account", () => {
+    const t = new TestChain();
+    expect(t.tx(gov({ type: "Pause", actor: REGISTRY_ADDRESS, blocks: 1n }, OWNER)).error!.name).toBe("Unauthorized");
+  });
+});
+
+describe("§18 governance parameter writes", () => {
+  it("§18 only the 25 live scalars are writable, within [min, Maximum], with the bps sum guard on the result", () => {
+    const t = new TestChain();
+    const err = (action: Parameters<typeof gov>[0]) => t.tx(gov(action)).error?.name;
+    expect(err({ type: "SetParam", name: "cbqs.base_rate.standard.retained_unit_rate_per_block", value: 1n })).toBe("InvalidGovernanceAction");
+    expect(err({ type: "SetParam", name: "cbqs.max_wire_frame_bytes", value: 1n })).toBe("InvalidGovernanceAction");
+    expect(err({ type: "SetParam", name: "cbqs.max_streams_per_owner", value: 16_385n })).toBe("InvalidGovernanceAction");
+    expect(err({ type: "SetParam", name: "cbqs.max_streams_per_owner", value: 0n })).toBe("InvalidGovernanceAction");
+    expect(err({ type: "SetParam", name: "cbqs.rent.provider_bps", value: 8000n })).toBe("InvalidGovernanceAction");
+    expect(t.tx(gov({ type: "SetParam", name: "cbqs.suspend_grace_blocks", value: 0n })).status).toBe("ok");
+    expect(
+      t.tx(gov({ type: "SetParams", values: [{ name: "cbqs.rent.provider_bps", value: 10_000n }, { name: "cbqs.rent.platform_bps", value: 0n }] })).status,
+    ).toBe("ok");
+    expect(t.chain.params().get("cbqs.rent.provider_bps")).toBe(10_000n);
+  });
+});

@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import type { CbqsInstructionV1, UpdateProviderArgsV1 } from "../../src/codec/types.js";
+import { cbqs, gov, ix, OPEN_ADMISSION, OWNER, PROVIDER, pubKey, seed, snapshot, TestChain } from "./harness.js";
+
+const update = (over: Partial<UpdateProviderArgsV1>): CbqsInstructionV1 => ({
+  type: "UpdateProvider",
+  args: { endpoints: null, signing_key: null, quote_key: null, base_rate_admission: null, metadata_hash: null, ...over },
+});
+const status = (s: "Active" | "Draining" | "Deregistered"): CbqsInstructionV1 => ({ type: "SetProviderStatus", args: { status: s } });
+
+describe("§4.3/§5 provider instructions", () => {
+  it("§5 RegisterProvider creates an Active record for the sender with zero reservations, provider_epoch-free, registered_block = height", () => {
+    const t = new TestChain();
+    const o = t.ok(cbqs(PROVIDER, ix.registerProvider()), 4n);
+    expect(o.events).toEqual([{ emitter: expect.any(Uint8Array), topic: "cbqs.provider.registered", payload: PROVIDER }]);
+    const p = t.chain.provider(PROVIDER)!;
+    expect(p.status).toBe("Active");
+    expect(p.registered_block).toBe(4n);
+    expect(p.live_assigned_streams).toBe(0n);
+    expect(p.base_rate_reserved.reserved_streams).toBe(0n);
+    expect(p.chain_instance_id).toEqual(t.chain.chainInstanceId);
+    expect(t.tx(cbqs(PROVIDER, ix.registerProvider())).error!.name).toBe("ProviderAlreadyRegistered");
+  });
+
+  it("§4.3 endpoint admission rejects a private address and checks the LIVE endpoint bounds", () => {
+    const t = new TestChain();
+    const bad = ix.registerProvider();
+    if (bad.type !== "RegisterProvider") throw new Error();
+    bad.args.endpoints = [{ transport: "Https", uri: "https://10.0.0.1/stream" }];
+    expect(t.tx(cbqs(PROVIDER, bad)).error!.name).toBe("EndpointRejected");
+    const two = ix.registerProvider();
+    if (two.type !== "RegisterProvider") throw new Error();
+    two.args.endpoints = [
+      { transport: "Https", uri: "https://a.example" },
+      { transport: "WebSocketTls", uri: "wss://b.example/s" },
+    ];
+    t.ok(gov({ type: "SetParam", name: "cbqs.max_provider_endpoints", value: 1n }));
+    expect(t.tx(cbqs(PROVIDER, two)).error!.name).toBe("EndpointRejected");
+    t.ok(gov({ type: "SetParam", name: "cbqs.max_provider_endpoints", value: 2n }));
+    expect(t.tx(cbqs(PROVIDER, two)).status).toBe("ok");
+  });
+
+  it("§5 UpdateProvider with every field absent is rejected; a key change is prospective (streams keep the snapshot)", () => {
+    const t = new TestChain();
+    t.ok(cbqs(PROVIDER, ix.registerProvider()));
+    expect(t.tx(cbqs(PROVIDER, update({}))).error!.name).toBe("NoOpRejected");
+    t.ok(cbqs(OWNER, ix.createStream({ initial_escrow: 10n ** 9n })));
+    const snap = t.chain.stream(t.streamId())!.provider_signing_key;
+    const o = t.ok(cbqs(PROVIDER, update({ signing_key: pubKey(seed(99)) })));
+    expect(o.events.map((e) => e.topic)).toEqual(["cbqs.provider.updated"]);
+    expect(t.chain.provider(PROVIDER)!.signing_key).toEqual(pubKey(seed(99)));
+    expect(t.chain.stream(t.streamId())!.provider_signing_key).toEqual(snap);
+    expect(t.tx(cbqs(OWNER, update({ metadata_hash: new Uint8Array(32) }))).error!.name).toBe("ProviderNotFound");
+  });
+
+  it("§4.3 accepts_new may be turned off any time, but no cap may drop below its current reservation", () => {
+    const t = new TestChain();
+    t.ok(cbqs(PROVIDER, ix.registerProvider()));
+    t.ok(cbqs(OWNER, ix.createStream()));
+    const reserved = t.chain.provider(PROVIDER)!.base_rate_reserved;
+    expect(reserved.reserved_streams).toBe(1n);
+    const low = { ...OPEN_ADMISSION, max_total_retained_bytes: reserved.retained_bytes - 1n };
+    expect(t.tx(cbqs(PROVIDER, update({ base_rate_admission: low }))).error!.name).toBe("CapBelowReservation");
+    const exact = { ...OPEN_ADMISSION, accepts_new: false, max_active_streams: 1n, max_total_retained_bytes: reserved.retained_bytes };
+    expect(t.tx(cbqs(PROVIDER, update({ base_rate_admission: exact }))).status).toBe("ok");
+  });
+
+  it("§4.3/§19 SetProviderStatus: same status is a rejected no-op; Deregistered only with live_assigned_streams = 0", () => {
+    const t = new TestChain();
+    t.ok(cbqs(PROVIDER, ix.registerProvider()));
+    expect(t.tx(cbqs(PROVIDER, status("Active"))).error!.name).toBe("NoOpRejected");
+    t.ok(cbqs(OWNER, ix.createStream()));
+    const before = snapshot(t);
+    expect(t.tx(cbqs(PROVIDER, status("Deregistered"))).error!.name).toBe("ProviderHasLiveStreams");
+    expect(snapshot(t)).toEqual(before);
+    const d = t.ok(cbqs(PROVIDER, status("Draining")));
+    expect(d.events.map((e) => e.topic)).toEqual(["cbqs.provider.status_changed"]);
+    // §4.3 a Draining provider cannot accept new streams
+    expect(t.tx(cbqs(OWNER, ix.createStream({ owner_nonce: 1n }))).error!.name).toBe("ProviderNotActive");
+    t.ok(cbqs(OWNER, ix.close(t.streamId())));
+    expect(t.tx(cbqs(PROVIDER, status("Deregistered"))).status).toBe("ok");
+  });
+
+  it("§18.1 SetProviderStatus reads exactly pause + singleton + provider (3) and writes 1", () => {
+    const t = new TestChain();
+    t.ok(cbqs(PROVIDER, ix.registerProvider()));
+    const o = t.ok(cbqs(PROVIDER, status("Draining")));
+    expect([o.reads, o.writes]).toEqual([3, 1]);
+    const r = new TestChain().ok(cbqs(PROVIDER, ix.registerProvider()));
+    expect([r.reads, r.writes]).toEqual([28, 1]);
+  });
+});

@@ -1,0 +1,193 @@
+import { describe, expect, it } from "vitest";
+import { PLATFORM_ADDRESS, REGISTRY_ADDRESS } from "../../src/engine/layout.js";
+import { cbqs, gov, ix, OTHER, OWNER, PROVIDER, RICH, snapshot, STANDARD_ONE_UNIT_RATE, TestChain, genesisConfig } from "./harness.js";
+
+const R = STANDARD_ONE_UNIT_RATE; // 80,067 per block
+const topics = (o: { events: { topic: string }[] }) => o.events.map((e) => e.topic);
+
+/** Provider registered at 1, stream created at 2 with `escrow`, grace `grace` blocks. */
+function setup(escrow: bigint, grace = 100n) {
+  const t = new TestChain(genesisConfig({ "cbqs.suspend_grace_blocks": grace }));
+  t.ok(cbqs(PROVIDER, ix.registerProvider()));
+  t.ok(cbqs(OWNER, ix.createStream({ initial_escrow: escrow })));
+  return { t, id: t.streamId() };
+}
+
+describe("§6.1 settle", () => {
+  it("§6.1 funded settlement deducts due, advances last_settled_block and splits rent 90/10 to provider and 0x18", () => {
+    const { t, id } = setup(100n * R);
+    const o = t.ok(cbqs(OTHER, ix.settle(id)), 12n);
+    expect(topics(o)).toEqual(["cbqs.stream.rent_settled"]);
+    const rec = t.chain.stream(id)!;
+    expect(rec.last_settled_block).toBe(12n);
+    expect(rec.escrow_balance).toBe(90n * R);
+    const paid = 10n * R;
+    expect(t.balance(PROVIDER) - RICH).toBe((paid * 9000n) / 10000n);
+    expect(t.balance(PLATFORM_ADDRESS)).toBe(paid - (paid * 9000n) / 10000n);
+    expect(t.balance(REGISTRY_ADDRESS)).toBe(90n * R);
+  });
+
+  it("§6.1 underfunded settlement pays whole blocks, pins suspended_at = paid-through and deadline = + grace, emits suspended after rent_settled (§19)", () => {
+    const { t, id } = setup(3n * R + 5n, 100n);
+    const o = t.ok(cbqs(OTHER, ix.settle(id)), 20n);
+    expect(topics(o)).toEqual(["cbqs.stream.rent_settled", "cbqs.stream.suspended"]);
+    const rec = t.chain.stream(id)!;
+    expect(rec.status).toBe("Suspended");
+    expect(rec.last_settled_block).toBe(5n);
+    expect(rec.suspended_at_block).toBe(5n);
+    expect(rec.suspension_grace_deadline_block).toBe(105n);
+    expect(rec.escrow_balance).toBe(5n);
+  });
+
+  it("§5 SettleStreamRent is rejected exactly when the record would be byte-identical (materialized Suspended, nothing payable)", () => {
+    const { t, id } = setup(3n * R, 100n);
+    t.ok(cbqs(OTHER, ix.settle(id)), 20n);
+    const before = snapshot(t);
+    const o = t.tx(cbqs(OTHER, ix.settle(id)), 30n);
+    expect(o.status).toBe("rejected");
+    expect(o.error!.name).toBe("NoOpRejected");
+    expect(snapshot(t)).toEqual(before);
+    // a funded settlement that advances last_settled_block is real work and is accepted
+    const s2 = setup(10n * R);
+    expect(s2.t.tx(cbqs(OTHER, ix.settle(s2.id)), 2n + 0n + 1n).status).toBe("ok");
+  });
+
+  it("§6.1 partial top-up on a Suspended stream advances last_settled_block but preserves both pinned fields", () => {
+    const { t, id } = setup(3n * R, 100n);
+    t.ok(cbqs(OTHER, ix.settle(id)), 20n); // suspended at 5, deadline 105
+    const o = t.ok(cbqs(OWNER, ix.topUp(id, 4n * R)), 30n);
+    expect(topics(o)).toEqual(["cbqs.stream.topped_up"]);
+    const rec = t.chain.stream(id)!;
+    expect(rec.status).toBe("Suspended");
+    expect(rec.last_settled_block).toBe(9n);
+    expect(rec.suspended_at_block).toBe(5n);
+    expect(rec.suspension_grace_deadline_block).toBe(105n);
+  });
+
+  it("§6.1/§19 a reviving top-up on an unmaterialized underfunded stream emits topped_up only (net edge Active→Active)", () => {
+    const { t, id } = setup(3n * R, 100n);
+    const o = t.ok(cbqs(OWNER, ix.topUp(id, 100n * R)), 30n);
+    expect(topics(o)).toEqual(["cbqs.stream.topped_up"]);
+    const rec = t.chain.stream(id)!;
+    expect(rec.status).toBe("Active");
+    expect(rec.last_settled_block).toBe(30n);
+    expect(rec.escrow_balance).toBe(103n * R - 28n * R);
+  });
+
+  it("§6.1/§19 top-up on a materialized Suspended stream covering the window reactivates it: topped_up then reactivated", () => {
+    const { t, id } = setup(3n * R, 100n);
+    t.ok(cbqs(OTHER, ix.settle(id)), 20n);
+    const o = t.ok(cbqs(OTHER, ix.topUp(id, 100n * R)), 30n);
+    expect(topics(o)).toEqual(["cbqs.stream.topped_up", "cbqs.stream.reactivated"]);
+    const rec = t.chain.stream(id)!;
+    expect(rec.status).toBe("Active");
+    expect(rec.suspended_at_block).toBeNull();
+    expect(rec.suspension_grace_deadline_block).toBeNull();
+  });
+
+  it("§6.1 a top-up at or past the deadline derived by its own pre-deposit settlement is rejected and persists NOTHING", () => {
+    const { t, id } = setup(3n * R, 10n); // paid through 5, deadline 15
+    const before = t.chain.stream(id)!;
+    const state = snapshot(t);
+    const o = t.tx(cbqs(OWNER, ix.topUp(id, 1000n * R)), 15n);
+    expect(o.status).toBe("rejected");
+    expect(o.error!.name).toBe("GraceDeadlinePassed");
+    expect(o.events).toEqual([]);
+    expect(snapshot(t)).toEqual(state);
+    expect(t.chain.stream(id)).toEqual(before);
+    // one block earlier it would have been accepted
+    const s2 = setup(3n * R, 10n);
+    expect(s2.t.tx(cbqs(OWNER, ix.topUp(s2.id, 1000n * R)), 14n).status).toBe("ok");
+  });
+
+  it("§6.1 TopUpStream rejects amount = 0", () => {
+    const { t, id } = setup(3n * R);
+    expect(t.tx(cbqs(OWNER, ix.topUp(id, 0n))).error!.name).toBe("InvalidAmount");
+  });
+
+  it("§6.1 expiry: SettleStreamRent on a materialized Suspended record at the deadline materializes DataExpired alone, refunds the residual, releases counters", () => {
+    const { t, id } = setup(3n * R + 7n, 10n);
+    t.ok(cbqs(OTHER, ix.settle(id)), 8n); // suspended at 5, deadline 15
+    const ownerBefore = t.balance(OWNER);
+    const o = t.ok(cbqs(OTHER, ix.settle(id)), 15n);
+    expect(topics(o)).toEqual(["cbqs.stream.data_expired"]);
+    const rec = t.chain.stream(id)!;
+    expect(rec.status).toBe("DataExpired");
+    expect(rec.escrow_balance).toBe(0n);
+    expect(rec.suspended_at_block).toBeNull();
+    expect(t.balance(OWNER) - ownerBefore).toBe(7n);
+    expect(t.balance(REGISTRY_ADDRESS)).toBe(0n);
+    const p = t.chain.provider(PROVIDER)!;
+    expect(p.live_assigned_streams).toBe(0n);
+    expect(p.base_rate_reserved.reserved_streams).toBe(0n);
+    expect(p.base_rate_reserved.retained_bytes).toBe(0n);
+  });
+
+  it("§6.1 an unmaterialized overdue stream is first suspended (historical deadline), then expired by a second SettleStreamRent", () => {
+    const { t, id } = setup(3n * R, 10n);
+    const first = t.ok(cbqs(OTHER, ix.settle(id)), 50n);
+    expect(topics(first)).toEqual(["cbqs.stream.rent_settled", "cbqs.stream.suspended"]);
+    expect(t.chain.stream(id)!.suspension_grace_deadline_block).toBe(15n);
+    const second = t.ok(cbqs(OTHER, ix.settle(id)), 51n);
+    expect(topics(second)).toEqual(["cbqs.stream.data_expired"]);
+  });
+
+  it("§6.1 CloseStream settles and closes even past the deadline, emits closed alone, refunds unearned escrow", () => {
+    const { t, id } = setup(50n * R, 10n);
+    const ownerBefore = t.balance(OWNER);
+    const o = t.ok(cbqs(OWNER, ix.close(id)), 12n);
+    expect(topics(o)).toEqual(["cbqs.stream.closed"]);
+    const rec = t.chain.stream(id)!;
+    expect(rec.status).toBe("Closed");
+    expect(rec.last_settled_block).toBe(12n);
+    expect(t.balance(OWNER) - ownerBefore).toBe(40n * R);
+    expect(t.balance(REGISTRY_ADDRESS)).toBe(0n);
+    // past the deadline
+    const s2 = setup(3n * R, 10n);
+    s2.t.ok(cbqs(OTHER, ix.settle(s2.id)), 8n);
+    const c2 = s2.t.ok(cbqs(OWNER, ix.close(s2.id)), 40n);
+    expect(topics(c2)).toEqual(["cbqs.stream.closed"]);
+    expect(s2.t.chain.stream(s2.id)!.status).toBe("Closed");
+  });
+
+  it("§5 CloseStream is owner-only", () => {
+    const { t, id } = setup(5n * R);
+    expect(t.tx(cbqs(OTHER, ix.close(id))).error!.name).toBe("Unauthorized");
+  });
+
+  it("§5 Closed and DataExpired are absorbing: every instruction naming one is rejected", () => {
+    const { t, id } = setup(5n * R);
+    t.ok(cbqs(OWNER, ix.close(id)));
+    for (const i of [ix.settle(id), ix.topUp(id, 5n), ix.close(id)]) {
+      const o = t.tx(cbqs(OWNER, i));
+      expect(o.error!.name).toBe("StreamNotActive");
+    }
+    expect(t.chain.provider(PROVIDER)!.live_assigned_streams).toBe(0n);
+  });
+
+  it("§6.1 TopUpStream is permissionless only while the provider is Active; otherwise owner-only", () => {
+    const { t, id } = setup(5n * R);
+    t.ok(cbqs(PROVIDER, { type: "SetProviderStatus", args: { status: "Draining" } }));
+    expect(t.tx(cbqs(OTHER, ix.topUp(id, R))).error!.name).toBe("Unauthorized");
+    expect(t.tx(cbqs(OWNER, ix.topUp(id, R))).status).toBe("ok");
+  });
+
+  it("§6.1 the grace deadline uses cbqs.suspend_grace_blocks read live at the materializing settlement", () => {
+    const { t, id } = setup(3n * R, 10n);
+    t.ok(gov({ type: "SetParam", name: "cbqs.suspend_grace_blocks", value: 500n }), 6n);
+    t.ok(cbqs(OTHER, ix.settle(id)), 8n);
+    expect(t.chain.stream(id)!.suspension_grace_deadline_block).toBe(505n);
+    // once pinned, a later governance write does not move it
+    t.ok(gov({ type: "SetParam", name: "cbqs.suspend_grace_blocks", value: 1n }), 9n);
+    t.ok(cbqs(OWNER, ix.topUp(id, 1n * R)), 10n);
+    expect(t.chain.stream(id)!.suspension_grace_deadline_block).toBe(505n);
+  });
+
+  it("§6.1 the split reads provider_bps/platform_bps live at each settlement", () => {
+    const { t, id } = setup(100n * R);
+    t.ok(gov({ type: "SetParams", values: [{ name: "cbqs.rent.provider_bps", value: 5000n }, { name: "cbqs.rent.platform_bps", value: 5000n }] }), 3n);
+    t.ok(cbqs(OTHER, ix.settle(id)), 12n);
+    expect(t.balance(PROVIDER) - RICH).toBe(5n * R);
+    expect(t.balance(PLATFORM_ADDRESS)).toBe(5n * R);
+  });
+});

@@ -1,0 +1,180 @@
+import { describe, expect, it } from "vitest";
+import { keyStreamId } from "../../src/codec/derive.js";
+import type { CbqsInstructionV1, UpdateStreamArgsV1 } from "../../src/codec/types.js";
+import { PLATFORM_ADDRESS } from "../../src/engine/layout.js";
+import {
+  cbqs,
+  genesisConfig,
+  ix,
+  OPEN_ADMISSION,
+  OTHER,
+  OWNER,
+  PROVIDER,
+  pubKey,
+  seed,
+  SIGNING_SEED,
+  snapshot,
+  standardConfig,
+  STANDARD_ONE_UNIT_RATE,
+  TestChain,
+} from "./harness.js";
+
+const R = STANDARD_ONE_UNIT_RATE;
+const update = (id: Uint8Array, over: Partial<UpdateStreamArgsV1>): CbqsInstructionV1 => ({
+  type: "UpdateStream",
+  args: { stream_id: id, config: null, admin_key: null, rotation_key: { type: "Keep" }, price_quote: null, bump_authorization_generation: false, ...over },
+});
+const activate = (t: TestChain, over: Parameters<TestChain["receipt"]>[0] = {}, bump = false, signer?: Uint8Array): CbqsInstructionV1 => ({
+  type: "ActivateKeyGeneration",
+  args: { receipt: t.receipt(over, signer), bump_authorization_generation: bump },
+});
+
+function setup(over: Parameters<typeof ix.createStream>[0] = {}, admission = OPEN_ADMISSION) {
+  const t = new TestChain(genesisConfig({ "cbqs.suspend_grace_blocks": 100n }));
+  t.ok(cbqs(PROVIDER, ix.registerProvider(admission)));
+  t.ok(cbqs(OWNER, ix.createStream({ initial_escrow: 1000n * R, ...over })));
+  return { t, id: t.streamId() };
+}
+
+describe("§5 UpdateStream", () => {
+  it("§5 the exact no-op rule; a revocation-only bump is valid; owner only", () => {
+    const { t, id } = setup();
+    expect(t.tx(cbqs(OWNER, update(id, {}))).error!.name).toBe("NoOpRejected");
+    expect(t.tx(cbqs(OTHER, update(id, { bump_authorization_generation: true }))).error!.name).toBe("Unauthorized");
+    const o = t.ok(cbqs(OWNER, update(id, { bump_authorization_generation: true })));
+    expect(o.events.map((e) => e.topic)).toEqual(["cbqs.stream.updated"]);
+    expect(t.chain.stream(id)!.authorization_generation).toBe(2n);
+  });
+
+  it("§4.1 an admin-key change always bumps authorization_generation (once); rotation key Set/Clear mirrors to the key stream", () => {
+    const { t, id } = setup({ encrypted: true });
+    t.ok(cbqs(OWNER, update(id, { admin_key: pubKey(seed(50)), bump_authorization_generation: true, rotation_key: { type: "Set", key: pubKey(seed(51)) } })));
+    const main = t.chain.stream(id)!;
+    const key = t.chain.stream(keyStreamId(id))!;
+    expect(main.authorization_generation).toBe(2n);
+    expect(main.admin_key).toEqual(pubKey(seed(50)));
+    expect(key.rotation_key).toEqual(pubKey(seed(51)));
+    expect(key.authorization_generation).toBe(2n);
+    t.ok(cbqs(OWNER, update(id, { rotation_key: { type: "Clear" } })));
+    expect(t.chain.stream(keyStreamId(id))!.rotation_key).toBeNull();
+    expect(t.chain.stream(id)!.authorization_generation).toBe(2n);
+  });
+
+  it("§6.1 an administrative update performs no settlement: escrow, status and last_settled_block untouched", () => {
+    const { t, id } = setup();
+    const before = t.chain.stream(id)!;
+    t.ok(cbqs(OWNER, update(id, { config: standardConfig({ max_lanes: 32 }) })), 50n);
+    const after = t.chain.stream(id)!;
+    expect(after.escrow_balance).toBe(before.escrow_balance);
+    expect(after.last_settled_block).toBe(before.last_settled_block);
+    expect(after.pricing_generation).toBe(1n);
+    expect(after.config.max_lanes).toBe(32);
+  });
+
+  it("§5 a governance-base priced-capacity change settles the old rate, reprices, applies the reservation delta, bumps pricing_generation once", () => {
+    const { t, id } = setup();
+    const cfg = standardConfig({ retained_bytes_limit: 3n << 30n });
+    t.ok(cbqs(OWNER, update(id, { config: cfg })), 12n);
+    const r = t.chain.stream(id)!;
+    expect(r.last_settled_block).toBe(12n);
+    expect(r.escrow_balance).toBe(1000n * R - 10n * R);
+    expect(r.rate_per_block).toBe(3n * 67n + 13_300n + 66_700n);
+    expect(r.pricing_generation).toBe(2n);
+    expect(t.chain.provider(PROVIDER)!.base_rate_reserved.retained_bytes).toBe(3n << 30n);
+    expect(t.balance(PLATFORM_ADDRESS)).toBe(10n * R - (10n * R * 9000n) / 10000n);
+    // §5 a quote where no repricing happens is rejected
+    expect(t.tx(cbqs(OWNER, update(id, { config: cfg, price_quote: t.quote() }))).error!.name).toBe("PricingBasisInvalid");
+  });
+
+  it("§5 a positive reservation delta needs accepts_new and must fit the caps; a negative delta always releases", () => {
+    const { t, id } = setup();
+    t.ok(cbqs(PROVIDER, { type: "UpdateProvider", args: { endpoints: null, signing_key: null, quote_key: null, metadata_hash: null, base_rate_admission: { ...OPEN_ADMISSION, accepts_new: false } } }));
+    const before = snapshot(t);
+    expect(t.tx(cbqs(OWNER, update(id, { config: standardConfig({ retained_bytes_limit: 2n << 30n }) }))).error!.name).toBe("BaseRateNotAccepted");
+    expect(snapshot(t)).toEqual(before);
+    t.ok(cbqs(OWNER, update(id, { config: standardConfig({ retained_bytes_limit: 1n }) })));
+    expect(t.chain.provider(PROVIDER)!.base_rate_reserved.retained_bytes).toBe(1n);
+  });
+
+  it("§4.4/§5 a ProviderQuote stream reprices only with a fresh quote bound to pricing_generation + 1", () => {
+    const t0 = new TestChain();
+    t0.ok(cbqs(PROVIDER, ix.registerProvider()));
+    t0.ok(cbqs(OWNER, ix.createStream({ initial_escrow: 10n ** 9n, price_quote: t0.quote() })));
+    const id = t0.streamId();
+    const cfg = standardConfig({ retained_bytes_limit: 2n << 30n });
+    expect(t0.tx(cbqs(OWNER, update(id, { config: cfg }))).error!.name).toBe("PricingBasisInvalid");
+    const stale = t0.quote({ retained_bytes: cfg.retained_bytes_limit, pricing_generation: 1n });
+    expect(t0.tx(cbqs(OWNER, update(id, { config: cfg, price_quote: stale }))).error!.name).toBe("PricingBasisInvalid");
+    const fresh = t0.quote({ retained_bytes: cfg.retained_bytes_limit, pricing_generation: 2n, rate_per_block: 20_000n });
+    t0.ok(cbqs(OWNER, update(id, { config: cfg, price_quote: fresh })));
+    const r = t0.chain.stream(id)!;
+    expect(r.pricing_generation).toBe(2n);
+    expect(r.rate_per_block).toBe(20_000n);
+    // replaying the accepted quote fails the generation binding
+    const cfg3 = standardConfig({ retained_bytes_limit: 5n });
+    expect(t0.tx(cbqs(OWNER, update(id, { config: cfg3, price_quote: fresh }))).error!.name).toBe("PricingBasisInvalid");
+  });
+
+  it("§6.1 UpdateStream requires materialized Active (StreamSuspended otherwise)", () => {
+    const { t, id } = setup({ initial_escrow: 2n * R });
+    t.ok(cbqs(OTHER, ix.settle(id)), 10n);
+    expect(t.tx(cbqs(OWNER, update(id, { bump_authorization_generation: true }))).error!.name).toBe("StreamSuspended");
+  });
+
+  it("§6.1/§19 a priced update that takes the underfunded branch emits updated then suspended", () => {
+    const { t, id } = setup({ initial_escrow: 2n * R });
+    const o = t.ok(cbqs(OWNER, update(id, { config: standardConfig({ retained_bytes_limit: 2n << 30n }) })), 10n);
+    expect(o.events.map((e) => e.topic)).toEqual(["cbqs.stream.updated", "cbqs.stream.suspended"]);
+    expect(t.chain.stream(id)!.status).toBe("Suspended");
+  });
+});
+
+describe("§9.3 ActivateKeyGeneration", () => {
+  it("§9.3 a valid receipt advances encryption_generation by one (mirrored), optional auth bump, emits key_generation_activated alone", () => {
+    const { t, id } = setup({ encrypted: true });
+    const o = t.ok(cbqs(OWNER, activate(t, {}, true)));
+    expect(o.events.map((e) => e.topic)).toEqual(["cbqs.stream.key_generation_activated"]);
+    expect(o.events[0]!.payload).toEqual(id);
+    expect([o.reads, o.writes]).toEqual([4, 2]);
+    const main = t.chain.stream(id)!;
+    expect(main.encryption_generation).toBe(1n);
+    expect(main.authorization_generation).toBe(2n);
+    expect(t.chain.stream(keyStreamId(id))!.encryption_generation).toBe(1n);
+    // the same receipt again is not the next generation
+    expect(t.tx(cbqs(OWNER, activate(t, {})) ).error!.name).toBe("InvalidKeyBatch");
+    t.ok(cbqs(OWNER, activate(t, { encryption_generation: 2n })));
+  });
+
+  it("§9.3 every receipt check: signature key, served_at height and instance, context, ids, epoch, owner, encryption", () => {
+    const { t, id } = setup({ encrypted: true });
+    const err = (over: Parameters<TestChain["receipt"]>[0], signer?: Uint8Array, from = OWNER) =>
+      t.tx(cbqs(from, activate(t, over, false, signer))).error?.name;
+    expect(err({}, seed(9))).toBe("InvalidKeyBatch");
+    expect(err({ served_at: { chain_instance_id: t.chain.chainInstanceId, height: t.height + 1n, block_hash: new Uint8Array(32) } })).toBe("InvalidKeyBatch");
+    expect(err({ served_at: { chain_instance_id: new Uint8Array(32), height: 1n, block_hash: new Uint8Array(32) } })).toBe("ChainInstanceMismatch");
+    expect(err({ context: { ...t.context(), chain_id: 9n } })).toBe("ChainInstanceMismatch");
+    expect(err({ key_stream_id: id })).toBe("InvalidKeyBatch");
+    expect(err({ main_stream_id: t.streamId(OWNER, 5n) })).toBe("StreamNotFound");
+    expect(err({}, SIGNING_SEED, OTHER)).toBe("Unauthorized");
+    const plain = setup();
+    expect(plain.t.tx(cbqs(OWNER, activate(plain.t, {}))).error!.name).toBe("StreamNotEncrypted");
+  });
+
+  it("§4.3 the receipt verifies against the stream's snapshotted provider key, not a rotated one", () => {
+    const { t } = setup({ encrypted: true });
+    t.ok(cbqs(PROVIDER, { type: "UpdateProvider", args: { endpoints: null, signing_key: pubKey(seed(60)), quote_key: null, base_rate_admission: null, metadata_hash: null } }));
+    expect(t.tx(cbqs(OWNER, activate(t, {}, false, seed(60)))).error!.name).toBe("InvalidKeyBatch");
+    expect(t.tx(cbqs(OWNER, activate(t, {}, false, SIGNING_SEED))).status).toBe("ok");
+  });
+
+  it("§6.1 an encrypted pair transitions atomically: suspension and close mirror to the key stream", () => {
+    const { t, id } = setup({ encrypted: true, initial_escrow: 2n * R });
+    t.ok(cbqs(OTHER, ix.settle(id)), 10n);
+    const key = t.chain.stream(keyStreamId(id))!;
+    expect(key.status).toBe("Suspended");
+    expect(key.suspension_grace_deadline_block).toBe(t.chain.stream(id)!.suspension_grace_deadline_block);
+    expect(t.tx(cbqs(OWNER, activate(t, {}))).error!.name).toBe("StreamSuspended");
+    t.ok(cbqs(OWNER, ix.close(id)));
+    expect(t.chain.stream(keyStreamId(id))!.status).toBe("Closed");
+  });
+});

@@ -1,0 +1,262 @@
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadFixture } from "../../src/harness/fixture.js";
+import { replayFixture } from "../../src/harness/replay.js";
+import { cli, CORPUS, corpusFiles, flipHex, readDoc, SCENARIOS, type Doc } from "./helpers.js";
+
+const SMALL = "fixtures/corpus/provider-lifecycle.json";
+
+function replayDoc(doc: Doc) {
+  return replayFixture(loadFixture(JSON.parse(JSON.stringify(doc))));
+}
+
+/** First block index with a receipt satisfying `pred`, and that receipt's index. */
+function findReceipt(doc: Doc, pred: (r: Doc["blocks"][number]["receipts"][number]) => boolean): [number, number] {
+  for (let b = 0; b < doc.blocks.length; b++) {
+    const r = doc.blocks[b]!.receipts.findIndex(pred);
+    if (r >= 0) return [b, r];
+  }
+  throw new Error("corpus has no such receipt");
+}
+
+describe("replay of the bundled corpus (CIP-4 §6.1 root verification)", () => {
+  it("has fixtures", () => {
+    expect(corpusFiles().length).toBeGreaterThan(0);
+  });
+
+  for (const file of corpusFiles()) {
+    it(`§6.1 ${file} replays with every root, receipt and digest matching`, () => {
+      const doc = readDoc(file);
+      const outcome = replayDoc(doc);
+      expect(outcome.mismatch).toBeNull();
+      expect(outcome.blocks).toBe(doc.blocks.length);
+    });
+  }
+});
+
+describe("tampered expectations fail at exactly that block and field (CIP-4 §6.4 root mismatch)", () => {
+  const base = readDoc(SMALL);
+  const last = base.blocks.length - 1;
+
+  const cases: Array<[string, (d: Doc) => [number, string]]> = [
+    ["state_root", (d) => ((d.blocks[last]!.state_root = flipHex(d.blocks[last]!.state_root as string)), [last, "state_root"])],
+    ["tx_root", (d) => ((d.blocks[1]!.tx_root = flipHex(d.blocks[1]!.tx_root as string)), [1, "tx_root"])],
+    ["receipt_root", (d) => ((d.blocks[0]!.receipt_root = flipHex(d.blocks[0]!.receipt_root as string)), [0, "receipt_root"])],
+    ["logs_root", (d) => ((d.blocks[last]!.logs_root = flipHex(d.blocks[last]!.logs_root as string)), [last, "logs_root"])],
+    ["block_hash", (d) => ((d.blocks[1]!.block_hash = flipHex(d.blocks[1]!.block_hash as string)), [1, "block_hash"])],
+    ["gas_vectors_sha256", (d) => ((d.blocks[1]!.gas_vectors_sha256 = "00".repeat(32)), [1, "gas_vectors_sha256"])],
+    ["effective_rent_height", (d) => ((d.blocks[0]!.effective_rent_height = "999"), [0, "effective_rent_height"])],
+    [
+      "receipt status",
+      (d) => {
+        const [b, r] = findReceipt(d, (x) => x.status === "rejected");
+        Object.assign(d.blocks[b]!.receipts[r]!, { status: "ok", error: null });
+        return [b, `receipts[${r}].status`];
+      },
+    ],
+    [
+      "error code",
+      (d) => {
+        const [b, r] = findReceipt(d, (x) => x.status === "rejected");
+        d.blocks[b]!.receipts[r]!.error!.code = "3901";
+        return [b, `receipts[${r}].error.code`];
+      },
+    ],
+    [
+      "error name",
+      (d) => {
+        const [b, r] = findReceipt(d, (x) => x.status === "rejected");
+        d.blocks[b]!.receipts[r]!.error!.name = "SomethingElse";
+        return [b, `receipts[${r}].error.name`];
+      },
+    ],
+    [
+      "event topic",
+      (d) => {
+        const [b, r] = findReceipt(d, (x) => x.events.length > 0);
+        d.blocks[b]!.receipts[r]!.events[0]!.topic = "cbqs.other";
+        return [b, `receipts[${r}].events[0].topic`];
+      },
+    ],
+    [
+      "event payload",
+      (d) => {
+        const [b, r] = findReceipt(d, (x) => x.events.length > 0 && x.events[0]!.payload.length > 2);
+        d.blocks[b]!.receipts[r]!.events[0]!.payload = flipHex(d.blocks[b]!.receipts[r]!.events[0]!.payload);
+        return [b, `receipts[${r}].events[0].payload`];
+      },
+    ],
+    [
+      "event count",
+      (d) => {
+        const [b, r] = findReceipt(d, (x) => x.events.length > 0);
+        d.blocks[b]!.receipts[r]!.events.pop();
+        return [b, `receipts[${r}].events.length`];
+      },
+    ],
+    [
+      "cycles",
+      (d) => {
+        const [b, r] = findReceipt(d, (x) => x.status === "ok" && x.cycles !== "0");
+        d.blocks[b]!.receipts[r]!.cycles = (BigInt(d.blocks[b]!.receipts[r]!.cycles) + 1n).toString();
+        return [b, `receipts[${r}].cycles`];
+      },
+    ],
+    [
+      "cells",
+      (d) => {
+        const [b, r] = findReceipt(d, (x) => x.status === "ok" && x.cells !== "0");
+        d.blocks[b]!.receipts[r]!.cells = "0";
+        return [b, `receipts[${r}].cells`];
+      },
+    ],
+    [
+      "tx_hash",
+      (d) => {
+        d.blocks[2]!.receipts[1]!.tx_hash = flipHex(d.blocks[2]!.receipts[1]!.tx_hash);
+        return [2, "receipts[1].tx_hash"];
+      },
+    ],
+    [
+      "genesis state_root",
+      (d) => {
+        d.genesis["state_root"] = flipHex(d.genesis["state_root"]!);
+        return [-1, "genesis state_root"];
+      },
+    ],
+  ];
+
+  for (const [what, tamper] of cases) {
+    it(`§6.4 a tampered ${what} is reported at its block with the field named`, () => {
+      const doc = JSON.parse(JSON.stringify(base)) as Doc;
+      const [block, field] = tamper(doc);
+      const { mismatch, blocks } = replayDoc(doc);
+      expect(mismatch).not.toBeNull();
+      expect(mismatch!.field).toBe(field);
+      const height = block < 0 ? 0n : BigInt(doc.blocks[block]!.height);
+      expect(mismatch!.height).toBe(height);
+      expect(blocks).toBe(block + 1);
+      expect(mismatch!.expected).not.toBe(mismatch!.actual);
+    });
+  }
+
+  it("§6.4 a state_root mismatch names the differing keys with decoded values from the post-state dump", () => {
+    const doc = JSON.parse(JSON.stringify(base)) as Doc;
+    const b = doc.blocks[last]! as Doc["blocks"][number] & { post_state: { entries: Array<{ key: string; value: string }> } };
+    b.state_root = flipHex(b.state_root as string);
+    // Pretend the other implementation has one more key and a different account balance.
+    const entries = b.post_state.entries;
+    const account = entries.findIndex((e) => e.key.startsWith("0x01"));
+    entries[account]!.value = flipHex(entries[account]!.value);
+    const { mismatch } = replayDoc(doc);
+    expect(mismatch!.field).toBe("state_root");
+    expect(mismatch!.details).toHaveLength(1);
+    expect(mismatch!.details[0]).toContain(entries[account]!.key);
+    expect(mismatch!.details[0]).toMatch(/"kind":"Account"/);
+  });
+
+  it("§6.1 --to-height stops after the last block at or below it", () => {
+    const outcome = replayFixture(loadFixture(base), { toHeight: BigInt(base.blocks[1]!.height) });
+    expect(outcome).toMatchObject({ blocks: 2, mismatch: null });
+  });
+});
+
+describe("cbqs replay CLI", () => {
+  const dir = mkdtempSync(join(tmpdir(), "cbqs-replay-"));
+  const write = (name: string, content: string | Doc): string => {
+    const path = join(dir, name);
+    writeFileSync(path, typeof content === "string" ? content : JSON.stringify(content));
+    return path;
+  };
+
+  it("exit 0 and a summary line with counts and throughput for the corpus directory", async () => {
+    const r = await cli(["replay", "fixtures/corpus", "--quiet"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.out).toMatch(new RegExp(`^replay: ${corpusFiles().length} fixture\\(s\\): ${corpusFiles().length} ok, 0 mismatch, 0 unusable; \\d+ blocks, \\d+ txs in [0-9.]+ s \\(.* blocks/s, .* tx/s\\)\\n$`));
+  });
+
+  it("exit 1 with fixture, height, field, expected and actual on a mismatch", async () => {
+    const doc = readDoc(SMALL);
+    doc.blocks[1]!.receipt_root = flipHex(doc.blocks[1]!.receipt_root as string);
+    const file = write("mismatch.json", doc);
+    const r = await cli(["replay", file]);
+    expect(r.exitCode).toBe(1);
+    expect(r.out.split("\n")[0]).toBe(
+      `MISMATCH ${file}: block ${doc.blocks[1]!.height}: receipt_root ($.blocks[1].receipt_root): expected ${doc.blocks[1]!.receipt_root} got ${readDoc(SMALL).blocks[1]!.receipt_root}`,
+    );
+  });
+
+  it("--json reports the mismatch as data", async () => {
+    const doc = readDoc(SMALL);
+    doc.blocks[0]!.receipts[0]!.cells = "1";
+    const r = await cli(["replay", write("json.json", doc), "--json"]);
+    expect(r.exitCode).toBe(1);
+    const report = JSON.parse(r.out);
+    expect(report.fixtures[0]).toMatchObject({ status: "mismatch", mismatch: { height: doc.blocks[0]!.height, field: "receipts[0].cells", expected: "1" } });
+  });
+
+  const bad: Array<[string, (d: Doc) => Doc | string, RegExp]> = [
+    ["not JSON", () => "{", /bad\.json: \$: not valid JSON/],
+    ["unknown format", (d) => ({ ...d, format: "cbqs-fixture/v0" }), /\$\.format: unknown format "cbqs-fixture\/v0"/],
+    ["missing field", (d) => (delete d.blocks[1]!.tx_root, d), /\$\.blocks\[1\]\.tx_root: missing/],
+    ["unknown field", (d) => ((d.blocks[0]!["extra"] = 1), d), /\$\.blocks\[0\]\.extra: unknown field/],
+    ["bad hex", (d) => ((d.blocks[0]!.state_root = "0x12"), d), /\$\.blocks\[0\]\.state_root: expected 32 bytes, got 1/],
+    ["number instead of decimal string", (d) => ((d.blocks[0]!.height = 1 as unknown as string), d), /\$\.blocks\[0\]\.height: expected an unsigned integer/],
+    ["heights going backwards", (d) => ((d.blocks[2]!.height = d.blocks[0]!.height), d), /\$\.blocks\[2\]\.height: heights must strictly increase/],
+    [
+      "truncated tx bytes",
+      (d) => ((d.blocks[1]!.transactions[0] = d.blocks[1]!.transactions[0]!.slice(0, -6)), d),
+      /block \d+ \$\.blocks\[1\]\.transactions\[0\]: invalid transaction envelope: Truncated/,
+    ],
+    [
+      "oversize tx bytes",
+      (d) => ((d.blocks[1]!.transactions[0] = "0x" + "00".repeat(1_049_601)), d),
+      /\$\.blocks\[1\]\.transactions\[0\]: 1049601 bytes exceed the bound of 1049600 bytes/,
+    ],
+    ["receipts count", (d) => (d.blocks[0]!.receipts.pop(), d), /\$\.blocks\[0\]\.receipts: \d+ receipts for \d+ transactions/],
+    ["ok with an error", (d) => ((d.blocks[0]!.receipts[0]!.error = { code: "1", name: "x" }), d), /\$\.blocks\[0\]\.receipts\[0\]\.error: must be null/],
+    [
+      "genesis failing validation",
+      (d) => {
+        const g = JSON.parse(Buffer.from(d.genesis["source"]!.slice(2), "hex").toString("utf8"));
+        g.params = { "cbqs.rent.provider_bps": "1" };
+        d.genesis["source"] = "0x" + Buffer.from(JSON.stringify(g)).toString("hex");
+        return d;
+      },
+      /\$\.genesis\.source: invalid genesis: params: /,
+    ],
+    ["genesis source not JSON", (d) => ((d.genesis["source"] = "0x7b"), d), /\$\.genesis\.source: genesis source is not valid JSON/],
+  ];
+
+  for (const [what, make, message] of bad) {
+    it(`exit 2 with one line naming file, block and field: ${what}`, async () => {
+      const content = make(readDoc(SMALL));
+      const file = write("bad.json", content);
+      const r = await cli(["replay", file, "--quiet"]);
+      expect(r.exitCode).toBe(2);
+      const lines = r.err.trimEnd().split("\n");
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^cbqs: error: .*bad\.json: /);
+      expect(lines[0]).toMatch(message);
+      expect(r.err).not.toMatch(/\n\s+at /);
+    });
+  }
+
+  it("exit 2 for a missing file", async () => {
+    const r = await cli(["replay", join(dir, "nope.json")]);
+    expect(r.exitCode).toBe(2);
+    expect(r.thrown).toMatch(/cannot read .*nope\.json: ENOENT/);
+  });
+
+  it("the corpus files are byte-identical to a fresh fill of fixtures/scenarios (deterministic, up to date)", async () => {
+    const out = mkdtempSync(join(tmpdir(), "cbqs-fill-"));
+    const scenarios = readdirSync(SCENARIOS).filter((f) => f.endsWith(".json")).map((f) => join(SCENARIOS, f));
+    const r = await cli(["fill", ...scenarios, "-o", out]);
+    expect(r.exitCode).toBe(0);
+    const filled = readdirSync(out).sort();
+    expect(filled.map((f) => join(CORPUS, f))).toEqual(corpusFiles());
+    for (const f of filled) expect(readFileSync(join(out, f), "utf8"), f).toBe(readFileSync(join(CORPUS, f), "utf8"));
+  });
+});

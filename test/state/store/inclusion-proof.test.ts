@@ -1,0 +1,199 @@
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { Command } from "commander";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import {
+  encodeReceipt,
+  EncodingError,
+  inclusionProofToJson,
+  parseInclusionProof,
+  proveReceipt,
+  proveTx,
+  receiptRoot,
+  txRoot,
+  verifyInclusionProof,
+  type InclusionProof,
+  type Receipt,
+} from "../../../state/roots.js";
+import { toHex } from "../../../src/bytes.js";
+import { register } from "../../../src/cli/state.js";
+
+// Independent reference of commonware's BMT levels with keccak nodes (CIP-4 §5.2): leaf node i is
+// H(u32 i ‖ leaf), an odd last node pairs with itself.
+const cat = (...p: Uint8Array[]) => Uint8Array.from(p.flatMap((x) => [...x]));
+const be32 = (n: number) => Uint8Array.of(n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff);
+const k = (...p: Uint8Array[]) => keccak_256(cat(...p));
+function refSiblings(leaves: Uint8Array[], index: number): string[] {
+  let level = leaves.map((l, i) => k(be32(i), l));
+  const siblings: string[] = [];
+  while (level.length > 1) {
+    const sibling = index ^ 1;
+    if (sibling < level.length) siblings.push(toHex(level[sibling]!));
+    const next: Uint8Array[] = [];
+    for (let i = 0; i < level.length; i += 2) next.push(k(level[i]!, level[i + 1] ?? level[i]!));
+    level = next;
+    index >>= 1;
+  }
+  return siblings;
+}
+
+const txs = (n: number) => Array.from({ length: n }, (_, i) => Uint8Array.of(0xa0, i, i * 3));
+const receipts = (n: number): Receipt[] =>
+  Array.from({ length: n }, (_, i) =>
+    i % 3 === 2
+      ? { status: "rejected", errorCode: 3900 + i, cycles: BigInt(i), cells: 0n, events: [] }
+      : { status: "ok", errorCode: 0, cycles: BigInt(10 * i), cells: BigInt(i), events: [{ emitter: new Uint8Array(20).fill(0x17), topic: `t${i}`, payload: Uint8Array.of(i) }] },
+  );
+
+const flip = (b: Uint8Array) => {
+  const c = b.slice();
+  c[c.length - 1]! ^= 1;
+  return c;
+};
+
+/** Every single-field change of a valid proof that keeps it well-formed. */
+function tamperings(p: InclusionProof): Array<[string, InclusionProof]> {
+  const out: Array<[string, InclusionProof]> = [
+    ["leaf_hash flipped", { ...p, leafHash: flip(p.leafHash) }],
+    ["root field flipped", { ...p, root: flip(p.root) }],
+    ["leaf_count + 1", { ...p, leafCount: p.leafCount + 1 }],
+    ["leaf_index past the end", { ...p, leafIndex: p.leafCount }],
+    ["extra sibling", { ...p, siblings: [...p.siblings, p.leafHash] }],
+  ];
+  if (p.leafCount > 1) {
+    out.push(["leaf_count - 1", { ...p, leafCount: p.leafCount - 1 }]);
+    out.push(["other leaf_index", { ...p, leafIndex: (p.leafIndex + 1) % p.leafCount }]);
+  }
+  p.siblings.forEach((_, i) => {
+    out.push([`siblings[${i}] flipped`, { ...p, siblings: p.siblings.map((s, j) => (j === i ? flip(s) : s)) }]);
+    out.push([`siblings[${i}] dropped`, { ...p, siblings: p.siblings.filter((_, j) => j !== i) }]);
+  });
+  if (p.siblings.length > 1) out.push(["siblings reversed", { ...p, siblings: [...p.siblings].reverse() }]);
+  return out;
+}
+
+describe("tx and receipt inclusion proofs (CIP-4 §5.4, docs/state.md §4.1)", () => {
+  it("CIP-4 §5.4/§5.2: a tx proof verifies for every index of trees of 1..17 leaves, with commonware's siblings", () => {
+    for (let n = 1; n <= 17; n++) {
+      const list = txs(n);
+      const root = txRoot(list);
+      for (let i = 0; i < n; i++) {
+        const p = proveTx(list, i);
+        expect(toHex(p.leafHash)).toBe(toHex(keccak_256(list[i]!)));
+        expect([p.leafIndex, p.leafCount, toHex(p.root)]).toEqual([i, n, toHex(root)]);
+        expect(p.siblings.map(toHex)).toEqual(refSiblings(list.map((t) => keccak_256(t)), i));
+        expect(verifyInclusionProof(p, root)).toBe(true);
+      }
+      expect(() => proveTx(list, n)).toThrow(/invalid position/);
+    }
+  });
+
+  it("CIP-4 §5.4/§5.3: a receipt proof verifies for every index of trees of 1..17 leaves", () => {
+    for (let n = 1; n <= 17; n++) {
+      const list = receipts(n);
+      const root = receiptRoot(list);
+      for (let i = 0; i < n; i++) {
+        const p = proveReceipt(list, i);
+        expect(toHex(p.leafHash)).toBe(toHex(keccak_256(encodeReceipt(list[i]!))));
+        expect(toHex(p.root)).toBe(toHex(root));
+        expect(verifyInclusionProof(p, root)).toBe(true);
+        // A receipt proof does not verify against the tx_root of the same block size.
+        expect(verifyInclusionProof(p, txRoot(txs(n)))).toBe(false);
+      }
+    }
+    expect(() => proveReceipt([], 0)).toThrow(/invalid position/);
+  });
+
+  it("CIP-4 §5.4: each field of a proof tampered is rejected (sizes 1..17, every index)", () => {
+    for (let n = 1; n <= 17; n++) {
+      const list = txs(n);
+      const root = txRoot(list);
+      for (let i = 0; i < n; i++) {
+        const p = proveTx(list, i);
+        for (const [what, bad] of tamperings(p)) {
+          expect(verifyInclusionProof(bad, root), `n=${n} i=${i}: ${what}`).toBe(false);
+        }
+        expect(verifyInclusionProof(p, flip(root))).toBe(false);
+      }
+    }
+  });
+
+  it("docs/state.md §4.1: the JSON form round-trips and malformed JSON is refused before verification", () => {
+    const p = proveTx(txs(5), 3);
+    const json = JSON.parse(JSON.stringify(inclusionProofToJson(p)));
+    expect(Object.keys(json)).toEqual(["leaf_index", "leaf_count", "leaf_hash", "siblings", "root"]);
+    expect(parseInclusionProof(json)).toEqual(p);
+    const malformed: unknown[] = [
+      null,
+      [],
+      { ...json, extra: 1 },
+      { ...json, leaf_index: undefined },
+      { ...json, leaf_index: -1 },
+      { ...json, leaf_count: 1.5 },
+      { ...json, leaf_count: 2 ** 32 },
+      { ...json, leaf_count: "5" },
+      { ...json, leaf_hash: json.leaf_hash.slice(0, -2) },
+      { ...json, root: 7 },
+      { ...json, siblings: "0x00" },
+      { ...json, siblings: [...json.siblings, "0x1"] },
+      { ...json, siblings: Array.from({ length: 33 }, () => json.root) },
+    ];
+    for (const bad of malformed) expect(() => parseInclusionProof(bad), JSON.stringify(bad)).toThrow(EncodingError);
+  });
+});
+
+// Runs `cbqs verify-bmt-proof …` in-process; thrown errors are what src/cli.ts turns into exit 2.
+async function run(args: string[]): Promise<{ out: string; exitCode: number }> {
+  const program = new Command().exitOverride();
+  register(program);
+  let out = "";
+  const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
+    out += String(chunk);
+    return true;
+  });
+  process.exitCode = 0;
+  try {
+    await program.parseAsync(["node", "cbqs", ...args]);
+  } finally {
+    spy.mockRestore();
+  }
+  return { out, exitCode: Number(process.exitCode) };
+}
+
+describe("cbqs verify-bmt-proof (CIP-4 §5.4)", () => {
+  const dir = mkdtempSync(join(tmpdir(), "cbqs-bmt-proof-"));
+  const list = receipts(6);
+  const root = toHex(receiptRoot(list));
+  const file = (name: string, text: string) => {
+    writeFileSync(join(dir, name), text);
+    return join(dir, name);
+  };
+  const valid = file("valid.json", JSON.stringify(inclusionProofToJson(proveReceipt(list, 4))));
+  afterEach(() => {
+    process.exitCode = 0;
+  });
+  afterAll(() => rmSync(dir, { recursive: true }));
+
+  it("CIP-4 §5.4: a valid proof prints valid and exits 0", async () => {
+    expect(await run(["verify-bmt-proof", valid, "--root", root])).toEqual({ out: "valid\n", exitCode: 0 });
+    expect(await run(["verify-bmt-proof", valid, "--root", root, "--json"])).toEqual({ out: '{"valid":true}\n', exitCode: 0 });
+  });
+
+  it("CIP-4 §5.4: a tampered proof or another root is invalid, exit 1", async () => {
+    const json = inclusionProofToJson(proveReceipt(list, 4));
+    const tampered = file("tampered.json", JSON.stringify({ ...json, leaf_index: 5 }));
+    expect(await run(["verify-bmt-proof", tampered, "--root", root])).toEqual({ out: "invalid\n", exitCode: 1 });
+    expect((await run(["verify-bmt-proof", valid, "--root", toHex(txRoot(txs(6)))])).exitCode).toBe(1);
+  });
+
+  it("CIP-4 §5.4: unusable input (missing file, not JSON, malformed proof, bad --root) is an error, exit 2", async () => {
+    const notJson = file("bad.json", "{");
+    const malformed = file("malformed.json", JSON.stringify({ leaf_index: 0 }));
+    await expect(run(["verify-bmt-proof", join(dir, "missing.json"), "--root", root])).rejects.toThrow(/cannot read/);
+    await expect(run(["verify-bmt-proof", notJson, "--root", root])).rejects.toThrow(/not valid JSON/);
+    await expect(run(["verify-bmt-proof", malformed, "--root", root])).rejects.toThrow(/inclusion proof/);
+    await expect(run(["verify-bmt-proof", valid, "--root", "0x12"])).rejects.toThrow(/--root/);
+  });
+});
