@@ -22,8 +22,18 @@ import { CBQS_MIN_RATE_PER_BLOCK, FAST_BATCH_MATERIALIZATION_BOUND, paramRow } f
 
 const immutableMax = (name: string): bigint => paramRow(name)!.maximum;
 
-/** §4.2: the field-by-field table (LIVE vs IMMUTABLE sources), nonzero rules, class-only fields, cross-field bound. */
-export function validateStreamConfig(config: StreamConfigV1, deliveryClass: DeliveryClass, bounds: GovernanceBounds): void {
+/**
+ * §4.2: the field-by-field table (LIVE vs IMMUTABLE sources), nonzero rules, class-only fields,
+ * cross-field bound. At an update (`previous` given) the two LIVE admission bounds apply only to a
+ * field whose value changes: an unchanged value was already accepted and §18 says lowering an
+ * admission bound re-examines nothing already accepted (docs/decisions.md).
+ */
+export function validateStreamConfig(
+  config: StreamConfigV1,
+  deliveryClass: DeliveryClass,
+  bounds: GovernanceBounds,
+  previous: StreamConfigV1 | null = null,
+): void {
   const bad = (field: string, reason: string): never => reject("InvalidStreamConfig", `config.${field} ${reason} (§4.2)`);
   const atMost = (field: keyof StreamConfigV1, value: bigint, max: bigint, source: string) => {
     if (value > max) bad(field, `= ${value} exceeds ${source} ${max}`);
@@ -34,8 +44,12 @@ export function validateStreamConfig(config: StreamConfigV1, deliveryClass: Deli
   nonzero("max_message_bytes");
   nonzero("max_lanes");
   nonzero("retention_ms");
-  atMost("max_message_bytes", BigInt(config.max_message_bytes), bounds.get("cbqs.max_inline_message_bytes"), "live cbqs.max_inline_message_bytes");
-  atMost("max_lanes", BigInt(config.max_lanes), bounds.get("cbqs.max_lanes_per_stream"), "live cbqs.max_lanes_per_stream");
+  if (previous === null || config.max_message_bytes !== previous.max_message_bytes) {
+    atMost("max_message_bytes", BigInt(config.max_message_bytes), bounds.get("cbqs.max_inline_message_bytes"), "live cbqs.max_inline_message_bytes");
+  }
+  if (previous === null || config.max_lanes !== previous.max_lanes) {
+    atMost("max_lanes", BigInt(config.max_lanes), bounds.get("cbqs.max_lanes_per_stream"), "live cbqs.max_lanes_per_stream");
+  }
   if (config.max_delivered_bytes_per_sec < config.max_append_bytes_per_sec) {
     bad("max_delivered_bytes_per_sec", "is below max_append_bytes_per_sec");
   }

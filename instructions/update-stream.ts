@@ -44,7 +44,7 @@ export function updateStream(ctx: TxContext, args: UpdateStreamArgsV1): void {
 
   // §4.2: a new configuration is validated field by field at every update.
   const config = args.config ?? main.config;
-  if (args.config !== null) validateStreamConfig(config, main.delivery_class, bounds);
+  if (args.config !== null) validateStreamConfig(config, main.delivery_class, bounds, main.config);
   const oldCap = capacityOf(main.config);
   const newCap = capacityOf(config);
   const repriced = !sameCapacity(oldCap, newCap);

@@ -216,10 +216,18 @@ async function run(o: Options, backends: readonly Backend[]): Promise<void> {
   const sample = new Map<string, [Uint8Array, Uint8Array]>();
   let n = 0;
   let height = 0n;
+  const step = Math.max(1, Math.floor(o.blocks / 10));
+  let lastMs = backends.map((b) => b.totalMs);
   for (const block of workload(o)) {
     height++;
     const order = height % 2n === 0n ? backends : [...backends].reverse();
     for (const backend of order) await backend.apply(height, block);
+    if (Number(height) % step === 0) {
+      // Progress on stderr: cost per write over the last interval shows how each scales with size.
+      const interval = backends.map((b, i) => `${b.name.split(" ")[0]} ${usPerWrite(b.totalMs - lastMs[i]!, step * o.writesPerBlock)} µs/write`);
+      console.error(`  block ${height}/${o.blocks}: ${interval.join(", ")}`);
+      lastMs = backends.map((b) => b.totalMs);
+    }
     for (const [key, value] of block) {
       const hex = toHex(key);
       if (n++ % 997 === 0 || sample.has(hex)) sample.set(hex, [key, value]);

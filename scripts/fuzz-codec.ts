@@ -60,7 +60,7 @@ const BOUNDARY_U32 = [0, 1, 2, 7, 8, 9, 79, 80, 2_048, 2_049, 16_384, 16_385, 65
 
 function mutate(rng: Rng, valid: Uint8Array): Uint8Array {
   const b = valid.slice();
-  switch (rng.below(7)) {
+  switch (rng.below(8)) {
     case 0: {
       // flip 1..4 random bytes
       const flips = 1 + rng.below(4);
@@ -89,6 +89,9 @@ function mutate(rng: Rng, valid: Uint8Array): Uint8Array {
       if (b.length > 0) b[rng.below(b.length)] = [0, 1, 2, 3, 4, 0xff][rng.below(6)]!;
       return b;
     }
+    case 6:
+      // a valid prefix followed by random bytes (reaches fields behind version bytes and tags)
+      return Uint8Array.from([...b.slice(0, rng.below(b.length + 1)), ...rng.bytes(rng.below(64))]);
     default:
       return b; // the valid encoding itself
   }

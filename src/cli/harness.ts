@@ -1,7 +1,7 @@
 // The replay harness commands (docs/fixtures.md): `cbqs fill`, `cbqs replay`, `cbqs t8n`,
 // `cbqs trace`, `cbqs diff`. Exit 0 = everything matches, 1 = a mismatch/difference,
 // 2 = unusable input (one line naming the file, block and field; never a stack trace).
-import { mkdirSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import type { Command } from "commander";
@@ -10,14 +10,22 @@ import { ScenarioError } from "../scenario/json.js";
 import { parseScenarioText } from "../scenario/parse.js";
 import { FillError, fillScenario, type PostStateMode } from "../harness/fill.js";
 import { fixtureFileName, fixtureJsonText } from "../harness/fixture.js";
-import { fixtureFiles, HarnessInputError, readFixture, readText } from "../harness/files.js";
 import { ProgressLine, rate, Stopwatch } from "../harness/progress.js";
-import { replayFixture, ReplayInputError, type Mismatch } from "../harness/replay.js";
+import { describeDiff, DiffInputError, parseForDiff } from "../harness/diff.js";
+import { fixtureFiles, HarnessInputError, readFixture, readJson, readText } from "../harness/files.js";
+import { newStore, replayFixture, ReplayInputError, type Mismatch } from "../harness/replay.js";
+import { parseEnv, parseTxs, T8nInputError, transition } from "../harness/t8n.js";
+import { blockTraceLines, TracingStore } from "../harness/trace.js";
+import { registryRecords } from "../harness/records.js";
+import { dumpState, DumpError, loadDump } from "../../state/dump.js";
 import { EXIT_BAD_INPUT, EXIT_OK, EXIT_REJECT, UsageError } from "./common.js";
 
 export function register(program: Command): void {
   registerFill(program);
   registerReplay(program);
+  registerT8n(program);
+  registerTrace(program);
+  registerDiff(program);
 }
 
 const asUsage = (err: unknown): never => {
@@ -107,7 +115,8 @@ function registerReplay(program: Command): void {
     .option("--to-height <n>", "stop after the last block at or below this height")
     .option("--quiet", "no progress line")
     .option("--json", "print a cbqs-replay/v1 JSON report instead of text")
-    .action((target: string, opts: { toHeight?: string; quiet?: boolean; json?: boolean }) => {
+    .option("--trace <file>", "write a cbqs-trace/v1 JSON line per transaction (single fixture only)")
+    .action((target: string, opts: { toHeight?: string; quiet?: boolean; json?: boolean; trace?: string }) => {
       let toHeight: bigint | undefined;
       if (opts.toHeight !== undefined) {
         if (!/^[0-9]+$/.test(opts.toHeight)) throw new UsageError(`--to-height must be a decimal integer (got ${opts.toHeight})`);
@@ -119,8 +128,15 @@ function registerReplay(program: Command): void {
       } catch (err) {
         return asUsage(err);
       }
+      if (opts.trace !== undefined && files.length !== 1) throw new UsageError("--trace needs a single fixture file, not a directory");
       const clock = new Stopwatch();
-      const reports: FixtureReport[] = files.map((file) => replayOne(file, toHeight, !opts.quiet && process.stderr.isTTY === true && !opts.json));
+      const trace = opts.trace === undefined ? null : new TraceFile(opts.trace);
+      let reports: FixtureReport[];
+      try {
+        reports = files.map((file) => replayOne(file, toHeight, !opts.quiet && process.stderr.isTTY === true && !opts.json, trace));
+      } finally {
+        trace?.close();
+      }
       const seconds = clock.seconds();
       const count = (s: FixtureReport["status"]) => reports.filter((r) => r.status === s).length;
       const blocks = reports.reduce((n, r) => n + r.blocks, 0);
@@ -145,13 +161,21 @@ function registerReplay(program: Command): void {
     });
 }
 
-function replayOne(file: string, toHeight: bigint | undefined, progress: boolean): FixtureReport {
+function replayOne(file: string, toHeight: bigint | undefined, progress: boolean, trace: TraceFile | null): FixtureReport {
   const report: FixtureReport = { file, name: null, status: "ok", blocks: 0, txs: 0 };
   const line = new ProgressLine(file, progress);
   try {
     const fixture = readFixture(file);
     report.name = fixture.name;
-    const outcome = replayFixture(fixture, { ...(toHeight === undefined ? {} : { toHeight }), onBlock: (p) => line.update(p) });
+    const tracing = trace === null ? null : new TracingStore(newStore());
+    const outcome = replayFixture(fixture, {
+      ...(toHeight === undefined ? {} : { toHeight }),
+      ...(tracing === null ? {} : { store: tracing }),
+      onBlock: (p, executed) => {
+        line.update(p);
+        if (tracing !== null) trace!.write(blockTraceLines(p.height, tracing.recorder, executed.envelopes, executed.results.receipts));
+      },
+    });
     report.blocks = outcome.blocks;
     report.txs = outcome.txs;
     if (outcome.mismatch !== null) {
@@ -167,4 +191,134 @@ function replayOne(file: string, toHeight: bigint | undefined, progress: boolean
     line.end();
   }
   return report;
+}
+
+/** JSON-lines output, written as it is produced (a long chain's trace does not fit in memory). */
+class TraceFile {
+  private readonly fd: number;
+  constructor(path: string) {
+    try {
+      this.fd = path === "-" ? 1 : openSync(path, "w");
+    } catch (err) {
+      throw new UsageError(`cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    }
+  }
+  write(lines: string[]): void {
+    if (lines.length > 0) writeSync(this.fd, lines.join("\n") + "\n");
+  }
+  close(): void {
+    if (this.fd !== 1) closeSync(this.fd);
+  }
+}
+
+function writeJson(path: string, value: unknown): void {
+  const text = JSON.stringify(value, null, 2) + "\n";
+  if (path === "-") process.stdout.write(text);
+  else writeFileSync(path, text);
+}
+
+function registerT8n(program: Command): void {
+  program
+    .command("t8n")
+    .description("one block's state transition from an explicit pre-state (geth evm t8n convention; docs/fixtures.md)")
+    .requiredOption("--input.alloc <file>", "pre-state: a cbqs-state-dump/v1 file")
+    .requiredOption("--input.txs <file>", "JSON array of 0x-hex transaction envelopes")
+    .requiredOption("--input.env <file>", "block env: height, timestamp, chain_id, chain_instance_id, governance, …")
+    .option("--output.result <file>", "result JSON (- for stdout)", "-")
+    .option("--output.alloc <file>", "post-state dump (cbqs-state-dump/v1)")
+    .option("--trace <file>", "write a cbqs-trace/v1 JSON line per transaction")
+    .action((opts: Record<string, string | undefined>) => {
+      const input = (key: string) => {
+        try {
+          return readJson(opts[key]!);
+        } catch (err) {
+          return asUsage(err);
+        }
+      };
+      let run: ReturnType<typeof transition>;
+      const trace = opts["trace"] === undefined ? null : new TraceFile(opts["trace"]);
+      try {
+        const alloc = loadDump(input("input.alloc"));
+        const txs = parseTxs(input("input.txs"));
+        const env = parseEnv(input("input.env"));
+        let tracing: TracingStore | null = null;
+        run = transition(alloc, txs, env, (s) => (trace === null ? s : (tracing = new TracingStore(s))));
+        if (trace !== null) trace.write(blockTraceLines(env.height, tracing!.recorder, run.included.envelopes, run.included.results.receipts));
+      } catch (err) {
+        if (err instanceof DumpError) throw new UsageError(`${opts["input.alloc"]}: ${err.message}`);
+        if (err instanceof T8nInputError) throw new UsageError(`${err.message.startsWith("env") ? opts["input.env"] : opts["input.txs"]}: ${err.message}`);
+        throw err;
+      } finally {
+        trace?.close();
+      }
+      writeJson(opts["output.result"]!, run.result);
+      if (opts["output.alloc"] !== undefined) {
+        writeJson(opts["output.alloc"], dumpState(run.store, { height: BigInt(run.result["height"] as string), decodeSlot: registryRecords }));
+      }
+      process.exitCode = EXIT_OK;
+    });
+}
+
+function registerTrace(program: Command): void {
+  program
+    .command("trace")
+    .description("replay a fixture up to block N and print the cbqs-trace/v1 lines of that block")
+    .argument("<fixture>", "fixture file")
+    .requiredOption("--block <n>", "height of the block to trace")
+    .option("-o, --output <file>", "trace file (default stdout)", "-")
+    .action((file: string, opts: { block: string; output: string }) => {
+      if (!/^[0-9]+$/.test(opts.block)) throw new UsageError(`--block must be a decimal height (got ${opts.block})`);
+      const height = BigInt(opts.block);
+      let fixture: ReturnType<typeof readFixture>;
+      try {
+        fixture = readFixture(file);
+      } catch (err) {
+        return asUsage(err);
+      }
+      if (!fixture.blocks.some((b) => b.height === height)) throw new UsageError(`${file}: no block at height ${height}`);
+      const tracing = new TracingStore(newStore());
+      const trace = new TraceFile(opts.output);
+      let outcome: ReturnType<typeof replayFixture>;
+      tracing.recorder.active = fixture.blocks[0]!.height === height;
+      try {
+        outcome = replayFixture(fixture, {
+          toHeight: height,
+          store: tracing,
+          onBlock: (p, executed) => {
+            if (p.height === height) trace.write(blockTraceLines(height, tracing.recorder, executed.envelopes, executed.results.receipts));
+            // Record only the traced block: the next block to begin is the one after p.
+            const next = fixture.blocks[p.blocksDone];
+            tracing.recorder.active = next !== undefined && next.height === height;
+          },
+        });
+      } catch (err) {
+        if (err instanceof ReplayInputError) throw new UsageError(`${file}: ${err.message}`);
+        throw err;
+      } finally {
+        trace.close();
+      }
+      if (outcome.mismatch !== null) {
+        process.stderr.write(mismatchLines(file, outcome.mismatch).join("\n") + "\n");
+        process.exitCode = EXIT_REJECT;
+      } else process.exitCode = EXIT_OK;
+    });
+}
+
+function registerDiff(program: Command): void {
+  program
+    .command("diff")
+    .description("first divergence between two run documents, fixtures, t8n results, state dumps or traces")
+    .argument("<ours>", "the reference")
+    .argument("<theirs>", "the implementation under test")
+    .action((ours: string, theirs: string) => {
+      let text: string | null;
+      try {
+        text = describeDiff(parseForDiff(readText(ours), ours), parseForDiff(readText(theirs), theirs));
+      } catch (err) {
+        if (err instanceof DiffInputError) throw new UsageError(err.message);
+        return asUsage(err);
+      }
+      process.stdout.write((text ?? "same") + "\n");
+      process.exitCode = text === null ? EXIT_OK : EXIT_REJECT;
+    });
 }

@@ -160,11 +160,11 @@ export class Chain {
     try {
       const events = this.applyTx(batch, height, tx, run);
       batch.release(token);
-      return { status: "ok", error: null, events, ...usage(run.meter) };
+      return { status: "ok", error: null, events, ...usage(run.meter, true) };
     } catch (err) {
       batch.rollback(token);
       if (!(err instanceof CbqsError)) throw err;
-      return { status: "rejected", error: { code: err.code, name: err.errorName, message: err.message }, events: [], ...usage(run.meter) };
+      return { status: "rejected", error: { code: err.code, name: err.errorName, message: err.message }, events: [], ...usage(run.meter, false) };
     } finally {
       batch.observer = undefined;
     }
@@ -211,7 +211,7 @@ export class Chain {
 
   /** Fees are burned to the zero address; zero prices (the default) charge nothing. */
   private chargeFee(ledger: AccountLedger, meter: Meter): void {
-    const fee = meter.cycles() * this.config.cycle_price + meter.cells() * this.config.cell_price;
+    const fee = meter.cycles(true) * this.config.cycle_price + meter.cells(true) * this.config.cell_price;
     if (fee === 0n) return;
     ledger.debit(ledger.senderAddress, fee, "transaction fee");
     ledger.credit(ZERO_ADDRESS, fee, "transaction fee burn");
@@ -291,11 +291,11 @@ export class Chain {
 
 type Usage = Pick<TxOutcome, "cycles" | "cells" | "reads" | "writes" | "hashPreimageLengths" | "signatures">;
 
-function usage(meter: Meter | null): Usage {
+function usage(meter: Meter | null, accepted: boolean): Usage {
   if (meter === null) return { cycles: 0n, cells: 0n, reads: 0, writes: 0, hashPreimageLengths: [], signatures: 0 };
   return {
-    cycles: meter.cycles(),
-    cells: meter.cells(),
+    cycles: meter.cycles(accepted),
+    cells: meter.cells(accepted),
     reads: meter.reads,
     writes: meter.writes,
     hashPreimageLengths: [...meter.hashPreimageLengths],

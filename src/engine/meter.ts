@@ -97,19 +97,28 @@ export class Meter {
     this.eventBytes += encodeEvent(event).length;
   }
 
-  cycles(): bigint {
+  /**
+   * §18.1: the reservation is taken before the first state operation and the unreserved
+   * remainder is refunded only after the transition commits, so an accepted instruction is
+   * charged its actual reads/writes and a rejected one its full reservation.
+   */
+  cycles(accepted: boolean): bigint {
+    const reads = accepted ? this.reads : this.reservation.reads;
+    const writes = accepted ? this.writes : this.reservation.writes;
     let hashCycles = 0n;
     for (const length of this.hashPreimageLengths) hashCycles += hashWords(length) * COSTS.hashWordCycles;
     return (
       BigInt(this.payloadBytes) * COSTS.decodeCyclesPerPayloadByte +
-      BigInt(this.reads) * COSTS.readCycles +
-      BigInt(this.writes) * COSTS.writeCycles +
+      BigInt(reads) * COSTS.readCycles +
+      BigInt(writes) * COSTS.writeCycles +
       hashCycles +
       BigInt(this.signatures) * COSTS.ed25519VerifyCycles
     );
   }
 
-  cells(): bigint {
+  /** Cells price state growth and logs: a rejected instruction persists neither, so it has none. */
+  cells(accepted: boolean): bigint {
+    if (!accepted) return 0n;
     return BigInt(this.writtenBytes) * COSTS.cellsPerWrittenByte + BigInt(this.eventBytes) * COSTS.cellsPerEventByte;
   }
 }

@@ -38,6 +38,8 @@ const decodedValue = (key: Uint8Array, value: Uint8Array | undefined): unknown =
   value === undefined ? null : dumpEntry(key, value, registryRecords).decoded?.value;
 
 class StepRecorder {
+  /** Off while replaying up to the block of interest (`cbqs trace --block`). */
+  active = true;
   /** Steps per transaction, in order; `outside` collects accesses between transactions. */
   readonly txs: TraceStep[][] = [];
   outside: TraceStep[] = [];
@@ -92,7 +94,7 @@ class TracingBatch implements BlockBatch {
     private readonly recorder: StepRecorder,
   ) {
     inner.observer = (a) => {
-      this.recorder.record(a, this.engineObserver !== undefined);
+      if (this.recorder.active) this.recorder.record(a, this.engineObserver !== undefined);
       this.engineObserver?.(a);
     };
   }

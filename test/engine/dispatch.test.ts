@@ -41,3 +41,18 @@ describe("§3/§5 SYS_CBQS dispatch", () => {
     expect(() => t.block([], 1000n)).toThrow(BlockInputError);
   });
 });
+
+describe("§9.3 structural receipt invariants are decode errors", () => {
+  it("§9.3 last_sequence ≠ first_sequence + envelope_count rejects at decode (InvalidEncoding), before any state read", () => {
+    const t = new TestChain();
+    const payload = encode(S.CbqsInstructionV1, { type: "ActivateKeyGeneration", args: { receipt: t.receipt(), bump_authorization_generation: false } });
+    const hex = Buffer.from(payload).toString("hex");
+    const seq = "000000000000000a" + "000000000000000c"; // first_sequence 10, last_sequence 12
+    const at = hex.indexOf(seq);
+    expect(at).toBeGreaterThan(0);
+    const patched = Buffer.from(hex.slice(0, at) + "000000000000000a" + "000000000000000d" + hex.slice(at + seq.length), "hex");
+    const o = t.tx({ from: OWNER, body: { kind: "system", opcode: 218, payload: new Uint8Array(patched) } });
+    expect(o.error).toMatchObject({ name: "InvalidEncoding", code: 4000 });
+    expect(o.reads).toBe(0);
+  });
+});

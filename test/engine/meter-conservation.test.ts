@@ -165,3 +165,17 @@ describe("§18.1 hash and signature accounting", () => {
     expect(t.balance(new Uint8Array(20))).toBe(fee);
   });
 });
+
+describe("§18.1 refund after commit", () => {
+  it("§18.1 a rejected instruction is charged its full reservation and no cells; an accepted one its actual counts", () => {
+    const t = new TestChain();
+    t.ok(cbqs(PROVIDER, ix.registerProvider()));
+    const rejected = t.tx(cbqs(OWNER, ix.createStream({ initial_escrow: 1n << 62n })));
+    expect(rejected.status).toBe("rejected");
+    expect(rejected.cells).toBe(0n);
+    expect(rejected.cycles >= 34n * COSTS.readCycles + 11n * COSTS.writeCycles).toBe(true);
+    const ok = t.ok(cbqs(PROVIDER, { type: "SetProviderStatus", args: { status: "Draining" } }));
+    const payload = 3n; // version, tag, status
+    expect(ok.cycles).toBe(payload * COSTS.decodeCyclesPerPayloadByte + 3n * COSTS.readCycles + 1n * COSTS.writeCycles);
+  });
+});

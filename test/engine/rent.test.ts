@@ -191,3 +191,15 @@ describe("§6.1 settle", () => {
     expect(t.balance(PLATFORM_ADDRESS)).toBe(5n * R);
   });
 });
+
+describe("§5 custody assertion", () => {
+  it("§5 an escrow debit from underfunded custody fails closed with no mutation (a defect cannot mint CBY)", () => {
+    const { t, id } = setup(10n * R);
+    // drain the registry account behind the registry's back (only possible in the emulator)
+    t.ok({ from: REGISTRY_ADDRESS, body: { kind: "transfer", to: OTHER, amount: 10n * R } });
+    const before = snapshot(t);
+    const o = t.tx(cbqs(OTHER, ix.settle(id)), 8n);
+    expect(o.error!.name).toBe("RegistryStateInvalid");
+    expect(snapshot(t)).toEqual(before);
+  });
+});

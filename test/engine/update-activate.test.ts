@@ -5,6 +5,7 @@ import { PLATFORM_ADDRESS } from "../../src/engine/layout.js";
 import {
   cbqs,
   genesisConfig,
+  gov,
   ix,
   OPEN_ADMISSION,
   OTHER,
@@ -176,5 +177,15 @@ describe("§9.3 ActivateKeyGeneration", () => {
     expect(t.tx(cbqs(OWNER, activate(t, {}))).error!.name).toBe("StreamSuspended");
     t.ok(cbqs(OWNER, ix.close(id)));
     expect(t.chain.stream(keyStreamId(id))!.status).toBe("Closed");
+  });
+});
+
+describe("§4.2/§18 LIVE bounds at update", () => {
+  it("§18 lowering cbqs.max_inline_message_bytes re-examines nothing accepted: an unchanged field passes, a changed one is checked", () => {
+    const { t, id } = setup();
+    t.ok(gov({ type: "SetParam", name: "cbqs.max_inline_message_bytes", value: 1_024n }));
+    t.ok(cbqs(OWNER, update(id, { config: standardConfig({ max_lanes: 8 }) })));
+    expect(t.tx(cbqs(OWNER, update(id, { config: standardConfig({ max_lanes: 8, max_message_bytes: 2_048 }) }))).error!.name).toBe("InvalidStreamConfig");
+    t.ok(cbqs(OWNER, update(id, { config: standardConfig({ max_lanes: 8, max_message_bytes: 1_024 }) })));
   });
 });

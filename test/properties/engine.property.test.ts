@@ -9,7 +9,7 @@ import {
   invariantViolation,
   newChain,
   NUM_RUNS,
-  registrations,
+  setupBlock,
   TerminalWatch,
   toBlock,
   toTransaction,
@@ -21,7 +21,7 @@ import {
 function execute(plans: BlockPlan[]): { blocks: BlockInput[]; roots: string[]; violation: string | null } {
   const { chain, store } = newChain();
   const watch = new TerminalWatch();
-  const blocks: BlockInput[] = [{ height: 1n, timestamp: 1n, txs: registrations() }];
+  const blocks: BlockInput[] = [setupBlock()];
   const roots = [toHex(chain.executeBlock(blocks[0]!).stateRoot)];
   let height = 1n;
   for (const plan of plans) {
@@ -65,7 +65,7 @@ describe("engine properties (CIP-39 §4.1, §4.3, §5, §6.1; CIP-4 §6.3 determ
         (steps) => {
           const a = newChain().chain;
           const b = newChain().chain;
-          const reg: BlockInput = { height: 1n, timestamp: 1n, txs: registrations() };
+          const reg = setupBlock();
           a.executeBlock(reg);
           b.executeBlock(reg);
           let height = 1n;

@@ -65,7 +65,8 @@ export type Action =
   | { k: "settle"; sender: number; owner: number; nonce: number; key: boolean }
   | { k: "close"; sender: number; owner: number; nonce: number }
   | { k: "update"; owner: number; nonce: number; variant: "bump" | "admin" | "capacity"; cap: number; quote: boolean }
-  | { k: "activate"; owner: number; nonce: number; gen: number; signer: number }
+  /** `skip` 0 names the next encryption generation (valid), 1 the one after (invalid). */
+  | { k: "activate"; owner: number; nonce: number; skip: number; bump: boolean; signer: number }
   | { k: "status"; provider: number; status: "Active" | "Draining" | "Deregistered" }
   | { k: "admission"; provider: number; accepts: boolean; streams: bigint }
   | { k: "pause"; variant: "Pause" | "ExtendPause" | "Unpause"; blocks: bigint }
@@ -74,11 +75,11 @@ export type Action =
   | { k: "raw"; payload: Uint8Array };
 
 const owner = fc.integer({ min: 0, max: OWNERS.length - 1 });
-const nonce = fc.integer({ min: 0, max: 3 });
+const nonce = fc.integer({ min: 0, max: 1 });
 const provider = fc.integer({ min: 0, max: PROVIDERS.length - 1 });
 /** Index into OWNERS ++ [SPONSOR]. */
 const payer = fc.integer({ min: 0, max: OWNERS.length });
-const amount = fc.constantFrom(0n, 1n, 8_000n, 40_000n, 1_000_000n, 100_000_000n);
+const amount = fc.constantFrom(0n, 1n, 8_000n, 40_000n, 1_000_000n, 100_000_000n, 10_000_000_000n);
 
 export const actionArb: fc.Arbitrary<Action> = fc.oneof(
   {
@@ -92,12 +93,12 @@ export const actionArb: fc.Arbitrary<Action> = fc.oneof(
       cap: fc.integer({ min: 0, max: CAPACITIES.length - 1 }),
       escrow: fc.constantFrom(0n, 8_000n, 40_000n, 200_000n, 2_000_000n),
       quote: fc.boolean(),
-      rate: fc.constantFrom(7_999n, 8_000n, 9_000n, 100_000n),
+      rate: fc.constantFrom(7_999n, 8_000n, 9_000n, 9_000n, 100_000n),
     }),
     weight: 4,
   },
-  { arbitrary: fc.record({ k: fc.constant("topup" as const), payer, owner, nonce, key: fc.boolean(), amount }), weight: 3 },
-  { arbitrary: fc.record({ k: fc.constant("settle" as const), sender: payer, owner, nonce, key: fc.boolean() }), weight: 3 },
+  { arbitrary: fc.record({ k: fc.constant("topup" as const), payer, owner, nonce, key: fc.constantFrom(false, false, true), amount }), weight: 3 },
+  { arbitrary: fc.record({ k: fc.constant("settle" as const), sender: payer, owner, nonce, key: fc.constantFrom(false, false, true) }), weight: 4 },
   { arbitrary: fc.record({ k: fc.constant("close" as const), sender: payer, owner, nonce }), weight: 1 },
   {
     arbitrary: fc.record({
@@ -110,7 +111,10 @@ export const actionArb: fc.Arbitrary<Action> = fc.oneof(
     }),
     weight: 2,
   },
-  { arbitrary: fc.record({ k: fc.constant("activate" as const), owner, nonce, gen: fc.integer({ min: 1, max: 3 }), signer: provider }), weight: 1 },
+  {
+    arbitrary: fc.record({ k: fc.constant("activate" as const), owner, nonce, skip: fc.constantFrom(0, 0, 1), bump: fc.boolean(), signer: fc.constantFrom(0, 0, 1) }),
+    weight: 2,
+  },
   {
     arbitrary: fc.record({ k: fc.constant("status" as const), provider, status: fc.constantFrom("Active" as const, "Draining" as const, "Deregistered" as const) }),
     weight: 1,
@@ -190,12 +194,36 @@ function quote(o: number, n: number, p: number, fast: boolean, cap: number, gene
   };
 }
 
-/** Registers both providers (block 1 of every run). */
-export function registrations(): Transaction[] {
-  return PROVIDERS.map((p, i) => ({
+/** Block 1 of every run: both providers register, then three streams exist to act on. */
+export function setupBlock(): BlockInput {
+  const txs: Transaction[] = PROVIDERS.map((p, i) => ({
     from: fromHex(p),
     body: { kind: "system", opcode: 218, payload: cbqs({ RegisterProvider: registerArgs(i) }) },
   }));
+  const created: Action[] = [
+    { k: "create", owner: 0, nonce: 0, provider: 0, encrypted: true, fast: false, cap: 0, escrow: 40_000n, quote: false, rate: 0n },
+    { k: "create", owner: 1, nonce: 0, provider: 0, encrypted: false, fast: true, cap: 1, escrow: 2_000_000n, quote: false, rate: 0n },
+    { k: "create", owner: 2, nonce: 0, provider: 1, encrypted: true, fast: false, cap: 2, escrow: 0n, quote: true, rate: 9_000n },
+  ];
+  for (const a of created) txs.push(createTx(a as Extract<Action, { k: "create" }>, 1n));
+  return { height: 1n, timestamp: 1n, txs };
+}
+
+function createTx(a: Extract<Action, { k: "create" }>, height: bigint): Transaction {
+  const instruction = {
+    CreateStream: {
+      owner_nonce: String(a.nonce),
+      initial_escrow: a.escrow.toString(),
+      admin_key: { ed25519_seed: ADMIN_SEED },
+      rotation_key: null,
+      delivery_class: a.fast ? "Fast" : "Standard",
+      encrypted: a.encrypted,
+      provider: PROVIDERS[a.provider]!,
+      config: config(a.fast, a.cap),
+      price_quote: a.quote ? quote(a.owner, a.nonce, a.provider, a.fast, a.cap, 1n, a.rate, height) : null,
+    },
+  };
+  return { from: fromHex(OWNERS[a.owner]!), body: { kind: "system", opcode: 218, payload: cbqs(instruction) } };
 }
 
 function registerArgs(i: number): JsonObject {
@@ -231,19 +259,7 @@ export function toTransaction(a: Action, chain: Chain, height: bigint): Transact
   const streamRef = (o: number, n: number, key: boolean) => (key ? { key_stream_of: ref(o, n) } : ref(o, n));
   switch (a.k) {
     case "create":
-      return system(OWNERS[a.owner]!, {
-        CreateStream: {
-          owner_nonce: String(a.nonce),
-          initial_escrow: a.escrow.toString(),
-          admin_key: { ed25519_seed: ADMIN_SEED },
-          rotation_key: null,
-          delivery_class: a.fast ? "Fast" : "Standard",
-          encrypted: a.encrypted,
-          provider: PROVIDERS[a.provider]!,
-          config: config(a.fast, a.cap),
-          price_quote: a.quote ? quote(a.owner, a.nonce, a.provider, a.fast, a.cap, 1n, a.rate, height) : null,
-        },
-      });
+      return createTx(a, height);
     case "topup":
       return system(payerAddress(a.payer), { TopUpStream: { stream_id: streamRef(a.owner, a.nonce, a.key), amount: a.amount.toString() } });
     case "settle":
@@ -264,16 +280,18 @@ export function toTransaction(a: Action, chain: Chain, height: bigint): Transact
       }
       return system(OWNERS[a.owner]!, { UpdateStream: args });
     }
-    case "activate":
+    case "activate": {
+      const record = chain.stream(streamId(GENESIS.chain_id, chain.chainInstanceId, fromHex(OWNERS[a.owner]!), BigInt(a.nonce)));
+      const gen = (record?.encryption_generation ?? 0n) + 1n + BigInt(a.skip);
       return system(OWNERS[a.owner]!, {
         ActivateKeyGeneration: {
-          bump_authorization_generation: a.gen === 2,
+          bump_authorization_generation: a.bump,
           receipt: {
             served_at: { height: (height - 1n).toString(), block_hash: "0x" + "bb".repeat(32) },
             key_stream_id: { key_stream_of: ref(a.owner, a.nonce) },
             main_stream_id: ref(a.owner, a.nonce),
             provider_epoch: "0",
-            encryption_generation: String(a.gen),
+            encryption_generation: gen.toString(),
             batch_digest: "0x" + "b1".repeat(32),
             envelope_count: "1",
             envelope_root: "0x" + "e1".repeat(32),
@@ -285,6 +303,7 @@ export function toTransaction(a: Action, chain: Chain, height: bigint): Transact
           },
         },
       });
+    }
     case "status":
       return system(PROVIDERS[a.provider]!, { SetProviderStatus: { status: a.status } });
     case "admission":

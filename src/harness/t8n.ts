@@ -1,0 +1,173 @@
+// `t8n` (geth `evm t8n` convention): one block's state transition from an explicit pre-state
+// (a cbqs-state-dump/v1 "alloc"), a list of raw envelopes and an env, to a result (roots,
+// receipts, rejected transactions) and the post-state dump. Shapes: docs/fixtures.md.
+//
+// The QMDB root depends on the history of batches, not only on the key set (CIP-4 §5.1,
+// docs/decisions.md): t8n commits the whole pre-state as ONE batch at height − 1, so its
+// state_root equals a chain's only when that chain reached the same state the same way.
+// Compare t8n results across implementations by tx/receipt/logs roots, receipts and the
+// post-state dump; compare state_root only between tools that both follow this convention.
+import { fromHex, toHex } from "../bytes.js";
+import type { GenesisConfig } from "../chain/types.js";
+import type { TxEnvelope } from "../chain/envelope.js";
+import { Chain } from "../engine/chain.js";
+import { GAS_VECTORS_SHA256 } from "../scenario/run.js";
+import type { StateStore } from "../../state/interface.js";
+import { MemoryStateStore } from "../../state/store.js";
+import { createStateCommitment } from "../../state/qmdb/index.js";
+import { blockResults, decodeTransaction, firstNonceMismatch, headerHash, startNonces, TxInputError, type BlockResults } from "./execute.js";
+import { eventJson } from "./fixture.js";
+
+export const T8N_RESULT_FORMAT = "cbqs-t8n-result/v1";
+const U64_MAX = (1n << 64n) - 1n;
+
+export class T8nInputError extends Error {
+  override name = "T8nInputError";
+}
+
+export interface T8nEnv {
+  height: bigint;
+  timestamp: bigint;
+  chain_id: bigint;
+  chain_instance_id: Uint8Array;
+  governance: Uint8Array;
+  cycle_price: bigint;
+  cell_price: bigint;
+  /** When given, the result carries the emulator block hash (docs/transactions.md). */
+  parent_hash: Uint8Array | null;
+}
+
+const ENV_KEYS = ["height", "timestamp", "chain_id", "chain_instance_id", "governance", "cycle_price", "cell_price", "parent_hash"];
+
+export function parseEnv(v: unknown): T8nEnv {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) throw new T8nInputError("env: expected a JSON object");
+  const o = v as Record<string, unknown>;
+  for (const k of Object.keys(o)) if (!ENV_KEYS.includes(k)) throw new T8nInputError(`env.${k}: unknown field (expected one of: ${ENV_KEYS.join(", ")})`);
+  const uint = (k: string, dflt?: bigint): bigint => {
+    const x = o[k];
+    if (x === undefined && dflt !== undefined) return dflt;
+    if (typeof x !== "string" || !/^(0|[1-9][0-9]{0,19})$/.test(x) || BigInt(x) > U64_MAX) throw new T8nInputError(`env.${k}: expected a u64 as a decimal string`);
+    return BigInt(x);
+  };
+  const bytes = (k: string, n: number): Uint8Array => {
+    try {
+      return fromHex(o[k] as string, n, `env.${k}`);
+    } catch (err) {
+      throw new T8nInputError((err as Error).message);
+    }
+  };
+  const env: T8nEnv = {
+    height: uint("height"),
+    timestamp: uint("timestamp"),
+    chain_id: uint("chain_id"),
+    chain_instance_id: bytes("chain_instance_id", 32),
+    governance: bytes("governance", 20),
+    cycle_price: uint("cycle_price", 0n),
+    cell_price: uint("cell_price", 0n),
+    parent_hash: o["parent_hash"] === undefined || o["parent_hash"] === null ? null : bytes("parent_hash", 32),
+  };
+  if (env.height === 0n) throw new T8nInputError("env.height: block 0 is genesis; t8n executes a block at height >= 1");
+  return env;
+}
+
+export function parseTxs(v: unknown): Uint8Array[] {
+  if (!Array.isArray(v)) throw new T8nInputError("txs: expected a JSON array of 0x-hex envelopes");
+  return v.map((t, i) => {
+    try {
+      return fromHex(t as string, undefined, `txs[${i}]`);
+    } catch (err) {
+      throw new T8nInputError((err as Error).message);
+    }
+  });
+}
+
+/**
+ * Chain over an existing pre-state. Adapter: the engine has no public constructor for a chain
+ * that did not start at genesis (request: `Chain.resume(config, chainInstanceId, store)`);
+ * executeBlock reads only governance, cycle_price and cell_price from the config.
+ */
+function resumeChain(env: T8nEnv, store: StateStore): Chain {
+  const config: GenesisConfig = {
+    chain_id: env.chain_id,
+    timestamp: env.timestamp,
+    block_time_seconds: 0n,
+    governance: env.governance,
+    params: new Map(),
+    accounts: [],
+    cycle_price: env.cycle_price,
+    cell_price: env.cell_price,
+  };
+  const Resume = Chain as unknown as new (c: GenesisConfig, id: Uint8Array, root: Uint8Array, s: StateStore) => Chain;
+  return new Resume(config, env.chain_instance_id, store.root(), store);
+}
+
+export interface T8nRun {
+  result: Record<string, unknown>;
+  store: MemoryStateStore;
+  /** The included transactions' envelopes and results, for traces. */
+  included: { envelopes: TxEnvelope[]; results: BlockResults; indices: number[] };
+}
+
+/**
+ * Transactions that cannot be in the block (undecodable, another chain, wrong nonce) are
+ * "rejected" and left out; the rest execute, and CBQS rejections are receipts (status
+ * rejected) as on chain. A wrong nonce is only known after the earlier transactions ran, so
+ * the block is re-run from the pre-state without it until every nonce is right.
+ */
+export function transition(
+  alloc: ReadonlyArray<readonly [Uint8Array, Uint8Array]>,
+  txs: readonly Uint8Array[],
+  env: T8nEnv,
+  wrapStore: (s: MemoryStateStore) => StateStore = (s) => s,
+): T8nRun {
+  const rejected: Array<{ index: number; error: string }> = [];
+  let candidates: Array<{ index: number; raw: Uint8Array; env: TxEnvelope }> = [];
+  txs.forEach((raw, index) => {
+    try {
+      candidates.push({ index, raw, env: decodeTransaction(raw, index, env.chain_id) });
+    } catch (err) {
+      if (!(err instanceof TxInputError)) throw err;
+      rejected.push({ index, error: err.message });
+    }
+  });
+  for (;;) {
+    const store = MemoryStateStore.fromEntries(alloc, env.height - 1n, createStateCommitment());
+    const chain = resumeChain(env, wrapStore(store));
+    const envelopes = candidates.map((c) => c.env);
+    const nonces = startNonces(chain, envelopes);
+    const outcome = chain.executeBlock({ height: env.height, timestamp: env.timestamp, txs: envelopes.map((e) => e.tx) });
+    const bad = firstNonceMismatch(envelopes, outcome, nonces);
+    if (bad !== null) {
+      const c = candidates[bad.index]!;
+      rejected.push({ index: c.index, error: `nonce ${bad.envelope} is not the sender's account nonce ${bad.account}` });
+      candidates = candidates.filter((_, i) => i !== bad.index);
+      continue;
+    }
+    const raws = candidates.map((c) => c.raw);
+    const results = blockResults(raws, outcome);
+    const result: Record<string, unknown> = {
+      format: T8N_RESULT_FORMAT,
+      height: env.height.toString(),
+      state_root: toHex(outcome.stateRoot),
+      tx_root: toHex(results.tx_root),
+      receipt_root: toHex(results.receipt_root),
+      logs_root: toHex(results.logs_root),
+      effective_rent_height: outcome.effectiveRentHeight.toString(),
+      gas_vectors_sha256: GAS_VECTORS_SHA256,
+    };
+    if (env.parent_hash !== null) {
+      result["block_hash"] = toHex(headerHash(env.chain_instance_id, env.height, env.timestamp, env.parent_hash, outcome.stateRoot, results));
+    }
+    result["receipts"] = results.receipts.map((r, i) => ({
+      index: candidates[i]!.index.toString(),
+      tx_hash: toHex(r.tx_hash),
+      status: r.status,
+      error: r.error === null ? null : { code: r.error.code.toString(), name: r.error.name, message: outcome.outcomes[i]!.error!.message },
+      events: r.events.map(eventJson),
+      cycles: r.cycles.toString(),
+      cells: r.cells.toString(),
+    }));
+    result["rejected"] = rejected.sort((a, b) => a.index - b.index).map((r) => ({ index: r.index.toString(), error: r.error }));
+    return { result, store, included: { envelopes, results, indices: candidates.map((c) => c.index) } };
+  }
+}
