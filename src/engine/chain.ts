@@ -29,7 +29,7 @@ import {
   streamKey,
   ZERO_ADDRESS,
 } from "./layout.js";
-import { U64_MAX } from "./math.js";
+import { addU64, U64_MAX } from "./math.js";
 import { Meter } from "./meter.js";
 import { effectiveRentHeight, isPaused, NEVER_PAUSED, type PauseRecord } from "./pause.js";
 
@@ -205,7 +205,7 @@ export class Chain {
     }
     // Platform nonce step: only an accepted transaction increments the sender's nonce.
     const sender = ledger.senderAccount();
-    writeAccount(batch, tx.from, { nonce: sender.nonce + 1n, balance: sender.balance });
+    writeAccount(batch, tx.from, { nonce: addU64(sender.nonce, 1n, "sender nonce"), balance: sender.balance });
     return events;
   }
 

@@ -230,7 +230,7 @@ export type Topic =
   | "cbqs.stream.data_expired";
 
 export function emit(ctx: TxContext, topic: Topic, payload: Uint8Array): void {
-  const event: Event = { emitter: REGISTRY_ADDRESS, topic, payload: payload.slice() };
+  const event: Event = { emitter: REGISTRY_ADDRESS.slice(), topic, payload: payload.slice() };
   ctx.meter.emitted(event);
   ctx.events.push(event);
 }
