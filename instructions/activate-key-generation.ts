@@ -5,7 +5,7 @@
 import { bytesEqual, toHex } from "../src/bytes.js";
 import { key_batch_receipt_signing_bytes_v1 } from "../src/codec/signing.js";
 import type { ActivateKeyGenerationArgsV1, StreamRecordV1 } from "../src/codec/types.js";
-import { emit, readRegistryPause, readSingleton, writeStream, type TxContext } from "../src/engine/context.js";
+import { emit, readRegistryPause, readSingleton, requireChainContext, writeStream, type TxContext } from "../src/engine/context.js";
 import { reject } from "../src/engine/errors.js";
 import { addU64 } from "../src/engine/math.js";
 import { loadStreamPair, pairRecords } from "../src/engine/streams.js";
@@ -16,6 +16,11 @@ export function activateKeyGeneration(ctx: TxContext, args: ActivateKeyGeneratio
   // §18.1 plan: pause record, singleton, main stream, key stream (no governance scalars).
   readRegistryPause(ctx);
   const registry = readSingleton(ctx);
+  // §4/§9.3: the signed context and served_at must name this chain, before authorization.
+  requireChainContext(registry, receipt.context, "receipt");
+  if (!bytesEqual(receipt.served_at.chain_instance_id, registry.chain_instance_id)) {
+    reject("ChainInstanceMismatch", "receipt served_at names another chain instance");
+  }
   const { main } = loadStreamPair(ctx, registry, receipt.main_stream_id);
   if (!main.encrypted) reject("StreamNotEncrypted", `stream ${toHex(main.stream_id)} is not encrypted`);
   if (!bytesEqual(ctx.sender, main.owner)) reject("Unauthorized", "only the owner may activate a key generation");
@@ -23,14 +28,7 @@ export function activateKeyGeneration(ctx: TxContext, args: ActivateKeyGeneratio
   if (main.status === "Suspended") reject("StreamSuspended", "ActivateKeyGeneration requires a materialized Active stream");
   checkSuspensionFields(main);
 
-  // §9.3: context, served_at, stream ids, epoch, next generation, then the one signature.
-  const c = receipt.context;
-  if (c.version !== 1 || c.chain_id !== registry.chain_id || !bytesEqual(c.chain_instance_id, registry.chain_instance_id)) {
-    reject("ChainInstanceMismatch", "receipt context is not this chain's (§4)");
-  }
-  if (!bytesEqual(receipt.served_at.chain_instance_id, c.chain_instance_id)) {
-    reject("ChainInstanceMismatch", "receipt served_at names another chain instance");
-  }
+  // §9.3: served_at height, stream ids, epoch, next generation, then the one signature.
   if (receipt.served_at.height >= ctx.height) {
     reject("InvalidKeyBatch", `served_at.height ${receipt.served_at.height} is not below the executing height ${ctx.height}`);
   }

@@ -15,7 +15,7 @@ import {
   readSingleton,
   readStream,
   rentHeight,
-  signingContext,
+  requireChainContext,
   writeOwnerCount,
   writeProvider,
   writeStream,
@@ -35,6 +35,7 @@ export function createStream(ctx: TxContext, args: CreateStreamArgsV1): void {
   const bounds = readGovernanceBounds(ctx);
   const H = rentHeight(ctx, readRegistryPause(ctx));
   const registry = readSingleton(ctx);
+  if (args.price_quote !== null) requireChainContext(registry, args.price_quote.context, "price quote");
 
   // §4.3: the owner chooses an Active provider.
   const provider = readProvider(ctx, registry, args.provider) ?? reject("ProviderNotFound", `no provider ${toHex(args.provider)}`);
@@ -65,7 +66,6 @@ export function createStream(ctx: TxContext, args: CreateStreamArgsV1): void {
   let reserved = provider.base_rate_reserved;
   if (args.price_quote !== null) {
     const digest = verifyQuote(ctx, args.price_quote, {
-      context: signingContext(registry),
       provider,
       owner,
       streamId,

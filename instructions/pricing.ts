@@ -8,7 +8,6 @@ import type {
   BaseRateReservationTotalsV1,
   BaseRateScheduleV1,
   Bytes32,
-  CbqsSigningContextV1,
   DeliveryClass,
   PriceQuoteV1,
   ProviderRecordV1,
@@ -148,7 +147,6 @@ export function adjustReservation(
 }
 
 export interface QuoteExpectation {
-  context: CbqsSigningContextV1;
   provider: ProviderRecordV1;
   owner: Address;
   streamId: Bytes32;
@@ -157,17 +155,14 @@ export interface QuoteExpectation {
   capacity: Capacity;
 }
 
-const contextEquals = (a: CbqsSigningContextV1, b: CbqsSigningContextV1): boolean =>
-  a.version === b.version && a.chain_id === b.chain_id && bytesEqual(a.chain_instance_id, b.chain_instance_id);
-
 /**
  * §4.4: verify a quote against the provider's finalized quote_key (strict Ed25519 over
  * keccak256(price_quote_signing_bytes_v1)), exact owner, stream, generation, class, capacity,
- * rate floor and validity height (the physical executing height). Returns quote_digest.
+ * rate floor and validity height (the physical executing height). Returns quote_digest. The
+ * caller checked its context first (§4: before authorization).
  */
 export function verifyQuote(ctx: TxContext, quote: PriceQuoteV1, want: QuoteExpectation): Bytes32 {
   const invalid = (reason: string): never => reject("PricingBasisInvalid", `price quote ${reason} (§4.4)`);
-  if (!contextEquals(quote.context, want.context)) reject("ChainInstanceMismatch", "price quote context is not this chain's (§4)");
   if (!bytesEqual(quote.provider, want.provider.provider)) invalid("names another provider");
   if (!bytesEqual(quote.owner, want.owner)) invalid("names another owner");
   if (!bytesEqual(quote.stream_id, want.streamId)) invalid("binds another stream_id");

@@ -14,7 +14,7 @@ import {
   readSchedules,
   readSingleton,
   rentHeight,
-  signingContext,
+  requireChainContext,
   writeProvider,
   writeStream,
   type TxContext,
@@ -36,6 +36,7 @@ export function updateStream(ctx: TxContext, args: UpdateStreamArgsV1): void {
   const bounds = readGovernanceBounds(ctx);
   const H = rentHeight(ctx, readRegistryPause(ctx));
   const registry = readSingleton(ctx);
+  if (args.price_quote !== null) requireChainContext(registry, args.price_quote.context, "price quote");
   const { main } = loadStreamPair(ctx, registry, args.stream_id);
   if (!bytesEqual(ctx.sender, main.owner)) reject("Unauthorized", "only the owner may update a stream");
   // §6.1 entry gate: materialized Active with both pinned fields absent.
@@ -72,8 +73,7 @@ export function updateStream(ctx: TxContext, args: UpdateStreamArgsV1): void {
       // §4.4: a fresh quote bound to pricing_generation + 1 and the new capacity.
       if (args.price_quote === null) reject("PricingBasisInvalid", "a provider-quote stream needs a fresh quote to change priced capacity");
       const digest = verifyQuote(ctx, args.price_quote, {
-        context: signingContext(registry),
-        provider,
+          provider,
         owner: main.owner,
         streamId: main.stream_id,
         pricingGeneration: generation,

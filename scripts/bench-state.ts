@@ -254,14 +254,8 @@ const rate = (writes: number, ms: number) => Math.round((writes / ms) * 1000);
 const usPerWrite = (ms: number, writes: number) => ((ms * 1000) / writes).toFixed(2);
 const pct = (part: number, whole: number) => ((100 * part) / whole).toFixed(1);
 
-async function main(): Promise<void> {
-  const o = parseArgs(process.argv.slice(2));
-  console.log(`machine: ${availableParallelism()} cores, ${cpus()[0]?.model ?? "unknown CPU"}, node ${process.version}`);
-  console.log(`load average at start: ${loadAverage()} (other processes share the cores)`);
-  console.log(
-    `workload: ${o.blocks} blocks × ${o.writesPerBlock} writes, ${KEY_LENGTH}-byte keys, ${VALUE_LENGTH}-byte values, ` +
-      `${UPDATE_SHARE * 100} % updates, seed ${o.seed}`,
-  );
+/** Run 1: plain hashers. Returns the final roots only, so both backends can be freed before run 2. */
+async function throughputRun(o: Options): Promise<[qmdbRoot: Uint8Array, mptRoot: Uint8Array]> {
   const qmdb = qmdbBackend(BLAKE3);
   const mpt = await mptBackend(keccak_256);
   await run(o, [qmdb, mpt]);
@@ -277,24 +271,39 @@ async function main(): Promise<void> {
   console.log(`load average after run 1: ${loadAverage()}`);
   console.log(`throughput ratio QMDB/MPT: ${(mpt.totalMs / qmdb.totalMs).toFixed(1)}×`);
   console.log(`sampled keys read back equal on both; final roots: QMDB ${toHex(qmdb.root())}, MPT ${toHex(mpt.root())}`);
-  if (!o.profile) return;
+  return [qmdb.root(), mpt.root()];
+}
 
+/** Run 2: the same workload with timed hashers; must reproduce run 1's roots. */
+async function profileRun(o: Options, [qmdbRoot, mptRoot]: [Uint8Array, Uint8Array]): Promise<void> {
   const blake = { ms: 0, calls: 0, bytes: 0 };
   const keccak = { ms: 0, calls: 0, bytes: 0 };
-  const qmdbProfiled = qmdbBackend({ name: "blake3", hash: timedHash(BLAKE3.hash, blake) });
-  const mptProfiled = await mptBackend(timedHash(keccak_256, keccak));
-  await run(o, [qmdbProfiled, mptProfiled]);
-  if (!bytesEqual(qmdbProfiled.root(), qmdb.root()) || !bytesEqual(mptProfiled.root(), mpt.root())) {
+  const qmdb = qmdbBackend({ name: "blake3", hash: timedHash(BLAKE3.hash, blake) });
+  const mpt = await mptBackend(timedHash(keccak_256, keccak));
+  await run(o, [qmdb, mpt]);
+  if (!bytesEqual(qmdb.root(), qmdbRoot) || !bytesEqual(mpt.root(), mptRoot)) {
     throw new Error("the profiled run produced a different root");
   }
   console.log(`profile: second run with the hasher wrapped in performance.now() (one clock read ≈ ${clockReadNs().toFixed(0)} ns)`);
-  for (const [name, backend, t] of [["QMDB Blake3", qmdbProfiled, blake], ["MPT keccak256", mptProfiled, keccak]] as const) {
+  for (const [name, backend, t] of [["QMDB Blake3", qmdb, blake], ["MPT keccak256", mpt, keccak]] as const) {
     console.log(
       `  ${name}: ${t.calls} calls (${(t.calls / backend.writes).toFixed(1)}/write, ${(t.bytes / t.calls).toFixed(0)} B avg), ` +
         `${t.ms.toFixed(0)} ms = ${pct(t.ms, backend.totalMs)} % of that backend's ${backend.totalMs.toFixed(0)} ms`,
     );
   }
-  console.log(`load average after run 2: ${loadAverage()}`);
+  console.log(`ratio of the profiled run: ${(mpt.totalMs / qmdb.totalMs).toFixed(1)}×; load average after run 2: ${loadAverage()}`);
+}
+
+async function main(): Promise<void> {
+  const o = parseArgs(process.argv.slice(2));
+  console.log(`machine: ${availableParallelism()} cores, ${cpus()[0]?.model ?? "unknown CPU"}, node ${process.version}`);
+  console.log(`load average at start: ${loadAverage()} (other processes share the cores)`);
+  console.log(
+    `workload: ${o.blocks} blocks × ${o.writesPerBlock} writes, ${KEY_LENGTH}-byte keys, ${VALUE_LENGTH}-byte values, ` +
+      `${UPDATE_SHARE * 100} % updates, seed ${o.seed}`,
+  );
+  const roots = await throughputRun(o);
+  if (o.profile) await profileRun(o, roots);
 }
 
 main().catch((err: unknown) => {

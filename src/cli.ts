@@ -10,8 +10,9 @@ import { register as registerState } from "./cli/state.js";
 import { register as registerRun } from "./cli/run.js";
 import { register as registerCodec } from "./cli/codec.js";
 import { register as registerHarness } from "./cli/harness.js";
+import { register as registerGas } from "./cli/gas.js";
 
-const registrars: Registrar[] = [registerCrypto, registerAdmission, registerConformance, registerProof, registerState, registerRun, registerCodec, registerHarness];
+const registrars: Registrar[] = [registerCrypto, registerAdmission, registerConformance, registerProof, registerState, registerRun, registerCodec, registerHarness, registerGas];
 
 async function main(argv: string[]): Promise<void> {
   const program = new Command();

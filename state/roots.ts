@@ -174,11 +174,10 @@ export function inclusionProofToJson(proof: InclusionProof): InclusionProofJson 
 const PROOF_FIELDS = ["leaf_index", "leaf_count", "leaf_hash", "siblings", "root"] as const;
 /** A u32 leaf count gives a tree at most 32 levels deep, so at most 32 siblings. */
 const MAX_SIBLINGS = 32;
-const U32_MAX_INDEX = 0xffff_ffff;
 
 function jsonU32(json: Record<string, unknown>, field: string): number {
   const n = json[field];
-  if (typeof n !== "number" || !Number.isInteger(n) || n < 0 || n > U32_MAX_INDEX) {
+  if (typeof n !== "number" || !Number.isInteger(n) || n < 0 || n > U32_MAX) {
     throw new EncodingError(`inclusion proof: "${field}" must be an integer in 0..2^32-1`);
   }
   return n;

@@ -173,7 +173,7 @@ function replayOne(file: string, toHeight: bigint | undefined, progress: boolean
       ...(tracing === null ? {} : { store: tracing }),
       onBlock: (p, executed) => {
         line.update(p);
-        if (tracing !== null) trace!.write(blockTraceLines(p.height, tracing.recorder, executed.envelopes, executed.results.receipts));
+        if (tracing !== null) trace!.write(blockTraceLines(p.height, tracing.recorder, executed.envelopes, executed.results.receipts, executed.outcomes));
       },
     });
     report.blocks = outcome.blocks;
@@ -195,19 +195,22 @@ function replayOne(file: string, toHeight: bigint | undefined, progress: boolean
 
 /** JSON-lines output, written as it is produced (a long chain's trace does not fit in memory). */
 class TraceFile {
-  private readonly fd: number;
+  private readonly fd: number | null;
   constructor(path: string) {
     try {
-      this.fd = path === "-" ? 1 : openSync(path, "w");
+      this.fd = path === "-" ? null : openSync(path, "w");
     } catch (err) {
       throw new UsageError(`cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
     }
   }
   write(lines: string[]): void {
-    if (lines.length > 0) writeSync(this.fd, lines.join("\n") + "\n");
+    if (lines.length === 0) return;
+    const text = lines.join("\n") + "\n";
+    if (this.fd === null) process.stdout.write(text);
+    else writeSync(this.fd, text);
   }
   close(): void {
-    if (this.fd !== 1) closeSync(this.fd);
+    if (this.fd !== null) closeSync(this.fd);
   }
 }
 
@@ -243,7 +246,7 @@ function registerT8n(program: Command): void {
         const env = parseEnv(input("input.env"));
         let tracing: TracingStore | null = null;
         run = transition(alloc, txs, env, (s) => (trace === null ? s : (tracing = new TracingStore(s))));
-        if (trace !== null) trace.write(blockTraceLines(env.height, tracing!.recorder, run.included.envelopes, run.included.results.receipts));
+        if (trace !== null) trace.write(blockTraceLines(env.height, tracing!.recorder, run.included.envelopes, run.included.results.receipts, run.included.outcomes));
       } catch (err) {
         if (err instanceof DumpError) throw new UsageError(`${opts["input.alloc"]}: ${err.message}`);
         if (err instanceof T8nInputError) throw new UsageError(`${err.message.startsWith("env") ? opts["input.env"] : opts["input.txs"]}: ${err.message}`);
@@ -285,7 +288,7 @@ function registerTrace(program: Command): void {
           toHeight: height,
           store: tracing,
           onBlock: (p, executed) => {
-            if (p.height === height) trace.write(blockTraceLines(height, tracing.recorder, executed.envelopes, executed.results.receipts));
+            if (p.height === height) trace.write(blockTraceLines(height, tracing.recorder, executed.envelopes, executed.results.receipts, executed.outcomes));
             // Record only the traced block: the next block to begin is the one after p.
             const next = fixture.blocks[p.blocksDone];
             tracing.recorder.active = next !== undefined && next.height === height;

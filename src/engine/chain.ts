@@ -22,6 +22,7 @@ import {
   accountKey,
   classifyRegistryUserKey,
   paramKey,
+  PLATFORM_ADDRESS,
   providerKey,
   REGISTRY_ADDRESS,
   schedulesKey,
@@ -32,6 +33,8 @@ import {
 import { addU64, U64_MAX } from "./math.js";
 import { Meter } from "./meter.js";
 import { effectiveRentHeight, isPaused, NEVER_PAUSED, type PauseRecord } from "./pause.js";
+
+const KEYLESS_ACCOUNTS = [REGISTRY_ADDRESS, PLATFORM_ADDRESS, ZERO_ADDRESS];
 
 /** §3: the one top-level system-instruction opcode of CBQS. */
 export const SYS_CBQS = 218;
@@ -171,6 +174,11 @@ export class Chain {
   }
 
   private applyTx(batch: BlockBatch, height: bigint, tx: Transaction, run: { meter: Meter | null }): Event[] {
+    // §5/§6.1: custody 0x17, the Platform Fee Account 0x18 and the burn address are keyless;
+    // nothing is ever sent from them, which is what keeps custody ≥ the sum of live escrow.
+    if (KEYLESS_ACCOUNTS.some((a) => bytesEqual(a, tx.from))) {
+      reject("Unauthorized", `${toHex(tx.from)} is a keyless system account and cannot send transactions`);
+    }
     // Platform step (outside the CBQS meter): the sender's account.
     const ledger = new AccountLedger(batch, tx.from, readAccount(batch, tx.from));
     const events: Event[] = [];

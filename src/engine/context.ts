@@ -141,9 +141,14 @@ export function readSingleton(ctx: TxContext): Singleton {
   return decodeSingleton(readSlot(ctx, singletonKey(), "singleton"));
 }
 
-/** §4: the executing chain's signing context. */
-export function signingContext(s: Singleton): CbqsSigningContextV1 {
-  return { version: 1, chain_id: s.chain_id, chain_instance_id: s.chain_instance_id };
+/**
+ * §4: a signed object's context must be exactly the executing chain's (version 1, chain id,
+ * chain instance), checked before authorization or any mutation.
+ */
+export function requireChainContext(s: Singleton, context: CbqsSigningContextV1, what: string): void {
+  if (context.version !== 1 || context.chain_id !== s.chain_id || !bytesEqual(context.chain_instance_id, s.chain_instance_id)) {
+    reject("ChainInstanceMismatch", `${what} context is not this chain's (§4)`);
+  }
 }
 
 function requireSameInstance(s: Singleton, carried: Bytes32, what: string): void {

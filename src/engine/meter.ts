@@ -29,8 +29,19 @@ export const RESERVATIONS: Readonly<Record<InstructionName, Reservation>> = {
   ActivateKeyGeneration: { reads: 4, writes: 2 },
 };
 
+/** A cost schedule (cycles and cells). */
+export interface CostSchedule {
+  readonly readCycles: bigint;
+  readonly writeCycles: bigint;
+  readonly hashWordCycles: bigint;
+  readonly ed25519VerifyCycles: bigint;
+  readonly decodeCyclesPerPayloadByte: bigint;
+  readonly cellsPerWrittenByte: bigint;
+  readonly cellsPerEventByte: bigint;
+}
+
 /** The cost schedule (cycles and cells), in one place. */
-export const COSTS = {
+export const COSTS: CostSchedule = {
   readCycles: 10n,
   writeCycles: 50n,
   hashWordCycles: 6n,
@@ -41,14 +52,58 @@ export const COSTS = {
   cellsPerWrittenByte: 1n,
   /** Per byte of each emitted event's canonical encoding (it commits through logs_root). */
   cellsPerEventByte: 1n,
-} as const;
+};
 
 /** §18.1: hash charging is max(1, ceil(len / 32)) words; an empty preimage costs one word. */
 export function hashWords(length: number): bigint {
   return BigInt(Math.max(1, Math.ceil(length / 32)));
 }
 
-export class Meter {
+/** The raw usage of one instruction: everything its charge is computed from. */
+export interface MeterUsage {
+  readonly instruction: InstructionName;
+  readonly payloadBytes: number;
+  readonly reads: number;
+  readonly writes: number;
+  readonly hashPreimageLengths: readonly number[];
+  readonly signatures: number;
+  readonly writtenBytes: number;
+  readonly eventBytes: number;
+}
+
+export interface Charge {
+  readonly chargedReads: number;
+  readonly chargedWrites: number;
+  readonly cycles: bigint;
+  readonly cells: bigint;
+}
+
+/**
+ * The charge of one instruction under `costs` (a parameter so a perturbed schedule can be
+ * evaluated without mutating COSTS). §18.1: the reservation is taken before the first state
+ * operation and the unreserved remainder is refunded only after the transition commits, so an
+ * accepted instruction is charged its actual reads/writes and a rejected one its full
+ * reservation (the clamp; actual never exceeds it — that is an EngineDefect). Hashes,
+ * signatures and the decode surcharge are charged as performed on both paths. Cells price state
+ * growth and logs: a rejected instruction persists neither, so it has none.
+ */
+export function charge(usage: MeterUsage, accepted: boolean, costs: CostSchedule = COSTS): Charge {
+  const reservation = RESERVATIONS[usage.instruction];
+  const chargedReads = accepted ? usage.reads : reservation.reads;
+  const chargedWrites = accepted ? usage.writes : reservation.writes;
+  let hashCycles = 0n;
+  for (const length of usage.hashPreimageLengths) hashCycles += hashWords(length) * costs.hashWordCycles;
+  const cycles =
+    BigInt(usage.payloadBytes) * costs.decodeCyclesPerPayloadByte +
+    BigInt(chargedReads) * costs.readCycles +
+    BigInt(chargedWrites) * costs.writeCycles +
+    hashCycles +
+    BigInt(usage.signatures) * costs.ed25519VerifyCycles;
+  const cells = accepted ? BigInt(usage.writtenBytes) * costs.cellsPerWrittenByte + BigInt(usage.eventBytes) * costs.cellsPerEventByte : 0n;
+  return { chargedReads, chargedWrites, cycles, cells };
+}
+
+export class Meter implements MeterUsage {
   reads = 0;
   writes = 0;
   readonly hashPreimageLengths: number[] = [];
@@ -97,28 +152,11 @@ export class Meter {
     this.eventBytes += encodeEvent(event).length;
   }
 
-  /**
-   * §18.1: the reservation is taken before the first state operation and the unreserved
-   * remainder is refunded only after the transition commits, so an accepted instruction is
-   * charged its actual reads/writes and a rejected one its full reservation.
-   */
   cycles(accepted: boolean): bigint {
-    const reads = accepted ? this.reads : this.reservation.reads;
-    const writes = accepted ? this.writes : this.reservation.writes;
-    let hashCycles = 0n;
-    for (const length of this.hashPreimageLengths) hashCycles += hashWords(length) * COSTS.hashWordCycles;
-    return (
-      BigInt(this.payloadBytes) * COSTS.decodeCyclesPerPayloadByte +
-      BigInt(reads) * COSTS.readCycles +
-      BigInt(writes) * COSTS.writeCycles +
-      hashCycles +
-      BigInt(this.signatures) * COSTS.ed25519VerifyCycles
-    );
+    return charge(this, accepted).cycles;
   }
 
-  /** Cells price state growth and logs: a rejected instruction persists neither, so it has none. */
   cells(accepted: boolean): bigint {
-    if (!accepted) return 0n;
-    return BigInt(this.writtenBytes) * COSTS.cellsPerWrittenByte + BigInt(this.eventBytes) * COSTS.cellsPerEventByte;
+    return charge(this, accepted).cells;
   }
 }

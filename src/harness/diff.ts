@@ -102,7 +102,7 @@ export function describeDiff(ours: Parsed, theirs: Parsed): string | null {
       return traceDiff(ours.value as unknown[], theirs.value as unknown[]);
     default: {
       const d = firstDivergence(ours.value, theirs.value);
-      return d === null ? null : `${where(ours.kind, ours.value, d.path)}: expected ${show(d.ours)} got ${show(d.theirs)}`;
+      return d === null ? null : `${where(ours.kind, ours.value, d.path)} expected ${show(d.ours)} got ${show(d.theirs)}`;
     }
   }
 }

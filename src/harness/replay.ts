@@ -4,7 +4,7 @@
 // genesis) is a ReplayInputError, distinct from a mismatch.
 import { bytesEqual, toHex } from "../bytes.js";
 import type { TxEnvelope } from "../chain/envelope.js";
-import { Chain } from "../engine/chain.js";
+import { Chain, type TxOutcome } from "../engine/chain.js";
 import { GenesisError } from "../engine/errors.js";
 import { GAS_VECTORS_SHA256 } from "../scenario/run.js";
 import type { StateStore } from "../../state/interface.js";
@@ -42,6 +42,7 @@ export class ReplayInputError extends Error {
 /** What executing one fixture block produced, for comparison and for traces. */
 export interface ExecutedBlock {
   envelopes: TxEnvelope[];
+  outcomes: TxOutcome[];
   results: BlockResults;
   stateRoot: Uint8Array;
   effectiveRentHeight: bigint;
@@ -96,7 +97,7 @@ export class Replay {
     const results = blockResults(b.transactions, outcome);
     const blockHash = headerHash(this.chain.chainInstanceId, b.height, b.timestamp, this.parent, outcome.stateRoot, results);
     this.parent = blockHash;
-    const executed: ExecutedBlock = { envelopes, results, stateRoot: outcome.stateRoot, effectiveRentHeight: outcome.effectiveRentHeight, blockHash };
+    const executed: ExecutedBlock = { envelopes, outcomes: outcome.outcomes, results, stateRoot: outcome.stateRoot, effectiveRentHeight: outcome.effectiveRentHeight, blockHash };
     const nonce = firstNonceMismatch(envelopes, outcome, nonces);
     const mismatch =
       (nonce === null

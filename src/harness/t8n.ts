@@ -10,7 +10,7 @@
 import { fromHex, toHex } from "../bytes.js";
 import type { GenesisConfig } from "../chain/types.js";
 import type { TxEnvelope } from "../chain/envelope.js";
-import { Chain } from "../engine/chain.js";
+import { Chain, type TxOutcome } from "../engine/chain.js";
 import { GAS_VECTORS_SHA256 } from "../scenario/run.js";
 import type { StateStore } from "../../state/interface.js";
 import { MemoryStateStore } from "../../state/store.js";
@@ -105,7 +105,7 @@ export interface T8nRun {
   result: Record<string, unknown>;
   store: MemoryStateStore;
   /** The included transactions' envelopes and results, for traces. */
-  included: { envelopes: TxEnvelope[]; results: BlockResults; indices: number[] };
+  included: { envelopes: TxEnvelope[]; outcomes: TxOutcome[]; results: BlockResults; indices: number[] };
 }
 
 /**
@@ -168,6 +168,6 @@ export function transition(
       cells: r.cells.toString(),
     }));
     result["rejected"] = rejected.sort((a, b) => a.index - b.index).map((r) => ({ index: r.index.toString(), error: r.error }));
-    return { result, store, included: { envelopes, results, indices: candidates.map((c) => c.index) } };
+    return { result, store, included: { envelopes, outcomes: outcome.outcomes, results, indices: candidates.map((c) => c.index) } };
   }
 }

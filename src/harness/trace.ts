@@ -8,7 +8,7 @@ import { toHex } from "../bytes.js";
 import type { TxEnvelope } from "../chain/envelope.js";
 import { decode } from "../codec/core.js";
 import * as S from "../codec/schema.js";
-import { SYS_CBQS } from "../engine/chain.js";
+import { SYS_CBQS, type TxOutcome } from "../engine/chain.js";
 import type { BlockBatch, CommitResult, IoCounts, StateAccess, StateStore } from "../../state/interface.js";
 import { dumpEntry } from "../../state/dump.js";
 import type { FixtureReceipt } from "./fixture.js";
@@ -54,6 +54,7 @@ class StepRecorder {
 
   endTx(): void {
     this.current = null;
+    this.meter = { reads: 0, writes: 0 };
   }
 
   record(a: StateAccess, metered: boolean): void {
@@ -79,7 +80,7 @@ class StepRecorder {
   reset(): void {
     this.txs.length = 0;
     this.outside = [];
-    this.current = null;
+    this.endTx();
   }
 }
 
@@ -185,9 +186,16 @@ export function txKind(env: TxEnvelope): string {
  * The trace lines of one executed block (call right after the engine executed it on a
  * TracingStore): one per transaction, then the block's accesses outside any transaction.
  */
-export function blockTraceLines(height: bigint, recorder: StepRecorder, envelopes: readonly TxEnvelope[], receipts: readonly FixtureReceipt[]): string[] {
+export function blockTraceLines(
+  height: bigint,
+  recorder: StepRecorder,
+  envelopes: readonly TxEnvelope[],
+  receipts: readonly FixtureReceipt[],
+  outcomes: readonly TxOutcome[],
+): string[] {
   const lines = envelopes.map((env, i) => {
     const r = receipts[i]!;
+    const o = outcomes[i]!;
     return JSON.stringify({
       format: TRACE_FORMAT,
       height: height.toString(),
@@ -199,6 +207,9 @@ export function blockTraceLines(height: bigint, recorder: StepRecorder, envelope
       status: r.status,
       error: r.error === null ? null : { code: r.error.code.toString(), name: r.error.name },
       events: r.events.map(eventJson),
+      // §18.1 meter detail of the CBQS portion (hashes charged by preimage length, signatures).
+      hash_preimage_lengths: o.hashPreimageLengths,
+      signatures: o.signatures,
       cycles: r.cycles.toString(),
       cells: r.cells.toString(),
     });

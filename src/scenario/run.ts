@@ -6,7 +6,7 @@
 import { compareBytes, fromHex, toHex } from "../bytes.js";
 import { blockHash } from "../chain/block.js";
 import { encodeEnvelope, txHash } from "../chain/envelope.js";
-import type { BlockInput, Transaction } from "../chain/types.js";
+import type { Transaction } from "../chain/types.js";
 import { toJson } from "../codec/core.js";
 import * as S from "../codec/schema.js";
 import type { Address } from "../codec/types.js";
@@ -66,18 +66,16 @@ export interface RunResult {
 export function runScenario(scenario: Scenario): RunResult {
   const chain = Chain.genesis(scenario.config, scenario.sourceBytes, new MemoryStateStore(createStateCommitment()));
   const id: ChainIdentity = { chainId: scenario.config.chain_id, chainInstanceId: chain.chainInstanceId };
-  const hashes = new Map<bigint, Uint8Array>();
+  const emptyRoots = { tx_root: txRoot([]), receipt_root: receiptRoot([]), logs_root: logsRoot([]) };
   let parent = blockHash({
     chain_instance_id: chain.chainInstanceId,
     height: 0n,
     timestamp: scenario.config.timestamp,
     parent_hash: new Uint8Array(32),
     state_root: chain.genesisStateRoot,
-    tx_root: txRoot([]),
-    receipt_root: receiptRoot([]),
-    logs_root: logsRoot([]),
+    ...emptyRoots,
   });
-  hashes.set(0n, parent);
+  const hashes = new Map<bigint, Uint8Array>([[0n, parent]]);
   const document: RunDocument = {
     format: RUN_FORMAT,
     chain_instance_id: toHex(chain.chainInstanceId),
@@ -91,50 +89,23 @@ export function runScenario(scenario: Scenario): RunResult {
   for (const block of scenario.blocks) {
     const txs = block.txs.map((t) => resolveTx(t, { ...id, blockHashAt: (h) => hashes.get(h) }));
     const startNonces = senderNonces(chain, txs);
-    const input: BlockInput = { height: block.height, timestamp: block.timestamp, txs };
-    const outcome = chain.executeBlock(input);
-    const envelopes = envelopesOf(scenario.config.chain_id, txs, outcome, startNonces);
-    const receipts: Receipt[] = outcome.outcomes.map((o) => ({
-      status: o.status,
-      errorCode: o.error === null ? 0 : o.error.code,
-      cycles: o.cycles,
-      cells: o.cells,
-      events: o.events,
-    }));
-    const roots = {
-      tx_root: txRoot(envelopes),
-      receipt_root: receiptRoot(receipts),
-      logs_root: logsRoot(outcome.outcomes.flatMap((o) => o.events)),
-    };
+    const outcome = chain.executeBlock({ height: block.height, timestamp: block.timestamp, txs });
+    const envelopes = envelopesOf(chain, scenario.config.chain_id, txs, outcome, startNonces);
+    const run = runBlock(outcome, envelopes);
     parent = blockHash({
       chain_instance_id: chain.chainInstanceId,
       height: block.height,
       timestamp: block.timestamp,
       parent_hash: parent,
       state_root: outcome.stateRoot,
-      ...roots,
+      tx_root: fromHex(run.tx_root),
+      receipt_root: fromHex(run.receipt_root),
+      logs_root: fromHex(run.logs_root),
     });
     hashes.set(block.height, parent);
     transactions.push(envelopes);
-    document.blocks.push({
-      height: block.height.toString(),
-      effective_rent_height: outcome.effectiveRentHeight.toString(),
-      state_root: toHex(outcome.stateRoot),
-      tx_root: toHex(roots.tx_root),
-      receipt_root: toHex(roots.receipt_root),
-      logs_root: toHex(roots.logs_root),
-      gas_vectors_sha256: GAS_VECTORS_SHA256,
-      receipts: outcome.outcomes.map((o, i) => ({
-        index: i.toString(),
-        tx_hash: toHex(txHash(envelopes[i]!)),
-        status: o.status,
-        error: o.error === null ? null : { code: o.error.code.toString(), name: o.error.name, message: o.error.message },
-        events: o.events.map(eventJson),
-        cycles: o.cycles.toString(),
-        cells: o.cells.toString(),
-      })),
-    });
-    failure = checkTxExpectations(block, document.blocks[document.blocks.length - 1]!) ?? checkStateExpectations(block, outcome, chain, id);
+    document.blocks.push(run);
+    failure = checkTxExpectations(block, run) ?? checkStateExpectations(block, outcome, chain, id);
     if (failure !== null) break;
   }
   document.state = stateJson(chain);
@@ -143,6 +114,35 @@ export function runScenario(scenario: Scenario): RunResult {
     document.failure = { path: m.path, expected: m.expected, actual: m.actual ?? null };
   }
   return { document, failure, transactions };
+}
+
+/** One block of the run document: CIP-4 §5.2/§5.3 roots over the envelopes and receipts. */
+function runBlock(outcome: BlockOutcome, envelopes: Uint8Array[]): RunBlock {
+  const receipts: Receipt[] = outcome.outcomes.map((o) => ({
+    status: o.status,
+    errorCode: o.error === null ? 0 : o.error.code,
+    cycles: o.cycles,
+    cells: o.cells,
+    events: o.events,
+  }));
+  return {
+    height: outcome.height.toString(),
+    effective_rent_height: outcome.effectiveRentHeight.toString(),
+    state_root: toHex(outcome.stateRoot),
+    tx_root: toHex(txRoot(envelopes)),
+    receipt_root: toHex(receiptRoot(receipts)),
+    logs_root: toHex(logsRoot(outcome.outcomes.flatMap((o) => o.events))),
+    gas_vectors_sha256: GAS_VECTORS_SHA256,
+    receipts: outcome.outcomes.map((o, i) => ({
+      index: i.toString(),
+      tx_hash: toHex(txHash(envelopes[i]!)),
+      status: o.status,
+      error: o.error === null ? null : { code: o.error.code.toString(), name: o.error.name, message: o.error.message },
+      events: o.events.map(eventJson),
+      cycles: o.cycles.toString(),
+      cells: o.cells.toString(),
+    })),
+  };
 }
 
 function resolveTx(t: ScenarioTx, ctx: Parameters<typeof resolveInstruction>[2]): Transaction {
@@ -168,14 +168,20 @@ function senderNonces(chain: Chain, txs: readonly Transaction[]): Map<string, bi
  * transaction (docs/transactions.md): the block-start nonce plus the sender's earlier
  * transactions in the block that advanced it (docs/decisions.md "Envelope nonce").
  */
-function envelopesOf(chainId: bigint, txs: readonly Transaction[], outcome: BlockOutcome, start: Map<string, bigint>): Uint8Array[] {
+function envelopesOf(chain: Chain, chainId: bigint, txs: readonly Transaction[], outcome: BlockOutcome, start: Map<string, bigint>): Uint8Array[] {
   const next = new Map(start);
-  return txs.map((tx, i) => {
+  const envelopes = txs.map((tx, i) => {
     const k = toHex(tx.from);
     const nonce = next.get(k)!;
     if (outcome.outcomes[i]!.status === "ok") next.set(k, nonce + 1n);
     return encodeEnvelope({ chain_id: chainId, nonce, tx });
   });
+  // The rule above must be the engine's: each sender ends the block at the nonce we derived.
+  for (const tx of txs) {
+    const k = toHex(tx.from);
+    if (chain.account(tx.from).nonce !== next.get(k)) throw new Error(`internal: account nonce of ${k} disagrees with the envelope nonce rule`);
+  }
+  return envelopes;
 }
 
 function eventJson(e: Event): RunReceipt["events"][number] {

@@ -175,7 +175,14 @@ describe("CIP-39 §4.3 rule 4: raw authority", () => {
   });
 
   it("§4.3 rule 4 literal reading: 'https:///@host' has an empty raw authority (pinned, see decisions)", () => {
+    // The byte right after the "https://" prefix is "/", so the defined byte range is empty; the
+    // WHATWG parser skips the extra slashes and normalizes the empty userinfo away (rule 3 passes).
+    expect(new URL("https:///:@provider.example/").href).toBe("https://provider.example/");
     expectAccept(["Https", "https:///@provider.example/stream"]);
+    expectAccept(["Https", "https:///:@provider.example/stream"]);
+    expectAccept(["WebSocketTls", "wss:////@provider.example/stream"]);
+    // A non-empty userinfo there is still caught by rule 3.
+    expectReject(["Https", "https:///user@provider.example/stream", 3]);
   });
 });
 

@@ -81,6 +81,19 @@ describe("cbqs codec CLI", () => {
     expect(out.value).toBe(k(ascii("cbqs/base-rate-schedule/v1") + hex.slice(2)));
   });
 
+  it("README: the decode/encode/derive examples run and print what the spec gives", () => {
+    const ci = "c1".repeat(32);
+    expect(JSON.parse(decodeCommand("CbqsInstructionV1", "0x0108" + "51".repeat(32), false))).toEqual({
+      CloseStream: { stream_id: "0x" + "51".repeat(32) },
+    });
+    expect(encodeCommand("CbqsSigningContextV1", `{"version":"1","chain_id":"7","chain_instance_id":"0x${ci}"}`, false)).toBe(
+      "0x01" + "0000000000000007" + ci,
+    );
+    expect(deriveCommand("stream-id", { chainId: "7", chainInstance: "0x" + ci, owner: "0x" + "11".repeat(20), nonce: "1" }, false)).toBe(
+      k(ascii("cbqs/stream-id/v1") + "0000000000000007" + ci + "11".repeat(20) + "0000000000000001"),
+    );
+  });
+
   it("types lists every codec type name", () => {
     expect(typesCommand(false).split("\n")).toContain("StreamRecordV1");
     expect(JSON.parse(typesCommand(true))).toContain("CbqsInstructionV1");

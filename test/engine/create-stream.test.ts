@@ -195,3 +195,17 @@ describe("§4.4 CreateStream with a PriceQuoteV1", () => {
     expect(t.tx(cbqs(OWNER, ix.createStream({ price_quote: t.quote({ valid_until_block: t.height + 1n }) }))).status).toBe("ok");
   });
 });
+
+describe("§4.1/§4.2 key stream of a Fast main stream", () => {
+  it("§4.1 the key stream is Standard with the §18 Standard defaults and no fast fields; retention equals the main's", () => {
+    const t = chainWithProvider();
+    const cfg = standardConfig({ fast_batch_max_ms: 100, fast_batch_max_records: 64, default_max_attempts: 0, idempotency_horizon_ms: 0n });
+    t.ok(cbqs(OWNER, ix.createStream({ delivery_class: "Fast", encrypted: true, config: cfg })));
+    const key = t.chain.stream(keyStreamId(t.streamId()))!;
+    expect(key.delivery_class).toBe("Standard");
+    expect(key.config.retention_ms).toBe(cfg.retention_ms);
+    expect(key.config.retained_bytes_limit).toBe(cfg.retained_bytes_limit);
+    expect([key.config.default_max_attempts, key.config.idempotency_horizon_ms, key.config.max_visibility_ms]).toEqual([10, 86_400_000n, 30_000n]);
+    expect([key.config.fast_batch_max_ms, key.config.fast_batch_max_records]).toEqual([0, 0]);
+  });
+});

@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { EngineDefect } from "../../src/engine/errors.js";
 import { REGISTRY_ADDRESS } from "../../src/engine/layout.js";
 import { COSTS, hashWords, Meter, RESERVATIONS } from "../../src/engine/meter.js";
+import { effectiveRentHeight } from "../../src/engine/pause.js";
 import type { CbqsInstructionV1 } from "../../src/codec/types.js";
 import { keyStreamId } from "../../src/codec/derive.js";
 import { cbqs, genesisConfig, gov, ix, OTHER, OWNER, PROVIDER, RICH, standardConfig, STANDARD_ONE_UNIT_RATE, TestChain, transfer } from "./harness.js";
@@ -48,6 +49,14 @@ describe("§18.1 metering", () => {
     const expiry = t.ok(cbqs(OTHER, ix.settle(id)), 60n);
     expect(expiry.events.map((e) => e.topic)).toEqual(["cbqs.stream.data_expired"]);
     expect(expiry.reads).toBeLessThanOrEqual(33);
+    const t3 = new TestChain(genesisConfig({ "cbqs.suspend_grace_blocks": 5n }));
+    t3.ok(cbqs(PROVIDER, ix.registerProvider()));
+    t3.ok(cbqs(OWNER, ix.createStream({ encrypted: true, initial_escrow: 3n * R + 7n })));
+    const funded = t3.ok(cbqs(OTHER, ix.settle(t3.streamId())), 3n);
+    expect([funded.reads, funded.writes]).toEqual([32, 5]);
+    t3.ok(cbqs(OTHER, ix.settle(t3.streamId())), 20n);
+    const expired = t3.ok(cbqs(OTHER, ix.settle(t3.streamId())), 30n);
+    expect([expired.reads, expired.writes]).toEqual([33, 6]);
     const t2 = new TestChain();
     t2.ok(cbqs(PROVIDER, ix.registerProvider()));
     t2.ok(cbqs(OWNER, ix.createStream({ encrypted: true, initial_escrow: 100n * R })));
@@ -78,6 +87,7 @@ describe("§5 custody and conservation (fast-check)", () => {
         t.ok(cbqs(PROVIDER, ix.registerProvider()));
         const supply = () => t.chain.accounts().reduce((s, a) => s + a.balance, 0n);
         const initial = supply();
+        let lastEffective = 0n;
         for (const [o, gap] of ops) {
           const id = "nonce" in o ? t.streamId(OWNER, o.nonce) : new Uint8Array(32);
           const h = t.height + gap;
@@ -117,6 +127,10 @@ describe("§5 custody and conservation (fast-check)", () => {
               break;
           }
           expect(supply()).toBe(initial);
+          // pause accounting: the effective rent height never decreases and never exceeds H
+          const effective = effectiveRentHeight(t.chain.pause(), t.height);
+          expect(effective >= lastEffective && effective <= t.height).toBe(true);
+          lastEffective = effective;
           const streams = t.chain.streams();
           const escrow = streams.reduce((s, r) => s + r.escrow_balance, 0n);
           expect(t.chain.account(REGISTRY_ADDRESS).balance).toBe(escrow);

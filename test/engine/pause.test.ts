@@ -99,3 +99,21 @@ describe("§18 governance parameter writes", () => {
     expect(t.chain.params().get("cbqs.rent.provider_bps")).toBe(10_000n);
   });
 });
+
+describe("Denial of service: pause accounting through governance transactions", () => {
+  it("ExtendPause keeps the breaker on past the original expiry; pausing another actor does not cover 0x17", () => {
+    const t = new TestChain();
+    t.ok(cbqs(PROVIDER, ix.registerProvider()));
+    t.ok(gov({ type: "Pause", actor: PROVIDER, blocks: 100n }), 3n);
+    expect(t.tx(cbqs(OWNER, ix.createStream()), 4n).status).toBe("ok");
+    t.ok(gov({ type: "Pause", actor: REGISTRY_ADDRESS, blocks: 5n }), 10n); // [10, 15)
+    t.ok(gov({ type: "ExtendPause", actor: REGISTRY_ADDRESS, blocks: 10n }), 12n); // [10, 22)
+    expect(t.tx(cbqs(OWNER, ix.settle(t.streamId())), 16n).error!.name).toBe("RegistryPaused");
+    expect(t.block([], 30n).effectiveRentHeight).toBe(18n);
+    // the expired interval sits unfolded until the next Pause folds it
+    expect(t.chain.pause().active).toEqual({ paused_at_block: 10n, expires_at_block: 22n });
+    t.ok(gov({ type: "Pause", actor: REGISTRY_ADDRESS, blocks: 2n }), 40n);
+    expect(t.chain.pause()).toEqual({ completed_pause_blocks: 12n, active: { paused_at_block: 40n, expires_at_block: 42n } });
+    expect(t.tx(gov({ type: "ExtendPause", actor: REGISTRY_ADDRESS, blocks: 1n }), 50n).error!.name).toBe("InvalidGovernanceAction");
+  });
+});

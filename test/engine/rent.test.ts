@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PLATFORM_ADDRESS, REGISTRY_ADDRESS } from "../../src/engine/layout.js";
+import { accountKey, PLATFORM_ADDRESS, REGISTRY_ADDRESS } from "../../src/engine/layout.js";
 import { cbqs, gov, ix, OTHER, OWNER, PROVIDER, RICH, snapshot, STANDARD_ONE_UNIT_RATE, TestChain, genesisConfig } from "./harness.js";
 
 const R = STANDARD_ONE_UNIT_RATE; // 80,067 per block
@@ -193,10 +193,21 @@ describe("§6.1 settle", () => {
 });
 
 describe("§5 custody assertion", () => {
+  it("§5 keyless system accounts (0x17 custody, 0x18, the burn address) cannot send transactions", () => {
+    const { t, id } = setup(10n * R);
+    for (const from of [REGISTRY_ADDRESS, PLATFORM_ADDRESS, new Uint8Array(20)]) {
+      expect(t.tx({ from, body: { kind: "transfer", to: OTHER, amount: 1n } }).error!.name).toBe("Unauthorized");
+      expect(t.tx(cbqs(from, ix.topUp(id, 1n))).error!.name).toBe("Unauthorized");
+    }
+  });
+
   it("§5 an escrow debit from underfunded custody fails closed with no mutation (a defect cannot mint CBY)", () => {
     const { t, id } = setup(10n * R);
-    // drain the registry account behind the registry's back (only possible in the emulator)
-    t.ok({ from: REGISTRY_ADDRESS, body: { kind: "transfer", to: OTHER, amount: 10n * R } });
+    // corrupt state: custody loses its balance behind the registry's back
+    const b = t.store.beginBlock(3n);
+    b.delete(accountKey(REGISTRY_ADDRESS));
+    t.store.commitBlock(b);
+    t.height = 3n;
     const before = snapshot(t);
     const o = t.tx(cbqs(OTHER, ix.settle(id)), 8n);
     expect(o.error!.name).toBe("RegistryStateInvalid");

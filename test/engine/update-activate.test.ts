@@ -157,6 +157,8 @@ describe("§9.3 ActivateKeyGeneration", () => {
     expect(err({ key_stream_id: id })).toBe("InvalidKeyBatch");
     expect(err({ main_stream_id: t.streamId(OWNER, 5n) })).toBe("StreamNotFound");
     expect(err({}, SIGNING_SEED, OTHER)).toBe("Unauthorized");
+    // §4: a foreign context is rejected before authorization
+    expect(err({ context: { ...t.context(), chain_id: 9n } }, SIGNING_SEED, OTHER)).toBe("ChainInstanceMismatch");
     const plain = setup();
     expect(plain.t.tx(cbqs(OWNER, activate(plain.t, {}))).error!.name).toBe("StreamNotEncrypted");
   });

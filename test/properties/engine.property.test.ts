@@ -4,6 +4,10 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { toHex } from "../../src/bytes.js";
 import type { BlockInput } from "../../src/chain/types.js";
+import { decode } from "../../src/codec/core.js";
+import * as S from "../../src/codec/schema.js";
+import type { InstructionName } from "../../src/codec/types.js";
+import type { Chain, TxOutcome } from "../../src/engine/chain.js";
 import {
   blocksArb,
   invariantViolation,
@@ -17,6 +21,82 @@ import {
   type BlockPlan,
 } from "./model.js";
 
+/** CIP-39 §18.1 table, copied from the spec (not from the engine) so the check is independent. */
+const RESERVED: Record<InstructionName, [reads: number, writes: number]> = {
+  RegisterProvider: [28, 2],
+  UpdateProvider: [28, 2],
+  SetProviderStatus: [3, 2],
+  CreateStream: [34, 11],
+  UpdateStream: [35, 8],
+  TopUpStream: [34, 7],
+  SettleStreamRent: [33, 7],
+  CloseStream: [34, 9],
+  ActivateKeyGeneration: [4, 2],
+};
+
+/** §18.1: no CBQS instruction performs more state reads or writes than it reserved. */
+function reservationViolation(block: BlockInput, outcomes: readonly TxOutcome[]): string | null {
+  for (let i = 0; i < block.txs.length; i++) {
+    const body = block.txs[i]!.body;
+    if (body.kind !== "system") continue;
+    let name: InstructionName;
+    try {
+      name = decode(S.CbqsInstructionV1, body.payload).type;
+    } catch {
+      continue;
+    }
+    const [reads, writes] = RESERVED[name];
+    const o = outcomes[i]!;
+    if (o.reads > reads || o.writes > writes) return `${name} used ${o.reads}/${o.writes} state reads/writes, reserved ${reads}/${writes}`;
+  }
+  return null;
+}
+
+/** §19: the exact topic sequences each instruction may emit (net status edge last, at most one). */
+const EVENT_SHAPES: Record<InstructionName, RegExp> = {
+  RegisterProvider: /^registered$/,
+  UpdateProvider: /^updated$/,
+  SetProviderStatus: /^status_changed$/,
+  CreateStream: /^created$/,
+  UpdateStream: /^updated( suspended)?$/,
+  TopUpStream: /^topped_up( suspended| reactivated)?$/,
+  SettleStreamRent: /^(rent_settled( suspended| reactivated)?|data_expired)$/,
+  CloseStream: /^closed$/,
+  ActivateKeyGeneration: /^key_generation_activated$/,
+};
+
+/** §19: emitter 0x17, topic sequence per instruction, payload = sender (provider topics) or the main stream id. */
+function eventViolation(block: BlockInput, outcomes: readonly TxOutcome[], chain: Chain): string | null {
+  for (let i = 0; i < block.txs.length; i++) {
+    const tx = block.txs[i]!;
+    const o = outcomes[i]!;
+    let name: InstructionName | null = null;
+    if (tx.body.kind === "system") {
+      try {
+        name = decode(S.CbqsInstructionV1, tx.body.payload).type;
+      } catch {
+        name = null;
+      }
+    }
+    if (o.status === "rejected" || name === null) {
+      if (o.events.length > 0) return `${name ?? tx.body.kind} ${o.status} emitted events`;
+      continue;
+    }
+    const topics = o.events.map((e) => e.topic.replace(/^cbqs\.(provider|stream)\./, "")).join(" ");
+    if (!EVENT_SHAPES[name].test(topics)) return `${name} emitted "${topics}"`;
+    for (const e of o.events) {
+      if (toHex(e.emitter) !== "0x0000000000000000000000000000000000000017") return `${name} event emitter ${toHex(e.emitter)}`;
+      if (e.topic.startsWith("cbqs.provider.")) {
+        if (toHex(e.payload) !== toHex(tx.from)) return `${name} provider event payload is not the sender`;
+      } else {
+        const record = e.payload.length === 32 ? chain.stream(e.payload) : null;
+        if (record === null || record.purpose !== "Main") return `${name} stream event payload is not a main stream id`;
+      }
+    }
+  }
+  return null;
+}
+
 /** Executes the plan on a fresh chain, checking invariants after every block. */
 function execute(plans: BlockPlan[]): { blocks: BlockInput[]; roots: string[]; violation: string | null } {
   const { chain, store } = newChain();
@@ -28,15 +108,20 @@ function execute(plans: BlockPlan[]): { blocks: BlockInput[]; roots: string[]; v
     height += BigInt(plan.gap);
     const block = toBlock(plan, chain, height);
     blocks.push(block);
-    roots.push(toHex(chain.executeBlock(block).stateRoot));
-    const violation = invariantViolation(chain, store) ?? watch.check(chain);
+    const outcome = chain.executeBlock(block);
+    roots.push(toHex(outcome.stateRoot));
+    const violation =
+      reservationViolation(block, outcome.outcomes) ??
+      eventViolation(block, outcome.outcomes, chain) ??
+      invariantViolation(chain, store) ??
+      watch.check(chain);
     if (violation !== null) return { blocks, roots, violation: `after block ${height}: ${violation}` };
   }
   return { blocks, roots, violation: null };
 }
 
 describe("engine properties (CIP-39 §4.1, §4.3, §5, §6.1; CIP-4 §6.3 determinism)", () => {
-  it("§5 custody ≥ Σ escrow, CBY conserved, §4.3/§5 counters match live records, §4.1 key streams mirror, §6.1 Active ⇔ no pins, terminal absorbing — after every block", () => {
+  it("§18.1 reads/writes within the reservation, §19 event shapes, §5 custody ≥ Σ escrow, CBY conserved, §4.3/§5 counters match live records, §4.1 key streams mirror, §6.1 Active ⇔ no pins, terminal absorbing — after every block", () => {
     fc.assert(
       fc.property(blocksArb(12, 5), (plans) => {
         const { violation } = execute(plans);

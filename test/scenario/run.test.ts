@@ -121,6 +121,16 @@ describe("run document (scenario-format §4)", () => {
     expect(s.failure?.mismatch).toEqual({ path: `$.blocks[0].expect_state.accounts["${P1}"].balance`, expected: 99, actual: "100" });
   });
 
+  it("§2 (scenario-format): with nonzero cycle_price/cell_price the sender pays cycles × price + cells × price for an accepted transaction", () => {
+    const r = runScenario(parseScenario(doc([{ height: "1", txs: [{ from: P1, cbqs: register }] }], { cycle_price: "3", cell_price: "5", accounts: { [P1]: { balance: "1000000" } } })));
+    const receipt = r.document.blocks[0]!.receipts[0]!;
+    expect(receipt.status).toBe("ok");
+    const fee = 3n * BigInt(receipt.cycles) + 5n * BigInt(receipt.cells);
+    expect(fee > 0n).toBe(true);
+    const accounts = r.document.state["accounts"] as Record<string, { balance: string }>;
+    expect(BigInt(accounts[P1]!.balance)).toBe(1_000_000n - fee);
+  });
+
   it("§2 (scenario-format): an invalid genesis parameter is refused by the engine's §18 validation", () => {
     expect(() => runScenario(parseScenario(doc([], { params: { "cbqs.rent.provider_bps": "9500" } })))).toThrow(GenesisError);
     expect(() => runScenario(parseScenario(doc([], { params: { "cbqs.max_streams_per_owner": "16385" } })))).toThrow(GenesisError);

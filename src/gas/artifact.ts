@@ -1,0 +1,236 @@
+// gas-vectors/cip-39-gas-vectors-v1.json (schema cowboy.cbqs.gas-vectors.v1, CIP-39 §18.1):
+// generation from the vector definitions, and verification by re-executing each vector from the
+// pre-state bytes embedded in the file (nothing else), comparing every number, then checking the
+// file's canonical form and its SHA-256 against the pinned digest.
+import { fromHex, toHex } from "../bytes.js";
+import { sha256 } from "../crypto/hash.js";
+import { SYS_CBQS } from "../engine/chain.js";
+import { COSTS, RESERVATIONS, type CostSchedule } from "../engine/meter.js";
+import { canonicalJson, type Json } from "./canonical-json.js";
+import { GAS_VECTORS_SHA256 } from "./pinned.js";
+import { runScenario, ScenarioError, type GasScenario, type Measurement, type ScenarioTx } from "./scenario.js";
+import { VECTORS } from "./vectors.js";
+
+export const SCHEMA_ID = "cowboy.cbqs.gas-vectors.v1";
+export const ARTIFACT_PATH = "gas-vectors/cip-39-gas-vectors-v1.json";
+
+const PROVENANCE =
+  "Published by cbqs-emulator. The upstream CIP-39 artifact of this name (SHA-256 8bfaf1d47b6f312980c828a0b37d6c4550b97e375d2b3320aa30a72d3f388da2) is not published anywhere we can read; this file is our own schedule and vectors, not that artifact, and its digest differs. See gas-vectors/SCHEDULE.md.";
+const SCOPE =
+  "CBQS-dispatch portion only (§18.1): the decode surcharge plus the handler's hash, signature and state-I/O work and its state-growth and event cells. Excluded, added by the platform: the transaction base, intrinsic calldata cells, the outer system-instruction dispatch, the sender account read/write and the CIP-12 breaker check.";
+
+/** Unusable input: the file cannot be read as a gas-vector artifact (exit 2). */
+export class ArtifactError extends Error {
+  override name = "ArtifactError";
+}
+
+// ---- rendering --------------------------------------------------------------------------------
+
+const dec = (v: bigint): string => v.toString();
+
+function scheduleJson(costs: CostSchedule): Json {
+  return {
+    decode_cycles_per_payload_byte: dec(costs.decodeCyclesPerPayloadByte),
+    read_cycles: dec(costs.readCycles),
+    write_cycles: dec(costs.writeCycles),
+    hash_word_cycles: dec(costs.hashWordCycles),
+    hash_words: "max(1, ceil(len / 32))",
+    ed25519_verify_cycles: dec(costs.ed25519VerifyCycles),
+    cells_per_written_byte: dec(costs.cellsPerWrittenByte),
+    cells_per_event_byte: dec(costs.cellsPerEventByte),
+    rejected: "charged reads/writes = the full reservation; decode, hashes and signatures as performed; cells 0",
+  };
+}
+
+function reservationsJson(): Json {
+  const out: Record<string, Json> = {};
+  for (const [name, r] of Object.entries(RESERVATIONS)) out[name] = { reads: r.reads, writes: r.writes };
+  return out;
+}
+
+const txJson = (tx: ScenarioTx): Json => ({ from: toHex(tx.from), opcode: SYS_CBQS, payload: toHex(tx.payload) });
+
+function preStateJson(s: GasScenario): Json {
+  return {
+    genesis: {
+      source: toHex(s.genesis.source),
+      chain_id: dec(s.genesis.chain_id),
+      governance: toHex(s.genesis.governance),
+      params: s.genesis.params.map(([name, value]) => ({ name, value: dec(value) })),
+      accounts: s.genesis.accounts.map(([address, balance]) => ({ address: toHex(address), balance: dec(balance) })),
+      cycle_price: "0",
+      cell_price: "0",
+    },
+    setup_blocks: s.setup.map((b) => ({ height: dec(b.height), txs: b.txs.map(txJson) })),
+  };
+}
+
+function measurementJson(m: Measurement): Record<string, Json> {
+  return {
+    instruction: m.instruction,
+    status: m.status,
+    error: m.error,
+    payload_bytes: m.payloadBytes,
+    reserved: { reads: m.reserved.reads, writes: m.reserved.writes },
+    actual: { reads: m.actual.reads, writes: m.actual.writes },
+    charged: { reads: m.charged.reads, writes: m.charged.writes },
+    hash_preimage_lengths: m.hashPreimageLengths,
+    signatures: m.signatures,
+    written_bytes: m.writtenBytes,
+    event_bytes: m.eventBytes,
+    cycles: dec(m.cycles),
+    cells: dec(m.cells),
+  };
+}
+
+function vectorJson(id: string, description: string, s: GasScenario, m: Measurement): Json {
+  return {
+    id,
+    description,
+    pre_state: preStateJson(s),
+    tx: { height: dec(s.target.height), ...(txJson(s.target) as Record<string, Json>) },
+    ...measurementJson(m),
+  };
+}
+
+/** The artifact's canonical text, derived from the engine; `costs` is injectable for tests. */
+export function generateArtifact(costs: CostSchedule = COSTS): string {
+  const vectors = VECTORS.map((v) => {
+    const s = v.build();
+    return vectorJson(v.id, v.description, s, runScenario(s, costs));
+  });
+  return canonicalJson({ schema: SCHEMA_ID, provenance: PROVENANCE, scope: SCOPE, schedule: scheduleJson(costs), reservations: reservationsJson(), vectors });
+}
+
+export const sha256Hex = (text: string): string => toHex(sha256(new TextEncoder().encode(text))).slice(2);
+
+// ---- parsing ----------------------------------------------------------------------------------
+
+type Obj = Record<string, unknown>;
+
+function obj(v: unknown, where: string): Obj {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) throw new ArtifactError(`${where}: expected an object`);
+  return v as Obj;
+}
+function arr(v: unknown, where: string): unknown[] {
+  if (!Array.isArray(v)) throw new ArtifactError(`${where}: expected an array`);
+  return v;
+}
+function str(v: unknown, where: string): string {
+  if (typeof v !== "string") throw new ArtifactError(`${where}: expected a string`);
+  return v;
+}
+function uint(v: unknown, where: string): bigint {
+  const s = str(v, where);
+  if (!/^(0|[1-9][0-9]*)$/.test(s)) throw new ArtifactError(`${where}: expected a decimal integer string`);
+  return BigInt(s);
+}
+function hex(v: unknown, where: string, length?: number): Uint8Array {
+  try {
+    return fromHex(str(v, where), length, where);
+  } catch (err) {
+    throw new ArtifactError((err as Error).message);
+  }
+}
+function tx(v: unknown, where: string): ScenarioTx {
+  const o = obj(v, where);
+  if (o.opcode !== SYS_CBQS) throw new ArtifactError(`${where}.opcode: expected ${SYS_CBQS}`);
+  return { from: hex(o.from, `${where}.from`, 20), payload: hex(o.payload, `${where}.payload`) };
+}
+
+function parseScenario(v: Obj, where: string): GasScenario {
+  const pre = obj(v.pre_state, `${where}.pre_state`);
+  const g = obj(pre.genesis, `${where}.pre_state.genesis`);
+  const t = obj(v.tx, `${where}.tx`);
+  return {
+    genesis: {
+      source: hex(g.source, `${where}.genesis.source`),
+      chain_id: uint(g.chain_id, `${where}.genesis.chain_id`),
+      governance: hex(g.governance, `${where}.genesis.governance`, 20),
+      params: arr(g.params, `${where}.genesis.params`).map((p, i) => {
+        const o = obj(p, `${where}.genesis.params[${i}]`);
+        return [str(o.name, `${where}.genesis.params[${i}].name`), uint(o.value, `${where}.genesis.params[${i}].value`)];
+      }),
+      accounts: arr(g.accounts, `${where}.genesis.accounts`).map((a, i) => {
+        const o = obj(a, `${where}.genesis.accounts[${i}]`);
+        return [hex(o.address, `${where}.genesis.accounts[${i}].address`, 20), uint(o.balance, `${where}.genesis.accounts[${i}].balance`)];
+      }),
+    },
+    setup: arr(pre.setup_blocks, `${where}.pre_state.setup_blocks`).map((b, i) => {
+      const o = obj(b, `${where}.setup_blocks[${i}]`);
+      return { height: uint(o.height, `${where}.setup_blocks[${i}].height`), txs: arr(o.txs, `${where}.setup_blocks[${i}].txs`).map((x, j) => tx(x, `${where}.setup_blocks[${i}].txs[${j}]`)) };
+    }),
+    target: { height: uint(t.height, `${where}.tx.height`), ...tx(t, `${where}.tx`) },
+  };
+}
+
+// ---- verification -----------------------------------------------------------------------------
+
+export type VerifyResult = { ok: true; sha256: string; vectors: number } | { ok: false; reason: string };
+
+/** The first leaf where `actual` differs from `expected`, as "path: expected X, actual Y". */
+function firstDifference(expected: Json, actual: Json, path: string): string | null {
+  if (expected !== null && actual !== null && typeof expected === "object" && typeof actual === "object") {
+    if (Array.isArray(expected) !== Array.isArray(actual)) return `${path}: expected ${JSON.stringify(expected)}, actual ${JSON.stringify(actual)}`;
+    if (Array.isArray(expected) && Array.isArray(actual)) {
+      for (let i = 0; i < Math.max(expected.length, actual.length); i++) {
+        if (i >= expected.length || i >= actual.length) return `${path}: expected ${expected.length} entries, actual ${actual.length}`;
+        const d = firstDifference(expected[i]!, actual[i]!, `${path}[${i}]`);
+        if (d !== null) return d;
+      }
+      return null;
+    }
+    const e = expected as Record<string, Json>;
+    const a = actual as Record<string, Json>;
+    for (const k of new Set([...Object.keys(e), ...Object.keys(a)])) {
+      if (!(k in e) || !(k in a)) return `${path ? path + "." : ""}${k}: expected ${JSON.stringify(e[k] ?? null)}, actual ${JSON.stringify(a[k] ?? null)}`;
+      const d = firstDifference(e[k]!, a[k]!, path ? `${path}.${k}` : k);
+      if (d !== null) return d;
+    }
+    return null;
+  }
+  return expected === actual ? null : `${path}: expected ${JSON.stringify(expected)}, actual ${JSON.stringify(actual)}`;
+}
+
+/**
+ * Re-executes every vector of `text` against the engine and compares every recorded number;
+ * then checks canonical form and the pinned digest. Throws ArtifactError on unusable input.
+ */
+export function verifyArtifact(text: string, pinned: string = GAS_VECTORS_SHA256): VerifyResult {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new ArtifactError(`not JSON: ${(err as Error).message}`);
+  }
+  const root = obj(parsed, "artifact");
+  if (root.schema !== SCHEMA_ID) throw new ArtifactError(`schema is ${JSON.stringify(root.schema)}, expected "${SCHEMA_ID}"`);
+  const header = firstDifference(
+    { schedule: scheduleJson(COSTS), reservations: reservationsJson() },
+    { schedule: root.schedule as Json, reservations: root.reservations as Json },
+    "",
+  );
+  if (header !== null) return { ok: false, reason: `cost table differs from the engine: ${header}` };
+  const vectors = arr(root.vectors, "vectors");
+  for (const [i, v] of vectors.entries()) {
+    const o = obj(v, `vectors[${i}]`);
+    const id = str(o.id, `vectors[${i}].id`);
+    const scenario = parseScenario(o, `vector ${id}`);
+    let m: Measurement;
+    try {
+      m = runScenario(scenario);
+    } catch (err) {
+      if (err instanceof ScenarioError) return { ok: false, reason: `vector ${id}: cannot re-execute: ${err.message}` };
+      throw err;
+    }
+    const recorded: Record<string, Json> = {};
+    const fresh = measurementJson(m);
+    for (const k of Object.keys(fresh)) recorded[k] = (o[k] ?? null) as Json;
+    const d = firstDifference(recorded, fresh, "");
+    if (d !== null) return { ok: false, reason: `vector ${id}: ${d}` };
+  }
+  if (canonicalJson(parsed as Json) !== text) return { ok: false, reason: "the file is not in canonical form (key order, whitespace or trailing newline)" };
+  const digest = sha256Hex(text);
+  if (digest !== pinned) return { ok: false, reason: `SHA-256 ${digest} is not the pinned GAS_VECTORS_SHA256 ${pinned} (src/gas/pinned.ts)` };
+  return { ok: true, sha256: digest, vectors: vectors.length };
+}

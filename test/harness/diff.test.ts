@@ -1,0 +1,88 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { describeDiff, firstDivergence, parseForDiff } from "../../src/harness/diff.js";
+import { cli, flipHex, readDoc } from "./helpers.js";
+
+const FIXTURE = "fixtures/corpus/provider-lifecycle.json";
+const dir = mkdtempSync(join(tmpdir(), "cbqs-diff-"));
+const put = (name: string, v: unknown): string => {
+  const p = join(dir, name);
+  writeFileSync(p, typeof v === "string" ? v : JSON.stringify(v, null, 2));
+  return p;
+};
+const diffOf = (a: unknown, b: unknown): string | null =>
+  describeDiff(parseForDiff(typeof a === "string" ? a : JSON.stringify(a), "ours"), parseForDiff(typeof b === "string" ? b : JSON.stringify(b), "theirs"));
+
+describe("first divergence (goevmlab convention)", () => {
+  it("walks arrays and objects in document order and reports the first differing leaf", () => {
+    expect(firstDivergence({ a: [1, { b: 2 }], c: 3 }, { a: [1, { b: 4 }], c: 5 })).toEqual({ path: ["a", 1, "b"], ours: 2, theirs: 4 });
+    expect(firstDivergence([1, 2], [1, 2, 3])).toEqual({ path: ["length"], ours: 2, theirs: 3 });
+    expect(firstDivergence({ a: 1 }, { a: 1, z: 2 })).toEqual({ path: ["z"], ours: undefined, theirs: 2 });
+    expect(firstDivergence({ a: [1] }, { a: [1] })).toBeNull();
+  });
+
+  it("fixtures: names the block height, tx index, instruction and field", () => {
+    const ours = readDoc(FIXTURE);
+    const theirs = readDoc(FIXTURE);
+    theirs.blocks[1]!.receipts[1]!.cycles = "1";
+    theirs.blocks[2]!.receipts[0]!.cells = "1"; // a later difference is not the first
+    expect(diffOf(ours, theirs)).toBe(
+      `block ${ours.blocks[1]!.height} tx 1 UpdateProvider: receipts[1].cycles expected "${ours.blocks[1]!.receipts[1]!.cycles}" got "1"`,
+    );
+    expect(diffOf(ours, readDoc(FIXTURE))).toBeNull();
+  });
+
+  it("state dumps: the first differing key with decoded values", () => {
+    const post = readDoc(FIXTURE).blocks[2]!["post_state"] as { format: string; entries: Array<{ key: string; value: string }> };
+    const theirs = JSON.parse(JSON.stringify(post)) as typeof post;
+    const i = theirs.entries.findIndex((e) => e.key.startsWith("0x01"));
+    theirs.entries[i]!.value = flipHex(theirs.entries[i]!.value);
+    const text = diffOf(post, theirs)!;
+    expect(text).toMatch(new RegExp(`^state: key ${post.entries[i]!.key}: expected \\{"kind":"Account",.*\\} got \\{"kind":"Account",`));
+  });
+
+  it("traces: block, tx, instruction, the n-th write and its key", async () => {
+    const trace = put("ours.trace", "");
+    const r = await cli(["trace", FIXTURE, "--block", "1", "-o", trace]);
+    expect(r.exitCode).toBe(0);
+    const lines = readFileSync(trace, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+    const tx = lines.findIndex((l) => l.steps?.some((s: { op: string }) => s.op === "write") && l.tx_index !== null);
+    const steps = lines[tx].steps as Array<{ op: string; key: string; after: string | null }>;
+    const w = steps.map((s, k) => [s, k] as const).filter(([s]) => s.op === "write");
+    const [step] = w[w.length - 1]!;
+    const theirs = JSON.parse(JSON.stringify(lines));
+    theirs[tx].steps[w[w.length - 1]![1]].after = "0x00";
+    const text = diffOf(readFileSync(trace, "utf8"), theirs.map((l: unknown) => JSON.stringify(l)).join("\n") + "\n");
+    expect(text).toContain(`block 1 tx ${lines[tx].tx_index} ${lines[tx].kind}: write #${w.length} key ${step.key}: after expected "${step.after}" got "0x00"`);
+  });
+
+  it("run documents and t8n results are detected by format", () => {
+    expect(parseForDiff(JSON.stringify({ format: "cbqs-run/v1" }), "x").kind).toBe("run");
+    expect(parseForDiff(JSON.stringify({ format: "cbqs-t8n-result/v1" }), "x").kind).toBe("t8n");
+    expect(diffOf({ format: "cbqs-t8n-result/v1", tx_root: "0x01" }, { format: "cbqs-t8n-result/v1", tx_root: "0x02" })).toBe(
+      't8n result: tx_root expected "0x01" got "0x02"',
+    );
+  });
+});
+
+describe("cbqs diff CLI", () => {
+  it("exit 0 and 'same' for equal inputs, exit 1 with the divergence otherwise", async () => {
+    const a = put("a.json", readDoc(FIXTURE));
+    expect(await cli(["diff", a, a])).toMatchObject({ exitCode: 0, out: "same\n" });
+    const t = readDoc(FIXTURE);
+    t.blocks[0]!.tx_root = flipHex(t.blocks[0]!.tx_root as string);
+    const r = await cli(["diff", a, put("b.json", t)]);
+    expect(r.exitCode).toBe(1);
+    expect(r.out).toMatch(/^block 1: tx_root expected "0x[0-9a-f]{64}" got "0x[0-9a-f]{64}"\n$/);
+  });
+
+  it("exit 2 for different kinds, unknown formats and unreadable files", async () => {
+    const fixture = put("f.json", readDoc(FIXTURE));
+    const dump = put("d.json", readDoc(FIXTURE).blocks[0]!["post_state"]);
+    expect(await cli(["diff", fixture, dump])).toMatchObject({ exitCode: 2, thrown: "cannot compare a fixture with a dump" });
+    expect((await cli(["diff", fixture, put("u.json", { format: "x" })])).thrown).toMatch(/u\.json: unknown format "x"/);
+    expect((await cli(["diff", fixture, join(dir, "missing.json")])).thrown).toMatch(/cannot read .*missing\.json: ENOENT/);
+  });
+});

@@ -1,0 +1,73 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Command } from "commander";
+import { register } from "../../src/cli/run.js";
+import { UsageError } from "../../src/cli/common.js";
+
+const dir = mkdtempSync(join(tmpdir(), "cbqs-run-"));
+const GOV = "0x00000000000000000000000000000000000000aa";
+const P1 = "0x2222222222222222222222222222222222222222";
+
+function file(name: string, doc: unknown): string {
+  const path = join(dir, name);
+  writeFileSync(path, typeof doc === "string" ? doc : JSON.stringify(doc));
+  return path;
+}
+
+async function run(args: string[]): Promise<{ out: string; err: string; code: number | undefined }> {
+  let out = "";
+  let err = "";
+  const o = vi.spyOn(process.stdout, "write").mockImplementation((s) => ((out += String(s)), true));
+  const e = vi.spyOn(process.stderr, "write").mockImplementation((s) => ((err += String(s)), true));
+  process.exitCode = undefined;
+  try {
+    const program = new Command().exitOverride();
+    register(program);
+    await program.parseAsync(["node", "cbqs", "run", ...args]);
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+  }
+  const code = process.exitCode as number | undefined;
+  process.exitCode = undefined;
+  return { out, err, code };
+}
+
+const scenario = (expectStatus: string) => ({
+  format: "cbqs-scenario/v1",
+  genesis: { chain_id: "7", timestamp: "0", block_time_seconds: "1", governance: GOV },
+  blocks: [{ height: "1", txs: [{ from: P1, cbqs: { SetProviderStatus: { status: "Draining" } }, expect: { status: expectStatus } }] }],
+});
+
+afterEach(() => {
+  process.exitCode = undefined;
+});
+
+describe("cbqs run (scenario-format §3, §4; exit codes of src/cli/common.ts)", () => {
+  it("§4: --json prints the run document and exits 0 when every expectation holds", async () => {
+    const r = await run([file("ok.json", scenario("rejected")), "--json"]);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.out);
+    expect(doc.format).toBe("cbqs-run/v1");
+    expect(doc.blocks[0].receipts[0].error.name).toBe("ProviderNotFound");
+  });
+
+  it("§3: a failed expectation exits 1 and prints its JSON path, expected and actual", async () => {
+    const r = await run([file("fail.json", scenario("ok"))]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/expectation failed at \$\.blocks\[0\]\.txs\[0\]\.expect\.status: expected "ok", actual "rejected \(ProviderNotFound/);
+    expect(r.out).toMatch(/^FAILED: 1 blocks/m);
+  });
+
+  it("unusable input is a one-line UsageError (exit 2) naming the JSON path", async () => {
+    await expect(run([file("bad.json", { ...scenario("ok"), blocks: [{ height: "x" }] })])).rejects.toThrow(
+      new UsageError(`${join(dir, "bad.json")}: $.blocks[0].height: expected an unsigned integer (decimal string or safe JSON integer)`),
+    );
+    await expect(run([file("notjson.json", "{")])).rejects.toThrow(/\$: not valid JSON/);
+    await expect(run([join(dir, "missing.json")])).rejects.toThrow(/cannot read .*ENOENT/);
+    const badGenesis = { ...scenario("ok"), genesis: { ...scenario("ok").genesis, params: { "cbqs.rent.platform_bps": "1" } } };
+    await expect(run([file("genesis.json", badGenesis)])).rejects.toThrow(/invalid genesis: params: .*must be 10000/);
+  });
+});
