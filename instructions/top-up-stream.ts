@@ -42,7 +42,10 @@ export function topUpStream(ctx: TxContext, args: TopUpStreamArgsV1): void {
   const credited = { ...first.record, escrow_balance: addU128(first.record.escrow_balance, args.amount, "escrow_balance") };
   // §6.1 settle #2 through the same height.
   const second = settle(credited, H, grace);
-  distributeRent(ctx, bounds, main.provider, first.paid + second.paid);
+  // §6.1 "for each paid amount": each settlement's paid amount is split on its own (flooring a
+  // sum once would move a wei between provider and platform).
+  distributeRent(ctx, bounds, main.provider, first.paid);
+  distributeRent(ctx, bounds, main.provider, second.paid);
   for (const r of pairRecords(second.record)) writeStream(ctx, r);
   emit(ctx, "cbqs.stream.topped_up", main.stream_id); // §19, then the net status edge
   emitStatusEdge(ctx, main.status, second.record.status, main.stream_id);

@@ -10,6 +10,8 @@
 // around the engine meter's keccak/verifyEd25519 methods (restored on exit).
 import { performance } from "node:perf_hooks";
 import { cpus, totalmem } from "node:os";
+import { decode } from "../src/codec/core.js";
+import * as S from "../src/codec/schema.js";
 import { blake3, keccak256, type Hasher } from "../src/crypto/hash.js";
 import { ed25519VerifyStrict } from "../src/crypto/ed25519.js";
 import { Meter } from "../src/engine/meter.js";
@@ -26,7 +28,7 @@ import { createStateCommitment } from "../state/qmdb/index.js";
 import { generateLongChainScenario } from "./gen-long-chain.js";
 
 const ms = () => performance.now();
-const totals = { decode: 0, state: 0, commit: 0, blake3: 0, meterKeccak: 0, ed25519: 0, execute: 0, roots: 0 };
+const totals = { decode: 0, instructionDecode: 0, state: 0, commit: 0, blake3: 0, meterKeccak: 0, ed25519: 0, execute: 0, roots: 0 };
 const counts = { blake3: 0, blake3Bytes: 0, meterKeccak: 0, ed25519: 0, reads: 0, writes: 0 };
 /** Inputs of the unavoidable cryptography, re-run alone afterwards. */
 const blake3Lengths: number[] = [];
@@ -194,8 +196,24 @@ function main(argv: string[]): void {
   if (outcome.mismatch !== null) throw new Error(`replay mismatch at block ${outcome.mismatch.height}: ${outcome.mismatch.field}`);
   const chainId = fixture.genesis.config.chain_id;
   let t = ms();
-  for (const b of fixture.blocks) b.transactions.forEach((raw, i) => decodeTransaction(raw, i, chainId));
+  const payloads: Uint8Array[] = [];
+  for (const b of fixture.blocks) {
+    b.transactions.forEach((raw, i) => {
+      const body = decodeTransaction(raw, i, chainId).tx.body;
+      if (body.kind === "system") payloads.push(body.payload);
+    });
+  }
   totals.decode = ms() - t;
+  // The engine decodes each CBQS payload inside executeBlock: the same decodes, alone.
+  t = ms();
+  for (const p of payloads) {
+    try {
+      decode(S.CbqsInstructionV1, p);
+    } catch {
+      // malformed payloads of the chain are rejected by the engine the same way
+    }
+  }
+  totals.instructionDecode = ms() - t;
   t = ms();
   for (const b of fixture.blocks) {
     const outcomes = b.receipts.map((r) => ({ status: r.status, error: r.error === null ? null : { ...r.error, message: "" }, events: r.events, cycles: r.cycles, cells: r.cells, reads: 0, writes: 0, hashPreimageLengths: [], signatures: 0 }));
@@ -206,9 +224,10 @@ function main(argv: string[]): void {
 
   const s = (x: number) => x / 1000;
   const commitOther = s(totals.commit - totals.blake3);
-  const handlers = total - s(totals.decode) - s(totals.roots) - s(totals.commit) - s(totals.state) - s(totals.meterKeccak) - s(totals.ed25519);
+  const handlers = total - s(totals.decode) - s(totals.instructionDecode) - s(totals.roots) - s(totals.commit) - s(totals.state) - s(totals.meterKeccak) - s(totals.ed25519);
   const rows: Array<[string, number]> = [
     ["envelope decode", s(totals.decode)],
+    ["instruction decode (CbqsInstructionV1)", s(totals.instructionDecode)],
     ["handlers + engine (rest)", handlers],
     [`state reads/writes (${counts.reads} reads, ${counts.writes} writes)`, s(totals.state)],
     ["merkleization: QMDB commit without Blake3", commitOther],

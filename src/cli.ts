@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `cbqs`: the command-line face of the emulator. Each area registers its own commands.
 import { Command, CommanderError } from "commander";
+import { createRequire } from "node:module";
 import { EXIT_BAD_INPUT, type Registrar } from "./cli/common.js";
 import { register as registerCrypto } from "./cli/crypto.js";
 import { register as registerAdmission } from "./cli/admission.js";
@@ -19,6 +20,7 @@ async function main(argv: string[]): Promise<void> {
   program
     .name("cbqs")
     .description("CIP-39 Stream Registry reference emulator (CBQS consensus side on a CIP-4 QMDB state emulator)")
+    .version(packageVersion())
     .exitOverride()
     .configureOutput({ outputError: (str, write) => write(str.trimEnd().split("\n")[0] + "\n") });
   for (const register of registrars) register(program);
@@ -37,6 +39,12 @@ function fail(err: unknown): never {
   const message = err instanceof Error ? err.message : String(err);
   process.stderr.write(`cbqs: error: ${message.split("\n")[0]}\n`);
   process.exit(EXIT_BAD_INPUT);
+}
+
+function packageVersion(): string {
+  // Runs as dist/src/cli.js, two levels below package.json.
+  const pkg = createRequire(import.meta.url)("../../package.json") as { version: string };
+  return pkg.version;
 }
 
 process.on("uncaughtException", fail);

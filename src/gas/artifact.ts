@@ -168,10 +168,13 @@ function parseScenario(v: Obj, where: string): GasScenario {
 
 export type VerifyResult = { ok: true; sha256: string; vectors: number } | { ok: false; reason: string };
 
+/** Decimal strings print as plain numbers in a mismatch report. */
+const show = (v: Json | undefined): string => (typeof v === "string" && /^[0-9]+$/.test(v) ? v : JSON.stringify(v ?? null));
+
 /** The first leaf where `actual` differs from `expected`, as "path: expected X, actual Y". */
 function firstDifference(expected: Json, actual: Json, path: string): string | null {
   if (expected !== null && actual !== null && typeof expected === "object" && typeof actual === "object") {
-    if (Array.isArray(expected) !== Array.isArray(actual)) return `${path}: expected ${JSON.stringify(expected)}, actual ${JSON.stringify(actual)}`;
+    if (Array.isArray(expected) !== Array.isArray(actual)) return `${path}: expected ${show(expected)}, actual ${show(actual)}`;
     if (Array.isArray(expected) && Array.isArray(actual)) {
       for (let i = 0; i < Math.max(expected.length, actual.length); i++) {
         if (i >= expected.length || i >= actual.length) return `${path}: expected ${expected.length} entries, actual ${actual.length}`;
@@ -183,13 +186,13 @@ function firstDifference(expected: Json, actual: Json, path: string): string | n
     const e = expected as Record<string, Json>;
     const a = actual as Record<string, Json>;
     for (const k of new Set([...Object.keys(e), ...Object.keys(a)])) {
-      if (!(k in e) || !(k in a)) return `${path ? path + "." : ""}${k}: expected ${JSON.stringify(e[k] ?? null)}, actual ${JSON.stringify(a[k] ?? null)}`;
+      if (!(k in e) || !(k in a)) return `${path ? path + "." : ""}${k}: expected ${show(e[k])}, actual ${show(a[k])}`;
       const d = firstDifference(e[k]!, a[k]!, path ? `${path}.${k}` : k);
       if (d !== null) return d;
     }
     return null;
   }
-  return expected === actual ? null : `${path}: expected ${JSON.stringify(expected)}, actual ${JSON.stringify(actual)}`;
+  return expected === actual ? null : `${path}: expected ${show(expected)}, actual ${show(actual)}`;
 }
 
 /**

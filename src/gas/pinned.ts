@@ -4,4 +4,4 @@
 // canonical plan or a vector's pre-state changes this digest; `cbqs gas-vectors verify` fails until
 // the change is deliberate and this constant is updated with it. The run document's
 // `gas_vectors_sha256` field reports this value.
-export const GAS_VECTORS_SHA256 = "0000000000000000000000000000000000000000000000000000000000000000";
+export const GAS_VECTORS_SHA256 = "a1dcc1c69638e4e7e6479ef3a9b6803b5d236142ff119e7e23590a8e35c25251";

@@ -4,7 +4,7 @@
 // numbers, hex in either case, {"ed25519_seed"} keys, and stream references.
 import { toHex } from "../bytes.js";
 import { ed25519PublicKeyFromSeed } from "../crypto/ed25519.js";
-import { hexBytes, isObject, type Json } from "./json.js";
+import { at, hexBytes, isObject, type Json } from "./json.js";
 import { resolveStreamRef, type ChainIdentity } from "./refs.js";
 
 export interface Mismatch {
@@ -36,7 +36,7 @@ export function partialMatch(expected: Json, actual: Json | undefined, path: str
     if (converted !== undefined) return scalarEqual(converted, actual) ? null : { path, expected: converted, actual };
     if (!isObject(actual)) return fail();
     for (const key of Object.keys(expected)) {
-      const m = partialMatch(expected[key]!, actual[key], `${path}.${key}`, id);
+      const m = partialMatch(expected[key]!, actual[key], at(path, key), id);
       if (m !== null) return m;
     }
     return null;
@@ -44,7 +44,7 @@ export function partialMatch(expected: Json, actual: Json | undefined, path: str
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual) || actual.length !== expected.length) return fail();
     for (let i = 0; i < expected.length; i++) {
-      const m = partialMatch(expected[i]!, actual[i], `${path}[${i}]`, id);
+      const m = partialMatch(expected[i]!, actual[i], at(path, i), id);
       if (m !== null) return m;
     }
     return null;
@@ -56,7 +56,7 @@ export function partialMatch(expected: Json, actual: Json | undefined, path: str
 function convertInputObject(o: { [k: string]: Json }, path: string, id: ChainIdentity, actual: Json): Json | undefined {
   const keys = Object.keys(o);
   if (keys.length === 1 && keys[0] === "ed25519_seed") {
-    return { ed25519: toHex(ed25519PublicKeyFromSeed(hexBytes(o["ed25519_seed"], `${path}.ed25519_seed`, 32))) };
+    return { ed25519: toHex(ed25519PublicKeyFromSeed(hexBytes(o["ed25519_seed"], at(path, "ed25519_seed"), 32))) };
   }
   const isRef = (keys.length === 1 && keys[0] === "key_stream_of") || (keys.length === 2 && "owner" in o && "owner_nonce" in o);
   if (isRef && typeof actual === "string") return toHex(resolveStreamRef(o, path, id));

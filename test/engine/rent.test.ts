@@ -214,3 +214,71 @@ describe("§5 custody assertion", () => {
     expect(snapshot(t)).toEqual(before);
   });
 });
+
+describe("§6.1/§19 spec-fidelity audit: TopUpStream and SettleStreamRent edges", () => {
+  it("§6.1 each paid amount is split on its own: a top-up whose two settlements both pay floors each share separately", () => {
+    // Active, unmaterialized, 3 blocks funded: settle #1 pays 3R (paid through 5), the credit
+    // covers the rest, settle #2 pays 25R. Splitting the 28R sum once would floor differently.
+    const { t, id } = setup(3n * R, 100n);
+    t.ok(cbqs(OWNER, ix.topUp(id, 100n * R)), 30n);
+    const share = (paid: bigint) => (paid * 9000n) / 10000n;
+    expect(share(3n * R) + share(25n * R)).not.toBe(share(28n * R)); // the case is observable
+    expect(t.balance(PROVIDER) - RICH).toBe(share(3n * R) + share(25n * R));
+    expect(t.balance(PLATFORM_ADDRESS)).toBe(28n * R - share(3n * R) - share(25n * R));
+    expect(t.balance(REGISTRY_ADDRESS)).toBe(75n * R);
+  });
+
+  it("§6.1/§19 a top-up that leaves an unmaterialized Active stream underfunded emits topped_up then suspended (net edge), pinned at the historical paid-through", () => {
+    const { t, id } = setup(3n * R, 100n);
+    const o = t.ok(cbqs(OWNER, ix.topUp(id, 4n * R)), 30n);
+    expect(topics(o)).toEqual(["cbqs.stream.topped_up", "cbqs.stream.suspended"]);
+    const rec = t.chain.stream(id)!;
+    expect(rec.status).toBe("Suspended");
+    expect(rec.last_settled_block).toBe(9n); // 2 + 3 paid by settle #1, + 4 by settle #2
+    expect(rec.suspended_at_block).toBe(5n); // pinned by settle #1, preserved by settle #2
+    expect(rec.suspension_grace_deadline_block).toBe(105n);
+    expect(rec.escrow_balance).toBe(0n);
+  });
+
+  it("§5/§6.1 SettleStreamRent on a zero-escrow stream pays nothing but materializes Suspended at the creation height (real work, not a no-op)", () => {
+    const { t, id } = setup(0n, 100n); // created at effective height 2
+    const o = t.ok(cbqs(OTHER, ix.settle(id)), 7n);
+    expect(topics(o)).toEqual(["cbqs.stream.rent_settled", "cbqs.stream.suspended"]);
+    const rec = t.chain.stream(id)!;
+    expect(rec.last_settled_block).toBe(2n);
+    expect(rec.suspended_at_block).toBe(2n);
+    expect(rec.suspension_grace_deadline_block).toBe(102n);
+    expect(t.balance(PROVIDER)).toBe(RICH);
+    expect(t.tx(cbqs(OTHER, ix.settle(id)), 8n).error!.name).toBe("NoOpRejected");
+  });
+
+  it("§6.1 a top-up exactly one block before the pinned deadline of a materialized stream is accepted; at the deadline it is rejected", () => {
+    const { t, id } = setup(3n * R + 7n, 10n);
+    t.ok(cbqs(OTHER, ix.settle(id)), 8n); // suspended at 5, deadline 15
+    const state = snapshot(t);
+    const rejected = t.tx(cbqs(OTHER, ix.topUp(id, 100n * R)), 15n);
+    expect(rejected.error!.name).toBe("GraceDeadlinePassed");
+    expect(snapshot(t)).toEqual(state);
+    const s2 = setup(3n * R + 7n, 10n);
+    s2.t.ok(cbqs(OTHER, ix.settle(s2.id)), 8n);
+    const ok = s2.t.ok(cbqs(OTHER, ix.topUp(s2.id, 100n * R)), 14n);
+    expect(topics(ok)).toEqual(["cbqs.stream.topped_up", "cbqs.stream.reactivated"]);
+  });
+
+  it("§6.1 DataExpired on an encrypted pair mirrors to the key stream and frees the owner's stream slot once", () => {
+    const t = new TestChain(genesisConfig({ "cbqs.suspend_grace_blocks": 10n, "cbqs.max_streams_per_owner": 1n }));
+    t.ok(cbqs(PROVIDER, ix.registerProvider()));
+    t.ok(cbqs(OWNER, ix.createStream({ initial_escrow: 3n * R, encrypted: true })));
+    const id = t.streamId();
+    t.ok(cbqs(OTHER, ix.settle(id)), 8n);
+    const o = t.ok(cbqs(OTHER, ix.settle(id)), 15n);
+    expect(topics(o)).toEqual(["cbqs.stream.data_expired"]);
+    const key = t.chain.stream(t.keyStreamId())!;
+    expect(key.status).toBe("DataExpired");
+    expect(key.suspended_at_block).toBeNull();
+    expect(t.chain.provider(PROVIDER)!.live_assigned_streams).toBe(0n);
+    // the single owner slot is free again (decremented exactly once)
+    t.ok(cbqs(OWNER, ix.createStream({ owner_nonce: 1n })));
+    expect(t.tx(cbqs(OWNER, ix.createStream({ owner_nonce: 2n }))).error!.name).toBe("OwnerStreamLimit");
+  });
+});

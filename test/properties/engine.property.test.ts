@@ -104,13 +104,21 @@ function execute(plans: BlockPlan[]): { blocks: BlockInput[]; roots: string[]; v
   const blocks: BlockInput[] = [setupBlock()];
   const roots = [toHex(chain.executeBlock(blocks[0]!).stateRoot)];
   let height = 1n;
+  let effective = 1n;
   for (const plan of plans) {
     height += BigInt(plan.gap);
     const block = toBlock(plan, chain, height);
     blocks.push(block);
     const outcome = chain.executeBlock(block);
     roots.push(toHex(outcome.stateRoot));
+    // Denial of service: effective_rent_height = H − coverage(H) never exceeds H and never runs backwards.
+    const rentClock =
+      outcome.effectiveRentHeight > height || outcome.effectiveRentHeight < effective
+        ? `effective_rent_height ${outcome.effectiveRentHeight} at height ${height} after ${effective}`
+        : null;
+    effective = outcome.effectiveRentHeight;
     const violation =
+      rentClock ??
       reservationViolation(block, outcome.outcomes) ??
       eventViolation(block, outcome.outcomes, chain) ??
       invariantViolation(chain, store) ??
@@ -121,7 +129,7 @@ function execute(plans: BlockPlan[]): { blocks: BlockInput[]; roots: string[]; v
 }
 
 describe("engine properties (CIP-39 §4.1, §4.3, §5, §6.1; CIP-4 §6.3 determinism)", () => {
-  it("§18.1 reads/writes within the reservation, §19 event shapes, §5 custody ≥ Σ escrow, CBY conserved, §4.3/§5 counters match live records, §4.1 key streams mirror, §6.1 Active ⇔ no pins, terminal absorbing — after every block", () => {
+  it("§18.1 reads/writes within the reservation, §19 event shapes, monotone effective rent height ≤ H, §5 custody ≥ Σ escrow, CBY conserved, §4.3/§5 counters match live records, §4.1 key streams mirror, §6.1 Active ⇔ no pins, terminal absorbing — after every block", () => {
     fc.assert(
       fc.property(blocksArb(12, 5), (plans) => {
         const { violation } = execute(plans);

@@ -131,6 +131,15 @@ describe("run document (scenario-format §4)", () => {
     expect(BigInt(accounts[P1]!.balance)).toBe(1_000_000n - fee);
   });
 
+  it("§3: with genesis_source the chain instance is the fingerprint of exactly those bytes", () => {
+    const text = `{ "chain_id": "7", "timestamp": "1000", "block_time_seconds": "1",\n  "governance": "${GOV}" }\n`;
+    const r = runScenario(parseScenario({ format: "cbqs-scenario/v1", genesis_source: text, blocks: [{ height: "1", txs: [{ from: P1, cbqs: register }] }] }));
+    expect(r.document.chain_instance_id).toBe(toHex(chainInstanceId(utf8(text))));
+    expect(r.document.chain_instance_id).not.toBe(runScenario(parseScenario(doc([]))).document.chain_instance_id);
+    const providers = r.document.state["providers"] as Record<string, { chain_instance_id: string }>;
+    expect(providers[P1]!.chain_instance_id).toBe(r.document.chain_instance_id);
+  });
+
   it("§2 (scenario-format): an invalid genesis parameter is refused by the engine's §18 validation", () => {
     expect(() => runScenario(parseScenario(doc([], { params: { "cbqs.rent.provider_bps": "9500" } })))).toThrow(GenesisError);
     expect(() => runScenario(parseScenario(doc([], { params: { "cbqs.max_streams_per_owner": "16385" } })))).toThrow(GenesisError);

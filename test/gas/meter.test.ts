@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { encode } from "../../src/codec/core.js";
+import * as S from "../../src/codec/schema.js";
+import type { CbqsInstructionV1 } from "../../src/codec/types.js";
+import { Chain, SYS_CBQS } from "../../src/engine/chain.js";
+import { EngineDefect } from "../../src/engine/errors.js";
+import { accountKey } from "../../src/engine/layout.js";
+import { RESERVATIONS } from "../../src/engine/meter.js";
+import { toHex } from "../../src/bytes.js";
+import { GENESIS_SOURCE, ix, PROVIDER, ScenarioBuilder } from "../../src/gas/builder.js";
+import { observePlan, PATHS } from "../../src/gas/plans.js";
+import { genesisConfig, runScenario } from "../../src/gas/scenario.js";
+import type { BlockBatch } from "../../state/interface.js";
+import { MemoryStateStore } from "../../state/store.js";
+
+const setStatus = () => new ScenarioBuilder().tx(PROVIDER, ix.registerProvider()).target(PROVIDER, ix.setProviderStatus("Draining"));
+
+describe("the CBQS meter against §18.1", () => {
+  it("§18.1 a handler forced over its reservation (every read doubled at the state interface) fails loudly with EngineDefect", () => {
+    // Only in the target's block (height 2), so the setup RegisterProvider runs normally.
+    const doubleReads = (batch: BlockBatch, key: Uint8Array) => {
+      if (batch.height === 2n) batch.get(key);
+    };
+    expect(() => runScenario(setStatus(), undefined, doubleReads)).toThrow(EngineDefect);
+    expect(() => runScenario(setStatus(), undefined, doubleReads)).toThrow("SetProviderStatus exceeded its §18.1 read reservation (3)");
+  });
+
+  it("§18.1 the reservation exists before the first state operation: a rejection before any read is charged the full pair", () => {
+    const noOp = observePlan(PATHS.find((p) => p.id === "top-up-stream/zero-amount")!).measurement;
+    expect(noOp.actual).toEqual({ reads: 0, writes: 0 });
+    expect(noOp.charged).toEqual({ reads: RESERVATIONS.TopUpStream.reads, writes: RESERVATIONS.TopUpStream.writes });
+  });
+
+  it("§18.1 refund after commit: an accepted path is charged its actual counts, below the reservation", () => {
+    const ok = runScenario(setStatus());
+    expect(ok.charged).toEqual({ reads: 3, writes: 1 });
+    expect(ok.charged.writes).toBeLessThan(RESERVATIONS.SetProviderStatus.writes);
+  });
+
+  it("§18.1 platform charges stay outside the meter: the sender's account and the breaker's pause read are never metered", () => {
+    for (const path of PATHS) {
+      const s = path.build();
+      const { accesses } = runScenario(s);
+      const sender = toHex(accountKey(s.target.from));
+      expect(accesses.filter((a) => toHex(a.key) === sender), path.id).toEqual([]);
+    }
+  });
+
+  it("§18.1 the fee is settled on the post-refund CBQS cycles and cells", () => {
+    const config = { ...genesisConfig(setStatus()), cycle_price: 1n, cell_price: 1n };
+    const chain = Chain.genesis(config, GENESIS_SOURCE, new MemoryStateStore());
+    const tx = (instruction: CbqsInstructionV1) => ({ from: PROVIDER, body: { kind: "system" as const, opcode: SYS_CBQS, payload: encode(S.CbqsInstructionV1, instruction) } });
+    chain.executeBlock({ height: 1n, timestamp: 1n, txs: [tx(ix.registerProvider())] });
+    const before = chain.account(PROVIDER).balance;
+    const o = chain.executeBlock({ height: 2n, timestamp: 2n, txs: [tx(ix.setProviderStatus("Draining"))] }).outcomes[0]!;
+    expect(o.status).toBe("ok");
+    expect(before - chain.account(PROVIDER).balance).toBe(o.cycles + o.cells);
+  });
+
+  it("§18.1 a payload that fails canonical decode never reaches the meter: the CBQS portion is zero", () => {
+    const chain = Chain.genesis(genesisConfig(setStatus()), GENESIS_SOURCE, new MemoryStateStore());
+    const o = chain.executeBlock({ height: 1n, timestamp: 1n, txs: [{ from: PROVIDER, body: { kind: "system", opcode: SYS_CBQS, payload: Uint8Array.of(2, 3, 0) } }] }).outcomes[0]!;
+    expect([o.status, o.cycles, o.cells, o.reads, o.writes]).toEqual(["rejected", 0n, 0n, 0, 0]);
+  });
+});
