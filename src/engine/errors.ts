@@ -11,7 +11,7 @@ export interface ErrorDef {
 export const ERRORS = {
   // ---- CIP-39 §17 ----
   StreamNotFound: { code: 3900, condition: "no stream record under the named stream id" },
-  StreamNotActive: { code: 3901, condition: "the named stream is terminal (Closed/DataExpired), or not materialized Active where §6.1 requires it" },
+  StreamNotActive: { code: 3901, condition: "the named stream is terminal: Closed and DataExpired are absorbing (§5)" },
   StreamSuspended: { code: 3902, condition: "UpdateStream/ActivateKeyGeneration on a materialized Suspended stream (§6.1 Active-only gate)" },
   ProviderEpochStale: { code: 3903, condition: "a KeyBatchReceiptV1 whose provider_epoch is not the record's (always 0 in v1, §4)" },
   InvalidKeyBatch: { code: 3924, condition: "ActivateKeyGeneration receipt fails §9.3: signature, context, served_at, stream ids or next generation" },
@@ -45,7 +45,6 @@ export const ERRORS = {
   StreamNotEncrypted: { code: 4118, condition: "ActivateKeyGeneration for an unencrypted stream (§9.3)" },
   ArithmeticOverflow: { code: 4119, condition: "a checked u64/u128 computation overflowed (§4.5, §5, §6)" },
   InvalidGovernanceAction: { code: 4120, condition: "a parameter write outside the 25 live scalars, out of bounds, breaking the bps sum guard, or a pause action invalid in the current pause state" },
-  InvalidStreamState: { code: 4121, condition: "a rate below CBQS_MIN_RATE_PER_BLOCK or another invariant a created/updated record must satisfy (§6)" },
 } as const satisfies Record<string, ErrorDef>;
 
 export type ErrorName = keyof typeof ERRORS;
@@ -66,11 +65,6 @@ export class CbqsError extends Error {
 
 export function reject(name: ErrorName, message: string): never {
   throw new CbqsError(name, message);
-}
-
-/** Reject with `name` unless `condition` holds. */
-export function ensure(condition: boolean, name: ErrorName, message: string): asserts condition {
-  if (!condition) reject(name, message);
 }
 
 /** An engine bug (e.g. a handler exceeding its §18.1 reservation): never a rejection, fails loudly. */

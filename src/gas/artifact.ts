@@ -208,9 +208,10 @@ export function verifyArtifact(text: string, pinned: string = GAS_VECTORS_SHA256
   }
   const root = obj(parsed, "artifact");
   if (root.schema !== SCHEMA_ID) throw new ArtifactError(`schema is ${JSON.stringify(root.schema)}, expected "${SCHEMA_ID}"`);
+  // Everywhere below "expected" is what the file records and "actual" what the engine gives.
   const header = firstDifference(
+    { schedule: (root.schedule ?? null) as Json, reservations: (root.reservations ?? null) as Json },
     { schedule: scheduleJson(COSTS), reservations: reservationsJson() },
-    { schedule: root.schedule as Json, reservations: root.reservations as Json },
     "",
   );
   if (header !== null) return { ok: false, reason: `cost table differs from the engine: ${header}` };

@@ -146,6 +146,16 @@ export const PATHS: readonly PlanPath[] = [
         .tx(PROVIDER, { type: "UpdateProvider", args: { endpoints: null, signing_key: null, quote_key: null, base_rate_admission: { ...OPEN_ADMISSION, accepts_new: false }, metadata_hash: null } })
         .target(OWNER, ix.createStream()),
   },
+  {
+    id: "create-stream/base-capacity-exceeded",
+    instruction: "CreateStream",
+    title: "governance base, reservation above a provider cap",
+    outcome: "BaseRateCapacityExceeded",
+    build: () =>
+      provider()
+        .tx(PROVIDER, { type: "UpdateProvider", args: { endpoints: null, signing_key: null, quote_key: null, base_rate_admission: { ...OPEN_ADMISSION, max_total_retained_bytes: 1n }, metadata_hash: null } })
+        .target(OWNER, ix.createStream()),
+  },
   { id: "create-stream/insufficient-balance", instruction: "CreateStream", title: "owner cannot fund the escrow", outcome: "InsufficientBalance", build: () => provider().target(OWNER, ix.createStream({ initial_escrow: 10n ** 19n })) },
   // ---- UpdateStream ----
   { id: "update-stream/bump-plain", instruction: "UpdateStream", title: "authorization bump only, not encrypted", outcome: "ok", build: () => { const b = stream(false, true); return b.target(OWNER, ix.updateStream(b.streamId(), { bump_authorization_generation: true })); } },
@@ -218,6 +228,7 @@ export const PATHS: readonly PlanPath[] = [
   { id: "close-stream/quote-encrypted", instruction: "CloseStream", title: "encrypted, provider quote: settle, refund, release", outcome: "ok", build: () => { const b = stream(true, true); return b.target(OWNER, ix.close(b.streamId()), 5n); } },
   { id: "close-stream/base-plain", instruction: "CloseStream", title: "not encrypted, governance base: releases the reservation", outcome: "ok", build: () => { const b = stream(false, false); return b.target(OWNER, ix.close(b.streamId()), 5n); } },
   { id: "close-stream/suspended-past-deadline", instruction: "CloseStream", title: "Suspended past the deadline (close, never expiry)", outcome: "ok", build: () => { const b = suspended(); return b.target(OWNER, ix.close(b.streamId()), 20n); } },
+  { id: "close-stream/not-found", instruction: "CloseStream", title: "no such stream", outcome: "StreamNotFound", build: () => { const b = provider(); return b.target(OWNER, ix.close(b.streamId())); } },
   { id: "close-stream/unauthorized", instruction: "CloseStream", title: "sender is not the owner", outcome: "Unauthorized", build: () => { const b = stream(true, true); return b.target(SPONSOR, ix.close(b.streamId()), 5n); } },
   { id: "close-stream/closed", instruction: "CloseStream", title: "already Closed (terminal)", outcome: "StreamNotActive", build: () => { const b = stream(false, true); b.tx(OWNER, ix.close(b.streamId())); return b.target(OWNER, ix.close(b.streamId())); } },
   // ---- ActivateKeyGeneration ----
@@ -225,6 +236,7 @@ export const PATHS: readonly PlanPath[] = [
   { id: "activate-key-generation/ok", instruction: "ActivateKeyGeneration", title: "generation 1, no bump", outcome: "ok", build: () => { const b = stream(true, true); return b.target(OWNER, ix.activate(b.receipt())); } },
   { id: "activate-key-generation/not-encrypted", instruction: "ActivateKeyGeneration", title: "stream not encrypted", outcome: "StreamNotEncrypted", build: () => { const b = stream(false, true); return b.target(OWNER, ix.activate(b.receipt())); } },
   { id: "activate-key-generation/unauthorized", instruction: "ActivateKeyGeneration", title: "sender is not the owner", outcome: "Unauthorized", build: () => { const b = stream(true, true); return b.target(SPONSOR, ix.activate(b.receipt())); } },
+  { id: "activate-key-generation/suspended", instruction: "ActivateKeyGeneration", title: "stream materialized Suspended", outcome: "StreamSuspended", build: () => { const b = suspended(true); return b.target(OWNER, ix.activate(b.receipt()), 11n); } },
   {
     id: "activate-key-generation/bad-signature",
     instruction: "ActivateKeyGeneration",

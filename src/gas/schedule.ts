@@ -33,15 +33,15 @@ and the CIP-12 breaker check.
 
 ## Cost constants
 
-| Constant (\`COSTS\`) | Value | Charged per |
-| --- | ---: | --- |
-| \`decodeCyclesPerPayloadByte\` | ${n(costs.decodeCyclesPerPayloadByte)} cycles | byte of the \`CbqsInstructionV1\` payload (decode surcharge) |
-| \`readCycles\` | ${n(costs.readCycles)} cycles | charged state read |
-| \`writeCycles\` | ${n(costs.writeCycles)} cycles | charged state write (put or delete) |
-| \`hashWordCycles\` | ${n(costs.hashWordCycles)} cycles | hashed word, \`max(1, ceil(len / 32))\` words per keccak256 preimage |
-| \`ed25519VerifyCycles\` | ${n(costs.ed25519VerifyCycles)} cycles | strict Ed25519 verification (§9.1) |
-| \`cellsPerWrittenByte\` | ${n(costs.cellsPerWrittenByte)} cells | byte written: the 54-byte key plus the value bytes after the write (a delete: the key only) |
-| \`cellsPerEventByte\` | ${n(costs.cellsPerEventByte)} cells | byte of each emitted event's canonical encoding (emitter ‖ u32 topic length ‖ topic ‖ u32 payload length ‖ payload) |
+| Constant (\`COSTS\`) | Value | Unit | Charged per |
+| --- | ---: | --- | --- |
+| \`decodeCyclesPerPayloadByte\` | ${n(costs.decodeCyclesPerPayloadByte)} | cycles | byte of the \`CbqsInstructionV1\` payload (decode surcharge) |
+| \`readCycles\` | ${n(costs.readCycles)} | cycles | charged state read |
+| \`writeCycles\` | ${n(costs.writeCycles)} | cycles | charged state write (put or delete) |
+| \`hashWordCycles\` | ${n(costs.hashWordCycles)} | cycles | hashed word, \`max(1, ceil(len / 32))\` words per keccak256 preimage |
+| \`ed25519VerifyCycles\` | ${n(costs.ed25519VerifyCycles)} | cycles | strict Ed25519 verification (§9.1) |
+| \`cellsPerWrittenByte\` | ${n(costs.cellsPerWrittenByte)} | cells | byte written: the 54-byte key plus the value bytes after the write (a delete: the key only) |
+| \`cellsPerEventByte\` | ${n(costs.cellsPerEventByte)} | cells | byte of each emitted event's canonical encoding (emitter ‖ u32 topic length ‖ topic ‖ u32 payload length ‖ payload) |
 
 ## Formulas
 

@@ -2,6 +2,8 @@
 // transactions are resolved later, one block at a time, just before that block executes:
 // signed objects may need the emulator hash of an earlier block (served_at.block_hash).
 // Everything that needs no chain context is checked here, up front, with JSON paths.
+import { utf8 } from "../bytes.js";
+import { MAX_PARAM_NAME_BYTES, MAX_SET_PARAMS_ENTRIES, MAX_SYSTEM_PAYLOAD_BYTES } from "../chain/envelope.js";
 import type { GovAction, TxBody } from "../chain/types.js";
 import { parseGenesisSection, type ParsedGenesis } from "./genesis.js";
 import {
@@ -134,11 +136,11 @@ function parseTx(v: unknown, path: string): ScenarioTx {
     case "raw": {
       const raw = obj(t.raw, kpath);
       onlyKeys(raw, ["opcode", "payload"], kpath);
-      body = {
-        kind: "system",
-        opcode: Number(uint(raw["opcode"], at(kpath, "opcode"), 255n)),
-        payload: hexBytes(raw["payload"], at(kpath, "payload")),
-      };
+      const payload = hexBytes(raw["payload"], at(kpath, "payload"));
+      if (payload.length > MAX_SYSTEM_PAYLOAD_BYTES) {
+        throw new ScenarioError(at(kpath, "payload"), `${payload.length} bytes exceed the envelope bound ${MAX_SYSTEM_PAYLOAD_BYTES}`);
+      }
+      body = { kind: "system", opcode: Number(uint(raw["opcode"], at(kpath, "opcode"), 255n)), payload };
       break;
     }
   }
@@ -157,10 +159,13 @@ function parseGov(v: unknown, path: string): GovAction {
   switch (type) {
     case "SetParam":
       onlyKeys(a, ["name", "value"], p);
-      return { type, name: str(a["name"], at(p, "name")), value: u64(a["value"], at(p, "value")) };
-    case "SetParams":
+      return { type, name: paramName(a["name"], at(p, "name")), value: u64(a["value"], at(p, "value")) };
+    case "SetParams": {
       // Written order is kept: the proposal is one atomic write (§6 guard checked on the result).
-      return { type, values: Object.keys(a).map((name) => ({ name, value: u64(a[name], at(p, name)) })) };
+      const names = Object.keys(a);
+      if (names.length > MAX_SET_PARAMS_ENTRIES) throw new ScenarioError(p, `more than ${MAX_SET_PARAMS_ENTRIES} parameters in one proposal`);
+      return { type, values: names.map((name) => ({ name: paramName(name, at(p, name)), value: u64(a[name], at(p, name)) })) };
+    }
     case "Pause":
     case "ExtendPause":
       onlyKeys(a, ["actor", "blocks"], p);
@@ -171,6 +176,13 @@ function parseGov(v: unknown, path: string): GovAction {
     default:
       throw new ScenarioError(p, "unknown governance action (SetParam, SetParams, Pause, ExtendPause, Unpause)");
   }
+}
+
+/** A parameter name within the envelope's bound (docs/transactions.md). */
+function paramName(v: unknown, path: string): string {
+  const name = str(v, path);
+  if (utf8(name).length > MAX_PARAM_NAME_BYTES) throw new ScenarioError(path, `parameter name longer than ${MAX_PARAM_NAME_BYTES} bytes`);
+  return name;
 }
 
 function parseTxExpect(v: unknown, path: string): TxExpect {

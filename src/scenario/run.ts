@@ -21,7 +21,10 @@ import { resolveStreamKey, type ChainIdentity } from "./refs.js";
 import { resolveInstruction } from "./resolve.js";
 
 export const RUN_FORMAT = "cbqs-run/v1";
-/** Placeholder until the gas-vector schedule is pinned (a later issue; docs/decisions.md). */
+/**
+ * Placeholder until the switch to src/gas/pinned.ts lands together with a re-fill of
+ * fixtures/corpus, whose stored run data carry this value (docs/decisions.md).
+ */
 export const GAS_VECTORS_SHA256 = "unpinned";
 
 export interface RunReceipt {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { keyStreamId } from "../../src/codec/derive.js";
+import { keyStreamId, signingKeyId } from "../../src/codec/derive.js";
 import { quoteDigest } from "../../src/codec/signing.js";
 import { REGISTRY_ADDRESS, ZERO_ADDRESS } from "../../src/engine/layout.js";
 import {
@@ -11,8 +11,12 @@ import {
   OTHER,
   OWNER,
   PROVIDER,
+  PROVIDER2,
+  pubKey,
+  QUOTE_SEED,
   RICH,
   seed,
+  SIGNING_SEED,
   snapshot,
   standardConfig,
   STANDARD_ONE_UNIT_RATE,
@@ -207,5 +211,33 @@ describe("§4.1/§4.2 key stream of a Fast main stream", () => {
     expect(key.config.retained_bytes_limit).toBe(cfg.retained_bytes_limit);
     expect([key.config.default_max_attempts, key.config.idempotency_horizon_ms, key.config.max_visibility_ms]).toEqual([10, 86_400_000n, 30_000n]);
     expect([key.config.fast_batch_max_ms, key.config.fast_batch_max_records]).toEqual([0, 0]);
+  });
+});
+
+describe("§4.4 spec-fidelity audit: the quote is bound to the named provider's finalized quote_key", () => {
+  it("§4.4 a quote naming another provider, or signed by the provider's signing_key instead of its quote_key, is rejected", () => {
+    const t = chainWithProvider();
+    t.ok(cbqs(PROVIDER2, ix.registerProvider()));
+    expect(errorOf(t, ix.createStream({ price_quote: t.quote({ provider: PROVIDER2 }) }))).toBe("PricingBasisInvalid");
+    const bySigningKey = t.quote({ signing_key_id: signingKeyId(pubKey(SIGNING_SEED)) }, SIGNING_SEED);
+    expect(errorOf(t, ix.createStream({ price_quote: bySigningKey }))).toBe("PricingBasisInvalid");
+  });
+
+  it("§4.4 after UpdateProvider rotates quote_key, a quote under the old key is rejected and one under the new key admits", () => {
+    const t = chainWithProvider();
+    const newSeed = seed(90);
+    t.ok(cbqs(PROVIDER, { type: "UpdateProvider", args: { endpoints: null, signing_key: null, quote_key: pubKey(newSeed), base_rate_admission: null, metadata_hash: null } }));
+    expect(errorOf(t, ix.createStream({ price_quote: t.quote({}, QUOTE_SEED) }))).toBe("PricingBasisInvalid");
+    t.ok(cbqs(OWNER, ix.createStream({ price_quote: t.quote({ signing_key_id: signingKeyId(pubKey(newSeed)) }, newSeed) })));
+  });
+
+  it("§4.4/§6 a quote at exactly CBQS_MIN_RATE_PER_BLOCK is accepted as signed (never clamped); its creation charge is 8,000 × 604,800 burned", () => {
+    const t = chainWithProvider();
+    const ownerBefore = t.balance(OWNER);
+    t.ok(cbqs(OWNER, ix.createStream({ price_quote: t.quote({ rate_per_block: 8_000n }), initial_escrow: 5n })));
+    expect(t.chain.stream(t.streamId())!.rate_per_block).toBe(8_000n);
+    expect(t.balance(ZERO_ADDRESS)).toBe(8_000n * 604_800n);
+    expect(ownerBefore - t.balance(OWNER)).toBe(8_000n * 604_800n + 5n);
+    expect(t.balance(REGISTRY_ADDRESS)).toBe(5n);
   });
 });

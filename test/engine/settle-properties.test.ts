@@ -104,3 +104,29 @@ describe("§6.1 settle(record, H) properties (fast-check)", () => {
     expect(failsClosed(record({ status: "Suspended", suspended_at_block: 3n, suspension_grace_deadline_block: 3n, last_settled_block: 3n }))).toBe(false);
   });
 });
+
+describe("§6.1 settle edges (spec-fidelity audit)", () => {
+  it("§6.1 the r == 0 branch always takes the funded path: lsb = H, Active, both pins cleared, paid 0", () => {
+    const suspended = record({ rate_per_block: 0n, status: "Suspended", suspended_at_block: 2n, suspension_grace_deadline_block: 9n, last_settled_block: 4n });
+    const { record: out, paid } = settle(suspended, 50n, 5n);
+    expect(paid).toBe(0n);
+    expect([out.status, out.last_settled_block, out.suspended_at_block, out.suspension_grace_deadline_block]).toEqual(["Active", 50n, null, null]);
+  });
+
+  it("§6.1 due is checked u128: an overflowing (H − last_settled) × r fails closed", () => {
+    const huge = record({ rate_per_block: 1n << 127n, escrow_balance: 0n, last_settled_block: 0n });
+    expect(() => settle(huge, 2n, 5n)).toThrow(CbqsError);
+    try {
+      settle(huge, 2n, 5n);
+    } catch (e) {
+      expect((e as CbqsError).errorName).toBe("ArithmeticOverflow");
+    }
+    // exactly at the u128 boundary it is still representable
+    expect(settle(record({ rate_per_block: (1n << 127n) - 1n, escrow_balance: 0n }), 2n, 5n).record.status).toBe("Suspended");
+  });
+
+  it("§6.1 the grace deadline is checked u64: paid-through + grace overflowing u64 fails closed", () => {
+    const r = record({ rate_per_block: 8_000n, escrow_balance: 0n, last_settled_block: (1n << 64n) - 2n });
+    expect(() => settle(r, (1n << 64n) - 1n, 5n)).toThrow(CbqsError);
+  });
+});

@@ -191,3 +191,81 @@ describe("§4.2/§18 LIVE bounds at update", () => {
     t.ok(cbqs(OWNER, update(id, { config: standardConfig({ max_lanes: 8, max_message_bytes: 1_024 }) })));
   });
 });
+
+describe("§5/§6.1 spec-fidelity audit: UpdateStream and ActivateKeyGeneration edges", () => {
+  it("§4.2 the Fast 268,435,456 cross-field bound is checked at every update, not only at creation", () => {
+    const t = new TestChain(genesisConfig({ "cbqs.max_inline_message_bytes": 1_048_576n }));
+    t.ok(cbqs(PROVIDER, ix.registerProvider()));
+    const fast = (over: Parameters<typeof standardConfig>[0]) =>
+      standardConfig({ max_message_bytes: 1_048_576, fast_batch_max_ms: 100, fast_batch_max_records: 256, default_max_attempts: 0, ...over });
+    t.ok(cbqs(OWNER, ix.createStream({ delivery_class: "Fast", config: fast({}), initial_escrow: 1000n * R })));
+    const id = t.streamId();
+    const before = snapshot(t);
+    expect(t.tx(cbqs(OWNER, update(id, { config: fast({ fast_batch_max_records: 257 }) }))).error!.name).toBe("InvalidStreamConfig");
+    expect(snapshot(t)).toEqual(before);
+    t.ok(cbqs(OWNER, update(id, { config: fast({ max_message_bytes: 524_288, fast_batch_max_records: 512 }) })));
+  });
+
+  it("§5 a GovernanceBase stream changing priced capacity rejects a quote: it reprices from the schedule only", () => {
+    const { t, id } = setup();
+    const cfg = standardConfig({ retained_bytes_limit: 2n << 30n });
+    const q = t.quote({ retained_bytes: cfg.retained_bytes_limit, pricing_generation: 2n });
+    expect(t.tx(cbqs(OWNER, update(id, { config: cfg, price_quote: q }))).error!.name).toBe("PricingBasisInvalid");
+  });
+
+  it("§6.1 a priced update taking the underfunded branch pins fresh fields at the historical paid-through, then installs the new rate", () => {
+    const { t, id } = setup({ initial_escrow: 2n * R + 3n }); // created at 2, paid through 4
+    t.ok(cbqs(OWNER, update(id, { config: standardConfig({ retained_bytes_limit: 2n << 30n }) })), 10n);
+    const r = t.chain.stream(id)!;
+    expect(r.status).toBe("Suspended");
+    expect(r.last_settled_block).toBe(4n);
+    expect(r.suspended_at_block).toBe(4n);
+    expect(r.suspension_grace_deadline_block).toBe(104n);
+    expect(r.escrow_balance).toBe(3n);
+    expect(r.rate_per_block).toBe(2n * 67n + 13_300n + 66_700n);
+    expect(r.pricing_generation).toBe(2n);
+    // the Active-only gate now refuses every further update and activation
+    expect(t.tx(cbqs(OWNER, update(id, { bump_authorization_generation: true }))).error!.name).toBe("StreamSuspended");
+  });
+
+  it("§5 Closed and DataExpired are absorbing for UpdateStream and ActivateKeyGeneration too", () => {
+    const { t, id } = setup({ encrypted: true });
+    t.ok(cbqs(OWNER, ix.close(id)));
+    const before = snapshot(t);
+    expect(t.tx(cbqs(OWNER, update(id, { bump_authorization_generation: true }))).error!.name).toBe("StreamNotActive");
+    expect(t.tx(cbqs(OWNER, activate(t, {}))).error!.name).toBe("StreamNotActive");
+    expect(snapshot(t)).toEqual(before);
+  });
+
+  it("§4.5 an UpdateStream repricing rejects an all-zero capacity and clamps a cheap one up to the 8,000 floor", () => {
+    const { t, id } = setup();
+    const zero = standardConfig({ retained_bytes_limit: 0n, max_append_bytes_per_sec: 0n, max_delivered_bytes_per_sec: 0n });
+    const before = snapshot(t);
+    expect(t.tx(cbqs(OWNER, update(id, { config: zero }))).error!.name).toBe("PricingBasisInvalid");
+    expect(snapshot(t)).toEqual(before);
+    const cheap = standardConfig({ retained_bytes_limit: 1n, max_append_bytes_per_sec: 0n, max_delivered_bytes_per_sec: 0n });
+    t.ok(cbqs(OWNER, update(id, { config: cheap })));
+    const r = t.chain.stream(id)!;
+    expect(r.rate_per_block).toBe(8_000n);
+    expect(r.pricing_generation).toBe(2n);
+    expect(t.chain.provider(PROVIDER)!.base_rate_reserved).toEqual({ reserved_streams: 1n, retained_bytes: 1n, append_bytes_per_sec: 0n, delivered_bytes_per_sec: 0n });
+  });
+
+  it("§4.2/§18 at update the configuration ceilings use the IMMUTABLE §18 Maximum, never the live value", () => {
+    const { t, id } = setup();
+    t.ok(gov({ type: "SetParam", name: "cbqs.standard.retention_ms", value: 1_000n }));
+    t.ok(cbqs(OWNER, update(id, { config: standardConfig({ retention_ms: 2_592_000_000n }) })));
+    expect(t.tx(cbqs(OWNER, update(id, { config: standardConfig({ retention_ms: 2_592_000_001n }) }))).error!.name).toBe("InvalidStreamConfig");
+  });
+
+  it("§6.1 ActivateKeyGeneration never settles, even on an economically underfunded unmaterialized stream", () => {
+    const { t, id } = setup({ encrypted: true, initial_escrow: 2n * R });
+    const before = t.chain.stream(id)!;
+    const o = t.ok(cbqs(OWNER, activate(t, {})), 50n);
+    expect(o.events.map((e) => e.topic)).toEqual(["cbqs.stream.key_generation_activated"]);
+    const after = t.chain.stream(id)!;
+    expect(after.status).toBe("Active");
+    expect(after.escrow_balance).toBe(before.escrow_balance);
+    expect(after.last_settled_block).toBe(before.last_settled_block);
+  });
+});

@@ -47,7 +47,7 @@ describe("gas vectors artifact (CIP-39 §18.1)", () => {
     expect(COSTS.writeCycles).toBe(50n); // the injection did not mutate the engine's schedule
     const result = verifyArtifact(perturbed);
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.reason).toBe('cost table differs from the engine: schedule.write_cycles: expected 50, actual 51');
+    if (!result.ok) expect(result.reason).toBe('cost table differs from the engine: schedule.write_cycles: expected 51, actual 50');
     // Same file with the engine's cost table restored: the first differing vector number is reported.
     const restored = JSON.parse(perturbed) as Record<string, Json>;
     restored.schedule = (JSON.parse(committed) as Record<string, Json>).schedule!;

@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
+import fc from "fast-check";
 import { encode } from "../../src/codec/core.js";
 import * as S from "../../src/codec/schema.js";
 import type { CbqsInstructionV1 } from "../../src/codec/types.js";
 import { Chain, SYS_CBQS } from "../../src/engine/chain.js";
 import { EngineDefect } from "../../src/engine/errors.js";
 import { accountKey } from "../../src/engine/layout.js";
-import { RESERVATIONS } from "../../src/engine/meter.js";
+import { charge, COSTS, RESERVATIONS } from "../../src/engine/meter.js";
+import type { InstructionName } from "../../src/codec/types.js";
 import { toHex } from "../../src/bytes.js";
 import { GENESIS_SOURCE, ix, PROVIDER, ScenarioBuilder } from "../../src/gas/builder.js";
 import { observePlan, PATHS } from "../../src/gas/plans.js";
@@ -37,7 +39,7 @@ describe("the CBQS meter against §18.1", () => {
     expect(ok.charged.writes).toBeLessThan(RESERVATIONS.SetProviderStatus.writes);
   });
 
-  it("§18.1 platform charges stay outside the meter: the sender's account and the breaker's pause read are never metered", () => {
+  it("§18.1 platform charges stay outside the meter: the sender's account is never a metered access on any path", () => {
     for (const path of PATHS) {
       const s = path.build();
       const { accesses } = runScenario(s);
@@ -61,5 +63,36 @@ describe("the CBQS meter against §18.1", () => {
     const chain = Chain.genesis(genesisConfig(setStatus()), GENESIS_SOURCE, new MemoryStateStore());
     const o = chain.executeBlock({ height: 1n, timestamp: 1n, txs: [{ from: PROVIDER, body: { kind: "system", opcode: SYS_CBQS, payload: Uint8Array.of(2, 3, 0) } }] }).outcomes[0]!;
     expect([o.status, o.cycles, o.cells, o.reads, o.writes]).toEqual(["rejected", 0n, 0n, 0, 0]);
+  });
+
+  it("§18.1 for any usage within the reservation, a rejection is charged at least the accepted cycles, never a cell, and never beyond the reservation (fast-check)", () => {
+    const names = Object.keys(RESERVATIONS) as InstructionName[];
+    const usage = fc
+      .record({
+        instruction: fc.constantFrom(...names),
+        payloadBytes: fc.nat(20_000),
+        readShare: fc.double({ min: 0, max: 1, noNaN: true }),
+        writeShare: fc.double({ min: 0, max: 1, noNaN: true }),
+        hashPreimageLengths: fc.array(fc.nat(1_000), { maxLength: 6 }),
+        signatures: fc.nat(1),
+        writtenBytes: fc.nat(50_000),
+        eventBytes: fc.nat(500),
+      })
+      .map(({ readShare, writeShare, ...u }) => ({
+        ...u,
+        reads: Math.floor(readShare * RESERVATIONS[u.instruction].reads),
+        writes: Math.floor(writeShare * RESERVATIONS[u.instruction].writes),
+      }));
+    fc.assert(
+      fc.property(usage, (u) => {
+        const accepted = charge(u, true);
+        const rejected = charge(u, false);
+        expect([accepted.chargedReads, accepted.chargedWrites]).toEqual([u.reads, u.writes]);
+        expect([rejected.chargedReads, rejected.chargedWrites]).toEqual([RESERVATIONS[u.instruction].reads, RESERVATIONS[u.instruction].writes]);
+        expect(rejected.cycles >= accepted.cycles).toBe(true);
+        expect(rejected.cells).toBe(0n);
+        expect(accepted.cells).toBe(BigInt(u.writtenBytes) * COSTS.cellsPerWrittenByte + BigInt(u.eventBytes) * COSTS.cellsPerEventByte);
+      }),
+    );
   });
 });

@@ -84,6 +84,8 @@ describe("scenario parsing (scenario-format §1, §2)", () => {
       [scenario({ blocks: [{ height: 1, txs: [{ from: OWNER, raw: { opcode: "218", payload: "0x1" } }] }] }), "$.blocks[0].txs[0].raw.payload"],
       [scenario({ blocks: [{ height: 1, txs: [{ from: OWNER, raw: { opcode: "218", payload: "0x" }, expect: { status: "fine" } }] }] }), "$.blocks[0].txs[0].expect.status"],
       [scenario({ genesis: { ...(scenario().genesis as object), timestamp: "2026-02-30T00:00:00Z" } }), "$.genesis.timestamp"],
+      [scenario({ blocks: [{ height: 1, txs: [{ from: OWNER, raw: { opcode: "218", payload: "0x" + "00".repeat(1_048_577) } }] }] }), "$.blocks[0].txs[0].raw.payload"],
+      [scenario({ blocks: [{ height: 1, txs: [{ from: OWNER, gov: { SetParam: { name: "x".repeat(129), value: "1" } } }] }] }), "$.blocks[0].txs[0].gov.SetParam.name"],
     ];
     for (const [doc, path] of cases) expect(errorOf(() => parseScenario(doc)).path, JSON.stringify(doc)).toBe(path);
   });
