@@ -282,3 +282,21 @@ describe("§6.1/§19 spec-fidelity audit: TopUpStream and SettleStreamRent edges
     expect(t.tx(cbqs(OWNER, ix.createStream({ owner_nonce: 2n }))).error!.name).toBe("OwnerStreamLimit");
   });
 });
+
+describe("§5 wire amounts are u128, balances u64 (spec-fidelity audit)", () => {
+  it("§5 a top-up amount above u64 is rejected as insufficient balance, never truncated, and moves nothing", () => {
+    const { t, id } = setup(5n * R);
+    const state = snapshot(t);
+    const o = t.tx(cbqs(OWNER, ix.topUp(id, (1n << 64n) + 5n)));
+    expect(o.error!.name).toBe("InsufficientBalance");
+    expect(snapshot(t)).toEqual(state);
+  });
+
+  it("§5 a CreateStream initial_escrow above u64 is rejected as insufficient balance and creates nothing", () => {
+    const t = new TestChain();
+    t.ok(cbqs(PROVIDER, ix.registerProvider()));
+    const state = snapshot(t);
+    expect(t.tx(cbqs(OWNER, ix.createStream({ initial_escrow: 1n << 64n }))).error!.name).toBe("InsufficientBalance");
+    expect(snapshot(t)).toEqual(state);
+  });
+});

@@ -244,6 +244,33 @@ describe("cbqs replay CLI", () => {
     });
   }
 
+  it("fill --gzip writes byte-stable .json.gz fixtures that replay reads", async () => {
+    const out1 = mkdtempSync(join(tmpdir(), "cbqs-gz-"));
+    const out2 = mkdtempSync(join(tmpdir(), "cbqs-gz-"));
+    const scenario = join(SCENARIOS, "provider-lifecycle.json");
+    expect((await cli(["fill", scenario, "-o", out1, "--gzip", "--post-state", "final"])).exitCode).toBe(0);
+    expect((await cli(["fill", scenario, "-o", out2, "--gzip", "--post-state", "final"])).exitCode).toBe(0);
+    const gz = join(out1, "provider-lifecycle.json.gz");
+    expect(readFileSync(gz)).toEqual(readFileSync(join(out2, "provider-lifecycle.json.gz")));
+    const r = await cli(["replay", out1, "--quiet"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.out).toMatch(/^replay: 1 fixture\(s\): 1 ok/);
+  });
+
+  it("fill: a scenario failing its own expectations is reported and skipped (exit 1); a malformed one is exit 2", async () => {
+    const out = mkdtempSync(join(tmpdir(), "cbqs-fill-bad-"));
+    const scenario = JSON.parse(readFileSync(join(SCENARIOS, "provider-lifecycle.json"), "utf8"));
+    scenario.blocks[0].txs[0].expect = { status: "rejected" };
+    const failing = write("failing.json", JSON.stringify({ ...scenario, name: "failing" }));
+    const r = await cli(["fill", failing, join(SCENARIOS, "transfers.json"), "-o", out]);
+    expect(r.exitCode).toBe(1);
+    expect(r.err).toMatch(/failing\.json: scenario failing fails its own expectations: .*\$\.blocks\[0\]\.txs\[0\]\.expect\.status/);
+    expect(readdirSync(out)).toEqual(["transfers.json"]);
+    const bad = await cli(["fill", write("bad-scenario.json", "{"), "-o", out]);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.thrown).toMatch(/bad-scenario\.json: \$: not valid JSON/);
+  });
+
   it("exit 2 for a missing file", async () => {
     const r = await cli(["replay", join(dir, "nope.json")]);
     expect(r.exitCode).toBe(2);
