@@ -2,7 +2,7 @@
 // `cbqs`: the command-line face of the emulator. Each area registers its own commands.
 import { Command, CommanderError } from "commander";
 import { createRequire } from "node:module";
-import { EXIT_BAD_INPUT, type Registrar } from "./cli/common.js";
+import { configureProgram, errorLine, exitCodeOf, type Registrar } from "./cli/common.js";
 import { register as registerCrypto } from "./cli/crypto.js";
 import { register as registerAdmission } from "./cli/admission.js";
 import { register as registerConformance } from "./cli/conformance.js";
@@ -16,13 +16,10 @@ import { register as registerGas } from "./cli/gas.js";
 const registrars: Registrar[] = [registerCrypto, registerAdmission, registerConformance, registerProof, registerState, registerRun, registerCodec, registerHarness, registerGas];
 
 async function main(argv: string[]): Promise<void> {
-  const program = new Command();
-  program
+  const program = configureProgram(new Command())
     .name("cbqs")
     .description("CIP-39 Stream Registry reference emulator (CBQS consensus side on a CIP-4 QMDB state emulator)")
-    .version(packageVersion())
-    .exitOverride()
-    .configureOutput({ outputError: (str, write) => write(str.trimEnd().split("\n")[0] + "\n") });
+    .version(packageVersion());
   for (const register of registrars) register(program);
   try {
     await program.parseAsync(argv);
@@ -32,13 +29,9 @@ async function main(argv: string[]): Promise<void> {
 }
 
 function fail(err: unknown): never {
-  if (err instanceof CommanderError) {
-    // --help and --version exit through here with code 0.
-    process.exit(err.exitCode === 0 ? 0 : EXIT_BAD_INPUT);
-  }
-  const message = err instanceof Error ? err.message : String(err);
-  process.stderr.write(`cbqs: error: ${message.split("\n")[0]}\n`);
-  process.exit(EXIT_BAD_INPUT);
+  // Commander has already printed its own errors; --help and --version exit here with code 0.
+  if (!(err instanceof CommanderError)) process.stderr.write(errorLine(err));
+  process.exit(exitCodeOf(err));
 }
 
 function packageVersion(): string {

@@ -39,9 +39,12 @@ function hexArg(text: string, what: string, length?: number): Uint8Array {
 
 const U64_MAX = (1n << 64n) - 1n;
 
+// Decimal digits of any length, as in JSON (scenario-format §1): "007" is 7; the range is checked after.
 function u64Arg(text: string, what: string): bigint {
-  if (!/^[0-9]{1,20}$/.test(text) || BigInt(text) > U64_MAX) throw new UsageError(`${what}: expected a u64 decimal integer`);
-  return BigInt(text);
+  if (!/^[0-9]+$/.test(text)) throw new UsageError(`${what}: expected a u64 decimal integer, got "${text}"`);
+  const value = BigInt(text);
+  if (value > U64_MAX) throw new UsageError(`${what}: ${text} exceeds the u64 maximum ${U64_MAX}`);
+  return value;
 }
 
 function required<V>(value: V | undefined, flag: string): V {

@@ -1,6 +1,6 @@
 // Conventions shared by every `cbqs` command: exit 0 = success/accept/match,
 // 1 = reject/verification mismatch, 2 = unusable input. Errors are one line, never a stack.
-import type { Command } from "commander";
+import { CommanderError, type Command } from "commander";
 
 export const EXIT_OK = 0;
 export const EXIT_REJECT = 1;
@@ -22,4 +22,40 @@ export function report(json: boolean, human: string, data: unknown): void {
 /** JSON.stringify replacer for the scenario-format conventions: bigint → decimal string. */
 export function jsonReplacer(_key: string, value: unknown): unknown {
   return typeof value === "bigint" ? value.toString() : value;
+}
+
+/**
+ * One terminal-safe line: a multi-line message (commander's "(Did you mean …?)" hint, a wrapped
+ * error) is joined rather than cut, and control characters echoed from user input (binary
+ * garbage in a file, ESC sequences) are shown as \xNN instead of reaching the terminal.
+ */
+export function oneLine(text: string): string {
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== "")
+    .join(" ")
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}
+
+/** The error line every failure of `cbqs` prints on stderr. */
+export function errorLine(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return `cbqs: error: ${oneLine(message)}\n`;
+}
+
+/** Exit code for an error that escaped a command: commander's own (0 for --help/--version) or 2. */
+export function exitCodeOf(err: unknown): number {
+  return err instanceof CommanderError && err.exitCode === 0 ? EXIT_OK : EXIT_BAD_INPUT;
+}
+
+/**
+ * The top-level program's conventions: commander throws instead of exiting, and its own usage
+ * errors ("error: unknown option '--jsn' (Did you mean --json?)") come out as one
+ * `cbqs: error: …` line like every other error.
+ */
+export function configureProgram(program: Command): Command {
+  return program.exitOverride().configureOutput({
+    outputError: (str, write) => write(`cbqs: ${oneLine(str)}\n`),
+  });
 }

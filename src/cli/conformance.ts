@@ -53,7 +53,7 @@ export function register(program: Command): void {
     .action((workload: string, seedText: string, opts: { json?: boolean }) => {
       const target = TRACEABLE[workload];
       if (target === undefined) throw new UsageError(`unknown workload ${workload}`);
-      if (!/^\d{1,9}$/.test(seedText)) throw new UsageError(`seed must be a non-negative integer, got ${seedText}`);
+      if (!/^\d{1,9}$/.test(seedText)) throw new UsageError(`seed must be a decimal integer from 0 to 999999999, got ${seedText}`);
       const steps = traceKeyedWorkload(target[0], target[1], Number(seedText));
       const human = steps
         .map((s) =>

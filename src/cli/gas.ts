@@ -10,9 +10,16 @@ import { plansMarkdown } from "../gas/plans.js";
 import { scheduleMarkdown } from "../gas/schedule.js";
 import { EXIT_OK, EXIT_REJECT, UsageError, report } from "./common.js";
 
-function output(text: string, file: string | undefined): void {
-  if (file === undefined) process.stdout.write(text);
-  else writeFileSync(file, text);
+export function output(text: string, file: string | undefined): void {
+  if (file === undefined) {
+    process.stdout.write(text);
+    return;
+  }
+  try {
+    writeFileSync(file, text);
+  } catch (err) {
+    throw new UsageError(`cannot write ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
 }
 
 export function register(program: Command): void {

@@ -1,12 +1,17 @@
 // `cbqs verify-proof <proof.json> --root <hex>`: standalone check of a CIP-4 state proof
 // (Appendix C single-key or §8.2 batch) against a state root. Exit 0 valid, 1 invalid,
 // 2 unreadable input (missing file, not JSON, bad --root).
-import { readFileSync } from "node:fs";
+// `cbqs prove-state <dump.json> --key <hex> -o <proof.json>`: the reference proof of one key of a
+// state dump, to check a node's verifier against (and to give `verify-proof` an input).
+import { readFileSync, writeFileSync } from "node:fs";
 import type { Command } from "commander";
-import { fromHex } from "../bytes.js";
+import { fromHex, toHex } from "../bytes.js";
 import { BLAKE3, SHA256 } from "../crypto/hash.js";
-import { stateDbConfig } from "../../state/qmdb/index.js";
-import { verifyStateProof } from "../../state/proof.js";
+import { DumpError, loadDump } from "../../state/dump.js";
+import { createStateCommitment, stateDbConfig } from "../../state/qmdb/index.js";
+import { proveKey, verifyStateProof } from "../../state/proof.js";
+import { MemoryStateStore } from "../../state/store.js";
+import { STATE_KEY_LENGTH } from "../../state/interface.js";
 import { EXIT_OK, EXIT_REJECT, UsageError, report } from "./common.js";
 
 const HASHERS = { blake3: BLAKE3, sha256: SHA256 } as const;
@@ -23,20 +28,60 @@ export function register(program: Command): void {
       const hasher = HASHERS[opts.hasher as keyof typeof HASHERS];
       if (hasher === undefined) throw new UsageError(`unknown --hasher ${opts.hasher} (blake3 or sha256)`);
       const root = fromHex(opts.root, 32, "--root");
-      let text: string;
-      try {
-        text = readFileSync(file, "utf8");
-      } catch (err) {
-        throw new UsageError(`cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
-      }
-      let proof: unknown;
-      try {
-        proof = JSON.parse(text);
-      } catch {
-        throw new UsageError(`${file} is not valid JSON`);
-      }
-      const result = verifyStateProof(proof, root, stateDbConfig(hasher));
+      const result = verifyStateProof(readJsonFile(file), root, stateDbConfig(hasher));
       report(opts.json === true, result.valid ? "valid" : `invalid: ${result.reason}`, result);
       process.exitCode = result.valid ? EXIT_OK : EXIT_REJECT;
     });
+
+  program
+    .command("prove-state")
+    .description(
+      "write the CIP-4 Appendix C proof of one key of a state dump (committed as one batch, like t8n's pre-state) and print the root it verifies against",
+    )
+    .argument("<dump.json>", "a cbqs-state-dump/v1 file (t8n --output.alloc, a fixture's post_state)")
+    .requiredOption("--key <hex>", "state key, 0x-prefixed 54-byte hex (absent key: an exclusion proof)")
+    .requiredOption("-o, --output <file>", "proof file to write")
+    .action((file: string, opts: { key: string; output: string }) => {
+      const key = fromHex(opts.key, STATE_KEY_LENGTH, "--key");
+      const { root, proof } = proveStateKey(readJsonFile(file), key, file);
+      try {
+        writeFileSync(opts.output, JSON.stringify(proof, null, 2) + "\n");
+      } catch (err) {
+        throw new UsageError(`cannot write ${opts.output}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      }
+      process.stdout.write(toHex(root) + "\n");
+      process.exitCode = EXIT_OK;
+    });
+}
+
+/**
+ * The dump's entries committed as ONE batch into a fresh Cowboy state database (QMDB "current",
+ * Blake3): the same convention as t8n's pre-state (docs/fixtures.md §4), so the root equals a
+ * chain's state_root only where the chain reached that state in one batch too (genesis).
+ */
+export function proveStateKey(dump: unknown, key: Uint8Array, file: string): { root: Uint8Array; proof: ReturnType<typeof proveKey> } {
+  let entries: Array<[Uint8Array, Uint8Array]>;
+  try {
+    entries = loadDump(dump);
+  } catch (err) {
+    if (err instanceof DumpError) throw new UsageError(`${file}: ${err.message}`);
+    throw err;
+  }
+  const commitment = createStateCommitment();
+  const store = MemoryStateStore.fromEntries(entries, 0n, commitment);
+  return { root: store.root(), proof: proveKey(commitment.db, key) };
+}
+
+function readJsonFile(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UsageError(`${file} is not valid JSON`);
+  }
 }

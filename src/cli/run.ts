@@ -7,7 +7,7 @@ import { GenesisError } from "../engine/errors.js";
 import { ScenarioError } from "../scenario/json.js";
 import { parseScenarioText } from "../scenario/parse.js";
 import { runScenario, type RunDocument } from "../scenario/run.js";
-import { EXIT_OK, EXIT_REJECT, UsageError } from "./common.js";
+import { EXIT_OK, EXIT_REJECT, UsageError, oneLine } from "./common.js";
 
 export function register(program: Command): void {
   program
@@ -33,7 +33,7 @@ export function register(program: Command): void {
       if (opts.json) process.stdout.write(JSON.stringify(result.document, null, 2) + "\n");
       else process.stdout.write(summary(result.document));
       if (result.failure !== null) {
-        process.stderr.write(`cbqs: ${result.failure.message}\n`);
+        process.stderr.write(`cbqs: ${oneLine(result.failure.message)}\n`);
         process.exitCode = EXIT_REJECT;
       } else process.exitCode = EXIT_OK;
     });

@@ -17,6 +17,8 @@ describe("engine scenario suite (fixtures/scenarios, scenario-format §3)", () =
     const text = readFileSync(join(DIR, file), "utf8");
     const description = (JSON.parse(text) as { description?: string }).description ?? "";
     it(`${file}: ${description}`, () => {
+      // Each scenario names the CIP-39 sections it exercises.
+      expect(description).toMatch(/§\d/);
       const { failure, document } = runScenario(parseScenarioText(text));
       expect(failure?.message ?? null).toBeNull();
       expect(document.blocks.length).toBeGreaterThan(0);
