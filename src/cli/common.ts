@@ -27,15 +27,20 @@ export function jsonReplacer(_key: string, value: unknown): unknown {
 /**
  * One terminal-safe line: a multi-line message (commander's "(Did you mean …?)" hint, a wrapped
  * error) is joined rather than cut, and control characters echoed from user input (binary
- * garbage in a file, ESC sequences) are shown as \xNN instead of reaching the terminal.
+ * garbage in a file, ESC sequences) are shown as \xNN instead of reaching the terminal — as are
+ * the invisible ones a reader could not otherwise see (a byte-order mark, U+2028/U+2029), as \uNNNN.
  */
 export function oneLine(text: string): string {
+  const visible = (line: string): string =>
+    line.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/g, (c) => {
+      const code = c.charCodeAt(0);
+      return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+    });
   return text
     .split(/\r?\n/)
-    .map((line) => line.trim())
+    .map((line) => visible(line).trim())
     .filter((line) => line !== "")
-    .join(" ")
-    .replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+    .join(" ");
 }
 
 /** The error line every failure of `cbqs` prints on stderr. */

@@ -16,7 +16,7 @@ import { fixtureFiles, HarnessInputError, readFixture, readJson, readText } from
 import { newStore, replayFixture, ReplayInputError, type Mismatch } from "../harness/replay.js";
 import { parseEnv, parseTxs, T8nInputError, transition } from "../harness/t8n.js";
 import { blockTraceLines, TracingStore } from "../harness/trace.js";
-import { registryRecords } from "../harness/records.js";
+import { registryRecords } from "./state.js";
 import { dumpState, DumpError, loadDump } from "../../state/dump.js";
 import { EXIT_BAD_INPUT, EXIT_OK, EXIT_REJECT, UsageError } from "./common.js";
 
@@ -246,7 +246,7 @@ function registerT8n(program: Command): void {
         const env = parseEnv(input("input.env"));
         let tracing: TracingStore | null = null;
         run = transition(alloc, txs, env, (s) => (trace === null ? s : (tracing = new TracingStore(s))));
-        if (trace !== null) trace.write(blockTraceLines(env.height, tracing!.recorder, run.included.envelopes, run.included.results.receipts, run.included.outcomes));
+        if (trace !== null) trace.write(blockTraceLines(env.height, tracing!.recorder, run.included.envelopes, run.included.results.receipts, run.included.outcomes, run.included.indices));
       } catch (err) {
         if (err instanceof DumpError) throw new UsageError(`${opts["input.alloc"]}: ${err.message}`);
         if (err instanceof T8nInputError) throw new UsageError(`${err.message.startsWith("env") ? opts["input.env"] : opts["input.txs"]}: ${err.message}`);

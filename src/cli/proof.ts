@@ -1,6 +1,6 @@
 // `cbqs verify-proof <proof.json> --root <hex>`: standalone check of a CIP-4 state proof
 // (Appendix C single-key or §8.2 batch) against a state root. Exit 0 valid, 1 invalid,
-// 2 unreadable input (missing file, not JSON, bad --root).
+// 2 unusable input (missing file, not JSON, not a proof document, bad --root).
 // `cbqs prove-state <dump.json> --key <hex> -o <proof.json>`: the reference proof of one key of a
 // state dump, to check a node's verifier against (and to give `verify-proof` an input).
 import { readFileSync, writeFileSync } from "node:fs";
@@ -28,7 +28,13 @@ export function register(program: Command): void {
       const hasher = HASHERS[opts.hasher as keyof typeof HASHERS];
       if (hasher === undefined) throw new UsageError(`unknown --hasher ${opts.hasher} (blake3 or sha256)`);
       const root = fromHex(opts.root, 32, "--root");
-      const result = verifyStateProof(readJsonFile(file), root, stateDbConfig(hasher));
+      const proof = readJsonFile(file);
+      // A document without "proof_version" is not a proof at all (unusable input, exit 2, as in
+      // verify-bmt-proof); one that has it and fails any check is an invalid proof (exit 1).
+      if (typeof proof !== "object" || proof === null || Array.isArray(proof) || !Object.hasOwn(proof, "proof_version")) {
+        throw new UsageError(`${file}: not a state proof (a JSON object with "proof_version")`);
+      }
+      const result = verifyStateProof(proof, root, stateDbConfig(hasher));
       report(opts.json === true, result.valid ? "valid" : `invalid: ${result.reason}`, result);
       process.exitCode = result.valid ? EXIT_OK : EXIT_REJECT;
     });

@@ -5,7 +5,7 @@ import { fromHex } from "../bytes.js";
 import { decodeEnvelope } from "../chain/envelope.js";
 import { diffDumps, loadDump, type DumpEntry } from "../../state/dump.js";
 import { FIXTURE_FORMAT } from "./fixture.js";
-import { registryRecords } from "./records.js";
+import { registryRecords } from "../cli/state.js";
 import { T8N_RESULT_FORMAT } from "./t8n.js";
 import { TRACE_FORMAT, txKind } from "./trace.js";
 
@@ -90,7 +90,7 @@ export function show(v: unknown): string {
   return s.length > MAX_VALUE_CHARS ? `${s.slice(0, MAX_VALUE_CHARS)}…` : s;
 }
 
-const pathText = (p: Path): string => p.map((x) => (typeof x === "number" ? `[${x}]` : `.${x}`)).join("").replace(/^\./, "");
+export const pathText = (p: Path): string => p.map((x) => (typeof x === "number" ? `[${x}]` : `.${x}`)).join("").replace(/^\./, "");
 
 /** The first divergence in words, or null when the two are the same. */
 export function describeDiff(ours: Parsed, theirs: Parsed): string | null {
@@ -142,13 +142,20 @@ function dumpDiff(a: unknown, b: unknown): string | null {
   const d = diffDumps(ea, eb, registryRecords);
   const view = (e: DumpEntry) => show(e.decoded?.value ?? e.value);
   const first = [
-    ...d.changed.map((c) => ({ key: c.key, text: `key ${c.key}: expected ${view(c.before)} got ${view(c.after)}` })),
+    ...d.changed.map((c) => ({ key: c.key, text: changedKey(c.key, c.before, c.after) })),
     ...d.removed.map((e) => ({ key: e.key, text: `key ${e.key}: expected ${view(e)} got (absent)` })),
     ...d.added.map((e) => ({ key: e.key, text: `key ${e.key}: expected (absent) got ${view(e)}` })),
   ].sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0))[0];
   if (first === undefined) return null;
   const count = d.changed.length + d.removed.length + d.added.length;
   return `state: ${first.text}${count > 1 ? ` (and ${count - 1} more differing key(s))` : ""}`;
+}
+
+/** A changed key, narrowed to the first differing field of its decoded values. */
+export function changedKey(key: string, ours: DumpEntry, theirs: DumpEntry): string {
+  const d = firstDivergence(ours.decoded?.value ?? ours.value, theirs.decoded?.value ?? theirs.value);
+  if (d === null || d.path.length === 0) return `key ${key}: expected ${show(ours.decoded?.value ?? ours.value)} got ${show(theirs.decoded?.value ?? theirs.value)}`;
+  return `key ${key}: ${pathText(d.path)} expected ${show(d.ours)} got ${show(d.theirs)}`;
 }
 
 interface TraceLine {

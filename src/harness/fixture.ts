@@ -269,7 +269,7 @@ function receiptJson(r: FixtureReceipt): Obj {
 
 export const eventJson = (e: Event): Obj => ({ emitter: toHex(e.emitter), topic: e.topic, payload: toHex(e.payload) });
 
-export function postStateJson(entries: ReadonlyArray<readonly [Uint8Array, Uint8Array]>): Obj {
+function postStateJson(entries: ReadonlyArray<readonly [Uint8Array, Uint8Array]>): Obj {
   return { format: DUMP_FORMAT, entries: entries.map(([k, v]) => ({ key: toHex(k), value: toHex(v) })) };
 }
 

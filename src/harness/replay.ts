@@ -13,7 +13,8 @@ import { MemoryStateStore } from "../../state/store.js";
 import { createStateCommitment } from "../../state/qmdb/index.js";
 import { blockResults, decodeTransaction, firstNonceMismatch, genesisHash, headerHash, startNonces, TxInputError, type BlockResults } from "./execute.js";
 import type { Fixture, FixtureBlock, FixtureReceipt } from "./fixture.js";
-import { registryRecords } from "./records.js";
+import { changedKey } from "./diff.js";
+import { registryRecords } from "../cli/state.js";
 
 export interface Mismatch {
   /** 0 for genesis. */
@@ -143,7 +144,7 @@ export class Replay {
     return [
       ...d.added.map((e) => `unexpected key ${e.key} = ${view(e)}`),
       ...d.removed.map((e) => `missing key ${e.key} (expected ${view(e)})`),
-      ...d.changed.map((c) => `key ${c.key}: expected ${view(c.before)} got ${view(c.after)}`),
+      ...d.changed.map((c) => changedKey(c.key, c.before, c.after)),
     ];
   }
 

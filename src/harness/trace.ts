@@ -13,7 +13,7 @@ import type { BlockBatch, CommitResult, IoCounts, StateAccess, StateStore } from
 import { dumpEntry } from "../../state/dump.js";
 import type { FixtureReceipt } from "./fixture.js";
 import { eventJson } from "./fixture.js";
-import { registryRecords } from "./records.js";
+import { registryRecords } from "../cli/state.js";
 
 export const TRACE_FORMAT = "cbqs-trace/v1";
 
@@ -192,6 +192,8 @@ export function blockTraceLines(
   envelopes: readonly TxEnvelope[],
   receipts: readonly FixtureReceipt[],
   outcomes: readonly TxOutcome[],
+  /** Positions in the caller's transaction list when some were left out (t8n `rejected`). */
+  indices?: readonly number[],
 ): string[] {
   const lines = envelopes.map((env, i) => {
     const r = receipts[i]!;
@@ -199,7 +201,7 @@ export function blockTraceLines(
     return JSON.stringify({
       format: TRACE_FORMAT,
       height: height.toString(),
-      tx_index: i,
+      tx_index: indices?.[i] ?? i,
       tx_hash: toHex(r.tx_hash),
       from: toHex(env.tx.from),
       kind: txKind(env),

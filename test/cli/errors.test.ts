@@ -9,7 +9,7 @@ import { oneLine } from "../../src/cli/common.js";
 import { cbqs } from "./program.js";
 
 const dir = mkdtempSync(join(tmpdir(), "cbqs-cli-"));
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/;
 
 function expectOneErrorLine(stderr: string, ...fragments: (string | RegExp)[]): void {
   expect(stderr.endsWith("\n")).toBe(true);
@@ -26,6 +26,10 @@ describe("oneLine", () => {
 
   it("shows control characters (ESC sequences, NUL, DEL, C1) as \\xNN", () => {
     expect(oneLine("bad \u001b[31mred\u0000\u007f\u009b")).toBe("bad \\x1b[31mred\\x00\\x7f\\x9b");
+  });
+
+  it("shows a byte-order mark and the Unicode line separators as \\uNNNN", () => {
+    expect(oneLine("token '\ufeff' a\u2028b\u2029")).toBe("token '\\ufeff' a\\u2028b\\u2029");
   });
 
   it("property: the result is one line without control characters, and printable single-line text is unchanged", () => {
@@ -62,6 +66,14 @@ describe("cbqs errors: exit 2 and one line", () => {
     const extra = await cbqs("decode", "SetProviderStatusArgsV1", "0x01", "extra");
     expect(extra.exitCode).toBe(2);
     expectOneErrorLine(extra.err, /too many arguments/);
+  });
+
+  it("a UTF-8 byte-order mark before the JSON is named visibly", async () => {
+    const file = join(dir, "bom.json");
+    writeFileSync(file, "\ufeff{}");
+    const r = await cbqs("run", file);
+    expect(r.exitCode).toBe(2);
+    expectOneErrorLine(r.err, /not valid JSON/, /\\ufeff/);
   });
 
   it("binary garbage echoed back from a file never reaches the terminal raw", async () => {

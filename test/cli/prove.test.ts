@@ -59,4 +59,20 @@ describe("cbqs prove-state / verify-proof (CIP-4 Appendix C)", () => {
       expect(r.err.trimEnd().split("\n")).toHaveLength(1);
     }
   });
+
+  it("verify-proof: a JSON document that is not a proof is exit 2; a proof failing a check is exit 1", async () => {
+    const root = "0x" + "00".repeat(32);
+    for (const [name, text] of [["null.json", "null"], ["array.json", "[]"], ["empty.json", "{}"], ["number.json", "42"]] as const) {
+      const file = join(dir, name);
+      writeFileSync(file, text);
+      const r = await cbqs("verify-proof", file, "--root", root);
+      expect(r.exitCode, name).toBe(2);
+      expect(r.err).toMatch(/not a state proof/);
+    }
+    const truncated = join(dir, "truncated.json");
+    writeFileSync(truncated, JSON.stringify({ proof_version: 1 }));
+    const r = await cbqs("verify-proof", truncated, "--root", root);
+    expect(r.exitCode).toBe(1);
+    expect(r.out).toMatch(/^invalid: /);
+  });
 });

@@ -121,6 +121,22 @@ describe("cbqs t8n CLI", () => {
     expect(post.state_root).toBe(result.state_root);
   });
 
+  it("--trace gives the same per-transaction trace as replaying the fixture to that block (diff: same)", async () => {
+    const t8nTrace = join(dir, "t8n.trace");
+    const r = await cli([
+      "t8n",
+      "--input.alloc", put("alloc1.json", doc.blocks[0]!["post_state"]),
+      "--input.txs", put("txs1.json", doc.blocks[1]!.transactions),
+      "--input.env", put("env1.json", env(1)),
+      "--output.result", join(dir, "result1.json"),
+      "--trace", t8nTrace,
+    ]);
+    expect(r.exitCode).toBe(0);
+    const replayTrace = join(dir, "replay.trace");
+    expect((await cli(["trace", "fixtures/corpus/provider-lifecycle.json", "--block", doc.blocks[1]!.height, "-o", replayTrace])).exitCode).toBe(0);
+    expect(await cli(["diff", replayTrace, t8nTrace])).toMatchObject({ exitCode: 0, out: "same\n" });
+  });
+
   it("exit 2 with one line naming the file for a bad alloc, txs or env", async () => {
     const good = { alloc: put("a.json", doc.blocks[0]!["post_state"]), txs: put("t.json", doc.blocks[1]!.transactions), env: put("e.json", env(1)) };
     const cases: Array<[Partial<typeof good>, RegExp]> = [

@@ -1,0 +1,59 @@
+// The README's CLI table is what a new user types first: every `npx cbqs …` example must name a
+// registered command, and the self-contained ones (no /tmp input, no shell substitution) must
+// run with the documented outcome — exit 1 where the row says "(reject…", else exit 0.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { cbqs } from "./program.js";
+
+interface Example {
+  command: string;
+  expectReject: boolean;
+}
+
+function readmeExamples(): Example[] {
+  const readme = readFileSync("README.md", "utf8");
+  const table = readme.split("## The CLI")[1]!.split("\n## ")[0]!;
+  const examples: Example[] = [];
+  for (const row of table.split("\n").filter((l) => l.startsWith("| `"))) {
+    const cell = row.slice(row.indexOf(" | ") + 3);
+    for (const m of cell.matchAll(/`(npx cbqs [^`]+)`([^`]*)/g)) {
+      examples.push({ command: m[1]!, expectReject: /^\s*\(reject/.test(m[2]!) });
+    }
+  }
+  return examples;
+}
+
+/** Shell words of a one-line example: whitespace-separated, with '…' quoting. */
+function words(command: string): string[] {
+  return [...command.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]!);
+}
+
+const examples = readmeExamples();
+const selfContained = examples.filter((e) => !/\/tmp\/|\$\(|\*/.test(e.command));
+
+describe("README CLI table", () => {
+  it("has examples, most of them self-contained (test precondition)", () => {
+    expect(examples.length).toBeGreaterThan(15);
+    expect(selfContained.length).toBeGreaterThan(10);
+  });
+
+  it("every example names a registered command (its --help exits 0)", async () => {
+    for (const { command } of examples) {
+      const args = words(command).slice(2);
+      const end = args.findIndex((a) => !/^[a-z][a-z0-9-]*$/.test(a));
+      const names = args.slice(0, end === -1 ? args.length : end); // command [subcommand]
+      const r = await cbqs(...names, "--help");
+      expect(r.exitCode, command).toBe(0);
+      expect(r.err, command).toBe("");
+    }
+  });
+
+  for (const { command, expectReject } of selfContained) {
+    it(`runs: ${command.slice(0, 90)}`, async () => {
+      const r = await cbqs(...words(command).slice(2));
+      expect(r.err, command).toBe("");
+      expect(r.exitCode, command).toBe(expectReject ? 1 : 0);
+      expect(r.out.length).toBeGreaterThan(0);
+    });
+  }
+});
