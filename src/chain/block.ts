@@ -4,6 +4,7 @@
 // over a domain string and a fixed-width header. Height 0 is the genesis header.
 import { concatBytes, u64BE, utf8 } from "../bytes.js";
 import { keccak256 } from "../crypto/hash.js";
+import { logsRoot, receiptRoot, txRoot } from "../../state/roots.js";
 
 export const BLOCK_HASH_DOMAIN = "cbqs-emulator/block-header/v1";
 
@@ -46,4 +47,34 @@ export function blockHash(h: BlockHeader): Uint8Array {
       h.logs_root,
     ),
   );
+}
+
+/** The header hash of block `height` from its parent's hash, state root and the block's roots. */
+export function headerHash(
+  chainInstanceId: Uint8Array,
+  height: bigint,
+  timestamp: bigint,
+  parent: Uint8Array,
+  stateRoot: Uint8Array,
+  r: { tx_root: Uint8Array; receipt_root: Uint8Array; logs_root: Uint8Array },
+): Uint8Array {
+  return blockHash({
+    chain_instance_id: chainInstanceId,
+    height,
+    timestamp,
+    parent_hash: parent,
+    state_root: stateRoot,
+    tx_root: r.tx_root,
+    receipt_root: r.receipt_root,
+    logs_root: r.logs_root,
+  });
+}
+
+/** The genesis header hash: height 0, zero parent, the genesis state root, the roots of an empty block. */
+export function genesisHash(chainInstanceId: Uint8Array, timestamp: bigint, stateRoot: Uint8Array): Uint8Array {
+  return headerHash(chainInstanceId, 0n, timestamp, new Uint8Array(32), stateRoot, {
+    tx_root: txRoot([]),
+    receipt_root: receiptRoot([]),
+    logs_root: logsRoot([]),
+  });
 }

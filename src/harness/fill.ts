@@ -5,9 +5,8 @@
 // runner and the replayer agree on it before anything is written.
 import { fromHex } from "../bytes.js";
 import type { Scenario } from "../scenario/parse.js";
-import { runScenario, type RunReceipt } from "../scenario/run.js";
-import { genesisHash, headerHash } from "./execute.js";
-import type { Fixture, FixtureBlock, FixtureReceipt } from "./fixture.js";
+import { runScenario } from "../scenario/run.js";
+import type { Fixture, FixtureBlock } from "./fixture.js";
 import { newStore, replayFixture, type Mismatch } from "./replay.js";
 
 export type PostStateMode = "none" | "final" | "every";
@@ -16,45 +15,35 @@ export class FillError extends Error {
   override name = "FillError";
 }
 
-function receiptOf(r: RunReceipt): FixtureReceipt {
-  return {
-    tx_hash: fromHex(r.tx_hash, 32),
-    status: r.status,
-    error: r.error === null ? null : { code: Number(r.error.code), name: r.error.name },
-    events: r.events.map((e) => ({ emitter: fromHex(e.emitter, 20), topic: e.topic, payload: fromHex(e.payload) })),
-    cycles: BigInt(r.cycles),
-    cells: BigInt(r.cells),
-  };
-}
-
 export function fillScenario(scenario: Scenario, description: string, postState: PostStateMode = "every"): Fixture {
   const run = runScenario(scenario);
   if (run.failure !== null) throw new FillError(`scenario ${scenario.name} fails its own expectations: ${run.failure.message}`);
   const doc = run.document;
-  const instance = fromHex(doc.chain_instance_id, 32);
-  const genesisRoot = fromHex(doc.genesis_state_root, 32);
-  let parent = genesisHash(instance, scenario.config.timestamp, genesisRoot);
   const blocks: FixtureBlock[] = doc.blocks.map((rb, i) => {
-    const sb = scenario.blocks[i]!;
-    const roots = { tx_root: fromHex(rb.tx_root, 32), receipt_root: fromHex(rb.receipt_root, 32), logs_root: fromHex(rb.logs_root, 32) };
-    const stateRoot = fromHex(rb.state_root, 32);
-    parent = headerHash(instance, sb.height, sb.timestamp, parent, stateRoot, roots);
+    const sealed = run.blocks[i]!;
     return {
       height: BigInt(rb.height),
-      timestamp: sb.timestamp,
-      transactions: run.transactions[i]!,
+      timestamp: scenario.blocks[i]!.timestamp,
+      transactions: sealed.envelopes,
       effective_rent_height: BigInt(rb.effective_rent_height),
-      state_root: stateRoot,
-      ...roots,
-      block_hash: parent,
+      state_root: fromHex(rb.state_root, 32),
+      tx_root: sealed.results.tx_root,
+      receipt_root: sealed.results.receipt_root,
+      logs_root: sealed.results.logs_root,
+      block_hash: sealed.blockHash,
       gas_vectors_sha256: rb.gas_vectors_sha256,
-      receipts: rb.receipts.map(receiptOf),
+      receipts: sealed.results.receipts,
     };
   });
   const fixture: Fixture = {
     name: scenario.name,
     description,
-    genesis: { source: scenario.sourceBytes, config: scenario.config, chain_instance_id: instance, state_root: genesisRoot },
+    genesis: {
+      source: scenario.sourceBytes,
+      config: scenario.config,
+      chain_instance_id: fromHex(doc.chain_instance_id, 32),
+      state_root: fromHex(doc.genesis_state_root, 32),
+    },
     blocks,
   };
   const last = blocks.length - 1;

@@ -4,14 +4,16 @@
 // execute, then derive the envelopes (nonces), tx_root, receipt_root, logs_root and the
 // emulator block hash (docs/transactions.md).
 import { compareBytes, fromHex, toHex } from "../bytes.js";
-import { blockHash } from "../chain/block.js";
-import { encodeEnvelope, txHash } from "../chain/envelope.js";
+import { genesisHash, headerHash } from "../chain/block.js";
+import { encodeEnvelope } from "../chain/envelope.js";
+import { envelopeNonces, startNonces } from "../chain/nonces.js";
+import { blockResults, receiptJson, type BlockResults, type ReceiptJson } from "../chain/receipts.js";
 import type { Transaction } from "../chain/types.js";
 import { toJson } from "../codec/core.js";
 import * as S from "../codec/schema.js";
 import type { Address } from "../codec/types.js";
 import { Chain, type BlockOutcome } from "../engine/chain.js";
-import { logsRoot, receiptRoot, txRoot, type Event, type Receipt } from "../../state/roots.js";
+import { GAS_VECTORS_SHA256 } from "../gas/pinned.js";
 import { createStateCommitment } from "../../state/qmdb/index.js";
 import { MemoryStateStore } from "../../state/store.js";
 import { ExpectationFailed, partialMatch } from "./expect.js";
@@ -21,20 +23,11 @@ import { resolveStreamKey, type ChainIdentity } from "./refs.js";
 import { resolveInstruction } from "./resolve.js";
 
 export const RUN_FORMAT = "cbqs-run/v1";
-/**
- * Placeholder until the switch to src/gas/pinned.ts lands together with a re-fill of
- * fixtures/corpus, whose stored run data carry this value (docs/decisions.md).
- */
-export const GAS_VECTORS_SHA256 = "unpinned";
+/** Every block of a run document (and so of a fixture) reports the pinned gas-vectors digest (§4). */
+export { GAS_VECTORS_SHA256 };
 
-export interface RunReceipt {
+export interface RunReceipt extends ReceiptJson {
   index: string;
-  tx_hash: string;
-  status: "ok" | "rejected";
-  error: { code: string; name: string; message: string } | null;
-  events: { emitter: string; topic: string; payload: string }[];
-  cycles: string;
-  cells: string;
 }
 
 export interface RunBlock {
@@ -58,26 +51,25 @@ export interface RunDocument {
   failure?: { path: string; expected: Json; actual: Json | null };
 }
 
+/** One executed block in bytes, for fixtures. */
+export interface SealedBlock {
+  envelopes: Uint8Array[];
+  results: BlockResults;
+  blockHash: Uint8Array;
+}
+
 export interface RunResult {
   document: RunDocument;
   /** The first failed expectation, if any. */
   failure: ExpectationFailed | null;
-  /** Envelope bytes per executed block, for fixtures. */
-  transactions: Uint8Array[][];
+  /** Every executed block, in order. */
+  blocks: SealedBlock[];
 }
 
 export function runScenario(scenario: Scenario): RunResult {
   const chain = Chain.genesis(scenario.config, scenario.sourceBytes, new MemoryStateStore(createStateCommitment()));
   const id: ChainIdentity = { chainId: scenario.config.chain_id, chainInstanceId: chain.chainInstanceId };
-  const emptyRoots = { tx_root: txRoot([]), receipt_root: receiptRoot([]), logs_root: logsRoot([]) };
-  let parent = blockHash({
-    chain_instance_id: chain.chainInstanceId,
-    height: 0n,
-    timestamp: scenario.config.timestamp,
-    parent_hash: new Uint8Array(32),
-    state_root: chain.genesisStateRoot,
-    ...emptyRoots,
-  });
+  let parent = genesisHash(chain.chainInstanceId, scenario.config.timestamp, chain.genesisStateRoot);
   const hashes = new Map<bigint, Uint8Array>([[0n, parent]]);
   const document: RunDocument = {
     format: RUN_FORMAT,
@@ -86,27 +78,22 @@ export function runScenario(scenario: Scenario): RunResult {
     blocks: [],
     state: {},
   };
-  const transactions: Uint8Array[][] = [];
+  const blocks: SealedBlock[] = [];
   let failure: ExpectationFailed | null = null;
 
   for (const block of scenario.blocks) {
     const txs = block.txs.map((t) => resolveTx(t, { ...id, blockHashAt: (h) => hashes.get(h) }));
-    const startNonces = senderNonces(chain, txs);
+    const start = startNonces(
+      chain,
+      txs.map((tx) => tx.from),
+    );
     const outcome = chain.executeBlock({ height: block.height, timestamp: block.timestamp, txs });
-    const envelopes = envelopesOf(chain, scenario.config.chain_id, txs, outcome, startNonces);
-    const run = runBlock(outcome, envelopes);
-    parent = blockHash({
-      chain_instance_id: chain.chainInstanceId,
-      height: block.height,
-      timestamp: block.timestamp,
-      parent_hash: parent,
-      state_root: outcome.stateRoot,
-      tx_root: fromHex(run.tx_root),
-      receipt_root: fromHex(run.receipt_root),
-      logs_root: fromHex(run.logs_root),
-    });
+    const envelopes = envelopesOf(chain, scenario.config.chain_id, txs, outcome, start);
+    const results = blockResults(envelopes, outcome);
+    parent = headerHash(chain.chainInstanceId, block.height, block.timestamp, parent, outcome.stateRoot, results);
     hashes.set(block.height, parent);
-    transactions.push(envelopes);
+    blocks.push({ envelopes, results, blockHash: parent });
+    const run = runBlock(outcome, results);
     document.blocks.push(run);
     failure = checkTxExpectations(block, run) ?? checkStateExpectations(block, outcome, chain, id);
     if (failure !== null) break;
@@ -116,35 +103,20 @@ export function runScenario(scenario: Scenario): RunResult {
     const m = failure.mismatch;
     document.failure = { path: m.path, expected: m.expected, actual: m.actual ?? null };
   }
-  return { document, failure, transactions };
+  return { document, failure, blocks };
 }
 
-/** One block of the run document: CIP-4 §5.2/§5.3 roots over the envelopes and receipts. */
-function runBlock(outcome: BlockOutcome, envelopes: Uint8Array[]): RunBlock {
-  const receipts: Receipt[] = outcome.outcomes.map((o) => ({
-    status: o.status,
-    errorCode: o.error === null ? 0 : o.error.code,
-    cycles: o.cycles,
-    cells: o.cells,
-    events: o.events,
-  }));
+/** One block of the run document. */
+function runBlock(outcome: BlockOutcome, results: BlockResults): RunBlock {
   return {
     height: outcome.height.toString(),
     effective_rent_height: outcome.effectiveRentHeight.toString(),
     state_root: toHex(outcome.stateRoot),
-    tx_root: toHex(txRoot(envelopes)),
-    receipt_root: toHex(receiptRoot(receipts)),
-    logs_root: toHex(logsRoot(outcome.outcomes.flatMap((o) => o.events))),
+    tx_root: toHex(results.tx_root),
+    receipt_root: toHex(results.receipt_root),
+    logs_root: toHex(results.logs_root),
     gas_vectors_sha256: GAS_VECTORS_SHA256,
-    receipts: outcome.outcomes.map((o, i) => ({
-      index: i.toString(),
-      tx_hash: toHex(txHash(envelopes[i]!)),
-      status: o.status,
-      error: o.error === null ? null : { code: o.error.code.toString(), name: o.error.name, message: o.error.message },
-      events: o.events.map(eventJson),
-      cycles: o.cycles.toString(),
-      cells: o.cells.toString(),
-    })),
+    receipts: results.receipts.map((r, i) => ({ index: i.toString(), ...receiptJson(r, outcome.outcomes[i]!.error?.message) })),
   };
 }
 
@@ -156,39 +128,18 @@ function resolveTx(t: ScenarioTx, ctx: Parameters<typeof resolveInstruction>[2])
   return { from: t.from, body: t.body };
 }
 
-/** Account nonce of every sender at the start of the block, keyed by hex address. */
-function senderNonces(chain: Chain, txs: readonly Transaction[]): Map<string, bigint> {
-  const out = new Map<string, bigint>();
-  for (const tx of txs) {
-    const k = toHex(tx.from);
-    if (!out.has(k)) out.set(k, chain.account(tx.from).nonce);
-  }
-  return out;
-}
-
-/**
- * Envelope bytes per transaction. The nonce is the sender's account nonce before the
- * transaction (docs/transactions.md): the block-start nonce plus the sender's earlier
- * transactions in the block that advanced it (docs/decisions.md "Envelope nonce").
- */
+/** Envelope bytes per transaction, with the nonces of src/chain/nonces.ts. */
 function envelopesOf(chain: Chain, chainId: bigint, txs: readonly Transaction[], outcome: BlockOutcome, start: Map<string, bigint>): Uint8Array[] {
-  const next = new Map(start);
-  const envelopes = txs.map((tx, i) => {
-    const k = toHex(tx.from);
-    const nonce = next.get(k)!;
-    if (outcome.outcomes[i]!.status === "ok") next.set(k, nonce + 1n);
-    return encodeEnvelope({ chain_id: chainId, nonce, tx });
-  });
-  // The rule above must be the engine's: each sender ends the block at the nonce we derived.
-  for (const tx of txs) {
-    const k = toHex(tx.from);
-    if (chain.account(tx.from).nonce !== next.get(k)) throw new Error(`internal: account nonce of ${k} disagrees with the envelope nonce rule`);
+  const { nonces, after } = envelopeNonces(
+    txs.map((tx) => tx.from),
+    outcome,
+    start,
+  );
+  // The rule must be the engine's: each sender ends the block at the nonce we derived.
+  for (const [k, nonce] of after) {
+    if (chain.account(fromHex(k, 20)).nonce !== nonce) throw new Error(`internal: account nonce of ${k} disagrees with the envelope nonce rule`);
   }
-  return envelopes;
-}
-
-function eventJson(e: Event): RunReceipt["events"][number] {
-  return { emitter: toHex(e.emitter), topic: e.topic, payload: toHex(e.payload) };
+  return txs.map((tx, i) => encodeEnvelope({ chain_id: chainId, nonce: nonces[i]!, tx }));
 }
 
 function checkTxExpectations(block: ScenarioBlock, run: RunBlock): ExpectationFailed | null {
