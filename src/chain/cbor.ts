@@ -3,6 +3,7 @@
 // arrays and maps, all with definite lengths and shortest-form heads. The reader refuses
 // everything else (negative ints, tags, floats, indefinite lengths, non-shortest heads)
 // and checks every length against the remaining input BEFORE slicing or allocating.
+import { uintBE } from "../bytes.js";
 
 export type CborErrorKind = "Truncated" | "NonCanonical" | "Unsupported" | "BoundExceeded" | "InvalidUtf8";
 
@@ -35,9 +36,9 @@ export class CborWriter {
     const m = major << 5;
     if (v < 24n) this.chunks.push(Uint8Array.of(m | Number(v)));
     else if (v <= 0xffn) this.chunks.push(Uint8Array.of(m | 24, Number(v)));
-    else if (v <= 0xffffn) this.chunks.push(Uint8Array.of(m | 25, ...beBytes(v, 2)));
-    else if (v <= 0xffff_ffffn) this.chunks.push(Uint8Array.of(m | 26, ...beBytes(v, 4)));
-    else this.chunks.push(Uint8Array.of(m | 27, ...beBytes(v, 8)));
+    else if (v <= 0xffffn) this.chunks.push(Uint8Array.of(m | 25, ...uintBE(v, 2)));
+    else if (v <= 0xffff_ffffn) this.chunks.push(Uint8Array.of(m | 26, ...uintBE(v, 4)));
+    else this.chunks.push(Uint8Array.of(m | 27, ...uintBE(v, 8)));
     return this;
   }
 
@@ -77,15 +78,6 @@ export class CborWriter {
     }
     return out;
   }
-}
-
-function beBytes(v: bigint, width: number): number[] {
-  const out: number[] = new Array<number>(width);
-  for (let i = width - 1; i >= 0; i--) {
-    out[i] = Number(v & 0xffn);
-    v >>= 8n;
-  }
-  return out;
 }
 
 const utf8Decoder = new TextDecoder("utf-8", { fatal: true });

@@ -16,7 +16,7 @@ import { fixtureFiles, HarnessInputError, readFixture, readJson, readText } from
 import { newStore, replayFixture, ReplayInputError, type Mismatch } from "../harness/replay.js";
 import { parseEnv, parseTxs, T8nInputError, transition } from "../harness/t8n.js";
 import { blockTraceLines, TracingStore } from "../harness/trace.js";
-import { registryRecords } from "./state.js";
+import { registryRecords } from "../harness/records.js";
 import { dumpState, DumpError, loadDump } from "../../state/dump.js";
 import { EXIT_BAD_INPUT, EXIT_OK, EXIT_REJECT, UsageError } from "./common.js";
 

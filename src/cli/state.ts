@@ -5,29 +5,11 @@
 // (docs/state.md §4.1) checked against a trusted tx_root or receipt_root.
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import { bytesEqual, fromHex } from "../bytes.js";
-import { decode, toJson } from "../codec/core.js";
-import * as S from "../codec/schema.js";
-import { classifyRegistryUserKey, REGISTRY_ADDRESS } from "../engine/layout.js";
-import { diffDumps, diffIsEmpty, dumpEntries, loadDump, type DumpEntry, type SlotDecoder } from "../../state/dump.js";
+import { fromHex } from "../bytes.js";
+import { registryRecords } from "../harness/records.js";
+import { diffDumps, diffIsEmpty, dumpEntries, loadDump, type DumpEntry } from "../../state/dump.js";
 import { parseInclusionProof, verifyInclusionProof } from "../../state/roots.js";
 import { EXIT_OK, EXIT_REJECT, jsonReplacer, report, UsageError } from "./common.js";
-
-/** Shows Stream Registry (actor 0x17) records as their canonical JSON (docs/state-layout.md). */
-export const registryRecords: SlotDecoder = (key, bytes) => {
-  if (key.layout !== "addressSlot" || key.slot.hashed || !bytesEqual(key.address, REGISTRY_ADDRESS)) return undefined;
-  const entry = classifyRegistryUserKey(key.slot.userKey);
-  switch (entry?.kind) {
-    case "stream":
-      return { StreamRecordV1: toJson(S.StreamRecordV1, decode(S.StreamRecordV1, bytes)) };
-    case "provider":
-      return { ProviderRecordV1: toJson(S.ProviderRecordV1, decode(S.ProviderRecordV1, bytes)) };
-    case "schedules":
-      return { BaseRateSchedulesV1: toJson(S.BaseRateSchedulesV1, decode(S.BaseRateSchedulesV1, bytes)) };
-    default:
-      return undefined;
-  }
-};
 
 /** Reads `path` as JSON and hands it to `load`; any failure is unusable input (exit 2). */
 function readJsonFile<T>(path: string, load: (json: unknown) => T): T {

@@ -10,6 +10,7 @@
 // Account 0x01 keys; the pause record is in pause.ts.
 import { concatBytes, utf8 } from "../bytes.js";
 import type { Address, Bytes32 } from "../codec/types.js";
+import { LIVE_SCALARS } from "../params.js";
 import { accountKey, actorStorageKey, systemStateKey } from "../../state/keys.js";
 
 function systemActor(lastByte: number): Address {
@@ -30,14 +31,21 @@ export const SCHEDULES_USER_KEY = utf8("base-rate-schedules");
 const PROVIDER_TAG = utf8("P");
 const OWNER_COUNT_TAG = utf8("O");
 
-export const singletonKey = (): Uint8Array => actorStorageKey(REGISTRY_ADDRESS, SINGLETON_USER_KEY);
-export const schedulesKey = (): Uint8Array => actorStorageKey(REGISTRY_ADDRESS, SCHEDULES_USER_KEY);
+// Constant keys are derived once (keccak256 of a parameter name is a large share of replay
+// time otherwise); every getter hands out a fresh copy so no caller can alter the cached key.
+const SINGLETON_KEY = actorStorageKey(REGISTRY_ADDRESS, SINGLETON_USER_KEY);
+const SCHEDULES_KEY = actorStorageKey(REGISTRY_ADDRESS, SCHEDULES_USER_KEY);
+const LIVE_SCALAR_KEYS: ReadonlyMap<string, Uint8Array> = new Map(LIVE_SCALARS.map((name) => [name, systemStateKey(name)]));
+
+export const singletonKey = (): Uint8Array => SINGLETON_KEY.slice();
+export const schedulesKey = (): Uint8Array => SCHEDULES_KEY.slice();
 export const providerKey = (provider: Address): Uint8Array =>
   actorStorageKey(REGISTRY_ADDRESS, concatBytes(PROVIDER_TAG, provider));
 export const ownerCountKey = (owner: Address): Uint8Array =>
   actorStorageKey(REGISTRY_ADDRESS, concatBytes(OWNER_COUNT_TAG, owner));
 export const streamKey = (streamId: Bytes32): Uint8Array => actorStorageKey(REGISTRY_ADDRESS, streamId);
-export const paramKey = (name: string): Uint8Array => systemStateKey(name);
+/** Only the §18 live scalars are cached: governance actions may name arbitrary parameters. */
+export const paramKey = (name: string): Uint8Array => LIVE_SCALAR_KEYS.get(name)?.slice() ?? systemStateKey(name);
 export { accountKey };
 
 /** What a registry user key (the verbatim slot of an 0x17 ActorStorage key) names. */

@@ -3,7 +3,7 @@
 // the governance actor, holding completed_pause_blocks and an optional active
 // [paused_at_block, expires_at_block) interval. Coverage is derived at READ time because
 // expiry is lazy.
-import { concatBytes, u64BE, utf8 } from "../bytes.js";
+import { bytesEqual, concatBytes, u64BE, utf8 } from "../bytes.js";
 import type { Address } from "../codec/types.js";
 import { actorStorageKey } from "../../state/keys.js";
 import { reject } from "./errors.js";
@@ -23,9 +23,16 @@ export const NEVER_PAUSED: PauseRecord = { completed_pause_blocks: 0n, active: n
 
 const KEY_PREFIX = "system:gov:pause-accounting:";
 
+/** The last derived key: a chain asks for the same (governance, 0x17) pair on every transaction. */
+let lastPauseKey: { governance: Address; actor: Address; key: Uint8Array } | undefined;
+
 /** ActorStorage(governance actor, "system:gov:pause-accounting:" || actor). */
 export function pauseRecordKey(governance: Address, actor: Address): Uint8Array {
-  return actorStorageKey(governance, concatBytes(utf8(KEY_PREFIX), actor));
+  const last = lastPauseKey;
+  if (last !== undefined && bytesEqual(last.governance, governance) && bytesEqual(last.actor, actor)) return last.key.slice();
+  const key = actorStorageKey(governance, concatBytes(utf8(KEY_PREFIX), actor));
+  lastPauseKey = { governance: governance.slice(), actor: actor.slice(), key };
+  return key.slice();
 }
 
 /** completed u64 BE ‖ 0x00, or completed u64 BE ‖ 0x01 ‖ paused_at u64 BE ‖ expires_at u64 BE. */

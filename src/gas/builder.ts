@@ -1,6 +1,6 @@
 // Builds GasScenarios from readable steps: fixed identities and keys (deterministic seeds), the
 // real codec for every payload, and signed quotes/receipts bound to the scenario's chain. Used by
-// the gas-vector definitions and the canonical-plan paths alike.
+// the gas-vector definitions, the canonical-plan paths and the engine tests' harness alike.
 import { utf8 } from "../bytes.js";
 import { encode } from "../codec/core.js";
 import { chainInstanceId, keyStreamId, signingKeyId, streamId } from "../codec/derive.js";
@@ -11,10 +11,12 @@ import type {
   BaseRateAdmissionV1,
   Bytes32,
   CbqsInstructionV1,
+  CbqsSigningContextV1,
   CreateStreamArgsV1,
   KeyBatchReceiptV1,
   PriceQuoteV1,
   ProviderEndpointV1,
+  RegisterProviderArgsV1,
   SigningPublicKey,
   StreamConfigV1,
   UpdateStreamArgsV1,
@@ -23,20 +25,23 @@ import { keccak256 } from "../crypto/hash.js";
 import { ed25519PublicKeyFromSeed, ed25519Sign } from "../crypto/ed25519.js";
 import type { GasScenario, ScenarioTx } from "./scenario.js";
 
-const role = (n: number): Address => {
+/** A readable fixed account: 0xa0, zeros, then `n`. */
+export const address = (n: number): Address => {
   const a = new Uint8Array(20);
   a[0] = 0xa0;
   a[19] = n;
   return a;
 };
-export const GOVERNANCE = role(0xaa);
-export const OWNER = role(1);
-export const SPONSOR = role(2);
-export const PROVIDER = role(3);
+export const GOVERNANCE = address(0xaa);
+export const OWNER = address(1);
+export const SPONSOR = address(2);
+export const PROVIDER = address(3);
 
 const seed = (name: string): Uint8Array => keccak256(utf8(`cbqs-emulator/gas-vectors/seed/${name}`));
-const SEEDS = { signing: seed("provider-signing"), quote: seed("provider-quote"), admin: seed("stream-admin"), rotation: seed("stream-rotation"), signing2: seed("provider-signing-2"), quote2: seed("provider-quote-2") };
-export const key = (which: keyof typeof SEEDS): SigningPublicKey => ({ algorithm: "Ed25519", key: ed25519PublicKeyFromSeed(SEEDS[which]) });
+/** Ed25519 seeds of the fixed keys: the provider's signing and quote keys, the stream's admin and rotation keys. */
+export const SEEDS = { signing: seed("provider-signing"), quote: seed("provider-quote"), admin: seed("stream-admin"), rotation: seed("stream-rotation"), signing2: seed("provider-signing-2"), quote2: seed("provider-quote-2") };
+export const pubKey = (seed: Uint8Array): SigningPublicKey => ({ algorithm: "Ed25519", key: ed25519PublicKeyFromSeed(seed) });
+export const key = (which: keyof typeof SEEDS): SigningPublicKey => pubKey(SEEDS[which]);
 
 const BALANCE = 10n ** 18n;
 export const GENESIS_SOURCE = utf8("cbqs-emulator gas vectors v1 genesis");
@@ -82,9 +87,16 @@ export function maxEndpoints(count: number, bytes: number): ProviderEndpointV1[]
 }
 
 export const ix = {
-  registerProvider: (endpoints: ProviderEndpointV1[] = [{ transport: "Https", uri: "https://provider.example" }]): CbqsInstructionV1 => ({
+  registerProvider: (over: Partial<RegisterProviderArgsV1> = {}): CbqsInstructionV1 => ({
     type: "RegisterProvider",
-    args: { signing_key: key("signing"), endpoints, quote_key: key("quote"), base_rate_admission: OPEN_ADMISSION, metadata_hash: new Uint8Array(32) },
+    args: {
+      signing_key: key("signing"),
+      endpoints: [{ transport: "Https", uri: "https://provider.example" }],
+      quote_key: key("quote"),
+      base_rate_admission: OPEN_ADMISSION,
+      metadata_hash: new Uint8Array(32),
+      ...over,
+    },
   }),
   updateProvider: (endpoints: ProviderEndpointV1[] | null): CbqsInstructionV1 => ({
     type: "UpdateProvider",
@@ -121,6 +133,71 @@ export const ix = {
   close: (stream_id: Bytes32): CbqsInstructionV1 => ({ type: "CloseStream", args: { stream_id } }),
   activate: (receipt: KeyBatchReceiptV1, bump = false): CbqsInstructionV1 => ({ type: "ActivateKeyGeneration", args: { receipt, bump_authorization_generation: bump } }),
 };
+
+/** The §4 signing context that binds a quote or receipt to the chain `chain_instance_id` (chain id CHAIN_ID). */
+export const signingContext = (chain_instance_id: Bytes32): CbqsSigningContextV1 => ({ version: 1, chain_id: CHAIN_ID, chain_instance_id });
+
+/** The three priced dimensions of `config` as a PriceQuoteV1 names them (§4.5). */
+export const quotedCapacity = (config: StreamConfigV1): Pick<PriceQuoteV1, "retained_bytes" | "append_bytes_sec" | "delivered_bytes_sec"> => ({
+  retained_bytes: config.retained_bytes_limit,
+  append_bytes_sec: config.max_append_bytes_per_sec,
+  delivered_bytes_sec: config.max_delivered_bytes_per_sec,
+});
+
+/**
+ * A PriceQuoteV1 from PROVIDER to OWNER for `stream_id` on chain `chain_instance_id`: generation 1,
+ * the standard config's capacity at QUOTE_RATE, signed by `signer` (default: the provider's quote
+ * key). `over` replaces fields before signing; a signature in `over` is kept as given.
+ */
+export function signedQuote(chain_instance_id: Bytes32, stream_id: Bytes32, over: Partial<PriceQuoteV1> = {}, signer = SEEDS.quote): PriceQuoteV1 {
+  const q: PriceQuoteV1 = {
+    context: signingContext(chain_instance_id),
+    provider: PROVIDER,
+    owner: OWNER,
+    stream_id,
+    pricing_generation: 1n,
+    delivery_class: "Standard",
+    ...quotedCapacity(standardConfig()),
+    rate_per_block: QUOTE_RATE,
+    valid_until_block: 1_000n,
+    signing_key_id: signingKeyId(key("quote")),
+    signature: new Uint8Array(64),
+    ...over,
+  };
+  return { ...q, signature: over.signature ?? ed25519Sign(signer, keccak256(price_quote_signing_bytes_v1(q))) };
+}
+
+/**
+ * A KeyBatchReceiptV1 for generation 1 of the stream `main_stream_id`, served at `height` of chain
+ * `chain_instance_id`, signed by `signer` (default: the provider's signing key). `over` replaces
+ * fields before signing; a signature in `over` is kept as given.
+ */
+export function signedReceipt(
+  chain_instance_id: Bytes32,
+  height: bigint,
+  main_stream_id: Bytes32,
+  over: Partial<KeyBatchReceiptV1> = {},
+  signer = SEEDS.signing,
+): KeyBatchReceiptV1 {
+  const r: KeyBatchReceiptV1 = {
+    context: signingContext(chain_instance_id),
+    served_at: { chain_instance_id, height, block_hash: new Uint8Array(32).fill(9) },
+    key_stream_id: keyStreamId(main_stream_id),
+    main_stream_id,
+    provider_epoch: 0n,
+    encryption_generation: 1n,
+    batch_digest: new Uint8Array(32).fill(1),
+    envelope_count: 2,
+    envelope_root: new Uint8Array(32).fill(2),
+    first_sequence: 10n,
+    last_sequence: 12n,
+    previous_global_receipt: new Uint8Array(32).fill(3),
+    final_append_receipt: new Uint8Array(32).fill(4),
+    signature: new Uint8Array(64),
+    ...over,
+  };
+  return { ...r, signature: over.signature ?? ed25519Sign(signer, keccak256(key_batch_receipt_signing_bytes_v1(r))) };
+}
 
 export class ScenarioBuilder {
   readonly instance = chainInstanceId(GENESIS_SOURCE);
@@ -160,48 +237,13 @@ export class ScenarioBuilder {
     return keyStreamId(this.streamId(nonce));
   }
 
-  private context() {
-    return { version: 1, chain_id: CHAIN_ID, chain_instance_id: this.instance };
-  }
-
   /** A PriceQuoteV1 for the owner's stream `nonce`, signed by the provider's quote key. */
   quote(generation = 1n, config = standardConfig(), nonce = 0n): PriceQuoteV1 {
-    const q: PriceQuoteV1 = {
-      context: this.context(),
-      provider: PROVIDER,
-      owner: OWNER,
-      stream_id: this.streamId(nonce),
-      pricing_generation: generation,
-      delivery_class: "Standard",
-      retained_bytes: config.retained_bytes_limit,
-      append_bytes_sec: config.max_append_bytes_per_sec,
-      delivered_bytes_sec: config.max_delivered_bytes_per_sec,
-      rate_per_block: QUOTE_RATE,
-      valid_until_block: 1_000n,
-      signing_key_id: signingKeyId(key("quote")),
-      signature: new Uint8Array(64),
-    };
-    return { ...q, signature: ed25519Sign(SEEDS.quote, keccak256(price_quote_signing_bytes_v1(q))) };
+    return signedQuote(this.instance, this.streamId(nonce), { pricing_generation: generation, ...quotedCapacity(config) });
   }
 
   /** A KeyBatchReceiptV1 for generation 1 of stream 0, served at the last setup height. */
   receipt(): KeyBatchReceiptV1 {
-    const r: KeyBatchReceiptV1 = {
-      context: this.context(),
-      served_at: { chain_instance_id: this.instance, height: this.height, block_hash: new Uint8Array(32).fill(9) },
-      key_stream_id: this.keyStreamId(),
-      main_stream_id: this.streamId(),
-      provider_epoch: 0n,
-      encryption_generation: 1n,
-      batch_digest: new Uint8Array(32).fill(1),
-      envelope_count: 2,
-      envelope_root: new Uint8Array(32).fill(2),
-      first_sequence: 10n,
-      last_sequence: 12n,
-      previous_global_receipt: new Uint8Array(32).fill(3),
-      final_append_receipt: new Uint8Array(32).fill(4),
-      signature: new Uint8Array(64),
-    };
-    return { ...r, signature: ed25519Sign(SEEDS.signing, keccak256(key_batch_receipt_signing_bytes_v1(r))) };
+    return signedReceipt(this.instance, this.height, this.streamId());
   }
 }

@@ -44,7 +44,7 @@ export const PATHS: readonly PlanPath[] = [
     instruction: "RegisterProvider",
     title: "an endpoint fails §4.3 admission",
     outcome: "EndpointRejected",
-    build: () => new ScenarioBuilder().target(PROVIDER, ix.registerProvider([{ transport: "Https", uri: "https://user@provider.example" }])),
+    build: () => new ScenarioBuilder().target(PROVIDER, ix.registerProvider({ endpoints: [{ transport: "Https", uri: "https://user@provider.example" }] })),
   },
   // ---- UpdateProvider ----
   { id: "update-provider/ok", instruction: "UpdateProvider", title: "accepted, every field set", outcome: "ok", build: () => provider().target(PROVIDER, ix.updateProvider([{ transport: "Https", uri: "https://p2.example" }])) },

@@ -100,7 +100,7 @@ export const VECTORS: readonly VectorDefinition[] = [
   {
     id: "register-provider-max",
     description: "RegisterProvider at maximum size: 8 endpoints × 2,048-byte URIs (genesis cbqs.max_provider_endpoints 8, cbqs.max_provider_endpoint_uri_bytes 2,048)",
-    build: () => new ScenarioBuilder(MAX_ENDPOINT_PARAMS).target(PROVIDER, ix.registerProvider(maxEndpoints(8, 2_048))),
+    build: () => new ScenarioBuilder(MAX_ENDPOINT_PARAMS).target(PROVIDER, ix.registerProvider({ endpoints: maxEndpoints(8, 2_048) })),
   },
   {
     id: "update-provider-max",

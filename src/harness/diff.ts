@@ -5,7 +5,7 @@ import { fromHex } from "../bytes.js";
 import { decodeEnvelope } from "../chain/envelope.js";
 import { diffDumps, loadDump, type DumpEntry } from "../../state/dump.js";
 import { FIXTURE_FORMAT } from "./fixture.js";
-import { registryRecords } from "../cli/state.js";
+import { registryRecords } from "./records.js";
 import { T8N_RESULT_FORMAT } from "./t8n.js";
 import { TRACE_FORMAT, txKind } from "./trace.js";
 

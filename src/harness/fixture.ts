@@ -7,8 +7,11 @@ import { gunzipSync } from "node:zlib";
 import { fromHex, HexError, toHex } from "../bytes.js";
 import type { GenesisConfig } from "../chain/types.js";
 import { MAX_ENVELOPE_BYTES } from "../chain/envelope.js";
+import { receiptJson, type TxReceipt } from "../chain/receipts.js";
 import { DUMP_FORMAT } from "../../state/dump.js";
-import type { Event } from "../../state/roots.js";
+// Re-exported for src/harness/t8n.ts, which imports it from here (its owner moves that import
+// to src/chain/receipts.js).
+export { eventJson } from "../chain/receipts.js";
 import { genesisFromSource } from "./genesis.js";
 
 export const FIXTURE_FORMAT = "cbqs-fixture/v1";
@@ -32,16 +35,6 @@ export class FixtureError extends Error {
   }
 }
 
-export interface FixtureReceipt {
-  tx_hash: Uint8Array;
-  status: "ok" | "rejected";
-  /** The consensus part of a rejection: its u16 code and name (the message is not compared). */
-  error: { code: number; name: string } | null;
-  events: Event[];
-  cycles: bigint;
-  cells: bigint;
-}
-
 export interface FixtureBlock {
   height: bigint;
   timestamp: bigint;
@@ -54,7 +47,7 @@ export interface FixtureBlock {
   logs_root: Uint8Array;
   block_hash: Uint8Array;
   gas_vectors_sha256: string;
-  receipts: FixtureReceipt[];
+  receipts: TxReceipt[];
   /** Committed state after this block, keys ascending (optional). */
   post_state?: Array<[Uint8Array, Uint8Array]>;
 }
@@ -124,11 +117,11 @@ function hex(v: unknown, path: string, length?: number, maxLength?: number): Uin
 
 const b32 = (v: unknown, path: string) => hex(v, path, 32);
 
-function loadReceipt(v: unknown, path: string): FixtureReceipt {
+function loadReceipt(v: unknown, path: string): TxReceipt {
   const r = obj(v, path, ["tx_hash", "status", "error", "events", "cycles", "cells"]);
   const status = r["status"];
   if (status !== "ok" && status !== "rejected") throw new FixtureError(at(path, "status"), 'expected "ok" or "rejected"');
-  let error: FixtureReceipt["error"] = null;
+  let error: TxReceipt["error"] = null;
   if (status === "rejected") {
     const e = obj(r["error"], at(path, "error"), ["code", "name"]);
     const code = Number(uint(e["code"], at(at(path, "error"), "code"), U16_MAX));
@@ -256,19 +249,6 @@ export function parseFixtureText(text: string): Fixture {
 
 // ---- writing ------------------------------------------------------------------------------------
 
-function receiptJson(r: FixtureReceipt): Obj {
-  return {
-    tx_hash: toHex(r.tx_hash),
-    status: r.status,
-    error: r.error === null ? null : { code: r.error.code.toString(), name: r.error.name },
-    events: r.events.map(eventJson),
-    cycles: r.cycles.toString(),
-    cells: r.cells.toString(),
-  };
-}
-
-export const eventJson = (e: Event): Obj => ({ emitter: toHex(e.emitter), topic: e.topic, payload: toHex(e.payload) });
-
 function postStateJson(entries: ReadonlyArray<readonly [Uint8Array, Uint8Array]>): Obj {
   return { format: DUMP_FORMAT, entries: entries.map(([k, v]) => ({ key: toHex(k), value: toHex(v) })) };
 }
@@ -285,7 +265,7 @@ function blockJson(b: FixtureBlock): Obj {
     logs_root: toHex(b.logs_root),
     block_hash: toHex(b.block_hash),
     gas_vectors_sha256: b.gas_vectors_sha256,
-    receipts: b.receipts.map(receiptJson),
+    receipts: b.receipts.map((r) => receiptJson(r)),
   };
   if (b.post_state !== undefined) out["post_state"] = postStateJson(b.post_state);
   return out;

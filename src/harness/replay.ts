@@ -3,7 +3,9 @@
 // cannot be executed at all (undecodable envelopes, another chain's envelopes, an invalid
 // genesis) is a ReplayInputError, distinct from a mismatch.
 import { bytesEqual, toHex } from "../bytes.js";
+import { genesisHash, headerHash } from "../chain/block.js";
 import type { TxEnvelope } from "../chain/envelope.js";
+import { blockResults, type BlockResults, type TxReceipt } from "../chain/receipts.js";
 import { Chain, type TxOutcome } from "../engine/chain.js";
 import { GenesisError } from "../engine/errors.js";
 import { GAS_VECTORS_SHA256 } from "../scenario/run.js";
@@ -11,10 +13,10 @@ import type { StateStore } from "../../state/interface.js";
 import { diffDumps, type DumpEntry } from "../../state/dump.js";
 import { MemoryStateStore } from "../../state/store.js";
 import { createStateCommitment } from "../../state/qmdb/index.js";
-import { blockResults, decodeTransaction, firstNonceMismatch, genesisHash, headerHash, startNonces, TxInputError, type BlockResults } from "./execute.js";
-import type { Fixture, FixtureBlock, FixtureReceipt } from "./fixture.js";
+import { decodeTransaction, firstNonceMismatch, startNonces, TxInputError } from "./execute.js";
+import type { Fixture, FixtureBlock } from "./fixture.js";
 import { changedKey } from "./diff.js";
-import { registryRecords } from "../cli/state.js";
+import { registryRecords } from "./records.js";
 
 export interface Mismatch {
   /** 0 for genesis. */
@@ -168,7 +170,7 @@ function differs(height: bigint, path: string, field: string, expected: Uint8Arr
   return bytesEqual(expected, actual) ? null : mismatchOf(height, path, field, toHex(expected), toHex(actual));
 }
 
-function compareReceipt(h: bigint, path: string, field: string, e: FixtureReceipt, a: FixtureReceipt): Mismatch | null {
+function compareReceipt(h: bigint, path: string, field: string, e: TxReceipt, a: TxReceipt): Mismatch | null {
   const text = (p: string, f: string, ev: string, av: string) => (ev === av ? null : mismatchOf(h, `${path}${p}`, `${field}${f}`, ev, av));
   const m =
     differs(h, `${path}.tx_hash`, `${field}.tx_hash`, e.tx_hash, a.tx_hash) ??

@@ -6,14 +6,14 @@
 // transaction plus one "block" line for accesses outside any transaction.
 import { toHex } from "../bytes.js";
 import type { TxEnvelope } from "../chain/envelope.js";
+import { eventJson, type TxReceipt } from "../chain/receipts.js";
 import { decode } from "../codec/core.js";
 import * as S from "../codec/schema.js";
 import { SYS_CBQS, type TxOutcome } from "../engine/chain.js";
-import type { BlockBatch, CommitResult, IoCounts, StateAccess, StateStore } from "../../state/interface.js";
+import type { BlockBatch, StateAccess } from "../../state/interface.js";
+import { ForwardingStore, WatchingBatch } from "../../state/forwarding.js";
 import { dumpEntry } from "../../state/dump.js";
-import type { FixtureReceipt } from "./fixture.js";
-import { eventJson } from "./fixture.js";
-import { registryRecords } from "../cli/state.js";
+import { registryRecords } from "./records.js";
 
 export const TRACE_FORMAT = "cbqs-trace/v1";
 
@@ -86,51 +86,30 @@ class StepRecorder {
 
 const hexOrNull = (v: Uint8Array | undefined): string | null => (v === undefined ? null : toHex(v));
 
-class TracingBatch implements BlockBatch {
-  private engineObserver: ((access: StateAccess) => void) | undefined = undefined;
+class TracingBatch extends WatchingBatch {
   private depth = 0;
 
   constructor(
-    readonly inner: BlockBatch,
+    inner: BlockBatch,
     private readonly recorder: StepRecorder,
   ) {
-    inner.observer = (a) => {
-      if (this.recorder.active) this.recorder.record(a, this.engineObserver !== undefined);
-      this.engineObserver?.(a);
-    };
+    super(inner);
   }
 
-  get height(): bigint {
-    return this.inner.height;
+  protected seen(a: StateAccess, metered: boolean): void {
+    if (this.recorder.active) this.recorder.record(a, metered);
   }
-  get counts(): IoCounts {
-    return this.inner.counts;
-  }
-  get observer(): ((access: StateAccess) => void) | undefined {
-    return this.engineObserver;
-  }
-  set observer(f: ((access: StateAccess) => void) | undefined) {
-    this.engineObserver = f;
-  }
-  get(key: Uint8Array): Uint8Array | undefined {
-    return this.inner.get(key);
-  }
-  put(key: Uint8Array, value: Uint8Array): void {
-    this.inner.put(key, value);
-  }
-  delete(key: Uint8Array): void {
-    this.inner.delete(key);
-  }
-  checkpoint(): number {
+
+  override checkpoint(): number {
     if (this.depth === 0) this.recorder.startTx();
     this.depth++;
     return this.inner.checkpoint();
   }
-  rollback(token: number): void {
+  override rollback(token: number): void {
     this.inner.rollback(token);
     this.close();
   }
-  release(token: number): void {
+  override release(token: number): void {
     this.inner.release(token);
     this.close();
   }
@@ -141,26 +120,12 @@ class TracingBatch implements BlockBatch {
 }
 
 /** A StateStore that records every access of the batches it hands out. */
-export class TracingStore implements StateStore {
+export class TracingStore extends ForwardingStore {
   readonly recorder = new StepRecorder();
 
-  constructor(readonly inner: StateStore) {}
-
-  read(key: Uint8Array): Uint8Array | undefined {
-    return this.inner.read(key);
-  }
-  root(): Uint8Array {
-    return this.inner.root();
-  }
-  beginBlock(height: bigint): BlockBatch {
+  override beginBlock(height: bigint): BlockBatch {
     this.recorder.reset();
     return new TracingBatch(this.inner.beginBlock(height), this.recorder);
-  }
-  commitBlock(batch: BlockBatch): CommitResult {
-    return this.inner.commitBlock(batch instanceof TracingBatch ? batch.inner : batch);
-  }
-  entries(): Iterable<[Uint8Array, Uint8Array]> {
-    return this.inner.entries();
   }
 }
 
@@ -190,7 +155,7 @@ export function blockTraceLines(
   height: bigint,
   recorder: StepRecorder,
   envelopes: readonly TxEnvelope[],
-  receipts: readonly FixtureReceipt[],
+  receipts: readonly TxReceipt[],
   outcomes: readonly TxOutcome[],
   /** Positions in the caller's transaction list when some were left out (t8n `rejected`). */
   indices?: readonly number[],

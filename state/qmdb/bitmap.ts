@@ -5,6 +5,8 @@
 export class ActivityBitmap {
   private bytes = new Uint8Array(64);
   private bits = 0;
+  /** Chunks whose bits changed since the last `takeChangedChunks` (cache invalidation only). */
+  private changed = new Set<number>();
 
   constructor(readonly chunkBytes: number) {}
 
@@ -36,7 +38,18 @@ export class ActivityBitmap {
   set(bit: number, value: boolean): void {
     this.check(bit);
     const mask = 1 << (bit & 7);
-    this.bytes[bit >> 3] = value ? this.bytes[bit >> 3]! | mask : this.bytes[bit >> 3]! & ~mask;
+    const before = this.bytes[bit >> 3]!;
+    const after = value ? before | mask : before & ~mask;
+    if (after === before) return;
+    this.bytes[bit >> 3] = after;
+    this.changed.add(Math.floor(bit / this.chunkBits));
+  }
+
+  /** Indices of the chunks changed since the previous call, in no particular order. */
+  takeChangedChunks(): Set<number> {
+    const changed = this.changed;
+    this.changed = new Set();
+    return changed;
   }
 
   /** Number of chunks whose every bit position is below `length`. */

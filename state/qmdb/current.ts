@@ -15,6 +15,7 @@ import type { Hasher } from "../../src/crypto/hash.js";
 import {
   bagPeaks,
   children,
+  leafPosition,
   leftmostLeafLocation,
   mmrSize,
   nodeDigest,
@@ -101,9 +102,12 @@ export interface CurrentRootParts {
 export class CurrentDb {
   readonly any: AnyDb;
   readonly height: number;
-  /** Grafted-tree digests (height ≥ g) by position, valid for the log size `cachedAtSize`. */
+  /**
+   * Grafted-tree digests (height ≥ g) by position. Ops nodes never change (the MMR only grows),
+   * so an entry goes stale only when a bitmap chunk under it changes: those entries are dropped
+   * before every use (`invalidateChangedChunks`); new positions are simply not cached yet.
+   */
   private readonly graftedCache = new Map<number, Uint8Array>();
-  private cachedAtSize = -1;
 
   constructor(readonly config: QmdbConfig) {
     this.any = new AnyDb(config);
@@ -157,11 +161,7 @@ export class CurrentDb {
   virtualNode(pos: number, height: number, firstLeaf: number): Uint8Array {
     const mmr = this.any.mmr;
     if (height < this.height) return mmr.node(pos);
-    // Grafted nodes only change when a batch is applied, which always grows the log.
-    if (this.cachedAtSize !== this.any.size) {
-      this.graftedCache.clear();
-      this.cachedAtSize = this.any.size;
-    }
+    this.invalidateChangedChunks();
     const cached = this.graftedCache.get(pos);
     if (cached !== undefined) return cached;
     let digest: Uint8Array;
@@ -180,5 +180,24 @@ export class CurrentDb {
     }
     this.graftedCache.set(pos, digest);
     return digest;
+  }
+
+  /** Drops the cached grafted node of every changed chunk and all of that node's ancestors. */
+  private invalidateChangedChunks(): void {
+    const changed = this.any.bitmap.takeChangedChunks();
+    if (changed.size === 0) return;
+    const size = this.any.mmr.size;
+    const g = this.height;
+    for (const chunk of changed) {
+      // The height-g node over leaves [chunk·2^g, (chunk+1)·2^g) ends 2^(g+1) − 2 after its first leaf.
+      let pos = leafPosition(chunk * 2 ** g) + 2 ** (g + 1) - 2;
+      let index = chunk; // the node's index among the nodes of its height
+      for (let h = g; pos < size; h++) {
+        this.graftedCache.delete(pos);
+        // A left child (even index) has its parent 2^(h+1) further on; a right child, right after it.
+        pos = index % 2 === 0 ? pos + 2 ** (h + 1) : pos + 1;
+        index = Math.floor(index / 2);
+      }
+    }
   }
 }

@@ -1,7 +1,7 @@
 // Runs `cbqs` in-process the way src/cli.ts does (same program configuration, same registrars,
 // same error line and exit code), capturing stdout and stderr. No build needed.
 import { CommanderError } from "commander";
-import { vi } from "vitest";
+import { expect, vi } from "vitest";
 import { errorLine, exitCodeOf } from "../../src/cli/common.js";
 import { buildProgram } from "../../src/cli/program.js";
 
@@ -31,4 +31,13 @@ export async function cbqs(...args: string[]): Promise<CbqsRun> {
     process.exitCode = 0;
   }
   return { exitCode, out, err };
+}
+
+/**
+ * What the user sees for unusable input, as a `toEqual` pattern for a CbqsRun: nothing on stdout,
+ * exit 2, and exactly one `cbqs: error: …` line in which `problem` matches.
+ */
+export function unusableInput(problem: RegExp): CbqsRun {
+  const oneErrorLine = new RegExp(`^cbqs: error: [^\\n]*(?:${problem.source})[^\\n]*\\n$`, problem.flags);
+  return { exitCode: 2, out: "", err: expect.stringMatching(oneErrorLine) };
 }

@@ -1,8 +1,5 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { encode } from "../../src/codec/core.js";
-import * as S from "../../src/codec/schema.js";
-import type { CbqsInstructionV1 } from "../../src/codec/types.js";
 import { Chain, SYS_CBQS } from "../../src/engine/chain.js";
 import { EngineDefect } from "../../src/engine/errors.js";
 import { accountKey } from "../../src/engine/layout.js";
@@ -14,6 +11,7 @@ import { observePlan, PATHS } from "../../src/gas/plans.js";
 import { genesisConfig, runScenario } from "../../src/gas/scenario.js";
 import type { BlockBatch } from "../../state/interface.js";
 import { MemoryStateStore } from "../../state/store.js";
+import { cbqs } from "../engine/harness.js";
 
 const setStatus = () => new ScenarioBuilder().tx(PROVIDER, ix.registerProvider()).target(PROVIDER, ix.setProviderStatus("Draining"));
 
@@ -51,10 +49,9 @@ describe("the CBQS meter against §18.1", () => {
   it("§18.1 the fee is settled on the post-refund CBQS cycles and cells", () => {
     const config = { ...genesisConfig(setStatus()), cycle_price: 1n, cell_price: 1n };
     const chain = Chain.genesis(config, GENESIS_SOURCE, new MemoryStateStore());
-    const tx = (instruction: CbqsInstructionV1) => ({ from: PROVIDER, body: { kind: "system" as const, opcode: SYS_CBQS, payload: encode(S.CbqsInstructionV1, instruction) } });
-    chain.executeBlock({ height: 1n, timestamp: 1n, txs: [tx(ix.registerProvider())] });
+    chain.executeBlock({ height: 1n, timestamp: 1n, txs: [cbqs(PROVIDER, ix.registerProvider())] });
     const before = chain.account(PROVIDER).balance;
-    const o = chain.executeBlock({ height: 2n, timestamp: 2n, txs: [tx(ix.setProviderStatus("Draining"))] }).outcomes[0]!;
+    const o = chain.executeBlock({ height: 2n, timestamp: 2n, txs: [cbqs(PROVIDER, ix.setProviderStatus("Draining"))] }).outcomes[0]!;
     expect(o.status).toBe("ok");
     expect(before - chain.account(PROVIDER).balance).toBe(o.cycles + o.cells);
   });

@@ -7,6 +7,7 @@ import { keccak256 } from "../../src/crypto/hash.js";
 import { toHex, utf8 } from "../../src/bytes.js";
 import { chainInstanceId } from "../../src/codec/index.js";
 import { GenesisError } from "../../src/engine/errors.js";
+import { GAS_VECTORS_SHA256 } from "../../src/gas/pinned.js";
 
 const GOV = "0x00000000000000000000000000000000000000aa";
 const P1 = "0x2222222222222222222222222222222222222222";
@@ -44,7 +45,7 @@ describe("run document (scenario-format §4)", () => {
     },
     { height: "1000", txs: [] },
   ];
-  const { document, failure, transactions } = runScenario(parseScenario(doc(blocks)));
+  const { document, failure, blocks: sealed } = runScenario(parseScenario(doc(blocks)));
 
   it("§4: top-level fields, chain_instance_id from the canonical genesis bytes", () => {
     expect(failure).toBeNull();
@@ -55,11 +56,11 @@ describe("run document (scenario-format §4)", () => {
     expect(document.genesis_state_root).toMatch(/^0x[0-9a-f]{64}$/);
   });
 
-  it("§2: a gap is not executed block by block; every block has its fields and roots", () => {
+  it("§2/§4: a gap is not executed block by block; every block has its fields, roots and the pinned gas digest", () => {
     expect(document.blocks.map((b) => b.height)).toEqual(["1", "1000"]);
     for (const b of document.blocks) {
       expect(Object.keys(b)).toEqual(["height", "effective_rent_height", "state_root", "tx_root", "receipt_root", "logs_root", "gas_vectors_sha256", "receipts"]);
-      expect(b.gas_vectors_sha256).toBe("unpinned");
+      expect(b.gas_vectors_sha256).toBe(GAS_VECTORS_SHA256);
     }
     expect(document.blocks[1]!.effective_rent_height).toBe("1000");
     expect(document.blocks[1]!.receipt_root).toBe(toHex(keccak256(utf8("empty_receipts"))));
@@ -68,7 +69,7 @@ describe("run document (scenario-format §4)", () => {
 
   it("CIP-4 §5.2: tx_root and tx_hash commit to the envelopes; nonces advance only on accepted transactions", () => {
     const b = document.blocks[0]!;
-    const envs = transactions[0]!;
+    const envs = sealed[0]!.envelopes;
     expect(b.tx_root).toBe(toHex(txRoot(envs)));
     expect(b.receipts.map((r) => r.tx_hash)).toEqual(envs.map((e) => toHex(txHash(e))));
     expect(envs.map((e) => decodeEnvelope(e).nonce)).toEqual([0n, 0n, 1n, 1n]);

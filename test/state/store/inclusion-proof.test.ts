@@ -1,5 +1,4 @@
-import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
-import { Command } from "commander";
+import { afterAll, describe, expect, it } from "vitest";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,7 +17,7 @@ import {
   type Receipt,
 } from "../../../state/roots.js";
 import { toHex } from "../../../src/bytes.js";
-import { register } from "../../../src/cli/state.js";
+import { cbqs, unusableInput } from "../../cli/program.js";
 
 // Independent reference of commonware's BMT levels with keccak nodes (CIP-4 §5.2): leaf node i is
 // H(u32 i ‖ leaf), an odd last node pairs with itself.
@@ -26,7 +25,7 @@ const cat = (...p: Uint8Array[]) => Uint8Array.from(p.flatMap((x) => [...x]));
 const be32 = (n: number) => Uint8Array.of(n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff);
 const k = (...p: Uint8Array[]) => keccak_256(cat(...p));
 function refSiblings(leaves: Uint8Array[], index: number): string[] {
-  let level = leaves.map((l, i) => k(be32(i), l));
+  let level: Uint8Array[] = leaves.map((l, i) => k(be32(i), l));
   const siblings: string[] = [];
   while (level.length > 1) {
     const sibling = index ^ 1;
@@ -144,24 +143,6 @@ describe("tx and receipt inclusion proofs (CIP-4 §5.4, docs/state.md §4.1)", (
   });
 });
 
-// Runs `cbqs verify-bmt-proof …` in-process; thrown errors are what src/cli.ts turns into exit 2.
-async function run(args: string[]): Promise<{ out: string; exitCode: number }> {
-  const program = new Command().exitOverride();
-  register(program);
-  let out = "";
-  const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
-    out += String(chunk);
-    return true;
-  });
-  process.exitCode = 0;
-  try {
-    await program.parseAsync(["node", "cbqs", ...args]);
-  } finally {
-    spy.mockRestore();
-  }
-  return { out, exitCode: Number(process.exitCode) };
-}
-
 describe("cbqs verify-bmt-proof (CIP-4 §5.4)", () => {
   const dir = mkdtempSync(join(tmpdir(), "cbqs-bmt-proof-"));
   const list = receipts(6);
@@ -171,29 +152,26 @@ describe("cbqs verify-bmt-proof (CIP-4 §5.4)", () => {
     return join(dir, name);
   };
   const valid = file("valid.json", JSON.stringify(inclusionProofToJson(proveReceipt(list, 4))));
-  afterEach(() => {
-    process.exitCode = 0;
-  });
   afterAll(() => rmSync(dir, { recursive: true }));
 
   it("CIP-4 §5.4: a valid proof prints valid and exits 0", async () => {
-    expect(await run(["verify-bmt-proof", valid, "--root", root])).toEqual({ out: "valid\n", exitCode: 0 });
-    expect(await run(["verify-bmt-proof", valid, "--root", root, "--json"])).toEqual({ out: '{"valid":true}\n', exitCode: 0 });
+    expect(await cbqs("verify-bmt-proof", valid, "--root", root)).toEqual({ out: "valid\n", exitCode: 0, err: "" });
+    expect(await cbqs("verify-bmt-proof", valid, "--root", root, "--json")).toEqual({ out: '{"valid":true}\n', exitCode: 0, err: "" });
   });
 
   it("CIP-4 §5.4: a tampered proof or another root is invalid, exit 1", async () => {
     const json = inclusionProofToJson(proveReceipt(list, 4));
     const tampered = file("tampered.json", JSON.stringify({ ...json, leaf_index: 5 }));
-    expect(await run(["verify-bmt-proof", tampered, "--root", root])).toEqual({ out: "invalid\n", exitCode: 1 });
-    expect((await run(["verify-bmt-proof", valid, "--root", toHex(txRoot(txs(6)))])).exitCode).toBe(1);
+    expect(await cbqs("verify-bmt-proof", tampered, "--root", root)).toEqual({ out: "invalid\n", exitCode: 1, err: "" });
+    expect((await cbqs("verify-bmt-proof", valid, "--root", toHex(txRoot(txs(6))))).exitCode).toBe(1);
   });
 
   it("CIP-4 §5.4: unusable input (missing file, not JSON, malformed proof, bad --root) is an error, exit 2", async () => {
     const notJson = file("bad.json", "{");
     const malformed = file("malformed.json", JSON.stringify({ leaf_index: 0 }));
-    await expect(run(["verify-bmt-proof", join(dir, "missing.json"), "--root", root])).rejects.toThrow(/cannot read/);
-    await expect(run(["verify-bmt-proof", notJson, "--root", root])).rejects.toThrow(/not valid JSON/);
-    await expect(run(["verify-bmt-proof", malformed, "--root", root])).rejects.toThrow(/inclusion proof/);
-    await expect(run(["verify-bmt-proof", valid, "--root", "0x12"])).rejects.toThrow(/--root/);
+    expect(await cbqs("verify-bmt-proof", join(dir, "missing.json"), "--root", root)).toEqual(unusableInput(/cannot read/));
+    expect(await cbqs("verify-bmt-proof", notJson, "--root", root)).toEqual(unusableInput(/not valid JSON/));
+    expect(await cbqs("verify-bmt-proof", malformed, "--root", root)).toEqual(unusableInput(/inclusion proof/));
+    expect(await cbqs("verify-bmt-proof", valid, "--root", "0x12")).toEqual(unusableInput(/--root/));
   });
 });

@@ -3,7 +3,7 @@ import { encode, toJson } from "../../../src/codec/core.js";
 import * as S from "../../../src/codec/schema.js";
 import { genesisBaseRateSchedules } from "../../../src/codec/schedule.js";
 import { REGISTRY_ADDRESS, ownerCountKey, providerKey, schedulesKey, singletonKey, streamKey } from "../../../src/engine/layout.js";
-import { registryRecords } from "../../../src/cli/state.js";
+import { registryRecords } from "../../../src/harness/records.js";
 import { diffDumps, dumpEntry } from "../../../state/dump.js";
 import { actorStorageKey, parseStateKey } from "../../../state/keys.js";
 import { encodeStateValue } from "../../../state/value.js";
