@@ -95,12 +95,39 @@ export function children(pos: number, height: number): [number, number] {
   return [pos - 2 ** height, pos - 1];
 }
 
+// Leaf and node preimages are assembled in one reused buffer: allocation, not hashing, dominated
+// the commitment's cost. Safe because every Hasher reads its input synchronously and returns a
+// fresh digest.
+let preimage = new Uint8Array(256);
+
+/** The shared preimage buffer holding u64be(pos) in its first 8 bytes, at least `length` long. */
+function positionPreimage(pos: number, length: number): Uint8Array {
+  if (preimage.length < length) preimage = new Uint8Array(Math.max(length, 2 * preimage.length));
+  // pos < 2^53 (MAX_LEAVES): split into two 32-bit halves.
+  const high = Math.floor(pos / 2 ** 32);
+  const low = pos >>> 0;
+  preimage[0] = high >>> 24;
+  preimage[1] = (high >>> 16) & 0xff;
+  preimage[2] = (high >>> 8) & 0xff;
+  preimage[3] = high & 0xff;
+  preimage[4] = low >>> 24;
+  preimage[5] = (low >>> 16) & 0xff;
+  preimage[6] = (low >>> 8) & 0xff;
+  preimage[7] = low & 0xff;
+  return preimage;
+}
+
 export function leafDigest(hasher: Hasher, pos: number, element: Uint8Array): Uint8Array {
-  return hasher.hash(concatBytes(u64BE(pos), element));
+  const buf = positionPreimage(pos, 8 + element.length);
+  buf.set(element, 8);
+  return hasher.hash(buf.subarray(0, 8 + element.length));
 }
 
 export function nodeDigest(hasher: Hasher, pos: number, left: Uint8Array, right: Uint8Array): Uint8Array {
-  return hasher.hash(concatBytes(u64BE(pos), left, right));
+  const buf = positionPreimage(pos, 8 + left.length + right.length);
+  buf.set(left, 8);
+  buf.set(right, 8 + left.length);
+  return hasher.hash(buf.subarray(0, 8 + left.length + right.length));
 }
 
 /** How peaks are folded into the root (commonware `merkle::Bagging`). */

@@ -3,7 +3,7 @@
 // their §18 Maximum and the bps guard are the engine's genesis validation.
 import { compareBytes, utf8 } from "../bytes.js";
 import type { GenesisConfig } from "../chain/types.js";
-import { address, at, isObject, obj, onlyKeys, ScenarioError, str, timestamp, u64, type Json } from "./json.js";
+import { address, at, isObject, obj, onlyKeys, ScenarioError, str, timestamp, u64, U64_MAX, type Json } from "./json.js";
 
 export interface ParsedGenesis {
   config: GenesisConfig;
@@ -33,12 +33,23 @@ export function parseGenesisSection(scenario: { [k: string]: Json }): ParsedGene
     if (given !== undefined && canonicalJson(given) !== canonicalJson(parsed as Json)) {
       throw new ScenarioError("$.genesis", "differs from the configuration in $.genesis_source (give one, or make them equal)");
     }
-    return { config: parseGenesis(parsed, "$.genesis_source"), sourceBytes: utf8(text) };
+    return { config: scenarioGenesis(parsed, "$.genesis_source"), sourceBytes: utf8(text) };
   }
   const genesis = scenario["genesis"];
   if (genesis === undefined) throw new ScenarioError("$.genesis", "missing (give genesis or genesis_source)");
-  const config = parseGenesis(genesis, "$.genesis");
-  return { config, sourceBytes: utf8(canonicalJson(genesis)) };
+  return { config: scenarioGenesis(genesis, "$.genesis"), sourceBytes: utf8(canonicalJson(genesis)) };
+}
+
+/**
+ * A scenario derives block timestamps from block_time_seconds (§2), so a value that cannot
+ * give even block 1 a u64 timestamp is refused where it is written, not at some block's height.
+ */
+function scenarioGenesis(v: unknown, path: string): GenesisConfig {
+  const config = parseGenesis(v, path);
+  if (config.timestamp + config.block_time_seconds > U64_MAX) {
+    throw new ScenarioError(at(path, "block_time_seconds"), `timestamp + block_time_seconds exceeds u64 (block 1 would have no timestamp)`);
+  }
+  return config;
 }
 
 export function parseGenesis(v: unknown, path: string): GenesisConfig {

@@ -5,12 +5,14 @@
 import { utf8 } from "../bytes.js";
 import { MAX_PARAM_NAME_BYTES, MAX_SET_PARAMS_ENTRIES, MAX_SYSTEM_PAYLOAD_BYTES } from "../chain/envelope.js";
 import type { GovAction, TxBody } from "../chain/types.js";
+import { ERRORS } from "../engine/errors.js";
 import { parseGenesisSection, type ParsedGenesis } from "./genesis.js";
 import {
   address,
   arr,
   at,
   hexBytes,
+  isObject,
   obj,
   onlyKeys,
   ScenarioError,
@@ -74,14 +76,26 @@ export function parseScenario(doc: unknown): Scenario {
   const name = root["name"] === undefined ? "" : str(root["name"], "$.name");
   const genesis = parseGenesisSection(root);
   const blocks: ScenarioBlock[] = [];
-  const list = root["blocks"] === undefined ? [] : arr(root["blocks"], "$.blocks");
+  // §2 shows "blocks" as part of every scenario; [] (genesis only) is a legitimate chain (docs/decisions.md).
+  if (root["blocks"] === undefined) throw new ScenarioError("$.blocks", "missing (give [] for a genesis-only chain)");
+  const list = arr(root["blocks"], "$.blocks");
   let previous = 0n;
+  let previousTs = genesis.config.timestamp;
   list.forEach((b, i) => {
     const block = parseBlock(b, at("$.blocks", i), genesis);
     if (block.height <= previous) {
       throw new ScenarioError(at(block.path, "height"), `heights must strictly increase (previous ${previous}, genesis is 0)`);
     }
+    // Block time never runs backwards; equal timestamps are allowed (docs/decisions.md).
+    if (block.timestamp < previousTs) {
+      const given = isObject(b) && b["timestamp"] !== undefined ? `${block.timestamp}` : `derived ${block.timestamp} (genesis timestamp + height × block_time_seconds)`;
+      throw new ScenarioError(
+        at(block.path, "timestamp"),
+        `${given} is earlier than the ${i === 0 ? "genesis" : "previous block's"} timestamp ${previousTs}`,
+      );
+    }
     previous = block.height;
+    previousTs = block.timestamp;
     blocks.push(block);
   });
   return { ...genesis, name, blocks };
@@ -97,7 +111,9 @@ function parseBlock(v: unknown, path: string, genesis: ParsedGenesis): ScenarioB
   else {
     // §2: genesis timestamp + height × block_time_seconds
     ts = genesis.config.timestamp + height * genesis.config.block_time_seconds;
-    if (ts >> 64n !== 0n) throw new ScenarioError(at(path, "height"), "derived timestamp exceeds u64");
+    if (ts >> 64n !== 0n) {
+      throw new ScenarioError(at(path, "height"), `genesis timestamp + height × block_time_seconds (${genesis.config.block_time_seconds}) exceeds u64; give the block a timestamp`);
+    }
   }
   const txs = (b["txs"] === undefined ? [] : arr(b["txs"], at(path, "txs"))).map((t, i) => parseTx(t, at(at(path, "txs"), i)));
   const block: ScenarioBlock = { path, height, timestamp: ts, txs };
@@ -193,7 +209,13 @@ function parseTxExpect(v: unknown, path: string): TxExpect {
     if (e["status"] !== "ok" && e["status"] !== "rejected") throw new ScenarioError(at(path, "status"), 'expected "ok" or "rejected"');
     out.status = e["status"];
   }
-  if (e["error"] !== undefined) out.error = str(e["error"], at(path, "error"));
+  if (e["error"] !== undefined) {
+    const error = str(e["error"], at(path, "error"));
+    // An error name outside the engine's table could never match: the expectation is unusable.
+    if (!Object.hasOwn(ERRORS, error)) throw new ScenarioError(at(path, "error"), `unknown error name ${JSON.stringify(error)} (docs/errors.md lists them)`);
+    if (out.status === "ok") throw new ScenarioError(at(path, "error"), 'contradicts "status": "ok" (an accepted transaction has no error)');
+    out.error = error;
+  }
   if (e["events"] !== undefined) out.events = arr(e["events"], at(path, "events")).map((x, i) => str(x, at(at(path, "events"), i)));
   return out;
 }

@@ -42,8 +42,15 @@ export function variableCodec(encodeValue: (value: Uint8Array) => Uint8Array): O
       switch (op.kind) {
         case "delete":
           return concatBytes(Uint8Array.of(DELETE_CONTEXT), op.key);
-        case "update":
-          return concatBytes(Uint8Array.of(UPDATE_CONTEXT), op.key, encodeValue(op.value));
+        case "update": {
+          // Written in place (one allocation): this runs for every operation of every block.
+          const value = encodeValue(op.value);
+          const out = new Uint8Array(1 + op.key.length + value.length);
+          out[0] = UPDATE_CONTEXT;
+          out.set(op.key, 1);
+          out.set(value, 1 + op.key.length);
+          return out;
+        }
         case "commit":
           // Option::None (one 0 byte) then the floor Location as a varint.
           return concatBytes(Uint8Array.of(COMMIT_CONTEXT, 0), encodeVarint(op.floor));

@@ -53,7 +53,7 @@ describe("§3/§4/§18 genesis", () => {
     // corrupt the stream record's chain_instance_id (byte 1..32 of the StreamRecordV1 encoding)
     const key = streamKey(t.streamId());
     const raw = decodeStateValueAs(t.store.read(key)!, "StorageSlot").bytes.slice();
-    raw[1] ^= 0xff;
+    raw[1] = raw[1]! ^ 0xff;
     let b = t.store.beginBlock(3n);
     b.put(key, encodeStateValue({ kind: "StorageSlot", bytes: raw }));
     t.store.commitBlock(b);
