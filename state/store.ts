@@ -9,10 +9,11 @@
 //    one; a batch that is never committed is simply dropped (a rejected block);
 //  - commit hands the commitment, sorted by key, the final value of every key the batch wrote
 //    (deleting a key that was never there is no change and is left out).
-import { compareBytes, toHex } from "../src/bytes.js";
+import { compareBytes } from "../src/bytes.js";
 import type { KeyChange, StateCommitment } from "./commitment.js";
 import type { BlockBatch, CommitResult, IoCounts, StateAccess, StateStore } from "./interface.js";
 import { checkStateKey } from "./keys.js";
+import { keyId } from "./qmdb/any.js";
 import { createStateCommitment } from "./qmdb/index.js";
 
 export class StateStoreError extends Error {
@@ -21,11 +22,13 @@ export class StateStoreError extends Error {
 
 const U64_MAX = (1n << 64n) - 1n;
 
-type Hex = string;
+/** Map key of a state key (`keyId`: one char per byte). */
+type KeyId = string;
+
 type Pending = Uint8Array | null; // null = deleted in this batch
 
 interface JournalEntry {
-  key: Hex;
+  key: KeyId;
   /** Pending state of `key` before this write; undefined = the batch had not written it. */
   previous: Pending | undefined;
 }
@@ -36,8 +39,8 @@ class MemoryBlockBatch implements BlockBatch {
   observer: ((access: StateAccess) => void) | undefined = undefined;
   private reads = 0;
   private writes = 0;
-  /** key hex → [key, pending value]; the key is kept to avoid re-parsing hex on commit. */
-  private readonly pending = new Map<Hex, [Uint8Array, Pending]>();
+  /** key id → [key, pending value]; the key is kept to avoid decoding the id on commit. */
+  private readonly pending = new Map<KeyId, [Uint8Array, Pending]>();
   private readonly journal: JournalEntry[] = [];
   /** Journal length at each open checkpoint; checkpoint token n is marks[n - 1]. */
   private readonly marks: number[] = [];
@@ -56,15 +59,15 @@ class MemoryBlockBatch implements BlockBatch {
     return this.marks.length;
   }
 
-  private current(hex: Hex): Uint8Array | undefined {
-    const p = this.pending.get(hex);
+  private current(id: KeyId): Uint8Array | undefined {
+    const p = this.pending.get(id);
     if (p !== undefined) return p[1] ?? undefined;
-    return this.owner.committedByHex(hex);
+    return this.owner.committedById(id);
   }
 
   get(key: Uint8Array): Uint8Array | undefined {
     checkStateKey(key);
-    const value = copy(this.current(toHex(key)));
+    const value = copy(this.current(keyId(key)));
     this.reads++;
     this.observer?.({ op: "read", key: key.slice(), value: copy(value) });
     return value;
@@ -80,10 +83,10 @@ class MemoryBlockBatch implements BlockBatch {
 
   private write(key: Uint8Array, value: Pending): void {
     checkStateKey(key);
-    const hex = toHex(key);
-    const before = this.current(hex);
-    if (this.marks.length > 0) this.journal.push({ key: hex, previous: this.pending.get(hex)?.[1] });
-    this.pending.set(hex, [key.slice(), value]);
+    const id = keyId(key);
+    const before = this.current(id);
+    if (this.marks.length > 0) this.journal.push({ key: id, previous: this.pending.get(id)?.[1] });
+    this.pending.set(id, [key.slice(), value]);
     this.writes++;
     this.observer?.({ op: "write", key: key.slice(), before: copy(before), after: copy(value ?? undefined) });
   }
@@ -119,8 +122,8 @@ class MemoryBlockBatch implements BlockBatch {
   /** Final values of the written keys, sorted by key, minus deletes of keys never committed. */
   netChanges(): KeyChange[] {
     const changes: KeyChange[] = [];
-    for (const [hex, [key, value]] of this.pending) {
-      if (value === null && this.owner.committedByHex(hex) === undefined) continue;
+    for (const [id, [key, value]] of this.pending) {
+      if (value === null && this.owner.committedById(id) === undefined) continue;
       changes.push([key, value ?? undefined]);
     }
     return changes.sort((a, b) => compareBytes(a[0], b[0]));
@@ -128,7 +131,7 @@ class MemoryBlockBatch implements BlockBatch {
 }
 
 export class MemoryStateStore implements StateStore {
-  private readonly committed = new Map<Hex, [Uint8Array, Uint8Array]>();
+  private readonly committed = new Map<KeyId, [Uint8Array, Uint8Array]>();
   private lastHeight: bigint | undefined = undefined;
   /** Bumped by every commit; a batch may only commit onto the version it began from. */
   private version = 0;
@@ -157,13 +160,13 @@ export class MemoryStateStore implements StateStore {
     return this.lastHeight;
   }
 
-  committedByHex(hex: Hex): Uint8Array | undefined {
-    return this.committed.get(hex)?.[1];
+  committedById(id: KeyId): Uint8Array | undefined {
+    return this.committed.get(id)?.[1];
   }
 
   read(key: Uint8Array): Uint8Array | undefined {
     checkStateKey(key);
-    return copy(this.committedByHex(toHex(key)));
+    return copy(this.committedById(keyId(key)));
   }
 
   root(): Uint8Array {
@@ -194,9 +197,9 @@ export class MemoryStateStore implements StateStore {
     const changes = batch.netChanges();
     const stateRoot = this.commitment.commitBatch(changes);
     for (const [key, value] of changes) {
-      const hex = toHex(key);
-      if (value === undefined) this.committed.delete(hex);
-      else this.committed.set(hex, [key, value]);
+      const id = keyId(key);
+      if (value === undefined) this.committed.delete(id);
+      else this.committed.set(id, [key, value]);
     }
     this.version++;
     this.lastHeight = batch.height;

@@ -20,7 +20,8 @@ const TRACEABLE: Record<string, [QmdbVariant, QmdbEncoding]> = {
 
 interface ConformanceRow {
   name: string;
-  nCases: number;
+  /** A decimal string (scenario-format §1: integers are strings on output). */
+  nCases: string;
   ours: string;
   published: string;
   match: boolean;
@@ -35,7 +36,7 @@ export function register(program: Command): void {
     .action((opts: { json?: boolean }) => {
       const rows: ConformanceRow[] = COMMONWARE_WORKLOADS.map((w) => {
         const ours = conformanceDigest(w.nCases, w.commit);
-        return { name: w.name, nCases: w.nCases, ours, published: w.published, match: ours === w.published };
+        return { name: w.name, nCases: String(w.nCases), ours, published: w.published, match: ours === w.published };
       });
       const human = rows
         .map((r) => `${r.match ? "MATCH " : "DIFFER"} ${r.name} (${r.nCases} seeds)\n  ours:      ${r.ours}\n  published: ${r.published}`)

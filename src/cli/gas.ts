@@ -49,7 +49,8 @@ export function register(program: Command): void {
         throw err;
       }
       const human = result.ok ? `ok: ${result.vectors} vectors re-executed, sha256 ${result.sha256}` : `mismatch: ${result.reason}`;
-      report(opts.json === true, human, result);
+      // scenario-format §1: integers are decimal strings on output.
+      report(opts.json === true, human, result.ok ? { ...result, vectors: String(result.vectors) } : result);
       process.exitCode = result.ok ? EXIT_OK : EXIT_REJECT;
     });
   gas

@@ -17,8 +17,10 @@ import { newStore, replayFixture, ReplayInputError, type Mismatch } from "../har
 import { parseEnv, parseTxs, T8nInputError, transition } from "../harness/t8n.js";
 import { blockTraceLines, TracingStore } from "../harness/trace.js";
 import { registryRecords } from "../harness/records.js";
+import { InclusionError, proveInclusion, type InclusionKind } from "../harness/inclusion.js";
 import { dumpState, DumpError, loadDump } from "../../state/dump.js";
-import { EXIT_BAD_INPUT, EXIT_OK, EXIT_REJECT, UsageError } from "./common.js";
+import { inclusionProofToJson } from "../../state/roots.js";
+import { EXIT_BAD_INPUT, EXIT_OK, EXIT_REJECT, oneLine, UsageError } from "./common.js";
 
 export function register(program: Command): void {
   registerFill(program);
@@ -26,12 +28,40 @@ export function register(program: Command): void {
   registerT8n(program);
   registerTrace(program);
   registerDiff(program);
+  registerProveInclusion(program, "tx");
+  registerProveInclusion(program, "receipt");
 }
 
 const asUsage = (err: unknown): never => {
   if (err instanceof HarnessInputError) throw new UsageError(err.message);
   throw err;
 };
+
+/** Writes a file, turning a system error into the one-line "cannot write <file>: <reason>" (exit 2). */
+function writeOutput(path: string, data: string | Uint8Array): void {
+  try {
+    writeFileSync(path, data);
+  } catch (err) {
+    throw new UsageError(`cannot write ${path}: ${ioReason(err)}`);
+  }
+}
+
+const ioReason = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? String(err);
+
+let epipeQuiet = false;
+/**
+ * A reader that stops early (`cbqs replay --trace - | head -1`) closes stdout: the remaining
+ * output is dropped quietly and the exit code stays the one the verification gives
+ * (docs/fixtures.md). The commands run synchronously, so the EPIPE event arrives after the
+ * exit code is set; any other stdout error is still an error.
+ */
+function quietOnEpipe(): void {
+  if (epipeQuiet) return;
+  epipeQuiet = true;
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE") throw err;
+  });
+}
 
 function registerFill(program: Command): void {
   program
@@ -71,16 +101,20 @@ function registerFill(program: Command): void {
           if (err instanceof ScenarioError) throw new UsageError(`${file}: ${err.message}`);
           if (!(err instanceof FillError)) throw err;
           // A scenario that fails is reported and skipped; the others are still filled.
-          process.stderr.write(`cbqs: ${file}: ${err.message}\n`);
+          process.stderr.write(`cbqs: ${oneLine(`${file}: ${err.message}`)}\n`);
           failed++;
           continue;
         }
         texts.push({ path: join(opts.output, name), text: fixtureText });
       }
-      mkdirSync(opts.output, { recursive: true });
+      try {
+        mkdirSync(opts.output, { recursive: true });
+      } catch (err) {
+        throw new UsageError(`cannot write ${opts.output}: ${ioReason(err)}`);
+      }
       for (const { path, text } of texts) {
         // level 9 and no header mtime (zlib never writes one): byte-stable output.
-        writeFileSync(path, opts.gzip ? gzipSync(text, { level: 9 }) : text);
+        writeOutput(path, opts.gzip ? gzipSync(text, { level: 9 }) : text);
         process.stdout.write(`${path}\n`);
       }
       process.exitCode = failed > 0 ? EXIT_REJECT : EXIT_OK;
@@ -96,6 +130,7 @@ interface FixtureReport {
   file: string;
   name: string | null;
   status: "ok" | "mismatch" | "unusable";
+  /** Counted as numbers; written as §1 decimal strings. */
   blocks: number;
   txs: number;
   mismatch?: { height: string; path: string; field: string; expected: string; actual: string; details: string[] };
@@ -104,7 +139,8 @@ interface FixtureReport {
 
 export function mismatchLines(file: string, m: Mismatch): string[] {
   const where = m.height === 0n ? "genesis" : `block ${m.height}`;
-  return [`MISMATCH ${file}: ${where}: ${m.field} (${m.path}): expected ${m.expected} got ${m.actual}`, ...m.details.map((d) => `  ${d}`)];
+  // Values echo fixture content: terminal-safe like every error line.
+  return [oneLine(`MISMATCH ${file}: ${where}: ${m.field} (${m.path}): expected ${m.expected} got ${m.actual}`), ...m.details.map((d) => `  ${oneLine(d)}`)];
 }
 
 function registerReplay(program: Command): void {
@@ -117,6 +153,7 @@ function registerReplay(program: Command): void {
     .option("--json", "print a cbqs-replay/v1 JSON report instead of text")
     .option("--trace <file>", "write a cbqs-trace/v1 JSON line per transaction (single fixture only)")
     .action((target: string, opts: { toHeight?: string; quiet?: boolean; json?: boolean; trace?: string }) => {
+      quietOnEpipe();
       let toHeight: bigint | undefined;
       if (opts.toHeight !== undefined) {
         if (!/^[0-9]+$/.test(opts.toHeight)) throw new UsageError(`--to-height must be a decimal integer (got ${opts.toHeight})`);
@@ -145,11 +182,13 @@ function registerReplay(program: Command): void {
         `replay: ${reports.length} fixture(s): ${count("ok")} ok, ${count("mismatch")} mismatch, ${count("unusable")} unusable; ` +
         `${blocks} blocks, ${txs} txs in ${seconds.toFixed(2)} s (${rate(blocks, seconds)} blocks/s, ${rate(txs, seconds)} tx/s)`;
       if (opts.json) {
-        process.stdout.write(JSON.stringify({ format: "cbqs-replay/v1", fixtures: reports, blocks: String(blocks), txs: String(txs) }, null, 2) + "\n");
+        // scenario-format §1: integers are decimal strings on output, per fixture as in the totals.
+        const fixtures = reports.map((r) => ({ ...r, blocks: String(r.blocks), txs: String(r.txs) }));
+        process.stdout.write(JSON.stringify({ format: "cbqs-replay/v1", fixtures, blocks: String(blocks), txs: String(txs) }, null, 2) + "\n");
         process.stderr.write(summary + "\n");
       } else {
         for (const r of reports) {
-          if (r.status === "unusable") process.stderr.write(`cbqs: error: ${r.error}\n`);
+          if (r.status === "unusable") process.stderr.write(`cbqs: error: ${oneLine(r.error!)}\n`);
           if (r.mismatch !== undefined) {
             const m = r.mismatch;
             process.stdout.write(mismatchLines(r.file, { ...m, height: BigInt(m.height) }).join("\n") + "\n");
@@ -200,7 +239,7 @@ class TraceFile {
     try {
       this.fd = path === "-" ? null : openSync(path, "w");
     } catch (err) {
-      throw new UsageError(`cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+      throw new UsageError(`cannot write ${path}: ${ioReason(err)}`);
     }
   }
   write(lines: string[]): void {
@@ -217,7 +256,7 @@ class TraceFile {
 function writeJson(path: string, value: unknown): void {
   const text = JSON.stringify(value, null, 2) + "\n";
   if (path === "-") process.stdout.write(text);
-  else writeFileSync(path, text);
+  else writeOutput(path, text);
 }
 
 function registerT8n(program: Command): void {
@@ -231,6 +270,7 @@ function registerT8n(program: Command): void {
     .option("--output.alloc <file>", "post-state dump (cbqs-state-dump/v1)")
     .option("--trace <file>", "write a cbqs-trace/v1 JSON line per transaction")
     .action((opts: Record<string, string | undefined>) => {
+      quietOnEpipe();
       const input = (key: string) => {
         try {
           return readJson(opts[key]!);
@@ -270,6 +310,7 @@ function registerTrace(program: Command): void {
     .requiredOption("--block <n>", "height of the block to trace")
     .option("-o, --output <file>", "trace file (default stdout)", "-")
     .action((file: string, opts: { block: string; output: string }) => {
+      quietOnEpipe();
       if (!/^[0-9]+$/.test(opts.block)) throw new UsageError(`--block must be a decimal height (got ${opts.block})`);
       const height = BigInt(opts.block);
       let fixture: ReturnType<typeof readFixture>;
@@ -323,5 +364,41 @@ function registerDiff(program: Command): void {
       }
       process.stdout.write((text ?? "same") + "\n");
       process.exitCode = text === null ? EXIT_OK : EXIT_REJECT;
+    });
+}
+
+function registerProveInclusion(program: Command, kind: InclusionKind): void {
+  const what = kind === "tx" ? "transaction" : "receipt";
+  program
+    .command(`prove-${kind}`)
+    .description(`write the CIP-4 §5.4 inclusion proof of one ${what} of a fixture block (checked by verify-bmt-proof against its ${kind}_root)`)
+    .argument("<fixture>", "fixture file (.json or .json.gz)")
+    .requiredOption("--block <n>", "height of the block")
+    .requiredOption("--index <i>", `position of the ${what} in the block`)
+    .option("-o, --output <file>", "proof file (default stdout); with a file, the proven root is printed", "-")
+    .action((file: string, opts: { block: string; index: string; output: string }) => {
+      quietOnEpipe();
+      if (!/^[0-9]+$/.test(opts.block)) throw new UsageError(`--block must be a decimal height (got ${opts.block})`);
+      if (!/^[0-9]+$/.test(opts.index)) throw new UsageError(`--index must be a decimal integer (got ${opts.index})`);
+      let fixture: ReturnType<typeof readFixture>;
+      try {
+        fixture = readFixture(file);
+      } catch (err) {
+        return asUsage(err);
+      }
+      let proof: ReturnType<typeof proveInclusion>;
+      try {
+        proof = proveInclusion(fixture, kind, BigInt(opts.block), BigInt(opts.index));
+      } catch (err) {
+        if (!(err instanceof InclusionError)) throw err;
+        if (!err.mismatch) throw new UsageError(`${file}: ${err.message}`);
+        process.stderr.write(`cbqs: ${oneLine(`${file}: ${err.message}`)}\n`);
+        process.exitCode = EXIT_REJECT;
+        return;
+      }
+      const json = inclusionProofToJson(proof);
+      writeJson(opts.output, json);
+      if (opts.output !== "-") process.stdout.write(`${json.root}\n`);
+      process.exitCode = EXIT_OK;
     });
 }

@@ -1,7 +1,7 @@
 // The `cbqs` program: every area's commands on one commander program with the shared
 // conventions of src/cli/common.ts. src/cli.ts runs it; tests run it in-process.
 import { Command } from "commander";
-import { configureProgram, type Registrar } from "./common.js";
+import { configureProgram, UsageError, type Registrar } from "./common.js";
 import { register as registerCrypto } from "./crypto.js";
 import { register as registerAdmission } from "./admission.js";
 import { register as registerConformance } from "./conformance.js";
@@ -30,5 +30,24 @@ export function buildProgram(version: string): Command {
     .description("CIP-39 Stream Registry reference emulator (CBQS consensus side on a CIP-4 QMDB state emulator)")
     .version(version);
   for (const register of registrars) register(program);
+  registerHelp(program);
   return program;
+}
+
+/** `cbqs help [command…]`: commander's own prints the whole help on an unknown name; here that is exit 2, one line. */
+function registerHelp(program: Command): void {
+  program.helpCommand(false);
+  program
+    .command("help")
+    .description("display help for command")
+    .argument("[command...]", "command (and subcommand) names")
+    .action((names: string[]) => {
+      let command = program;
+      names.forEach((name, i) => {
+        const sub = command.commands.find((c) => c.name() === name || c.aliases().includes(name));
+        if (sub === undefined) throw new UsageError(`unknown command '${names.slice(0, i + 1).join(" ")}' (see cbqs help)`);
+        command = sub;
+      });
+      command.outputHelp();
+    });
 }

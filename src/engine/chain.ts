@@ -141,6 +141,18 @@ export class Chain {
     return new Chain(config, instance, stateRoot, store);
   }
 
+  /**
+   * A chain over a store that already holds a registry state (t8n, a pre-state from elsewhere):
+   * nothing is written; `genesisStateRoot` is the store's current root. `config` is validated
+   * like a genesis one, though only governance, cycle_price and cell_price are read when
+   * executing blocks; `chainInstanceId` must be the one recorded in the store's singleton.
+   * The store itself keeps block heights above its last commit.
+   */
+  static resume(config: GenesisConfig, chainInstanceId: Bytes32, store: StateStore): Chain {
+    validateGenesis(config);
+    return new Chain(config, chainInstanceId, store.root(), store);
+  }
+
   /** Executes one block; heights strictly increase and a gap is a run of free empty blocks. */
   executeBlock(block: BlockInput): BlockOutcome {
     if (block.height <= this.lastHeight) {

@@ -5,11 +5,6 @@ import { decodeEnvelope, EnvelopeError, type TxEnvelope } from "../chain/envelop
 import { envelopeNonces, startNonces as senderStartNonces } from "../chain/nonces.js";
 import type { Chain, BlockOutcome } from "../engine/chain.js";
 
-// Re-exported for src/harness/t8n.ts and scripts/bench-replay.ts, which import them from here
-// (their owners move those imports to src/chain/receipts.js and src/chain/block.js).
-export { blockResults, type BlockResults } from "../chain/receipts.js";
-export { headerHash } from "../chain/block.js";
-
 /** A transaction the block cannot contain (bad bytes or another chain's envelope). */
 export class TxInputError extends Error {
   override name = "TxInputError";

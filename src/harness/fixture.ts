@@ -9,9 +9,6 @@ import type { GenesisConfig } from "../chain/types.js";
 import { MAX_ENVELOPE_BYTES } from "../chain/envelope.js";
 import { receiptJson, type TxReceipt } from "../chain/receipts.js";
 import { DUMP_FORMAT } from "../../state/dump.js";
-// Re-exported for src/harness/t8n.ts, which imports it from here (its owner moves that import
-// to src/chain/receipts.js).
-export { eventJson } from "../chain/receipts.js";
 import { genesisFromSource } from "./genesis.js";
 
 export const FIXTURE_FORMAT = "cbqs-fixture/v1";

@@ -15,8 +15,9 @@ import { GAS_VECTORS_SHA256 } from "../scenario/run.js";
 import type { StateStore } from "../../state/interface.js";
 import { MemoryStateStore } from "../../state/store.js";
 import { createStateCommitment } from "../../state/qmdb/index.js";
-import { blockResults, decodeTransaction, firstNonceMismatch, headerHash, startNonces, TxInputError, type BlockResults } from "./execute.js";
-import { eventJson } from "./fixture.js";
+import { headerHash } from "../chain/block.js";
+import { blockResults, receiptJson, type BlockResults } from "../chain/receipts.js";
+import { decodeTransaction, firstNonceMismatch, startNonces, TxInputError } from "./execute.js";
 
 export const T8N_RESULT_FORMAT = "cbqs-t8n-result/v1";
 const U64_MAX = (1n << 64n) - 1n;
@@ -97,8 +98,7 @@ function resumeChain(env: T8nEnv, store: StateStore): Chain {
     cycle_price: env.cycle_price,
     cell_price: env.cell_price,
   };
-  const Resume = Chain as unknown as new (c: GenesisConfig, id: Uint8Array, root: Uint8Array, s: StateStore) => Chain;
-  return new Resume(config, env.chain_instance_id, store.root(), store);
+  return Chain.resume(config, env.chain_instance_id, store);
 }
 
 export interface T8nRun {
@@ -158,15 +158,7 @@ export function transition(
     if (env.parent_hash !== null) {
       result["block_hash"] = toHex(headerHash(env.chain_instance_id, env.height, env.timestamp, env.parent_hash, outcome.stateRoot, results));
     }
-    result["receipts"] = results.receipts.map((r, i) => ({
-      index: candidates[i]!.index.toString(),
-      tx_hash: toHex(r.tx_hash),
-      status: r.status,
-      error: r.error === null ? null : { code: r.error.code.toString(), name: r.error.name, message: outcome.outcomes[i]!.error!.message },
-      events: r.events.map(eventJson),
-      cycles: r.cycles.toString(),
-      cells: r.cells.toString(),
-    }));
+    result["receipts"] = results.receipts.map((r, i) => ({ index: candidates[i]!.index.toString(), ...receiptJson(r, outcome.outcomes[i]!.error?.message) }));
     result["rejected"] = rejected.sort((a, b) => a.index - b.index).map((r) => ({ index: r.index.toString(), error: r.error }));
     return { result, store, included: { envelopes, outcomes: outcome.outcomes, results, indices: candidates.map((c) => c.index) } };
   }

@@ -272,6 +272,32 @@ describe("cbqs replay CLI", () => {
     expect(bad.thrown).toMatch(/bad-scenario\.json: \$: not valid JSON/);
   });
 
+  it("--json: per-fixture blocks and txs are decimal strings like the totals (scenario-format §1)", async () => {
+    const r = await cli(["replay", SMALL, "--json", "--quiet"]);
+    expect(r.exitCode).toBe(0);
+    const report = JSON.parse(r.out);
+    expect(report.fixtures[0]).toMatchObject({ status: "ok", blocks: String(readDoc(SMALL).blocks.length) });
+    expect(typeof report.fixtures[0].txs).toBe("string");
+    expect(report.blocks).toBe(report.fixtures[0].blocks);
+  });
+
+  it("an unusable fixture's error line is terminal-safe (control characters from the file name shown as \\xNN)", async () => {
+    const r = await cli(["replay", write("evil\u001b[31m\u0007.json", "{"), "--quiet"]);
+    expect(r.exitCode).toBe(2);
+    expect(r.err).toMatch(/^cbqs: error: .*evil\\x1b\[31m\\x07\.json: \$: not valid JSON/);
+    expect(r.err.trimEnd()).not.toMatch(/[\u0000-\u001f]/);
+  });
+
+  it("a reader closing stdout early (EPIPE) is quiet and keeps the verification's exit code (docs/fixtures.md)", async () => {
+    const r = await cli(["replay", SMALL, "--trace", "-", "--quiet"]);
+    expect(r.exitCode).toBe(0);
+    // What `| head -1` causes once the synchronous replay has finished: an EPIPE error event on stdout.
+    const epipe = Object.assign(new Error("write EPIPE"), { code: "EPIPE" });
+    expect(() => process.stdout.emit("error", epipe)).not.toThrow();
+    const other = Object.assign(new Error("write EIO"), { code: "EIO" });
+    expect(() => process.stdout.emit("error", other)).toThrow(/EIO/);
+  });
+
   it("exit 2 for a missing file", async () => {
     const r = await cli(["replay", join(dir, "nope.json")]);
     expect(r.exitCode).toBe(2);

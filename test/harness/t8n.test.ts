@@ -137,6 +137,16 @@ describe("cbqs t8n CLI", () => {
     expect(await cli(["diff", replayTrace, t8nTrace])).toMatchObject({ exitCode: 0, out: "same\n" });
   });
 
+  it("an unwritable --output.result or --output.alloc is exit 2 'cannot write <file>: <reason>'", async () => {
+    const args = ["t8n", "--input.alloc", put("wa.json", doc.blocks[0]!["post_state"]), "--input.txs", put("wt.json", doc.blocks[1]!.transactions), "--input.env", put("we.json", env(1))];
+    const toDir = await cli([...args, "--output.result", dir]);
+    expect(toDir.exitCode).toBe(2);
+    expect(toDir.thrown).toBe(`cannot write ${dir}: EISDIR`);
+    const missing = join(dir, "no-such-folder", "post.json");
+    const alloc = await cli([...args, "--output.result", join(dir, "ok.json"), "--output.alloc", missing]);
+    expect(alloc.thrown).toBe(`cannot write ${missing}: ENOENT`);
+  });
+
   it("exit 2 with one line naming the file for a bad alloc, txs or env", async () => {
     const good = { alloc: put("a.json", doc.blocks[0]!["post_state"]), txs: put("t.json", doc.blocks[1]!.transactions), env: put("e.json", env(1)) };
     const cases: Array<[Partial<typeof good>, RegExp]> = [

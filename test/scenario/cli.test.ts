@@ -66,6 +66,16 @@ describe("cbqs run (scenario-format §3, §4; exit codes of src/cli/common.ts)",
       new UsageError(`${join(dir, "bad.json")}: $.blocks[0].height: expected an unsigned integer (decimal string or safe JSON integer)`),
     );
     await expect(run([file("notjson.json", "{")])).rejects.toThrow(/\$: not valid JSON/);
+    // §3: an expectation that can never hold is the scenario's defect (exit 2), not a failed run (exit 1)
+    const withExpect = (expect: unknown) => ({ ...scenario("ok"), blocks: [{ height: "1", txs: [{ from: P1, transfer: { to: GOV, amount: "0" }, expect }] }] });
+    await expect(run([file("unknown-error.json", withExpect({ status: "rejected", error: "Nope" }))])).rejects.toThrow(
+      new UsageError(`${join(dir, "unknown-error.json")}: $.blocks[0].txs[0].expect.error: unknown error name "Nope" (docs/errors.md lists them)`),
+    );
+    await expect(run([file("ok-error.json", withExpect({ status: "ok", error: "Unauthorized" }))])).rejects.toThrow(/\$\.blocks\[0\]\.txs\[0\]\.expect\.error: contradicts/);
+    await expect(run([file("backwards.json", { ...scenario("ok"), blocks: [{ height: "1", timestamp: "5" }, { height: "2", timestamp: "4" }] })])).rejects.toThrow(
+      /\$\.blocks\[1\]\.timestamp: 4 is earlier than the previous block's timestamp 5/,
+    );
+    await expect(run([file("no-blocks.json", { format: "cbqs-scenario/v1", genesis: scenario("ok").genesis })])).rejects.toThrow(/\$\.blocks: missing/);
     await expect(run([join(dir, "missing.json")])).rejects.toThrow(/cannot read .*ENOENT/);
     const badGenesis = { ...scenario("ok"), genesis: { ...scenario("ok").genesis, params: { "cbqs.rent.platform_bps": "1" } } };
     await expect(run([file("genesis.json", badGenesis)])).rejects.toThrow(/invalid genesis: params: .*must be 10000/);

@@ -63,7 +63,7 @@ describe("scenario parsing (scenario-format §1, §2)", () => {
 
   it("§3 (CIP-39): genesis_source bytes are used exactly, and the config is parsed from them", () => {
     const text = ' {"chain_id": "9", "timestamp": "0", "block_time_seconds": "1", "governance": "0x00000000000000000000000000000000000000aa"}\n';
-    const s = parseScenario({ format: "cbqs-scenario/v1", genesis_source: text });
+    const s = parseScenario({ format: "cbqs-scenario/v1", genesis_source: text, blocks: [] });
     expect(s.sourceBytes).toEqual(utf8(text));
     expect(s.config.chain_id).toBe(9n);
     const e = errorOf(() => parseScenario({ format: "cbqs-scenario/v1", genesis_source: text, genesis: { chain_id: "8" } }));
@@ -88,6 +88,47 @@ describe("scenario parsing (scenario-format §1, §2)", () => {
       [scenario({ blocks: [{ height: 1, txs: [{ from: OWNER, gov: { SetParam: { name: "x".repeat(129), value: "1" } } }] }] }), "$.blocks[0].txs[0].gov.SetParam.name"],
     ];
     for (const [doc, path] of cases) expect(errorOf(() => parseScenario(doc)).path, JSON.stringify(doc)).toBe(path);
+  });
+
+  it("§2: a block timestamp earlier than genesis or its parent is refused at $.blocks[i].timestamp; equal is allowed", () => {
+    const g = 1767225600;
+    expect(errorOf(() => parseScenario(scenario({ blocks: [{ height: 1, timestamp: g - 1 }] }))).path).toBe("$.blocks[0].timestamp");
+    expect(errorOf(() => parseScenario(scenario({ blocks: [{ height: 1, timestamp: g + 50 }, { height: 2, timestamp: g + 49 }] }))).path).toBe(
+      "$.blocks[1].timestamp",
+    );
+    // a derived timestamp (genesis + 2 × 2) that falls behind an explicit earlier one
+    const derived = errorOf(() => parseScenario(scenario({ blocks: [{ height: 1, timestamp: g + 50 }, { height: 2 }] })));
+    expect(derived.path).toBe("$.blocks[1].timestamp");
+    expect(derived.reason).toMatch(/derived 1767225604 .* earlier than the previous block's timestamp 1767225650/);
+    const equal = parseScenario(scenario({ blocks: [{ height: 1, timestamp: g }, { height: 2, timestamp: g }, { height: 3 }] }));
+    expect(equal.blocks.map((b) => b.timestamp)).toEqual([BigInt(g), BigInt(g), BigInt(g + 6)]);
+  });
+
+  it('§2: "blocks" is required; [] is a genesis-only chain', () => {
+    const doc = scenario();
+    delete doc["blocks"];
+    expect(errorOf(() => parseScenario(doc)).path).toBe("$.blocks");
+    expect(parseScenario(scenario({ blocks: [] })).blocks).toEqual([]);
+  });
+
+  it("§3: expect.error must name an engine error and cannot accompany status ok", () => {
+    const tx = (expect: unknown) => scenario({ blocks: [{ height: 1, txs: [{ from: OWNER, raw: { opcode: "218", payload: "0x" }, expect }] }] });
+    expect(errorOf(() => parseScenario(tx({ status: "rejected", error: "NoSuchError" }))).path).toBe("$.blocks[0].txs[0].expect.error");
+    expect(errorOf(() => parseScenario(tx({ error: "toString" }))).path).toBe("$.blocks[0].txs[0].expect.error");
+    const contradiction = errorOf(() => parseScenario(tx({ status: "ok", error: "InvalidEncoding" })));
+    expect(contradiction.path).toBe("$.blocks[0].txs[0].expect.error");
+    expect(contradiction.reason).toMatch(/contradicts "status": "ok"/);
+    expect(parseScenario(tx({ status: "rejected", error: "InvalidEncoding" })).blocks[0]!.txs[0]!.expect).toEqual({ status: "rejected", error: "InvalidEncoding" });
+  });
+
+  it("§2: a block_time_seconds that overflows u64 from genesis is refused where it is given", () => {
+    const huge = { ...(scenario().genesis as object), block_time_seconds: "18446744073709551615" };
+    expect(errorOf(() => parseScenario(scenario({ genesis: huge, blocks: [{ height: 1 }] }))).path).toBe("$.genesis.block_time_seconds");
+    const source = JSON.stringify(huge);
+    expect(errorOf(() => parseScenario({ ...scenario(), genesis: undefined, genesis_source: source })).path).toBe("$.genesis_source.block_time_seconds");
+    // a representable block_time_seconds with a height too far out is the height's fault
+    const big = { ...(scenario().genesis as object), block_time_seconds: "9223372036854775807" };
+    expect(errorOf(() => parseScenario(scenario({ genesis: big, blocks: [{ height: 3 }] }))).path).toBe("$.blocks[0].height");
   });
 
   it("§2: gov, transfer and raw kinds resolve to engine transactions", () => {
