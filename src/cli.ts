@@ -2,7 +2,7 @@
 // `cbqs`: the command-line face of the emulator (commands in src/cli/program.ts).
 import { CommanderError } from "commander";
 import { createRequire } from "node:module";
-import { errorLine, exitCodeOf } from "./cli/common.js";
+import { errorLine, exitCodeOf, ignoreEpipe } from "./cli/common.js";
 import { buildProgram } from "./cli/program.js";
 
 async function main(argv: string[]): Promise<void> {
@@ -25,5 +25,6 @@ function packageVersion(): string {
   return pkg.version;
 }
 
+ignoreEpipe(process.stdout, fail);
 process.on("uncaughtException", fail);
 main(process.argv).catch(fail);

@@ -4,7 +4,7 @@
 // replayer and t8n; plus the receipts' JSON shape (scenario-format §4 output conventions).
 import { toHex } from "../bytes.js";
 import type { BlockOutcome } from "../engine/chain.js";
-import { logsRoot, receiptRoot, txRoot, type Event } from "../../state/roots.js";
+import { logsRoot, receiptRoot, txRoot, type Event, type Receipt } from "../../state/roots.js";
 import { txHash } from "./envelope.js";
 
 export interface TxReceipt {
@@ -24,23 +24,26 @@ export interface BlockResults {
   logs_root: Uint8Array;
 }
 
+/** CIP-4 §5.3: the committed receipt is status, error code (0 when accepted), meters, events. */
+export function committedReceipt(r: TxReceipt): Receipt {
+  return { status: r.status, errorCode: r.error === null ? 0 : r.error.code, cycles: r.cycles, cells: r.cells, events: r.events };
+}
+
 /** Receipts and roots of a block whose envelope bytes are `envelopes`, in block order. */
 export function blockResults(envelopes: readonly Uint8Array[], outcome: BlockOutcome): BlockResults {
+  const receipts: TxReceipt[] = outcome.outcomes.map((o, i) => ({
+    tx_hash: txHash(envelopes[i]!),
+    status: o.status,
+    error: o.error === null ? null : { code: o.error.code, name: o.error.name },
+    events: o.events,
+    cycles: o.cycles,
+    cells: o.cells,
+  }));
   return {
-    receipts: outcome.outcomes.map((o, i) => ({
-      tx_hash: txHash(envelopes[i]!),
-      status: o.status,
-      error: o.error === null ? null : { code: o.error.code, name: o.error.name },
-      events: o.events,
-      cycles: o.cycles,
-      cells: o.cells,
-    })),
+    receipts,
     tx_root: txRoot(envelopes),
-    // CIP-4 §5.3: the committed receipt is status, error code (0 when accepted), meters, events.
-    receipt_root: receiptRoot(
-      outcome.outcomes.map((o) => ({ status: o.status, errorCode: o.error === null ? 0 : o.error.code, cycles: o.cycles, cells: o.cells, events: o.events })),
-    ),
-    logs_root: logsRoot(outcome.outcomes.flatMap((o) => o.events)),
+    receipt_root: receiptRoot(receipts.map(committedReceipt)),
+    logs_root: logsRoot(receipts.flatMap((r) => r.events)),
   };
 }
 

@@ -48,21 +48,6 @@ function writeOutput(path: string, data: string | Uint8Array): void {
 
 const ioReason = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? String(err);
 
-let epipeQuiet = false;
-/**
- * A reader that stops early (`cbqs replay --trace - | head -1`) closes stdout: the remaining
- * output is dropped quietly and the exit code stays the one the verification gives
- * (docs/fixtures.md). The commands run synchronously, so the EPIPE event arrives after the
- * exit code is set; any other stdout error is still an error.
- */
-function quietOnEpipe(): void {
-  if (epipeQuiet) return;
-  epipeQuiet = true;
-  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
-    if (err.code !== "EPIPE") throw err;
-  });
-}
-
 function registerFill(program: Command): void {
   program
     .command("fill")
@@ -153,7 +138,6 @@ function registerReplay(program: Command): void {
     .option("--json", "print a cbqs-replay/v1 JSON report instead of text")
     .option("--trace <file>", "write a cbqs-trace/v1 JSON line per transaction (single fixture only)")
     .action((target: string, opts: { toHeight?: string; quiet?: boolean; json?: boolean; trace?: string }) => {
-      quietOnEpipe();
       let toHeight: bigint | undefined;
       if (opts.toHeight !== undefined) {
         if (!/^[0-9]+$/.test(opts.toHeight)) throw new UsageError(`--to-height must be a decimal integer (got ${opts.toHeight})`);
@@ -270,7 +254,6 @@ function registerT8n(program: Command): void {
     .option("--output.alloc <file>", "post-state dump (cbqs-state-dump/v1)")
     .option("--trace <file>", "write a cbqs-trace/v1 JSON line per transaction")
     .action((opts: Record<string, string | undefined>) => {
-      quietOnEpipe();
       const input = (key: string) => {
         try {
           return readJson(opts[key]!);
@@ -310,7 +293,6 @@ function registerTrace(program: Command): void {
     .requiredOption("--block <n>", "height of the block to trace")
     .option("-o, --output <file>", "trace file (default stdout)", "-")
     .action((file: string, opts: { block: string; output: string }) => {
-      quietOnEpipe();
       if (!/^[0-9]+$/.test(opts.block)) throw new UsageError(`--block must be a decimal height (got ${opts.block})`);
       const height = BigInt(opts.block);
       let fixture: ReturnType<typeof readFixture>;
@@ -377,7 +359,6 @@ function registerProveInclusion(program: Command, kind: InclusionKind): void {
     .requiredOption("--index <i>", `position of the ${what} in the block`)
     .option("-o, --output <file>", "proof file (default stdout); with a file, the proven root is printed", "-")
     .action((file: string, opts: { block: string; index: string; output: string }) => {
-      quietOnEpipe();
       if (!/^[0-9]+$/.test(opts.block)) throw new UsageError(`--block must be a decimal height (got ${opts.block})`);
       if (!/^[0-9]+$/.test(opts.index)) throw new UsageError(`--index must be a decimal integer (got ${opts.index})`);
       let fixture: ReturnType<typeof readFixture>;

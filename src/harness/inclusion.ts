@@ -3,8 +3,8 @@
 // receipts). The proof is checked against the root the fixture states, so a proof is only
 // produced for a block whose stated root its own contents give.
 import { bytesEqual, toHex } from "../bytes.js";
-import type { TxReceipt } from "../chain/receipts.js";
-import { proveReceipt, proveTx, type InclusionProof, type Receipt } from "../../state/roots.js";
+import { committedReceipt } from "../chain/receipts.js";
+import { proveReceipt, proveTx, type InclusionProof} from "../../state/roots.js";
 import type { Fixture } from "./fixture.js";
 
 export type InclusionKind = "tx" | "receipt";
@@ -20,16 +20,13 @@ export class InclusionError extends Error {
   }
 }
 
-/** CIP-4 §5.3: the committed receipt is status, error code (0 when accepted), meters, events. */
-const committed = (r: TxReceipt): Receipt => ({ status: r.status, errorCode: r.error === null ? 0 : r.error.code, cycles: r.cycles, cells: r.cells, events: r.events });
-
 export function proveInclusion(fixture: Fixture, kind: InclusionKind, height: bigint, index: bigint): InclusionProof {
   const block = fixture.blocks.find((b) => b.height === height);
   if (block === undefined) throw new InclusionError(`no block at height ${height}`, false);
   const count = block.transactions.length;
   if (index >= BigInt(count)) throw new InclusionError(`block ${height} has ${count} transaction(s); --index ${index} is out of range`, false);
   const i = Number(index);
-  const proof = kind === "tx" ? proveTx(block.transactions, i) : proveReceipt(block.receipts.map(committed), i);
+  const proof = kind === "tx" ? proveTx(block.transactions, i) : proveReceipt(block.receipts.map(committedReceipt), i);
   const stated = kind === "tx" ? block.tx_root : block.receipt_root;
   if (!bytesEqual(proof.root, stated)) {
     throw new InclusionError(`block ${height}: the fixture's ${kind}_root ${toHex(stated)} is not the root of its own ${kind === "tx" ? "transactions" : "receipts"} ${toHex(proof.root)}`, true);
