@@ -101,11 +101,13 @@ export function dumpEntry(key: Uint8Array, value: Uint8Array, decodeSlot?: SlotD
 
 export function dumpEntries(entries: Iterable<readonly [Uint8Array, Uint8Array]>, options: DumpOptions = {}): StateDump {
   const sorted = [...entries].sort((a, b) => compareBytes(a[0], b[0]));
-  const dump: StateDump = { format: DUMP_FORMAT, entries: [] };
-  if (options.height !== undefined) dump.height = options.height.toString();
-  if (options.stateRoot !== undefined) dump.state_root = toHex(options.stateRoot);
-  dump.entries = sorted.map(([k, v]) => dumpEntry(k, v, options.decodeSlot));
-  return dump;
+  // Field order: format, height, state_root, entries — the short facts before the long list.
+  return {
+    format: DUMP_FORMAT,
+    ...(options.height === undefined ? {} : { height: options.height.toString() }),
+    ...(options.stateRoot === undefined ? {} : { state_root: toHex(options.stateRoot) }),
+    entries: sorted.map(([k, v]) => dumpEntry(k, v, options.decodeSlot)),
+  };
 }
 
 /** The committed state of `store` (its root included). */

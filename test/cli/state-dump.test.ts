@@ -1,0 +1,147 @@
+// `cbqs state dump <fixture|scenario|dump> [--height N] [-o file]` (docs/state.md §5): the state a
+// chain reaches, replayed from genesis, as the canonical dump. The expected values are the
+// fixtures' own post_state dumps and roots (written by `cbqs fill`), not output of this command.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { afterAll, describe, expect, it } from "vitest";
+import { cbqs, unusableInput } from "./program.js";
+
+interface FixtureJson {
+  format: string;
+  genesis: { state_root: string };
+  blocks: Array<{ height: string; state_root: string; post_state?: { entries: Array<{ key: string; value: string }> } }>;
+}
+interface DumpJson {
+  format: string;
+  height?: string;
+  state_root?: string;
+  entries: Array<{ key: string; value: string; decoded?: { key: unknown; value: unknown } }>;
+}
+
+const CORPUS = "fixtures/corpus";
+const QUOTE = `${CORPUS}/create-quote.json`; // blocks at heights 1, 5 and 6, each with post_state
+const fixtureJson = (file: string) => JSON.parse(readFileSync(file, "utf8")) as FixtureJson;
+const keysAndValues = (d: { entries: Array<{ key: string; value: string }> }) => d.entries.map(({ key, value }) => ({ key, value }));
+const dir = mkdtempSync(join(tmpdir(), "cbqs-state-dump-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function dumpOf(...args: string[]): Promise<DumpJson> {
+  const r = await cbqs("state", "dump", ...args);
+  expect(r.err).toBe("");
+  expect(r.exitCode).toBe(0);
+  return JSON.parse(r.out) as DumpJson;
+}
+
+describe("cbqs state dump of a fixture (docs/state.md §5, CIP-4 §6.1 replay)", () => {
+  it("CIP-4 §6.1: at the last height, every corpus fixture's dump equals its last block's post_state and state_root", async () => {
+    const files = ["create-quote", "provider-lifecycle", "rent-settle-suspend-expire", "transfers"].map((n) => `${CORPUS}/${n}.json`);
+    for (const file of files) {
+      const last = fixtureJson(file).blocks.at(-1)!;
+      expect(last.post_state, `${file} has a final post_state (test precondition)`).toBeDefined();
+      const dump = await dumpOf(file);
+      expect(dump.format).toBe("cbqs-state-dump/v1");
+      expect(dump.height).toBe(last.height);
+      expect(dump.state_root).toBe(last.state_root);
+      expect(keysAndValues(dump), file).toEqual(keysAndValues(last.post_state!));
+      expect(dump.entries.every((e) => e.decoded !== undefined)).toBe(true);
+    }
+  });
+
+  it("docs/state.md §5: at an intermediate height the dump equals that block's post_state", async () => {
+    const block5 = fixtureJson(QUOTE).blocks.find((b) => b.height === "5")!;
+    const dump = await dumpOf(QUOTE, "--height", "5");
+    expect([dump.height, dump.state_root]).toEqual(["5", block5.state_root]);
+    expect(keysAndValues(dump)).toEqual(keysAndValues(block5.post_state!));
+    expect(keysAndValues(dump)).not.toEqual(keysAndValues(fixtureJson(QUOTE).blocks.at(-1)!.post_state!));
+  });
+
+  it("docs/state.md §5: heights are sparse — a height without a block dumps the last block below it; 0 is genesis", async () => {
+    const [block1] = fixtureJson(QUOTE).blocks;
+    const at4 = await dumpOf(QUOTE, "--height", "4");
+    expect([at4.height, at4.state_root]).toEqual(["1", block1!.state_root]);
+    expect(keysAndValues(at4)).toEqual(keysAndValues(block1!.post_state!));
+    const beyond = await dumpOf(QUOTE, "--height", "1000");
+    expect(beyond.height).toBe(fixtureJson(QUOTE).blocks.at(-1)!.height);
+    const genesis = await dumpOf(QUOTE, "--height", "0");
+    expect([genesis.height, genesis.state_root]).toEqual(["0", fixtureJson(QUOTE).genesis.state_root]);
+    expect(genesis.entries.length).toBeGreaterThan(0);
+  });
+
+  it("reads .json.gz fixtures and writes -o <file> with the same bytes as stdout", async () => {
+    const gz = join(dir, "quote.json.gz");
+    writeFileSync(gz, gzipSync(readFileSync(QUOTE)));
+    const out = join(dir, "quote-5.json");
+    const r = await cbqs("state", "dump", gz, "--height", "5", "-o", out);
+    expect([r.exitCode, r.out, r.err]).toEqual([0, "", ""]);
+    const stdout = await cbqs("state", "dump", QUOTE, "--height", "5");
+    expect(readFileSync(out, "utf8")).toBe(stdout.out);
+  });
+
+  it("a cbqs-scenario/v1 is filled and replayed: its dump equals the fixture filled from it", async () => {
+    const fromScenario = await dumpOf("fixtures/scenarios/create-quote.json", "--height", "5");
+    expect(fromScenario).toEqual(await dumpOf(QUOTE, "--height", "5"));
+  });
+
+  it("a state dump file is re-printed canonically as before (no --height)", async () => {
+    const post = fixtureJson(QUOTE).blocks[0]!.post_state!;
+    const file = join(dir, "alloc.json");
+    writeFileSync(file, JSON.stringify({ format: "cbqs-state-dump/v1", entries: [...post.entries].reverse() }));
+    const dump = await dumpOf(file);
+    expect(dump.height).toBeUndefined();
+    expect(keysAndValues(dump)).toEqual(keysAndValues(post));
+  });
+
+  it("docs/state.md §5: `state diff` of two heights' dumps exits 1 and lists the changed keys", async () => {
+    const [a, b] = [join(dir, "h1.json"), join(dir, "h6.json")];
+    expect((await cbqs("state", "dump", QUOTE, "--height", "1", "-o", a)).exitCode).toBe(0);
+    expect((await cbqs("state", "dump", QUOTE, "-o", b)).exitCode).toBe(0);
+    const r = await cbqs("state", "diff", a, b);
+    expect(r.exitCode).toBe(1);
+    const lines = r.out.trim().split("\n");
+    expect(lines.slice(0, -1).length).toBeGreaterThan(0);
+    expect(lines.slice(0, -1).every((l) => /^[+~-] 0x[0-9a-f]{108} /.test(l))).toBe(true);
+    expect(lines.at(-1)).toMatch(/^\d+ added, \d+ removed, \d+ changed$/);
+    expect((await cbqs("state", "diff", b, b)).out).toBe("equal\n");
+  });
+
+  it("CIP-4 §6.1: a mismatch before the height exits 1 with the MISMATCH line and dumps nothing", async () => {
+    const doc = fixtureJson(QUOTE);
+    doc.blocks[1]!.state_root = "0x" + "ab".repeat(32);
+    const file = join(dir, "tampered.json");
+    writeFileSync(file, JSON.stringify(doc));
+    const r = await cbqs("state", "dump", file);
+    expect([r.exitCode, r.out]).toEqual([1, ""]);
+    expect(r.err).toMatch(new RegExp(`^MISMATCH ${file}: block 5: state_root `));
+    expect((await cbqs("state", "dump", file, "--height", "4")).exitCode).toBe(0); // before the tampered block
+  });
+});
+
+describe("cbqs state dump: unusable input exits 2 with one line", () => {
+  const write = (name: string, text: string | Uint8Array) => {
+    const file = join(dir, name);
+    writeFileSync(file, text);
+    return file;
+  };
+
+  it.each([
+    ["an unknown format", () => [write("unknown.json", JSON.stringify({ format: "cbqs-run/v1" }))], /unknown format "cbqs-run\/v1"/],
+    ["no format at all", () => [write("array.json", "[1]")], /unknown format null/],
+    ["not JSON", () => [write("garbage.json", "{nope")], /not valid JSON/],
+    ["a broken gzip", () => [write("broken.json.gz", "not gzip")], /not a readable gzip file/],
+    ["a missing file", () => [join(dir, "absent.json")], /cannot read .*absent\.json: ENOENT/],
+    ["a malformed fixture", () => [write("bad-fixture.json", JSON.stringify({ format: "cbqs-fixture/v1" }))], /bad-fixture\.json: /],
+    ["a malformed scenario", () => [write("bad-scenario.json", JSON.stringify({ format: "cbqs-scenario/v1" }))], /bad-scenario\.json: /],
+    ["a non-decimal --height", () => [QUOTE, "--height", "0x5"], /--height must be a decimal integer/],
+    ["a --height beyond u64", () => [QUOTE, "--height", "18446744073709551616"], /--height exceeds u64/],
+  ])("%s", async (_what, args, problem) => {
+    expect(await cbqs("state", "dump", ...args())).toEqual(unusableInput(problem));
+  });
+
+  it("--height on a state dump file", async () => {
+    const post = fixtureJson(QUOTE).blocks[0]!.post_state!;
+    const file = write("dump.json", JSON.stringify({ format: "cbqs-state-dump/v1", entries: post.entries }));
+    expect(await cbqs("state", "dump", file, "--height", "1")).toEqual(unusableInput(/--height needs a fixture or scenario/));
+  });
+});
