@@ -7,7 +7,8 @@
 //
 //   node dist/scripts/gen-long-chain.js [--blocks 10000] [--min-txs 50000]
 //        [--scenario <file.json>] [--fixture <file.json[.gz]>]
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { fillScenario } from "../src/harness/fill.js";
@@ -271,6 +272,8 @@ function main(argv: string[]): void {
   if (scenarioPath !== undefined) writeFileSync(scenarioPath, JSON.stringify(scenario) + "\n");
   const fixturePath = arg("--fixture");
   if (fixturePath !== undefined) {
+    mkdirSync(dirname(fixturePath), { recursive: true });
+    process.stderr.write(`long-chain: filling ${fixturePath} (executes the chain and checks it once; about 1–2 minutes on 2 cores)\n`);
     const text = fixtureJsonText(fillScenario(parseScenario(scenario), scenario["description"] as string, "final"));
     writeFileSync(fixturePath, fixturePath.endsWith(".gz") ? gzipSync(text, { level: 9 }) : text);
     process.stderr.write(`long-chain: wrote ${fixturePath}\n`);

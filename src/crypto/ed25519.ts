@@ -12,7 +12,7 @@
 //     compress([S]B - [k]A) and compare with R's bytes. A non-canonical R can therefore never
 //     match (compress() is canonical); we report that case before doing the scalar products.
 // A non-canonical A that is not small order (y = p+3, p+4, …) is accepted by dalek if the
-// equation holds; we mirror that (docs/decisions.md, "Ed25519 non-canonical A").
+// equation holds; we mirror that (docs/decisions.md, "Ed25519: exact ed25519-dalek 2.2 decoding, including a non-canonical A").
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { sha512 } from "@noble/hashes/sha2.js";
 import { bytesEqual, concatBytes } from "../bytes.js";

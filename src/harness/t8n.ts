@@ -83,9 +83,8 @@ export function parseTxs(v: unknown): Uint8Array[] {
 }
 
 /**
- * Chain over an existing pre-state. Adapter: the engine has no public constructor for a chain
- * that did not start at genesis (request: `Chain.resume(config, chainInstanceId, store)`);
- * executeBlock reads only governance, cycle_price and cell_price from the config.
+ * Chain over an existing pre-state (Chain.resume); executeBlock reads only governance,
+ * cycle_price and cell_price from the config, so the rest is neutral.
  */
 function resumeChain(env: T8nEnv, store: StateStore): Chain {
   const config: GenesisConfig = {
