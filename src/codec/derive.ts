@@ -7,12 +7,15 @@ import { EncodeError } from "./errors.js";
 import * as S from "./schema.js";
 import type * as T from "./types.js";
 
+/** A keccak256 implementation; the engine passes its meter's, so each preimage is charged (§18.1). */
+export type Keccak256 = (preimage: Uint8Array) => Uint8Array;
+
 /** keccak256(domain || canonical(part_0) || canonical(part_1) || …). */
-function domainHash(domain: string, parts: [Codec<any>, unknown, string][]): Uint8Array {
+function domainHash(domain: string, parts: [Codec<any>, unknown, string][], hash: Keccak256 = keccak256): Uint8Array {
   const w = new Writer();
   w.bytes(utf8(domain));
   for (const [codec, value, name] of parts) codec.write(w, value, name);
-  return keccak256(w.finish());
+  return hash(w.finish());
 }
 
 /** §3: chain_instance_id = keccak256("cowboy-chain-identity-v1:" || genesis_source_bytes). */
@@ -24,18 +27,28 @@ export function chainInstanceId(genesisSourceBytes: Uint8Array): Uint8Array {
 }
 
 /** §4.1: main stream id = keccak256("cbqs/stream-id/v1" || chain_id_u64_be || chain_instance_id || owner || owner_nonce_u64_be). */
-export function streamId(chainId: bigint, chainInstance: Uint8Array, owner: Uint8Array, ownerNonce: bigint): Uint8Array {
-  return domainHash("cbqs/stream-id/v1", [
-    [u64, chainId, "chain_id"],
-    [S.Bytes32, chainInstance, "chain_instance_id"],
-    [S.Address, owner, "owner"],
-    [u64, ownerNonce, "owner_nonce"],
-  ]);
+export function streamId(
+  chainId: bigint,
+  chainInstance: Uint8Array,
+  owner: Uint8Array,
+  ownerNonce: bigint,
+  hash: Keccak256 = keccak256,
+): Uint8Array {
+  return domainHash(
+    "cbqs/stream-id/v1",
+    [
+      [u64, chainId, "chain_id"],
+      [S.Bytes32, chainInstance, "chain_instance_id"],
+      [S.Address, owner, "owner"],
+      [u64, ownerNonce, "owner_nonce"],
+    ],
+    hash,
+  );
 }
 
 /** §4.1: key_stream_id = keccak256("cbqs/key-stream-id/v1" || main_stream_id). */
-export function keyStreamId(mainStreamId: Uint8Array): Uint8Array {
-  return domainHash("cbqs/key-stream-id/v1", [[S.Bytes32, mainStreamId, "main_stream_id"]]);
+export function keyStreamId(mainStreamId: Uint8Array, hash: Keccak256 = keccak256): Uint8Array {
+  return domainHash("cbqs/key-stream-id/v1", [[S.Bytes32, mainStreamId, "main_stream_id"]], hash);
 }
 
 /** §8: lane_id = keccak256("cbqs/lane-id/v1" || stream_id || lane_nonce), lane_nonce: Bytes32 (§13.1). */
@@ -47,13 +60,13 @@ export function laneId(stream: Uint8Array, laneNonce: Uint8Array): Uint8Array {
 }
 
 /** §4.5: schedule_digest = keccak256("cbqs/base-rate-schedule/v1" || canonical(BaseRateScheduleV1)). */
-export function scheduleDigest(schedule: T.BaseRateScheduleV1): Uint8Array {
-  return domainHash("cbqs/base-rate-schedule/v1", [[S.BaseRateScheduleV1, schedule, "schedule"]]);
+export function scheduleDigest(schedule: T.BaseRateScheduleV1, hash: Keccak256 = keccak256): Uint8Array {
+  return domainHash("cbqs/base-rate-schedule/v1", [[S.BaseRateScheduleV1, schedule, "schedule"]], hash);
 }
 
 /** §9.1: signing_key_id(key) = keccak256("cbqs/signing-key-id/v1" || canonical(key)). */
-export function signingKeyId(key: T.SigningPublicKey): Uint8Array {
-  return domainHash("cbqs/signing-key-id/v1", [[S.SigningPublicKey, key, "key"]]);
+export function signingKeyId(key: T.SigningPublicKey, hash: Keccak256 = keccak256): Uint8Array {
+  return domainHash("cbqs/signing-key-id/v1", [[S.SigningPublicKey, key, "key"]], hash);
 }
 
 /** §9.3: the recipient order key keccak256(canonical(recipient_hpke_key)). */

@@ -1,32 +1,27 @@
-// The CIP-39 derivations a handler performs, charged to its meter by preimage length
-// (§18.1 hash charging). The codec computes each value; the lengths follow its formula.
-import { utf8 } from "../bytes.js";
+// The CIP-39 derivations a handler performs, hashed through its meter so every preimage
+// length is charged (§18.1 hash charging).
 import { keyStreamId, scheduleDigest, signingKeyId, streamId } from "../codec/derive.js";
 import type { Address, BaseRateScheduleV1, Bytes32, SigningPublicKey } from "../codec/types.js";
 import type { Meter } from "./meter.js";
 
-const domain = (text: string): number => utf8(text).length;
+const through = (meter: Meter) => (preimage: Uint8Array) => meter.keccak(preimage);
 
-/** §4.1: "cbqs/stream-id/v1" ‖ chain_id u64 ‖ chain_instance_id ‖ owner ‖ owner_nonce u64. */
+/** §4.1 main stream id. */
 export function meteredStreamId(meter: Meter, chainId: bigint, instance: Bytes32, owner: Address, nonce: bigint): Bytes32 {
-  meter.hashPreimageLengths.push(domain("cbqs/stream-id/v1") + 8 + 32 + 20 + 8);
-  return streamId(chainId, instance, owner, nonce);
+  return streamId(chainId, instance, owner, nonce, through(meter));
 }
 
-/** §4.1: "cbqs/key-stream-id/v1" ‖ main_stream_id. */
+/** §4.1 key stream id of a main stream. */
 export function meteredKeyStreamId(meter: Meter, main: Bytes32): Bytes32 {
-  meter.hashPreimageLengths.push(domain("cbqs/key-stream-id/v1") + 32);
-  return keyStreamId(main);
+  return keyStreamId(main, through(meter));
 }
 
-/** §9.1: "cbqs/signing-key-id/v1" ‖ canonical(key) (1-byte tag + 32-byte key). */
+/** §9.1 signing_key_id. */
 export function meteredSigningKeyId(meter: Meter, key: SigningPublicKey): Bytes32 {
-  meter.hashPreimageLengths.push(domain("cbqs/signing-key-id/v1") + 33);
-  return signingKeyId(key);
+  return signingKeyId(key, through(meter));
 }
 
-/** §4.5: "cbqs/base-rate-schedule/v1" ‖ canonical(BaseRateScheduleV1) (161 bytes): 187 bytes. */
+/** §4.5 schedule_digest (a 187-byte preimage). */
 export function meteredScheduleDigest(meter: Meter, schedule: BaseRateScheduleV1): Bytes32 {
-  meter.hashPreimageLengths.push(domain("cbqs/base-rate-schedule/v1") + 161);
-  return scheduleDigest(schedule);
+  return scheduleDigest(schedule, through(meter));
 }
