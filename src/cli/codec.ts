@@ -20,7 +20,7 @@ import {
   toJson,
   type Codec,
 } from "../codec/index.js";
-import { UsageError, jsonReplacer, type Registrar } from "./common.js";
+import { readTextFile, UsageError, jsonReplacer, type Registrar } from "./common.js";
 
 function codecFor(typeName: string): Codec<unknown> {
   const codec = codecByName(typeName);
@@ -55,13 +55,7 @@ function required<V>(value: V | undefined, flag: string): V {
 /** Reads a JSON argument: inline text, or `@path` for a file. */
 function jsonArg(arg: string): unknown {
   let text = arg;
-  if (arg.startsWith("@")) {
-    try {
-      text = readFileSync(arg.slice(1), "utf8");
-    } catch (err) {
-      throw new UsageError(`cannot read ${arg.slice(1)}: ${(err as Error).message}`);
-    }
-  }
+  if (arg.startsWith("@")) text = readTextFile(arg.slice(1));
   try {
     return JSON.parse(text);
   } catch (err) {

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 // Conventions shared by every `cbqs` command: exit 0 = success/accept/match,
 // 1 = reject/verification mismatch, 2 = unusable input. Errors are one line, never a stack.
 import { CommanderError, type Command } from "commander";
@@ -74,4 +75,13 @@ export function ignoreEpipe(stream: NodeJS.WritableStream, fail: (err: unknown) 
   stream.on("error", (err: NodeJS.ErrnoException) => {
     if (err.code !== "EPIPE") fail(err);
   });
+}
+
+/** A file's text; an unreadable file is unusable input (exit 2) naming the path and the reason. */
+export function readTextFile(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (err) {
+    throw new UsageError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
 }

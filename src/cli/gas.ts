@@ -3,12 +3,12 @@
 //   verify [file]        re-execute every vector, compare every number, check the pinned SHA-256
 //   schedule [-o file]   print gas-vectors/SCHEDULE.md (generated from the cost module)
 //   plans [-o file]      print docs/canonical-plans.md (observed per-path state-I/O plans)
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { ARTIFACT_PATH, ArtifactError, generateArtifact, verifyArtifact } from "../gas/artifact.js";
 import { plansMarkdown } from "../gas/plans.js";
 import { scheduleMarkdown } from "../gas/schedule.js";
-import { EXIT_OK, EXIT_REJECT, UsageError, report } from "./common.js";
+import { EXIT_OK, EXIT_REJECT, readTextFile, UsageError, report } from "./common.js";
 
 export function output(text: string, file: string | undefined): void {
   if (file === undefined) {
@@ -35,12 +35,7 @@ export function register(program: Command): void {
     .argument("[file]", "the artifact", ARTIFACT_PATH)
     .option("--json", "print the result as JSON")
     .action((file: string, opts: { json?: boolean }) => {
-      let text: string;
-      try {
-        text = readFileSync(file, "utf8");
-      } catch (err) {
-        throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
-      }
+      const text = readTextFile(file);
       let result;
       try {
         result = verifyArtifact(text);

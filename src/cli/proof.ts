@@ -3,7 +3,7 @@
 // 2 unusable input (missing file, not JSON, not a proof document, bad --root).
 // `cbqs prove-state <dump.json> --key <hex> -o <proof.json>`: the reference proof of one key of a
 // state dump, to check a node's verifier against (and to give `verify-proof` an input).
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { fromHex, toHex } from "../bytes.js";
 import { BLAKE3, SHA256 } from "../crypto/hash.js";
@@ -12,7 +12,7 @@ import { createStateCommitment, stateDbConfig } from "../../state/qmdb/index.js"
 import { proveKey, verifyStateProof } from "../../state/proof.js";
 import { MemoryStateStore } from "../../state/store.js";
 import { STATE_KEY_LENGTH } from "../../state/interface.js";
-import { EXIT_OK, EXIT_REJECT, UsageError, report } from "./common.js";
+import { EXIT_OK, EXIT_REJECT, readTextFile, UsageError, report } from "./common.js";
 
 const HASHERS = { blake3: BLAKE3, sha256: SHA256 } as const;
 
@@ -79,12 +79,7 @@ export function proveStateKey(dump: unknown, key: Uint8Array, file: string): { r
 }
 
 function readJsonFile(file: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
+  const text = readTextFile(file);
   try {
     return JSON.parse(text);
   } catch {

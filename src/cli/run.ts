@@ -1,13 +1,13 @@
 // `cbqs run <scenario.json> [--json]`: execute a scenario (shared/scenario-format.md) and print
 // its run document (§4) or a short human summary. Exit 0 when every expectation holds, 1 on
 // the first failed expectation (its JSON path, expected, actual), 2 for unusable input.
-import { readFileSync } from "node:fs";
+
 import type { Command } from "commander";
 import { GenesisError } from "../engine/errors.js";
 import { ScenarioError } from "../scenario/json.js";
 import { parseScenarioText } from "../scenario/parse.js";
 import { runScenario, type RunDocument } from "../scenario/run.js";
-import { EXIT_OK, EXIT_REJECT, UsageError, oneLine } from "./common.js";
+import { EXIT_OK, EXIT_REJECT, oneLine, readTextFile, UsageError } from "./common.js";
 
 export function register(program: Command): void {
   program
@@ -16,12 +16,7 @@ export function register(program: Command): void {
     .argument("<scenario>", "scenario JSON file")
     .option("--json", "print the run document as JSON")
     .action((file: string, opts: { json?: boolean }) => {
-      let text: string;
-      try {
-        text = readFileSync(file, "utf8");
-      } catch (err) {
-        throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-      }
+      const text = readTextFile(file);
       let result: ReturnType<typeof runScenario>;
       try {
         result = runScenario(parseScenarioText(text));

@@ -3,7 +3,7 @@
 // replaying a fixture (or a scenario, filled to one first) from genesis up to a height.
 // `cbqs verify-bmt-proof <proof.json> --root <hex>`: a CIP-4 §5.4 tx/receipt inclusion proof
 // (docs/state.md §4.1) checked against a trusted tx_root or receipt_root.
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { fromHex } from "../bytes.js";
 import { GenesisError } from "../engine/errors.js";
@@ -16,17 +16,12 @@ import { ScenarioError } from "../scenario/json.js";
 import { parseScenario, SCENARIO_FORMAT } from "../scenario/parse.js";
 import { diffDumps, diffIsEmpty, DUMP_FORMAT, dumpEntries, dumpState, loadDump, type DumpEntry, type StateDump } from "../../state/dump.js";
 import { parseInclusionProof, verifyInclusionProof } from "../../state/roots.js";
-import { EXIT_OK, EXIT_REJECT, jsonReplacer, oneLine, report, UsageError } from "./common.js";
+import { EXIT_OK, EXIT_REJECT, jsonReplacer, oneLine, readTextFile, report, UsageError } from "./common.js";
 import { mismatchLines } from "./harness.js";
 
 /** Reads `path` as JSON and hands it to `load`; any failure is unusable input (exit 2). */
 function readJsonFile<T>(path: string, load: (json: unknown) => T): T {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (err) {
-    throw new UsageError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-  }
+  const text = readTextFile(path);
   let json: unknown;
   try {
     json = JSON.parse(text);
