@@ -4,12 +4,13 @@
 // OpenSSL and dalek is not decided here: `nativeVerifyStrict` returns `undefined` and the caller
 // runs the pure-JS reference (src/crypto/ed25519.ts). docs/decisions.md, "Ed25519 fast path".
 //
-// OpenSSL 3 `ossl_ed25519_verify` does, in order: reject S >= L (its own byte test); decode A
-// (y from the low 255 bits without a range check, reject when no x exists); k = SHA-512(R || A || M)
-// mod L over the bytes as given; accept iff encode([S]B - [k]A) equals R's 32 bytes. It has no
-// small-order check and accepts any A that decodes. dalek's verify_strict is the same decoding,
-// hash and equation, plus: R must decode, and neither R nor A may be small order. So, after the
-// checks below, the two verdicts agree on every input handed to OpenSSL:
+// OpenSSL 3 `ossl_ed25519_verify` (crypto/ec/curve25519.c; Node 20 bundles OpenSSL 3.0) does,
+// in order: reject S >= L (its own byte test); decode A (y from the low 255 bits without a range
+// check, reject when no x exists); k = SHA-512(R || A || M) mod L over the bytes as given; accept
+// iff encode([S]B - [k]A) equals R's 32 bytes. It has no small-order check and accepts any A that
+// decodes. dalek's verify_strict is the same decoding, hash and equation, plus: R must decode, and
+// neither R nor A may be small order. So, after the checks below, the two verdicts agree on every
+// input handed to OpenSSL:
 //  - small order (A or R) is recognised by its bytes: exactly 14 byte strings decode to one of
 //    the 8 points of order dividing 8 (SMALL_ORDER_ENCODINGS; test/crypto/ed25519-native.test.ts
 //    derives the list from the group structure). No scalar multiplication is needed.
@@ -97,18 +98,16 @@ export function strictRoute(publicKey: Uint8Array, signature: Uint8Array): Stric
   return ROUTE.openssl;
 }
 
-// RFC 5280/8410 SubjectPublicKeyInfo of an Ed25519 key: this 12-byte header, then the 32 bytes.
-const SPKI_HEADER = fromHex("0x302a300506032b6570032100");
-
+// A raw Ed25519 public key as a JWK (RFC 8037 "OKP"); OpenSSL takes the 32 bytes as they are.
+// (Importing through DER SubjectPublicKeyInfo gives the same key but is ~14x slower in Node 20.)
 function importPublicKey(publicKey: Uint8Array): KeyObject {
-  const der = new Uint8Array(44);
-  der.set(SPKI_HEADER);
-  der.set(publicKey, 12);
-  return createPublicKey({ key: Buffer.from(der.buffer), format: "der", type: "spki" });
+  const x = Buffer.from(publicKey.buffer, publicKey.byteOffset, 32).toString("base64url");
+  return createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x }, format: "jwk" });
 }
 
-// Importing a key costs about as much as a verification, and a chain reuses few keys. The cache
-// is a pure memo of importPublicKey (a KeyObject is immutable), bounded by clearing when full.
+// Importing a key on every call makes a verification ~15% slower (scripts/bench-crypto.ts), and a
+// chain reuses few keys. The cache is a pure memo of importPublicKey (a KeyObject is immutable),
+// bounded by clearing it when full: no verdict depends on what it holds.
 const KEY_CACHE_LIMIT = 4096;
 const keyCache = new Map<string, KeyObject>();
 
