@@ -45,8 +45,8 @@ async function getJson(url: string, signal?: AbortSignal): Promise<Record<string
       res = await fetch(url, { signal: signal === undefined ? AbortSignal.timeout(REQUEST_TIMEOUT_MS) : AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) });
     } catch (err) {
       if (signal?.aborted) throw err;
-      const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
-      throw new FollowInputError(`cannot reach ${url}: ${cause}`);
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      throw new FollowInputError(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
     }
     const text = await boundedText(res, url);
     if (res.status === 429) {

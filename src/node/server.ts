@@ -265,6 +265,10 @@ function parseQuery(query: string, allowed: readonly string[]): Map<string, stri
   return params;
 }
 
+class ClientGone extends Error {
+  override name = "ClientGone";
+}
+
 function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
   const tooLarge = () => new RequestError(413, "body_too_large", max === 0 ? "this endpoint takes no request body" : `the request body exceeds ${max} bytes`);
   const declared = req.headers["content-length"];
@@ -286,8 +290,9 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
     req.on("end", () => {
       if (!done) resolve(Buffer.concat(chunks, size));
     });
-    req.on("error", (err) => {
-      if (!done) reject(err);
+    // The client went away mid-body: nobody is left to answer.
+    req.on("error", () => {
+      if (!done) reject(new ClientGone());
       done = true;
     });
   });
@@ -344,6 +349,10 @@ export function startServer(node: CbqsNode, options: ServerOptions): Promise<Nod
         const unread = !req.complete;
         send(res, err.status, errorBody(err.code, err.message, err.extra), { ...err.headers, ...(unread ? { connection: "close" } : {}) });
         if (unread) res.on("finish", () => req.socket.destroySoon());
+        return;
+      }
+      if (err instanceof ClientGone) {
+        req.socket.destroy();
         return;
       }
       const id = randomUUID();
