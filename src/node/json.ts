@@ -7,6 +7,11 @@ import { receiptJson } from "../chain/receipts.js";
 import { GAS_VECTORS_SHA256 } from "../gas/pinned.js";
 import type { BlockRecord } from "../../state/chain-db.js";
 
+/** An answer already serialized (kept by a cache: the same block gives the same bytes). */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 /** The read point every answer names. */
 export type ReadPointJson = Record<"height" | "block_hash" | "state_root", string>;
 

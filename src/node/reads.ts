@@ -19,7 +19,7 @@ import { LIVE_SCALARS } from "../params.js";
 import type { BlockRecord, ChainDb, StateReader } from "../../state/chain-db.js";
 import { decodeStateValueAs } from "../../state/value.js";
 import { badRequest, notFound, RequestError } from "./errors.js";
-import { finalizedViewJson, readPointJson } from "./json.js";
+import { finalizedViewJson, JsonText, readPointJson } from "./json.js";
 
 /** A committed block and its state: what one answer is read at. */
 export interface ReadPoint {
@@ -83,6 +83,53 @@ function boundsAt(state: StateReader): Record<string, string> {
   return bounds;
 }
 
+/** The parts of a broker-state answer that depend on the block only, not on the stream. */
+interface BlockParts {
+  view: Record<string, string>;
+  schedule: Record<string, unknown>;
+  bounds: Record<string, string>;
+  effective_rent_height: string;
+}
+
+/** A map that forgets its oldest entry beyond `size`. */
+class Recent<V> {
+  private readonly entries = new Map<string, V>();
+  constructor(private readonly size: number) {}
+  get(key: string, make: () => V): V {
+    let v = this.entries.get(key);
+    if (v === undefined) {
+      v = make();
+      if (this.entries.size >= this.size) this.entries.delete(this.entries.keys().next().value!);
+      this.entries.set(key, v);
+    }
+    return v;
+  }
+}
+
+/**
+ * Broker-state answers by (block hash, stream id), and the block-level parts by block hash. A
+ * committed block's state never changes, so a kept entry is exact; the pinned-read retention
+ * check runs before any lookup, so a cached answer is never served for a block no longer retained.
+ */
+export class BrokerStateCache {
+  readonly parts = new Recent<BlockParts>(16);
+  readonly answers = new Recent<JsonText>(1_024);
+}
+
+function blockParts({ block, state }: ReadPoint, chainInstanceId: Uint8Array, governance: Address): BlockParts {
+  const schedulesBytes = slot(state, schedulesKey());
+  if (schedulesBytes === undefined) throw new Error(`the base-rate schedule record is missing at height ${block.height}`);
+  // §4.5: the active schedule at H is active_at(H), never `active` read unconditionally.
+  const schedule = activeScheduleAt(decode(S.BaseRateSchedulesV1, schedulesBytes), block.height);
+  const pause = readPauseRecord((k) => state.read(k), governance, REGISTRY_ADDRESS);
+  return {
+    view: finalizedViewJson(chainInstanceId, block),
+    schedule: { active: toJson(S.BaseRateScheduleV1, schedule), schedule_digest: toHex(scheduleDigest(schedule)) },
+    bounds: boundsAt(state),
+    effective_rent_height: effectiveRentHeight(pause, block.height).toString(),
+  };
+}
+
 /**
  * GET /cbqs/broker-state: one broker decision's inputs from ONE block. Synchronous from the first
  * read to the last: nothing else runs in between, so block production cannot tear it.
@@ -93,10 +140,19 @@ export function brokerState(
   governance: Address,
   streamParam: string | undefined,
   blockParam: string | undefined,
-): Record<string, unknown> {
+  cache: BrokerStateCache = new BrokerStateCache(),
+): JsonText {
   if (streamParam === undefined) throw badRequest("missing_stream", "broker-state needs ?stream=<0x 32-byte stream id>");
   const id = parseHash(streamParam, "stream");
-  const { block, state } = readPointAt(db, blockParam);
+  const point = readPointAt(db, blockParam);
+  const blockKey = toHex(point.block.block_hash);
+  return cache.answers.get(`${blockKey}/${toHex(id)}`, () => {
+    const parts = cache.parts.get(blockKey, () => blockParts(point, chainInstanceId, governance));
+    return new JsonText(JSON.stringify(brokerStateAt(point, id, streamParam, parts)));
+  });
+}
+
+function brokerStateAt({ block, state }: ReadPoint, id: Uint8Array, streamParam: string, parts: BlockParts): Record<string, unknown> {
   const at = readPointJson(block);
   const stream = streamAt(state, id);
   if (stream === null) throw notFound("stream_not_found", `no stream ${streamParam} at height ${block.height}`, at);
@@ -107,19 +163,14 @@ export function brokerState(
   }
   const providerBytes = slot(state, providerKey(stream.provider));
   const provider = providerBytes === undefined ? null : toJson(S.ProviderRecordV1, decode(S.ProviderRecordV1, providerBytes));
-  const schedulesBytes = slot(state, schedulesKey());
-  if (schedulesBytes === undefined) throw new Error(`the base-rate schedule record is missing at height ${block.height}`);
-  // §4.5: the active schedule at H is active_at(H), never `active` read unconditionally.
-  const schedule = activeScheduleAt(decode(S.BaseRateSchedulesV1, schedulesBytes), block.height);
-  const pause = readPauseRecord((k) => state.read(k), governance, REGISTRY_ADDRESS);
   return {
     ...at,
-    view: finalizedViewJson(chainInstanceId, block),
+    view: parts.view,
     stream: toJson(S.StreamRecordV1, stream),
     ...linked,
     provider,
-    schedule: { active: toJson(S.BaseRateScheduleV1, schedule), schedule_digest: toHex(scheduleDigest(schedule)) },
-    bounds: boundsAt(state),
-    effective_rent_height: effectiveRentHeight(pause, block.height).toString(),
+    schedule: parts.schedule,
+    bounds: parts.bounds,
+    effective_rent_height: parts.effective_rent_height,
   };
 }

@@ -10,10 +10,10 @@ import { fromHex, HexError, toHex } from "../bytes.js";
 import { MAX_ENVELOPE_BYTES } from "../chain/envelope.js";
 import { CbqsNode } from "./chain-node.js";
 import { badRequest, errorBody, RequestError } from "./errors.js";
-import { finalizedViewJson, readPointJson } from "./json.js";
+import { finalizedViewJson, JsonText, readPointJson } from "./json.js";
 import { accountProof, actorProof, multiProof, receiptProof, storageProof, txProof, type ProofLimits } from "./proofs.js";
 import { PerClientLimiter, TokenBucket } from "./rate-limit.js";
-import { brokerState, finalizedView } from "./reads.js";
+import { BrokerStateCache, brokerState, finalizedView } from "./reads.js";
 import { feedPage, parseFeedQuery } from "./replication.js";
 
 export type Logger = (entry: Record<string, unknown>) => void;
@@ -47,6 +47,7 @@ interface Context {
   body: Buffer;
   contentType: string;
   limits: ProofLimits;
+  brokerCache: BrokerStateCache;
 }
 
 interface Route {
@@ -83,7 +84,7 @@ const ROUTES: readonly Route[] = [
     name: "cbqs.broker-state",
     query: ["stream", "block"],
     maxBody: 0,
-    handle: (c) => brokerState(c.node.db, c.node.chainInstanceId, c.node.config.governance, c.params.get("stream"), c.params.get("block")),
+    handle: (c) => brokerState(c.node.db, c.node.chainInstanceId, c.node.config.governance, c.params.get("stream"), c.params.get("block"), c.brokerCache),
   }),
   route({
     method: "GET",
@@ -300,7 +301,7 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return;
-  const text = JSON.stringify(body);
+  const text = body instanceof JsonText ? body.text : JSON.stringify(body);
   res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text), ...headers });
   res.end(text);
 }
@@ -315,6 +316,7 @@ export function startServer(node: CbqsNode, options: ServerOptions): Promise<Nod
   const now = options.now ?? (() => performance.now());
   const global = new TokenBucket(options.rateLimit, now());
   const perClient = new PerClientLimiter(options.proofRateLimit);
+  const brokerCache = new BrokerStateCache();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = req.url ?? "/";
@@ -338,7 +340,7 @@ export function startServer(node: CbqsNode, options: ServerOptions): Promise<Nod
     const params = parseQuery(q < 0 ? "" : url.slice(q + 1), r.query);
     const body = await readBody(req, r.maxBody);
     // From here to send: synchronous, one block.
-    const answer = r.handle({ node, params, path: captures, body, contentType: String(req.headers["content-type"] ?? ""), limits: options.proofLimits });
+    const answer = r.handle({ node, params, path: captures, body, contentType: String(req.headers["content-type"] ?? ""), limits: options.proofLimits, brokerCache });
     send(res, 200, answer);
   };
 
