@@ -7,11 +7,16 @@
 //   npm run build && node dist/scripts/bench-node.js [--seconds 10] [--connections 32] [--accounts 2000]
 import { spawn } from "node:child_process";
 import { Agent, request } from "node:http";
+import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { encodeEnvelope } from "../src/chain/envelope.js";
 import { accountKey } from "../state/keys.js";
 import { fromHex, toHex } from "../src/bytes.js";
 import { decodeStateValueAs } from "../state/value.js";
+import { MemoryChainDb } from "../state/chain-db-memory.js";
+import { readFixture } from "../src/harness/files.js";
+import { CbqsNode } from "../src/node/chain-node.js";
+import { BrokerStateCache, brokerState } from "../src/node/reads.js";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -66,6 +71,19 @@ async function load(agent: Agent, base: URL, t: Target, seconds: number) {
   return { requests: latencies.length, rps: latencies.length / seconds, p50: pct(50), p99: pct(99), max: latencies[latencies.length - 1]!, errors };
 }
 
+/**
+ * CPU seconds (user + sys) the server process has used, from /proc (Linux; USER_HZ = 100): with the
+ * machine shared, CPU per request says more about the server than wall-clock throughput does.
+ */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
 async function main(): Promise<void> {
   const child = spawn(process.execPath, ["dist/src/cli.js", "node", "--fixture", FIXTURE, "--port", "0", "--rate-limit", "0", "--proof-rate-limit", "0", "--quiet"], {
     stdio: ["ignore", "pipe", "inherit"],
@@ -113,16 +131,33 @@ async function main(): Promise<void> {
     ];
     console.log(`bench-node: ${FIXTURE} + ${ACCOUNTS} accounts; ${CONNECTIONS} keep-alive connections; ${SECONDS} s per endpoint after a 1 s warm-up; loopback, limits off`);
     console.log(`load average before: ${loadavg().map((x) => x.toFixed(2)).join(" ")} (${process.platform}, node ${process.version})`);
-    console.log("| endpoint | requests | req/s | vs baseline | p50 ms | p99 ms | max ms | non-200 |");
-    console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    console.log("| endpoint | requests | req/s | vs baseline | p50 ms | p99 ms | max ms | non-200 | server CPU µs/req | req/s per server core |");
+    console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     let baseline = 0;
     for (const t of targets) {
       await load(agent, base, t, 1);
+      const cpu0 = cpuSeconds(child.pid!);
       const r = await load(agent, base, t, SECONDS);
+      const cpuPerReq = ((cpuSeconds(child.pid!) - cpu0) / r.requests) * 1e6;
       if (baseline === 0) baseline = r.rps;
-      console.log(`| ${t.name} | ${r.requests} | ${Math.round(r.rps)} | ${(r.rps / baseline).toFixed(2)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.max.toFixed(1)} | ${r.errors} |`);
+      console.log(
+        `| ${t.name} | ${r.requests} | ${Math.round(r.rps)} | ${(r.rps / baseline).toFixed(2)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.max.toFixed(1)} | ${r.errors} | ${cpuPerReq.toFixed(0)} | ${Math.round(1e6 / cpuPerReq)} |`,
+      );
     }
     console.log(`load average after: ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+    // The cost of building a broker-state answer when no kept answer exists (the first request at a
+    // new block), in-process on the same fixture: what the cache saves per repeated request.
+    const db = new MemoryChainDb();
+    const node = CbqsNode.open(db, { kind: "fixture", fixture: readFixture(FIXTURE) });
+    const build = () => brokerState(db, node.chainInstanceId, node.config.governance, stream, undefined, new BrokerStateCache());
+    for (let i = 0; i < 200; i++) build();
+    const t0 = performance.now();
+    let built = 0;
+    while (performance.now() - t0 < 2_000) {
+      build();
+      built++;
+    }
+    console.log(`broker-state built without a kept answer (in-process, same fixture): ${((1_000 * (performance.now() - t0)) / built).toFixed(0)} µs per answer`);
   } finally {
     agent.destroy();
     child.kill("SIGTERM");
