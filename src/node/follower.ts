@@ -36,15 +36,24 @@ export type FollowResult =
   | { status: "mismatch"; mismatch: Mismatch; source: string; blocks: number; txs: number };
 
 const REQUEST_TIMEOUT_MS = 60_000;
+const FETCH_ATTEMPTS = 3;
 
-/** GET `url` as JSON, reading at most MAX_FIXTURE_BYTES; waits out a 429 as told by Retry-After. */
+/**
+ * GET `url` as JSON, reading at most MAX_FIXTURE_BYTES; waits out a 429 as told by Retry-After and
+ * retries a failed connection twice.
+ */
 async function getJson(url: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
-  for (;;) {
+  for (let attempt = 1; ; attempt++) {
     let res: Response;
     try {
       res = await fetch(url, { signal: signal === undefined ? AbortSignal.timeout(REQUEST_TIMEOUT_MS) : AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) });
     } catch (err) {
       if (signal?.aborted) throw err;
+      // A kept-alive connection the node closed while we were verifying is not an outage: retry.
+      if (attempt < FETCH_ATTEMPTS) {
+        await sleep(250 * attempt, signal);
+        continue;
+      }
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       throw new FollowInputError(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
     }
