@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { keyStreamId, signingKeyId } from "../../src/codec/derive.js";
 import { quoteDigest } from "../../src/codec/signing.js";
+import type { StreamConfigV1 } from "../../src/codec/types.js";
 import { REGISTRY_ADDRESS, ZERO_ADDRESS } from "../../src/engine/layout.js";
 import {
   cbqs,
@@ -71,11 +72,23 @@ describe("§5 CreateStream", () => {
     expect(t.chain.stream(t.streamId())!.rate_per_block).toBe(8_000n);
   });
 
-  it("§4.5 units are ceil-divided: one byte over a unit costs a second unit", () => {
+  it("§4.5 units are ceil-divided: one byte over a unit costs a second unit, in each priced field (throughput rounding included)", () => {
     const t = chainWithProvider();
-    const cfg = standardConfig({ retained_bytes_limit: (1n << 30n) + 1n });
-    t.ok(cbqs(OWNER, ix.createStream({ config: cfg })));
-    expect(t.chain.stream(t.streamId())!.rate_per_block).toBe(2n * 67n + 13_300n + 66_700n);
+    const MiB = 1n << 20n;
+    // [config, retained units, throughput units, delivered units]; delivered ≥ append (§4.2).
+    const cases: Array<[Partial<StreamConfigV1>, bigint, bigint, bigint]> = [
+      [{ retained_bytes_limit: (1n << 30n) + 1n }, 2n, 1n, 1n],
+      [{ max_append_bytes_per_sec: 1_048_577n, max_delivered_bytes_per_sec: 2n * MiB }, 1n, 2n, 2n],
+      [{ max_append_bytes_per_sec: 1_048_577n, max_delivered_bytes_per_sec: 1_048_577n }, 1n, 2n, 2n],
+      [{ max_append_bytes_per_sec: MiB - 1n, max_delivered_bytes_per_sec: MiB + 1n }, 1n, 1n, 2n],
+    ];
+    cases.forEach(([over, retained, throughput, delivered], nonce) => {
+      t.ok(cbqs(OWNER, ix.createStream({ owner_nonce: BigInt(nonce), config: standardConfig(over) })));
+      const rate = t.chain.stream(t.streamId(OWNER, BigInt(nonce)))!.rate_per_block;
+      expect(rate, JSON.stringify(over, (_, v) => (typeof v === "bigint" ? String(v) : v))).toBe(
+        retained * 67n + throughput * 13_300n + delivered * 66_700n,
+      );
+    });
   });
 
   it("§5 governance base needs accepts_new (BaseRateNotAccepted) and must fit every cap (BaseRateCapacityExceeded)", () => {
