@@ -203,7 +203,7 @@ describe("§4.4 CreateStream with a PriceQuoteV1", () => {
     expect(bad({ append_bytes_sec: 0n })).toBe("PricingBasisInvalid");
     expect(bad({ delivered_bytes_sec: 0n })).toBe("PricingBasisInvalid");
     expect(bad({ rate_per_block: 7_999n })).toBe("PricingBasisInvalid");
-    expect(bad({ valid_until_block: 1n })).toBe("PricingBasisInvalid"); // executing height is 2
+    expect(bad({ valid_until_block: 1n })).toBe("PricingBasisInvalid"); // expired blocks before the executing height
     expect(bad({ signing_key_id: new Uint8Array(32) })).toBe("PricingBasisInvalid");
     expect(bad({}, seed(77))).toBe("PricingBasisInvalid");
     expect(bad({ context: { ...t.context(), chain_id: 8n } })).toBe("ChainInstanceMismatch");

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { REGISTRY_ADDRESS } from "../../src/engine/layout.js";
-import { applyExtendPause, applyPause, applyUnpause, coverage, effectiveRentHeight, NEVER_PAUSED } from "../../src/engine/pause.js";
+import { applyExtendPause, applyPause, applyUnpause, coverage, effectiveRentHeight, isPaused, NEVER_PAUSED } from "../../src/engine/pause.js";
 import { cbqs, gov, ix, OTHER, OWNER, PROVIDER, snapshot, STANDARD_ONE_UNIT_RATE, TestChain, genesisConfig } from "./harness.js";
 
 const R = STANDARD_ONE_UNIT_RATE;
@@ -32,6 +32,29 @@ describe("Denial of service: pause accounting", () => {
     expect(applyUnpause(e, 14n)).toEqual({ completed_pause_blocks: 4n, active: null });
     expect(applyUnpause(e, 100n)).toEqual({ completed_pause_blocks: 12n, active: null });
     expect(() => applyUnpause(NEVER_PAUSED, 5n)).toThrow();
+  });
+
+  it("ExtendPause must move the expiry strictly later, and only while the interval still covers H", () => {
+    const p = applyPause(NEVER_PAUSED, 10n, 5n); // [10, 15)
+    expect(() => applyExtendPause(p, 12n, 3n)).toThrow(/must move the expiry later/); // 12 + 3 = 15: not later
+    expect(applyExtendPause(p, 12n, 4n).active).toEqual({ paused_at_block: 10n, expires_at_block: 16n });
+    expect(applyExtendPause(p, 14n, 2n).active).toEqual({ paused_at_block: 10n, expires_at_block: 16n });
+    expect(() => applyExtendPause(p, 15n, 5n)).toThrow(/not paused/); // lapsed at its expiry height
+    expect(() => applyExtendPause(NEVER_PAUSED, 15n, 5n)).toThrow(/not paused/);
+  });
+
+  it("pause-breaker boundary: the breaker is on at H exactly when block H is counted as a paused block (fast-check)", () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 1n, max: 1000n }), fc.bigInt({ min: 1n, max: 50n }), fc.bigInt({ min: 0n, max: 100n }), (start, blocks, h) => {
+        const p = applyPause(NEVER_PAUSED, start, blocks);
+        const H = start + h;
+        expect(isPaused(p, H)).toBe(coverage(p, H + 1n) - coverage(p, H) === 1n);
+        expect(isPaused(p, start - 1n)).toBe(false);
+      }),
+      { seed: 9 },
+    );
+    const p = applyPause(NEVER_PAUSED, 10n, 5n);
+    expect([9n, 10n, 14n, 15n].map((h) => isPaused(p, h))).toEqual([false, true, true, false]);
   });
 
   it("effective_rent_height never exceeds H and never decreases as H grows (fast-check)", () => {
