@@ -193,21 +193,25 @@ describe("§4.4 CreateStream with a PriceQuoteV1", () => {
   it("§4.4 each binding is checked: owner, stream, generation, class, capacity, floor, expiry, key id, signature, context", () => {
     const t = chainWithProvider();
     const cfg = standardConfig();
-    const bad = (over: Parameters<TestChain["quote"]>[0], signer?: Uint8Array) =>
-      errorOf(t, ix.createStream({ price_quote: t.quote(over, signer) }));
-    expect(bad({ owner: OTHER })).toBe("PricingBasisInvalid");
-    expect(bad({ stream_id: t.streamId(OWNER, 1n) })).toBe("PricingBasisInvalid");
-    expect(bad({ pricing_generation: 2n })).toBe("PricingBasisInvalid");
-    expect(bad({ delivery_class: "Fast" })).toBe("PricingBasisInvalid");
-    expect(bad({ retained_bytes: cfg.retained_bytes_limit + 1n })).toBe("PricingBasisInvalid");
-    expect(bad({ append_bytes_sec: 0n })).toBe("PricingBasisInvalid");
-    expect(bad({ delivered_bytes_sec: 0n })).toBe("PricingBasisInvalid");
-    expect(bad({ rate_per_block: 7_999n })).toBe("PricingBasisInvalid");
-    expect(bad({ valid_until_block: 1n })).toBe("PricingBasisInvalid"); // expired blocks before the executing height
-    expect(bad({ signing_key_id: new Uint8Array(32) })).toBe("PricingBasisInvalid");
-    expect(bad({}, seed(77))).toBe("PricingBasisInvalid");
-    expect(bad({ context: { ...t.context(), chain_id: 8n } })).toBe("ChainInstanceMismatch");
-    expect(bad({ context: { ...t.context(), chain_instance_id: new Uint8Array(32) } })).toBe("ChainInstanceMismatch");
+    // Each refusal names the binding that failed (§4.4), so one check cannot hide behind another.
+    const bad = (over: Parameters<TestChain["quote"]>[0], signer?: Uint8Array) => {
+      const error = t.tx(cbqs(OWNER, ix.createStream({ price_quote: t.quote(over, signer) }))).error;
+      return `${error?.name}: ${error?.message}`;
+    };
+    const invalid = (reason: string) => `PricingBasisInvalid: price quote ${reason} (§4.4)`;
+    expect(bad({ owner: OTHER })).toBe(invalid("names another owner"));
+    expect(bad({ stream_id: t.streamId(OWNER, 1n) })).toBe(invalid("binds another stream_id"));
+    expect(bad({ pricing_generation: 2n })).toBe(invalid("pricing_generation 2 is not 1"));
+    expect(bad({ delivery_class: "Fast" })).toBe(invalid("delivery class differs from the stream's"));
+    expect(bad({ retained_bytes: cfg.retained_bytes_limit + 1n })).toBe(invalid("retained_bytes differs from config.retained_bytes_limit"));
+    expect(bad({ append_bytes_sec: 0n })).toBe(invalid("append_bytes_sec differs from config.max_append_bytes_per_sec"));
+    expect(bad({ delivered_bytes_sec: 0n })).toBe(invalid("delivered_bytes_sec differs from config.max_delivered_bytes_per_sec"));
+    expect(bad({ rate_per_block: 7_999n })).toBe(invalid("rate 7999 is below CBQS_MIN_RATE_PER_BLOCK"));
+    expect(bad({ valid_until_block: 1n })).toBe(invalid("expired at block 1")); // expired blocks before the executing height
+    expect(bad({ signing_key_id: new Uint8Array(32) })).toBe(invalid("signing_key_id is not the provider's quote_key id"));
+    expect(bad({}, seed(77))).toBe(invalid("signature does not verify"));
+    expect(bad({ context: { ...t.context(), chain_id: 8n } })).toMatch(/^ChainInstanceMismatch: /);
+    expect(bad({ context: { ...t.context(), chain_instance_id: new Uint8Array(32) } })).toMatch(/^ChainInstanceMismatch: /);
     // valid_until_block equal to the executing height is still valid
     expect(t.tx(cbqs(OWNER, ix.createStream({ price_quote: t.quote({ valid_until_block: t.height + 1n }) }))).status).toBe("ok");
   });
@@ -231,7 +235,10 @@ describe("§4.4 spec-fidelity audit: the quote is bound to the named provider's 
   it("§4.4 a quote naming another provider, or signed by the provider's signing_key instead of its quote_key, is rejected", () => {
     const t = chainWithProvider();
     t.ok(cbqs(PROVIDER2, ix.registerProvider()));
-    expect(errorOf(t, ix.createStream({ price_quote: t.quote({ provider: PROVIDER2 }) }))).toBe("PricingBasisInvalid");
+    expect(t.tx(cbqs(OWNER, ix.createStream({ price_quote: t.quote({ provider: PROVIDER2 }) }))).error).toMatchObject({
+      name: "PricingBasisInvalid",
+      message: "price quote names another provider (§4.4)",
+    });
     const bySigningKey = t.quote({ signing_key_id: signingKeyId(pubKey(SIGNING_SEED)) }, SIGNING_SEED);
     expect(errorOf(t, ix.createStream({ price_quote: bySigningKey }))).toBe("PricingBasisInvalid");
   });

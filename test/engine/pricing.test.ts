@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import type { BaseRateClassV1, BaseRateScheduleV1, DeliveryClass, ProviderRecordV1, StreamConfigV1 } from "../../src/codec/types.js";
 import { GovernanceBounds } from "../../src/engine/context.js";
 import { CbqsError } from "../../src/engine/errors.js";
-import { adjustReservation, deriveBaseRate, validateStreamConfig, type Capacity } from "../../instructions/pricing.js";
+import { adjustReservation, deriveBaseRate, sameCapacity, validateStreamConfig, type Capacity } from "../../instructions/pricing.js";
+import { U128_MAX, U64_MAX } from "../../src/engine/math.js";
 import { OPEN_ADMISSION, standardConfig } from "./harness.js";
 
 const bounds = new GovernanceBounds(
@@ -34,17 +35,18 @@ const check = (config: StreamConfigV1, cls: DeliveryClass = "Standard", previous
 
 describe("§4.2 stream configuration bounds, each at its value and one past it", () => {
   it("Standard: every bound accepts its maximum and refuses one more, naming the field", () => {
-    const cases: Array<[keyof StreamConfigV1, bigint | number, bigint | number]> = [
-      ["max_message_bytes", 1_000, 1_001],
-      ["max_lanes", 50, 51],
-      ["retention_ms", 2_592_000_000n, 2_592_000_001n],
-      ["idempotency_horizon_ms", 604_800_000n, 604_800_001n],
-      ["max_visibility_ms", 900_000n, 900_001n],
-      ["default_max_attempts", 100, 101],
+    const cases: Array<[keyof StreamConfigV1, bigint | number, bigint | number, string]> = [
+      ["max_message_bytes", 1_000, 1_001, "live cbqs.max_inline_message_bytes"],
+      ["max_lanes", 50, 51, "live cbqs.max_lanes_per_stream"],
+      ["retention_ms", 2_592_000_000n, 2_592_000_001n, "§18 Maximum of cbqs.standard.retention_ms"],
+      ["idempotency_horizon_ms", 604_800_000n, 604_800_001n, "§18 Maximum of cbqs.standard.idempotency_horizon_ms"],
+      ["max_visibility_ms", 900_000n, 900_001n, "§18 Maximum of cbqs.standard.visibility_ms"],
+      ["default_max_attempts", 100, 101, "§18 Maximum of cbqs.standard.max_attempts"],
     ];
-    for (const [field, max, over] of cases) {
-      expect(check(standard({ [field]: max })), field).toBe("ok");
-      expect(check(standard({ [field]: over })), field).toMatch(new RegExp(`^InvalidStreamConfig: config\\.${field} = ${over} exceeds .* \\(§4\\.2\\)$`));
+    for (const [field, max, over, source] of cases) {
+      const visibility = field === "max_visibility_ms" ? { default_visibility_ms: 1n } : {};
+      expect(check(standard({ [field]: max, ...visibility })), field).toBe("ok");
+      expect(check(standard({ [field]: over, ...visibility })), field).toBe(`InvalidStreamConfig: config.${field} = ${over} exceeds ${source} ${max} (§4.2)`);
     }
     expect(check(standard({ default_visibility_ms: 60_000n, max_visibility_ms: 60_000n }))).toBe("ok");
     expect(check(standard({ default_visibility_ms: 60_001n, max_visibility_ms: 60_000n }))).toMatch(/^InvalidStreamConfig: config\.default_visibility_ms = 60001 exceeds max_visibility_ms 60000/);
@@ -65,14 +67,14 @@ describe("§4.2 stream configuration bounds, each at its value and one past it",
     expect(check(fast({}), "Fast")).toBe("ok");
     // Standard-only bounds do not apply to a Fast stream.
     expect(check(fast({ default_max_attempts: 0, idempotency_horizon_ms: 10n ** 12n, max_visibility_ms: 10n ** 12n }), "Fast")).toBe("ok");
-    const cases: Array<[keyof StreamConfigV1, bigint | number, bigint | number]> = [
-      ["retention_ms", 86_400_000n, 86_400_001n],
-      ["fast_batch_max_ms", 1_000, 1_001],
-      ["fast_batch_max_records", 65_536, 65_537],
+    const cases: Array<[keyof StreamConfigV1, bigint | number, bigint | number, string]> = [
+      ["retention_ms", 86_400_000n, 86_400_001n, "§18 Maximum of cbqs.fast.retention_ms"],
+      ["fast_batch_max_ms", 1_000, 1_001, "§18 Maximum of cbqs.fast.batch_max_ms"],
+      ["fast_batch_max_records", 65_536, 65_537, "§18 Maximum of cbqs.fast.batch_max_records"],
     ];
-    for (const [field, max, over] of cases) {
+    for (const [field, max, over, source] of cases) {
       expect(check(fast({ [field]: max, max_message_bytes: 1 }), "Fast"), field).toBe("ok");
-      expect(check(fast({ [field]: over, max_message_bytes: 1 }), "Fast"), field).toMatch(new RegExp(`^InvalidStreamConfig: config\\.${field} = ${over} exceeds`));
+      expect(check(fast({ [field]: over, max_message_bytes: 1 }), "Fast"), field).toBe(`InvalidStreamConfig: config.${field} = ${over} exceeds ${source} ${max} (§4.2)`);
     }
     for (const field of ["fast_batch_max_ms", "fast_batch_max_records"] as const) {
       expect(check(fast({ [field]: 0 }), "Fast"), field).toBe(`InvalidStreamConfig: config.${field} must be nonzero (§4.2)`);
@@ -120,6 +122,23 @@ describe("§4.5 governance-base rate", () => {
     const cheap = schedule(unitClass({ retained_unit_rate_per_block: 7_999n, throughput_unit_rate_per_block: 0n, delivered_unit_rate_per_block: 0n }));
     expect(deriveBaseRate(cheap, "Standard", cap(1n, 0n, 0n))).toBe(8_000n);
     expect(deriveBaseRate(cheap, "Standard", cap(101n, 0n, 0n))).toBe(15_998n);
+  });
+
+  it("a product or sum above u128 is an overflow naming the part", () => {
+    const huge = schedule(unitClass({ retained_unit_bytes: 1n, throughput_unit_bytes_per_sec: 1n, delivered_unit_bytes_per_sec: 1n }));
+    const big = U128_MAX / 1_000n + 1n; // × the retained rate 1,000 overflows
+    expect(outcome(() => deriveBaseRate(huge, "Standard", cap(big, 0n, 0n)))).toBe("ArithmeticOverflow: retained rent overflows");
+    expect(outcome(() => deriveBaseRate(huge, "Standard", cap(0n, big, 0n)))).toBe("ArithmeticOverflow: throughput rent overflows");
+    expect(outcome(() => deriveBaseRate(huge, "Standard", cap(0n, 0n, big)))).toBe("ArithmeticOverflow: delivered rent overflows");
+    const third = U128_MAX / 100_000n; // each product fits; their sum does not
+    expect(outcome(() => deriveBaseRate(huge, "Standard", cap(third * 100n, third * 10n, third)))).toBe("ArithmeticOverflow: base rate overflows");
+    expect(outcome(() => deriveBaseRate(huge, "Standard", cap(0n, third * 10n, third)))).toBe("ArithmeticOverflow: base rate overflows");
+  });
+
+  it("sameCapacity compares all three priced fields", () => {
+    const base = cap(1n, 2n, 3n);
+    expect(sameCapacity(base, cap(1n, 2n, 3n))).toBe(true);
+    for (const other of [cap(9n, 2n, 3n), cap(1n, 9n, 3n), cap(1n, 2n, 9n)]) expect(sameCapacity(base, other)).toBe(false);
   });
 
   it("an all-zero capacity and a zero unit size are refused, each with its own error", () => {
@@ -189,11 +208,19 @@ describe("§5 base-rate reservation totals", () => {
     }
   });
 
+  it("a total above its type is an overflow naming the total", () => {
+    const full = provider([U64_MAX, U128_MAX, U128_MAX, U128_MAX]);
+    expect(outcome(() => adjustReservation(full, none, { streams: 1n, cap: cap(0n, 0n, 0n) }))).toBe("ArithmeticOverflow: reserved_streams overflows");
+    expect(outcome(() => adjustReservation(full, none, { streams: 0n, cap: cap(1n, 0n, 0n) }))).toBe("ArithmeticOverflow: retained_bytes overflows");
+    expect(outcome(() => adjustReservation(full, none, { streams: 0n, cap: cap(0n, 1n, 0n) }))).toBe("ArithmeticOverflow: append_bytes_per_sec overflows");
+    expect(outcome(() => adjustReservation(full, none, { streams: 0n, cap: cap(0n, 0n, 1n) }))).toBe("ArithmeticOverflow: delivered_bytes_per_sec overflows");
+  });
+
   it("releasing more than is reserved is an overflow, never a negative total", () => {
     const p = provider([1n, 100n, 10n, 20n]);
-    expect(outcome(() => adjustReservation(p, { streams: 2n, cap: cap(0n, 0n, 0n) }, none))).toMatch(/^ArithmeticOverflow: reserved_streams/);
-    expect(outcome(() => adjustReservation(p, { streams: 0n, cap: cap(101n, 0n, 0n) }, none))).toMatch(/^ArithmeticOverflow: retained_bytes/);
-    expect(outcome(() => adjustReservation(p, { streams: 0n, cap: cap(0n, 11n, 0n) }, none))).toMatch(/^ArithmeticOverflow: append_bytes_per_sec/);
-    expect(outcome(() => adjustReservation(p, { streams: 0n, cap: cap(0n, 0n, 21n) }, none))).toMatch(/^ArithmeticOverflow: delivered_bytes_per_sec/);
+    expect(outcome(() => adjustReservation(p, { streams: 2n, cap: cap(0n, 0n, 0n) }, none))).toMatch(/^ArithmeticOverflow: reserved_streams overflows$/);
+    expect(outcome(() => adjustReservation(p, { streams: 0n, cap: cap(101n, 0n, 0n) }, none))).toMatch(/^ArithmeticOverflow: retained_bytes overflows$/);
+    expect(outcome(() => adjustReservation(p, { streams: 0n, cap: cap(0n, 11n, 0n) }, none))).toMatch(/^ArithmeticOverflow: append_bytes_per_sec overflows$/);
+    expect(outcome(() => adjustReservation(p, { streams: 0n, cap: cap(0n, 0n, 21n) }, none))).toMatch(/^ArithmeticOverflow: delivered_bytes_per_sec overflows$/);
   });
 });
