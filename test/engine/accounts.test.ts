@@ -152,14 +152,31 @@ describe("CIP-12 pause record encoding (src/engine/pause.ts)", () => {
     }
   });
 
-  it("the record key depends on governance and actor, and the caller's copy cannot corrupt the next one", () => {
+  it("the record key depends on governance and actor, and no caller's array can corrupt the cached one", () => {
     const k1 = pauseRecordKey(A, REGISTRY_ADDRESS);
-    const again = pauseRecordKey(A, REGISTRY_ADDRESS);
+    const again = pauseRecordKey(A, REGISTRY_ADDRESS); // served from the cache
     expect(again).toEqual(k1);
     k1.fill(0);
-    expect(pauseRecordKey(A, REGISTRY_ADDRESS)).toEqual(again);
+    again.fill(0);
+    expect(pauseRecordKey(A, REGISTRY_ADDRESS)).toEqual(pauseRecordKey(addr(0xa1), REGISTRY_ADDRESS.slice()));
+    expect(pauseRecordKey(A, REGISTRY_ADDRESS).some((b) => b !== 0)).toBe(true);
+    // The caller's governance and actor arrays, changed after the call, do not change what is cached.
+    const fresh = (g: Uint8Array, a: Uint8Array) => {
+      pauseRecordKey(C, C); // evict
+      return pauseRecordKey(g, a);
+    };
+    const gov = addr(0x01);
+    const keyOf01 = pauseRecordKey(gov, REGISTRY_ADDRESS);
+    gov.fill(0x02);
+    expect(pauseRecordKey(addr(0x02), REGISTRY_ADDRESS)).toEqual(fresh(addr(0x02), REGISTRY_ADDRESS));
+    expect(pauseRecordKey(addr(0x02), REGISTRY_ADDRESS)).not.toEqual(keyOf01);
+    const actor = addr(0x03);
+    const keyOf03 = pauseRecordKey(A, actor);
+    actor.fill(0x04);
+    expect(pauseRecordKey(A, addr(0x04))).not.toEqual(keyOf03);
+    expect(pauseRecordKey(A, addr(0x04))).toEqual(fresh(A, addr(0x04)));
     const keys = [pauseRecordKey(B, REGISTRY_ADDRESS), pauseRecordKey(A, C), pauseRecordKey(A, REGISTRY_ADDRESS)].map(toHex);
     expect(new Set(keys).size).toBe(3);
-    expect(keys[2]).toBe(toHex(again));
+    expect(keys[2]).toBe(toHex(fresh(A, REGISTRY_ADDRESS)));
   });
 });

@@ -57,6 +57,31 @@ describe("Denial of service: pause accounting", () => {
     expect([9n, 10n, 14n, 15n].map((h) => isPaused(p, h))).toEqual([false, true, true, false]);
   });
 
+  it("a Pause at exactly the prior interval's expiry height folds it and starts a new one", () => {
+    const p = applyPause(NEVER_PAUSED, 10n, 5n); // [10, 15)
+    expect(applyPause(p, 15n, 3n)).toEqual({ completed_pause_blocks: 5n, active: { paused_at_block: 15n, expires_at_block: 18n } });
+    expect(() => applyPause(p, 14n, 3n)).toThrow(/already paused/);
+  });
+
+  it("pause arithmetic is checked and each refusal says which quantity", () => {
+    const U64_MAX = (1n << 64n) - 1n;
+    const reason = (f: () => unknown) => {
+      try {
+        f();
+        return "ok";
+      } catch (err) {
+        return (err as Error).message;
+      }
+    };
+    expect(reason(() => applyPause(NEVER_PAUSED, 10n, 0n))).toBe("Pause blocks must be at least 1");
+    expect(reason(() => applyPause(NEVER_PAUSED, U64_MAX, 1n))).toBe("pause expiry overflows");
+    expect(reason(() => applyExtendPause(applyPause(NEVER_PAUSED, U64_MAX - 2n, 1n), U64_MAX - 2n, 3n))).toBe("pause expiry overflows");
+    const p = applyPause(NEVER_PAUSED, 10n, 5n);
+    expect(reason(() => coverage(p, 9n))).toBe("pause coverage overflows"); // a height before the interval
+    expect(reason(() => coverage({ completed_pause_blocks: U64_MAX, active: { paused_at_block: 1n, expires_at_block: 3n } }, 2n))).toBe("pause coverage overflows");
+    expect(reason(() => effectiveRentHeight({ completed_pause_blocks: 10n, active: null }, 5n))).toBe("effective rent height overflows");
+  });
+
   it("effective_rent_height never exceeds H and never decreases as H grows (fast-check)", () => {
     fc.assert(
       fc.property(fc.bigInt({ min: 0n, max: 1000n }), fc.bigInt({ min: 1n, max: 1000n }), fc.bigInt({ min: 0n, max: 3000n }), (start, blocks, h) => {
