@@ -299,19 +299,12 @@ function canonicalRoot(common: ParsedCommon, graftedRoot: Uint8Array, config: Qm
   return combineRoots(config.hasher, common.opsRoot, graftedRoot, partial);
 }
 
-function elementFor(entry: Located, common: ParsedCommon, config: QmdbConfig) {
+function elementFor(entry: Located, config: QmdbConfig) {
   const chunkBits = config.chunkBytes * 8;
-  // MMR: every complete chunk is graftable.
   return {
     element: config.codec.encode({ kind: "update", key: entry.key, value: entry.value }),
     loc: entry.loc,
-    ph: graftingProofHasher(
-      config.hasher,
-      Math.log2(chunkBits),
-      Math.floor(entry.loc / chunkBits),
-      [entry.chunk],
-      Math.floor(common.leaves / chunkBits),
-    ),
+    ph: graftingProofHasher(config.hasher, Math.log2(chunkBits), Math.floor(entry.loc / chunkBits), [entry.chunk]),
   };
 }
 
@@ -400,7 +393,6 @@ function reconstructExclusionRoot(proof: unknown, config: QmdbConfig, digestLeng
   const chunkCount = Math.floor((end - 1) / chunkBits) - startChunk + 1;
   if (!Array.isArray(rawChunks) || rawChunks.length !== chunkCount) throw new ProofError(`chunks must list ${chunkCount} chunks`);
   const chunks = rawChunks.map((c, i) => asHex(c, `chunks[${i}]`, config.chunkBytes));
-  const complete = Math.floor(common.leaves / chunkBits);
   const hasPartial = common.leaves % chunkBits !== 0;
   if (hasPartial !== (common.partial !== undefined)) throw new ProofError("partial_chunk_digest presence mismatch");
   if (hasPartial && !bytesEqual(config.hasher.hash(chunks[chunks.length - 1]!), common.partial!)) {
@@ -418,7 +410,7 @@ function reconstructExclusionRoot(proof: unknown, config: QmdbConfig, digestLeng
     inactivePeaks: common.inactivePeaks,
     digests: asDigests(field(record, "digests"), MAX_PROOF_DIGESTS_PER_ELEMENT, digestLength),
   };
-  const ph = graftingProofHasher(config.hasher, Math.log2(chunkBits), startChunk, chunks, complete);
+  const ph = graftingProofHasher(config.hasher, Math.log2(chunkBits), startChunk, chunks);
   const elements = ops.map((op) => config.codec.encode(op));
   return canonicalRoot(common, reconstructRangeRoot(ph, mmrProof, elements, start, BAGGING), config);
 }
@@ -440,7 +432,7 @@ function reconstructRoot(proof: unknown, config: QmdbConfig): Uint8Array {
       digests: asDigests(field(record, "digests"), MAX_PROOF_DIGESTS_PER_ELEMENT, digestLength),
     };
     checkEntry(entry, common, config);
-    const { element, ph } = elementFor(entry, common, config);
+    const { element, ph } = elementFor(entry, config);
     return canonicalRoot(common, reconstructRangeRoot(ph, mmrProof, [element], entry.loc, BAGGING), config);
   }
   const record = asRecord(proof, "proof", MULTI_FIELDS);
@@ -459,7 +451,7 @@ function reconstructRoot(proof: unknown, config: QmdbConfig): Uint8Array {
   for (const entry of entries) checkEntry(entry, common, config);
   const grafted = reconstructMultiRoot(
     mmrProof,
-    entries.map((e) => elementFor(e, common, config)),
+    entries.map((e) => elementFor(e, config)),
     BAGGING,
   );
   return canonicalRoot(common, grafted, config);

@@ -75,11 +75,14 @@ export class AccountLedger {
 
   // Zero amounts move nothing and touch no state.
 
-  /** §5: a u128 wire amount is checked into u64; exceeding u64 or the balance is insufficient balance. */
+  /**
+   * §5: a u128 wire amount is checked into u64; exceeding u64 or the balance is insufficient
+   * balance. One comparison does both: every balance is a u64 (decoded as one, credited checked).
+   */
   debit(address: Address, amount: bigint, what: string): void {
     if (amount === 0n) return;
     const e = this.entry(address);
-    if (amount > U64_MAX || amount > e.balance) {
+    if (amount > e.balance) {
       reject("InsufficientBalance", `${what}: ${toHex(address)} holds ${e.balance}, needs ${amount}`);
     }
     e.balance -= amount;

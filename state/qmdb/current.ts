@@ -65,16 +65,12 @@ export function combineRoots(
 /**
  * Proof hasher of a "current" verifier (grafting.rs `Verifier`): below and above the grafting
  * height it hashes like the MMR; at the grafting height it folds in the supplied bitmap chunk
- * (`chunks[i]` is chunk `startChunk + i`) unless that chunk is all zero, not supplied, or not yet
- * graftable.
+ * (`chunks[i]` is chunk `startChunk + i`) unless that chunk is all zero or not supplied.
+ * commonware's Verifier also skips chunks that are not yet graftable; in the MMR family a node
+ * at the grafting height exists only over a complete chunk, and every complete chunk is
+ * graftable, so that case cannot arise here.
  */
-export function graftingProofHasher(
-  hasher: Hasher,
-  height: number,
-  startChunk: number,
-  chunks: readonly Uint8Array[],
-  graftableChunks: number,
-): ProofHasher {
+export function graftingProofHasher(hasher: Hasher, height: number, startChunk: number, chunks: readonly Uint8Array[]): ProofHasher {
   const standard = standardProofHasher(hasher);
   return {
     hasher,
@@ -84,7 +80,7 @@ export function graftingProofHasher(
       if (sub.height !== height) return opsNode;
       const index = sub.leafStart / 2 ** height;
       const chunk = chunks[index - startChunk];
-      if (index >= graftableChunks || chunk === undefined || chunk.every((b) => b === 0)) return opsNode;
+      if (chunk === undefined || chunk.every((b) => b === 0)) return opsNode;
       return hasher.hash(concatBytes(chunk, opsNode));
     },
   };

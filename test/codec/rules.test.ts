@@ -1,11 +1,14 @@
 // One test per §14 encoding rule and per decode-time bound / structural invariant.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   DecodeError,
   EncodeError,
+  JsonValueError,
   codecs,
   decode,
   encode,
+  fromJson,
   type Codec,
   type DecodeErrorKind,
 } from "../../src/codec/index.js";
@@ -341,6 +344,25 @@ describe("§7 grant bounds", () => {
     const dup = bytesOf("03" + be(2, 4) + "01".repeat(32) + "01".repeat(32));
     expectReject(codecs.LaneScopeV1, dup, { kind: "InvalidValue", path: "lane_ids[1]" });
     expect(() => encode(codecs.LaneScopeV1, { type: "Set", lane_ids: [fill(32, 2), fill(32, 1)] })).toThrow(EncodeError);
+  });
+
+  it("vector uniqueness (§7.2, decisions.md): a lane Set with any id repeated is refused by decode, encode and JSON alike (fast-check)", () => {
+    const laneId = fc.uint8Array({ minLength: 32, maxLength: 32 });
+    fc.assert(
+      fc.property(fc.uniqueArray(laneId, { minLength: 1, maxLength: 6, selector: hex }), fc.nat(), (ids, pick) => {
+        const sorted = [...ids].sort((a, b) => Buffer.compare(a, b));
+        const at = pick % sorted.length;
+        const repeated = [...sorted.slice(0, at + 1), sorted[at]!, ...sorted.slice(at + 1)];
+        const wire = bytesOf("03" + be(repeated.length, 4) + repeated.map(hex).join(""));
+        expectReject(codecs.LaneScopeV1, wire, { kind: "InvalidValue", path: `lane_ids[${at + 1}]` });
+        expect(() => encode(codecs.LaneScopeV1, { type: "Set", lane_ids: repeated })).toThrow(EncodeError);
+        expect(() => fromJson(codecs.LaneScopeV1, { Set: repeated.map((id) => "0x" + hex(id)) })).toThrow(JsonValueError);
+        // The same ids without the repeat are accepted on every path.
+        expect(decode(codecs.LaneScopeV1, encode(codecs.LaneScopeV1, { type: "Set", lane_ids: sorted }))).toEqual({ type: "Set", lane_ids: sorted });
+        expect(fromJson(codecs.LaneScopeV1, { Set: sorted.map((id) => "0x" + hex(id)) })).toEqual({ type: "Set", lane_ids: sorted });
+      }),
+      { numRuns: 50, seed: 9 },
+    );
   });
 
   it("§7: unknown verb bits (above bit 6) are rejected", () => {

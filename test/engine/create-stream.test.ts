@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { keyStreamId, signingKeyId } from "../../src/codec/derive.js";
 import { quoteDigest } from "../../src/codec/signing.js";
+import type { StreamConfigV1 } from "../../src/codec/types.js";
 import { REGISTRY_ADDRESS, ZERO_ADDRESS } from "../../src/engine/layout.js";
 import {
   cbqs,
@@ -71,11 +72,23 @@ describe("§5 CreateStream", () => {
     expect(t.chain.stream(t.streamId())!.rate_per_block).toBe(8_000n);
   });
 
-  it("§4.5 units are ceil-divided: one byte over a unit costs a second unit", () => {
+  it("§4.5 units are ceil-divided: one byte over a unit costs a second unit, in each priced field (throughput rounding included)", () => {
     const t = chainWithProvider();
-    const cfg = standardConfig({ retained_bytes_limit: (1n << 30n) + 1n });
-    t.ok(cbqs(OWNER, ix.createStream({ config: cfg })));
-    expect(t.chain.stream(t.streamId())!.rate_per_block).toBe(2n * 67n + 13_300n + 66_700n);
+    const MiB = 1n << 20n;
+    // [config, retained units, throughput units, delivered units]; delivered ≥ append (§4.2).
+    const cases: Array<[Partial<StreamConfigV1>, bigint, bigint, bigint]> = [
+      [{ retained_bytes_limit: (1n << 30n) + 1n }, 2n, 1n, 1n],
+      [{ max_append_bytes_per_sec: 1_048_577n, max_delivered_bytes_per_sec: 2n * MiB }, 1n, 2n, 2n],
+      [{ max_append_bytes_per_sec: 1_048_577n, max_delivered_bytes_per_sec: 1_048_577n }, 1n, 2n, 2n],
+      [{ max_append_bytes_per_sec: MiB - 1n, max_delivered_bytes_per_sec: MiB + 1n }, 1n, 1n, 2n],
+    ];
+    cases.forEach(([over, retained, throughput, delivered], nonce) => {
+      t.ok(cbqs(OWNER, ix.createStream({ owner_nonce: BigInt(nonce), config: standardConfig(over) })));
+      const rate = t.chain.stream(t.streamId(OWNER, BigInt(nonce)))!.rate_per_block;
+      expect(rate, JSON.stringify(over, (_, v) => (typeof v === "bigint" ? String(v) : v))).toBe(
+        retained * 67n + throughput * 13_300n + delivered * 66_700n,
+      );
+    });
   });
 
   it("§5 governance base needs accepts_new (BaseRateNotAccepted) and must fit every cap (BaseRateCapacityExceeded)", () => {
@@ -180,21 +193,25 @@ describe("§4.4 CreateStream with a PriceQuoteV1", () => {
   it("§4.4 each binding is checked: owner, stream, generation, class, capacity, floor, expiry, key id, signature, context", () => {
     const t = chainWithProvider();
     const cfg = standardConfig();
-    const bad = (over: Parameters<TestChain["quote"]>[0], signer?: Uint8Array) =>
-      errorOf(t, ix.createStream({ price_quote: t.quote(over, signer) }));
-    expect(bad({ owner: OTHER })).toBe("PricingBasisInvalid");
-    expect(bad({ stream_id: t.streamId(OWNER, 1n) })).toBe("PricingBasisInvalid");
-    expect(bad({ pricing_generation: 2n })).toBe("PricingBasisInvalid");
-    expect(bad({ delivery_class: "Fast" })).toBe("PricingBasisInvalid");
-    expect(bad({ retained_bytes: cfg.retained_bytes_limit + 1n })).toBe("PricingBasisInvalid");
-    expect(bad({ append_bytes_sec: 0n })).toBe("PricingBasisInvalid");
-    expect(bad({ delivered_bytes_sec: 0n })).toBe("PricingBasisInvalid");
-    expect(bad({ rate_per_block: 7_999n })).toBe("PricingBasisInvalid");
-    expect(bad({ valid_until_block: 1n })).toBe("PricingBasisInvalid"); // executing height is 2
-    expect(bad({ signing_key_id: new Uint8Array(32) })).toBe("PricingBasisInvalid");
-    expect(bad({}, seed(77))).toBe("PricingBasisInvalid");
-    expect(bad({ context: { ...t.context(), chain_id: 8n } })).toBe("ChainInstanceMismatch");
-    expect(bad({ context: { ...t.context(), chain_instance_id: new Uint8Array(32) } })).toBe("ChainInstanceMismatch");
+    // Each refusal names the binding that failed (§4.4), so one check cannot hide behind another.
+    const bad = (over: Parameters<TestChain["quote"]>[0], signer?: Uint8Array) => {
+      const error = t.tx(cbqs(OWNER, ix.createStream({ price_quote: t.quote(over, signer) }))).error;
+      return `${error?.name}: ${error?.message}`;
+    };
+    const invalid = (reason: string) => `PricingBasisInvalid: price quote ${reason} (§4.4)`;
+    expect(bad({ owner: OTHER })).toBe(invalid("names another owner"));
+    expect(bad({ stream_id: t.streamId(OWNER, 1n) })).toBe(invalid("binds another stream_id"));
+    expect(bad({ pricing_generation: 2n })).toBe(invalid("pricing_generation 2 is not 1"));
+    expect(bad({ delivery_class: "Fast" })).toBe(invalid("delivery class differs from the stream's"));
+    expect(bad({ retained_bytes: cfg.retained_bytes_limit + 1n })).toBe(invalid("retained_bytes differs from config.retained_bytes_limit"));
+    expect(bad({ append_bytes_sec: 0n })).toBe(invalid("append_bytes_sec differs from config.max_append_bytes_per_sec"));
+    expect(bad({ delivered_bytes_sec: 0n })).toBe(invalid("delivered_bytes_sec differs from config.max_delivered_bytes_per_sec"));
+    expect(bad({ rate_per_block: 7_999n })).toBe(invalid("rate 7999 is below CBQS_MIN_RATE_PER_BLOCK"));
+    expect(bad({ valid_until_block: 1n })).toBe(invalid("expired at block 1")); // expired blocks before the executing height
+    expect(bad({ signing_key_id: new Uint8Array(32) })).toBe(invalid("signing_key_id is not the provider's quote_key id"));
+    expect(bad({}, seed(77))).toBe(invalid("signature does not verify"));
+    expect(bad({ context: { ...t.context(), chain_id: 8n } })).toMatch(/^ChainInstanceMismatch: /);
+    expect(bad({ context: { ...t.context(), chain_instance_id: new Uint8Array(32) } })).toMatch(/^ChainInstanceMismatch: /);
     // valid_until_block equal to the executing height is still valid
     expect(t.tx(cbqs(OWNER, ix.createStream({ price_quote: t.quote({ valid_until_block: t.height + 1n }) }))).status).toBe("ok");
   });
@@ -218,7 +235,10 @@ describe("§4.4 spec-fidelity audit: the quote is bound to the named provider's 
   it("§4.4 a quote naming another provider, or signed by the provider's signing_key instead of its quote_key, is rejected", () => {
     const t = chainWithProvider();
     t.ok(cbqs(PROVIDER2, ix.registerProvider()));
-    expect(errorOf(t, ix.createStream({ price_quote: t.quote({ provider: PROVIDER2 }) }))).toBe("PricingBasisInvalid");
+    expect(t.tx(cbqs(OWNER, ix.createStream({ price_quote: t.quote({ provider: PROVIDER2 }) }))).error).toMatchObject({
+      name: "PricingBasisInvalid",
+      message: "price quote names another provider (§4.4)",
+    });
     const bySigningKey = t.quote({ signing_key_id: signingKeyId(pubKey(SIGNING_SEED)) }, SIGNING_SEED);
     expect(errorOf(t, ix.createStream({ price_quote: bySigningKey }))).toBe("PricingBasisInvalid");
   });

@@ -76,7 +76,12 @@ export class TestChain {
   /** Executes one block at `height` (default: the next height). */
   block(txs: Transaction[], height = this.height + 1n): BlockOutcome {
     this.height = height;
-    return this.chain.executeBlock({ height, timestamp: height, txs });
+    const outcome = this.chain.executeBlock({ height, timestamp: height, txs });
+    // Every rejection names its reason in words (docs/errors.md), never an empty message.
+    for (const o of outcome.outcomes) {
+      if (o.status !== "ok" && !o.error?.message) throw new Error(`${o.error?.name} rejection without a reason`);
+    }
+    return outcome;
   }
 
   /** One transaction in its own block; returns its outcome. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { REGISTRY_ADDRESS } from "../../src/engine/layout.js";
-import { applyExtendPause, applyPause, applyUnpause, coverage, effectiveRentHeight, NEVER_PAUSED } from "../../src/engine/pause.js";
+import { applyExtendPause, applyPause, applyUnpause, coverage, effectiveRentHeight, isPaused, NEVER_PAUSED } from "../../src/engine/pause.js";
 import { cbqs, gov, ix, OTHER, OWNER, PROVIDER, snapshot, STANDARD_ONE_UNIT_RATE, TestChain, genesisConfig } from "./harness.js";
 
 const R = STANDARD_ONE_UNIT_RATE;
@@ -32,6 +32,54 @@ describe("Denial of service: pause accounting", () => {
     expect(applyUnpause(e, 14n)).toEqual({ completed_pause_blocks: 4n, active: null });
     expect(applyUnpause(e, 100n)).toEqual({ completed_pause_blocks: 12n, active: null });
     expect(() => applyUnpause(NEVER_PAUSED, 5n)).toThrow();
+  });
+
+  it("ExtendPause must move the expiry strictly later, and only while the interval still covers H", () => {
+    const p = applyPause(NEVER_PAUSED, 10n, 5n); // [10, 15)
+    expect(() => applyExtendPause(p, 12n, 3n)).toThrow(/must move the expiry later/); // 12 + 3 = 15: not later
+    expect(applyExtendPause(p, 12n, 4n).active).toEqual({ paused_at_block: 10n, expires_at_block: 16n });
+    expect(applyExtendPause(p, 14n, 2n).active).toEqual({ paused_at_block: 10n, expires_at_block: 16n });
+    expect(() => applyExtendPause(p, 15n, 5n)).toThrow(/not paused/); // lapsed at its expiry height
+    expect(() => applyExtendPause(NEVER_PAUSED, 15n, 5n)).toThrow(/not paused/);
+  });
+
+  it("pause-breaker boundary: the breaker is on at H exactly when block H is counted as a paused block (fast-check)", () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 1n, max: 1000n }), fc.bigInt({ min: 1n, max: 50n }), fc.bigInt({ min: 0n, max: 100n }), (start, blocks, h) => {
+        const p = applyPause(NEVER_PAUSED, start, blocks);
+        const H = start + h;
+        expect(isPaused(p, H)).toBe(coverage(p, H + 1n) - coverage(p, H) === 1n);
+        expect(isPaused(p, start - 1n)).toBe(false);
+      }),
+      { seed: 9 },
+    );
+    const p = applyPause(NEVER_PAUSED, 10n, 5n);
+    expect([9n, 10n, 14n, 15n].map((h) => isPaused(p, h))).toEqual([false, true, true, false]);
+  });
+
+  it("a Pause at exactly the prior interval's expiry height folds it and starts a new one", () => {
+    const p = applyPause(NEVER_PAUSED, 10n, 5n); // [10, 15)
+    expect(applyPause(p, 15n, 3n)).toEqual({ completed_pause_blocks: 5n, active: { paused_at_block: 15n, expires_at_block: 18n } });
+    expect(() => applyPause(p, 14n, 3n)).toThrow(/already paused/);
+  });
+
+  it("pause arithmetic is checked and each refusal says which quantity", () => {
+    const U64_MAX = (1n << 64n) - 1n;
+    const reason = (f: () => unknown) => {
+      try {
+        f();
+        return "ok";
+      } catch (err) {
+        return (err as Error).message;
+      }
+    };
+    expect(reason(() => applyPause(NEVER_PAUSED, 10n, 0n))).toBe("Pause blocks must be at least 1");
+    expect(reason(() => applyPause(NEVER_PAUSED, U64_MAX, 1n))).toBe("pause expiry overflows");
+    expect(reason(() => applyExtendPause(applyPause(NEVER_PAUSED, U64_MAX - 2n, 1n), U64_MAX - 2n, 3n))).toBe("pause expiry overflows");
+    const p = applyPause(NEVER_PAUSED, 10n, 5n);
+    expect(reason(() => coverage(p, 9n))).toBe("pause coverage overflows"); // a height before the interval
+    expect(reason(() => coverage({ completed_pause_blocks: U64_MAX, active: { paused_at_block: 1n, expires_at_block: 3n } }, 2n))).toBe("pause coverage overflows");
+    expect(reason(() => effectiveRentHeight({ completed_pause_blocks: 10n, active: null }, 5n))).toBe("effective rent height overflows");
   });
 
   it("effective_rent_height never exceeds H and never decreases as H grows (fast-check)", () => {

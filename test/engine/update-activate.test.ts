@@ -61,6 +61,18 @@ describe("§5 UpdateStream", () => {
     expect(t.chain.stream(id)!.authorization_generation).toBe(2n);
   });
 
+  it("authorization bump (§4.1): an admin-key change WITHOUT the flag bumps authorization_generation once, on main and key stream", () => {
+    const { t, id } = setup({ encrypted: true });
+    t.ok(cbqs(OWNER, update(id, { admin_key: pubKey(seed(52)) })));
+    expect([t.chain.stream(id)!.authorization_generation, t.chain.stream(keyStreamId(id))!.authorization_generation]).toEqual([2n, 2n]);
+    // Re-sending the same admin key is still a change request: it bumps again.
+    t.ok(cbqs(OWNER, update(id, { admin_key: pubKey(seed(52)) })));
+    expect(t.chain.stream(id)!.authorization_generation).toBe(3n);
+    // A change that touches neither the admin key nor the flag leaves the generation alone.
+    t.ok(cbqs(OWNER, update(id, { config: standardConfig({ max_lanes: 32 }) })));
+    expect(t.chain.stream(id)!.authorization_generation).toBe(3n);
+  });
+
   it("§6.1 an administrative update performs no settlement: escrow, status and last_settled_block untouched", () => {
     const { t, id } = setup();
     const before = t.chain.stream(id)!;
@@ -114,6 +126,25 @@ describe("§5 UpdateStream", () => {
     // replaying the accepted quote fails the generation binding
     const cfg3 = standardConfig({ retained_bytes_limit: 5n });
     expect(t0.tx(cbqs(OWNER, update(id, { config: cfg3, price_quote: fresh }))).error!.name).toBe("PricingBasisInvalid");
+  });
+
+  it("quote expiry (§4.4): a repricing quote is valid through valid_until_block and expired from the next block, nothing changed", () => {
+    const t = new TestChain();
+    t.ok(cbqs(PROVIDER, ix.registerProvider()));
+    t.ok(cbqs(OWNER, ix.createStream({ initial_escrow: 10n ** 9n, price_quote: t.quote() })));
+    const id = t.streamId();
+    const cfg = standardConfig({ retained_bytes_limit: 2n << 30n });
+    const quote = t.quote({ retained_bytes: cfg.retained_bytes_limit, pricing_generation: 2n, valid_until_block: 40n });
+    const before = snapshot(t);
+    const late = t.tx(cbqs(OWNER, update(id, { config: cfg, price_quote: quote })), 41n);
+    expect([late.error?.name, late.error?.message]).toEqual(["PricingBasisInvalid", "price quote expired at block 40 (§4.4)"]);
+    expect(snapshot(t)).toEqual(before);
+    const t2 = new TestChain();
+    t2.ok(cbqs(PROVIDER, ix.registerProvider()));
+    t2.ok(cbqs(OWNER, ix.createStream({ initial_escrow: 10n ** 9n, price_quote: t2.quote() })));
+    expect(t2.streamId()).toEqual(id); // same genesis, owner and nonce: the quote binds this stream too
+    t2.ok(cbqs(OWNER, update(id, { config: cfg, price_quote: quote })), 40n);
+    expect(t2.chain.stream(id)!.pricing_generation).toBe(2n);
   });
 
   it("§6.1 UpdateStream requires materialized Active (StreamSuspended otherwise)", () => {

@@ -57,11 +57,15 @@ describe("rejections unreachable through scenarios (docs/scenarios.md Coverage)"
     expect(snapshot(t)).toEqual(before);
   });
 
-  it("§5 a credit overflowing u64 is ArithmeticOverflow (state corruption: genesis caps total supply at u64)", () => {
+  it("§5 a credit overflowing u64 is ArithmeticOverflow (state corruption: genesis caps total supply at u64); one reaching exactly u64::MAX is accepted", () => {
     const t = new TestChain();
     writeOutOfBand(t, accountKey(OTHER), encodeStateValue({ kind: "Account", nonce: 0n, balance: U64_MAX - 5n }));
     const before = snapshot(t);
     expect(t.tx(transfer(OWNER, OTHER, 10n)).error?.name).toBe("ArithmeticOverflow");
     expect(snapshot(t)).toEqual(before);
+    // The boundary itself: a credit reaching exactly u64::MAX is accepted and lands.
+    t.ok(transfer(OWNER, OTHER, 5n));
+    expect(t.balance(OTHER)).toBe(U64_MAX);
+    expect(t.tx(transfer(OWNER, OTHER, 1n)).error?.name).toBe("ArithmeticOverflow");
   });
 });

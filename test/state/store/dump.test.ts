@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { diffDumps, diffIsEmpty, dumpEntries, dumpState, DumpError, loadDump, DUMP_FORMAT } from "../../../state/dump.js";
+import { diffDumps, diffIsEmpty, dumpEntries, dumpEntry, dumpState, DumpError, loadDump, DUMP_FORMAT } from "../../../state/dump.js";
 import { accountKey, actorStorageKey, actorKvCountKey, systemStateKey } from "../../../state/keys.js";
 import { encodeStateValue } from "../../../state/value.js";
 import { MemoryStateStore } from "../../../state/store.js";
-import { toHex } from "../../../src/bytes.js";
+import { fromHex, toHex } from "../../../src/bytes.js";
 import { RecordingCommitment } from "./recording-commitment.js";
 
 const A = new Uint8Array(20).fill(0x11);
@@ -34,6 +34,13 @@ describe("state dump and diff (docs/state.md §5)", () => {
     expect(byPrefix.ActorStorage!.key).toEqual({ prefix: "ActorStorage", address: toHex(R), slot: { user_key: "0x0102" } });
     expect(byPrefix.ActorKvCount!.value).toEqual({ kind: "KvCount", value: "3" });
     expect(byPrefix.SystemState!.value).toEqual({ kind: "SystemBytes", bytes: "0xcd" });
+  });
+
+  it("KvCount byte order (CIP-4 §4.2): hand-written little-endian value bytes decode to their number, and encode back to them", () => {
+    const bytes = fromHex("0x0e" + "0201000000000000"); // tag 0x0e, 258 as 8-byte LE
+    const entry = dumpEntry(actorKvCountKey(A), bytes);
+    expect(entry.decoded!.value).toEqual({ kind: "KvCount", value: "258" });
+    expect(toHex(encodeStateValue({ kind: "KvCount", value: 258n }))).toBe(toHex(bytes));
   });
 
   it("docs/state.md §5: a slot decoder hook turns StorageSlot bytes into a readable record", () => {

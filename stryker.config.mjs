@@ -1,0 +1,38 @@
+// Mutation testing (docs/testing.md): `npm run mutate` mutates every module below; one module at
+// a time with `MUTATE=<name> npm run mutate`. Not part of `npm test` or CI.
+const MODULES = {
+  instructions: ["instructions/**/*.ts"],
+  engine: ["src/engine/**/*.ts"],
+  proof: ["state/proof.ts"],
+  crypto: ["src/crypto/**/*.ts"],
+};
+
+const name = process.env.MUTATE ?? "all";
+if (name !== "all" && !(name in MODULES)) {
+  throw new Error(`MUTATE=${name}: expected one of ${Object.keys(MODULES).join(", ")} (or unset for all)`);
+}
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  mutate: name === "all" ? Object.values(MODULES).flat() : MODULES[name],
+  testRunner: "vitest",
+  vitest: { configFile: "vitest.mutate.config.ts" },
+  checkers: ["typescript"],
+  tsconfigFile: "tsconfig.json",
+  // Two cores, shared: one test runner (plus the type checker).
+  concurrency: 1,
+  // Generous: the machine is shared, and a slow run must not pass for a killed mutant.
+  timeoutFactor: 3,
+  timeoutMS: 30_000,
+  dryRunTimeoutMinutes: 60,
+  // A static mutant (module-level tables and constants) re-runs the whole suite; those tables are
+  // pinned by the gas-vector digest and the errors/params documentation tests instead.
+  ignoreStatic: true,
+  incremental: true,
+  incrementalFile: `.cache/stryker/${name}.incremental.json`,
+  reporters: ["clear-text", "progress-append-only", "html", "json"],
+  htmlReporter: { fileName: `.cache/stryker/${name}.html` },
+  jsonReporter: { fileName: `.cache/stryker/${name}.json` },
+  tempDirName: ".cache/stryker-tmp",
+  cleanTempDir: "always",
+};
