@@ -274,7 +274,7 @@ function main(argv: string[]): void {
   if (fixturePath !== undefined) {
     mkdirSync(dirname(fixturePath), { recursive: true });
     process.stderr.write(`long-chain: filling ${fixturePath} (executes the chain and checks it once; about 1–2 minutes on 2 cores)\n`);
-    const text = fixtureJsonText(fillScenario(parseScenario(scenario), scenario["description"] as string, "final"));
+    const text = fixtureJsonText(fillScenario(parseScenario(scenario), "final"));
     writeFileSync(fixturePath, fixturePath.endsWith(".gz") ? gzipSync(text, { level: 9 }) : text);
     process.stderr.write(`long-chain: wrote ${fixturePath}\n`);
   }

@@ -1,6 +1,7 @@
 // State dumps for tooling (docs/state.md §5): every committed key and value as lowercase hex,
 // keys ascending, each with a decoded view named by the key prefix and the value discriminant.
 // The hex is authoritative; `decoded` is for people and is ignored when a dump is loaded.
+import { MAX_DUMP_ENTRIES } from "../src/bounds.js";
 import { compareBytes, fromHex, toHex } from "../src/bytes.js";
 import type { StateStore } from "./interface.js";
 import { checkStateKey, parseStateKey, type DecodedSlot, type ParsedStateKey } from "./keys.js";
@@ -8,8 +9,15 @@ import { decodeStateValue } from "./value.js";
 
 export const DUMP_FORMAT = "cbqs-state-dump/v1";
 
+/** A dump that cannot be loaded: `path` is the JSON path, `reason` what is wrong. */
 export class DumpError extends Error {
   override name = "DumpError";
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(`${path}: ${reason}`);
+  }
 }
 
 export interface DumpEntry {
@@ -101,13 +109,24 @@ export function dumpEntry(key: Uint8Array, value: Uint8Array, decodeSlot?: SlotD
 
 export function dumpEntries(entries: Iterable<readonly [Uint8Array, Uint8Array]>, options: DumpOptions = {}): StateDump {
   const sorted = [...entries].sort((a, b) => compareBytes(a[0], b[0]));
-  // Field order: format, height, state_root, entries — the short facts before the long list.
+  return { ...dumpHeader(options), entries: [...dumpEntryViews(sorted, options.decodeSlot)] };
+}
+
+/**
+ * The members before `entries`, in the docs/state.md §5 field order: format, height, state_root
+ * — the short facts before the long list.
+ */
+export function dumpHeader(options: DumpOptions): Omit<StateDump, "entries"> {
   return {
     format: DUMP_FORMAT,
     ...(options.height === undefined ? {} : { height: options.height.toString() }),
     ...(options.stateRoot === undefined ? {} : { state_root: toHex(options.stateRoot) }),
-    entries: sorted.map(([k, v]) => dumpEntry(k, v, options.decodeSlot)),
   };
+}
+
+/** Entries (already in ascending key order) with their decoded views, one at a time: a dump is written as it is produced. */
+export function* dumpEntryViews(sorted: Iterable<readonly [Uint8Array, Uint8Array]>, decodeSlot?: SlotDecoder): Iterable<DumpEntry> {
+  for (const [k, v] of sorted) yield dumpEntry(k, v, decodeSlot);
 }
 
 /** The committed state of `store` (its root included). */
@@ -115,34 +134,87 @@ export function dumpState(store: StateStore, options: Omit<DumpOptions, "stateRo
   return dumpEntries(store.entries(), { ...options, stateRoot: store.root() });
 }
 
-/**
- * Parses a dump (or an alloc file in the same format, `decoded` omitted) into entries sorted by
- * key. Keys must be valid 54-byte state keys and unique.
- */
-export function loadDump(json: unknown): Array<[Uint8Array, Uint8Array]> {
-  if (typeof json !== "object" || json === null || (json as { format?: unknown }).format !== DUMP_FORMAT) {
-    throw new DumpError(`not a state dump: expected "format": "${DUMP_FORMAT}"`);
+const DUMP_FIELDS = ["format", "height", "state_root", "entries"];
+const ENTRY_FIELDS = ["key", "value", "decoded"];
+
+function record(v: unknown, path: string, fields: readonly string[]): Record<string, unknown> {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) throw new DumpError(path, "expected a JSON object");
+  for (const k of Object.keys(v)) {
+    if (!fields.includes(k)) throw new DumpError(`${path}.${k}`, `unknown field (expected one of: ${fields.join(", ")})`);
   }
-  const list = (json as { entries?: unknown }).entries;
-  if (!Array.isArray(list)) throw new DumpError("state dump: \"entries\" must be an array");
-  const entries = list.map((item, i): [Uint8Array, Uint8Array] => {
-    const { key, value } = (item ?? {}) as { key?: unknown; value?: unknown };
-    if (typeof key !== "string" || typeof value !== "string") {
-      throw new DumpError(`state dump entry ${i}: "key" and "value" must be hex strings`);
-    }
-    try {
-      const k = fromHex(key, undefined, `entry ${i} key`);
-      checkStateKey(k);
-      return [k, fromHex(value, undefined, `entry ${i} value`)];
-    } catch (err) {
-      throw new DumpError(`state dump entry ${i}: ${errorText(err)}`);
-    }
-  });
+  return v as Record<string, unknown>;
+}
+
+function hexField(v: unknown, path: string, length?: number): Uint8Array {
+  if (typeof v !== "string") throw new DumpError(path, "expected a 0x-prefixed hex string");
+  try {
+    return fromHex(v, length, "value");
+  } catch (err) {
+    throw new DumpError(path, errorText(err).replace(/^value: /, ""));
+  }
+}
+
+/**
+ * One entry of a dump (or alloc): a valid 54-byte state key and a value that decodes as a state
+ * value; `decoded` is a view for people and is ignored. `path` is the entry's JSON path.
+ */
+export function loadDumpEntry(item: unknown, path: string): [Uint8Array, Uint8Array] {
+  const e = record(item, path, ENTRY_FIELDS);
+  for (const k of ["key", "value"]) if (e[k] === undefined) throw new DumpError(`${path}.${k}`, "missing");
+  const key = hexField(e["key"], `${path}.key`);
+  try {
+    checkStateKey(key);
+  } catch (err) {
+    throw new DumpError(`${path}.key`, errorText(err));
+  }
+  const value = hexField(e["value"], `${path}.value`);
+  try {
+    decodeStateValue(value);
+  } catch (err) {
+    throw new DumpError(`${path}.value`, errorText(err));
+  }
+  return [key, value];
+}
+
+/**
+ * Loads a dump (or an alloc file in the same format, `decoded` omitted) at JSON path `path`
+ * into entries sorted by key; keys must be unique. Unknown fields are refused. When the entries
+ * were already taken one at a time while reading (loadDumpEntry), pass them as `streamed`: the
+ * document's own `entries` array is then empty.
+ */
+export function loadDump(json: unknown, path = "$", streamed?: Array<[Uint8Array, Uint8Array]>): Array<[Uint8Array, Uint8Array]> {
+  if (typeof json !== "object" || json === null || Array.isArray(json) || (json as { format?: unknown }).format !== DUMP_FORMAT) {
+    const format = (json as { format?: unknown } | null)?.format;
+    throw new DumpError(`${path}.format`, format === undefined ? `missing (expected "${DUMP_FORMAT}")` : `unexpected format ${JSON.stringify(format).slice(0, 60)} (expected "${DUMP_FORMAT}")`);
+  }
+  const d = record(json, path, DUMP_FIELDS);
+  if (d["height"] !== undefined && (typeof d["height"] !== "string" || !/^(0|[1-9][0-9]{0,19})$/.test(d["height"]) || BigInt(d["height"]) >> 64n !== 0n)) {
+    throw new DumpError(`${path}.height`, "expected a u64 as a decimal string");
+  }
+  if (d["state_root"] !== undefined) hexField(d["state_root"], `${path}.state_root`, 32);
+  const list = d["entries"];
+  if (!Array.isArray(list)) throw new DumpError(`${path}.entries`, "expected a JSON array");
+  const entries = streamed ?? [];
+  if (entries.length + list.length > MAX_DUMP_ENTRIES) throw new DumpError(`${path}.entries`, `more than ${MAX_DUMP_ENTRIES} entries`);
+  list.forEach((item, i) => entries.push(loadDumpEntry(item, `${path}.entries[${i}]`)));
   entries.sort((a, b) => compareBytes(a[0], b[0]));
   for (let i = 1; i < entries.length; i++) {
-    if (compareBytes(entries[i - 1]![0], entries[i]![0]) === 0) throw new DumpError(`state dump: duplicate key ${toHex(entries[i]![0])}`);
+    if (compareBytes(entries[i - 1]![0], entries[i]![0]) === 0) throw new DumpError(`${path}.entries`, `duplicate key ${toHex(entries[i]![0])}`);
   }
   return entries;
+}
+
+/** A streaming reader's collector for `$.entries`: loads each entry as it is read, within the entry bound. */
+export function dumpEntryCollector(path = "$"): { entries: Array<[Uint8Array, Uint8Array]>; take: (item: unknown, index: number) => true } {
+  const entries: Array<[Uint8Array, Uint8Array]> = [];
+  return {
+    entries,
+    take: (item, index) => {
+      if (index >= MAX_DUMP_ENTRIES) throw new DumpError(`${path}.entries`, `more than ${MAX_DUMP_ENTRIES} entries`);
+      entries.push(loadDumpEntry(item, `${path}.entries[${index}]`));
+      return true;
+    },
+  };
 }
 
 export interface DumpDiff {

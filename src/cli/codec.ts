@@ -1,6 +1,5 @@
 // `cbqs decode|encode|derive|types`: the canonical CBQS codec (CIP-39 §14) on the command line.
 // Bad input (odd hex, wrong lengths, unknown types, trailing bytes, …) is one error line, exit 2.
-import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { HexError, fromHex, toHex } from "../bytes.js";
 import {
@@ -20,7 +19,8 @@ import {
   toJson,
   type Codec,
 } from "../codec/index.js";
-import { readTextFile, UsageError, jsonReplacer, type Registrar } from "./common.js";
+import { parseJsonInput, readFileBytes, readJsonFile } from "../json/read.js";
+import { UsageError, jsonReplacer, type Registrar } from "./common.js";
 
 function codecFor(typeName: string): Codec<unknown> {
   const codec = codecByName(typeName);
@@ -52,15 +52,9 @@ function required<V>(value: V | undefined, flag: string): V {
   return value;
 }
 
-/** Reads a JSON argument: inline text, or `@path` for a file. */
+/** Reads a JSON argument: inline text, or `@path` for a file (the strict reader either way). */
 function jsonArg(arg: string): unknown {
-  let text = arg;
-  if (arg.startsWith("@")) text = readTextFile(arg.slice(1));
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new UsageError(`invalid JSON: ${(err as Error).message}`);
-  }
+  return arg.startsWith("@") ? readJsonFile(arg.slice(1)) : parseJsonInput(arg, "<json>");
 }
 
 /** `cbqs decode <TypeName> <hex>`: canonical JSON of the strictly decoded value. */
@@ -112,13 +106,7 @@ export function deriveCommand(what: string, o: DeriveOptions, json: boolean): st
       break;
     case "chain-instance-id": {
       const file = required(o.genesisFile, "--genesis-file");
-      let bytes: Uint8Array;
-      try {
-        bytes = readFileSync(file); // the exact file bytes (§3)
-      } catch (err) {
-        throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
-      }
-      value = chainInstanceId(bytes);
+      value = chainInstanceId(readFileBytes(file)); // the exact bytes of the genesis text (§3), unpacked if gzip
       break;
     }
     case "signing-key-id":

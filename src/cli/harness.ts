@@ -1,24 +1,24 @@
 // The replay harness commands (docs/fixtures.md): `cbqs fill`, `cbqs replay`, `cbqs t8n`,
 // `cbqs trace`, `cbqs diff`. Exit 0 = everything matches, 1 = a mismatch/difference,
 // 2 = unusable input (one line naming the file, block and field; never a stack trace).
-import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import type { Command } from "commander";
 import { GenesisError } from "../engine/errors.js";
-import { ScenarioError } from "../scenario/json.js";
-import { parseScenarioText } from "../scenario/parse.js";
 import { FillError, fillScenario, type PostStateMode } from "../harness/fill.js";
 import { fixtureFileName, fixtureJsonText } from "../harness/fixture.js";
 import { ProgressLine, rate, Stopwatch } from "../harness/progress.js";
-import { describeDiff, DiffInputError, parseForDiff } from "../harness/diff.js";
-import { fixtureFiles, HarnessInputError, readFixture, readJson, readText } from "../harness/files.js";
+import { describeDiff, DiffInputError } from "../harness/diff.js";
+import { fixtureFiles, inFile, readDocument, readDump, readFixture, readJson, readScenario } from "../harness/documents.js";
 import { newStore, replayFixture, ReplayInputError, type Mismatch } from "../harness/replay.js";
-import { parseEnv, parseTxs, T8nInputError, transition } from "../harness/t8n.js";
+import { parseEnv, parseTxs, transition } from "../harness/t8n.js";
 import { blockTraceLines, TracingStore } from "../harness/trace.js";
 import { registryRecords } from "../harness/records.js";
 import { InclusionError, proveInclusion, type InclusionKind } from "../harness/inclusion.js";
-import { dumpState, DumpError, loadDump } from "../../state/dump.js";
+import { describeIoError, InputError } from "../json/read.js";
+import { Output, Streamed, writeJsonDocument, writing } from "../json/write.js";
+import { dumpEntryViews, dumpHeader } from "../../state/dump.js";
 import { inclusionProofToJson } from "../../state/roots.js";
 import { EXIT_BAD_INPUT, EXIT_OK, EXIT_REJECT, oneLine, UsageError } from "./common.js";
 
@@ -32,21 +32,26 @@ export function register(program: Command): void {
   registerProveInclusion(program, "receipt");
 }
 
-const asUsage = (err: unknown): never => {
-  if (err instanceof HarnessInputError) throw new UsageError(err.message);
-  throw err;
-};
-
-/** Writes a file, turning a system error into the one-line "cannot write <file>: <reason>" (exit 2). */
+/** Writes a whole file through Output (temp file, renamed into place): exit 2 with the reason in words on failure. */
 function writeOutput(path: string, data: string | Uint8Array): void {
-  try {
-    writeFileSync(path, data);
-  } catch (err) {
-    throw new UsageError(`cannot write ${path}: ${ioReason(err)}`);
-  }
+  writing(new Output(path), (out) => out.write(data));
 }
 
-const ioReason = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? String(err);
+/** `-o <dir>` of fill: a directory (created if missing), never an existing file. */
+function outputDirectory(dir: string): void {
+  let isFile = false;
+  try {
+    isFile = !statSync(dir).isDirectory();
+  } catch {
+    // missing: created below
+  }
+  if (isFile) throw new UsageError(`-o ${dir}: a file with that name exists; -o names the directory the fixtures are written into`);
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    throw new UsageError(`cannot create the directory ${dir}: ${describeIoError(err)}`);
+  }
+}
 
 function registerFill(program: Command): void {
   program
@@ -62,28 +67,15 @@ function registerFill(program: Command): void {
       const texts: Array<{ path: string; text: string }> = [];
       let failed = 0;
       for (const file of files) {
-        let text: string;
-        try {
-          text = readText(file);
-        } catch (err) {
-          return asUsage(err);
-        }
-        let scenario: ReturnType<typeof parseScenarioText>;
-        try {
-          scenario = parseScenarioText(text);
-        } catch (err) {
-          if (err instanceof ScenarioError) throw new UsageError(`${file}: ${err.message}`);
-          throw err;
-        }
-        const name = fixtureFileName(scenario.name) + (opts.gzip ? ".gz" : "");
+        const scenario = readScenario(file);
+        const name = inFile(file, () => fixtureFileName(scenario.name)) + (opts.gzip ? ".gz" : "");
         if (outputs.has(name)) throw new UsageError(`${file}: scenario name "${scenario.name}" is also used by ${outputs.get(name)}`);
         outputs.set(name, file);
         let fixtureText: string;
         try {
-          fixtureText = fixtureJsonText(fillScenario(scenario, scenarioDescription(text), opts.postState as PostStateMode));
+          fixtureText = inFile(file, () => fixtureJsonText(fillScenario(scenario, opts.postState as PostStateMode)));
         } catch (err) {
           if (err instanceof GenesisError) throw new UsageError(`${file}: invalid genesis: ${err.message}`);
-          if (err instanceof ScenarioError) throw new UsageError(`${file}: ${err.message}`);
           if (!(err instanceof FillError)) throw err;
           // A scenario that fails is reported and skipped; the others are still filled.
           process.stderr.write(`cbqs: ${oneLine(`${file}: ${err.message}`)}\n`);
@@ -92,11 +84,7 @@ function registerFill(program: Command): void {
         }
         texts.push({ path: join(opts.output, name), text: fixtureText });
       }
-      try {
-        mkdirSync(opts.output, { recursive: true });
-      } catch (err) {
-        throw new UsageError(`cannot write ${opts.output}: ${ioReason(err)}`);
-      }
+      outputDirectory(opts.output);
       for (const { path, text } of texts) {
         // level 9 and no header mtime (zlib never writes one): byte-stable output.
         writeOutput(path, opts.gzip ? gzipSync(text, { level: 9 }) : text);
@@ -104,11 +92,6 @@ function registerFill(program: Command): void {
       }
       process.exitCode = failed > 0 ? EXIT_REJECT : EXIT_OK;
     });
-}
-
-function scenarioDescription(text: string): string {
-  const d = (JSON.parse(text) as { description?: unknown }).description;
-  return typeof d === "string" ? d : "";
 }
 
 interface FixtureReport {
@@ -143,21 +126,12 @@ function registerReplay(program: Command): void {
         if (!/^[0-9]+$/.test(opts.toHeight)) throw new UsageError(`--to-height must be a decimal integer (got ${opts.toHeight})`);
         toHeight = BigInt(opts.toHeight);
       }
-      let files: string[];
-      try {
-        files = fixtureFiles(target);
-      } catch (err) {
-        return asUsage(err);
-      }
+      const files = fixtureFiles(target);
       if (opts.trace !== undefined && files.length !== 1) throw new UsageError("--trace needs a single fixture file, not a directory");
       const clock = new Stopwatch();
-      const trace = opts.trace === undefined ? null : new TraceFile(opts.trace);
-      let reports: FixtureReport[];
-      try {
-        reports = files.map((file) => replayOne(file, toHeight, !opts.quiet && process.stderr.isTTY === true && !opts.json, trace));
-      } finally {
-        trace?.close();
-      }
+      const reports = withTrace(opts.trace, (trace) =>
+        files.map((file) => replayOne(file, toHeight, !opts.quiet && process.stderr.isTTY === true && !opts.json, trace)),
+      );
       const seconds = clock.seconds();
       const count = (s: FixtureReport["status"]) => reports.filter((r) => r.status === s).length;
       const blocks = reports.reduce((n, r) => n + r.blocks, 0);
@@ -207,7 +181,7 @@ function replayOne(file: string, toHeight: bigint | undefined, progress: boolean
       report.mismatch = { height: m.height.toString(), path: m.path, field: m.field, expected: m.expected, actual: m.actual, details: m.details };
     }
   } catch (err) {
-    if (!(err instanceof HarnessInputError) && !(err instanceof ReplayInputError)) throw err;
+    if (!(err instanceof InputError) && !(err instanceof ReplayInputError)) throw err;
     report.status = "unusable";
     report.error = err instanceof ReplayInputError ? `${file}: ${err.message}` : err.message;
   } finally {
@@ -218,29 +192,37 @@ function replayOne(file: string, toHeight: bigint | undefined, progress: boolean
 
 /** JSON-lines output, written as it is produced (a long chain's trace does not fit in memory). */
 class TraceFile {
-  private readonly fd: number | null;
+  private readonly out: Output;
   constructor(path: string) {
-    try {
-      this.fd = path === "-" ? null : openSync(path, "w");
-    } catch (err) {
-      throw new UsageError(`cannot write ${path}: ${ioReason(err)}`);
-    }
+    this.out = new Output(path);
   }
   write(lines: string[]): void {
-    if (lines.length === 0) return;
-    const text = lines.join("\n") + "\n";
-    if (this.fd === null) process.stdout.write(text);
-    else writeSync(this.fd, text);
+    if (lines.length > 0) this.out.write(lines.join("\n") + "\n");
   }
   close(): void {
-    if (this.fd !== null) closeSync(this.fd);
+    this.out.close();
+  }
+  abort(): void {
+    this.out.abort();
   }
 }
 
+/** Runs `produce` with a trace output (or none): closed after, dropped if `produce` throws. */
+function withTrace<T>(path: string | undefined, produce: (trace: TraceFile | null) => T): T {
+  const trace = path === undefined ? null : new TraceFile(path);
+  let result: T;
+  try {
+    result = produce(trace);
+  } catch (err) {
+    trace?.abort();
+    throw err;
+  }
+  trace?.close();
+  return result;
+}
+
 function writeJson(path: string, value: unknown): void {
-  const text = JSON.stringify(value, null, 2) + "\n";
-  if (path === "-") process.stdout.write(text);
-  else writeOutput(path, text);
+  writing(new Output(path), (out) => out.write(JSON.stringify(value, null, 2) + "\n"));
 }
 
 function registerT8n(program: Command): void {
@@ -250,36 +232,28 @@ function registerT8n(program: Command): void {
     .requiredOption("--input.alloc <file>", "pre-state: a cbqs-state-dump/v1 file")
     .requiredOption("--input.txs <file>", "JSON array of 0x-hex transaction envelopes")
     .requiredOption("--input.env <file>", "block env: height, timestamp, chain_id, chain_instance_id, governance, …")
-    .option("--output.result <file>", "result JSON (- for stdout)", "-")
+    .option("--output.result <file>", "result JSON; - is stdout", "-")
     .option("--output.alloc <file>", "post-state dump (cbqs-state-dump/v1)")
     .option("--trace <file>", "write a cbqs-trace/v1 JSON line per transaction")
     .action((opts: Record<string, string | undefined>) => {
-      const input = (key: string) => {
-        try {
-          return readJson(opts[key]!);
-        } catch (err) {
-          return asUsage(err);
-        }
-      };
-      let run: ReturnType<typeof transition>;
-      const trace = opts["trace"] === undefined ? null : new TraceFile(opts["trace"]);
-      try {
-        const alloc = loadDump(input("input.alloc"));
-        const txs = parseTxs(input("input.txs"));
-        const env = parseEnv(input("input.env"));
+      const alloc = readDump(opts["input.alloc"]!);
+      const txsFile = opts["input.txs"]!;
+      const envFile = opts["input.env"]!;
+      const txs = inFile(txsFile, () => parseTxs(readJson(txsFile)));
+      const env = inFile(envFile, () => parseEnv(readJson(envFile)));
+      const run = withTrace(opts["trace"], (trace) => {
         let tracing: TracingStore | null = null;
-        run = transition(alloc, txs, env, (s) => (trace === null ? s : (tracing = new TracingStore(s))));
-        if (trace !== null) trace.write(blockTraceLines(env.height, tracing!.recorder, run.included.envelopes, run.included.results.receipts, run.included.outcomes, run.included.indices));
-      } catch (err) {
-        if (err instanceof DumpError) throw new UsageError(`${opts["input.alloc"]}: ${err.message}`);
-        if (err instanceof T8nInputError) throw new UsageError(`${err.message.startsWith("env") ? opts["input.env"] : opts["input.txs"]}: ${err.message}`);
-        throw err;
-      } finally {
-        trace?.close();
-      }
+        const r = transition(alloc, txs, env, (s) => (trace === null ? s : (tracing = new TracingStore(s))));
+        trace?.write(blockTraceLines(env.height, tracing!.recorder, r.included.envelopes, r.included.results.receipts, r.included.outcomes, r.included.indices));
+        return r;
+      });
       writeJson(opts["output.result"]!, run.result);
       if (opts["output.alloc"] !== undefined) {
-        writeJson(opts["output.alloc"], dumpState(run.store, { height: BigInt(run.result["height"] as string), decodeSlot: registryRecords }));
+        // Written entry by entry: a large post-state is never one string.
+        const header = dumpHeader({ height: env.height, stateRoot: run.store.root() });
+        writing(new Output(opts["output.alloc"]), (out) =>
+          writeJsonDocument(out, { ...header, entries: new Streamed(dumpEntryViews(run.store.entries(), registryRecords)) }),
+        );
       }
       process.exitCode = EXIT_OK;
     });
@@ -295,34 +269,27 @@ function registerTrace(program: Command): void {
     .action((file: string, opts: { block: string; output: string }) => {
       if (!/^[0-9]+$/.test(opts.block)) throw new UsageError(`--block must be a decimal height (got ${opts.block})`);
       const height = BigInt(opts.block);
-      let fixture: ReturnType<typeof readFixture>;
-      try {
-        fixture = readFixture(file);
-      } catch (err) {
-        return asUsage(err);
-      }
+      const fixture = readFixture(file);
       if (!fixture.blocks.some((b) => b.height === height)) throw new UsageError(`${file}: no block at height ${height}`);
       const tracing = new TracingStore(newStore());
-      const trace = new TraceFile(opts.output);
-      let outcome: ReturnType<typeof replayFixture>;
       tracing.recorder.active = fixture.blocks[0]!.height === height;
-      try {
-        outcome = replayFixture(fixture, {
-          toHeight: height,
-          store: tracing,
-          onBlock: (p, executed) => {
-            if (p.height === height) trace.write(blockTraceLines(height, tracing.recorder, executed.envelopes, executed.results.receipts, executed.outcomes));
-            // Record only the traced block: the next block to begin is the one after p.
-            const next = fixture.blocks[p.blocksDone];
-            tracing.recorder.active = next !== undefined && next.height === height;
-          },
-        });
-      } catch (err) {
-        if (err instanceof ReplayInputError) throw new UsageError(`${file}: ${err.message}`);
-        throw err;
-      } finally {
-        trace.close();
-      }
+      const outcome = withTrace(opts.output, (trace) => {
+        try {
+          return replayFixture(fixture, {
+            toHeight: height,
+            store: tracing,
+            onBlock: (p, executed) => {
+              if (p.height === height) trace!.write(blockTraceLines(height, tracing.recorder, executed.envelopes, executed.results.receipts, executed.outcomes));
+              // Record only the traced block: the next block to begin is the one after p.
+              const next = fixture.blocks[p.blocksDone];
+              tracing.recorder.active = next !== undefined && next.height === height;
+            },
+          });
+        } catch (err) {
+          if (err instanceof ReplayInputError) throw new InputError(file, err.path, err.message);
+          throw err;
+        }
+      });
       if (outcome.mismatch !== null) {
         process.stderr.write(mismatchLines(file, outcome.mismatch).join("\n") + "\n");
         process.exitCode = EXIT_REJECT;
@@ -337,12 +304,15 @@ function registerDiff(program: Command): void {
     .argument("<ours>", "the reference")
     .argument("<theirs>", "the implementation under test")
     .action((ours: string, theirs: string) => {
+      // Both documents are read and validated completely (the loaders replay and t8n use) first.
+      const a = readDocument(ours, ["run", "fixture", "t8n", "dump", "trace"]);
+      const b = readDocument(theirs, ["run", "fixture", "t8n", "dump", "trace"]);
       let text: string | null;
       try {
-        text = describeDiff(parseForDiff(readText(ours), ours), parseForDiff(readText(theirs), theirs));
+        text = describeDiff(a, b);
       } catch (err) {
         if (err instanceof DiffInputError) throw new UsageError(err.message);
-        return asUsage(err);
+        throw err;
       }
       process.stdout.write((text ?? "same") + "\n");
       process.exitCode = text === null ? EXIT_OK : EXIT_REJECT;
@@ -361,12 +331,7 @@ function registerProveInclusion(program: Command, kind: InclusionKind): void {
     .action((file: string, opts: { block: string; index: string; output: string }) => {
       if (!/^[0-9]+$/.test(opts.block)) throw new UsageError(`--block must be a decimal height (got ${opts.block})`);
       if (!/^[0-9]+$/.test(opts.index)) throw new UsageError(`--index must be a decimal integer (got ${opts.index})`);
-      let fixture: ReturnType<typeof readFixture>;
-      try {
-        fixture = readFixture(file);
-      } catch (err) {
-        return asUsage(err);
-      }
+      const fixture = readFixture(file);
       let proof: ReturnType<typeof proveInclusion>;
       try {
         proof = proveInclusion(fixture, kind, BigInt(opts.block), BigInt(opts.index));

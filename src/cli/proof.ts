@@ -1,41 +1,80 @@
 // `cbqs verify-proof <proof.json> --root <hex>`: standalone check of a CIP-4 state proof
-// (Appendix C single-key or §8.2 batch) against a state root. Exit 0 valid, 1 invalid,
-// 2 unusable input (missing file, not JSON, not a proof document, bad --root).
-// `cbqs prove-state <dump.json> --key <hex> -o <proof.json>`: the reference proof of one key of a
-// state dump, to check a node's verifier against (and to give `verify-proof` an input).
-import { writeFileSync } from "node:fs";
+// (Appendix C single-key, §8.2 batch, or an exclusion proof) against a state root. Exit 0 valid,
+// 1 a well-formed proof that does not verify, 2 unusable input (missing file, not JSON, not a
+// well-formed proof document, bad --root). The output says what was checked, step by step.
+// `cbqs prove-state <dump.json> --key <hex> [-o <proof.json>]`: the reference proof of one key of
+// a state dump, to check a node's verifier against (and to give `verify-proof` an input).
 import type { Command } from "commander";
 import { fromHex, toHex } from "../bytes.js";
 import { BLAKE3, SHA256 } from "../crypto/hash.js";
-import { DumpError, loadDump } from "../../state/dump.js";
+import { readDump, readJson } from "../harness/documents.js";
+import { InputError } from "../json/read.js";
+import { Output, writing } from "../json/write.js";
 import { createStateCommitment, stateDbConfig } from "../../state/qmdb/index.js";
-import { proveKey, verifyStateProof } from "../../state/proof.js";
+import { proveKey, verifyStateProofDetailed, type Reconstruction } from "../../state/proof.js";
 import { MemoryStateStore } from "../../state/store.js";
 import { STATE_KEY_LENGTH } from "../../state/interface.js";
-import { EXIT_OK, EXIT_REJECT, readTextFile, UsageError, report } from "./common.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, report, UsageError } from "./common.js";
 
 const HASHERS = { blake3: BLAKE3, sha256: SHA256 } as const;
+
+/** The verifier's steps in words (CIP-4 Appendix C as it applies to the "current" QMDB root). */
+export function checkedSteps(r: Reconstruction, stateRoot: Uint8Array): string[] {
+  const keys = r.keys.map((k) => `${toHex(k.key)} (location ${k.loc})`).join(", ");
+  const partial = r.partial === undefined ? "" : ` ‖ next_bit ${r.partial.nextBit} ‖ partial-chunk digest ${toHex(r.partial.digest)}`;
+  const first =
+    r.kind === "exclusion"
+      ? `no operation from the inactivity floor (location ${r.keys[0]!.loc}) to the last commit is an active Update of key ${toHex(r.keys[0]!.key)}`
+      : `the Update operation of ${r.keys.length === 1 ? "key" : `each of ${r.keys.length} keys`} ${keys} has its activity bit set in its bitmap chunk`;
+  return [
+    first,
+    `ops path: the operation${r.kind === "single" ? "" : "s"}, bitmap chunk${r.kind === "single" ? "" : "s"} and ${r.digests} digest${r.digests === 1 ? "" : "s"} rebuild the grafted root ${toHex(r.graftedRoot)}`,
+    `combined root: H(ops_root ${toHex(r.opsRoot)} ‖ grafted_root${partial}) = ${toHex(r.root)}${
+      r.root.length === stateRoot.length && toHex(r.root) === toHex(stateRoot) ? " = the given state_root" : `, not the given state_root ${toHex(stateRoot)}`
+    }`,
+  ];
+}
+
+const APPENDIX_C_NOTE =
+  'note: the ops_root alone is not the state_root: the "current" QMDB root combines it with the grafted root (CIP-4 Appendix C gap, docs/decisions.md)';
 
 export function register(program: Command): void {
   program
     .command("verify-proof")
-    .description("verify a CIP-4 state proof (Appendix C, or a §8.2 batch proof) against a state root")
+    .description("verify a CIP-4 state proof (Appendix C, a §8.2 batch proof, or an exclusion proof) against a state root")
     .argument("<proof.json>", "proof file")
     .requiredOption("--root <hex>", "state root, 0x-prefixed 32-byte hex")
     .option("--hasher <name>", "hash function of the database: blake3 (Cowboy state) or sha256", "blake3")
     .option("--json", "print the result as JSON")
+    .addHelpText("after", exitCodes("the proof verifies", "a well-formed proof that does not verify", "unreadable file, malformed proof document, bad --root or --hasher"))
     .action((file: string, opts: { root: string; hasher: string; json?: boolean }) => {
       const hasher = HASHERS[opts.hasher as keyof typeof HASHERS];
-      if (hasher === undefined) throw new UsageError(`unknown --hasher ${opts.hasher} (blake3 or sha256)`);
+      if (hasher === undefined) throw new UsageError(`--hasher must be blake3 or sha256 (got ${opts.hasher})`);
       const root = fromHex(opts.root, 32, "--root");
-      const proof = readJsonFile(file);
-      // A document without "proof_version" is not a proof at all (unusable input, exit 2, as in
-      // verify-bmt-proof); one that has it and fails any check is an invalid proof (exit 1).
-      if (typeof proof !== "object" || proof === null || Array.isArray(proof) || !Object.hasOwn(proof, "proof_version")) {
-        throw new UsageError(`${file}: not a state proof (a JSON object with "proof_version")`);
-      }
-      const result = verifyStateProof(proof, root, stateDbConfig(hasher));
-      report(opts.json === true, result.valid ? "valid" : `invalid: ${result.reason}`, result);
+      const result = verifyStateProofDetailed(readJson(file), root, stateDbConfig(hasher));
+      if (!result.valid && result.malformed) throw new InputError(file, result.path, result.reason);
+      const r = result.reconstruction;
+      const steps = r === undefined ? [] : checkedSteps(r, root);
+      const human = [result.valid ? "valid" : `invalid: ${result.reason}`, ...steps.map((s) => `  checked: ${s}`), ...(r ? [`  ${APPENDIX_C_NOTE}`] : [])].join("\n");
+      const json = {
+        valid: result.valid,
+        ...(result.valid ? {} : { reason: result.reason }),
+        ...(r === undefined
+          ? {}
+          : {
+              kind: r.kind,
+              keys: r.keys.map((k) => ({ key: toHex(k.key), loc: String(k.loc) })),
+              checked: {
+                grafted_root: toHex(r.graftedRoot),
+                ops_root: toHex(r.opsRoot),
+                partial: r.partial === undefined ? null : { next_bit: String(r.partial.nextBit), digest: toHex(r.partial.digest) },
+                combined_root: toHex(r.root),
+                state_root: toHex(root),
+              },
+              steps,
+            }),
+      };
+      report(opts.json === true, human, json);
       process.exitCode = result.valid ? EXIT_OK : EXIT_REJECT;
     });
 
@@ -44,18 +83,15 @@ export function register(program: Command): void {
     .description(
       "write the CIP-4 Appendix C proof of one key of a state dump (committed as one batch, like t8n's pre-state) and print the root it verifies against",
     )
-    .argument("<dump.json>", "a cbqs-state-dump/v1 file (t8n --output.alloc, a fixture's post_state)")
+    .argument("<dump.json>", "a cbqs-state-dump/v1 file (t8n --output.alloc, state dump -o)")
     .requiredOption("--key <hex>", "state key, 0x-prefixed 54-byte hex (absent key: an exclusion proof)")
-    .requiredOption("-o, --output <file>", "proof file to write")
+    .option("-o, --output <file>", "proof file; - is stdout (then the root goes to stderr)", "-")
+    .addHelpText("after", exitCodes("the proof is written and the root printed", "(not used)", "unreadable or malformed dump, bad --key, unwritable output"))
     .action((file: string, opts: { key: string; output: string }) => {
       const key = fromHex(opts.key, STATE_KEY_LENGTH, "--key");
-      const { root, proof } = proveStateKey(readJsonFile(file), key, file);
-      try {
-        writeFileSync(opts.output, JSON.stringify(proof, null, 2) + "\n");
-      } catch (err) {
-        throw new UsageError(`cannot write ${opts.output}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-      }
-      process.stdout.write(toHex(root) + "\n");
+      const { root, proof } = proveStateKey(readDump(file), key);
+      writing(new Output(opts.output), (out) => out.write(JSON.stringify(proof, null, 2) + "\n"));
+      (opts.output === "-" ? process.stderr : process.stdout).write(`${opts.output === "-" ? "state root: " : ""}${toHex(root)}\n`);
       process.exitCode = EXIT_OK;
     });
 }
@@ -65,24 +101,8 @@ export function register(program: Command): void {
  * Blake3): the same convention as t8n's pre-state (docs/fixtures.md §4), so the root equals a
  * chain's state_root only where the chain reached that state in one batch too (genesis).
  */
-export function proveStateKey(dump: unknown, key: Uint8Array, file: string): { root: Uint8Array; proof: ReturnType<typeof proveKey> } {
-  let entries: Array<[Uint8Array, Uint8Array]>;
-  try {
-    entries = loadDump(dump);
-  } catch (err) {
-    if (err instanceof DumpError) throw new UsageError(`${file}: ${err.message}`);
-    throw err;
-  }
+export function proveStateKey(entries: Array<[Uint8Array, Uint8Array]>, key: Uint8Array): { root: Uint8Array; proof: ReturnType<typeof proveKey> } {
   const commitment = createStateCommitment();
   const store = MemoryStateStore.fromEntries(entries, 0n, commitment);
   return { root: store.root(), proof: proveKey(commitment.db, key) };
-}
-
-function readJsonFile(file: string): unknown {
-  const text = readTextFile(file);
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new UsageError(`${file} is not valid JSON`);
-  }
 }

@@ -1,13 +1,12 @@
-// `cbqs run <scenario.json> [--json]`: execute a scenario (shared/scenario-format.md) and print
+// `cbqs run <scenario.json> [--json]`: execute a scenario (docs/scenario-format.md) and print
 // its run document (§4) or a short human summary. Exit 0 when every expectation holds, 1 on
 // the first failed expectation (its JSON path, expected, actual), 2 for unusable input.
 
 import type { Command } from "commander";
 import { GenesisError } from "../engine/errors.js";
-import { ScenarioError } from "../scenario/json.js";
-import { parseScenarioText } from "../scenario/parse.js";
+import { inFile, readScenario } from "../harness/documents.js";
 import { runScenario, type RunDocument } from "../scenario/run.js";
-import { EXIT_OK, EXIT_REJECT, oneLine, readTextFile, UsageError } from "./common.js";
+import { EXIT_OK, EXIT_REJECT, oneLine, UsageError } from "./common.js";
 
 export function register(program: Command): void {
   program
@@ -16,12 +15,11 @@ export function register(program: Command): void {
     .argument("<scenario>", "scenario JSON file")
     .option("--json", "print the run document as JSON")
     .action((file: string, opts: { json?: boolean }) => {
-      const text = readTextFile(file);
+      const scenario = readScenario(file);
       let result: ReturnType<typeof runScenario>;
       try {
-        result = runScenario(parseScenarioText(text));
+        result = inFile(file, () => runScenario(scenario));
       } catch (err) {
-        if (err instanceof ScenarioError) throw new UsageError(`${file}: ${err.message}`);
         if (err instanceof GenesisError) throw new UsageError(`${file}: invalid genesis: ${err.message}`);
         throw err;
       }

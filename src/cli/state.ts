@@ -3,39 +3,22 @@
 // replaying a fixture (or a scenario, filled to one first) from genesis up to a height.
 // `cbqs verify-bmt-proof <proof.json> --root <hex>`: a CIP-4 §5.4 tx/receipt inclusion proof
 // (docs/state.md §4.1) checked against a trusted tx_root or receipt_root.
-import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { fromHex } from "../bytes.js";
 import { GenesisError } from "../engine/errors.js";
 import { FillError, fillScenario } from "../harness/fill.js";
-import { readBytes } from "../harness/files.js";
-import { FIXTURE_FORMAT, FixtureError, fixtureText, loadFixture, type Fixture } from "../harness/fixture.js";
+import { inFile, readDocument, readDump, readJson } from "../harness/documents.js";
+import type { Fixture } from "../harness/fixture.js";
 import { registryRecords } from "../harness/records.js";
 import { newStore, replayFixture, ReplayInputError } from "../harness/replay.js";
-import { ScenarioError } from "../scenario/json.js";
-import { parseScenario, SCENARIO_FORMAT } from "../scenario/parse.js";
-import { diffDumps, diffIsEmpty, DUMP_FORMAT, dumpEntries, dumpState, loadDump, type DumpEntry, type StateDump } from "../../state/dump.js";
+import { InputError } from "../json/read.js";
+import { Output, Streamed, writeJsonDocument, writing } from "../json/write.js";
+import type { Scenario } from "../scenario/parse.js";
+import { diffDumps, diffIsEmpty, dumpEntryViews, dumpHeader, type DumpEntry } from "../../state/dump.js";
 import { parseInclusionProof, verifyInclusionProof } from "../../state/roots.js";
-import { EXIT_OK, EXIT_REJECT, jsonReplacer, oneLine, readTextFile, report, UsageError } from "./common.js";
+import type { StateStore } from "../../state/interface.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, jsonReplacer, oneLine, report, UsageError } from "./common.js";
 import { mismatchLines } from "./harness.js";
-
-/** Reads `path` as JSON and hands it to `load`; any failure is unusable input (exit 2). */
-function readJsonFile<T>(path: string, load: (json: unknown) => T): T {
-  const text = readTextFile(path);
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new UsageError(`${path}: not valid JSON`);
-  }
-  try {
-    return load(json);
-  } catch (err) {
-    throw new UsageError(`${path}: ${(err as Error).message}`);
-  }
-}
-
-const readDumpFile = (path: string) => readJsonFile(path, loadDump);
 
 const show = (e: DumpEntry) => JSON.stringify(e.decoded?.value ?? e.value);
 
@@ -47,34 +30,21 @@ function parseHeight(text: string): bigint {
   return height;
 }
 
-/**
- * The JSON document of a dump, fixture or scenario file; `.json.gz` is gunzipped. The harness's
- * fixture reader does the bounded read and the gunzip.
- */
-function readDocument(file: string): unknown {
-  let text: string;
-  try {
-    text = fixtureText(readBytes(file), file.endsWith(".gz"));
-  } catch (err) {
-    if (err instanceof FixtureError) throw new UsageError(`${file}: ${err.message}`);
-    throw err; // HarnessInputError: already one line naming the file (exit 2)
-  }
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new UsageError(`${file}: not valid JSON`);
-  }
-}
-
 /** A scenario as a fixture (the same pipeline as `cbqs fill`), so both replay the same way. */
-function scenarioFixture(file: string, doc: unknown): Fixture {
+function scenarioFixture(file: string, scenario: Scenario): Fixture {
   try {
-    return fillScenario(parseScenario(doc), "", "none");
+    return inFile(file, () => fillScenario(scenario, "none"));
   } catch (err) {
-    if (err instanceof ScenarioError) throw new UsageError(`${file}: ${err.message}`);
     if (err instanceof GenesisError) throw new UsageError(`${file}: invalid genesis: ${err.message}`);
     throw err; // FillError: handled by the caller (exit 1)
   }
+}
+
+/** What `state dump` writes: the dump's header and its entries, produced one at a time. */
+interface DumpSource {
+  height?: bigint;
+  stateRoot?: Uint8Array;
+  entries: Iterable<readonly [Uint8Array, Uint8Array]>;
 }
 
 /**
@@ -82,51 +52,37 @@ function scenarioFixture(file: string, doc: unknown): Fixture {
  * undefined) on a fresh store and dumps that store. Heights are sparse: the dump's `height` is
  * the block actually reached (0 = genesis). A mismatch on the way is returned instead.
  */
-function dumpAtHeight(file: string, fixture: Fixture, height: bigint | undefined): StateDump | { mismatch: string[] } {
-  const store = newStore();
+function dumpAtHeight(file: string, fixture: Fixture, height: bigint | undefined): DumpSource | { mismatch: string[] } {
+  const store: StateStore = newStore();
   let outcome: ReturnType<typeof replayFixture>;
   try {
     outcome = replayFixture(fixture, { store, ...(height === undefined ? {} : { toHeight: height }) });
   } catch (err) {
-    if (err instanceof ReplayInputError) throw new UsageError(`${file}: ${err.message}`);
+    if (err instanceof ReplayInputError) throw new InputError(file, err.path, err.message);
     throw err;
   }
   if (outcome.mismatch !== null) return { mismatch: mismatchLines(file, outcome.mismatch) };
   const reached = outcome.blocks === 0 ? 0n : fixture.blocks[outcome.blocks - 1]!.height;
-  return dumpState(store, { height: reached, decodeSlot: registryRecords });
+  return { height: reached, stateRoot: store.root(), entries: store.entries() };
 }
 
-function stateDumpOf(file: string, doc: unknown, height: bigint | undefined): StateDump | { mismatch: string[] } {
-  const format = typeof doc === "object" && doc !== null && !Array.isArray(doc) ? (doc as { format?: unknown }).format : undefined;
-  switch (format) {
-    case DUMP_FORMAT:
+function stateDumpOf(file: string, height: bigint | undefined): DumpSource | { mismatch: string[] } {
+  const doc = readDocument(file, ["dump", "fixture", "scenario"]);
+  switch (doc.kind) {
+    case "dump":
       if (height !== undefined) throw new UsageError(`${file}: --height needs a fixture or scenario; a state dump has one height`);
+      return { entries: doc.entries };
+    case "fixture":
+      return dumpAtHeight(file, doc.fixture, height);
+    case "scenario":
       try {
-        return dumpEntries(loadDump(doc), { decodeSlot: registryRecords });
-      } catch (err) {
-        throw new UsageError(`${file}: ${(err as Error).message}`);
-      }
-    case FIXTURE_FORMAT: {
-      let fixture: Fixture;
-      try {
-        fixture = loadFixture(doc);
-      } catch (err) {
-        if (err instanceof FixtureError) throw new UsageError(`${file}: ${err.message}`);
-        throw err;
-      }
-      return dumpAtHeight(file, fixture, height);
-    }
-    case SCENARIO_FORMAT:
-      try {
-        return dumpAtHeight(file, scenarioFixture(file, doc), height);
+        return dumpAtHeight(file, scenarioFixture(file, doc.scenario), height);
       } catch (err) {
         if (err instanceof FillError) return { mismatch: [oneLine(`MISMATCH ${file}: ${err.message}`)] };
         throw err;
       }
     default:
-      throw new UsageError(
-        `${file}: unknown format ${JSON.stringify(format ?? null)} (expected "${DUMP_FORMAT}", "${FIXTURE_FORMAT}" or "${SCENARIO_FORMAT}")`,
-      );
+      throw new Error("unreachable");
   }
 }
 
@@ -144,28 +100,24 @@ export function register(program: Command): void {
       "fixture/scenario: the state after the last block at or below this height (heights are sparse; " +
         "the dump's \"height\" names the block reached, 0 = genesis); default: the last block",
     )
-    .option("-o, --output <file>", "write the dump to this file instead of stdout")
-    .action((file: string, opts: { height?: string; output?: string }) => {
+    .option("-o, --output <file>", "output file; - is stdout", "-")
+    .addHelpText("after", exitCodes("the dump is written", "a fixture or scenario does not replay to its own expected values before the height", "unreadable or malformed input, bad --height, unwritable output"))
+    .action((file: string, opts: { height?: string; output: string }) => {
       const height = opts.height === undefined ? undefined : parseHeight(opts.height);
-      const result = stateDumpOf(file, readDocument(file), height);
+      const result = stateDumpOf(file, height);
       if ("mismatch" in result) {
         // Like `cbqs replay`: the first mismatch, its differing keys indented below; nothing dumped.
         process.stderr.write(result.mismatch.join("\n") + "\n");
         process.exitCode = EXIT_REJECT;
         return;
       }
-      // The docs/state.md §5 field order: height and root above the (long) entry list.
-      const { format, height: reached, state_root, entries } = result;
-      const text = JSON.stringify({ format, height: reached, state_root, entries }, jsonReplacer, 2) + "\n";
-      if (opts.output === undefined) {
-        process.stdout.write(text);
-        return;
-      }
-      try {
-        writeFileSync(opts.output, text);
-      } catch (err) {
-        throw new UsageError(`cannot write ${opts.output}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-      }
+      // The docs/state.md §5 field order (height and root above the long entry list), written
+      // entry by entry: a 1.25 M-entry dump is never one string.
+      const header = dumpHeader({ ...(result.height === undefined ? {} : { height: result.height }), ...(result.stateRoot === undefined ? {} : { stateRoot: result.stateRoot }) });
+      writing(new Output(opts.output), (out) =>
+        writeJsonDocument(out, { ...header, entries: new Streamed(dumpEntryViews(result.entries, registryRecords)) }, jsonReplacer),
+      );
+      process.exitCode = EXIT_OK;
     });
 
   state
@@ -173,7 +125,7 @@ export function register(program: Command): void {
     .description("list keys added, removed and changed from dump <a> to dump <b>; exit 1 if they differ")
     .option("--json", "print the diff as JSON")
     .action((a: string, b: string, opts: { json?: boolean }) => {
-      const diff = diffDumps(readDumpFile(a), readDumpFile(b), registryRecords);
+      const diff = diffDumps(readDump(a), readDump(b), registryRecords);
       const lines = [
         ...diff.added.map((e) => `+ ${e.key} ${show(e)}`),
         ...diff.removed.map((e) => `- ${e.key} ${show(e)}`),
@@ -193,7 +145,14 @@ export function register(program: Command): void {
     .option("--json", "print the result as JSON")
     .action((file: string, opts: { root: string; json?: boolean }) => {
       const root = fromHex(opts.root, 32, "--root");
-      const proof = readJsonFile(file, parseInclusionProof);
+      const json = readJson(file);
+      const proof = inFile(file, () => {
+        try {
+          return parseInclusionProof(json);
+        } catch (err) {
+          throw new InputError(file, "", (err as Error).message);
+        }
+      });
       const valid = verifyInclusionProof(proof, root);
       report(opts.json === true, valid ? "valid" : "invalid", { valid });
       process.exitCode = valid ? EXIT_OK : EXIT_REJECT;

@@ -1,54 +1,20 @@
-// First divergence between two harness outputs of the same kind (goevmlab convention): run
-// documents, fixtures, t8n results, state dumps, or JSON-lines traces. "ours" is the
+// First divergence between two harness documents of the same kind (goevmlab convention): run
+// documents, fixtures, t8n results, state dumps, or JSON-lines traces. Both are read and
+// validated completely by the loaders their own commands use (src/harness/documents.ts) before
+// anything is compared, so malformed input is a refusal (exit 2), never "same". "ours" is the
 // reference (expected), "theirs" the implementation under test (got).
 import { fromHex } from "../bytes.js";
 import { decodeEnvelope } from "../chain/envelope.js";
-import { diffDumps, loadDump, type DumpEntry } from "../../state/dump.js";
-import { FIXTURE_FORMAT } from "./fixture.js";
+import type { Json } from "../json/parse.js";
+import { diffDumps, type DumpEntry } from "../../state/dump.js";
+import { KIND_NAMES, type Document } from "./documents.js";
+import { blockJson, fixtureHeader } from "./fixture.js";
 import { registryRecords } from "./records.js";
-import { T8N_RESULT_FORMAT } from "./t8n.js";
-import { TRACE_FORMAT, txKind } from "./trace.js";
+import { txKind } from "./trace.js";
 
+/** Two documents that cannot be compared (different kinds, or a kind diff does not take): exit 2. */
 export class DiffInputError extends Error {
   override name = "DiffInputError";
-}
-
-export type DiffKind = "run" | "fixture" | "t8n" | "dump" | "trace";
-
-const FORMATS: Record<string, DiffKind> = {
-  "cbqs-run/v1": "run",
-  [FIXTURE_FORMAT]: "fixture",
-  [T8N_RESULT_FORMAT]: "t8n",
-  "cbqs-state-dump/v1": "dump",
-};
-
-export interface Parsed {
-  kind: DiffKind;
-  value: unknown;
-}
-
-/** Detects the kind from `format` (a trace is JSON lines whose lines say cbqs-trace/v1). */
-export function parseForDiff(text: string, name: string): Parsed {
-  const firstLine = text.slice(0, text.indexOf("\n") === -1 ? text.length : text.indexOf("\n"));
-  try {
-    const first = JSON.parse(firstLine) as { format?: unknown };
-    if (first?.format === TRACE_FORMAT) {
-      const lines = text.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as unknown);
-      return { kind: "trace", value: lines };
-    }
-  } catch {
-    // not JSON lines: a whole-document JSON below
-  }
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (err) {
-    throw new DiffInputError(`${name}: not valid JSON or JSON lines (${(err as Error).message})`);
-  }
-  const format = (doc as { format?: unknown } | null)?.format;
-  const kind = typeof format === "string" ? FORMATS[format] : undefined;
-  if (kind === undefined) throw new DiffInputError(`${name}: unknown format ${JSON.stringify(format)} (run, fixture, t8n result, state dump or trace)`);
-  return { kind, value: doc };
 }
 
 type Path = Array<string | number>;
@@ -60,55 +26,85 @@ interface Divergence {
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** Depth-first, in document order: the first place where the two JSON values differ. */
-export function firstDivergence(a: unknown, b: unknown, path: Path = []): Divergence | null {
-  if (Array.isArray(a) && Array.isArray(b)) {
-    for (let i = 0; i < Math.min(a.length, b.length); i++) {
-      const d = firstDivergence(a[i], b[i], [...path, i]);
-      if (d !== null) return d;
-    }
-    return a.length === b.length ? null : { path: [...path, "length"], ours: a.length, theirs: b.length };
-  }
-  if (isObj(a) && isObj(b)) {
-    const keys = [...Object.keys(a), ...Object.keys(b).filter((k) => !(k in a))];
-    for (const k of keys) {
-      if (!(k in b)) return { path: [...path, k], ours: a[k], theirs: undefined };
-      if (!(k in a)) return { path: [...path, k], ours: undefined, theirs: b[k] };
-      const d = firstDivergence(a[k], b[k], [...path, k]);
-      if (d !== null) return d;
-    }
-    return null;
-  }
-  return JSON.stringify(a) === JSON.stringify(b) ? null : { path, ours: a, theirs: b };
+/** A path as a chain to its parent: extending it costs O(1), however deep the document. */
+type PathNode = { parent: PathNode | null; key: string | number } | null;
+type Task = { a: unknown; b: unknown; at: PathNode } | { found: { at: PathNode; ours: unknown; theirs: unknown } };
+
+function pathOf(node: PathNode, base: Path): Path {
+  const keys: Path = [];
+  for (let n = node; n !== null; n = n.parent) keys.push(n.key);
+  return [...base, ...keys.reverse()];
 }
 
-const MAX_VALUE_CHARS = 400;
+/**
+ * Depth-first, in document order: the first place where the two JSON values differ. Iterative
+ * (an explicit stack), so no input depth can exhaust the call stack.
+ */
+export function firstDivergence(a: unknown, b: unknown, path: Path = []): Divergence | null {
+  const stack: Task[] = [{ a, b, at: null }];
+  const child = (at: PathNode, key: string | number): PathNode => ({ parent: at, key });
+  while (stack.length > 0) {
+    const task = stack.pop()!;
+    if ("found" in task) return { path: pathOf(task.found.at, path), ours: task.found.ours, theirs: task.found.theirs };
+    const { a: x, b: y, at } = task;
+    if (Array.isArray(x) && Array.isArray(y)) {
+      // Processed last: a length difference counts only when every common element is equal.
+      if (x.length !== y.length) stack.push({ found: { at: child(at, "length"), ours: x.length, theirs: y.length } });
+      for (let i = Math.min(x.length, y.length) - 1; i >= 0; i--) stack.push({ a: x[i], b: y[i], at: child(at, i) });
+      continue;
+    }
+    if (isObj(x) && isObj(y)) {
+      const keys = [...Object.keys(x), ...Object.keys(y).filter((k) => !Object.hasOwn(x, k))];
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const k = keys[i]!;
+        if (!Object.hasOwn(y, k)) stack.push({ found: { at: child(at, k), ours: x[k], theirs: undefined } });
+        else if (!Object.hasOwn(x, k)) stack.push({ found: { at: child(at, k), ours: undefined, theirs: y[k] } });
+        else stack.push({ a: x[k], b: y[k], at: child(at, k) });
+      }
+      continue;
+    }
+    const same = (x === null || typeof x !== "object") && (y === null || typeof y !== "object") ? x === y : false;
+    if (!same) return { path: pathOf(at, path), ours: x, theirs: y };
+  }
+  return null;
+}
+
+const MAX_VALUE_CHARS = 200;
 
 export function show(v: unknown): string {
   if (v === undefined) return "(absent)";
   const s = JSON.stringify(v);
-  return s.length > MAX_VALUE_CHARS ? `${s.slice(0, MAX_VALUE_CHARS)}…` : s;
+  return s.length > MAX_VALUE_CHARS ? `${s.slice(0, MAX_VALUE_CHARS)}… (${s.length} characters)` : s;
 }
 
 export const pathText = (p: Path): string => p.map((x) => (typeof x === "number" ? `[${x}]` : `.${x}`)).join("").replace(/^\./, "");
 
-/** The first divergence in words, or null when the two are the same. */
-export function describeDiff(ours: Parsed, theirs: Parsed): string | null {
-  if (ours.kind !== theirs.kind) throw new DiffInputError(`cannot compare a ${ours.kind} with a ${theirs.kind}`);
-  switch (ours.kind) {
-    case "dump":
-      return dumpDiff(ours.value, theirs.value);
-    case "trace":
-      return traceDiff(ours.value as unknown[], theirs.value as unknown[]);
-    default: {
-      const d = firstDivergence(ours.value, theirs.value);
-      return d === null ? null : `${where(ours.kind, ours.value, d.path)} expected ${show(d.ours)} got ${show(d.theirs)}`;
-    }
+/** A document as the JSON its writer produces (the order the divergence is searched in). */
+function asJson(d: Document): unknown {
+  switch (d.kind) {
+    case "fixture":
+      return { ...fixtureHeader(d.fixture), blocks: d.fixture.blocks.map(blockJson) };
+    case "run":
+      return d.run;
+    case "t8n":
+      return d.result;
+    default:
+      throw new DiffInputError(`cbqs diff does not compare a ${KIND_NAMES[d.kind]}`);
   }
 }
 
+/** The first divergence in words, or null when the two are the same. */
+export function describeDiff(ours: Document, theirs: Document): string | null {
+  if (ours.kind !== theirs.kind) throw new DiffInputError(`cannot compare a ${KIND_NAMES[ours.kind]} with a ${KIND_NAMES[theirs.kind]}`);
+  if (ours.kind === "dump" && theirs.kind === "dump") return dumpDiff(ours.entries, theirs.entries);
+  if (ours.kind === "trace" && theirs.kind === "trace") return traceDiff(ours.lines, theirs.lines);
+  const a = asJson(ours);
+  const d = firstDivergence(a, asJson(theirs));
+  return d === null ? null : `${where(ours.kind, a, d.path)} expected ${show(d.ours)} got ${show(d.theirs)}`;
+}
+
 /** "block 812 tx 3 CreateStream: receipts[3].status" for run documents and fixtures. */
-function where(kind: DiffKind, doc: unknown, path: Path): string {
+function where(kind: Document["kind"], doc: unknown, path: Path): string {
   if ((kind === "run" || kind === "fixture") && path[0] === "blocks" && typeof path[1] === "number") {
     const block = (doc as { blocks: Array<Record<string, unknown>> }).blocks[path[1]];
     const label = `block ${String(block?.["height"] ?? `#${path[1]}`)}`;
@@ -119,7 +115,7 @@ function where(kind: DiffKind, doc: unknown, path: Path): string {
     }
     return `${label}: ${pathText(rest)}`;
   }
-  return `${kind === "t8n" ? "t8n result" : kind}: ${pathText(path)}`;
+  return `${KIND_NAMES[kind]}: ${pathText(path)}`;
 }
 
 function fixtureTxKind(block: Record<string, unknown> | undefined, i: number): string {
@@ -131,15 +127,8 @@ function fixtureTxKind(block: Record<string, unknown> | undefined, i: number): s
   }
 }
 
-function dumpDiff(a: unknown, b: unknown): string | null {
-  let ea, eb;
-  try {
-    ea = loadDump(a);
-    eb = loadDump(b);
-  } catch (err) {
-    throw new DiffInputError((err as Error).message);
-  }
-  const d = diffDumps(ea, eb, registryRecords);
+function dumpDiff(a: Array<[Uint8Array, Uint8Array]>, b: Array<[Uint8Array, Uint8Array]>): string | null {
+  const d = diffDumps(a, b, registryRecords);
   const view = (e: DumpEntry) => show(e.decoded?.value ?? e.value);
   const first = [
     ...d.changed.map((c) => ({ key: c.key, text: changedKey(c.key, c.before, c.after) })),
@@ -148,7 +137,7 @@ function dumpDiff(a: unknown, b: unknown): string | null {
   ].sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0))[0];
   if (first === undefined) return null;
   const count = d.changed.length + d.removed.length + d.added.length;
-  return `state: ${first.text}${count > 1 ? ` (and ${count - 1} more differing key(s))` : ""}`;
+  return `state: ${first.text}${count > 1 ? ` (and ${count - 1} more differing ${count - 1 === 1 ? "key" : "keys"})` : ""}`;
 }
 
 /** A changed key, narrowed to the first differing field of its decoded values. */
@@ -159,17 +148,17 @@ export function changedKey(key: string, ours: DumpEntry, theirs: DumpEntry): str
 }
 
 interface TraceLine {
-  height?: string;
-  tx_index?: number | null;
-  kind?: string;
-  steps?: Array<Record<string, unknown>>;
+  height?: Json;
+  tx_index?: Json;
+  kind?: Json;
+  steps?: Array<Record<string, Json>>;
 }
 
-function traceDiff(ours: unknown[], theirs: unknown[]): string | null {
+function traceDiff(ours: readonly object[], theirs: readonly object[]): string | null {
   for (let i = 0; i < Math.min(ours.length, theirs.length); i++) {
     const a = ours[i] as TraceLine;
     const b = theirs[i] as TraceLine;
-    const label = a.tx_index === null || a.tx_index === undefined ? `block ${a.height} (outside transactions)` : `block ${a.height} tx ${a.tx_index} ${a.kind}`;
+    const label = a.tx_index === null || a.tx_index === undefined ? `block ${String(a.height)} (outside transactions)` : `block ${String(a.height)} tx ${String(a.tx_index)} ${String(a.kind)}`;
     const sa = a.steps ?? [];
     const sb = b.steps ?? [];
     for (let k = 0; k < Math.min(sa.length, sb.length); k++) {
@@ -182,7 +171,7 @@ function traceDiff(ours: unknown[], theirs: unknown[]): string | null {
     }
     if (sa.length !== sb.length) {
       const extra = sa.length > sb.length ? sa[sb.length]! : sb[sa.length]!;
-      return `${label}: ${sa.length} state accesses expected, got ${sb.length} (first unmatched: ${extra["op"]} key ${String(extra["key"])})`;
+      return `${label}: ${sa.length} state accesses expected, got ${sb.length} (first unmatched: ${String(extra["op"])} key ${String(extra["key"])})`;
     }
     const d = firstDivergence({ ...a, steps: undefined }, { ...b, steps: undefined });
     if (d !== null) return `${label}: ${pathText(d.path)} expected ${show(d.ours)} got ${show(d.theirs)}`;

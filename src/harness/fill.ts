@@ -15,7 +15,7 @@ export class FillError extends Error {
   override name = "FillError";
 }
 
-export function fillScenario(scenario: Scenario, description: string, postState: PostStateMode = "every"): Fixture {
+export function fillScenario(scenario: Scenario, postState: PostStateMode = "every"): Fixture {
   const run = runScenario(scenario);
   if (run.failure !== null) throw new FillError(`scenario ${scenario.name} fails its own expectations: ${run.failure.message}`);
   const doc = run.document;
@@ -37,7 +37,7 @@ export function fillScenario(scenario: Scenario, description: string, postState:
   });
   const fixture: Fixture = {
     name: scenario.name,
-    description,
+    description: scenario.description,
     genesis: {
       source: scenario.sourceBytes,
       config: scenario.config,

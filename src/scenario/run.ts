@@ -3,6 +3,7 @@
 // Per block: resolve its transactions (signed objects may need earlier block hashes),
 // execute, then derive the envelopes (nonces), tx_root, receipt_root, logs_root and the
 // emulator block hash (docs/transactions.md).
+import { MAX_SYSTEM_PAYLOAD_BYTES } from "../bounds.js";
 import { compareBytes, fromHex, toHex } from "../bytes.js";
 import { genesisHash, headerHash } from "../chain/block.js";
 import { encodeEnvelope } from "../chain/envelope.js";
@@ -17,7 +18,7 @@ import { GAS_VECTORS_SHA256 } from "../gas/pinned.js";
 import { createStateCommitment } from "../../state/qmdb/index.js";
 import { MemoryStateStore } from "../../state/store.js";
 import { ExpectationFailed, partialMatch } from "./expect.js";
-import { at, type Json, type JsonObject } from "./json.js";
+import { at, ScenarioError, type Json, type JsonObject } from "./json.js";
 import type { Scenario, ScenarioBlock, ScenarioTx } from "./parse.js";
 import { resolveStreamKey, type ChainIdentity } from "./refs.js";
 import { resolveInstruction } from "./resolve.js";
@@ -123,6 +124,9 @@ function runBlock(outcome: BlockOutcome, results: BlockResults): RunBlock {
 function resolveTx(t: ScenarioTx, ctx: Parameters<typeof resolveInstruction>[2]): Transaction {
   if (t.body.kind === "cbqs") {
     const payload = resolveInstruction(t.body.instruction, at(t.path, "cbqs"), ctx);
+    if (payload.length > MAX_SYSTEM_PAYLOAD_BYTES) {
+      throw new ScenarioError(at(t.path, "cbqs"), `the instruction encodes to ${payload.length} bytes, above the envelope's payload bound of ${MAX_SYSTEM_PAYLOAD_BYTES}`);
+    }
     return { from: t.from, body: { kind: "system", opcode: 218, payload } };
   }
   return { from: t.from, body: t.body };

@@ -126,11 +126,16 @@ describe("cbqs state dump: unusable input exits 2 with one line", () => {
   };
 
   it.each([
-    ["an unknown format", () => [write("unknown.json", JSON.stringify({ format: "cbqs-run/v1" }))], /unknown format "cbqs-run\/v1"/],
-    ["no format at all", () => [write("array.json", "[1]")], /unknown format null/],
-    ["not JSON", () => [write("garbage.json", "{nope")], /not valid JSON/],
-    ["a broken gzip", () => [write("broken.json.gz", "not gzip")], /not a readable gzip file/],
-    ["a missing file", () => [join(dir, "absent.json")], /cannot read .*absent\.json: ENOENT/],
+    [
+      "an unknown format",
+      () => [write("unknown.json", JSON.stringify({ format: "cbqs-run/v1" }))],
+      /unknown\.json: \$\.format: unexpected format "cbqs-run\/v1" \(expected "cbqs-state-dump\/v1", "cbqs-fixture\/v1" or "cbqs-scenario\/v1"\)/,
+    ],
+    ["no format at all", () => [write("no-format.json", "{}")], /no-format\.json: \$\.format: missing \(expected "cbqs-state-dump\/v1", /],
+    ["not an object", () => [write("array.json", "[1]")], /array\.json: \$: expected a JSON object/],
+    ["not JSON", () => [write("garbage.json", "{nope")], /garbage\.json: \$: not valid JSON/],
+    ["a broken gzip", () => [write("broken.json.gz", Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x01]))], /broken\.json\.gz: not a readable gzip file/],
+    ["a missing file", () => [join(dir, "absent.json")], /cannot read .*absent\.json: no such file or directory \(ENOENT\)/],
     ["a malformed fixture", () => [write("bad-fixture.json", JSON.stringify({ format: "cbqs-fixture/v1" }))], /bad-fixture\.json: /],
     ["a malformed scenario", () => [write("bad-scenario.json", JSON.stringify({ format: "cbqs-scenario/v1" }))], /bad-scenario\.json: /],
     ["a non-decimal --height", () => [QUOTE, "--height", "0x5"], /--height must be a decimal integer/],

@@ -202,7 +202,7 @@ describe("cbqs replay CLI", () => {
 
   const bad: Array<[string, (d: Doc) => Doc | string, RegExp]> = [
     ["not JSON", () => "{", /bad\.json: \$: not valid JSON/],
-    ["unknown format", (d) => ({ ...d, format: "cbqs-fixture/v0" }), /\$\.format: unknown format "cbqs-fixture\/v0"/],
+    ["unknown format", (d) => ({ ...d, format: "cbqs-fixture/v0" }), /\$\.format: unexpected format "cbqs-fixture\/v0" \(expected "cbqs-fixture\/v1"\)/],
     ["missing field", (d) => (delete d.blocks[1]!.tx_root, d), /\$\.blocks\[1\]\.tx_root: missing/],
     ["unknown field", (d) => ((d.blocks[0]!["extra"] = 1), d), /\$\.blocks\[0\]\.extra: unknown field/],
     ["bad hex", (d) => ((d.blocks[0]!.state_root = "0x12"), d), /\$\.blocks\[0\]\.state_root: expected 32 bytes, got 1/],
@@ -230,7 +230,16 @@ describe("cbqs replay CLI", () => {
       },
       /\$\.genesis\.source: invalid genesis: params: /,
     ],
-    ["genesis source not JSON", (d) => ((d.genesis["source"] = "0x7b"), d), /\$\.genesis\.source: genesis source is not valid JSON/],
+    [
+      "issue 9 §2 / CIP-39 §3: a genesis source with a repeated key is refused",
+      (d) => {
+        const text = Buffer.from(d.genesis["source"]!.slice(2), "hex").toString("utf8");
+        d.genesis["source"] = "0x" + Buffer.from(text.replace("{", '{"chain_id":"8",')).toString("hex");
+        return d;
+      },
+      /\$\.genesis\.source: genesis source: \$\.chain_id: duplicate key/,
+    ],
+    ["genesis source not JSON", (d) => ((d.genesis["source"] = "0x7b"), d), /\$\.genesis\.source: genesis source: \$: not valid JSON: unexpected end of input/],
   ];
 
   for (const [what, make, message] of bad) {
@@ -307,7 +316,7 @@ describe("cbqs replay CLI", () => {
   it("exit 2 for a missing file", async () => {
     const r = await cli(["replay", join(dir, "nope.json")]);
     expect(r.exitCode).toBe(2);
-    expect(r.thrown).toMatch(/cannot read .*nope\.json: ENOENT/);
+    expect(r.thrown).toMatch(/cannot read .*nope\.json: no such file or directory \(ENOENT\)/);
   });
 
   it("the corpus files are byte-identical to a fresh fill of fixtures/scenarios (deterministic, up to date)", async () => {

@@ -57,8 +57,11 @@ describe("state dump and diff (docs/state.md §5)", () => {
     expect(() => loadDump({ format: "other", entries: [] })).toThrow(DumpError);
     expect(() => loadDump({ format: DUMP_FORMAT, entries: [{ key: "0x01", value: "0x" }] })).toThrow(/54 bytes/);
     expect(() => loadDump({ format: DUMP_FORMAT, entries: [{ key: toHex(accountKey(A)), value: "zz" }] })).toThrow(DumpError);
-    const dup = { key: toHex(accountKey(A)), value: "0x00" };
+    const dup = { key: toHex(accountKey(A)), value: toHex(acct(1n)) };
     expect(() => loadDump({ format: DUMP_FORMAT, entries: [dup, dup] })).toThrow(/duplicate/);
+    expect(() => loadDump({ format: DUMP_FORMAT, entries: [{ key: toHex(accountKey(A)), value: "0x00" }] })).toThrow(/\$\.entries\[0\]\.value: unknown state value/);
+    expect(() => loadDump({ format: DUMP_FORMAT, entries: [], extra: 1 })).toThrow(/\$\.extra: unknown field/);
+    expect(() => loadDump({ format: DUMP_FORMAT, entries: [{ ...dup, note: "x" }] })).toThrow(/\$\.entries\[0\]\.note: unknown field/);
   });
 
   it("docs/state.md §5: diff reports added, removed and changed keys; equal states have an empty diff", () => {
