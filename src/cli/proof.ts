@@ -101,7 +101,7 @@ export function register(program: Command): void {
  * Blake3): the same convention as t8n's pre-state (docs/fixtures.md §4), so the root equals a
  * chain's state_root only where the chain reached that state in one batch too (genesis).
  */
-export function proveStateKey(entries: Array<[Uint8Array, Uint8Array]>, key: Uint8Array): { root: Uint8Array; proof: ReturnType<typeof proveKey> } {
+export function proveStateKey(entries: Iterable<readonly [Uint8Array, Uint8Array]>, key: Uint8Array): { root: Uint8Array; proof: ReturnType<typeof proveKey> } {
   const commitment = createStateCommitment();
   const store = MemoryStateStore.fromEntries(entries, 0n, commitment);
   return { root: store.root(), proof: proveKey(commitment.db, key) };

@@ -127,7 +127,7 @@ function fixtureTxKind(block: Record<string, unknown> | undefined, i: number): s
   }
 }
 
-function dumpDiff(a: Array<[Uint8Array, Uint8Array]>, b: Array<[Uint8Array, Uint8Array]>): string | null {
+function dumpDiff(a: Iterable<readonly [Uint8Array, Uint8Array]>, b: Iterable<readonly [Uint8Array, Uint8Array]>): string | null {
   const d = diffDumps(a, b, registryRecords);
   const view = (e: DumpEntry) => show(e.decoded?.value ?? e.value);
   const first = [

@@ -12,7 +12,7 @@ import { InputError, readFileBytes, readJsonFile } from "../json/read.js";
 import { parseScenario, SCENARIO_FORMAT, type Scenario } from "../scenario/parse.js";
 import { loadRunBlock, loadRunDocument } from "../scenario/run-document.js";
 import { RUN_FORMAT, type RunBlock, type RunDocument } from "../scenario/run.js";
-import { DUMP_FORMAT, DumpError, dumpEntryCollector, loadDump } from "../../state/dump.js";
+import { DUMP_FORMAT, DumpError, dumpEntryCollector, loadDump, type DumpEntries } from "../../state/dump.js";
 import { formatProblem } from "../json/fields.js";
 import { FIXTURE_FORMAT, loadBlock, loadFixture, type Fixture, type FixtureBlock } from "./fixture.js";
 import { loadT8nResult, T8N_RESULT_FORMAT } from "./t8n.js";
@@ -66,7 +66,7 @@ export function readFixture(file: string): Fixture {
 }
 
 /** A cbqs-state-dump/v1 file (a dump or a t8n alloc) as entries sorted by key. */
-export function readDump(file: string): Array<[Uint8Array, Uint8Array]> {
+export function readDump(file: string): DumpEntries {
   const collector = dumpEntryCollector();
   const doc = inFile(file, () =>
     readJsonFile(file, { streams: { "$.entries": (e, i, root) => formatOf(root) === DUMP_FORMAT && collector.take(e, i) } }),
@@ -86,7 +86,7 @@ export function readJson(file: string): Json {
 
 export type Document =
   | { kind: "fixture"; fixture: Fixture }
-  | { kind: "dump"; entries: Array<[Uint8Array, Uint8Array]> }
+  | { kind: "dump"; entries: DumpEntries }
   | { kind: "scenario"; scenario: Scenario }
   | { kind: "run"; run: RunDocument }
   | { kind: "t8n"; result: Record<string, Json> }

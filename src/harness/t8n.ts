@@ -93,7 +93,7 @@ export interface T8nRun {
  * the block is re-run from the pre-state without it until every nonce is right.
  */
 export function transition(
-  alloc: ReadonlyArray<readonly [Uint8Array, Uint8Array]>,
+  alloc: Iterable<readonly [Uint8Array, Uint8Array]>,
   txs: readonly Uint8Array[],
   env: T8nEnv,
   wrapStore: (s: MemoryStateStore) => StateStore = (s) => s,

@@ -86,7 +86,7 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** The JSON path of an object member or array element. */
 export function childPath(path: string, key: string | number): string {
   if (typeof key === "number") return `${path}[${key}]`;
-  return IDENTIFIER.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(echo(key, 120))}]`;
+  return IDENTIFIER.test(key) && key.length <= 120 ? `${path}.${key}` : `${path}[${JSON.stringify(echo(key, 120))}]`;
 }
 
 /** Shows one input byte in an error line. */
