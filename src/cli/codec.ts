@@ -20,7 +20,7 @@ import {
   type Codec,
 } from "../codec/index.js";
 import { parseJsonInput, readFileBytes, readJsonFile } from "../json/read.js";
-import { UsageError, jsonReplacer, type Registrar } from "./common.js";
+import { exitCodes, UsageError, jsonReplacer, type Registrar } from "./common.js";
 
 function codecFor(typeName: string): Codec<unknown> {
   const codec = codecByName(typeName);
@@ -137,18 +137,27 @@ export const register: Registrar = (program: Command) => {
     .command("decode <type> <hex>")
     .description("strictly decode canonical CBQS bytes (CIP-39 §14) and print canonical JSON")
     .option("--json", "one-line machine output")
+    .addHelpText("after", exitCodes("decoded", "(not used)", "unknown type, bad hex, bytes that are not the type's one canonical encoding"))
     .action((type: string, hex: string, opts: { json?: boolean }) => print(decodeCommand(type, hex, !!opts.json)));
 
   program
     .command("encode <type> <json>")
     .description("encode a JSON value (inline or @file.json) to canonical CBQS bytes as 0x-hex")
     .option("--json", "one-line machine output")
+    .addHelpText("after", exitCodes("encoded", "(not used)", "unknown type, malformed JSON, a value the type does not allow"))
     .action((type: string, json: string, opts: { json?: boolean }) => print(encodeCommand(type, json, !!opts.json)));
 
-  const derive = program.command("derive").description("derive CIP-39 identifiers and digests");
+  const derive = program
+    .command("derive")
+    .description("derive CIP-39 identifiers and digests")
+    .addHelpText("after", exitCodes("(see each subcommand)", "(see each subcommand)", "(see each subcommand)"));
   const sub = (name: string, description: string, flags: [string, string][]): void => {
-    const cmd = derive.command(name).description(description).option("--json", "one-line machine output");
-    for (const [flag, help] of flags) cmd.option(flag, help);
+    const cmd = derive
+      .command(name)
+      .description(description)
+      .option("--json", "one-line machine output")
+      .addHelpText("after", exitCodes("derived", "(not used)", "a missing or malformed option"));
+    for (const [flag, help] of flags) cmd.requiredOption(flag, help);
     cmd.action((opts: DeriveOptions & { json?: boolean }) => print(deriveCommand(name, opts, !!opts.json)));
   };
   sub("stream-id", "§4.1 main stream id", [
@@ -170,5 +179,6 @@ export const register: Registrar = (program: Command) => {
     .command("types")
     .description("list the type names `cbqs decode` and `cbqs encode` accept")
     .option("--json", "JSON array output")
+    .addHelpText("after", exitCodes("listed", "(not used)", "(not used)"))
     .action((opts: { json?: boolean }) => print(typesCommand(!!opts.json)));
 };

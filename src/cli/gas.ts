@@ -18,7 +18,10 @@ export function output(text: string, file: string): void {
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 export function register(program: Command): void {
-  const gas = program.command("gas-vectors").description("CIP-39 §18.1 gas schedule, canonical plans and gas vectors");
+  const gas = program
+    .command("gas-vectors")
+    .description("CIP-39 §18.1 gas schedule, canonical plans and gas vectors")
+    .addHelpText("after", exitCodes("(see each subcommand)", "(see each subcommand)", "(see each subcommand)"));
   gas
     .command("generate")
     .description("re-derive the gas-vector artifact from the engine")

@@ -65,12 +65,15 @@ export function readFixture(file: string): Fixture {
   return inFile(file, () => loadFixture(doc, blocks));
 }
 
-/** A cbqs-state-dump/v1 file (a dump or a t8n alloc) as entries sorted by key. */
-export function readDump(file: string): DumpEntries {
+/** A cbqs-state-dump/v1 file (a dump or a t8n alloc) as entries sorted by key; `onEntry` sees the count read so far. */
+export function readDump(file: string, onEntry?: (entries: number) => void): DumpEntries {
   const collector = dumpEntryCollector();
-  const doc = inFile(file, () =>
-    readJsonFile(file, { streams: { "$.entries": (e, i, root) => formatOf(root) === DUMP_FORMAT && collector.take(e, i) } }),
-  );
+  const take = (e: Json, i: number): boolean => {
+    collector.take(e, i);
+    onEntry?.(i + 1);
+    return true;
+  };
+  const doc = inFile(file, () => readJsonFile(file, { streams: { "$.entries": (e, i, root) => formatOf(root) === DUMP_FORMAT && take(e, i) } }));
   return inFile(file, () => loadDump(doc, "$", collector.entries));
 }
 

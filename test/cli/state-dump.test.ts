@@ -93,7 +93,7 @@ describe("cbqs state dump of a fixture (docs/state.md §5, CIP-4 §6.1 replay)",
     expect(keysAndValues(dump)).toEqual(keysAndValues(post));
   });
 
-  it("docs/state.md §5: `state diff` of two heights' dumps exits 1 and lists the changed keys", async () => {
+  it("docs/state.md §5: `state diff` of two heights' dumps exits 1 and lists every change, field by field, with the key named", async () => {
     const [a, b] = [join(dir, "h1.json"), join(dir, "h6.json")];
     expect((await cbqs("state", "dump", QUOTE, "--height", "1", "-o", a)).exitCode).toBe(0);
     expect((await cbqs("state", "dump", QUOTE, "-o", b)).exitCode).toBe(0);
@@ -101,9 +101,15 @@ describe("cbqs state dump of a fixture (docs/state.md §5, CIP-4 §6.1 replay)",
     expect(r.exitCode).toBe(1);
     const lines = r.out.trim().split("\n");
     expect(lines.slice(0, -1).length).toBeGreaterThan(0);
-    expect(lines.slice(0, -1).every((l) => /^[+~-] 0x[0-9a-f]{108} /.test(l))).toBe(true);
+    expect(lines.slice(0, -1).every((l) => /^[+~-] (account|stream|provider|owner stream count|registry singleton|base-rate schedules|key) /.test(l))).toBe(true);
+    // A changed record is one line per changed field, never two whole records.
+    expect(lines).toContainEqual(expect.stringMatching(/^~ account 0x[0-9a-f]{40}: (balance|nonce) "\d+" → "\d+"$/));
+    expect(lines.filter((l) => l.startsWith("~ ")).every((l) => l.length < 400)).toBe(true);
     expect(lines.at(-1)).toMatch(/^\d+ added, \d+ removed, \d+ changed$/);
     expect((await cbqs("state", "diff", b, b)).out).toBe("equal\n");
+    const json = JSON.parse((await cbqs("state", "diff", a, b, "--json")).out) as { changed: Array<{ name: string; fields: Array<{ path: string }> }> };
+    expect(json.changed.length).toBeGreaterThan(0);
+    expect(json.changed[0]!.fields.length).toBeGreaterThan(0);
   });
 
   it("CIP-4 §6.1: a mismatch before the height exits 1 with the MISMATCH line and dumps nothing", async () => {

@@ -14,7 +14,7 @@ const put = (name: string, v: unknown): string => {
   return p;
 };
 let n = 0;
-const diffOf = (a: unknown, b: unknown): string | null => describeDiff(readDocument(put(`ours-${++n}.json`, a)), readDocument(put(`theirs-${n}.json`, b)));
+const diffOf = (a: unknown, b: unknown): string | null => describeDiff(readDocument(put(`ours-${++n}.json`, a)), readDocument(put(`theirs-${n}.json`, b)))?.join("\n") ?? null;
 
 describe("first divergence (goevmlab convention)", () => {
   it("walks arrays and objects in document order and reports the first differing leaf", () => {

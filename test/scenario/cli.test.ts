@@ -57,7 +57,7 @@ describe("cbqs run (scenario-format §3, §4; exit codes of src/cli/common.ts)",
     const r = await run([file("fail.json", scenario("ok"))]);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/expectation failed at \$\.blocks\[0\]\.txs\[0\]\.expect\.status: expected "ok", actual "rejected \(ProviderNotFound/);
-    expect(r.out).toMatch(/^FAILED: 1 blocks/m);
+    expect(r.out).toMatch(/^FAILED: 1 block, /m);
   });
 
   it("unusable input is a one-line UsageError (exit 2) naming the JSON path", async () => {
