@@ -1,6 +1,6 @@
 // The §14 canonical codec as combinators. Each type is declared once (src/codec/schema.ts)
 // and that one declaration yields the encoder, the strict bounded decoder, the JSON mapping
-// (shared/scenario-format.md §1) and a fast-check arbitrary.
+// (docs/scenario-format.md §1) and a fast-check arbitrary.
 import type * as FC from "fast-check";
 import { HexError, fromHex, toHex } from "../bytes.js";
 import { DecodeError, EncodeError, JsonValueError, type DecodeErrorKind } from "./errors.js";

@@ -1,4 +1,4 @@
-// Scenario document (shared/scenario-format.md §2, §3) → genesis plus blocks whose
+// Scenario document (docs/scenario-format.md §2, §3) → genesis plus blocks whose
 // transactions are resolved later, one block at a time, just before that block executes:
 // signed objects may need the emulator hash of an earlier block (served_at.block_hash).
 // Everything that needs no chain context is checked here, up front, with JSON paths.
