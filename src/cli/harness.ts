@@ -261,16 +261,20 @@ function registerT8n(program: Command): void {
     .addHelpText("after", exitCodes("the block was executed and the result written (left-out transactions are listed in it, not an error)", "(not used)"))
     .action((opts: Record<string, string | boolean | undefined>) => {
       const allocFile = opts["input.alloc"] as string;
-      const progress = new Progress(`t8n ${allocFile}`, progressMode(opts["quiet"] as boolean | undefined));
-      const alloc = readDump(allocFile, (n) => progress.update({ done: n, unit: "entries" }));
-      progress.end();
+      const mode = progressMode(opts["quiet"] as boolean | undefined);
+      const reading = new Progress(`t8n ${allocFile} (reading)`, mode);
+      const alloc = readDump(allocFile, (n) => reading.update({ done: n, unit: "entries" }));
+      reading.end();
+      const committing = new Progress(`t8n ${allocFile} (committing the pre-state)`, mode);
+      const preState = (n: number) => committing.update({ done: n, total: alloc.length, unit: "entries" });
       const txsFile = opts["input.txs"] as string;
       const envFile = opts["input.env"] as string;
       const txs = inFile(txsFile, () => parseTxs(readJson(txsFile)));
       const env = inFile(envFile, () => parseEnv(readJson(envFile)));
       const run = withTrace(opts["trace"] as string | undefined, (trace) => {
         let tracing: TracingStore | null = null;
-        const r = transition(alloc, txs, env, (s) => (trace === null ? s : (tracing = new TracingStore(s))));
+        const r = transition(alloc, txs, env, (s) => (trace === null ? s : (tracing = new TracingStore(s))), preState);
+        committing.end();
         trace?.write(blockTraceLines(env.height, tracing!.recorder, r.included.envelopes, r.included.results.receipts, r.included.outcomes, r.included.indices));
         return r;
       });

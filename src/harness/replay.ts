@@ -159,7 +159,7 @@ export class Replay {
     const same = actual.length === expected.length && actual.every(([k, v], i) => bytesEqual(k, expected[i]![0]) && bytesEqual(v, expected[i]![1]));
     if (same) return null;
     const details = this.stateDiff(expected);
-    return { height: h, path, field: "post_state", expected: "the fixture's post_state dump", actual: `${details.length} key(s) differ`, details };
+    return { height: h, path, field: "post_state", expected: "the fixture's post_state dump", actual: `${details.length} ${details.length === 1 ? "key differs" : "keys differ"}`, details };
   }
 }
 

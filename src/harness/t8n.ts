@@ -61,6 +61,14 @@ export function parseTxs(v: unknown): Uint8Array[] {
   return array(v, "$", MAX_BLOCK_TRANSACTIONS).map((t, i) => hex(t, `$[${i}]`, undefined, MAX_ENVELOPE_BYTES));
 }
 
+function* counted<T>(items: Iterable<T>, onCount: ((n: number) => void) | undefined): Generator<T> {
+  let n = 0;
+  for (const item of items) {
+    yield item;
+    onCount?.(++n);
+  }
+}
+
 /**
  * Chain over an existing pre-state (Chain.resume); executeBlock reads only governance,
  * cycle_price and cell_price from the config, so the rest is neutral.
@@ -97,6 +105,8 @@ export function transition(
   txs: readonly Uint8Array[],
   env: T8nEnv,
   wrapStore: (s: MemoryStateStore) => StateStore = (s) => s,
+  /** Sees the count of pre-state entries committed so far (a large alloc takes a while). */
+  onPreState?: (entries: number) => void,
 ): T8nRun {
   const rejected: Array<{ index: number; error: string }> = [];
   let candidates: Array<{ index: number; raw: Uint8Array; env: TxEnvelope }> = [];
@@ -109,7 +119,7 @@ export function transition(
     }
   });
   for (;;) {
-    const store = MemoryStateStore.fromEntries(alloc, env.height - 1n, createStateCommitment());
+    const store = MemoryStateStore.fromEntries(counted(alloc, onPreState), env.height - 1n, createStateCommitment());
     const chain = resumeChain(env, wrapStore(store));
     const envelopes = candidates.map((c) => c.env);
     const nonces = startNonces(chain, envelopes);
