@@ -28,7 +28,8 @@ function view(e: DumpEntry): unknown {
   if (v.kind === "Account") return { nonce: v.nonce, balance: v.balance };
   return v;
 }
-const collect = (value: string, previous: string[]): string[] => [...previous, value];
+/** A repeatable option (no default shown in --help: absent is none). */
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
 /** `--height`: a decimal u64. */
 function parseHeight(text: string): bigint {
@@ -48,17 +49,18 @@ function addressOption(flag: string, text: string): Uint8Array {
 }
 
 interface FilterOptions {
-  stream: string[];
-  provider: string[];
-  account: string[];
-  owner: string[];
+  stream?: string[];
+  provider?: string[];
+  account?: string[];
+  owner?: string[];
 }
 
 /**
  * The filters of `state dump`. A stream is its 32-byte id, or a reference `owner:0x…/nonce:N`
  * (or `key_stream_of:<reference>`) resolved with the chain identity in the state's registry singleton.
  */
-function dumpFilter(o: FilterOptions, entries: Iterable<readonly [Uint8Array, Uint8Array]>): DumpFilter | undefined {
+function dumpFilter(options: FilterOptions, entries: Iterable<readonly [Uint8Array, Uint8Array]>): DumpFilter | undefined {
+  const o = { stream: options.stream ?? [], provider: options.provider ?? [], account: options.account ?? [], owner: options.owner ?? [] };
   if (o.stream.length + o.provider.length + o.account.length + o.owner.length === 0) return undefined;
   const streams = o.stream.map((text) => {
     if (/^0x[0-9a-fA-F]{64}$/.test(text)) return fromHex(text, 32);
@@ -180,10 +182,10 @@ export function register(program: Command): void {
       "fixture/scenario: the state after the last block at or below this height (heights are sparse; " +
         "the dump's \"height\" names the block reached, 0 = genesis); default: the last block",
     )
-    .option("--stream <id>", "only this stream's record: 0x id, owner:0x<addr>/nonce:<n> or key_stream_of:<ref> (repeatable)", collect, [])
-    .option("--provider <addr>", "only this provider's record and account (repeatable)", collect, [])
-    .option("--account <addr>", "only the keys stored under this address (repeatable)", collect, [])
-    .option("--owner <addr>", "only this owner's streams, stream count and account (repeatable)", collect, [])
+    .option("--stream <id>", "only this stream's record: 0x id, owner:0x<addr>/nonce:<n> or key_stream_of:<ref> (repeatable)", collect)
+    .option("--provider <addr>", "only this provider's record and account (repeatable)", collect)
+    .option("--account <addr>", "only the keys stored under this address (repeatable)", collect)
+    .option("--owner <addr>", "only this owner's streams, stream count and account (repeatable)", collect)
     .option("-o, --output <file>", "output file; - is stdout", "-")
     .addHelpText("after", exitCodes("the dump is written", "a fixture or scenario does not replay to its own expected values before the height", "unreadable or malformed input, bad --height or filter, unwritable output"))
     .action((file: string, opts: FilterOptions & { height?: string; output: string }) => {
