@@ -90,10 +90,13 @@ export type VerifyResult = { valid: true } | { valid: false; reason: string };
 export class ProofFormatError extends ProofError {
   override name = "ProofFormatError";
   constructor(
+    /** The verifier's own words (verifyStateProof's `reason`, unchanged since proofs existed). */
+    message: string,
     readonly path: string,
+    /** What is wrong at `path`, for an error line that names the JSON path. */
     readonly reason: string,
   ) {
-    super(`${path}: ${reason}`);
+    super(message);
   }
 }
 
@@ -232,38 +235,41 @@ export function proveKeys(db: CurrentDb, keys: readonly Uint8Array[]): MultiStat
 const jsonPath = (what: string): string => (what === "proof" ? "$" : what.startsWith("proof.") ? `$.${what.slice(6)}` : `$.${what}`);
 
 function field(obj: Record<string, unknown>, name: string, where = "proof"): unknown {
-  if (!Object.hasOwn(obj, name)) throw new ProofFormatError(`${jsonPath(where)}.${name}`, "missing");
+  if (!Object.hasOwn(obj, name)) throw new ProofFormatError(`missing field ${name}`, `${jsonPath(where)}.${name}`, "missing");
   return obj[name];
 }
 
 function asRecord(value: unknown, what: string, allowed: readonly string[]): Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new ProofFormatError(jsonPath(what), "expected a JSON object");
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new ProofFormatError(`${what} is not an object`, jsonPath(what), "expected a JSON object");
   const record = value as Record<string, unknown>;
   for (const name of Object.keys(record)) {
-    if (!allowed.includes(name)) throw new ProofFormatError(`${jsonPath(what)}.${name}`, `unknown field (expected one of: ${allowed.join(", ")})`);
+    if (!allowed.includes(name)) {
+      throw new ProofFormatError(`unknown field ${name} in ${what}`, `${jsonPath(what)}.${name}`, `unknown field (expected one of: ${allowed.join(", ")})`);
+    }
   }
   return record;
 }
 
 function asIndex(value: unknown, what: string): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
-    throw new ProofFormatError(jsonPath(what), "expected a non-negative integer");
+    throw new ProofFormatError(`${what} must be a non-negative integer`, jsonPath(what), "expected a non-negative integer");
   }
   return value;
 }
 
 function asHex(value: unknown, what: string, length?: number): Uint8Array {
-  if (typeof value !== "string") throw new ProofFormatError(jsonPath(what), "expected a 0x-prefixed hex string");
+  if (typeof value !== "string") throw new ProofFormatError(`${what} must be a hex string`, jsonPath(what), "expected a 0x-prefixed hex string");
   try {
     return fromHex(value, length, what);
   } catch (err) {
-    throw new ProofFormatError(jsonPath(what), (err instanceof Error ? err.message : String(err)).replace(`${what}: `, ""));
+    const message = err instanceof Error ? err.message : String(err);
+    throw new ProofFormatError(message, jsonPath(what), message.replace(`${what}: `, ""));
   }
 }
 
 function asDigests(value: unknown, max: number, digestLength: number): Uint8Array[] {
-  if (!Array.isArray(value)) throw new ProofFormatError("$.digests", "expected a JSON array");
-  if (value.length > max) throw new ProofFormatError("$.digests", `${value.length} digests exceed the bound ${max}`);
+  if (!Array.isArray(value)) throw new ProofFormatError("digests must be an array", "$.digests", "expected a JSON array");
+  if (value.length > max) throw new ProofFormatError(`${value.length} digests exceed the bound ${max}`, "$.digests", `${value.length} digests exceed the bound ${max}`);
   return value.map((d, i) => asHex(d, `digests[${i}]`, digestLength));
 }
 
@@ -275,7 +281,7 @@ interface ParsedCommon {
 }
 
 function parseCommon(record: Record<string, unknown>, digestLength: number): ParsedCommon {
-  if (field(record, "proof_version") !== PROOF_VERSION) throw new ProofFormatError("$.proof_version", `unsupported (this verifier reads proof_version ${PROOF_VERSION})`);
+  if (field(record, "proof_version") !== PROOF_VERSION) throw new ProofFormatError("unsupported proof_version", "$.proof_version", `unsupported (this verifier reads proof_version ${PROOF_VERSION})`);
   const partialRaw = field(record, "partial_chunk_digest");
   return {
     leaves: asIndex(field(record, "mmr_leaves"), "mmr_leaves"),
@@ -414,7 +420,7 @@ function parseOp(raw: unknown, config: QmdbConfig, what: string): Operation {
       return { kind: "commit", floor: asIndex(field(r, "floor", what), `${what}.floor`) };
     }
     default:
-      throw new ProofFormatError(`${jsonPath(what)}.op`, 'expected "update", "delete" or "commit"');
+      throw new ProofFormatError(`${what}.op must be update, delete or commit`, `${jsonPath(what)}.op`, 'expected "update", "delete" or "commit"');
   }
 }
 
@@ -428,8 +434,8 @@ function reconstructExclusionRoot(proof: unknown, config: QmdbConfig, digestLeng
   const key = asHex(field(record, "key"), "key", config.keyLength);
   const start = asIndex(field(record, "loc"), "loc");
   const rawOps = field(record, "ops");
-  if (!Array.isArray(rawOps) || rawOps.length === 0) throw new ProofFormatError("$.ops", "expected a non-empty JSON array");
-  if (rawOps.length > MAX_EXCLUSION_PROOF_OPS) throw new ProofFormatError("$.ops", `more than ${MAX_EXCLUSION_PROOF_OPS} ops`);
+  if (!Array.isArray(rawOps) || rawOps.length === 0) throw new ProofFormatError("ops must be a non-empty array", "$.ops", "expected a non-empty JSON array");
+  if (rawOps.length > MAX_EXCLUSION_PROOF_OPS) throw new ProofFormatError(`more than ${MAX_EXCLUSION_PROOF_OPS} ops`, "$.ops", `more than ${MAX_EXCLUSION_PROOF_OPS} ops`);
   const ops = rawOps.map((raw, i) => parseOp(raw, config, `ops[${i}]`));
   const chunkBits = config.chunkBytes * 8;
   const end = start + ops.length;
@@ -439,7 +445,7 @@ function reconstructExclusionRoot(proof: unknown, config: QmdbConfig, digestLeng
   const startChunk = Math.floor(start / chunkBits);
   const rawChunks = field(record, "chunks");
   const chunkCount = Math.floor((end - 1) / chunkBits) - startChunk + 1;
-  if (!Array.isArray(rawChunks)) throw new ProofFormatError("$.chunks", "expected a JSON array");
+  if (!Array.isArray(rawChunks)) throw new ProofFormatError(`chunks must list ${chunkCount} chunks`, "$.chunks", "expected a JSON array");
   if (rawChunks.length !== chunkCount) throw new ProofError(`chunks must list ${chunkCount} chunks`);
   const chunks = rawChunks.map((c, i) => asHex(c, `chunks[${i}]`, config.chunkBytes));
   const complete = Math.floor(common.leaves / chunkBits);
@@ -489,8 +495,10 @@ function reconstructRoot(proof: unknown, config: QmdbConfig): Reconstruction {
   const record = asRecord(proof, "proof", MULTI_FIELDS);
   const common = parseCommon(record, digestLength);
   const rawEntries = field(record, "entries");
-  if (!Array.isArray(rawEntries) || rawEntries.length === 0) throw new ProofFormatError("$.entries", "expected a non-empty JSON array");
-  if (rawEntries.length > MAX_MULTI_PROOF_KEYS) throw new ProofFormatError("$.entries", `more than ${MAX_MULTI_PROOF_KEYS} entries (CIP-4 §8.2)`);
+  if (!Array.isArray(rawEntries) || rawEntries.length === 0) throw new ProofFormatError("entries must be a non-empty array", "$.entries", "expected a non-empty JSON array");
+  if (rawEntries.length > MAX_MULTI_PROOF_KEYS) {
+    throw new ProofFormatError(`more than ${MAX_MULTI_PROOF_KEYS} entries`, "$.entries", `more than ${MAX_MULTI_PROOF_KEYS} entries (CIP-4 §8.2)`);
+  }
   const entries = rawEntries.map((raw, i) => parseEntry(asRecord(raw, `entries[${i}]`, ENTRY_FIELDS), config, `entries[${i}]`));
   if (new Set(entries.map((e) => toHex(e.key))).size !== entries.length) throw new ProofError("duplicate key");
   if (new Set(entries.map((e) => e.loc)).size !== entries.length) throw new ProofError("duplicate loc");
@@ -520,7 +528,7 @@ export function verifyStateProof(proof: unknown, root: Uint8Array, config: QmdbC
 export type DetailedVerifyResult =
   | { valid: true; reconstruction: Reconstruction }
   | { valid: false; malformed: false; reason: string; reconstruction?: Reconstruction }
-  | { valid: false; malformed: true; reason: string; path: string };
+  | { valid: false; malformed: true; reason: string; path: string; problem: string };
 
 /**
  * As verifyStateProof, telling a malformed proof document (ProofFormatError: `malformed`, with the
@@ -531,7 +539,7 @@ export function verifyStateProofDetailed(proof: unknown, root: Uint8Array, confi
   try {
     reconstruction = reconstructRoot(proof, config);
   } catch (err) {
-    if (err instanceof ProofFormatError) return { valid: false, malformed: true, reason: err.reason, path: err.path };
+    if (err instanceof ProofFormatError) return { valid: false, malformed: true, reason: err.message, path: err.path, problem: err.reason };
     if (err instanceof ProofError || err instanceof RangeError) return { valid: false, malformed: false, reason: err.message };
     throw err;
   }

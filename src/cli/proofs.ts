@@ -66,7 +66,7 @@ function registerVerifyProof(program: Command): void {
       if (hasher === undefined) throw new UsageError(`--hasher must be blake3 or sha256 (got ${opts.hasher})`);
       const root = fromHex(opts.root, 32, "--root");
       const result = verifyStateProofDetailed(readJson(file), root, stateDbConfig(hasher));
-      if (!result.valid && result.malformed) throw new InputError(file, result.path, result.reason);
+      if (!result.valid && result.malformed) throw new InputError(file, result.path, result.problem);
       const r = result.reconstruction;
       const steps = r === undefined ? [] : checkedSteps(r, root);
       const human = [result.valid ? "valid" : `invalid: ${result.reason}`, ...steps.map((s) => `  checked: ${s}`), ...(r ? [`  ${APPENDIX_C_NOTE}`] : [])].join("\n");
