@@ -2,10 +2,12 @@
 //   tx_root      = BMT(keccak256(tx_i))                       — §5.2
 //   receipt_root = BMT(keccak256(encodeReceipt(receipt_i)))   — §5.3; no receipts → keccak256("empty_receipts")
 //   logs_root    = BMT(keccak256(encodeEvent(event_j)))       — every event of the block, in block order
+// Receipts and events are written by commonware-codec's rules (§5.3; state/codec.ts).
 // All three trees use the commonware BMT (state/bmt.ts) with keccak256 as the node hasher.
 // §5.4 `/proof/tx` and `/proof/receipt`: inclusion proofs of one leaf of tx_root / receipt_root,
 // checkable with nothing but the proof and the root (docs/state.md §4.1).
-import { bytesEqual, concatBytes, fromHex, toHex, u32BE, u64BE, uintBE, utf8 } from "../src/bytes.js";
+import { bytesEqual, concatBytes, fromHex, toHex, u64BE, uintBE, utf8 } from "../src/bytes.js";
+import { CodecError, decodeByteVec, encodeByteVec, encodeLength } from "./codec.js";
 import { bmtProve, bmtRoot, bmtVerify } from "./bmt.js";
 import { KECCAK256, keccak256 } from "../src/crypto/hash.js";
 
@@ -21,52 +23,55 @@ export interface Event {
 }
 
 const EMITTER_LENGTH = 20;
-const U32_MAX = 0xffff_ffff;
 
-function lengthPrefixed(what: string, bytes: Uint8Array): Uint8Array {
-  if (bytes.length > U32_MAX) throw new EncodingError(`${what} longer than u32::MAX bytes`);
-  return concatBytes(u32BE(bytes.length), bytes);
-}
-
-/** emitter(20) ‖ u32 BE topic length ‖ topic UTF-8 ‖ u32 BE payload length ‖ payload. */
+/**
+ * commonware-codec `Encode` of an event (CIP-4 §5.3): emitter `[u8; 20]` ‖ topic as `Vec<u8>`
+ * (varint length ‖ UTF-8) ‖ payload as `Vec<u8>` (varint length ‖ bytes).
+ */
 export function encodeEvent(event: Event): Uint8Array {
   if (event.emitter.length !== EMITTER_LENGTH) {
     throw new EncodingError(`event emitter must be ${EMITTER_LENGTH} bytes, got ${event.emitter.length}`);
   }
-  return concatBytes(event.emitter, lengthPrefixed("event topic", utf8(event.topic)), lengthPrefixed("event payload", event.payload));
+  return guard(() => concatBytes(event.emitter, encodeByteVec("event topic", utf8(event.topic)), encodeByteVec("event payload", event.payload)));
 }
 
-/** The smallest encoded event: emitter, empty topic, empty payload. */
-export const MIN_EVENT_LENGTH = EMITTER_LENGTH + 4 + 4;
+/** The smallest encoded event: emitter, empty topic, empty payload (one length byte each). */
+export const MIN_EVENT_LENGTH = EMITTER_LENGTH + 1 + 1;
+
+/**
+ * The size the gas schedule charges for an event (cellsPerEventByte, gas-vectors/SCHEDULE.md):
+ * emitter, topic and payload bytes plus a fixed 8-byte allowance for the two lengths. It is a
+ * schedule quantity, deliberately not the wire length, so the charge has no varint steps and did
+ * not move when the encoding became commonware-codec (docs/decisions.md "Metered event size").
+ */
+export function meteredEventBytes(event: Event): number {
+  return EMITTER_LENGTH + 4 + utf8(event.topic).length + 4 + event.payload.length;
+}
 
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
-function readU32BE(bytes: Uint8Array, offset: number): number {
-  if (offset + 4 > bytes.length) throw new EncodingError("truncated length prefix");
-  return ((bytes[offset]! << 24) | (bytes[offset + 1]! << 16) | (bytes[offset + 2]! << 8) | bytes[offset + 3]!) >>> 0;
-}
-
-function readLengthPrefixed(what: string, bytes: Uint8Array, offset: number): [Uint8Array, number] {
-  const length = readU32BE(bytes, offset);
-  const start = offset + 4;
-  // Bound before allocation: the declared length must fit in what is left.
-  if (length > bytes.length - start) throw new EncodingError(`${what} length ${length} exceeds remaining input`);
-  return [bytes.slice(start, start + length), start + length];
-}
 
 /** Decodes one event starting at `offset`; returns it and the offset after it. */
 export function decodeEventAt(bytes: Uint8Array, offset: number): [Event, number] {
   if (offset + EMITTER_LENGTH > bytes.length) throw new EncodingError("truncated event emitter");
   const emitter = bytes.slice(offset, offset + EMITTER_LENGTH);
-  const [topicBytes, afterTopic] = readLengthPrefixed("event topic", bytes, offset + EMITTER_LENGTH);
+  const [topicBytes, afterTopic] = guard(() => decodeByteVec(bytes, offset + EMITTER_LENGTH, "event topic"));
   let topic: string;
   try {
     topic = STRICT_UTF8.decode(topicBytes);
   } catch {
     throw new EncodingError("event topic is not valid UTF-8");
   }
-  const [payload, next] = readLengthPrefixed("event payload", bytes, afterTopic);
+  const [payload, next] = guard(() => decodeByteVec(bytes, afterTopic, "event payload"));
   return [{ emitter, topic, payload }, next];
+}
+
+function guard<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (err) {
+    if (err instanceof CodecError) throw new EncodingError(err.message);
+    throw err;
+  }
 }
 
 /** Outcome of one transaction. Events of a rejected transaction are empty (its effects are rolled back). */
@@ -82,8 +87,10 @@ export interface Receipt {
 const STATUS_BYTE = { rejected: 0, ok: 1 } as const;
 
 /**
- * status u8 (1 ok, 0 rejected) ‖ error_code u16 BE ‖ cycles u64 BE ‖ cells u64 BE ‖
- * logs_root(events)(32) ‖ u32 BE event count ‖ events (encodeEvent each).
+ * commonware-codec `Encode` of a receipt (CIP-4 §5.3; docs/decisions.md "Receipt and event
+ * canonical encodings"): status u8 (1 ok, 0 rejected) ‖ error_code u16 BE ‖ cycles u64 BE ‖
+ * cells u64 BE ‖ logs_root of its own events `[u8; 32]` ‖ events as `Vec<Event>` (varint count ‖
+ * each event's encoding).
  */
 export function encodeReceipt(receipt: Receipt): Uint8Array {
   if (receipt.status === "ok" && receipt.errorCode !== 0) throw new EncodingError("ok receipt with an error code");
@@ -94,7 +101,7 @@ export function encodeReceipt(receipt: Receipt): Uint8Array {
     u64BE(receipt.cycles),
     u64BE(receipt.cells),
     logsRoot(receipt.events),
-    u32BE(receipt.events.length),
+    guard(() => encodeLength(receipt.events.length)),
     ...receipt.events.map(encodeEvent),
   );
 }
@@ -171,6 +178,7 @@ export function inclusionProofToJson(proof: InclusionProof): InclusionProofJson 
   };
 }
 
+const U32_MAX = 0xffff_ffff;
 const PROOF_FIELDS = ["leaf_index", "leaf_count", "leaf_hash", "siblings", "root"] as const;
 /** A u32 leaf count gives a tree at most 32 levels deep, so at most 32 siblings. */
 const MAX_SIBLINGS = 32;

@@ -3,6 +3,7 @@
 // docs/state.md and docs/decisions.md. Only the variants this emulator stores are implemented;
 // any other discriminant is rejected on decode.
 import { concatBytes, u64BE } from "../src/bytes.js";
+import { decodeLength, encodeLength } from "./codec.js";
 import { decodeEventAt, encodeEvent, MIN_EVENT_LENGTH, type Event } from "./roots.js";
 
 export class StateValueError extends Error {
@@ -75,13 +76,11 @@ export function encodeStateValue(value: StateValue): Uint8Array {
       // tag ‖ raw bytes (the value's length delimits them)
       return concatBytes(tag(value.kind), value.bytes);
     case "ActorEventList": {
-      // tag ‖ u32 BE count ‖ events
+      // tag ‖ Vec<Event> (commonware-codec: varint count ‖ events)
       if (value.events.length > MAX_ACTOR_EVENTS) {
         throw new StateValueError(`ActorEventList has ${value.events.length} events, max ${MAX_ACTOR_EVENTS}`);
       }
-      const count = new Uint8Array(4);
-      new DataView(count.buffer).setUint32(0, value.events.length);
-      return concatBytes(tag("ActorEventList"), count, ...value.events.map(encodeEvent));
+      return concatBytes(tag("ActorEventList"), encodeLength(value.events.length), ...value.events.map(encodeEvent));
     }
     default: {
       const be = u64(value.kind, value.value);
@@ -112,13 +111,12 @@ export function decodeStateValue(bytes: Uint8Array): StateValue {
     case "SystemBytes":
       return { kind, bytes: bytes.slice(1) };
     case "ActorEventList": {
-      if (bytes.length < 5) throw new StateValueError("truncated ActorEventList count");
-      const count = new DataView(bytes.buffer, bytes.byteOffset + 1, 4).getUint32(0);
+      const [count, start] = wrap(() => decodeLength(bytes, 1, "ActorEventList count"));
       // §4.3 decode bound, checked before allocating anything for the entries.
       if (count > MAX_ACTOR_EVENTS) throw new StateValueError(`ActorEventList count ${count} exceeds ${MAX_ACTOR_EVENTS}`);
-      if (count * MIN_EVENT_LENGTH > bytes.length - 5) throw new StateValueError(`ActorEventList count ${count} exceeds input`);
+      if (count * MIN_EVENT_LENGTH > bytes.length - start) throw new StateValueError(`ActorEventList count ${count} exceeds input`);
       const events: Event[] = [];
-      let offset = 5;
+      let offset = start;
       for (let i = 0; i < count; i++) {
         const [event, next] = wrap(() => decodeEventAt(bytes, offset));
         events.push(event);

@@ -11,6 +11,8 @@ import { register as registerRun } from "./run.js";
 import { register as registerCodec } from "./codec.js";
 import { register as registerHarness } from "./harness.js";
 import { register as registerGas } from "./gas.js";
+import { register as registerNode } from "./node.js";
+import { register as registerFollow } from "./follow.js";
 
 /** Commands in workflow order (run → fill → replay → t8n → trace → diff → state → proofs → codec → crypto → gas vectors), as --help lists them. */
 const registrars: Registrar[] = [
@@ -23,6 +25,8 @@ const registrars: Registrar[] = [
   registerAdmission,
   registerConformance,
   registerGas,
+  registerNode,
+  registerFollow,
 ];
 
 export function buildProgram(version: string): Command {

@@ -7,7 +7,7 @@
 import type { InstructionName } from "../codec/types.js";
 import { keccak256 } from "../crypto/hash.js";
 import { ed25519VerifyStrict } from "../crypto/ed25519.js";
-import { encodeEvent, type Event } from "../../state/roots.js";
+import { meteredEventBytes, type Event } from "../../state/roots.js";
 import type { StateAccess } from "../../state/interface.js";
 import { EngineDefect } from "./errors.js";
 
@@ -149,7 +149,7 @@ export class Meter implements MeterUsage {
   }
 
   emitted(event: Event): void {
-    this.eventBytes += encodeEvent(event).length;
+    this.eventBytes += meteredEventBytes(event);
   }
 
   cycles(accepted: boolean): bigint {

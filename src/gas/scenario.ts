@@ -10,7 +10,7 @@ import type { Address, InstructionName } from "../codec/types.js";
 import { Chain, SYS_CBQS, type TxOutcome } from "../engine/chain.js";
 import { charge, COSTS, RESERVATIONS, type CostSchedule, type MeterUsage } from "../engine/meter.js";
 import type { BlockBatch, StateAccess } from "../../state/interface.js";
-import { encodeEvent } from "../../state/roots.js";
+import { meteredEventBytes } from "../../state/roots.js";
 import { MemoryStateStore } from "../../state/store.js";
 import { ObservingStore } from "./observe.js";
 
@@ -98,7 +98,7 @@ export function runScenario(s: GasScenario, costs: CostSchedule = COSTS, amplify
   let writtenBytes = 0;
   for (const a of accesses) if (a.op === "write") writtenBytes += a.key.length + (a.after?.length ?? 0);
   let eventBytes = 0;
-  for (const e of outcome.events) eventBytes += encodeEvent(e).length;
+  for (const e of outcome.events) eventBytes += meteredEventBytes(e);
   const usage: MeterUsage = {
     instruction,
     payloadBytes: s.target.payload.length,

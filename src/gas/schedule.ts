@@ -41,7 +41,7 @@ and the CIP-12 breaker check.
 | \`hashWordCycles\` | ${n(costs.hashWordCycles)} | cycles | hashed word, \`max(1, ceil(len / 32))\` words per keccak256 preimage |
 | \`ed25519VerifyCycles\` | ${n(costs.ed25519VerifyCycles)} | cycles | strict Ed25519 verification (§9.1) |
 | \`cellsPerWrittenByte\` | ${n(costs.cellsPerWrittenByte)} | cells | byte written: the 54-byte key plus the value bytes after the write (a delete: the key only) |
-| \`cellsPerEventByte\` | ${n(costs.cellsPerEventByte)} | cells | byte of each emitted event's canonical encoding (emitter ‖ u32 topic length ‖ topic ‖ u32 payload length ‖ payload) |
+| \`cellsPerEventByte\` | ${n(costs.cellsPerEventByte)} | cells | metered byte of each emitted event: 20 (emitter) + 4 + topic bytes + 4 + payload bytes (a schedule size, not the event's wire encoding) |
 
 ## Formulas
 

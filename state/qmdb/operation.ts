@@ -3,6 +3,7 @@
 // merkle/location.rs, codec/src/varint.rs at dc41a895f069). The encoded operation is the
 // element hashed into the operation log's MMR leaf (CIP-4 §5.1).
 import { concatBytes, u64BE } from "../../src/bytes.js";
+import { encodeByteVec, encodeVarint } from "../codec.js";
 
 const DELETE_CONTEXT = 0xd1;
 const UPDATE_CONTEXT = 0xd2;
@@ -13,19 +14,6 @@ export type Operation =
   | { readonly kind: "update"; readonly key: Uint8Array; readonly value: Uint8Array }
   | { readonly kind: "delete"; readonly key: Uint8Array }
   | { readonly kind: "commit"; readonly floor: number };
-
-/** Unsigned LEB128, commonware `varint::UInt`: 7 bits per byte, low group first. */
-export function encodeVarint(value: number): Uint8Array {
-  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`varint ${value} out of range`);
-  const out: number[] = [];
-  let v = value;
-  while (v >= 0x80) {
-    out.push((v % 0x80) | 0x80);
-    v = Math.floor(v / 0x80);
-  }
-  out.push(v);
-  return Uint8Array.from(out);
-}
 
 export interface OperationCodec {
   encode(op: Operation): Uint8Array;
@@ -95,7 +83,4 @@ export function fixedCodec(keySize: number, valueSize: number): OperationCodec {
 export const rawValue = (value: Uint8Array): Uint8Array => value;
 
 /** `Vec<u8>`: varint length (as u32) then the bytes. */
-export function byteVecValue(value: Uint8Array): Uint8Array {
-  if (value.length > 0xffffffff) throw new RangeError("value longer than u32::MAX bytes");
-  return concatBytes(encodeVarint(value.length), value);
-}
+export const byteVecValue = (value: Uint8Array): Uint8Array => encodeByteVec("value", value);

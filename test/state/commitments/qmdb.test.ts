@@ -8,12 +8,12 @@ import { CurrentDb, chunkAlignedInactivePeaks } from "../../../state/qmdb/curren
 import { createStateCommitment } from "../../../state/qmdb/index.js";
 import {
   byteVecValue,
-  encodeVarint,
   fixedCodec,
   rawValue,
   variableCodec,
   type Operation,
 } from "../../../state/qmdb/operation.js";
+import { encodeVarint } from "../../../state/codec.js";
 import { bagPeaks, peaks } from "../../../state/mmr.js";
 
 const config = (): QmdbConfig => ({ hasher: SHA256, codec: variableCodec(rawValue), chunkBytes: 32, keyLength: 32 });

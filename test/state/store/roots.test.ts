@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { decodeEventAt, encodeEvent, encodeReceipt, EncodingError, logsRoot, receiptRoot, txRoot, type Event, type Receipt } from "../../../state/roots.js";
+import { decodeEventAt, encodeEvent, encodeReceipt, EncodingError, logsRoot, meteredEventBytes, receiptRoot, txRoot, type Event, type Receipt } from "../../../state/roots.js";
 import { toHex } from "../../../src/bytes.js";
 
 // Independent reference for the keccak BMT of CIP-4 §5.2/§5.3 (commonware shape, keccak nodes).
@@ -29,13 +29,36 @@ describe("block roots (CIP-4 §5.2/§5.3, docs/state.md)", () => {
     }
   });
 
-  it("docs/state.md: event encoding is emitter ‖ u32 topic length ‖ topic ‖ u32 payload length ‖ payload", () => {
+  it("CIP-4 §5.3 commonware-codec: event = emitter ‖ varint topic length ‖ topic ‖ varint payload length ‖ payload", () => {
     const e = ev("cbqs.x", [1, 2]);
-    expect(toHex(encodeEvent(e))).toBe(toHex(cat(emitter, be32(6), enc("cbqs.x"), be32(2), Uint8Array.of(1, 2))));
+    expect(toHex(encodeEvent(e))).toBe(toHex(cat(emitter, Uint8Array.of(6), enc("cbqs.x"), Uint8Array.of(2), Uint8Array.of(1, 2))));
     const [back, next] = decodeEventAt(encodeEvent(e), 0);
     expect(back).toEqual(e);
-    expect(next).toBe(20 + 4 + 6 + 4 + 2);
+    expect(next).toBe(20 + 1 + 6 + 1 + 2);
     expect(() => encodeEvent({ ...e, emitter: new Uint8Array(19) })).toThrow(EncodingError);
+    // A 300-byte payload: varint 300 = 0xac 0x02 (7 bits per byte, low group first).
+    const long = ev("t", Array.from({ length: 300 }, (_, i) => i & 0xff));
+    expect(toHex(encodeEvent(long).subarray(20, 22))).toBe("0x0174");
+    expect(toHex(encodeEvent(long).subarray(22, 24))).toBe("0xac02");
+    expect(decodeEventAt(encodeEvent(long), 0)[0]).toEqual(long);
+  });
+
+  it("CIP-4 §5.3 commonware-codec: event decoding refuses every non-canonical length", () => {
+    const body = cat(emitter, Uint8Array.of(1), enc("t"), Uint8Array.of(0));
+    expect(decodeEventAt(body, 0)[1]).toBe(body.length);
+    // topic length 1 written overlong as 0x81 0x00: one value, one encoding only.
+    expect(() => decodeEventAt(cat(emitter, Uint8Array.of(0x81, 0x00), enc("t"), Uint8Array.of(0)), 0)).toThrow(/overlong/);
+    // a length beyond u32 (fifth byte above 0x0f), and a length past the end of the input
+    expect(() => decodeEventAt(cat(emitter, Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0x1f)), 0)).toThrow(/exceeds u32/);
+    expect(() => decodeEventAt(cat(emitter, Uint8Array.of(5), enc("t")), 0)).toThrow(/exceeds remaining input/);
+    expect(() => decodeEventAt(cat(emitter, Uint8Array.of(0x80)), 0)).toThrow(/truncated/);
+  });
+
+  it("gas schedule: the metered event size is 28 + topic + payload bytes, independent of the wire encoding", () => {
+    expect(meteredEventBytes(ev("cbqs.x", [1, 2]))).toBe(20 + 4 + 6 + 4 + 2);
+    const long = ev("t", Array.from({ length: 300 }, () => 7));
+    expect(meteredEventBytes(long)).toBe(28 + 1 + 300);
+    expect(encodeEvent(long).length).toBe(20 + 1 + 1 + 2 + 300);
   });
 
   it("docs/state.md: logs_root = keccak BMT over keccak256(event) in block order: empty, one, many", () => {
@@ -47,13 +70,13 @@ describe("block roots (CIP-4 §5.2/§5.3, docs/state.md)", () => {
     expect(toHex(logsRoot([events[1]!, events[0]!]))).not.toBe(toHex(logsRoot([events[0]!, events[1]!])));
   });
 
-  it("CIP-4 §5.3: receipt encoding is status ‖ error u16 ‖ cycles u64 ‖ cells u64 ‖ logs root ‖ u32 count ‖ events", () => {
+  it("CIP-4 §5.3 commonware-codec: receipt = status ‖ error u16 BE ‖ cycles u64 BE ‖ cells u64 BE ‖ logs root ‖ varint count ‖ events", () => {
     const events = [ev("cbqs.stream.created", [9])];
     const r: Receipt = { status: "ok", errorCode: 0, cycles: 0x10n, cells: 0x20n, events };
     const expected = cat(
       Uint8Array.of(1), Uint8Array.of(0, 0),
       Uint8Array.of(0, 0, 0, 0, 0, 0, 0, 0x10), Uint8Array.of(0, 0, 0, 0, 0, 0, 0, 0x20),
-      refBmt(events.map((e) => keccak_256(encodeEvent(e)))), be32(1), encodeEvent(events[0]!),
+      refBmt(events.map((e) => keccak_256(encodeEvent(e)))), Uint8Array.of(1), encodeEvent(events[0]!),
     );
     expect(toHex(encodeReceipt(r))).toBe(toHex(expected));
     const rej: Receipt = { status: "rejected", errorCode: 3900, cycles: 5n, cells: 0n, events: [] };

@@ -62,12 +62,14 @@ describe("StateValue codec (CIP-4 §4.3, Appendix A)", () => {
     expect(() =>
       encodeStateValue({ kind: "ActorEventList", events: Array.from({ length: MAX_ACTOR_EVENTS + 1 }, (_, i) => event(i)) }),
     ).toThrow(StateValueError);
-    // A header claiming 1,001 (or 2^32-1) entries with no bodies is rejected by the bound itself.
-    expect(() => decodeStateValue(Uint8Array.of(ValueTag.ActorEventList, 0, 0, 0x03, 0xe9))).toThrow(/exceeds 1000/);
-    expect(() => decodeStateValue(Uint8Array.of(ValueTag.ActorEventList, 0xff, 0xff, 0xff, 0xff))).toThrow(/exceeds 1000/);
+    // A header claiming 1,001 (varint 0xe9 0x07) or 2^32-1 entries with no bodies is rejected by the bound itself.
+    expect(() => decodeStateValue(Uint8Array.of(ValueTag.ActorEventList, 0xe9, 0x07))).toThrow(/exceeds 1000/);
+    expect(() => decodeStateValue(Uint8Array.of(ValueTag.ActorEventList, 0xff, 0xff, 0xff, 0xff, 0x0f))).toThrow(/exceeds 1000/);
+    // An overlong count (1 written as 0x81 0x00) is not a second encoding of the same list.
+    expect(() => decodeStateValue(Uint8Array.of(ValueTag.ActorEventList, 0x81, 0x00))).toThrow(/overlong/);
     // 2 entries claimed, bytes for at most one.
     const one = encodeStateValue({ kind: "ActorEventList", events: [event(1)] });
-    one[4] = 2;
+    one[1] = 2;
     expect(() => decodeStateValue(one)).toThrow(StateValueError);
   });
 
@@ -77,10 +79,10 @@ describe("StateValue codec (CIP-4 §4.3, Appendix A)", () => {
     const list = encodeStateValue({ kind: "ActorEventList", events: [event(1)] });
     expect(() => decodeStateValue(Uint8Array.of(...list, 0))).toThrow(/trailing/);
     const badUtf8 = encodeStateValue({ kind: "ActorEventList", events: [{ emitter, topic: "a", payload: new Uint8Array(0) }] });
-    badUtf8[5 + 20 + 4] = 0xff;
+    badUtf8[2 + 20 + 1] = 0xff; // tag, count, emitter, topic length, then the topic byte
     expect(() => decodeStateValue(badUtf8)).toThrow(/UTF-8/);
     const bigLen = encodeStateValue({ kind: "ActorEventList", events: [event(1)] });
-    bigLen.set([0x7f, 0xff, 0xff, 0xff], 5 + 20);
+    bigLen.set([0xff, 0xff, 0xff, 0xff, 0x0f], 2 + 20); // topic length u32::MAX
     expect(() => decodeStateValue(bigLen)).toThrow(/exceeds remaining input/);
   });
 
