@@ -14,7 +14,7 @@ import { accountKey } from "../state/keys.js";
 import { fromHex, toHex } from "../src/bytes.js";
 import { decodeStateValueAs } from "../state/value.js";
 import { MemoryChainDb } from "../state/chain-db-memory.js";
-import { readFixture } from "../src/harness/files.js";
+import { readFixture } from "../src/harness/documents.js";
 import { CbqsNode } from "../src/node/chain-node.js";
 import { BrokerStateCache, brokerState } from "../src/node/reads.js";
 

@@ -16,8 +16,8 @@ import { blake3, keccak256, type Hasher } from "../src/crypto/hash.js";
 import { ed25519VerifyStrict } from "../src/crypto/ed25519.js";
 import { Meter } from "../src/engine/meter.js";
 import { fillScenario } from "../src/harness/fill.js";
-import { fixtureText, parseFixtureText, type Fixture } from "../src/harness/fixture.js";
-import { readBytes } from "../src/harness/files.js";
+import type { Fixture } from "../src/harness/fixture.js";
+import { readFixture } from "../src/harness/documents.js";
 import { blockResults } from "../src/chain/receipts.js";
 import { decodeTransaction } from "../src/harness/execute.js";
 import { replayFixture } from "../src/harness/replay.js";
@@ -145,13 +145,13 @@ function loadChain(argv: string[]): Fixture {
   const i = argv.indexOf("--fixture");
   if (i >= 0) {
     const file = argv[i + 1]!;
-    return parseFixtureText(fixtureText(readBytes(file), file.endsWith(".gz")));
+    return readFixture(file);
   }
   const j = argv.indexOf("--blocks");
   const blocks = j >= 0 ? Number(argv[j + 1]) : 10_000;
   process.stderr.write(`bench: generating and filling the long chain (${blocks} blocks; not timed)…\n`);
   const scenario = generateLongChainScenario({ blocks, minTxs: blocks >= 10_000 ? 50_000 : 0 });
-  return fillScenario(parseScenario(scenario), "bench", "none");
+  return fillScenario(parseScenario(scenario), "none");
 }
 
 /** The unavoidable cryptography of the same chain, alone: same call counts and input sizes. */

@@ -13,6 +13,8 @@ import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { fillScenario } from "../src/harness/fill.js";
 import { fixtureJsonText } from "../src/harness/fixture.js";
+import { count, Progress, progressMode, type ProgressMode } from "../src/harness/progress.js";
+import { Output, writing } from "../src/json/write.js";
 import { parseScenario } from "../src/scenario/parse.js";
 
 const SEED = 0x5eed_cb95;
@@ -258,6 +260,24 @@ export function generateLongChainScenario({ blocks, minTxs }: LongChainOptions):
   };
 }
 
+/** Fills the long chain into `fixturePath` (gzip when it ends in .gz) with progress on stderr. */
+export function fillLongChain(fixturePath: string, options: LongChainOptions & { progress: ProgressMode }): void {
+  const scenario = generateLongChainScenario(options);
+  const chain = scenario["blocks"] as Array<{ txs: unknown[] }>;
+  process.stderr.write(`long-chain: ${count(chain.length, "block")}, ${count(chain.reduce((n, b) => n + b.txs.length, 0), "transaction")}\n`);
+  mkdirSync(dirname(fixturePath), { recursive: true });
+  process.stderr.write(`long-chain: filling ${fixturePath} (executes the chain, then checks it by replay; about 1–2 minutes on 2 cores)\n`);
+  const phases = new Map<string, Progress>();
+  const fixture = fillScenario(parseScenario(scenario), "final", (phase, state) => {
+    if (!phases.has(phase)) phases.set(phase, new Progress(`long-chain fill (${phase})`, options.progress));
+    phases.get(phase)!.update(state);
+  });
+  phases.forEach((p) => p.end());
+  const text = fixtureJsonText(fixture);
+  writing(new Output(fixturePath), (out) => out.write(fixturePath.endsWith(".gz") ? gzipSync(text, { level: 9 }) : text));
+  process.stderr.write(`long-chain: wrote ${fixturePath}\n`);
+}
+
 function main(argv: string[]): void {
   const arg = (name: string): string | undefined => {
     const i = argv.indexOf(name);
@@ -265,19 +285,10 @@ function main(argv: string[]): void {
   };
   const blocks = Number(arg("--blocks") ?? "10000");
   const minTxs = Number(arg("--min-txs") ?? "50000");
-  const scenario = generateLongChainScenario({ blocks, minTxs });
-  const chain = scenario["blocks"] as Array<{ txs: unknown[] }>;
-  process.stderr.write(`long-chain: ${chain.length} blocks, ${chain.reduce((n, b) => n + b.txs.length, 0)} transactions\n`);
   const scenarioPath = arg("--scenario");
-  if (scenarioPath !== undefined) writeFileSync(scenarioPath, JSON.stringify(scenario) + "\n");
+  if (scenarioPath !== undefined) writeFileSync(scenarioPath, JSON.stringify(generateLongChainScenario({ blocks, minTxs })) + "\n");
   const fixturePath = arg("--fixture");
-  if (fixturePath !== undefined) {
-    mkdirSync(dirname(fixturePath), { recursive: true });
-    process.stderr.write(`long-chain: filling ${fixturePath} (executes the chain and checks it once; about 1–2 minutes on 2 cores)\n`);
-    const text = fixtureJsonText(fillScenario(parseScenario(scenario), scenario["description"] as string, "final"));
-    writeFileSync(fixturePath, fixturePath.endsWith(".gz") ? gzipSync(text, { level: 9 }) : text);
-    process.stderr.write(`long-chain: wrote ${fixturePath}\n`);
-  }
+  if (fixturePath !== undefined) fillLongChain(fixturePath, { blocks, minTxs, progress: progressMode(argv.includes("--quiet")) });
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) main(process.argv.slice(2));

@@ -5,14 +5,17 @@ export class HexError extends Error {
   override name = "HexError";
 }
 
-const HEX_RE = /^0x([0-9a-fA-F]{2})*$/;
-
 /** Parses "0x…" hex. `expectedLength` (bytes), when given, must match exactly. */
 export function fromHex(text: string, expectedLength?: number, what = "hex value"): Uint8Array {
-  if (typeof text !== "string" || !HEX_RE.test(text)) {
+  // No regular expression: a backtracking group over a multi-megabyte value overflows the
+  // regex stack. Buffer's decoder stops at the first non-hex pair, so a short result means a bad digit.
+  if (typeof text !== "string" || text.length % 2 !== 0 || !text.startsWith("0x")) {
     throw new HexError(`${what}: expected 0x-prefixed hex with an even number of digits`);
   }
   const bytes = Uint8Array.from(Buffer.from(text.slice(2), "hex"));
+  if (bytes.length * 2 !== text.length - 2) {
+    throw new HexError(`${what}: expected 0x-prefixed hex with an even number of digits`);
+  }
   if (expectedLength !== undefined && bytes.length !== expectedLength) {
     throw new HexError(`${what}: expected ${expectedLength} bytes, got ${bytes.length}`);
   }

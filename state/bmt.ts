@@ -113,7 +113,7 @@ export function bmtVerify(
 }
 
 /**
- * commonware's `bmt::tests::conformance::RootConformance` digest (shared/anchors.md): for seed
+ * commonware's `bmt::tests::conformance::RootConformance` digest (docs/anchors.md): for seed
  * s = 0..nCases-1 build the SHA-256 BMT of leaves SHA-256(u64 BE i), i < s, and feed SHA-256 with
  * (u64 LE root length ‖ root).
  */

@@ -3,6 +3,7 @@
 // chunk holding its activity bit, and a range proof over the grafted tree (storage/src/qmdb/
 // current/proof/mod.rs at dc41a895f069). The JSON shape is Appendix C plus the fields a
 // standalone verifier needs: `key`, `value` and `inactive_peaks` (docs/decisions.md).
+import { MAX_EXCLUSION_PROOF_OPS as OPS_BOUND, MAX_PROOF_KEYS } from "../src/bounds.js";
 import { bytesEqual, fromHex, toHex } from "../src/bytes.js";
 import {
   MAX_PROOF_DIGESTS_PER_ELEMENT,
@@ -19,8 +20,8 @@ import { CurrentDb, combineRoots, graftingProofHasher } from "./qmdb/current.js"
 import { stateDbConfig } from "./qmdb/index.js";
 
 export const PROOF_VERSION = 1;
-/** CIP-4 §5.4/§8.2: at most 256 keys per batch proof. */
-export const MAX_MULTI_PROOF_KEYS = 256;
+/** CIP-4 §5.4/§8.2: at most 256 keys per batch proof (src/bounds.ts owns every input bound). */
+export const MAX_MULTI_PROOF_KEYS = MAX_PROOF_KEYS;
 
 /** Appendix C single-key proof (plus key, value, inactive_peaks). Hex is 0x-prefixed. */
 export interface StateProof {
@@ -80,6 +81,24 @@ export interface ExclusionProof {
 }
 
 export type VerifyResult = { valid: true } | { valid: false; reason: string };
+
+/**
+ * A proof document that is not a well-formed proof at all (missing or unknown field, wrong type,
+ * wrong hex length, a bound exceeded, an unsupported proof_version): unusable input, as opposed
+ * to a well-formed proof that does not verify. `path` is the JSON path of the problem.
+ */
+export class ProofFormatError extends ProofError {
+  override name = "ProofFormatError";
+  constructor(
+    /** The verifier's own words (verifyStateProof's `reason`, unchanged since proofs existed). */
+    message: string,
+    readonly path: string,
+    /** What is wrong at `path`, for an error line that names the JSON path. */
+    readonly reason: string,
+  ) {
+    super(message);
+  }
+}
 
 const BAGGING = "backward";
 
@@ -213,39 +232,44 @@ export function proveKeys(db: CurrentDb, keys: readonly Uint8Array[]): MultiStat
 
 // ---- Standalone verification: only the proof, the root and the database configuration.
 
-function field(obj: Record<string, unknown>, name: string): unknown {
-  if (!Object.hasOwn(obj, name)) throw new ProofError(`missing field ${name}`);
+const jsonPath = (what: string): string => (what === "proof" ? "$" : what.startsWith("proof.") ? `$.${what.slice(6)}` : `$.${what}`);
+
+function field(obj: Record<string, unknown>, name: string, where = "proof"): unknown {
+  if (!Object.hasOwn(obj, name)) throw new ProofFormatError(`missing field ${name}`, `${jsonPath(where)}.${name}`, "missing");
   return obj[name];
 }
 
 function asRecord(value: unknown, what: string, allowed: readonly string[]): Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new ProofError(`${what} is not an object`);
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new ProofFormatError(`${what} is not an object`, jsonPath(what), "expected a JSON object");
   const record = value as Record<string, unknown>;
   for (const name of Object.keys(record)) {
-    if (!allowed.includes(name)) throw new ProofError(`unknown field ${name} in ${what}`);
+    if (!allowed.includes(name)) {
+      throw new ProofFormatError(`unknown field ${name} in ${what}`, `${jsonPath(what)}.${name}`, `unknown field (expected one of: ${allowed.join(", ")})`);
+    }
   }
   return record;
 }
 
 function asIndex(value: unknown, what: string): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
-    throw new ProofError(`${what} must be a non-negative integer`);
+    throw new ProofFormatError(`${what} must be a non-negative integer`, jsonPath(what), "expected a non-negative integer");
   }
   return value;
 }
 
 function asHex(value: unknown, what: string, length?: number): Uint8Array {
-  if (typeof value !== "string") throw new ProofError(`${what} must be a hex string`);
+  if (typeof value !== "string") throw new ProofFormatError(`${what} must be a hex string`, jsonPath(what), "expected a 0x-prefixed hex string");
   try {
     return fromHex(value, length, what);
   } catch (err) {
-    throw new ProofError(err instanceof Error ? err.message : String(err));
+    const message = err instanceof Error ? err.message : String(err);
+    throw new ProofFormatError(message, jsonPath(what), message.replace(`${what}: `, ""));
   }
 }
 
 function asDigests(value: unknown, max: number, digestLength: number): Uint8Array[] {
-  if (!Array.isArray(value)) throw new ProofError("digests must be an array");
-  if (value.length > max) throw new ProofError(`${value.length} digests exceed the bound ${max}`);
+  if (!Array.isArray(value)) throw new ProofFormatError("digests must be an array", "$.digests", "expected a JSON array");
+  if (value.length > max) throw new ProofFormatError(`${value.length} digests exceed the bound ${max}`, "$.digests", `${value.length} digests exceed the bound ${max}`);
   return value.map((d, i) => asHex(d, `digests[${i}]`, digestLength));
 }
 
@@ -257,7 +281,7 @@ interface ParsedCommon {
 }
 
 function parseCommon(record: Record<string, unknown>, digestLength: number): ParsedCommon {
-  if (field(record, "proof_version") !== PROOF_VERSION) throw new ProofError("unsupported proof_version");
+  if (field(record, "proof_version") !== PROOF_VERSION) throw new ProofFormatError("unsupported proof_version", "$.proof_version", `unsupported (this verifier reads proof_version ${PROOF_VERSION})`);
   const partialRaw = field(record, "partial_chunk_digest");
   return {
     leaves: asIndex(field(record, "mmr_leaves"), "mmr_leaves"),
@@ -269,10 +293,10 @@ function parseCommon(record: Record<string, unknown>, digestLength: number): Par
 
 function parseEntry(record: Record<string, unknown>, config: QmdbConfig, what: string): Located {
   return {
-    key: asHex(field(record, "key"), `${what}.key`, config.keyLength),
-    value: asHex(field(record, "value"), `${what}.value`),
-    loc: asIndex(field(record, "loc"), `${what}.loc`),
-    chunk: asHex(field(record, "chunk"), `${what}.chunk`, config.chunkBytes),
+    key: asHex(field(record, "key", what), `${what}.key`, config.keyLength),
+    value: asHex(field(record, "value", what), `${what}.value`),
+    loc: asIndex(field(record, "loc", what), `${what}.loc`),
+    chunk: asHex(field(record, "chunk", what), `${what}.chunk`, config.chunkBytes),
   };
 }
 
@@ -293,10 +317,33 @@ function checkEntry(entry: Located, common: ParsedCommon, config: QmdbConfig): v
   }
 }
 
-function canonicalRoot(common: ParsedCommon, graftedRoot: Uint8Array, config: QmdbConfig): Uint8Array {
+/** What a verifier rebuilt from a proof, step by step (`cbqs verify-proof` reports it). */
+export interface Reconstruction {
+  kind: "single" | "batch" | "exclusion";
+  /** The proven keys and the locations of their active operations (exclusion: the floor). */
+  keys: Array<{ key: Uint8Array; loc: number }>;
+  /** Digests the path used. */
+  digests: number;
+  /** The grafted tree's root rebuilt from the operation(s), their bitmap chunk(s) and the digests. */
+  graftedRoot: Uint8Array;
+  /** The ops_root the proof states; it is bound only through the combined root. */
+  opsRoot: Uint8Array;
+  partial: { nextBit: number; digest: Uint8Array } | undefined;
+  /** H(ops_root ‖ grafted_root [‖ next_bit ‖ partial digest]): must equal the state root. */
+  root: Uint8Array;
+}
+
+function canonicalRoot(
+  kind: Reconstruction["kind"],
+  keys: Reconstruction["keys"],
+  digests: number,
+  common: ParsedCommon,
+  graftedRoot: Uint8Array,
+  config: QmdbConfig,
+): Reconstruction {
   const nextBit = common.leaves % (config.chunkBytes * 8);
   const partial = common.partial === undefined ? undefined : { nextBit, digest: common.partial };
-  return combineRoots(config.hasher, common.opsRoot, graftedRoot, partial);
+  return { kind, keys, digests, graftedRoot, opsRoot: common.opsRoot, partial, root: combineRoots(config.hasher, common.opsRoot, graftedRoot, partial) };
 }
 
 function elementFor(entry: Located, config: QmdbConfig) {
@@ -344,7 +391,7 @@ const EXCLUSION_FIELDS = [
   "ops_root",
 ] as const;
 /** Bound on the operations an exclusion proof may list before anything is allocated for them. */
-export const MAX_EXCLUSION_PROOF_OPS = 1 << 22;
+export const MAX_EXCLUSION_PROOF_OPS = OPS_BOUND;
 
 function parseOp(raw: unknown, config: QmdbConfig, what: string): Operation {
   const kind = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>).op : undefined;
@@ -353,20 +400,20 @@ function parseOp(raw: unknown, config: QmdbConfig, what: string): Operation {
       const r = asRecord(raw, what, ["op", "key", "value"]);
       return {
         kind: "update",
-        key: asHex(field(r, "key"), `${what}.key`, config.keyLength),
-        value: asHex(field(r, "value"), `${what}.value`),
+        key: asHex(field(r, "key", what), `${what}.key`, config.keyLength),
+        value: asHex(field(r, "value", what), `${what}.value`),
       };
     }
     case "delete": {
       const r = asRecord(raw, what, ["op", "key"]);
-      return { kind: "delete", key: asHex(field(r, "key"), `${what}.key`, config.keyLength) };
+      return { kind: "delete", key: asHex(field(r, "key", what), `${what}.key`, config.keyLength) };
     }
     case "commit": {
       const r = asRecord(raw, what, ["op", "floor"]);
-      return { kind: "commit", floor: asIndex(field(r, "floor"), `${what}.floor`) };
+      return { kind: "commit", floor: asIndex(field(r, "floor", what), `${what}.floor`) };
     }
     default:
-      throw new ProofError(`${what}.op must be update, delete or commit`);
+      throw new ProofFormatError(`${what}.op must be update, delete or commit`, `${jsonPath(what)}.op`, 'expected "update", "delete" or "commit"');
   }
 }
 
@@ -374,14 +421,14 @@ function parseOp(raw: unknown, config: QmdbConfig, what: string): Operation {
  * Exclusion proof (RangeProof::reconstruct_root over [floor, leaves)): the range must end at the
  * last commit and start at that commit's floor; no active Update in it may be for the key.
  */
-function reconstructExclusionRoot(proof: unknown, config: QmdbConfig, digestLength: number): Uint8Array {
+function reconstructExclusionRoot(proof: unknown, config: QmdbConfig, digestLength: number): Reconstruction {
   const record = asRecord(proof, "proof", EXCLUSION_FIELDS);
   const common = parseCommon(record, digestLength);
   const key = asHex(field(record, "key"), "key", config.keyLength);
   const start = asIndex(field(record, "loc"), "loc");
   const rawOps = field(record, "ops");
-  if (!Array.isArray(rawOps) || rawOps.length === 0) throw new ProofError("ops must be a non-empty array");
-  if (rawOps.length > MAX_EXCLUSION_PROOF_OPS) throw new ProofError(`more than ${MAX_EXCLUSION_PROOF_OPS} ops`);
+  if (!Array.isArray(rawOps) || rawOps.length === 0) throw new ProofFormatError("ops must be a non-empty array", "$.ops", "expected a non-empty JSON array");
+  if (rawOps.length > MAX_EXCLUSION_PROOF_OPS) throw new ProofFormatError(`more than ${MAX_EXCLUSION_PROOF_OPS} ops`, "$.ops", `more than ${MAX_EXCLUSION_PROOF_OPS} ops`);
   const ops = rawOps.map((raw, i) => parseOp(raw, config, `ops[${i}]`));
   const chunkBits = config.chunkBytes * 8;
   const end = start + ops.length;
@@ -391,7 +438,8 @@ function reconstructExclusionRoot(proof: unknown, config: QmdbConfig, digestLeng
   const startChunk = Math.floor(start / chunkBits);
   const rawChunks = field(record, "chunks");
   const chunkCount = Math.floor((end - 1) / chunkBits) - startChunk + 1;
-  if (!Array.isArray(rawChunks) || rawChunks.length !== chunkCount) throw new ProofError(`chunks must list ${chunkCount} chunks`);
+  if (!Array.isArray(rawChunks)) throw new ProofFormatError(`chunks must list ${chunkCount} chunks`, "$.chunks", "expected a JSON array");
+  if (rawChunks.length !== chunkCount) throw new ProofError(`chunks must list ${chunkCount} chunks`);
   const chunks = rawChunks.map((c, i) => asHex(c, `chunks[${i}]`, config.chunkBytes));
   const hasPartial = common.leaves % chunkBits !== 0;
   if (hasPartial !== (common.partial !== undefined)) throw new ProofError("partial_chunk_digest presence mismatch");
@@ -412,10 +460,10 @@ function reconstructExclusionRoot(proof: unknown, config: QmdbConfig, digestLeng
   };
   const ph = graftingProofHasher(config.hasher, Math.log2(chunkBits), startChunk, chunks);
   const elements = ops.map((op) => config.codec.encode(op));
-  return canonicalRoot(common, reconstructRangeRoot(ph, mmrProof, elements, start, BAGGING), config);
+  return canonicalRoot("exclusion", [{ key, loc: start }], mmrProof.digests.length, common, reconstructRangeRoot(ph, mmrProof, elements, start, BAGGING), config);
 }
 
-function reconstructRoot(proof: unknown, config: QmdbConfig): Uint8Array {
+function reconstructRoot(proof: unknown, config: QmdbConfig): Reconstruction {
   const digestLength = config.hasher.hash(new Uint8Array()).length;
   const isObject = typeof proof === "object" && proof !== null;
   if (isObject && Object.hasOwn(proof, "value") && (proof as { value: unknown }).value === null) {
@@ -433,13 +481,16 @@ function reconstructRoot(proof: unknown, config: QmdbConfig): Uint8Array {
     };
     checkEntry(entry, common, config);
     const { element, ph } = elementFor(entry, config);
-    return canonicalRoot(common, reconstructRangeRoot(ph, mmrProof, [element], entry.loc, BAGGING), config);
+    const grafted = reconstructRangeRoot(ph, mmrProof, [element], entry.loc, BAGGING);
+    return canonicalRoot("single", [{ key: entry.key, loc: entry.loc }], mmrProof.digests.length, common, grafted, config);
   }
   const record = asRecord(proof, "proof", MULTI_FIELDS);
   const common = parseCommon(record, digestLength);
   const rawEntries = field(record, "entries");
-  if (!Array.isArray(rawEntries) || rawEntries.length === 0) throw new ProofError("entries must be a non-empty array");
-  if (rawEntries.length > MAX_MULTI_PROOF_KEYS) throw new ProofError(`more than ${MAX_MULTI_PROOF_KEYS} entries`);
+  if (!Array.isArray(rawEntries) || rawEntries.length === 0) throw new ProofFormatError("entries must be a non-empty array", "$.entries", "expected a non-empty JSON array");
+  if (rawEntries.length > MAX_MULTI_PROOF_KEYS) {
+    throw new ProofFormatError(`more than ${MAX_MULTI_PROOF_KEYS} entries`, "$.entries", `more than ${MAX_MULTI_PROOF_KEYS} entries (CIP-4 §8.2)`);
+  }
   const entries = rawEntries.map((raw, i) => parseEntry(asRecord(raw, `entries[${i}]`, ENTRY_FIELDS), config, `entries[${i}]`));
   if (new Set(entries.map((e) => toHex(e.key))).size !== entries.length) throw new ProofError("duplicate key");
   if (new Set(entries.map((e) => e.loc)).size !== entries.length) throw new ProofError("duplicate loc");
@@ -454,7 +505,7 @@ function reconstructRoot(proof: unknown, config: QmdbConfig): Uint8Array {
     entries.map((e) => elementFor(e, config)),
     BAGGING,
   );
-  return canonicalRoot(common, grafted, config);
+  return canonicalRoot("batch", entries.map((e) => ({ key: e.key, loc: e.loc })), mmrProof.digests.length, common, grafted, config);
 }
 
 /**
@@ -462,10 +513,29 @@ function reconstructRoot(proof: unknown, config: QmdbConfig): Uint8Array {
  * the root (and, for tooling, the database configuration: Cowboy's by default).
  */
 export function verifyStateProof(proof: unknown, root: Uint8Array, config: QmdbConfig = stateDbConfig()): VerifyResult {
+  const r = verifyStateProofDetailed(proof, root, config);
+  return r.valid ? { valid: true } : { valid: false, reason: r.reason };
+}
+
+export type DetailedVerifyResult =
+  | { valid: true; reconstruction: Reconstruction }
+  | { valid: false; malformed: false; reason: string; reconstruction?: Reconstruction }
+  | { valid: false; malformed: true; reason: string; path: string; problem: string };
+
+/**
+ * As verifyStateProof, telling a malformed proof document (ProofFormatError: `malformed`, with the
+ * JSON path) from a well-formed proof that does not verify, and returning what was rebuilt.
+ */
+export function verifyStateProofDetailed(proof: unknown, root: Uint8Array, config: QmdbConfig = stateDbConfig()): DetailedVerifyResult {
+  let reconstruction: Reconstruction;
   try {
-    return bytesEqual(reconstructRoot(proof, config), root) ? { valid: true } : { valid: false, reason: "root mismatch" };
+    reconstruction = reconstructRoot(proof, config);
   } catch (err) {
-    if (err instanceof ProofError || err instanceof RangeError) return { valid: false, reason: err.message };
+    if (err instanceof ProofFormatError) return { valid: false, malformed: true, reason: err.message, path: err.path, problem: err.reason };
+    if (err instanceof ProofError || err instanceof RangeError) return { valid: false, malformed: false, reason: err.message };
     throw err;
   }
+  return bytesEqual(reconstruction.root, root)
+    ? { valid: true, reconstruction }
+    : { valid: false, malformed: false, reason: "root mismatch", reconstruction };
 }

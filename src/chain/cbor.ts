@@ -80,7 +80,10 @@ export class CborWriter {
   }
 }
 
-const utf8Decoder = new TextDecoder("utf-8", { fatal: true });
+// ignoreBOM keeps a leading U+FEFF in the decoded text: without it the decoder strips it, and a
+// key or value written as BOM + "version" would decode to the same string as "version" under
+// different bytes (a second accepted form, so a different tx_hash for the same transaction).
+const utf8Decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Strict reader over one buffer. */
 export class CborReader {

@@ -10,18 +10,14 @@
 //     "transfer": to amount
 //
 // tx_hash = keccak256(envelope bytes).
+import { MAX_ENVELOPE_BYTES, MAX_PARAM_NAME_BYTES, MAX_SET_PARAMS_ENTRIES, MAX_SYSTEM_PAYLOAD_BYTES } from "../bounds.js";
 import { keccak256 } from "../crypto/hash.js";
 import { CborError, CborReader, CborWriter } from "./cbor.js";
 import type { GovAction, Transaction, TxBody } from "./types.js";
 
 export const ENVELOPE_VERSION = 1n;
-/** Bound on a system payload; the largest valid CBQS instruction is far smaller (docs/transactions.md). */
-export const MAX_SYSTEM_PAYLOAD_BYTES = 1_048_576;
-/** Bound on a governance parameter name and on SetParams entries (§18 has 44 rows). */
-export const MAX_PARAM_NAME_BYTES = 128;
-export const MAX_SET_PARAMS_ENTRIES = 64;
-/** Whole-envelope bound, checked before decoding anything. */
-export const MAX_ENVELOPE_BYTES = MAX_SYSTEM_PAYLOAD_BYTES + 1_024;
+// The envelope's bounds live with every other input bound (src/bounds.ts).
+export { MAX_ENVELOPE_BYTES, MAX_PARAM_NAME_BYTES, MAX_SET_PARAMS_ENTRIES, MAX_SYSTEM_PAYLOAD_BYTES };
 
 const U64_MAX = (1n << 64n) - 1n;
 

@@ -2,7 +2,10 @@
 // transaction and the tx_root, receipt_root and logs_root (CIP-4 §5.2/§5.3, state/roots.ts).
 // The one mapping from engine outcomes to receipts, shared by the scenario runner, the fixture
 // replayer and t8n; plus the receipts' JSON shape (scenario-format §4 output conventions).
+import { MAX_BLOCK_TRANSACTIONS, MAX_RECEIPT_EVENTS } from "../bounds.js";
 import { toHex } from "../bytes.js";
+import { array, decimal, hex, object, oneOf, string } from "../json/fields.js";
+import { JsonError } from "../json/parse.js";
 import type { BlockOutcome } from "../engine/chain.js";
 import { logsRoot, receiptRoot, txRoot, type Event, type Receipt } from "../../state/roots.js";
 import { txHash } from "./envelope.js";
@@ -73,5 +76,51 @@ export function receiptJson(r: TxReceipt, message?: string): ReceiptJson {
     events: r.events.map(eventJson),
     cycles: r.cycles.toString(),
     cells: r.cells.toString(),
+  };
+}
+
+/** A receipt read from JSON: the receipt, and the run-document/t8n extras when the format has them. */
+export interface LoadedReceipt {
+  receipt: TxReceipt;
+  index?: bigint;
+  message?: string;
+}
+
+/**
+ * Reads one receipt in the JSON shape above at JSON path `path`, strictly: a fixture's receipts
+ * have neither `index` nor `error.message`; run documents and t8n results have both (`extras`).
+ */
+export function loadReceiptJson(v: unknown, path: string, extras = false): LoadedReceipt {
+  const r = object(v, path, ["tx_hash", "status", "error", "events", "cycles", "cells", ...(extras ? ["index"] : [])]);
+  const status = oneOf(r["status"], `${path}.status`, ["ok", "rejected"] as const);
+  let error: TxReceipt["error"] = null;
+  let message: string | undefined;
+  if (status === "rejected") {
+    const e = object(r["error"], `${path}.error`, ["code", "name"], extras ? ["message"] : []);
+    const code = Number(decimal(e["code"], `${path}.error.code`, 0xffffn));
+    if (code === 0) throw new JsonError(`${path}.error.code`, "a rejection's code is never 0");
+    error = { code, name: string(e["name"], `${path}.error.name`) };
+    if (e["message"] !== undefined) message = string(e["message"], `${path}.error.message`);
+  } else if (r["error"] !== null) {
+    throw new JsonError(`${path}.error`, "must be null when status is ok");
+  }
+  const events = array(r["events"], `${path}.events`, MAX_RECEIPT_EVENTS).map((ev, i) => {
+    const p = `${path}.events[${i}]`;
+    const e = object(ev, p, ["emitter", "topic", "payload"]);
+    return { emitter: hex(e["emitter"], `${p}.emitter`, 20), topic: string(e["topic"], `${p}.topic`), payload: hex(e["payload"], `${p}.payload`) };
+  });
+  if (status === "rejected" && events.length > 0) throw new JsonError(`${path}.events`, "a rejected transaction carries no events");
+  const receipt: TxReceipt = {
+    tx_hash: hex(r["tx_hash"], `${path}.tx_hash`, 32),
+    status,
+    error,
+    events,
+    cycles: decimal(r["cycles"], `${path}.cycles`),
+    cells: decimal(r["cells"], `${path}.cells`),
+  };
+  return {
+    receipt,
+    ...(extras ? { index: decimal(r["index"], `${path}.index`, BigInt(MAX_BLOCK_TRANSACTIONS - 1)) } : {}),
+    ...(message === undefined ? {} : { message }),
   };
 }

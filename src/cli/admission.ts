@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { admitEndpointUri } from "../admission/endpoint.js";
 import type { ProviderEndpointTransportV1 } from "../codec/types.js";
 import { paramRow } from "../params.js";
-import { EXIT_OK, EXIT_REJECT, UsageError, report } from "./common.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError, report } from "./common.js";
 
 const TRANSPORTS: readonly ProviderEndpointTransportV1[] = ["WebSocketTls", "Https"];
 
@@ -14,6 +14,7 @@ export function register(program: Command): void {
     .requiredOption("--transport <transport>", "WebSocketTls or Https")
     .argument("<uri>", "the endpoint URI exactly as it would be registered")
     .option("--json", "print the result as JSON")
+    .addHelpText("after", exitCodes("accepted", "rejected (the §4.3 rule number and reason are printed)", "unknown transport"))
     .action((uri: string, opts: { transport: string; json?: boolean }) => {
       const transport = TRANSPORTS.find((t) => t === opts.transport);
       if (transport === undefined) {

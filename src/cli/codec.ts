@@ -1,6 +1,5 @@
 // `cbqs decode|encode|derive|types`: the canonical CBQS codec (CIP-39 §14) on the command line.
 // Bad input (odd hex, wrong lengths, unknown types, trailing bytes, …) is one error line, exit 2.
-import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { HexError, fromHex, toHex } from "../bytes.js";
 import {
@@ -20,7 +19,8 @@ import {
   toJson,
   type Codec,
 } from "../codec/index.js";
-import { readTextFile, UsageError, jsonReplacer, type Registrar } from "./common.js";
+import { parseJsonInput, readFileBytes, readJsonFile } from "../json/read.js";
+import { exitCodes, UsageError, jsonReplacer, type Registrar } from "./common.js";
 
 function codecFor(typeName: string): Codec<unknown> {
   const codec = codecByName(typeName);
@@ -52,15 +52,9 @@ function required<V>(value: V | undefined, flag: string): V {
   return value;
 }
 
-/** Reads a JSON argument: inline text, or `@path` for a file. */
+/** Reads a JSON argument: inline text, or `@path` for a file (the strict reader either way). */
 function jsonArg(arg: string): unknown {
-  let text = arg;
-  if (arg.startsWith("@")) text = readTextFile(arg.slice(1));
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new UsageError(`invalid JSON: ${(err as Error).message}`);
-  }
+  return arg.startsWith("@") ? readJsonFile(arg.slice(1)) : parseJsonInput(arg, "<json>");
 }
 
 /** `cbqs decode <TypeName> <hex>`: canonical JSON of the strictly decoded value. */
@@ -112,13 +106,7 @@ export function deriveCommand(what: string, o: DeriveOptions, json: boolean): st
       break;
     case "chain-instance-id": {
       const file = required(o.genesisFile, "--genesis-file");
-      let bytes: Uint8Array;
-      try {
-        bytes = readFileSync(file); // the exact file bytes (§3)
-      } catch (err) {
-        throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
-      }
-      value = chainInstanceId(bytes);
+      value = chainInstanceId(readFileBytes(file)); // the exact bytes of the genesis text (§3), unpacked if gzip
       break;
     }
     case "signing-key-id":
@@ -149,18 +137,27 @@ export const register: Registrar = (program: Command) => {
     .command("decode <type> <hex>")
     .description("strictly decode canonical CBQS bytes (CIP-39 §14) and print canonical JSON")
     .option("--json", "one-line machine output")
+    .addHelpText("after", exitCodes("decoded", "(not used)", "unknown type, bad hex, bytes that are not the type's one canonical encoding"))
     .action((type: string, hex: string, opts: { json?: boolean }) => print(decodeCommand(type, hex, !!opts.json)));
 
   program
     .command("encode <type> <json>")
     .description("encode a JSON value (inline or @file.json) to canonical CBQS bytes as 0x-hex")
     .option("--json", "one-line machine output")
+    .addHelpText("after", exitCodes("encoded", "(not used)", "unknown type, malformed JSON, a value the type does not allow"))
     .action((type: string, json: string, opts: { json?: boolean }) => print(encodeCommand(type, json, !!opts.json)));
 
-  const derive = program.command("derive").description("derive CIP-39 identifiers and digests");
+  const derive = program
+    .command("derive")
+    .description("derive CIP-39 identifiers and digests")
+    .addHelpText("after", exitCodes("(see each subcommand)", "(see each subcommand)", "(see each subcommand)"));
   const sub = (name: string, description: string, flags: [string, string][]): void => {
-    const cmd = derive.command(name).description(description).option("--json", "one-line machine output");
-    for (const [flag, help] of flags) cmd.option(flag, help);
+    const cmd = derive
+      .command(name)
+      .description(description)
+      .option("--json", "one-line machine output")
+      .addHelpText("after", exitCodes("derived", "(not used)", "a missing or malformed option"));
+    for (const [flag, help] of flags) cmd.requiredOption(flag, help);
     cmd.action((opts: DeriveOptions & { json?: boolean }) => print(deriveCommand(name, opts, !!opts.json)));
   };
   sub("stream-id", "§4.1 main stream id", [
@@ -182,5 +179,6 @@ export const register: Registrar = (program: Command) => {
     .command("types")
     .description("list the type names `cbqs decode` and `cbqs encode` accept")
     .option("--json", "JSON array output")
+    .addHelpText("after", exitCodes("listed", "(not used)", "(not used)"))
     .action((opts: { json?: boolean }) => print(typesCommand(!!opts.json)));
 };

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 // Conventions shared by every `cbqs` command: exit 0 = success/accept/match,
 // 1 = reject/verification mismatch, 2 = unusable input. Errors are one line, never a stack.
 import { CommanderError, type Command } from "commander";
@@ -44,10 +43,13 @@ export function oneLine(text: string): string {
     .join(" ");
 }
 
+/** Longest error line: every message echoes at most ~200 characters of input (src/bounds.ts); this is the backstop. */
+const MAX_ERROR_LINE = 600;
+
 /** The error line every failure of `cbqs` prints on stderr. */
 export function errorLine(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  return `cbqs: error: ${oneLine(message)}\n`;
+  const message = oneLine(err instanceof Error ? err.message : String(err));
+  return `cbqs: error: ${message.length > MAX_ERROR_LINE ? `${message.slice(0, MAX_ERROR_LINE)}…` : message}\n`;
 }
 
 /** Exit code for an error that escaped a command: commander's own (0 for --help/--version) or 2. */
@@ -77,11 +79,10 @@ export function ignoreEpipe(stream: NodeJS.WritableStream, fail: (err: unknown) 
   });
 }
 
-/** A file's text; an unreadable file is unusable input (exit 2) naming the path and the reason. */
-export function readTextFile(path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (err) {
-    throw new UsageError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-  }
+/**
+ * The `Exit codes:` section every command's --help ends with (src/cli/program.ts checks that each
+ * has one): what 0, 1 and 2 mean for that command.
+ */
+export function exitCodes(ok: string, reject: string, unusable = "unusable input (one error line naming the file and JSON path)"): string {
+  return `\nExit codes:\n  0  ${ok}\n  1  ${reject}\n  2  ${unusable}`;
 }

@@ -1,6 +1,6 @@
 // `cbqs conformance commonware`: recomputes commonware's published conformance digests for the
 // Merkle roots we port (MMR, BMT, QMDB any/current) with SHA-256 and compares them with the
-// values of shared/anchors.md. Exit 0 only if every digest matches.
+// values listed in docs/anchors.md. Exit 0 only if every digest matches.
 import type { Command } from "commander";
 import {
   COMMONWARE_WORKLOADS,
@@ -9,7 +9,7 @@ import {
   type QmdbEncoding,
   type QmdbVariant,
 } from "../../state/conformance.js";
-import { EXIT_OK, EXIT_REJECT, UsageError, report } from "./common.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError, report } from "./common.js";
 
 const TRACEABLE: Record<string, [QmdbVariant, QmdbEncoding]> = {
   "any-variable": ["any", "variable"],
@@ -28,11 +28,15 @@ interface ConformanceRow {
 }
 
 export function register(program: Command): void {
-  const conformance = program.command("conformance").description("external conformance checks");
+  const conformance = program
+    .command("conformance")
+    .description("external conformance checks")
+    .addHelpText("after", exitCodes("(see each subcommand)", "(see each subcommand)", "(see each subcommand)"));
   conformance
     .command("commonware")
     .description("recompute commonware storage conformance digests (SHA-256) and compare with the published values")
     .option("--json", "print the results as JSON")
+    .addHelpText("after", exitCodes("all six digests match the published values", "a digest differs"))
     .action((opts: { json?: boolean }) => {
       const rows: ConformanceRow[] = COMMONWARE_WORKLOADS.map((w) => {
         const ours = conformanceDigest(w.nCases, w.commit);
@@ -51,6 +55,7 @@ export function register(program: Command): void {
     .argument("<workload>", Object.keys(TRACEABLE).join(" | "))
     .argument("<seed>", "seed (0-199 in the published digests)")
     .option("--json", "print the trace as JSON")
+    .addHelpText("after", exitCodes("printed", "(not used)", "unknown workload, bad seed"))
     .action((workload: string, seedText: string, opts: { json?: boolean }) => {
       const target = TRACEABLE[workload];
       if (target === undefined) throw new UsageError(`unknown workload ${workload}`);

@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import { fromHex } from "../bytes.js";
 import { verifyStrictDetailed } from "../crypto/ed25519.js";
-import { EXIT_OK, EXIT_REJECT, report } from "./common.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, report } from "./common.js";
 
 export function register(program: Command): void {
   program
@@ -12,6 +12,7 @@ export function register(program: Command): void {
     .requiredOption("--msg <hex>", "message, 0x-prefixed hex")
     .requiredOption("--sig <hex>", "signature R || S, 0x-prefixed hex (64 bytes to be valid)")
     .option("--json", "print the result as JSON")
+    .addHelpText("after", exitCodes("valid", "invalid (wrong length, non-canonical encoding, small-order point, failed equation: the reason is printed)", "malformed hex"))
     .action((opts: { pub: string; msg: string; sig: string; json?: boolean }) => {
       // Malformed hex is unusable input (exit 2); a wrong byte length is a verification reject.
       const publicKey = fromHex(opts.pub, undefined, "--pub");

@@ -6,7 +6,7 @@
 import type { Command } from "commander";
 import { FollowInputError, follow } from "../node/follower.js";
 import { DB_IS_MEMORY_ONLY, openChainDb } from "../node/store.js";
-import { EXIT_OK, EXIT_REJECT, UsageError } from "./common.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError } from "./common.js";
 import { mismatchLines } from "./harness.js";
 import { intOption } from "./node.js";
 
@@ -21,6 +21,10 @@ export function register(program: Command): void {
     .option("--until <height>", "exit 0 once every block up to this height is verified")
     .option("--watch", "keep polling for new blocks after catching up")
     .option("--interval <ms>", "milliseconds between polls when there is nothing new", "1000")
+    .addHelpText(
+      "after",
+      exitCodes("synced to the node's head or --until (130/143: stopped by SIGINT/SIGTERM, the block in progress committed)", "the first divergence (printed as cbqs replay prints a mismatch)", "node unreachable, answers that are not the feed, a store of another chain"),
+    )
     .action(async (url: string, opts: { db?: string; until?: string; watch?: boolean; interval: string }) => {
       if (!/^https?:\/\/[^\s/]+/.test(url)) throw new UsageError(`<url> must be an http(s) URL (got ${url})`);
       let until: bigint | undefined;

@@ -3,44 +3,45 @@
 //   verify [file]        re-execute every vector, compare every number, check the pinned SHA-256
 //   schedule [-o file]   print gas-vectors/SCHEDULE.md (generated from the cost module)
 //   plans [-o file]      print docs/canonical-plans.md (observed per-path state-I/O plans)
-import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
+import { InputError, readFileBytes } from "../json/read.js";
+import { Output, writing } from "../json/write.js";
 import { ARTIFACT_PATH, ArtifactError, generateArtifact, verifyArtifact } from "../gas/artifact.js";
 import { plansMarkdown } from "../gas/plans.js";
 import { scheduleMarkdown } from "../gas/schedule.js";
-import { EXIT_OK, EXIT_REJECT, readTextFile, UsageError, report } from "./common.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, report } from "./common.js";
 
-export function output(text: string, file: string | undefined): void {
-  if (file === undefined) {
-    process.stdout.write(text);
-    return;
-  }
-  try {
-    writeFileSync(file, text);
-  } catch (err) {
-    throw new UsageError(`cannot write ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
+export function output(text: string, file: string): void {
+  writing(new Output(file), (out) => out.write(text));
 }
 
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
 export function register(program: Command): void {
-  const gas = program.command("gas-vectors").description("CIP-39 §18.1 gas schedule, canonical plans and gas vectors");
+  const gas = program
+    .command("gas-vectors")
+    .description("CIP-39 §18.1 gas schedule, canonical plans and gas vectors")
+    .addHelpText("after", exitCodes("(see each subcommand)", "(see each subcommand)", "(see each subcommand)"));
   gas
     .command("generate")
     .description("re-derive the gas-vector artifact from the engine")
-    .option("-o, --output <file>", "write to this file instead of stdout")
-    .action((opts: { output?: string }) => output(generateArtifact(), opts.output));
+    .option("-o, --output <file>", "output file; - is stdout", "-")
+    .addHelpText("after", exitCodes("the artifact is written", "(not used)", "unwritable output"))
+    .action((opts: { output: string }) => output(generateArtifact(), opts.output));
   gas
     .command("verify")
     .description("re-execute every vector, compare every number, and check the file's SHA-256 against the pinned digest")
     .argument("[file]", "the artifact", ARTIFACT_PATH)
     .option("--json", "print the result as JSON")
+    .addHelpText("after", exitCodes("every vector re-executes to its recorded numbers and the file hashes to the pinned SHA-256", "a number or the digest differs", "unreadable or malformed artifact"))
     .action((file: string, opts: { json?: boolean }) => {
-      const text = readTextFile(file);
       let result;
       try {
-        result = verifyArtifact(text);
+        // The SHA-256 is over the file's exact bytes: they are read as they are (gzip aside).
+        result = verifyArtifact(STRICT_UTF8.decode(readFileBytes(file)));
       } catch (err) {
-        if (err instanceof ArtifactError) throw new UsageError(`${file}: ${err.message}`);
+        if (err instanceof ArtifactError) throw new InputError(file, "", err.message);
+        if (err instanceof TypeError) throw new InputError(file, "", "not valid UTF-8");
         throw err;
       }
       const human = result.ok ? `ok: ${result.vectors} vectors re-executed, sha256 ${result.sha256}` : `mismatch: ${result.reason}`;
@@ -51,11 +52,13 @@ export function register(program: Command): void {
   gas
     .command("schedule")
     .description("print gas-vectors/SCHEDULE.md, generated from the cost module")
-    .option("-o, --output <file>", "write to this file instead of stdout")
-    .action((opts: { output?: string }) => output(scheduleMarkdown(), opts.output));
+    .option("-o, --output <file>", "output file; - is stdout", "-")
+    .addHelpText("after", exitCodes("the schedule is written", "(not used)", "unwritable output"))
+    .action((opts: { output: string }) => output(scheduleMarkdown(), opts.output));
   gas
     .command("plans")
     .description("print docs/canonical-plans.md: every instruction path's observed state-I/O plan")
-    .option("-o, --output <file>", "write to this file instead of stdout")
-    .action((opts: { output?: string }) => output(plansMarkdown(), opts.output));
+    .option("-o, --output <file>", "output file; - is stdout", "-")
+    .addHelpText("after", exitCodes("the plans are written", "(not used)", "unwritable output"))
+    .action((opts: { output: string }) => output(plansMarkdown(), opts.output));
 }

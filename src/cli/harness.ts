@@ -1,26 +1,35 @@
-// The replay harness commands (docs/fixtures.md): `cbqs fill`, `cbqs replay`, `cbqs t8n`,
-// `cbqs trace`, `cbqs diff`. Exit 0 = everything matches, 1 = a mismatch/difference,
-// 2 = unusable input (one line naming the file, block and field; never a stack trace).
-import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from "node:fs";
+// The replay harness commands (docs/fixtures.md), in workflow order: `cbqs fill`, `cbqs replay`,
+// `cbqs t8n`, `cbqs trace`, `cbqs diff`. Exit 0 = everything matches, 1 = a mismatch/difference,
+// 2 = unusable input (one line naming the file and JSON path; never a stack trace).
+import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import type { Command } from "commander";
 import { GenesisError } from "../engine/errors.js";
-import { ScenarioError } from "../scenario/json.js";
-import { parseScenarioText } from "../scenario/parse.js";
 import { FillError, fillScenario, type PostStateMode } from "../harness/fill.js";
 import { fixtureFileName, fixtureJsonText } from "../harness/fixture.js";
-import { ProgressLine, rate, Stopwatch } from "../harness/progress.js";
-import { describeDiff, DiffInputError, parseForDiff } from "../harness/diff.js";
-import { fixtureFiles, HarnessInputError, readFixture, readJson, readText } from "../harness/files.js";
-import { newStore, replayFixture, ReplayInputError, type Mismatch } from "../harness/replay.js";
-import { parseEnv, parseTxs, T8nInputError, transition } from "../harness/t8n.js";
+import { count, Progress, progressMode, rate, Stopwatch, type ProgressMode } from "../harness/progress.js";
+import { compareDocuments, DiffInputError, type DiffOutcome } from "../harness/diff.js";
+import { fixtureFiles, inFile, readDocument, readDump, readFixture, readJson, readScenario } from "../harness/documents.js";
+import {
+  newStore,
+  parseShard,
+  replayExitCode,
+  replayFile,
+  replayFixture,
+  ReplayInputError,
+  shardOf,
+  type FixtureReport,
+  type Mismatch,
+  type Shard,
+} from "../harness/replay.js";
+import { parseEnv, parseTxs, transition } from "../harness/t8n.js";
 import { blockTraceLines, TracingStore } from "../harness/trace.js";
 import { registryRecords } from "../harness/records.js";
-import { InclusionError, proveInclusion, type InclusionKind } from "../harness/inclusion.js";
-import { dumpState, DumpError, loadDump } from "../../state/dump.js";
-import { inclusionProofToJson } from "../../state/roots.js";
-import { EXIT_BAD_INPUT, EXIT_OK, EXIT_REJECT, oneLine, UsageError } from "./common.js";
+import { describeIoError, InputError } from "../json/read.js";
+import { Output, Streamed, writeJsonDocument, writing } from "../json/write.js";
+import { dumpEntryViews, dumpHeader } from "../../state/dump.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, oneLine, UsageError } from "./common.js";
 
 export function register(program: Command): void {
   registerFill(program);
@@ -28,98 +37,86 @@ export function register(program: Command): void {
   registerT8n(program);
   registerTrace(program);
   registerDiff(program);
-  registerProveInclusion(program, "tx");
-  registerProveInclusion(program, "receipt");
 }
 
-const asUsage = (err: unknown): never => {
-  if (err instanceof HarnessInputError) throw new UsageError(err.message);
-  throw err;
-};
-
-/** Writes a file, turning a system error into the one-line "cannot write <file>: <reason>" (exit 2). */
-function writeOutput(path: string, data: string | Uint8Array): void {
+/** `-o <dir>` of fill: a directory (created if missing), never an existing file. */
+function outputDirectory(dir: string): void {
+  let isFile = false;
   try {
-    writeFileSync(path, data);
+    isFile = !statSync(dir).isDirectory();
+  } catch {
+    // missing: created below
+  }
+  if (isFile) throw new UsageError(`-o ${dir}: a file with that name exists; -o names the directory the fixtures are written into`);
+  try {
+    mkdirSync(dir, { recursive: true });
   } catch (err) {
-    throw new UsageError(`cannot write ${path}: ${ioReason(err)}`);
+    throw new UsageError(`cannot create the directory ${dir}: ${describeIoError(err)}`);
   }
 }
 
-const ioReason = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? String(err);
+/** A decimal u64 option (`--to-height`, `--block`, `--index`). */
+export function decimalOption(flag: string, text: string): bigint {
+  if (!/^[0-9]+$/.test(text) || text.length > 20 || BigInt(text) >> 64n !== 0n) throw new UsageError(`${flag} must be a decimal integer up to 2^64 - 1 (got ${text})`);
+  return BigInt(text);
+}
+
+/** Progress of one fill, phase by phase (executing the scenario, then checking it by replay). */
+function fillProgress(file: string, mode: ProgressMode) {
+  const phases = new Map<string, Progress>();
+  return {
+    update: (phase: string, s: Parameters<Progress["update"]>[0]) => {
+      if (!phases.has(phase)) phases.set(phase, new Progress(`fill ${file} (${phase})`, mode));
+      phases.get(phase)!.update(s);
+    },
+    end: () => phases.forEach((p) => p.end()),
+  };
+}
 
 function registerFill(program: Command): void {
   program
     .command("fill")
     .description("run cbqs-scenario/v1 documents and write one cbqs-fixture/v1 per scenario (bytes + expected results)")
-    .argument("<scenario...>", "scenario JSON files")
+    .argument("<scenario...>", "scenario files (.json or .json.gz)")
     .requiredOption("-o, --output <dir>", "directory for the fixtures (file name from the scenario name)")
-    .option("--post-state <mode>", "post-state dumps: every block, final block only, or none", "every")
+    .option("--post-state <mode>", "post-state dumps: every (block), final (block only) or none", "every")
     .option("--gzip", "write <name>.json.gz")
-    .action((files: string[], opts: { output: string; postState: string; gzip?: boolean }) => {
+    .option("--quiet", "no progress on stderr")
+    .addHelpText("after", exitCodes("every scenario filled", "a scenario fails its own expectations (reported and skipped; the others are written)"))
+    .action((files: string[], opts: { output: string; postState: string; gzip?: boolean; quiet?: boolean }) => {
       if (!["none", "final", "every"].includes(opts.postState)) throw new UsageError(`--post-state must be none, final or every (got ${opts.postState})`);
       const outputs = new Map<string, string>();
       const texts: Array<{ path: string; text: string }> = [];
       let failed = 0;
       for (const file of files) {
-        let text: string;
-        try {
-          text = readText(file);
-        } catch (err) {
-          return asUsage(err);
-        }
-        let scenario: ReturnType<typeof parseScenarioText>;
-        try {
-          scenario = parseScenarioText(text);
-        } catch (err) {
-          if (err instanceof ScenarioError) throw new UsageError(`${file}: ${err.message}`);
-          throw err;
-        }
-        const name = fixtureFileName(scenario.name) + (opts.gzip ? ".gz" : "");
+        const scenario = readScenario(file);
+        const name = inFile(file, () => fixtureFileName(scenario.name)) + (opts.gzip ? ".gz" : "");
         if (outputs.has(name)) throw new UsageError(`${file}: scenario name "${scenario.name}" is also used by ${outputs.get(name)}`);
         outputs.set(name, file);
+        const progress = fillProgress(file, progressMode(opts.quiet));
         let fixtureText: string;
         try {
-          fixtureText = fixtureJsonText(fillScenario(scenario, scenarioDescription(text), opts.postState as PostStateMode));
+          fixtureText = inFile(file, () => fixtureJsonText(fillScenario(scenario, opts.postState as PostStateMode, progress.update)));
         } catch (err) {
           if (err instanceof GenesisError) throw new UsageError(`${file}: invalid genesis: ${err.message}`);
-          if (err instanceof ScenarioError) throw new UsageError(`${file}: ${err.message}`);
           if (!(err instanceof FillError)) throw err;
           // A scenario that fails is reported and skipped; the others are still filled.
           process.stderr.write(`cbqs: ${oneLine(`${file}: ${err.message}`)}\n`);
           failed++;
           continue;
+        } finally {
+          progress.end();
         }
         texts.push({ path: join(opts.output, name), text: fixtureText });
       }
-      try {
-        mkdirSync(opts.output, { recursive: true });
-      } catch (err) {
-        throw new UsageError(`cannot write ${opts.output}: ${ioReason(err)}`);
-      }
+      outputDirectory(opts.output);
       for (const { path, text } of texts) {
         // level 9 and no header mtime (zlib never writes one): byte-stable output.
-        writeOutput(path, opts.gzip ? gzipSync(text, { level: 9 }) : text);
+        writing(new Output(path), (out) => out.write(opts.gzip ? gzipSync(text, { level: 9 }) : text));
         process.stdout.write(`${path}\n`);
       }
       process.exitCode = failed > 0 ? EXIT_REJECT : EXIT_OK;
     });
-}
-
-function scenarioDescription(text: string): string {
-  const d = (JSON.parse(text) as { description?: unknown }).description;
-  return typeof d === "string" ? d : "";
-}
-
-interface FixtureReport {
-  file: string;
-  name: string | null;
-  status: "ok" | "mismatch" | "unusable";
-  /** Counted as numbers; written as §1 decimal strings. */
-  blocks: number;
-  txs: number;
-  mismatch?: { height: string; path: string; field: string; expected: string; actual: string; details: string[] };
-  error?: string;
 }
 
 export function mismatchLines(file: string, m: Mismatch): string[] {
@@ -128,119 +125,126 @@ export function mismatchLines(file: string, m: Mismatch): string[] {
   return [oneLine(`MISMATCH ${file}: ${where}: ${m.field} (${m.path}): expected ${m.expected} got ${m.actual}`), ...m.details.map((d) => `  ${oneLine(d)}`)];
 }
 
+/** The one summary line of a replay (also the basis of `npm start`'s verdict). */
+export function replaySummary(reports: readonly FixtureReport[], seconds: number, shard?: Shard): string {
+  const n = (s: FixtureReport["status"]) => reports.filter((r) => r.status === s).length;
+  const blocks = reports.reduce((x, r) => x + r.blocks, 0);
+  const txs = reports.reduce((x, r) => x + r.txs, 0);
+  return (
+    `replay${shard === undefined ? "" : ` (shard ${shard.index}/${shard.count})`}: ${count(reports.length, "fixture")}: ` +
+    `${n("ok")} ok, ${count(n("mismatch"), "mismatch", "mismatches")}, ${n("unusable")} unusable; ` +
+    `${count(blocks, "block")}, ${count(txs, "tx", "txs")} in ${seconds.toFixed(2)} s (${rate(blocks, seconds)} blocks/s, ${rate(txs, seconds)} tx/s)`
+  );
+}
+
+/** `replay`'s targets: files and directories, expanded, in order, each file once. */
+function targetFiles(targets: readonly string[]): string[] {
+  return [...new Set(targets.flatMap((t) => fixtureFiles(t)))];
+}
+
 function registerReplay(program: Command): void {
   program
     .command("replay")
     .description("re-execute cbqs-fixture/v1 fixtures from genesis and check every root, receipt and digest")
-    .argument("<fixture>", "fixture file (.json or .json.gz) or a directory of them")
+    .argument("<fixture...>", "fixture files (.json or .json.gz) or directories of them")
     .option("--to-height <n>", "stop after the last block at or below this height")
-    .option("--quiet", "no progress line")
+    .option("--shard <i/n>", "replay shard i of n: every n-th fixture by sorted path, from the i-th (CI matrices)")
+    .option("--quiet", "no progress on stderr")
     .option("--json", "print a cbqs-replay/v1 JSON report instead of text")
     .option("--trace <file>", "write a cbqs-trace/v1 JSON line per transaction (single fixture only)")
-    .action((target: string, opts: { toHeight?: string; quiet?: boolean; json?: boolean; trace?: string }) => {
-      let toHeight: bigint | undefined;
-      if (opts.toHeight !== undefined) {
-        if (!/^[0-9]+$/.test(opts.toHeight)) throw new UsageError(`--to-height must be a decimal integer (got ${opts.toHeight})`);
-        toHeight = BigInt(opts.toHeight);
+    .addHelpText(
+      "after",
+      exitCodes(
+        "every fixture matches",
+        "a fixture does not match (1 wins: a mismatch is never hidden by another fixture's unusable input; every fixture is reported)",
+        "a fixture is unusable (malformed, unreadable, unexecutable) and none mismatched; bad options",
+      ),
+    )
+    .action((targets: string[], opts: { toHeight?: string; shard?: string; quiet?: boolean; json?: boolean; trace?: string }) => {
+      const toHeight = opts.toHeight === undefined ? undefined : decimalOption("--to-height", opts.toHeight);
+      let shard: Shard | undefined;
+      if (opts.shard !== undefined) {
+        try {
+          shard = parseShard(opts.shard);
+        } catch (err) {
+          throw new UsageError((err as Error).message);
+        }
       }
-      let files: string[];
-      try {
-        files = fixtureFiles(target);
-      } catch (err) {
-        return asUsage(err);
-      }
-      if (opts.trace !== undefined && files.length !== 1) throw new UsageError("--trace needs a single fixture file, not a directory");
+      const all = targetFiles(targets);
+      const files = shard === undefined ? all : shardOf(all, shard);
+      if (opts.trace !== undefined && files.length !== 1) throw new UsageError("--trace needs a single fixture file");
       const clock = new Stopwatch();
-      const trace = opts.trace === undefined ? null : new TraceFile(opts.trace);
-      let reports: FixtureReport[];
-      try {
-        reports = files.map((file) => replayOne(file, toHeight, !opts.quiet && process.stderr.isTTY === true && !opts.json, trace));
-      } finally {
-        trace?.close();
-      }
-      const seconds = clock.seconds();
-      const count = (s: FixtureReport["status"]) => reports.filter((r) => r.status === s).length;
-      const blocks = reports.reduce((n, r) => n + r.blocks, 0);
-      const txs = reports.reduce((n, r) => n + r.txs, 0);
-      const summary =
-        `replay: ${reports.length} fixture(s): ${count("ok")} ok, ${count("mismatch")} mismatch, ${count("unusable")} unusable; ` +
-        `${blocks} blocks, ${txs} txs in ${seconds.toFixed(2)} s (${rate(blocks, seconds)} blocks/s, ${rate(txs, seconds)} tx/s)`;
+      const mode = opts.json ? "off" : progressMode(opts.quiet);
+      const reports = withTrace(opts.trace, (trace) =>
+        files.map((file) => {
+          const tracing = trace === null ? null : new TracingStore(newStore());
+          return replayFile(file, {
+            progress: mode,
+            ...(toHeight === undefined ? {} : { toHeight }),
+            ...(tracing === null ? {} : { store: tracing }),
+            onBlock: (p, executed) => {
+              if (tracing !== null) trace!.write(blockTraceLines(p.height, tracing.recorder, executed.envelopes, executed.results.receipts, executed.outcomes));
+            },
+          });
+        }),
+      );
+      const summary = replaySummary(reports, clock.seconds(), shard);
       if (opts.json) {
         // scenario-format §1: integers are decimal strings on output, per fixture as in the totals.
-        const fixtures = reports.map((r) => ({ ...r, blocks: String(r.blocks), txs: String(r.txs) }));
-        process.stdout.write(JSON.stringify({ format: "cbqs-replay/v1", fixtures, blocks: String(blocks), txs: String(txs) }, null, 2) + "\n");
+        const fixtures = reports.map((r) => ({
+          ...r,
+          blocks: String(r.blocks),
+          txs: String(r.txs),
+          ...(r.mismatch === undefined ? {} : { mismatch: { ...r.mismatch, height: r.mismatch.height.toString() } }),
+        }));
+        const blocks = String(reports.reduce((x, r) => x + r.blocks, 0));
+        const txs = String(reports.reduce((x, r) => x + r.txs, 0));
+        process.stdout.write(JSON.stringify({ format: "cbqs-replay/v1", fixtures, blocks, txs }, null, 2) + "\n");
         process.stderr.write(summary + "\n");
       } else {
         for (const r of reports) {
           if (r.status === "unusable") process.stderr.write(`cbqs: error: ${oneLine(r.error!)}\n`);
-          if (r.mismatch !== undefined) {
-            const m = r.mismatch;
-            process.stdout.write(mismatchLines(r.file, { ...m, height: BigInt(m.height) }).join("\n") + "\n");
-          }
+          if (r.mismatch !== undefined) process.stdout.write(mismatchLines(r.file, r.mismatch).join("\n") + "\n");
         }
         process.stdout.write(summary + "\n");
       }
-      process.exitCode = count("unusable") > 0 ? EXIT_BAD_INPUT : count("mismatch") > 0 ? EXIT_REJECT : EXIT_OK;
+      process.exitCode = replayExitCode(reports);
     });
-}
-
-function replayOne(file: string, toHeight: bigint | undefined, progress: boolean, trace: TraceFile | null): FixtureReport {
-  const report: FixtureReport = { file, name: null, status: "ok", blocks: 0, txs: 0 };
-  const line = new ProgressLine(file, progress);
-  try {
-    const fixture = readFixture(file);
-    report.name = fixture.name;
-    const tracing = trace === null ? null : new TracingStore(newStore());
-    const outcome = replayFixture(fixture, {
-      ...(toHeight === undefined ? {} : { toHeight }),
-      ...(tracing === null ? {} : { store: tracing }),
-      onBlock: (p, executed) => {
-        line.update(p);
-        if (tracing !== null) trace!.write(blockTraceLines(p.height, tracing.recorder, executed.envelopes, executed.results.receipts, executed.outcomes));
-      },
-    });
-    report.blocks = outcome.blocks;
-    report.txs = outcome.txs;
-    if (outcome.mismatch !== null) {
-      const m = outcome.mismatch;
-      report.status = "mismatch";
-      report.mismatch = { height: m.height.toString(), path: m.path, field: m.field, expected: m.expected, actual: m.actual, details: m.details };
-    }
-  } catch (err) {
-    if (!(err instanceof HarnessInputError) && !(err instanceof ReplayInputError)) throw err;
-    report.status = "unusable";
-    report.error = err instanceof ReplayInputError ? `${file}: ${err.message}` : err.message;
-  } finally {
-    line.end();
-  }
-  return report;
 }
 
 /** JSON-lines output, written as it is produced (a long chain's trace does not fit in memory). */
 class TraceFile {
-  private readonly fd: number | null;
+  private readonly out: Output;
   constructor(path: string) {
-    try {
-      this.fd = path === "-" ? null : openSync(path, "w");
-    } catch (err) {
-      throw new UsageError(`cannot write ${path}: ${ioReason(err)}`);
-    }
+    this.out = new Output(path);
   }
   write(lines: string[]): void {
-    if (lines.length === 0) return;
-    const text = lines.join("\n") + "\n";
-    if (this.fd === null) process.stdout.write(text);
-    else writeSync(this.fd, text);
+    if (lines.length > 0) this.out.write(lines.join("\n") + "\n");
   }
   close(): void {
-    if (this.fd !== null) closeSync(this.fd);
+    this.out.close();
+  }
+  abort(): void {
+    this.out.abort();
   }
 }
 
-function writeJson(path: string, value: unknown): void {
-  const text = JSON.stringify(value, null, 2) + "\n";
-  if (path === "-") process.stdout.write(text);
-  else writeOutput(path, text);
+/** Runs `produce` with a trace output (or none): closed after, dropped if `produce` throws. */
+function withTrace<T>(path: string | undefined, produce: (trace: TraceFile | null) => T): T {
+  const trace = path === undefined ? null : new TraceFile(path);
+  let result: T;
+  try {
+    result = produce(trace);
+  } catch (err) {
+    trace?.abort();
+    throw err;
+  }
+  trace?.close();
+  return result;
+}
+
+export function writeJson(path: string, value: unknown): void {
+  writing(new Output(path), (out) => out.write(JSON.stringify(value, null, 2) + "\n"));
 }
 
 function registerT8n(program: Command): void {
@@ -250,36 +254,37 @@ function registerT8n(program: Command): void {
     .requiredOption("--input.alloc <file>", "pre-state: a cbqs-state-dump/v1 file")
     .requiredOption("--input.txs <file>", "JSON array of 0x-hex transaction envelopes")
     .requiredOption("--input.env <file>", "block env: height, timestamp, chain_id, chain_instance_id, governance, …")
-    .option("--output.result <file>", "result JSON (- for stdout)", "-")
-    .option("--output.alloc <file>", "post-state dump (cbqs-state-dump/v1)")
+    .option("--output.result <file>", "result JSON; - is stdout", "-")
+    .option("--output.alloc <file>", "post-state dump (cbqs-state-dump/v1); not written when omitted")
     .option("--trace <file>", "write a cbqs-trace/v1 JSON line per transaction")
-    .action((opts: Record<string, string | undefined>) => {
-      const input = (key: string) => {
-        try {
-          return readJson(opts[key]!);
-        } catch (err) {
-          return asUsage(err);
-        }
-      };
-      let run: ReturnType<typeof transition>;
-      const trace = opts["trace"] === undefined ? null : new TraceFile(opts["trace"]);
-      try {
-        const alloc = loadDump(input("input.alloc"));
-        const txs = parseTxs(input("input.txs"));
-        const env = parseEnv(input("input.env"));
+    .option("--quiet", "no progress on stderr")
+    .addHelpText("after", exitCodes("the block was executed and the result written (left-out transactions are listed in it, not an error)", "(not used)"))
+    .action((opts: Record<string, string | boolean | undefined>) => {
+      const allocFile = opts["input.alloc"] as string;
+      const mode = progressMode(opts["quiet"] as boolean | undefined);
+      const reading = new Progress(`t8n ${allocFile} (reading)`, mode);
+      const alloc = readDump(allocFile, (n) => reading.update({ done: n, unit: "entries" }));
+      reading.end();
+      const committing = new Progress(`t8n ${allocFile} (committing the pre-state)`, mode);
+      const preState = (n: number) => committing.update({ done: n, total: alloc.length, unit: "entries" });
+      const txsFile = opts["input.txs"] as string;
+      const envFile = opts["input.env"] as string;
+      const txs = inFile(txsFile, () => parseTxs(readJson(txsFile)));
+      const env = inFile(envFile, () => parseEnv(readJson(envFile)));
+      const run = withTrace(opts["trace"] as string | undefined, (trace) => {
         let tracing: TracingStore | null = null;
-        run = transition(alloc, txs, env, (s) => (trace === null ? s : (tracing = new TracingStore(s))));
-        if (trace !== null) trace.write(blockTraceLines(env.height, tracing!.recorder, run.included.envelopes, run.included.results.receipts, run.included.outcomes, run.included.indices));
-      } catch (err) {
-        if (err instanceof DumpError) throw new UsageError(`${opts["input.alloc"]}: ${err.message}`);
-        if (err instanceof T8nInputError) throw new UsageError(`${err.message.startsWith("env") ? opts["input.env"] : opts["input.txs"]}: ${err.message}`);
-        throw err;
-      } finally {
-        trace?.close();
-      }
-      writeJson(opts["output.result"]!, run.result);
+        const r = transition(alloc, txs, env, (s) => (trace === null ? s : (tracing = new TracingStore(s))), preState);
+        committing.end();
+        trace?.write(blockTraceLines(env.height, tracing!.recorder, r.included.envelopes, r.included.results.receipts, r.included.outcomes, r.included.indices));
+        return r;
+      });
+      writeJson(opts["output.result"] as string, run.result);
       if (opts["output.alloc"] !== undefined) {
-        writeJson(opts["output.alloc"], dumpState(run.store, { height: BigInt(run.result["height"] as string), decodeSlot: registryRecords }));
+        // Written entry by entry: a large post-state is never one string.
+        const header = dumpHeader({ height: env.height, stateRoot: run.store.root() });
+        writing(new Output(opts["output.alloc"] as string), (out) =>
+          writeJsonDocument(out, { ...header, entries: new Streamed(dumpEntryViews(run.store.entries(), registryRecords)) }),
+        );
       }
       process.exitCode = EXIT_OK;
     });
@@ -289,40 +294,33 @@ function registerTrace(program: Command): void {
   program
     .command("trace")
     .description("replay a fixture up to block N and print the cbqs-trace/v1 lines of that block")
-    .argument("<fixture>", "fixture file")
+    .argument("<fixture>", "fixture file (.json or .json.gz)")
     .requiredOption("--block <n>", "height of the block to trace")
-    .option("-o, --output <file>", "trace file (default stdout)", "-")
+    .option("-o, --output <file>", "trace file; - is stdout", "-")
+    .addHelpText("after", exitCodes("the block replays to the fixture's values and its trace is written", "the fixture does not replay to its own values before or at the block (the mismatch on stderr)"))
     .action((file: string, opts: { block: string; output: string }) => {
-      if (!/^[0-9]+$/.test(opts.block)) throw new UsageError(`--block must be a decimal height (got ${opts.block})`);
-      const height = BigInt(opts.block);
-      let fixture: ReturnType<typeof readFixture>;
-      try {
-        fixture = readFixture(file);
-      } catch (err) {
-        return asUsage(err);
-      }
+      const height = decimalOption("--block", opts.block);
+      const fixture = readFixture(file);
       if (!fixture.blocks.some((b) => b.height === height)) throw new UsageError(`${file}: no block at height ${height}`);
       const tracing = new TracingStore(newStore());
-      const trace = new TraceFile(opts.output);
-      let outcome: ReturnType<typeof replayFixture>;
       tracing.recorder.active = fixture.blocks[0]!.height === height;
-      try {
-        outcome = replayFixture(fixture, {
-          toHeight: height,
-          store: tracing,
-          onBlock: (p, executed) => {
-            if (p.height === height) trace.write(blockTraceLines(height, tracing.recorder, executed.envelopes, executed.results.receipts, executed.outcomes));
-            // Record only the traced block: the next block to begin is the one after p.
-            const next = fixture.blocks[p.blocksDone];
-            tracing.recorder.active = next !== undefined && next.height === height;
-          },
-        });
-      } catch (err) {
-        if (err instanceof ReplayInputError) throw new UsageError(`${file}: ${err.message}`);
-        throw err;
-      } finally {
-        trace.close();
-      }
+      const outcome = withTrace(opts.output, (trace) => {
+        try {
+          return replayFixture(fixture, {
+            toHeight: height,
+            store: tracing,
+            onBlock: (p, executed) => {
+              if (p.height === height) trace!.write(blockTraceLines(height, tracing.recorder, executed.envelopes, executed.results.receipts, executed.outcomes));
+              // Record only the traced block: the next block to begin is the one after p.
+              const next = fixture.blocks[p.blocksDone];
+              tracing.recorder.active = next !== undefined && next.height === height;
+            },
+          });
+        } catch (err) {
+          if (err instanceof ReplayInputError) throw new InputError(file, err.path, err.message);
+          throw err;
+        }
+      });
       if (outcome.mismatch !== null) {
         process.stderr.write(mismatchLines(file, outcome.mismatch).join("\n") + "\n");
         process.exitCode = EXIT_REJECT;
@@ -333,53 +331,27 @@ function registerTrace(program: Command): void {
 function registerDiff(program: Command): void {
   program
     .command("diff")
-    .description("first divergence between two run documents, fixtures, t8n results, state dumps or traces")
-    .argument("<ours>", "the reference")
-    .argument("<theirs>", "the implementation under test")
+    .description(
+      "first divergence between two run documents, fixtures, t8n results, state dumps or traces, or a t8n result and the fixture block of its height",
+    )
+    .argument("<ours>", "the reference (expected)")
+    .argument("<theirs>", "the implementation under test (got)")
+    .addHelpText("after", exitCodes("the two are the same (prints same)", "they differ (the first difference, narrowed to the field)", "unreadable or malformed input (both are validated completely first), documents that cannot be compared"))
     .action((ours: string, theirs: string) => {
-      let text: string | null;
+      // Both documents are read and validated completely (the loaders replay and t8n use) first.
+      const a = readDocument(ours, ["run", "fixture", "t8n", "dump", "trace"]);
+      const b = readDocument(theirs, ["run", "fixture", "t8n", "dump", "trace"]);
+      let outcome: DiffOutcome;
       try {
-        text = describeDiff(parseForDiff(readText(ours), ours), parseForDiff(readText(theirs), theirs));
+        outcome = compareDocuments(a, b);
       } catch (err) {
         if (err instanceof DiffInputError) throw new UsageError(err.message);
-        return asUsage(err);
+        throw err;
       }
-      process.stdout.write((text ?? "same") + "\n");
-      process.exitCode = text === null ? EXIT_OK : EXIT_REJECT;
-    });
-}
-
-function registerProveInclusion(program: Command, kind: InclusionKind): void {
-  const what = kind === "tx" ? "transaction" : "receipt";
-  program
-    .command(`prove-${kind}`)
-    .description(`write the CIP-4 §5.4 inclusion proof of one ${what} of a fixture block (checked by verify-bmt-proof against its ${kind}_root)`)
-    .argument("<fixture>", "fixture file (.json or .json.gz)")
-    .requiredOption("--block <n>", "height of the block")
-    .requiredOption("--index <i>", `position of the ${what} in the block`)
-    .option("-o, --output <file>", "proof file (default stdout); with a file, the proven root is printed", "-")
-    .action((file: string, opts: { block: string; index: string; output: string }) => {
-      if (!/^[0-9]+$/.test(opts.block)) throw new UsageError(`--block must be a decimal height (got ${opts.block})`);
-      if (!/^[0-9]+$/.test(opts.index)) throw new UsageError(`--index must be a decimal integer (got ${opts.index})`);
-      let fixture: ReturnType<typeof readFixture>;
-      try {
-        fixture = readFixture(file);
-      } catch (err) {
-        return asUsage(err);
-      }
-      let proof: ReturnType<typeof proveInclusion>;
-      try {
-        proof = proveInclusion(fixture, kind, BigInt(opts.block), BigInt(opts.index));
-      } catch (err) {
-        if (!(err instanceof InclusionError)) throw err;
-        if (!err.mismatch) throw new UsageError(`${file}: ${err.message}`);
-        process.stderr.write(`cbqs: ${oneLine(`${file}: ${err.message}`)}\n`);
-        process.exitCode = EXIT_REJECT;
-        return;
-      }
-      const json = inclusionProofToJson(proof);
-      writeJson(opts.output, json);
-      if (opts.output !== "-") process.stdout.write(`${json.root}\n`);
-      process.exitCode = EXIT_OK;
+      // Values echo input: terminal-safe like every error line (detail lines keep their indent).
+      const safe = (l: string) => (l.startsWith("  ") ? `  ${oneLine(l)}` : oneLine(l));
+      const lines = [...(outcome.lines ?? ["same"]), ...(outcome.note === null ? [] : [`  ${outcome.note}`])];
+      process.stdout.write(lines.map(safe).join("\n") + "\n");
+      process.exitCode = outcome.lines === null ? EXIT_OK : EXIT_REJECT;
     });
 }

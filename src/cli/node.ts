@@ -2,15 +2,15 @@
 // replication feed and a devnet (POST /tx, POST /mine, --block-time). Exit 0 after a clean
 // SIGINT/SIGTERM shutdown, 1 when an imported fixture block does not verify (the replay report),
 // 2 for unusable input.
-import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import { HarnessInputError, readFixture } from "../harness/files.js";
+import { readFixture } from "../harness/documents.js";
+import { readFileBytes } from "../json/read.js";
 import { ImportMismatch, NodeInputError, type NodeStart } from "../node/chain-node.js";
 import { DEFAULT_MAX_EXCLUSION_OPS } from "../node/proofs.js";
 import { runNode } from "../node/run.js";
 import { DEFAULT_PROOF_RATE_LIMIT, DEFAULT_RATE_LIMIT, stderrLogger, type Logger } from "../node/server.js";
 import { DB_IS_MEMORY_ONLY, DEFAULT_RETAIN_BLOCKS, openChainDb } from "../node/store.js";
-import { EXIT_OK, EXIT_REJECT, UsageError } from "./common.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError } from "./common.js";
 import { mismatchLines } from "./harness.js";
 
 interface NodeOpts {
@@ -48,6 +48,7 @@ export function register(program: Command): void {
     .option("--retain-blocks <n>", "blocks below the head whose state pinned reads (?block=) can still serve", String(DEFAULT_RETAIN_BLOCKS))
     .option("--max-exclusion-ops <n>", "largest exclusion proof served for an absent key, in operations", String(DEFAULT_MAX_EXCLUSION_OPS))
     .option("--quiet", "log errors only")
+    .addHelpText("after", exitCodes("stopped cleanly by SIGINT/SIGTERM", "an imported fixture block does not verify (the replay report)"))
     .action(async (opts: NodeOpts) => {
       if (opts.fixture !== undefined && opts.genesis !== undefined) throw new UsageError("--fixture and --genesis are exclusive: a chain has one genesis");
       const port = intOption("--port", opts.port, 65_535);
@@ -101,22 +102,11 @@ export function register(program: Command): void {
 
 function startOf(opts: NodeOpts): NodeStart {
   if (opts.fixture !== undefined) {
-    try {
-      return { kind: "fixture", fixture: readFixture(opts.fixture) };
-    } catch (err) {
-      if (err instanceof HarnessInputError) throw new UsageError(err.message);
-      throw err;
-    }
+    return { kind: "fixture", fixture: readFixture(opts.fixture) };
   }
   if (opts.genesis !== undefined) {
-    let source: Uint8Array;
-    try {
-      // CIP-39 §3: the bytes are captured once; chain_instance_id and the config both come from them.
-      source = readFileSync(opts.genesis);
-    } catch (err) {
-      throw new UsageError(`cannot read ${opts.genesis}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-    }
-    return { kind: "genesis", source };
+    // CIP-39 §3: the bytes are captured once; chain_instance_id and the config both come from them.
+    return { kind: "genesis", source: readFileBytes(opts.genesis) };
   }
   return { kind: "store" };
 }

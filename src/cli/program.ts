@@ -1,11 +1,11 @@
 // The `cbqs` program: every area's commands on one commander program with the shared
 // conventions of src/cli/common.ts. src/cli.ts runs it; tests run it in-process.
 import { Command } from "commander";
-import { configureProgram, UsageError, type Registrar } from "./common.js";
+import { configureProgram, exitCodes, UsageError, type Registrar } from "./common.js";
 import { register as registerCrypto } from "./crypto.js";
 import { register as registerAdmission } from "./admission.js";
 import { register as registerConformance } from "./conformance.js";
-import { register as registerProof } from "./proof.js";
+import { register as registerProofs } from "./proofs.js";
 import { register as registerState } from "./state.js";
 import { register as registerRun } from "./run.js";
 import { register as registerCodec } from "./codec.js";
@@ -14,15 +14,16 @@ import { register as registerGas } from "./gas.js";
 import { register as registerNode } from "./node.js";
 import { register as registerFollow } from "./follow.js";
 
+/** Commands in workflow order (run → fill → replay → t8n → trace → diff → state → proofs → codec → crypto → gas vectors), as --help lists them. */
 const registrars: Registrar[] = [
+  registerRun,
+  registerHarness,
+  registerState,
+  registerProofs,
+  registerCodec,
   registerCrypto,
   registerAdmission,
   registerConformance,
-  registerProof,
-  registerState,
-  registerRun,
-  registerCodec,
-  registerHarness,
   registerGas,
   registerNode,
   registerFollow,
@@ -32,7 +33,8 @@ export function buildProgram(version: string): Command {
   const program = configureProgram(new Command())
     .name("cbqs")
     .description("CIP-39 Stream Registry reference emulator (CBQS consensus side on a CIP-4 QMDB state emulator)")
-    .version(version);
+    .version(version)
+    .addHelpText("after", exitCodes("success, accept, match", "reject, verification mismatch, difference", "unusable input: one line `cbqs: error: …` naming the file and JSON path"));
   for (const register of registrars) register(program);
   registerHelp(program);
   return program;
@@ -45,6 +47,7 @@ function registerHelp(program: Command): void {
     .command("help")
     .description("display help for command")
     .argument("[command...]", "command (and subcommand) names")
+    .addHelpText("after", exitCodes("help printed", "(not used)", "unknown command"))
     .action((names: string[]) => {
       let command = program;
       names.forEach((name, i) => {

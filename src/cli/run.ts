@@ -1,53 +1,96 @@
-// `cbqs run <scenario.json> [--json]`: execute a scenario (shared/scenario-format.md) and print
-// its run document (§4) or a short human summary. Exit 0 when every expectation holds, 1 on
-// the first failed expectation (its JSON path, expected, actual), 2 for unusable input.
-
+// `cbqs run <scenario.json> [--json] [-o file]`: execute a scenario (docs/scenario-format.md) and
+// print its run document (§4) or a short human summary, block by block as the blocks execute, so
+// output appears at once and memory does not grow with the number of blocks. Exit 0 when every
+// expectation holds, 1 on the first failed expectation (its JSON path, expected and actual), 2 for
+// unusable input (then a run document already begun on stdout is incomplete; a file is not written).
 import type { Command } from "commander";
 import { GenesisError } from "../engine/errors.js";
-import { ScenarioError } from "../scenario/json.js";
-import { parseScenarioText } from "../scenario/parse.js";
-import { runScenario, type RunDocument } from "../scenario/run.js";
-import { EXIT_OK, EXIT_REJECT, oneLine, readTextFile, UsageError } from "./common.js";
+import { inFile, readScenario } from "../harness/documents.js";
+import { count, Progress, progressMode } from "../harness/progress.js";
+import { Later, Output, Streamed, writeJsonDocument, writing } from "../json/write.js";
+import { RUN_FORMAT, ScenarioRun, type ExecutedScenarioBlock, type RunBlock } from "../scenario/run.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, oneLine, UsageError } from "./common.js";
 
 export function register(program: Command): void {
   program
     .command("run")
-    .description("execute a cbqs-scenario/v1 document and print its cbqs-run/v1 run document")
-    .argument("<scenario>", "scenario JSON file")
-    .option("--json", "print the run document as JSON")
-    .action((file: string, opts: { json?: boolean }) => {
-      const text = readTextFile(file);
-      let result: ReturnType<typeof runScenario>;
+    .description("execute a cbqs-scenario/v1 document and print its cbqs-run/v1 run document, block by block")
+    .argument("<scenario>", "scenario file (.json or .json.gz)")
+    .option("--json", "print the run document as JSON (else one line per block and a summary)")
+    .option("-o, --output <file>", "output file; - is stdout", "-")
+    .option("--quiet", "no progress on stderr")
+    .addHelpText("after", exitCodes("every expectation holds", "an expectation failed (its JSON path, expected and actual on stderr)"))
+    .action((file: string, opts: { json?: boolean; output: string; quiet?: boolean }) => {
+      const scenario = readScenario(file);
+      let run: ScenarioRun;
       try {
-        result = runScenario(parseScenarioText(text));
+        run = inFile(file, () => new ScenarioRun(scenario));
       } catch (err) {
-        if (err instanceof ScenarioError) throw new UsageError(`${file}: ${err.message}`);
         if (err instanceof GenesisError) throw new UsageError(`${file}: invalid genesis: ${err.message}`);
         throw err;
       }
-      if (opts.json) process.stdout.write(JSON.stringify(result.document, null, 2) + "\n");
-      else process.stdout.write(summary(result.document));
-      if (result.failure !== null) {
-        process.stderr.write(`cbqs: ${oneLine(result.failure.message)}\n`);
+      const progress = new Progress(`run ${file}`, progressMode(opts.quiet));
+      const total = scenario.blocks.length;
+      const last = total === 0 ? 0n : scenario.blocks[total - 1]!.height;
+      let done = 0;
+      let txs = 0;
+      const blocks = function* (): Generator<ExecutedScenarioBlock> {
+        for (const b of run.blocks()) {
+          done++;
+          txs += b.run.receipts.length;
+          progress.update({ done, total, unit: "blocks", height: { at: BigInt(b.run.height), last }, txs });
+          yield b;
+        }
+      };
+      writing(new Output(opts.output), (out) => {
+        if (opts.json) {
+          writeJsonDocument(out, {
+            format: RUN_FORMAT,
+            chain_instance_id: run.chainInstanceId,
+            genesis_state_root: run.genesisStateRoot,
+            blocks: new Streamed(runBlocks(file, blocks())),
+            state: new Later(() => run.state()),
+            failure: new Later(() => run.failureJson()),
+          });
+        } else {
+          out.write(`chain_instance_id ${run.chainInstanceId}  genesis_state_root ${run.genesisStateRoot}\n`);
+          for (const b of runBlocks(file, blocks())) out.write(blockLine(b) + "\n");
+          out.write(summary(run, done) + "\n");
+        }
+      });
+      progress.end();
+      if (run.failure !== null) {
+        process.stderr.write(`cbqs: ${oneLine(run.failure.message)}\n`);
         process.exitCode = EXIT_REJECT;
       } else process.exitCode = EXIT_OK;
     });
 }
 
-function summary(doc: RunDocument): string {
-  const lines = [`chain_instance_id ${doc.chain_instance_id}  genesis_state_root ${doc.genesis_state_root}`];
-  for (const b of doc.blocks) {
-    const ok = b.receipts.filter((r) => r.status === "ok").length;
-    const events = b.receipts.reduce((n, r) => n + r.events.length, 0);
-    lines.push(
-      `block ${b.height} (rent height ${b.effective_rent_height}): ${b.receipts.length} txs, ${ok} ok, ` +
-        `${b.receipts.length - ok} rejected, ${events} events, state_root ${b.state_root}`,
-    );
+/**
+ * The run-document blocks of a running scenario. Resolution errors (a signed object naming a block
+ * that does not exist, …) surface while running: they are reported against `file`.
+ */
+function* runBlocks(file: string, blocks: Iterator<ExecutedScenarioBlock>): Generator<RunBlock> {
+  for (;;) {
+    const next = inFile(file, () => blocks.next());
+    if (next.done === true) return;
+    yield next.value.run;
   }
-  const state = doc.state as { streams?: object; providers?: object; accounts?: object };
-  lines.push(
-    `${doc.failure ? "FAILED" : "ok"}: ${doc.blocks.length} blocks, ${Object.keys(state.streams ?? {}).length} streams, ` +
-      `${Object.keys(state.providers ?? {}).length} providers, ${Object.keys(state.accounts ?? {}).length} accounts`,
+}
+
+function blockLine(b: RunBlock): string {
+  const ok = b.receipts.filter((r) => r.status === "ok").length;
+  const events = b.receipts.reduce((n, r) => n + r.events.length, 0);
+  return (
+    `block ${b.height} (rent height ${b.effective_rent_height}): ${count(b.receipts.length, "tx", "txs")}, ${ok} ok, ` +
+    `${b.receipts.length - ok} rejected, ${count(events, "event")}, state_root ${b.state_root}`
   );
-  return lines.join("\n") + "\n";
+}
+
+function summary(run: ScenarioRun, blocks: number): string {
+  const state = run.state() as { streams?: object; providers?: object; accounts?: object };
+  return (
+    `${run.failure !== null ? "FAILED" : "ok"}: ${count(blocks, "block")}, ${count(Object.keys(state.streams ?? {}).length, "stream")}, ` +
+    `${count(Object.keys(state.providers ?? {}).length, "provider")}, ${count(Object.keys(state.accounts ?? {}).length, "account")}`
+  );
 }

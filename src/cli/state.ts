@@ -1,43 +1,35 @@
-// `cbqs state dump <file> [--height N]` and `cbqs state diff <a.json> <b.json>` (docs/state.md §5).
+// `cbqs state dump <file> [--height N] [filters]` and `cbqs state diff <a> <b>` (docs/state.md §5).
 // There is no persistent node store: a dump's state comes from a dump or alloc file, or from
 // replaying a fixture (or a scenario, filled to one first) from genesis up to a height.
-// `cbqs verify-bmt-proof <proof.json> --root <hex>`: a CIP-4 §5.4 tx/receipt inclusion proof
-// (docs/state.md §4.1) checked against a trusted tx_root or receipt_root.
-import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
-import { fromHex } from "../bytes.js";
+import { fromHex, HexError } from "../bytes.js";
 import { GenesisError } from "../engine/errors.js";
+import { allDivergences, pathText, show } from "../harness/diff.js";
 import { FillError, fillScenario } from "../harness/fill.js";
-import { readBytes } from "../harness/files.js";
-import { FIXTURE_FORMAT, FixtureError, fixtureText, loadFixture, type Fixture } from "../harness/fixture.js";
-import { registryRecords } from "../harness/records.js";
+import { inFile, readDocument, readDump } from "../harness/documents.js";
+import type { Fixture } from "../harness/fixture.js";
+import { describeKey, matchesFilter, registryIdentity, registryRecords, type DumpFilter } from "../harness/records.js";
 import { newStore, replayFixture, ReplayInputError } from "../harness/replay.js";
+import { InputError } from "../json/read.js";
+import { Output, Streamed, writeJsonDocument, writing } from "../json/write.js";
 import { ScenarioError } from "../scenario/json.js";
-import { parseScenario, SCENARIO_FORMAT } from "../scenario/parse.js";
-import { diffDumps, diffIsEmpty, DUMP_FORMAT, dumpEntries, dumpState, loadDump, type DumpEntry, type StateDump } from "../../state/dump.js";
-import { parseInclusionProof, verifyInclusionProof } from "../../state/roots.js";
-import { EXIT_OK, EXIT_REJECT, jsonReplacer, oneLine, readTextFile, report, UsageError } from "./common.js";
+import type { Scenario } from "../scenario/parse.js";
+import { resolveStreamKey } from "../scenario/refs.js";
+import { diffDumps, diffIsEmpty, dumpEntryViews, dumpHeader, type DumpEntry } from "../../state/dump.js";
+import type { StateStore } from "../../state/interface.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, jsonReplacer, oneLine, report, UsageError } from "./common.js";
 import { mismatchLines } from "./harness.js";
 
-/** Reads `path` as JSON and hands it to `load`; any failure is unusable input (exit 2). */
-function readJsonFile<T>(path: string, load: (json: unknown) => T): T {
-  const text = readTextFile(path);
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new UsageError(`${path}: not valid JSON`);
-  }
-  try {
-    return load(json);
-  } catch (err) {
-    throw new UsageError(`${path}: ${(err as Error).message}`);
-  }
+/** A value as people read it: a registry record's fields, an account's nonce and balance, else the decoded view. */
+function view(e: DumpEntry): unknown {
+  const v = e.decoded?.value as { kind?: string; record?: Record<string, unknown>; nonce?: string; balance?: string } | undefined;
+  if (v === undefined) return e.value;
+  if (v.kind === "StorageSlot" && v.record !== undefined) return Object.values(v.record)[0];
+  if (v.kind === "Account") return { nonce: v.nonce, balance: v.balance };
+  return v;
 }
-
-const readDumpFile = (path: string) => readJsonFile(path, loadDump);
-
-const show = (e: DumpEntry) => JSON.stringify(e.decoded?.value ?? e.value);
+/** A repeatable option (no default shown in --help: absent is none). */
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
 /** `--height`: a decimal u64. */
 function parseHeight(text: string): bigint {
@@ -47,34 +39,90 @@ function parseHeight(text: string): bigint {
   return height;
 }
 
-/**
- * The JSON document of a dump, fixture or scenario file; `.json.gz` is gunzipped. The harness's
- * fixture reader does the bounded read and the gunzip.
- */
-function readDocument(file: string): unknown {
-  let text: string;
+function addressOption(flag: string, text: string): Uint8Array {
   try {
-    text = fixtureText(readBytes(file), file.endsWith(".gz"));
+    return fromHex(text, 20, flag);
   } catch (err) {
-    if (err instanceof FixtureError) throw new UsageError(`${file}: ${err.message}`);
-    throw err; // HarnessInputError: already one line naming the file (exit 2)
-  }
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new UsageError(`${file}: not valid JSON`);
+    if (err instanceof HexError) throw new UsageError(err.message);
+    throw err;
   }
 }
 
+interface FilterOptions {
+  stream?: string[];
+  provider?: string[];
+  account?: string[];
+  owner?: string[];
+}
+
+/**
+ * The filters of `state dump`. A stream is its 32-byte id, or a reference `owner:0x…/nonce:N`
+ * (or `key_stream_of:<reference>`) resolved with the chain identity in the state's registry singleton.
+ */
+function dumpFilter(options: FilterOptions, entries: Iterable<readonly [Uint8Array, Uint8Array]>): DumpFilter | undefined {
+  const o = { stream: options.stream ?? [], provider: options.provider ?? [], account: options.account ?? [], owner: options.owner ?? [] };
+  if (o.stream.length + o.provider.length + o.account.length + o.owner.length === 0) return undefined;
+  const streams = o.stream.map((text) => {
+    if (/^0x[0-9a-fA-F]{64}$/.test(text)) return fromHex(text, 32);
+    const id = registryIdentity(entries);
+    if (id === undefined) throw new UsageError(`--stream ${text}: a reference needs the registry singleton in the state (give the 0x stream id)`);
+    try {
+      return resolveStreamKey(text, "--stream", id);
+    } catch (err) {
+      if (err instanceof ScenarioError) throw new UsageError(`--stream ${text}: ${err.reason}`);
+      throw err;
+    }
+  });
+  return {
+    streams,
+    providers: o.provider.map((a) => addressOption("--provider", a)),
+    accounts: o.account.map((a) => addressOption("--account", a)),
+    owners: o.owner.map((a) => addressOption("--owner", a)),
+  };
+}
+
+function* filtered(entries: Iterable<readonly [Uint8Array, Uint8Array]>, filter: DumpFilter | undefined): Generator<readonly [Uint8Array, Uint8Array]> {
+  for (const e of entries) if (filter === undefined || matchesFilter(e[0], e[1], filter)) yield e;
+}
+
+/** `state diff`'s lines: each changed field of a changed key (`provider 0x…: live_assigned_streams "0" → "1"`). */
+export function stateDiffText(a: Iterable<readonly [Uint8Array, Uint8Array]>, b: Iterable<readonly [Uint8Array, Uint8Array]>): { lines: string[]; json: unknown; equal: boolean } {
+  const diff = diffDumps(a, b, registryRecords);
+  const name = (key: string) => describeKey(fromHex(key, 54));
+  const changed = diff.changed.map((c) => ({ key: c.key, name: name(c.key), fields: allDivergences(view(c.before), view(c.after)) }));
+  const lines = [
+    ...diff.added.map((e) => `+ ${name(e.key)}: ${show(view(e))}`),
+    ...diff.removed.map((e) => `- ${name(e.key)}: ${show(view(e))}`),
+    ...changed.flatMap((c) =>
+      c.fields.length === 0
+        ? [`~ ${c.name}: ${show(view(diff.changed.find((x) => x.key === c.key)!.before))} → (bytes differ)`]
+        : c.fields.map((f) => `~ ${c.name}: ${f.path.length === 0 ? "value" : pathText(f.path)} ${show(f.ours)} → ${show(f.theirs)}`),
+    ),
+    diffIsEmpty(diff) ? "equal" : `${diff.added.length} added, ${diff.removed.length} removed, ${diff.changed.length} changed`,
+  ];
+  const json = {
+    added: diff.added,
+    removed: diff.removed,
+    changed: changed.map((c) => ({ key: c.key, name: c.name, fields: c.fields.map((f) => ({ path: pathText(f.path), before: f.ours ?? null, after: f.theirs ?? null })) })),
+  };
+  return { lines, json, equal: diffIsEmpty(diff) };
+}
+
 /** A scenario as a fixture (the same pipeline as `cbqs fill`), so both replay the same way. */
-function scenarioFixture(file: string, doc: unknown): Fixture {
+function scenarioFixture(file: string, scenario: Scenario): Fixture {
   try {
-    return fillScenario(parseScenario(doc), "", "none");
+    return inFile(file, () => fillScenario(scenario, "none"));
   } catch (err) {
-    if (err instanceof ScenarioError) throw new UsageError(`${file}: ${err.message}`);
     if (err instanceof GenesisError) throw new UsageError(`${file}: invalid genesis: ${err.message}`);
     throw err; // FillError: handled by the caller (exit 1)
   }
+}
+
+/** What `state dump` writes: the dump's header and its entries, produced one at a time. */
+interface DumpSource {
+  height?: bigint;
+  stateRoot?: Uint8Array;
+  entries: Iterable<readonly [Uint8Array, Uint8Array]>;
 }
 
 /**
@@ -82,56 +130,46 @@ function scenarioFixture(file: string, doc: unknown): Fixture {
  * undefined) on a fresh store and dumps that store. Heights are sparse: the dump's `height` is
  * the block actually reached (0 = genesis). A mismatch on the way is returned instead.
  */
-function dumpAtHeight(file: string, fixture: Fixture, height: bigint | undefined): StateDump | { mismatch: string[] } {
-  const store = newStore();
+function dumpAtHeight(file: string, fixture: Fixture, height: bigint | undefined): DumpSource | { mismatch: string[] } {
+  const store: StateStore = newStore();
   let outcome: ReturnType<typeof replayFixture>;
   try {
     outcome = replayFixture(fixture, { store, ...(height === undefined ? {} : { toHeight: height }) });
   } catch (err) {
-    if (err instanceof ReplayInputError) throw new UsageError(`${file}: ${err.message}`);
+    if (err instanceof ReplayInputError) throw new InputError(file, err.path, err.message);
     throw err;
   }
   if (outcome.mismatch !== null) return { mismatch: mismatchLines(file, outcome.mismatch) };
   const reached = outcome.blocks === 0 ? 0n : fixture.blocks[outcome.blocks - 1]!.height;
-  return dumpState(store, { height: reached, decodeSlot: registryRecords });
+  // Re-iterable: a stream reference in a filter reads the registry singleton first.
+  return { height: reached, stateRoot: store.root(), entries: { [Symbol.iterator]: () => store.entries()[Symbol.iterator]() } };
 }
 
-function stateDumpOf(file: string, doc: unknown, height: bigint | undefined): StateDump | { mismatch: string[] } {
-  const format = typeof doc === "object" && doc !== null && !Array.isArray(doc) ? (doc as { format?: unknown }).format : undefined;
-  switch (format) {
-    case DUMP_FORMAT:
+function stateDumpOf(file: string, height: bigint | undefined): DumpSource | { mismatch: string[] } {
+  const doc = readDocument(file, ["dump", "fixture", "scenario"]);
+  switch (doc.kind) {
+    case "dump":
       if (height !== undefined) throw new UsageError(`${file}: --height needs a fixture or scenario; a state dump has one height`);
+      return { entries: doc.entries };
+    case "fixture":
+      return dumpAtHeight(file, doc.fixture, height);
+    case "scenario":
       try {
-        return dumpEntries(loadDump(doc), { decodeSlot: registryRecords });
-      } catch (err) {
-        throw new UsageError(`${file}: ${(err as Error).message}`);
-      }
-    case FIXTURE_FORMAT: {
-      let fixture: Fixture;
-      try {
-        fixture = loadFixture(doc);
-      } catch (err) {
-        if (err instanceof FixtureError) throw new UsageError(`${file}: ${err.message}`);
-        throw err;
-      }
-      return dumpAtHeight(file, fixture, height);
-    }
-    case SCENARIO_FORMAT:
-      try {
-        return dumpAtHeight(file, scenarioFixture(file, doc), height);
+        return dumpAtHeight(file, scenarioFixture(file, doc.scenario), height);
       } catch (err) {
         if (err instanceof FillError) return { mismatch: [oneLine(`MISMATCH ${file}: ${err.message}`)] };
         throw err;
       }
     default:
-      throw new UsageError(
-        `${file}: unknown format ${JSON.stringify(format ?? null)} (expected "${DUMP_FORMAT}", "${FIXTURE_FORMAT}" or "${SCENARIO_FORMAT}")`,
-      );
+      throw new Error("unreachable");
   }
 }
 
 export function register(program: Command): void {
-  const state = program.command("state").description("state dumps (CIP-4 keys and values, decoded)");
+  const state = program
+    .command("state")
+    .description("state dumps (CIP-4 keys and values, decoded) and their differences")
+    .addHelpText("after", exitCodes("(see each subcommand)", "(see each subcommand)", "(see each subcommand)"));
 
   state
     .command("dump <file>")
@@ -144,58 +182,39 @@ export function register(program: Command): void {
       "fixture/scenario: the state after the last block at or below this height (heights are sparse; " +
         "the dump's \"height\" names the block reached, 0 = genesis); default: the last block",
     )
-    .option("-o, --output <file>", "write the dump to this file instead of stdout")
-    .action((file: string, opts: { height?: string; output?: string }) => {
+    .option("--stream <id>", "only this stream's record: 0x id, owner:0x<addr>/nonce:<n> or key_stream_of:<ref> (repeatable)", collect)
+    .option("--provider <addr>", "only this provider's record and account (repeatable)", collect)
+    .option("--account <addr>", "only the keys stored under this address (repeatable)", collect)
+    .option("--owner <addr>", "only this owner's streams, stream count and account (repeatable)", collect)
+    .option("-o, --output <file>", "output file; - is stdout", "-")
+    .addHelpText("after", exitCodes("the dump is written", "a fixture or scenario does not replay to its own expected values before the height", "unreadable or malformed input, bad --height or filter, unwritable output"))
+    .action((file: string, opts: FilterOptions & { height?: string; output: string }) => {
       const height = opts.height === undefined ? undefined : parseHeight(opts.height);
-      const result = stateDumpOf(file, readDocument(file), height);
+      const result = stateDumpOf(file, height);
       if ("mismatch" in result) {
         // Like `cbqs replay`: the first mismatch, its differing keys indented below; nothing dumped.
         process.stderr.write(result.mismatch.join("\n") + "\n");
         process.exitCode = EXIT_REJECT;
         return;
       }
-      // The docs/state.md §5 field order: height and root above the (long) entry list.
-      const { format, height: reached, state_root, entries } = result;
-      const text = JSON.stringify({ format, height: reached, state_root, entries }, jsonReplacer, 2) + "\n";
-      if (opts.output === undefined) {
-        process.stdout.write(text);
-        return;
-      }
-      try {
-        writeFileSync(opts.output, text);
-      } catch (err) {
-        throw new UsageError(`cannot write ${opts.output}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-      }
+      // The docs/state.md §5 field order (height and root above the long entry list), written
+      // entry by entry: a 1.25 M-entry dump is never one string.
+      const header = dumpHeader({ ...(result.height === undefined ? {} : { height: result.height }), ...(result.stateRoot === undefined ? {} : { stateRoot: result.stateRoot }) });
+      const filter = dumpFilter(opts, result.entries);
+      writing(new Output(opts.output), (out) =>
+        writeJsonDocument(out, { ...header, entries: new Streamed(dumpEntryViews(filtered(result.entries, filter), registryRecords)) }, jsonReplacer),
+      );
+      process.exitCode = EXIT_OK;
     });
 
   state
     .command("diff <a> <b>")
-    .description("list keys added, removed and changed from dump <a> to dump <b>; exit 1 if they differ")
+    .description("every key added, removed and changed from dump <a> to dump <b>, changed records field by field")
     .option("--json", "print the diff as JSON")
+    .addHelpText("after", exitCodes("the two states are equal", "they differ", "unreadable or malformed dump"))
     .action((a: string, b: string, opts: { json?: boolean }) => {
-      const diff = diffDumps(readDumpFile(a), readDumpFile(b), registryRecords);
-      const lines = [
-        ...diff.added.map((e) => `+ ${e.key} ${show(e)}`),
-        ...diff.removed.map((e) => `- ${e.key} ${show(e)}`),
-        ...diff.changed.map((c) => `~ ${c.key} ${show(c.before)} -> ${show(c.after)}`),
-        diffIsEmpty(diff)
-          ? "equal"
-          : `${diff.added.length} added, ${diff.removed.length} removed, ${diff.changed.length} changed`,
-      ];
-      report(opts.json === true, lines.join("\n"), diff);
-      process.exitCode = diffIsEmpty(diff) ? EXIT_OK : EXIT_REJECT;
-    });
-
-  program
-    .command("verify-bmt-proof <proof>")
-    .description("verify a CIP-4 §5.4 transaction or receipt inclusion proof (JSON) against a tx_root or receipt_root")
-    .requiredOption("--root <hex>", "trusted tx_root or receipt_root, 0x-prefixed 32-byte hex")
-    .option("--json", "print the result as JSON")
-    .action((file: string, opts: { root: string; json?: boolean }) => {
-      const root = fromHex(opts.root, 32, "--root");
-      const proof = readJsonFile(file, parseInclusionProof);
-      const valid = verifyInclusionProof(proof, root);
-      report(opts.json === true, valid ? "valid" : "invalid", { valid });
-      process.exitCode = valid ? EXIT_OK : EXIT_REJECT;
+      const { lines, json, equal } = stateDiffText(readDump(a), readDump(b));
+      report(opts.json === true, lines.map(oneLine).join("\n"), json);
+      process.exitCode = equal ? EXIT_OK : EXIT_REJECT;
     });
 }

@@ -1,6 +1,6 @@
 // The §14 canonical codec as combinators. Each type is declared once (src/codec/schema.ts)
 // and that one declaration yields the encoder, the strict bounded decoder, the JSON mapping
-// (shared/scenario-format.md §1) and a fast-check arbitrary.
+// (docs/scenario-format.md §1) and a fast-check arbitrary.
 import type * as FC from "fast-check";
 import { HexError, fromHex, toHex } from "../bytes.js";
 import { DecodeError, EncodeError, JsonValueError, type DecodeErrorKind } from "./errors.js";
@@ -17,6 +17,11 @@ export interface JsonContext {
   resolveBytes32?: (value: unknown, path: string) => Uint8Array | undefined;
 }
 
+/** A JSON Schema (draft 2020-12) node. */
+export type JsonSchema = { [key: string]: unknown };
+/** Named schemas collected while describing a type (`$defs`): structs and unions are referenced by name. */
+export type SchemaDefs = Record<string, JsonSchema>;
+
 export interface Codec<T> {
   readonly name: string;
   /** Smallest possible encoding; bounds a vector count by the remaining input before allocating. */
@@ -28,7 +33,38 @@ export interface Codec<T> {
   toJson(value: T): Json;
   fromJson(json: unknown, path: string, ctx: JsonContext): T;
   arbitrary(fc: FastCheck): Arbitrary<T>;
+  /** The JSON Schema of what `fromJson` accepts (named types go into `defs` and are referenced). */
+  jsonSchema(defs: SchemaDefs): JsonSchema;
 }
+
+/** The JSON Schema of one codec's JSON form, with its `$defs` (docs/scenario-format.md). */
+export function jsonSchemaOf(codec: Codec<unknown>): { schema: JsonSchema; defs: SchemaDefs } {
+  const defs: SchemaDefs = {};
+  return { schema: codec.jsonSchema(defs), defs };
+}
+
+/** A named schema: described once into `defs`, referenced everywhere. */
+function named(defs: SchemaDefs, name: string, describe: () => JsonSchema): JsonSchema {
+  if (!Object.hasOwn(defs, name)) {
+    defs[name] = {}; // placeholder: a name is described once even if it refers to itself
+    defs[name] = describe();
+  }
+  return { $ref: `#/$defs/${name}` };
+}
+
+const hexSchema = (bytes?: number): JsonSchema =>
+  bytes === undefined
+    ? { type: "string", pattern: "^0x([0-9a-fA-F]{2})*$" }
+    : { type: "string", pattern: `^0x[0-9a-fA-F]{${2 * bytes}}$` };
+
+/** §1 integers: a decimal string, or a JSON integer within the safe range. */
+export const integerSchema = (max: bigint, what: string): JsonSchema => ({
+  type: ["string", "integer"],
+  pattern: "^[0-9]{1,80}$",
+  minimum: 0,
+  maximum: Number(max < BigInt(Number.MAX_SAFE_INTEGER) ? max : BigInt(Number.MAX_SAFE_INTEGER)),
+  description: `${what}: a decimal string (any size up to ${max}) or a JSON integer`,
+});
 
 // ---------------------------------------------------------------- byte cursors
 
@@ -189,6 +225,7 @@ function smallUint(width: 1 | 2 | 4): Codec<number> {
     toJson: (v) => String(v),
     fromJson: (j, path) => Number(jsonInteger(j, path, BigInt(max))),
     arbitrary: (fc) => fc.integer({ min: 0, max }),
+    jsonSchema: () => integerSchema(BigInt(max), name),
   };
 }
 
@@ -207,6 +244,7 @@ function bigUint(width: 8 | 16): Codec<bigint> {
     toJson: (v) => v.toString(),
     fromJson: (j, path) => jsonInteger(j, path, max),
     arbitrary: (fc) => fc.oneof(fc.bigInt({ min: 0n, max }), fc.constantFrom(0n, 1n, max)),
+    jsonSchema: () => integerSchema(max, name),
   };
 }
 
@@ -237,6 +275,7 @@ export const versionV1: Codec<number> = {
     return 1;
   },
   arbitrary: (fc) => fc.constant(1),
+  jsonSchema: () => ({ enum: ["1", 1], description: "version: 1" }),
 };
 
 /** §4: every v1 `provider_epoch` MUST be zero; encoders emit zero, decoders reject nonzero. */
@@ -260,6 +299,7 @@ export const providerEpochV1: Codec<bigint> = {
     return 0n;
   },
   arbitrary: (fc) => fc.constant(0n),
+  jsonSchema: () => ({ enum: ["0", 0], description: "provider_epoch: always 0 in v1 (§4)" }),
 };
 
 /** bool: one byte, 0 or 1; any other byte is invalid (docs/decisions.md). */
@@ -282,6 +322,7 @@ export const bool: Codec<boolean> = {
     return j;
   },
   arbitrary: (fc) => fc.boolean(),
+  jsonSchema: () => ({ type: "boolean" }),
 };
 
 // ---------------------------------------------------------------- byte strings
@@ -310,6 +351,17 @@ export function fixedBytes(length: number, name: string, opts: { resolvable?: bo
       return hexJson(j, path, name, length);
     },
     arbitrary: (fc) => fc.uint8Array({ minLength: length, maxLength: length }),
+    jsonSchema: (defs) =>
+      opts.resolvable
+        ? {
+            anyOf: [
+              hexSchema(length),
+              // What a reference is belongs to the scenario format (src/scenario/schema.ts refines it).
+              named(defs, "StreamReference", () => ({ type: "object", description: "a stream reference (scenario input)" })),
+            ],
+            description: `${name}: ${length} bytes as 0x-hex, or (in a scenario) a stream reference`,
+          }
+        : { ...hexSchema(length), description: `${name}: ${length} bytes as 0x-hex` },
   };
 }
 
@@ -349,6 +401,7 @@ export function varBytes(name: string, min: number, max: number): Codec<Uint8Arr
       return v;
     },
     arbitrary: (fc) => fc.uint8Array({ minLength: min, maxLength: Math.min(max, min + 64) }),
+    jsonSchema: () => ({ ...hexSchema(), minLength: 2 + 2 * min, maxLength: 2 + 2 * max, description: `${name}: ${min} to ${max} bytes as 0x-hex` }),
   };
 }
 
@@ -403,6 +456,7 @@ export function utf8String(name: string, rules: StringRules): Codec<string> {
       return j;
     },
     arbitrary: rules.arbitrary,
+    jsonSchema: () => ({ type: "string", description: `${name}: UTF-8, at most ${rules.maxBytes} bytes` }),
   };
 }
 
@@ -432,6 +486,7 @@ export function option<T>(inner: Codec<T>): Codec<T | null> {
     toJson: (v) => (v === null ? null : inner.toJson(v)),
     fromJson: (j, path, ctx) => (j === null || j === undefined ? null : inner.fromJson(j, path, ctx)),
     arbitrary: (fc) => fc.option(inner.arbitrary(fc), { nil: null }),
+    jsonSchema: (defs) => ({ anyOf: [inner.jsonSchema(defs), { type: "null" }], description: "optional: null or absent means none" }),
   };
 }
 
@@ -499,6 +554,12 @@ export function vec<T>(elem: Codec<T>, rules: VecRules<T>): Codec<T[]> {
         .uniqueArray(elem.arbitrary(fc), { maxLength, comparator: (a, b) => cmp(a, b) === 0 })
         .map((xs) => [...xs].sort(cmp));
     },
+    jsonSchema: (defs) => ({
+      type: "array",
+      items: elem.jsonSchema(defs),
+      maxItems: maxCount,
+      ...(cmp ? { description: "elements strictly ascending (sorted, no duplicates)" } : {}),
+    }),
   };
 }
 
@@ -529,6 +590,7 @@ export function enumeration<N extends string>(name: string, tags: Record<N, numb
       return j as N;
     },
     arbitrary: (fc) => fc.constantFrom(...names),
+    jsonSchema: () => ({ enum: names, description: name }),
   };
 }
 
@@ -614,6 +676,13 @@ export function struct<T extends object>(
       const base = fc.record(parts) as unknown as Arbitrary<T>;
       return opts.arbitrary ? opts.arbitrary(fc, base) : base;
     },
+    jsonSchema: (defs) =>
+      named(defs, name, () => ({
+        type: "object",
+        properties: Object.fromEntries(entries.map(([k, c]) => [k, c.jsonSchema(defs)])),
+        required: entries.filter(([, c]) => !c.optional).map(([k]) => k),
+        additionalProperties: false,
+      })),
   };
   return codec;
 }
@@ -696,5 +765,14 @@ export function taggedUnion<T extends { type: string }>(
         }),
       );
     },
+    jsonSchema: (defs) =>
+      named(defs, name, () => ({
+        oneOf: names.map((n): JsonSchema => {
+          const d = variants[n];
+          const payload = d.kind === "unit" ? { type: "null" } : d.codec.jsonSchema(defs);
+          const object: JsonSchema = { type: "object", properties: { [n]: payload }, required: [n], additionalProperties: false };
+          return d.kind === "unit" ? { anyOf: [{ const: n }, object] } : object;
+        }),
+      })),
   };
 }

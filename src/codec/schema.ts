@@ -100,6 +100,15 @@ export const SigningPublicKey: Codec<T.SigningPublicKey> = {
     return { algorithm: "Ed25519", key: k === "ed25519" ? bytes : ed25519.getPublicKey(bytes) };
   },
   arbitrary: (fc) => Key32.arbitrary(fc).map((key) => ({ algorithm: "Ed25519" as const, key })),
+  jsonSchema: () => ({
+    oneOf: ["ed25519", "ed25519_seed"].map((k) => ({
+      type: "object",
+      properties: { [k]: { type: "string", pattern: "^0x[0-9a-fA-F]{64}$" } },
+      required: [k],
+      additionalProperties: false,
+    })),
+    description: 'SigningPublicKey: {"ed25519": public key} or {"ed25519_seed": RFC 8032 seed}',
+  }),
 };
 
 /** §4/§9.3 HpkePublicKey: suite tag (X25519_HKDF_SHA256_CHACHA20POLY1305 = 1) || 32 bytes. JSON {"x25519": "0x…"}. */
@@ -124,6 +133,13 @@ export const HpkePublicKey: Codec<T.HpkePublicKey> = {
   },
   arbitrary: (fc) =>
     Key32.arbitrary(fc).map((key) => ({ suite: "X25519_HKDF_SHA256_CHACHA20POLY1305" as const, key })),
+  jsonSchema: () => ({
+    type: "object",
+    properties: { x25519: { type: "string", pattern: "^0x[0-9a-fA-F]{64}$" } },
+    required: ["x25519"],
+    additionalProperties: false,
+    description: 'HpkePublicKey: {"x25519": key}',
+  }),
 };
 
 // ---------------------------------------------------------------- enums (§14 tags)
@@ -610,5 +626,6 @@ export const CbqsInstructionV1: Codec<T.CbqsInstructionV1> = {
   toJson: (v): Json => InstructionAction.toJson(v),
   fromJson: (j, path, ctx) => InstructionAction.fromJson(j, path, ctx),
   arbitrary: (fc: FastCheck) => InstructionAction.arbitrary(fc),
+  jsonSchema: (defs) => InstructionAction.jsonSchema(defs),
 };
 

@@ -8,7 +8,7 @@
 //   stream_id (32 B)       → canonical StreamRecordV1 (main and key streams; never deleted)
 // Governance scalars are SystemState 0x0A keys keccak256(name) holding u64 BE; accounts are
 // Account 0x01 keys; the pause record is in pause.ts.
-import { concatBytes, utf8 } from "../bytes.js";
+import { bytesEqual, concatBytes, utf8 } from "../bytes.js";
 import type { Address, Bytes32 } from "../codec/types.js";
 import { LIVE_SCALARS } from "../params.js";
 import { accountKey, actorStorageKey, systemStateKey } from "../../state/keys.js";
@@ -60,8 +60,9 @@ export function classifyRegistryUserKey(userKey: Uint8Array): RegistryEntry | un
   if (userKey.length === 32) return { kind: "stream", streamId: userKey };
   if (userKey.length === 21 && userKey[0] === PROVIDER_TAG[0]) return { kind: "provider", provider: userKey.slice(1) };
   if (userKey.length === 21 && userKey[0] === OWNER_COUNT_TAG[0]) return { kind: "ownerCount", owner: userKey.slice(1) };
-  const text = new TextDecoder().decode(userKey);
-  if (text === "registry") return { kind: "singleton" };
-  if (text === "base-rate-schedules") return { kind: "schedules" };
+  // Compared as bytes: a text decode would map other byte strings (a BOM prefix, invalid UTF-8
+  // replaced by U+FFFD) onto the same name.
+  if (bytesEqual(userKey, SINGLETON_USER_KEY)) return { kind: "singleton" };
+  if (bytesEqual(userKey, SCHEDULES_USER_KEY)) return { kind: "schedules" };
   return undefined;
 }

@@ -2,7 +2,9 @@
 // generation from the vector definitions, and verification by re-executing each vector from the
 // pre-state bytes embedded in the file (nothing else), comparing every number, then checking the
 // file's canonical form and its SHA-256 against the pinned digest.
+import { echo } from "../bounds.js";
 import { fromHex, toHex } from "../bytes.js";
+import { JsonError, parseJson } from "../json/parse.js";
 import { sha256 } from "../crypto/hash.js";
 import { SYS_CBQS } from "../engine/chain.js";
 import { COSTS, RESERVATIONS, type CostSchedule } from "../engine/meter.js";
@@ -65,6 +67,9 @@ function preStateJson(s: GasScenario): Json {
   };
 }
 
+/** The measured members of a vector, in order (a generated artifact that differs fails its own verification). */
+const MEASURED_FIELDS = ["instruction", "status", "error", "payload_bytes", "reserved", "actual", "charged", "hash_preimage_lengths", "signatures", "written_bytes", "event_bytes", "cycles", "cells"];
+
 function measurementJson(m: Measurement): Record<string, Json> {
   return {
     instruction: m.instruction,
@@ -108,10 +113,18 @@ export const sha256Hex = (text: string): string => toHex(sha256(new TextEncoder(
 
 type Obj = Record<string, unknown>;
 
-function obj(v: unknown, where: string): Obj {
+/** An object; with `fields`, exactly those members (unknown fields are refused, missing ones too). */
+function obj(v: unknown, where: string, fields?: readonly string[]): Obj {
   if (v === null || typeof v !== "object" || Array.isArray(v)) throw new ArtifactError(`${where}: expected an object`);
+  if (fields !== undefined) {
+    for (const k of Object.keys(v)) if (!fields.includes(k)) throw new ArtifactError(`${where}.${k}: unknown field (expected one of: ${fields.join(", ")})`);
+    for (const k of fields) if (!Object.hasOwn(v, k)) throw new ArtifactError(`${where}.${k}: missing`);
+  }
   return v as Obj;
 }
+
+const ROOT_FIELDS = ["schema", "provenance", "scope", "schedule", "reservations", "vectors"];
+const VECTOR_FIELDS = ["id", "description", "pre_state", "tx", ...MEASURED_FIELDS];
 function arr(v: unknown, where: string): unknown[] {
   if (!Array.isArray(v)) throw new ArtifactError(`${where}: expected an array`);
   return v;
@@ -132,35 +145,37 @@ function hex(v: unknown, where: string, length?: number): Uint8Array {
     throw new ArtifactError((err as Error).message);
   }
 }
-function tx(v: unknown, where: string): ScenarioTx {
-  const o = obj(v, where);
+function tx(v: unknown, where: string, fields = ["from", "opcode", "payload"]): ScenarioTx {
+  const o = obj(v, where, fields);
   if (o.opcode !== SYS_CBQS) throw new ArtifactError(`${where}.opcode: expected ${SYS_CBQS}`);
   return { from: hex(o.from, `${where}.from`, 20), payload: hex(o.payload, `${where}.payload`) };
 }
 
 function parseScenario(v: Obj, where: string): GasScenario {
-  const pre = obj(v.pre_state, `${where}.pre_state`);
-  const g = obj(pre.genesis, `${where}.pre_state.genesis`);
+  const pre = obj(v.pre_state, `${where}.pre_state`, ["genesis", "setup_blocks"]);
+  const gw = `${where}.pre_state.genesis`;
+  const g = obj(pre.genesis, gw, ["source", "chain_id", "governance", "params", "accounts", "cycle_price", "cell_price"]);
   const t = obj(v.tx, `${where}.tx`);
   return {
     genesis: {
-      source: hex(g.source, `${where}.genesis.source`),
-      chain_id: uint(g.chain_id, `${where}.genesis.chain_id`),
-      governance: hex(g.governance, `${where}.genesis.governance`, 20),
-      params: arr(g.params, `${where}.genesis.params`).map((p, i) => {
-        const o = obj(p, `${where}.genesis.params[${i}]`);
-        return [str(o.name, `${where}.genesis.params[${i}].name`), uint(o.value, `${where}.genesis.params[${i}].value`)];
+      source: hex(g.source, `${gw}.source`),
+      chain_id: uint(g.chain_id, `${gw}.chain_id`),
+      governance: hex(g.governance, `${gw}.governance`, 20),
+      params: arr(g.params, `${gw}.params`).map((p, i) => {
+        const o = obj(p, `${gw}.params[${i}]`, ["name", "value"]);
+        return [str(o.name, `${gw}.params[${i}].name`), uint(o.value, `${gw}.params[${i}].value`)];
       }),
-      accounts: arr(g.accounts, `${where}.genesis.accounts`).map((a, i) => {
-        const o = obj(a, `${where}.genesis.accounts[${i}]`);
-        return [hex(o.address, `${where}.genesis.accounts[${i}].address`, 20), uint(o.balance, `${where}.genesis.accounts[${i}].balance`)];
+      accounts: arr(g.accounts, `${gw}.accounts`).map((a, i) => {
+        const o = obj(a, `${gw}.accounts[${i}]`, ["address", "balance"]);
+        return [hex(o.address, `${gw}.accounts[${i}].address`, 20), uint(o.balance, `${gw}.accounts[${i}].balance`)];
       }),
     },
     setup: arr(pre.setup_blocks, `${where}.pre_state.setup_blocks`).map((b, i) => {
-      const o = obj(b, `${where}.setup_blocks[${i}]`);
-      return { height: uint(o.height, `${where}.setup_blocks[${i}].height`), txs: arr(o.txs, `${where}.setup_blocks[${i}].txs`).map((x, j) => tx(x, `${where}.setup_blocks[${i}].txs[${j}]`)) };
+      const bw = `${where}.pre_state.setup_blocks[${i}]`;
+      const o = obj(b, bw, ["height", "txs"]);
+      return { height: uint(o.height, `${bw}.height`), txs: arr(o.txs, `${bw}.txs`).map((x, j) => tx(x, `${bw}.txs[${j}]`)) };
     }),
-    target: { height: uint(t.height, `${where}.tx.height`), ...tx(t, `${where}.tx`) },
+    target: { height: uint(t.height, `${where}.tx.height`), ...tx(t, `${where}.tx`, ["height", "from", "opcode", "payload"]) },
   };
 }
 
@@ -202,12 +217,13 @@ function firstDifference(expected: Json, actual: Json, path: string): string | n
 export function verifyArtifact(text: string, pinned: string = GAS_VECTORS_SHA256): VerifyResult {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = parseJson(text);
   } catch (err) {
-    throw new ArtifactError(`not JSON: ${(err as Error).message}`);
+    if (err instanceof JsonError) throw new ArtifactError(err.message);
+    throw err;
   }
-  const root = obj(parsed, "artifact");
-  if (root.schema !== SCHEMA_ID) throw new ArtifactError(`schema is ${JSON.stringify(root.schema)}, expected "${SCHEMA_ID}"`);
+  const root = obj(parsed, "$", ROOT_FIELDS);
+  if (root.schema !== SCHEMA_ID) throw new ArtifactError(`$.schema: ${echo(JSON.stringify(root.schema), 60)} is not "${SCHEMA_ID}"`);
   // Everywhere below "expected" is what the file records and "actual" what the engine gives.
   const header = firstDifference(
     { schedule: (root.schedule ?? null) as Json, reservations: (root.reservations ?? null) as Json },
@@ -215,11 +231,11 @@ export function verifyArtifact(text: string, pinned: string = GAS_VECTORS_SHA256
     "",
   );
   if (header !== null) return { ok: false, reason: `cost table differs from the engine: ${header}` };
-  const vectors = arr(root.vectors, "vectors");
+  const vectors = arr(root.vectors, "$.vectors");
   for (const [i, v] of vectors.entries()) {
-    const o = obj(v, `vectors[${i}]`);
-    const id = str(o.id, `vectors[${i}].id`);
-    const scenario = parseScenario(o, `vector ${id}`);
+    const o = obj(v, `$.vectors[${i}]`, VECTOR_FIELDS);
+    const id = str(o.id, `$.vectors[${i}].id`);
+    const scenario = parseScenario(o, `$.vectors[${i}]`);
     let m: Measurement;
     try {
       m = runScenario(scenario);

@@ -7,6 +7,7 @@ import { fromHex } from "../bytes.js";
 import type { Scenario } from "../scenario/parse.js";
 import { runScenario } from "../scenario/run.js";
 import type { Fixture, FixtureBlock } from "./fixture.js";
+import type { ProgressState } from "./progress.js";
 import { newStore, replayFixture, type Mismatch } from "./replay.js";
 
 export type PostStateMode = "none" | "final" | "every";
@@ -15,8 +16,19 @@ export class FillError extends Error {
   override name = "FillError";
 }
 
-export function fillScenario(scenario: Scenario, description: string, postState: PostStateMode = "every"): Fixture {
-  const run = runScenario(scenario);
+/** Progress of a fill: executing the scenario, then checking it by replay. */
+export type FillProgress = (phase: "executing" | "checking", state: ProgressState) => void;
+
+export function fillScenario(scenario: Scenario, postState: PostStateMode = "every", onProgress?: FillProgress): Fixture {
+  const total = scenario.blocks.length;
+  const lastHeight = total === 0 ? 0n : scenario.blocks[total - 1]!.height;
+  let done = 0;
+  let txs = 0;
+  const run = runScenario(scenario, (b) => {
+    done++;
+    txs += b.run.receipts.length;
+    onProgress?.("executing", { done, total, unit: "blocks", height: { at: BigInt(b.run.height), last: lastHeight }, txs });
+  });
   if (run.failure !== null) throw new FillError(`scenario ${scenario.name} fails its own expectations: ${run.failure.message}`);
   const doc = run.document;
   const blocks: FixtureBlock[] = doc.blocks.map((rb, i) => {
@@ -37,7 +49,7 @@ export function fillScenario(scenario: Scenario, description: string, postState:
   });
   const fixture: Fixture = {
     name: scenario.name,
-    description,
+    description: scenario.description,
     genesis: {
       source: scenario.sourceBytes,
       config: scenario.config,
@@ -51,6 +63,7 @@ export function fillScenario(scenario: Scenario, description: string, postState:
   const check = replayFixture(fixture, {
     store,
     onBlock: (p) => {
+      onProgress?.("checking", { done: p.blocksDone, total: p.blocksTotal, unit: "blocks", height: { at: p.height, last: p.lastHeight }, txs: p.txsDone });
       const i = p.blocksDone - 1;
       if (postState === "every" || (postState === "final" && i === last)) blocks[i]!.post_state = [...store.entries()];
     },

@@ -24,7 +24,7 @@ export function proveInclusion(fixture: Fixture, kind: InclusionKind, height: bi
   const block = fixture.blocks.find((b) => b.height === height);
   if (block === undefined) throw new InclusionError(`no block at height ${height}`, false);
   const count = block.transactions.length;
-  if (index >= BigInt(count)) throw new InclusionError(`block ${height} has ${count} transaction(s); --index ${index} is out of range`, false);
+  if (index >= BigInt(count)) throw new InclusionError(`block ${height} has ${count} ${count === 1 ? "transaction" : "transactions"}; --index ${index} is out of range`, false);
   const i = Number(index);
   const proof = kind === "tx" ? proveTx(block.transactions, i) : proveReceipt(block.receipts.map(committedReceipt), i);
   const stated = kind === "tx" ? block.tx_root : block.receipt_root;

@@ -17,6 +17,9 @@ import { decodeTransaction, firstNonceMismatch, startNonces, TxInputError } from
 import type { Fixture, FixtureBlock } from "./fixture.js";
 import { changedKey } from "./diff.js";
 import { registryRecords } from "./records.js";
+import { readFixture } from "./documents.js";
+import { InputError } from "../json/read.js";
+import { Progress, type ProgressMode } from "./progress.js";
 
 export interface Mismatch {
   /** 0 for genesis. */
@@ -166,7 +169,7 @@ export class Replay {
     const same = actual.length === expected.length && actual.every(([k, v], i) => bytesEqual(k, expected[i]![0]) && bytesEqual(v, expected[i]![1]));
     if (same) return null;
     const details = this.stateDiff(expected);
-    return { height: h, path, field: "post_state", expected: "the fixture's post_state dump", actual: `${details.length} key(s) differ`, details };
+    return { height: h, path, field: "post_state", expected: "the fixture's post_state dump", actual: `${details.length} ${details.length === 1 ? "key differs" : "keys differ"}`, details };
   }
 }
 
@@ -233,4 +236,83 @@ export function replayFixture(
     if (mismatch !== null) return { blocks: i + 1, txs, mismatch };
   }
   return { blocks: blocks.length, txs, mismatch: null };
+}
+
+// ---- replaying files (cbqs replay, npm start) ---------------------------------------------------
+
+/** One fixture file's outcome. A mismatch never hides behind another file's unusable input. */
+export interface FixtureReport {
+  file: string;
+  name: string | null;
+  status: "ok" | "mismatch" | "unusable";
+  blocks: number;
+  txs: number;
+  mismatch?: Mismatch;
+  error?: string;
+}
+
+/**
+ * Replays one fixture file; unusable input (unreadable, malformed, unexecutable) is reported, not
+ * thrown, so a directory's other fixtures still run. `onBlock` sees every executed block.
+ */
+export function replayFile(
+  file: string,
+  options: { toHeight?: bigint; progress?: ProgressMode; store?: StateStore; onBlock?: (p: ReplayProgress, executed: ExecutedBlock) => void } = {},
+): FixtureReport {
+  const report: FixtureReport = { file, name: null, status: "ok", blocks: 0, txs: 0 };
+  const progress = new Progress(`replay ${file}`, options.progress ?? "off");
+  try {
+    const fixture = readFixture(file);
+    report.name = fixture.name;
+    const outcome = replayFixture(fixture, {
+      ...(options.toHeight === undefined ? {} : { toHeight: options.toHeight }),
+      ...(options.store === undefined ? {} : { store: options.store }),
+      onBlock: (p, executed) => {
+        progress.update({ done: p.blocksDone, total: p.blocksTotal, unit: "blocks", height: { at: p.height, last: p.lastHeight }, txs: p.txsDone });
+        options.onBlock?.(p, executed);
+      },
+    });
+    report.blocks = outcome.blocks;
+    report.txs = outcome.txs;
+    if (outcome.mismatch !== null) {
+      report.status = "mismatch";
+      report.mismatch = outcome.mismatch;
+    }
+  } catch (err) {
+    if (!(err instanceof InputError) && !(err instanceof ReplayInputError)) throw err;
+    report.status = "unusable";
+    report.error = err instanceof ReplayInputError ? `${file}: ${err.message}` : err.message;
+  } finally {
+    progress.end();
+  }
+  return report;
+}
+
+/**
+ * The exit code of a set of replays: 1 when any fixture mismatched (a mismatch is never hidden,
+ * even beside unusable fixtures), else 2 when any was unusable, else 0.
+ */
+export function replayExitCode(reports: readonly FixtureReport[]): 0 | 1 | 2 {
+  if (reports.some((r) => r.status === "mismatch")) return 1;
+  return reports.some((r) => r.status === "unusable") ? 2 : 0;
+}
+
+/** `--shard i/n`: shard i (1-based) of n. */
+export interface Shard {
+  index: number;
+  count: number;
+}
+
+export function parseShard(text: string): Shard {
+  const m = /^([1-9][0-9]{0,5})\/([1-9][0-9]{0,5})$/.exec(text);
+  if (m === null || Number(m[1]) > Number(m[2])) throw new RangeError(`--shard must be i/n with 1 ≤ i ≤ n (got ${text})`);
+  return { index: Number(m[1]), count: Number(m[2]) };
+}
+
+/**
+ * The files of shard i/n: every n-th file of the list sorted by path, starting at the i-th, so the
+ * n shards are disjoint, cover every file exactly once, and differ in size by at most one.
+ */
+export function shardOf(files: readonly string[], shard: Shard): string[] {
+  return [...files].sort().filter((_, k) => k % shard.count === shard.index - 1);
 }

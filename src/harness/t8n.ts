@@ -7,7 +7,10 @@
 // state_root equals a chain's only when that chain reached the same state the same way.
 // Compare t8n results across implementations by tx/receipt/logs roots, receipts and the
 // post-state dump; compare state_root only between tools that both follow this convention.
-import { fromHex, toHex } from "../bytes.js";
+import { MAX_BLOCK_TRANSACTIONS, MAX_ENVELOPE_BYTES } from "../bounds.js";
+import { toHex } from "../bytes.js";
+import { array, decimal, format, hex, object, sha256Hex, string } from "../json/fields.js";
+import { JsonError, type Json } from "../json/parse.js";
 import type { GenesisConfig } from "../chain/types.js";
 import type { TxEnvelope } from "../chain/envelope.js";
 import { Chain, type TxOutcome } from "../engine/chain.js";
@@ -16,15 +19,10 @@ import type { StateStore } from "../../state/interface.js";
 import { MemoryStateStore } from "../../state/store.js";
 import { createStateCommitment } from "../../state/qmdb/index.js";
 import { headerHash } from "../chain/block.js";
-import { blockResults, receiptJson, type BlockResults } from "../chain/receipts.js";
+import { blockResults, loadReceiptJson, receiptJson, type BlockResults } from "../chain/receipts.js";
 import { decodeTransaction, firstNonceMismatch, startNonces, TxInputError } from "./execute.js";
 
 export const T8N_RESULT_FORMAT = "cbqs-t8n-result/v1";
-const U64_MAX = (1n << 64n) - 1n;
-
-export class T8nInputError extends Error {
-  override name = "T8nInputError";
-}
 
 export interface T8nEnv {
   height: bigint;
@@ -38,48 +36,37 @@ export interface T8nEnv {
   parent_hash: Uint8Array | null;
 }
 
-const ENV_KEYS = ["height", "timestamp", "chain_id", "chain_instance_id", "governance", "cycle_price", "cell_price", "parent_hash"];
+const ENV_REQUIRED = ["height", "timestamp", "chain_id", "chain_instance_id", "governance"];
+const ENV_OPTIONAL = ["cycle_price", "cell_price", "parent_hash"];
 
+/** The `--input.env` document; every problem is a JsonError at its path ($.height, …). */
 export function parseEnv(v: unknown): T8nEnv {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) throw new T8nInputError("env: expected a JSON object");
-  const o = v as Record<string, unknown>;
-  for (const k of Object.keys(o)) if (!ENV_KEYS.includes(k)) throw new T8nInputError(`env.${k}: unknown field (expected one of: ${ENV_KEYS.join(", ")})`);
-  const uint = (k: string, dflt?: bigint): bigint => {
-    const x = o[k];
-    if (x === undefined && dflt !== undefined) return dflt;
-    if (typeof x !== "string" || !/^(0|[1-9][0-9]{0,19})$/.test(x) || BigInt(x) > U64_MAX) throw new T8nInputError(`env.${k}: expected a u64 as a decimal string`);
-    return BigInt(x);
-  };
-  const bytes = (k: string, n: number): Uint8Array => {
-    try {
-      return fromHex(o[k] as string, n, `env.${k}`);
-    } catch (err) {
-      throw new T8nInputError((err as Error).message);
-    }
-  };
+  const o = object(v, "$", ENV_REQUIRED, ENV_OPTIONAL);
   const env: T8nEnv = {
-    height: uint("height"),
-    timestamp: uint("timestamp"),
-    chain_id: uint("chain_id"),
-    chain_instance_id: bytes("chain_instance_id", 32),
-    governance: bytes("governance", 20),
-    cycle_price: uint("cycle_price", 0n),
-    cell_price: uint("cell_price", 0n),
-    parent_hash: o["parent_hash"] === undefined || o["parent_hash"] === null ? null : bytes("parent_hash", 32),
+    height: decimal(o["height"], "$.height"),
+    timestamp: decimal(o["timestamp"], "$.timestamp"),
+    chain_id: decimal(o["chain_id"], "$.chain_id"),
+    chain_instance_id: hex(o["chain_instance_id"], "$.chain_instance_id", 32),
+    governance: hex(o["governance"], "$.governance", 20),
+    cycle_price: o["cycle_price"] === undefined ? 0n : decimal(o["cycle_price"], "$.cycle_price"),
+    cell_price: o["cell_price"] === undefined ? 0n : decimal(o["cell_price"], "$.cell_price"),
+    parent_hash: o["parent_hash"] === undefined || o["parent_hash"] === null ? null : hex(o["parent_hash"], "$.parent_hash", 32),
   };
-  if (env.height === 0n) throw new T8nInputError("env.height: block 0 is genesis; t8n executes a block at height >= 1");
+  if (env.height === 0n) throw new JsonError("$.height", "block 0 is genesis; t8n executes a block at height >= 1");
   return env;
 }
 
+/** The `--input.txs` document: a JSON array of at most 65,536 0x-hex envelopes. */
 export function parseTxs(v: unknown): Uint8Array[] {
-  if (!Array.isArray(v)) throw new T8nInputError("txs: expected a JSON array of 0x-hex envelopes");
-  return v.map((t, i) => {
-    try {
-      return fromHex(t as string, undefined, `txs[${i}]`);
-    } catch (err) {
-      throw new T8nInputError((err as Error).message);
-    }
-  });
+  return array(v, "$", MAX_BLOCK_TRANSACTIONS).map((t, i) => hex(t, `$[${i}]`, undefined, MAX_ENVELOPE_BYTES));
+}
+
+function* counted<T>(items: Iterable<T>, onCount: ((n: number) => void) | undefined): Generator<T> {
+  let n = 0;
+  for (const item of items) {
+    yield item;
+    onCount?.(++n);
+  }
 }
 
 /**
@@ -114,10 +101,12 @@ export interface T8nRun {
  * the block is re-run from the pre-state without it until every nonce is right.
  */
 export function transition(
-  alloc: ReadonlyArray<readonly [Uint8Array, Uint8Array]>,
+  alloc: Iterable<readonly [Uint8Array, Uint8Array]>,
   txs: readonly Uint8Array[],
   env: T8nEnv,
   wrapStore: (s: MemoryStateStore) => StateStore = (s) => s,
+  /** Sees the count of pre-state entries committed so far (a large alloc takes a while). */
+  onPreState?: (entries: number) => void,
 ): T8nRun {
   const rejected: Array<{ index: number; error: string }> = [];
   let candidates: Array<{ index: number; raw: Uint8Array; env: TxEnvelope }> = [];
@@ -130,7 +119,7 @@ export function transition(
     }
   });
   for (;;) {
-    const store = MemoryStateStore.fromEntries(alloc, env.height - 1n, createStateCommitment());
+    const store = MemoryStateStore.fromEntries(counted(alloc, onPreState), env.height - 1n, createStateCommitment());
     const chain = resumeChain(env, wrapStore(store));
     const envelopes = candidates.map((c) => c.env);
     const nonces = startNonces(chain, envelopes);
@@ -161,4 +150,24 @@ export function transition(
     result["rejected"] = rejected.sort((a, b) => a.index - b.index).map((r) => ({ index: r.index.toString(), error: r.error }));
     return { result, store, included: { envelopes, outcomes: outcome.outcomes, results, indices: candidates.map((c) => c.index) } };
   }
+}
+
+const RESULT_REQUIRED = ["format", "height", "state_root", "tx_root", "receipt_root", "logs_root", "effective_rent_height", "gas_vectors_sha256", "receipts", "rejected"];
+
+/** Reads a cbqs-t8n-result/v1 document back (`cbqs diff`), strictly; returns it as read. */
+export function loadT8nResult(doc: unknown): Record<string, Json> {
+  const r = object(doc, "$", RESULT_REQUIRED, ["block_hash"]);
+  format(r, T8N_RESULT_FORMAT);
+  decimal(r["height"], "$.height");
+  decimal(r["effective_rent_height"], "$.effective_rent_height");
+  for (const root of ["state_root", "tx_root", "receipt_root", "logs_root"]) hex(r[root], `$.${root}`, 32);
+  if (r["block_hash"] !== undefined) hex(r["block_hash"], "$.block_hash", 32);
+  sha256Hex(r["gas_vectors_sha256"], "$.gas_vectors_sha256");
+  array(r["receipts"], "$.receipts", MAX_BLOCK_TRANSACTIONS).forEach((x, i) => loadReceiptJson(x, `$.receipts[${i}]`, true));
+  array(r["rejected"], "$.rejected", MAX_BLOCK_TRANSACTIONS).forEach((x, i) => {
+    const o = object(x, `$.rejected[${i}]`, ["index", "error"]);
+    decimal(o["index"], `$.rejected[${i}].index`, BigInt(MAX_BLOCK_TRANSACTIONS - 1));
+    string(o["error"], `$.rejected[${i}].error`);
+  });
+  return r;
 }

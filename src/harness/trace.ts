@@ -4,7 +4,10 @@
 // (the gas meter) through untouched. Transaction boundaries are the engine's outermost
 // checkpoints (one per transaction, src/engine/chain.ts executeTx). One JSON line per
 // transaction plus one "block" line for accesses outside any transaction.
+import { MAX_RECEIPT_EVENTS } from "../bounds.js";
 import { toHex } from "../bytes.js";
+import { array, count, decimal, formatProblem, hex, object, oneOf, string } from "../json/fields.js";
+import { JsonError, type JsonObject } from "../json/parse.js";
 import type { TxEnvelope } from "../chain/envelope.js";
 import { eventJson, type TxReceipt } from "../chain/receipts.js";
 import { decode } from "../codec/core.js";
@@ -186,3 +189,57 @@ export function blockTraceLines(
 }
 
 export type { StepRecorder };
+
+const TX_LINE = ["format", "height", "tx_index", "tx_hash", "from", "kind", "steps", "status", "error", "events", "hash_preimage_lengths", "signatures", "cycles", "cells"];
+const BLOCK_END_LINE = ["format", "height", "tx_index", "kind", "steps"];
+const MAX_TRACE_STEPS = 1 << 24;
+
+function loadStep(v: unknown, path: string): void {
+  const op = (v as { op?: unknown } | null)?.op;
+  const s =
+    op === "write"
+      ? object(v, path, ["op", "key", "before", "after", "metered", "meter"], ["key_decoded", "before_decoded", "after_decoded"])
+      : object(v, path, ["op", "key", "value", "metered", "meter"], ["key_decoded", "value_decoded"]);
+  oneOf(s["op"], `${path}.op`, ["read", "write"] as const);
+  hex(s["key"], `${path}.key`);
+  for (const k of ["value", "before", "after"]) if (s[k] !== undefined && s[k] !== null) hex(s[k], `${path}.${k}`);
+  if (typeof s["metered"] !== "boolean") throw new JsonError(`${path}.metered`, "expected true or false");
+  const m = object(s["meter"], `${path}.meter`, ["reads", "writes"]);
+  count(m["reads"], `${path}.meter.reads`);
+  count(m["writes"], `${path}.meter.writes`);
+}
+
+/** Reads one cbqs-trace/v1 line back (`cbqs diff`), strictly, at JSON path `path`. */
+export function loadTraceLine(v: unknown, path: string): JsonObject {
+  const blockEnd = (v as { tx_index?: unknown } | null)?.tx_index === null;
+  const o = object(v, path, blockEnd ? BLOCK_END_LINE : TX_LINE);
+  if (o["format"] !== TRACE_FORMAT) throw new JsonError(`${path}.format`, formatProblem(o["format"], [TRACE_FORMAT]));
+  decimal(o["height"], `${path}.height`);
+  array(o["steps"], `${path}.steps`, MAX_TRACE_STEPS).forEach((s, i) => loadStep(s, `${path}.steps[${i}]`));
+  if (blockEnd) {
+    if (o["kind"] !== "BlockEnd") throw new JsonError(`${path}.kind`, 'expected "BlockEnd" on the line with tx_index null');
+    return o;
+  }
+  count(o["tx_index"], `${path}.tx_index`);
+  hex(o["tx_hash"], `${path}.tx_hash`, 32);
+  hex(o["from"], `${path}.from`, 20);
+  string(o["kind"], `${path}.kind`);
+  const status = oneOf(o["status"], `${path}.status`, ["ok", "rejected"] as const);
+  if (status === "ok" && o["error"] !== null) throw new JsonError(`${path}.error`, "must be null when status is ok");
+  if (status === "rejected") {
+    const e = object(o["error"], `${path}.error`, ["code", "name"]);
+    decimal(e["code"], `${path}.error.code`, 0xffffn);
+    string(e["name"], `${path}.error.name`);
+  }
+  array(o["events"], `${path}.events`, MAX_RECEIPT_EVENTS).forEach((ev, i) => {
+    const e = object(ev, `${path}.events[${i}]`, ["emitter", "topic", "payload"]);
+    hex(e["emitter"], `${path}.events[${i}].emitter`, 20);
+    string(e["topic"], `${path}.events[${i}].topic`);
+    hex(e["payload"], `${path}.events[${i}].payload`);
+  });
+  array(o["hash_preimage_lengths"], `${path}.hash_preimage_lengths`, MAX_TRACE_STEPS).forEach((n, i) => count(n, `${path}.hash_preimage_lengths[${i}]`));
+  count(o["signatures"], `${path}.signatures`);
+  decimal(o["cycles"], `${path}.cycles`);
+  decimal(o["cells"], `${path}.cells`);
+  return o;
+}

@@ -4,7 +4,9 @@
 // receipt and the block hash match the node's. The first divergence stops it with replay's report.
 import { bytesEqual, fromHex, toHex } from "../bytes.js";
 import type { GenesisConfig } from "../chain/types.js";
-import { FIXTURE_FORMAT, FixtureError, loadFixture, MAX_FIXTURE_BYTES, type Fixture } from "../harness/fixture.js";
+import { MAX_DOCUMENT_BYTES } from "../bounds.js";
+import { FIXTURE_FORMAT, FixtureError, loadFixture, type Fixture } from "../harness/fixture.js";
+import { JsonError, parseJson } from "../json/parse.js";
 import { genesisFromSource } from "../harness/genesis.js";
 import { Replay, ReplayInputError, type Mismatch } from "../harness/replay.js";
 import type { BlockRecord, ChainDb } from "../../state/chain-db.js";
@@ -64,9 +66,11 @@ async function getJson(url: string, signal?: AbortSignal): Promise<Record<string
     }
     let body: unknown;
     try {
-      body = JSON.parse(text);
-    } catch {
-      throw new FollowInputError(`${url}: HTTP ${res.status}, not a JSON answer`);
+      // The one strict reader (docs/fixtures.md §0): a repeated key in a node's answer is refused too.
+      body = parseJson(text);
+    } catch (err) {
+      if (!(err instanceof JsonError)) throw err;
+      throw new FollowInputError(`${url}: HTTP ${res.status}, not a usable JSON answer (${err.message})`);
     }
     if (res.status !== 200) {
       const e = (body as { error?: { code?: unknown; message?: unknown } }).error;
@@ -86,9 +90,9 @@ async function boundedText(res: Response, url: string): Promise<string> {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.length;
-    if (size > MAX_FIXTURE_BYTES) {
+    if (size > MAX_DOCUMENT_BYTES) {
       await reader.cancel();
-      throw new FollowInputError(`${url}: the answer exceeds ${MAX_FIXTURE_BYTES} bytes`);
+      throw new FollowInputError(`${url}: the answer exceeds ${MAX_DOCUMENT_BYTES} bytes`);
     }
     chunks.push(value);
   }

@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { fromHex, HexError, toHex } from "../bytes.js";
+import { JsonError, parseJson } from "../json/parse.js";
 import { MAX_ENVELOPE_BYTES } from "../chain/envelope.js";
 import { CbqsNode } from "./chain-node.js";
 import { badRequest, errorBody, RequestError } from "./errors.js";
@@ -200,9 +201,11 @@ function mineHeight(text: string | undefined): bigint | undefined {
 
 function jsonBody(body: Buffer): unknown {
   try {
-    return JSON.parse(body.toString("utf8"));
-  } catch {
-    throw badRequest("invalid_json", "the body is not valid JSON");
+    // The one strict reader (docs/fixtures.md §0): repeated keys, floats and a BOM are refused.
+    return parseJson(body);
+  } catch (err) {
+    if (!(err instanceof JsonError)) throw err;
+    throw badRequest("invalid_json", `the body is not usable JSON: ${err.message}`);
   }
 }
 

@@ -3,6 +3,7 @@
 // their §18 Maximum and the bps guard are the engine's genesis validation.
 import { compareBytes, utf8 } from "../bytes.js";
 import type { GenesisConfig } from "../chain/types.js";
+import { JsonError, parseJson } from "../json/parse.js";
 import { address, at, isObject, obj, onlyKeys, ScenarioError, str, timestamp, u64, U64_MAX, type Json } from "./json.js";
 
 export interface ParsedGenesis {
@@ -25,9 +26,10 @@ export function parseGenesisSection(scenario: { [k: string]: Json }): ParsedGene
     const text = str(source, "$.genesis_source");
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      parsed = parseJson(text);
     } catch (err) {
-      throw new ScenarioError("$.genesis_source", `not valid JSON: ${(err as Error).message}`);
+      if (err instanceof JsonError) throw new ScenarioError("$.genesis_source", `the genesis text: ${err.message}`);
+      throw err;
     }
     const given = scenario["genesis"];
     if (given !== undefined && canonicalJson(given) !== canonicalJson(parsed as Json)) {

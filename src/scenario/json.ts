@@ -1,16 +1,12 @@
 // Path-aware readers for the scenario-format §1 value conventions. Every failure is a
 // ScenarioError naming the JSON path ("$.blocks[2].txs[0].from"), which the CLI reports
 // as one line with exit 2 (unusable input).
+import { echo } from "../bounds.js";
 import { fromHex, HexError } from "../bytes.js";
+import { childPath, JsonError } from "../json/parse.js";
 
-export class ScenarioError extends Error {
+export class ScenarioError extends JsonError {
   override name = "ScenarioError";
-  constructor(
-    readonly path: string,
-    readonly reason: string,
-  ) {
-    super(`${path}: ${reason}`);
-  }
 }
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -38,7 +34,7 @@ export function str(v: unknown, path: string): string {
 /** Rejects keys outside `allowed` so a typo never silently means "absent". */
 export function onlyKeys(o: JsonObject, allowed: readonly string[], path: string): void {
   for (const k of Object.keys(o)) {
-    if (!allowed.includes(k)) throw new ScenarioError(`${path}.${k}`, `unknown field (expected one of: ${allowed.join(", ")})`);
+    if (!allowed.includes(k)) throw new ScenarioError(at(path, k), `unknown field (expected one of: ${allowed.join(", ")})`);
   }
 }
 
@@ -80,11 +76,10 @@ export function timestamp(v: unknown, path: string): bigint {
   const ms = Date.UTC(y, mo - 1, d, h, mi, se);
   const back = new Date(ms);
   if (back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d || h > 23 || mi > 59 || se > 59 || ms < 0) {
-    throw new ScenarioError(path, `not a valid date-time: ${s}`);
+    throw new ScenarioError(path, `not a valid date-time: ${echo(s, 40)}`);
   }
   return BigInt(ms / 1000);
 }
 
-/** Child path helpers. */
-export const at = (path: string, key: string | number): string =>
-  typeof key === "number" ? `${path}[${key}]` : /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+/** Child path helper (the one path syntax of every reader, src/json/parse.ts). */
+export const at = childPath;

@@ -1,9 +1,10 @@
-// Scenario document (shared/scenario-format.md §2, §3) → genesis plus blocks whose
+// Scenario document (docs/scenario-format.md §2, §3) → genesis plus blocks whose
 // transactions are resolved later, one block at a time, just before that block executes:
 // signed objects may need the emulator hash of an earlier block (served_at.block_hash).
 // Everything that needs no chain context is checked here, up front, with JSON paths.
+import { MAX_BLOCK_TRANSACTIONS, MAX_PARAM_NAME_BYTES, MAX_SET_PARAMS_ENTRIES, MAX_SYSTEM_PAYLOAD_BYTES } from "../bounds.js";
 import { utf8 } from "../bytes.js";
-import { MAX_PARAM_NAME_BYTES, MAX_SET_PARAMS_ENTRIES, MAX_SYSTEM_PAYLOAD_BYTES } from "../chain/envelope.js";
+import { JsonError, parseJson } from "../json/parse.js";
 import type { GovAction, TxBody } from "../chain/types.js";
 import { ERRORS } from "../engine/errors.js";
 import { parseGenesisSection, type ParsedGenesis } from "./genesis.js";
@@ -61,6 +62,8 @@ export interface ScenarioBlock {
 
 export interface Scenario extends ParsedGenesis {
   name: string;
+  /** The scenario's `description` ("" when absent); a filled fixture copies it. */
+  description: string;
   blocks: ScenarioBlock[];
 }
 
@@ -74,6 +77,7 @@ export function parseScenario(doc: unknown): Scenario {
     throw new ScenarioError("$.format", `expected "${SCENARIO_FORMAT}"`);
   }
   const name = root["name"] === undefined ? "" : str(root["name"], "$.name");
+  const description = root["description"] === undefined ? "" : str(root["description"], "$.description");
   const genesis = parseGenesisSection(root);
   const blocks: ScenarioBlock[] = [];
   // §2 shows "blocks" as part of every scenario; [] (genesis only) is a legitimate chain (docs/decisions.md).
@@ -98,7 +102,7 @@ export function parseScenario(doc: unknown): Scenario {
     previousTs = block.timestamp;
     blocks.push(block);
   });
-  return { ...genesis, name, blocks };
+  return { ...genesis, name, description, blocks };
 }
 
 function parseBlock(v: unknown, path: string, genesis: ParsedGenesis): ScenarioBlock {
@@ -115,7 +119,12 @@ function parseBlock(v: unknown, path: string, genesis: ParsedGenesis): ScenarioB
       throw new ScenarioError(at(path, "height"), `genesis timestamp + height × block_time_seconds (${genesis.config.block_time_seconds}) exceeds u64; give the block a timestamp`);
     }
   }
-  const txs = (b["txs"] === undefined ? [] : arr(b["txs"], at(path, "txs"))).map((t, i) => parseTx(t, at(at(path, "txs"), i)));
+  const list = b["txs"] === undefined ? [] : arr(b["txs"], at(path, "txs"));
+  // The fixture bound, checked before any transaction is read: run and fill never produce a block replay refuses.
+  if (list.length > MAX_BLOCK_TRANSACTIONS) {
+    throw new ScenarioError(at(path, "txs"), `${list.length} transactions exceed the bound of ${MAX_BLOCK_TRANSACTIONS} per block`);
+  }
+  const txs = list.map((t, i) => parseTx(t, at(at(path, "txs"), i)));
   const block: ScenarioBlock = { path, height, timestamp: ts, txs };
   if (b["expect_state"] !== undefined) block.expectState = parseStateExpect(b["expect_state"], at(path, "expect_state"));
   return block;
@@ -242,13 +251,14 @@ function parseStateExpect(v: unknown, path: string): StateExpect {
   return out;
 }
 
-/** Parses the JSON text of a scenario file. */
+/** Parses the JSON text of a scenario (the strict reader of src/json: duplicate keys refused, …). */
 export function parseScenarioText(text: string): Scenario {
   let doc: Json;
   try {
-    doc = JSON.parse(text) as Json;
+    doc = parseJson(text) as Json;
   } catch (err) {
-    throw new ScenarioError("$", `not valid JSON: ${(err as Error).message}`);
+    if (err instanceof JsonError) throw new ScenarioError(err.path, err.reason);
+    throw err;
   }
   return parseScenario(doc);
 }

@@ -108,3 +108,20 @@ function signInPlace(value: CbqsInstructionV1, seed: Uint8Array): void {
       break;
   }
 }
+
+/**
+ * The heights whose block hash `served_at` will be filled from (an ActivateKeyGeneration receipt
+ * without `block_hash`): the runner keeps only those hashes. A malformed height is left to the
+ * resolver to report.
+ */
+export function servedAtHeights(instruction: JsonObject): bigint[] {
+  const args = instruction["ActivateKeyGeneration"];
+  if (!isObject(args) || !isObject(args["receipt"])) return [];
+  const served = args["receipt"]["served_at"];
+  if (!isObject(served) || (served["block_hash"] !== undefined && served["block_hash"] !== null)) return [];
+  try {
+    return [u64(served["height"], "$")];
+  } catch {
+    return [];
+  }
+}

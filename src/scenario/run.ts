@@ -3,6 +3,7 @@
 // Per block: resolve its transactions (signed objects may need earlier block hashes),
 // execute, then derive the envelopes (nonces), tx_root, receipt_root, logs_root and the
 // emulator block hash (docs/transactions.md).
+import { MAX_SYSTEM_PAYLOAD_BYTES } from "../bounds.js";
 import { compareBytes, fromHex, toHex } from "../bytes.js";
 import { genesisHash, headerHash } from "../chain/block.js";
 import { encodeEnvelope } from "../chain/envelope.js";
@@ -17,10 +18,10 @@ import { GAS_VECTORS_SHA256 } from "../gas/pinned.js";
 import { createStateCommitment } from "../../state/qmdb/index.js";
 import { MemoryStateStore } from "../../state/store.js";
 import { ExpectationFailed, partialMatch } from "./expect.js";
-import { at, type Json, type JsonObject } from "./json.js";
+import { at, ScenarioError, type Json, type JsonObject } from "./json.js";
 import type { Scenario, ScenarioBlock, ScenarioTx } from "./parse.js";
 import { resolveStreamKey, type ChainIdentity } from "./refs.js";
-import { resolveInstruction } from "./resolve.js";
+import { resolveInstruction, servedAtHeights } from "./resolve.js";
 
 export const RUN_FORMAT = "cbqs-run/v1";
 /** Every block of a run document (and so of a fixture) reports the pinned gas-vectors digest (§4). */
@@ -66,44 +67,88 @@ export interface RunResult {
   blocks: SealedBlock[];
 }
 
-export function runScenario(scenario: Scenario): RunResult {
-  const chain = Chain.genesis(scenario.config, scenario.sourceBytes, new MemoryStateStore(createStateCommitment()));
-  const id: ChainIdentity = { chainId: scenario.config.chain_id, chainInstanceId: chain.chainInstanceId };
-  let parent = genesisHash(chain.chainInstanceId, scenario.config.timestamp, chain.genesisStateRoot);
-  const hashes = new Map<bigint, Uint8Array>([[0n, parent]]);
-  const document: RunDocument = {
-    format: RUN_FORMAT,
-    chain_instance_id: toHex(chain.chainInstanceId),
-    genesis_state_root: toHex(chain.genesisStateRoot),
-    blocks: [],
-    state: {},
-  };
-  const blocks: SealedBlock[] = [];
-  let failure: ExpectationFailed | null = null;
+/** One executed block: its run-document entry and its bytes. */
+export interface ExecutedScenarioBlock {
+  run: RunBlock;
+  sealed: SealedBlock;
+}
 
-  for (const block of scenario.blocks) {
-    const txs = block.txs.map((t) => resolveTx(t, { ...id, blockHashAt: (h) => hashes.get(h) }));
-    const start = startNonces(
-      chain,
-      txs.map((tx) => tx.from),
-    );
-    const outcome = chain.executeBlock({ height: block.height, timestamp: block.timestamp, txs });
-    const envelopes = envelopesOf(chain, scenario.config.chain_id, txs, outcome, start);
-    const results = blockResults(envelopes, outcome);
-    parent = headerHash(chain.chainInstanceId, block.height, block.timestamp, parent, outcome.stateRoot, results);
-    hashes.set(block.height, parent);
-    blocks.push({ envelopes, results, blockHash: parent });
-    const run = runBlock(outcome, results);
-    document.blocks.push(run);
-    failure = checkTxExpectations(block, run) ?? checkStateExpectations(block, outcome, chain, id);
-    if (failure !== null) break;
+/**
+ * A scenario executing block by block (`cbqs run` writes each block as it is produced, so memory
+ * does not grow with the number of blocks): iterate `blocks()`, then read `failure` and `state()`.
+ * Block hashes are kept only for the heights a signed object's `served_at` will ask for.
+ */
+export class ScenarioRun {
+  readonly chain: Chain;
+  readonly id: ChainIdentity;
+  readonly chainInstanceId: string;
+  readonly genesisStateRoot: string;
+  failure: ExpectationFailed | null = null;
+  private parent: Uint8Array;
+  private readonly hashes = new Map<bigint, Uint8Array>();
+  private readonly wanted: Set<bigint>;
+
+  constructor(private readonly scenario: Scenario) {
+    this.chain = Chain.genesis(scenario.config, scenario.sourceBytes, new MemoryStateStore(createStateCommitment()));
+    this.id = { chainId: scenario.config.chain_id, chainInstanceId: this.chain.chainInstanceId };
+    this.chainInstanceId = toHex(this.chain.chainInstanceId);
+    this.genesisStateRoot = toHex(this.chain.genesisStateRoot);
+    this.parent = genesisHash(this.chain.chainInstanceId, scenario.config.timestamp, this.chain.genesisStateRoot);
+    this.wanted = new Set(scenario.blocks.flatMap((b) => b.txs.flatMap((t) => (t.body.kind === "cbqs" ? servedAtHeights(t.body.instruction) : []))));
+    this.remember(0n, this.parent);
   }
-  document.state = stateJson(chain);
-  if (failure !== null) {
-    const m = failure.mismatch;
-    document.failure = { path: m.path, expected: m.expected, actual: m.actual ?? null };
+
+  private remember(height: bigint, hash: Uint8Array): void {
+    if (this.wanted.has(height)) this.hashes.set(height, hash);
   }
-  return { document, failure, blocks };
+
+  /** Executes the blocks in order, yielding each; stops after the first failed expectation. */
+  *blocks(): Generator<ExecutedScenarioBlock> {
+    for (const block of this.scenario.blocks) {
+      const txs = block.txs.map((t) => resolveTx(t, { ...this.id, blockHashAt: (h) => this.hashes.get(h) }));
+      const start = startNonces(
+        this.chain,
+        txs.map((tx) => tx.from),
+      );
+      const outcome = this.chain.executeBlock({ height: block.height, timestamp: block.timestamp, txs });
+      const envelopes = envelopesOf(this.chain, this.scenario.config.chain_id, txs, outcome, start);
+      const results = blockResults(envelopes, outcome);
+      this.parent = headerHash(this.chain.chainInstanceId, block.height, block.timestamp, this.parent, outcome.stateRoot, results);
+      this.remember(block.height, this.parent);
+      const run = runBlock(outcome, results);
+      this.failure = checkTxExpectations(block, run) ?? checkStateExpectations(block, outcome, this.chain, this.id);
+      yield { run, sealed: { envelopes, results, blockHash: this.parent } };
+      if (this.failure !== null) return;
+    }
+  }
+
+  /** The document's `state` (call after the blocks). */
+  state(): JsonObject {
+    return stateJson(this.chain);
+  }
+
+  /** The document's `failure`, if an expectation failed. */
+  failureJson(): RunDocument["failure"] {
+    if (this.failure === null) return undefined;
+    const m = this.failure.mismatch;
+    return { path: m.path, expected: m.expected, actual: m.actual ?? null };
+  }
+}
+
+/** Runs the whole scenario and keeps everything (fill and tests; `cbqs run` streams instead). */
+export function runScenario(scenario: Scenario, onBlock?: (b: ExecutedScenarioBlock) => void): RunResult {
+  const run = new ScenarioRun(scenario);
+  const document: RunDocument = { format: RUN_FORMAT, chain_instance_id: run.chainInstanceId, genesis_state_root: run.genesisStateRoot, blocks: [], state: {} };
+  const blocks: SealedBlock[] = [];
+  for (const b of run.blocks()) {
+    document.blocks.push(b.run);
+    blocks.push(b.sealed);
+    onBlock?.(b);
+  }
+  document.state = run.state();
+  const failure = run.failureJson();
+  if (failure !== undefined) document.failure = failure;
+  return { document, failure: run.failure, blocks };
 }
 
 /** One block of the run document. */
@@ -123,6 +168,9 @@ function runBlock(outcome: BlockOutcome, results: BlockResults): RunBlock {
 function resolveTx(t: ScenarioTx, ctx: Parameters<typeof resolveInstruction>[2]): Transaction {
   if (t.body.kind === "cbqs") {
     const payload = resolveInstruction(t.body.instruction, at(t.path, "cbqs"), ctx);
+    if (payload.length > MAX_SYSTEM_PAYLOAD_BYTES) {
+      throw new ScenarioError(at(t.path, "cbqs"), `the instruction encodes to ${payload.length} bytes, above the envelope's payload bound of ${MAX_SYSTEM_PAYLOAD_BYTES}`);
+    }
     return { from: t.from, body: { kind: "system", opcode: 218, payload } };
   }
   return { from: t.from, body: t.body };

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cbqs } from "./program.js";
+import { cbqs, unusableInput } from "./program.js";
 
 const dir = mkdtempSync(join(tmpdir(), "cbqs-prove-"));
 const fixture = JSON.parse(readFileSync("fixtures/corpus/create-quote.json", "utf8")) as {
@@ -48,9 +48,9 @@ describe("cbqs prove-state / verify-proof (CIP-4 Appendix C)", () => {
     writeFileSync(notDump, "{}");
     const cases: Array<[string[], RegExp]> = [
       [["prove-state", dump, "--key", "0x01", "-o", join(dir, "x.json")], /--key: expected 54 bytes, got 1/],
-      [["prove-state", notDump, "--key", entries[0]!.key, "-o", join(dir, "x.json")], /not-dump\.json: not a state dump/],
-      [["prove-state", dump, "--key", entries[0]!.key, "-o", dir], /cannot write .*EISDIR/],
-      [["prove-state", join(dir, "missing.json"), "--key", entries[0]!.key, "-o", join(dir, "x.json")], /cannot read .*ENOENT/],
+      [["prove-state", notDump, "--key", entries[0]!.key, "-o", join(dir, "x.json")], /not-dump\.json: \$\.format: missing \(expected "cbqs-state-dump\/v1"\)/],
+      [["prove-state", dump, "--key", entries[0]!.key, "-o", dir], /cannot write .*: it is a directory/],
+      [["prove-state", join(dir, "missing.json"), "--key", entries[0]!.key, "-o", join(dir, "x.json")], /cannot read .*\(ENOENT\)/],
     ];
     for (const [args, message] of cases) {
       const r = await cbqs(...args);
@@ -60,19 +60,51 @@ describe("cbqs prove-state / verify-proof (CIP-4 Appendix C)", () => {
     }
   });
 
-  it("verify-proof: a JSON document that is not a proof is exit 2; a proof failing a check is exit 1", async () => {
+  it("issue 9 §3: verify-proof — a malformed proof document is exit 2 naming the JSON path; a well-formed proof failing a check is exit 1", async () => {
     const root = "0x" + "00".repeat(32);
-    for (const [name, text] of [["null.json", "null"], ["array.json", "[]"], ["empty.json", "{}"], ["number.json", "42"]] as const) {
+    const malformed: Array<[string, string, RegExp]> = [
+      ["null.json", "null", /null\.json: \$: expected a JSON object/],
+      ["array.json", "[]", /array\.json: \$: expected a JSON object/],
+      ["empty.json", "{}", /empty\.json: \$\.proof_version: missing/],
+      ["number.json", "42", /number\.json: \$: expected a JSON object/],
+      ["truncated.json", JSON.stringify({ proof_version: 1 }), /truncated\.json: \$\.partial_chunk_digest: missing/],
+    ];
+    const proofFile = join(dir, "good-proof.json");
+    const proved = await cbqs("prove-state", dump, "--key", entries[2]!.key, "-o", proofFile);
+    const good = JSON.parse(readFileSync(proofFile, "utf8")) as Record<string, unknown>;
+    const { chunk: _chunk, ...noChunk } = good;
+    malformed.push(["no-chunk.json", JSON.stringify(noChunk), /no-chunk\.json: \$\.chunk: missing/]);
+    malformed.push(["short-key.json", JSON.stringify({ ...good, key: "0x01" }), /short-key\.json: \$\.key: expected 54 bytes, got 1/]);
+    malformed.push(["version.json", JSON.stringify({ ...good, proof_version: 2 }), /version\.json: \$\.proof_version: unsupported/]);
+    for (const [name, text, message] of malformed) {
       const file = join(dir, name);
       writeFileSync(file, text);
       const r = await cbqs("verify-proof", file, "--root", root);
-      expect(r.exitCode, name).toBe(2);
-      expect(r.err).toMatch(/not a state proof/);
+      expect(r, name).toEqual(unusableInput(message));
     }
-    const truncated = join(dir, "truncated.json");
-    writeFileSync(truncated, JSON.stringify({ proof_version: 1 }));
-    const r = await cbqs("verify-proof", truncated, "--root", root);
+    const digests = good["digests"] as string[];
+    void _chunk;
+    const tampered = join(dir, "tampered.json");
+    writeFileSync(tampered, JSON.stringify({ ...good, digests: [digests[0]!.slice(0, -1) + (digests[0]!.endsWith("0") ? "1" : "0"), ...digests.slice(1)] }));
+    const r = await cbqs("verify-proof", tampered, "--root", proved.out.trim());
     expect(r.exitCode).toBe(1);
-    expect(r.out).toMatch(/^invalid: /);
+    expect(r.out).toMatch(/^invalid: root mismatch\n  checked: /);
+    expect(r.out).toMatch(/combined root: H\(ops_root 0x[0-9a-f]{64} ‖ grafted_root.*\) = 0x[0-9a-f]{64}, not the given state_root/);
+  });
+
+  it("issue 9 §5: verify-proof says what it checked: activity bit, ops path to the grafted root, combined root = state_root", async () => {
+    const proofFile = join(dir, "said.json");
+    const root = (await cbqs("prove-state", dump, "--key", entries[1]!.key, "-o", proofFile)).out.trim();
+    const r = await cbqs("verify-proof", proofFile, "--root", root);
+    expect(r.exitCode).toBe(0);
+    const lines = r.out.trimEnd().split("\n");
+    expect(lines[0]).toBe("valid");
+    expect(lines[1]).toMatch(/^  checked: the Update operation of key 0x[0-9a-f]{108} \(location \d+\) has its activity bit set/);
+    expect(lines[2]).toMatch(/^  checked: ops path: the operation, bitmap chunk and \d+ digests? rebuild the grafted root 0x[0-9a-f]{64}$/);
+    expect(lines[3]).toMatch(new RegExp(`^  checked: combined root: H\\(ops_root 0x[0-9a-f]{64} ‖ grafted_root.*\\) = ${root} = the given state_root$`));
+    expect(lines[4]).toMatch(/note: the ops_root alone is not the state_root/);
+    const json = JSON.parse((await cbqs("verify-proof", proofFile, "--root", root, "--json")).out);
+    expect(json).toMatchObject({ valid: true, kind: "single", checked: { combined_root: root, state_root: root } });
+    expect(json.checked.ops_root).not.toBe(root);
   });
 });

@@ -93,7 +93,7 @@ describe("cbqs state dump of a fixture (docs/state.md §5, CIP-4 §6.1 replay)",
     expect(keysAndValues(dump)).toEqual(keysAndValues(post));
   });
 
-  it("docs/state.md §5: `state diff` of two heights' dumps exits 1 and lists the changed keys", async () => {
+  it("docs/state.md §5: `state diff` of two heights' dumps exits 1 and lists every change, field by field, with the key named", async () => {
     const [a, b] = [join(dir, "h1.json"), join(dir, "h6.json")];
     expect((await cbqs("state", "dump", QUOTE, "--height", "1", "-o", a)).exitCode).toBe(0);
     expect((await cbqs("state", "dump", QUOTE, "-o", b)).exitCode).toBe(0);
@@ -101,9 +101,15 @@ describe("cbqs state dump of a fixture (docs/state.md §5, CIP-4 §6.1 replay)",
     expect(r.exitCode).toBe(1);
     const lines = r.out.trim().split("\n");
     expect(lines.slice(0, -1).length).toBeGreaterThan(0);
-    expect(lines.slice(0, -1).every((l) => /^[+~-] 0x[0-9a-f]{108} /.test(l))).toBe(true);
+    expect(lines.slice(0, -1).every((l) => /^[+~-] (account|stream|provider|owner stream count|registry singleton|base-rate schedules|key) /.test(l))).toBe(true);
+    // A changed record is one line per changed field, never two whole records.
+    expect(lines).toContainEqual(expect.stringMatching(/^~ account 0x[0-9a-f]{40}: (balance|nonce) "\d+" → "\d+"$/));
+    expect(lines.filter((l) => l.startsWith("~ ")).every((l) => l.length < 400)).toBe(true);
     expect(lines.at(-1)).toMatch(/^\d+ added, \d+ removed, \d+ changed$/);
     expect((await cbqs("state", "diff", b, b)).out).toBe("equal\n");
+    const json = JSON.parse((await cbqs("state", "diff", a, b, "--json")).out) as { changed: Array<{ name: string; fields: Array<{ path: string }> }> };
+    expect(json.changed.length).toBeGreaterThan(0);
+    expect(json.changed[0]!.fields.length).toBeGreaterThan(0);
   });
 
   it("CIP-4 §6.1: a mismatch before the height exits 1 with the MISMATCH line and dumps nothing", async () => {
@@ -126,11 +132,16 @@ describe("cbqs state dump: unusable input exits 2 with one line", () => {
   };
 
   it.each([
-    ["an unknown format", () => [write("unknown.json", JSON.stringify({ format: "cbqs-run/v1" }))], /unknown format "cbqs-run\/v1"/],
-    ["no format at all", () => [write("array.json", "[1]")], /unknown format null/],
-    ["not JSON", () => [write("garbage.json", "{nope")], /not valid JSON/],
-    ["a broken gzip", () => [write("broken.json.gz", "not gzip")], /not a readable gzip file/],
-    ["a missing file", () => [join(dir, "absent.json")], /cannot read .*absent\.json: ENOENT/],
+    [
+      "an unknown format",
+      () => [write("unknown.json", JSON.stringify({ format: "cbqs-run/v1" }))],
+      /unknown\.json: \$\.format: unexpected format "cbqs-run\/v1" \(expected "cbqs-state-dump\/v1", "cbqs-fixture\/v1" or "cbqs-scenario\/v1"\)/,
+    ],
+    ["no format at all", () => [write("no-format.json", "{}")], /no-format\.json: \$\.format: missing \(expected "cbqs-state-dump\/v1", /],
+    ["not an object", () => [write("array.json", "[1]")], /array\.json: \$: expected a JSON object/],
+    ["not JSON", () => [write("garbage.json", "{nope")], /garbage\.json: \$: not valid JSON/],
+    ["a broken gzip", () => [write("broken.json.gz", Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x01]))], /broken\.json\.gz: not a readable gzip file/],
+    ["a missing file", () => [join(dir, "absent.json")], /cannot read .*absent\.json: no such file or directory \(ENOENT\)/],
     ["a malformed fixture", () => [write("bad-fixture.json", JSON.stringify({ format: "cbqs-fixture/v1" }))], /bad-fixture\.json: /],
     ["a malformed scenario", () => [write("bad-scenario.json", JSON.stringify({ format: "cbqs-scenario/v1" }))], /bad-scenario\.json: /],
     ["a non-decimal --height", () => [QUOTE, "--height", "0x5"], /--height must be a decimal integer/],

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { decodeCommand, deriveCommand, encodeCommand, typesCommand } from "../../src/cli/codec.js";
 import { UsageError } from "../../src/cli/common.js";
+import { InputError } from "../../src/json/read.js";
 import { DecodeError, JsonValueError } from "../../src/codec/index.js";
 
 const k = (hex: string): string => "0x" + Buffer.from(keccak_256(Buffer.from(hex, "hex"))).toString("hex");
@@ -45,7 +46,8 @@ describe("cbqs codec CLI", () => {
     })();
     expect(err).toBeInstanceOf(DecodeError);
     expect((err as DecodeError).message).toMatch(/offset 2 \(args\.status\)/);
-    expect(() => encodeCommand("SetProviderStatusArgsV1", "{", false)).toThrow(UsageError);
+    expect(() => encodeCommand("SetProviderStatusArgsV1", "{", false)).toThrow(InputError);
+    expect(() => encodeCommand("SetProviderStatusArgsV1", '{"status":"Active","status":"Paused"}', false)).toThrow(/<json>: \$\.status: duplicate key/);
     expect(() => encodeCommand("SetProviderStatusArgsV1", '{"status":"Paused"}', false)).toThrow(JsonValueError);
     expect(() => encodeCommand("CloseStreamArgsV1", '{"stream_id":"0x01"}', false)).toThrow(JsonValueError);
   });

@@ -25,7 +25,12 @@ describe("cbqs gas-vectors (CIP-39 §18.1)", () => {
   it("§18.1 verify reports unusable input on one error line, exit 2", async () => {
     const file = join(dir, "broken.json");
     writeFileSync(file, "not json");
-    expect(await cbqs("gas-vectors", "verify", file)).toEqual(unusableInput(/broken\.json: not JSON/));
+    expect(await cbqs("gas-vectors", "verify", file)).toEqual(unusableInput(/broken\.json: \$: not valid JSON/));
+    const artifact = JSON.parse(readFileSync(ARTIFACT_PATH, "utf8")) as { vectors: Array<Record<string, unknown>> };
+    artifact.vectors[0]!["note"] = "x";
+    const extra = join(dir, "extra.json");
+    writeFileSync(extra, JSON.stringify(artifact));
+    expect(await cbqs("gas-vectors", "verify", extra)).toEqual(unusableInput(/extra\.json: \$\.vectors\[0\]\.note: unknown field/));
     expect(await cbqs("gas-vectors", "verify", join(dir, "missing.json"))).toEqual(unusableInput(/cannot read \S*missing\.json/));
   });
 

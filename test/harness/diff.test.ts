@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { describeDiff, firstDivergence, parseForDiff } from "../../src/harness/diff.js";
+import { describeDiff, firstDivergence } from "../../src/harness/diff.js";
+import { readDocument } from "../../src/harness/documents.js";
 import { cli, flipHex, readDoc } from "./helpers.js";
 
 const FIXTURE = "fixtures/corpus/provider-lifecycle.json";
@@ -12,8 +13,8 @@ const put = (name: string, v: unknown): string => {
   writeFileSync(p, typeof v === "string" ? v : JSON.stringify(v, null, 2));
   return p;
 };
-const diffOf = (a: unknown, b: unknown): string | null =>
-  describeDiff(parseForDiff(typeof a === "string" ? a : JSON.stringify(a), "ours"), parseForDiff(typeof b === "string" ? b : JSON.stringify(b), "theirs"));
+let n = 0;
+const diffOf = (a: unknown, b: unknown): string | null => describeDiff(readDocument(put(`ours-${++n}.json`, a)), readDocument(put(`theirs-${n}.json`, b)))?.join("\n") ?? null;
 
 describe("first divergence (goevmlab convention)", () => {
   it("walks arrays and objects in document order and reports the first differing leaf", () => {
@@ -58,12 +59,14 @@ describe("first divergence (goevmlab convention)", () => {
     expect(text).toContain(`block 1 tx ${lines[tx].tx_index} ${lines[tx].kind}: write #${w.length} key ${step.key}: after expected "${step.after}" got "0x00"`);
   });
 
-  it("run documents and t8n results are detected by format", () => {
-    expect(parseForDiff(JSON.stringify({ format: "cbqs-run/v1" }), "x").kind).toBe("run");
-    expect(parseForDiff(JSON.stringify({ format: "cbqs-t8n-result/v1" }), "x").kind).toBe("t8n");
-    expect(diffOf({ format: "cbqs-t8n-result/v1", tx_root: "0x01" }, { format: "cbqs-t8n-result/v1", tx_root: "0x02" })).toBe(
-      't8n result: tx_root expected "0x01" got "0x02"',
-    );
+  it("firstDivergence is iterative: 100,000 levels of nesting do not exhaust the stack", () => {
+    let a: unknown = 1;
+    let b: unknown = 2;
+    for (let i = 0; i < 100_000; i++) {
+      a = [a];
+      b = [b];
+    }
+    expect(firstDivergence(a, b)?.path.length).toBe(100_000);
   });
 });
 
@@ -81,8 +84,28 @@ describe("cbqs diff CLI", () => {
   it("exit 2 for different kinds, unknown formats and unreadable files", async () => {
     const fixture = put("f.json", readDoc(FIXTURE));
     const dump = put("d.json", readDoc(FIXTURE).blocks[0]!["post_state"]);
-    expect(await cli(["diff", fixture, dump])).toMatchObject({ exitCode: 2, thrown: "cannot compare a fixture with a dump" });
-    expect((await cli(["diff", fixture, put("u.json", { format: "x" })])).thrown).toMatch(/u\.json: unknown format "x"/);
-    expect((await cli(["diff", fixture, join(dir, "missing.json")])).thrown).toMatch(/cannot read .*missing\.json: ENOENT/);
+    expect(await cli(["diff", fixture, dump])).toMatchObject({ exitCode: 2, thrown: "cannot compare a fixture with a state dump" });
+    expect((await cli(["diff", fixture, put("u.json", { format: "x" })])).thrown).toMatch(/u\.json: \$\.format: unexpected format "x" \(expected "cbqs-run\/v1", /);
+    expect((await cli(["diff", fixture, join(dir, "missing.json")])).thrown).toMatch(/cannot read .*missing\.json: no such file or directory \(ENOENT\)/);
+  });
+
+  it("issue 9 §3: both documents are validated completely before comparing — a bare {format} is refused, never 'same'", async () => {
+    const bare = put("bare.json", { format: "cbqs-run/v1" });
+    const r = await cli(["diff", bare, bare]);
+    expect(r).toMatchObject({ exitCode: 2, out: "" });
+    expect(r.thrown).toMatch(/bare\.json: \$\.chain_instance_id: missing/);
+    const t8n = put("t8n.json", { format: "cbqs-t8n-result/v1", tx_root: "0x01" });
+    expect((await cli(["diff", t8n, t8n])).thrown).toMatch(/t8n\.json: \$\.height: missing/);
+    const doc = readDoc(FIXTURE);
+    (doc.blocks[2]!.receipts[0] as Record<string, unknown>)["extra"] = 1;
+    const bad = put("bad-later.json", doc);
+    expect((await cli(["diff", put("good.json", readDoc(FIXTURE)), bad])).thrown).toMatch(/bad-later\.json: \$\.blocks\[2\]\.receipts\[0\]\.extra: unknown field/);
+  });
+
+  it("issue 9 §2: a duplicate key anywhere is refused with its JSON path", async () => {
+    const text = JSON.stringify(readDoc(FIXTURE), null, 2).replace('"status": "ok",', '"status": "ok", "status": "rejected",');
+    const r = await cli(["diff", put("dup.json", text), put("dup2.json", readDoc(FIXTURE))]);
+    expect(r.exitCode).toBe(2);
+    expect(r.thrown).toMatch(/dup\.json: \$\.blocks\[0\]\.receipts\[0\]\.status: duplicate key/);
   });
 });

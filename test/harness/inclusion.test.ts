@@ -39,8 +39,8 @@ describe("cbqs prove-tx / prove-receipt (CIP-4 §5.4 inclusion proofs)", () => {
     const last = doc.blocks[0]!;
     for (const [args, message] of [
       [["--block", "4", "--index", "0"], /no block at height 4/],
-      [["--block", last.height, "--index", String(last.transactions.length)], /has 2 transaction\(s\); --index 2 is out of range/],
-      [["--block", "x", "--index", "0"], /--block must be a decimal height/],
+      [["--block", last.height, "--index", String(last.transactions.length)], /has 2 transactions; --index 2 is out of range/],
+      [["--block", "x", "--index", "0"], /--block must be a decimal integer/],
       [["--block", last.height, "--index", "-1"], /--index must be a decimal integer/],
     ] as const) {
       const r = await cbqs("prove-tx", FIXTURE, ...args);

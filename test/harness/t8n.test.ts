@@ -71,11 +71,14 @@ describe("t8n equals the fixture's block (CIP-4 §5.2/§5.3 roots, §6.3 identic
   });
 
   it("env is validated field by field", () => {
-    expect(() => parseEnv({ height: "0" })).toThrow(/env\.timestamp|env\.height/);
+    expect(() => parseEnv({ height: "0" })).toThrow(/\$\.timestamp: missing/);
     expect(() => parseEnv({ height: "1", timestamp: "1", chain_id: "7", chain_instance_id: "0x00", governance: "0x" + "aa".repeat(20) })).toThrow(
-      /env\.chain_instance_id: expected 32 bytes/,
+      /\$\.chain_instance_id: expected 32 bytes/,
     );
-    expect(() => parseEnv({ height: "1", extra: 1 })).toThrow(/env\.extra: unknown field/);
+    expect(() => parseEnv({ height: "1", extra: 1 })).toThrow(/\$\.extra: unknown field/);
+    const ok = { height: "1", timestamp: "1", chain_id: "7", chain_instance_id: "0x" + "00".repeat(32), governance: "0x" + "aa".repeat(20) };
+    expect(() => parseEnv({ ...ok, height: "0" })).toThrow(/\$\.height: block 0 is genesis/);
+    expect(() => parseEnv({ ...ok, cycle_price: 1 })).toThrow(/\$\.cycle_price: expected an unsigned integer as a decimal string/);
   });
 });
 
@@ -141,19 +144,22 @@ describe("cbqs t8n CLI", () => {
     const args = ["t8n", "--input.alloc", put("wa.json", doc.blocks[0]!["post_state"]), "--input.txs", put("wt.json", doc.blocks[1]!.transactions), "--input.env", put("we.json", env(1))];
     const toDir = await cli([...args, "--output.result", dir]);
     expect(toDir.exitCode).toBe(2);
-    expect(toDir.thrown).toBe(`cannot write ${dir}: EISDIR`);
+    expect(toDir.thrown).toBe(`cannot write ${dir}: it is a directory (give a file name)`);
     const missing = join(dir, "no-such-folder", "post.json");
     const alloc = await cli([...args, "--output.result", join(dir, "ok.json"), "--output.alloc", missing]);
-    expect(alloc.thrown).toBe(`cannot write ${missing}: ENOENT`);
+    expect(alloc.thrown).toBe(`cannot write ${missing}: no such file or directory (ENOENT)`);
   });
 
   it("exit 2 with one line naming the file for a bad alloc, txs or env", async () => {
     const good = { alloc: put("a.json", doc.blocks[0]!["post_state"]), txs: put("t.json", doc.blocks[1]!.transactions), env: put("e.json", env(1)) };
     const cases: Array<[Partial<typeof good>, RegExp]> = [
-      [{ alloc: put("bad-alloc.json", { format: "nope" }) }, /bad-alloc\.json: not a state dump/],
-      [{ txs: put("bad-txs.json", ["0x1"]) }, /bad-txs\.json: txs\[0\]: expected 0x-prefixed hex/],
-      [{ env: put("bad-env.json", { ...env(1), height: "x" }) }, /bad-env\.json: env\.height: expected a u64/],
-      [{ env: put("not-json.json", "{") }, /not-json\.json: not valid JSON/],
+      [{ alloc: put("bad-alloc.json", { format: "nope" }) }, /bad-alloc\.json: \$\.format: unexpected format "nope" \(expected "cbqs-state-dump\/v1"\)/],
+      [{ alloc: put("extra-alloc.json", { ...(doc.blocks[0]!["post_state"] as object), extra: 1 }) }, /extra-alloc\.json: \$\.extra: unknown field/],
+      [{ txs: put("bad-txs.json", ["0x1"]) }, /bad-txs\.json: \$\[0\]: expected 0x-prefixed hex/],
+      [{ txs: put("many-txs.json", Array(65_537).fill("0x00")) }, /many-txs\.json: \$: 65537 entries exceed the bound 65536/],
+      [{ env: put("bad-env.json", { ...env(1), height: "x" }) }, /bad-env\.json: \$\.height: expected an unsigned integer/],
+      [{ env: put("dup-env.json", JSON.stringify(env(1)).replace("{", '{"chain_id":"8",')) }, /dup-env\.json: \$\.chain_id: duplicate key/],
+      [{ env: put("not-json.json", "{") }, /not-json\.json: \$: not valid JSON/],
     ];
     for (const [override, message] of cases) {
       const i = { ...good, ...override };

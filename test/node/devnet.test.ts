@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { keccak256 } from "../../src/crypto/hash.js";
 import { accountKey } from "../../state/keys.js";
 import { decodeStateValueAs } from "../../state/value.js";
-import { readFixture } from "../../src/harness/files.js";
+import { readFixture } from "../../src/harness/documents.js";
 import { CbqsNode } from "../../src/node/chain-node.js";
 import { MemoryChainDb } from "../../state/chain-db-memory.js";
 import { expectedByHeight, fixtureOf, post, startNode, toHex, transferTx, address, cbqsTx } from "./helpers.js";

@@ -8,7 +8,7 @@ import * as S from "../../src/codec/schema.js";
 import type { CbqsInstructionV1 } from "../../src/codec/types.js";
 import { fromHex, toHex } from "../../src/bytes.js";
 import { GAS_VECTORS_SHA256 } from "../../src/gas/pinned.js";
-import { readFixture } from "../../src/harness/files.js";
+import { readFixture } from "../../src/harness/documents.js";
 import type { Fixture } from "../../src/harness/fixture.js";
 import { Replay } from "../../src/harness/replay.js";
 import type { NodeStart } from "../../src/node/chain-node.js";

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { toHex } from "../../src/bytes.js";
-import { readFixture } from "../../src/harness/files.js";
+import { readFixture } from "../../src/harness/documents.js";
 import { CbqsNode, ImportMismatch } from "../../src/node/chain-node.js";
 import { MemoryChainDb } from "../../state/chain-db-memory.js";
 import { cbqs } from "../cli/program.js";

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decode, toJson } from "../../src/codec/core.js";
 import { scheduleDigest } from "../../src/codec/derive.js";
 import * as S from "../../src/codec/schema.js";
-import { readFixture } from "../../src/harness/files.js";
+import { readFixture } from "../../src/harness/documents.js";
 import { REGISTRY_ADDRESS, schedulesKey } from "../../src/engine/layout.js";
 import { decodeStateValueAs } from "../../state/value.js";
 import { cbqsTx, expectedByHeight, fixtureOf, get, govTx, post, startNode, toHex, type TestNode } from "./helpers.js";

@@ -4,7 +4,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command } from "commander";
 import { register } from "../../src/cli/run.js";
-import { UsageError } from "../../src/cli/common.js";
 
 const dir = mkdtempSync(join(tmpdir(), "cbqs-run-"));
 const GOV = "0x00000000000000000000000000000000000000aa";
@@ -58,19 +57,15 @@ describe("cbqs run (scenario-format §3, §4; exit codes of src/cli/common.ts)",
     const r = await run([file("fail.json", scenario("ok"))]);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/expectation failed at \$\.blocks\[0\]\.txs\[0\]\.expect\.status: expected "ok", actual "rejected \(ProviderNotFound/);
-    expect(r.out).toMatch(/^FAILED: 1 blocks/m);
+    expect(r.out).toMatch(/^FAILED: 1 block, /m);
   });
 
   it("unusable input is a one-line UsageError (exit 2) naming the JSON path", async () => {
-    await expect(run([file("bad.json", { ...scenario("ok"), blocks: [{ height: "x" }] })])).rejects.toThrow(
-      new UsageError(`${join(dir, "bad.json")}: $.blocks[0].height: expected an unsigned integer (decimal string or safe JSON integer)`),
-    );
+    await expect(run([file("bad.json", { ...scenario("ok"), blocks: [{ height: "x" }] })])).rejects.toThrow(`${join(dir, "bad.json")}: $.blocks[0].height: expected an unsigned integer (decimal string or safe JSON integer)`);
     await expect(run([file("notjson.json", "{")])).rejects.toThrow(/\$: not valid JSON/);
     // §3: an expectation that can never hold is the scenario's defect (exit 2), not a failed run (exit 1)
     const withExpect = (expect: unknown) => ({ ...scenario("ok"), blocks: [{ height: "1", txs: [{ from: P1, transfer: { to: GOV, amount: "0" }, expect }] }] });
-    await expect(run([file("unknown-error.json", withExpect({ status: "rejected", error: "Nope" }))])).rejects.toThrow(
-      new UsageError(`${join(dir, "unknown-error.json")}: $.blocks[0].txs[0].expect.error: unknown error name "Nope" (docs/errors.md lists them)`),
-    );
+    await expect(run([file("unknown-error.json", withExpect({ status: "rejected", error: "Nope" }))])).rejects.toThrow(`${join(dir, "unknown-error.json")}: $.blocks[0].txs[0].expect.error: unknown error name "Nope" (docs/errors.md lists them)`);
     await expect(run([file("ok-error.json", withExpect({ status: "ok", error: "Unauthorized" }))])).rejects.toThrow(/\$\.blocks\[0\]\.txs\[0\]\.expect\.error: contradicts/);
     await expect(run([file("backwards.json", { ...scenario("ok"), blocks: [{ height: "1", timestamp: "5" }, { height: "2", timestamp: "4" }] })])).rejects.toThrow(
       /\$\.blocks\[1\]\.timestamp: 4 is earlier than the previous block's timestamp 5/,

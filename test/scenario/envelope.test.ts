@@ -5,7 +5,8 @@ import { decodeEnvelope, encodeEnvelope, EnvelopeError, txHash, type TxEnvelope 
 import type { GovAction, TxBody } from "../../src/chain/types.js";
 import { CborWriter } from "../../src/chain/cbor.js";
 import { keccak256 } from "../../src/crypto/hash.js";
-import { toHex } from "../../src/bytes.js";
+import { bytesEqual, toHex, utf8 } from "../../src/bytes.js";
+import { MUTATIONS, nthMutant, Rng } from "../../scripts/envelope-mutations.js";
 
 const addr = fc.uint8Array({ minLength: 20, maxLength: 20 });
 const u64 = fc.bigInt({ min: 0n, max: (1n << 64n) - 1n });
@@ -103,5 +104,68 @@ describe("transaction envelope (docs/transactions.md, CIP-4 §4.3/§5.2)", () =>
     const bytes = encodeEnvelope({ ...sample, tx: { ...sample.tx, body: { kind: "system", opcode: 218, payload: new Uint8Array(0) } } });
     const claim = Uint8Array.from([...bytes.subarray(0, bytes.length - 1), 0x5b, 0, 0, 0, 1, 0, 0, 0, 0]);
     expect(() => decodeEnvelope(claim)).toThrow(/exceed/);
+  });
+
+  it("one accepted byte string: a BOM before a map key is refused (U+FEFF is not stripped from text)", () => {
+    const bytes = encodeEnvelope(sample);
+    // "version" (67 76 65 72 73 69 6f 6e) → BOM + "version", text head 0x67 → 0x6a (10 bytes)
+    const at = Buffer.from(bytes).indexOf(Buffer.from("version"));
+    const withBom = Uint8Array.from([...bytes.subarray(0, at - 1), 0x6a, 0xef, 0xbb, 0xbf, ...bytes.subarray(at)]);
+    expect(() => decodeEnvelope(withBom)).toThrow(/expected key "version", got "\ufeffversion"/);
+    const kindAt = Buffer.from(bytes).indexOf(Buffer.from("system"));
+    const bomKind = Uint8Array.from([...bytes.subarray(0, kindAt - 1), 0x69, 0xef, 0xbb, 0xbf, ...bytes.subarray(kindAt)]);
+    expect(() => decodeEnvelope(bomKind)).toThrow(/unknown transaction kind/);
+  });
+
+  it("one accepted byte string: a BOM inside a value is part of the value (a different transaction, same bytes back)", () => {
+    const plain: TxEnvelope = { chain_id: 7n, nonce: 0n, tx: { from: sample.tx.from, body: { kind: "gov", action: { type: "SetParam", name: "x", value: 1n } } } };
+    const bom: TxEnvelope = { ...plain, tx: { ...plain.tx, body: { kind: "gov", action: { type: "SetParam", name: "\ufeffx", value: 1n } } } };
+    const bytes = encodeEnvelope(bom);
+    expect(bytes).toContain(0xef);
+    const back = decodeEnvelope(bytes);
+    expect(back.tx.body).toEqual(bom.tx.body);
+    expect(bytesEqual(encodeEnvelope(back), bytes)).toBe(true);
+    expect(bytesEqual(encodeEnvelope(back), encodeEnvelope(plain))).toBe(false);
+  });
+
+  it("one accepted byte string: 12,000 mutants of valid envelopes of every kind — every accepted one re-encodes byte-identically", () => {
+    // The CI share of scripts/fuzz-envelope.ts (≥ 10⁵ there): BOMs, widened heads, indefinite
+    // lengths, duplicate/reordered entries, tags, floats, negatives, overlong UTF-8, flips, truncation.
+    const rng = new Rng(0x5eed);
+    const seen = new Map<string, number>(MUTATIONS.map((m) => [m, 0]));
+    let accepted = 0;
+    for (let n = 0, changed = 0; changed < 12_000; n++) {
+      const { valid, mutant, mutation } = nthMutant(rng, n);
+      if (bytesEqual(valid, mutant)) continue;
+      changed++;
+      seen.set(mutation, seen.get(mutation)! + 1);
+      let decoded: TxEnvelope;
+      try {
+        decoded = decodeEnvelope(mutant);
+      } catch (err) {
+        expect(err).toBeInstanceOf(EnvelopeError);
+        continue;
+      }
+      accepted++;
+      if (!bytesEqual(encodeEnvelope(decoded), mutant)) throw new Error(`${mutation} mutant accepted in a second form: ${toHex(mutant)}`);
+    }
+    // Every mutation class ran, and some mutants were valid (value changes, BOMs inside values).
+    for (const [m, count] of seen) expect(count, m).toBeGreaterThan(400);
+    expect(accepted).toBeGreaterThan(500);
+  });
+
+  it("one accepted byte string: overlong UTF-8 and CESU surrogates in a text are refused", () => {
+    const bytes = encodeEnvelope(sample);
+    const kindAt = Buffer.from(bytes).indexOf(Buffer.from("system"));
+    // "system" with its "s" written as the overlong C1 B3
+    const overlong = Uint8Array.from([...bytes.subarray(0, kindAt - 1), 0x67, 0xc1, 0xb3, ...bytes.subarray(kindAt + 1)]);
+    expect(() => decodeEnvelope(overlong)).toThrow(/invalid UTF-8/);
+    const name = (n: Uint8Array) => {
+      const w = new CborWriter().map(8).text("version").uint(1).text("chain_id").uint(7).text("from").bytes(sample.tx.from)
+        .text("nonce").uint(0).text("kind").text("gov").text("action").text("SetParam").text("name");
+      return Uint8Array.from([...w.finish(), 0x60 | n.length, ...n, ...new CborWriter().text("value").uint(1).finish()]);
+    };
+    expect(decodeEnvelope(name(utf8("ok"))).tx.body).toMatchObject({ action: { name: "ok" } });
+    expect(() => decodeEnvelope(name(Uint8Array.of(0xed, 0xa0, 0x80)))).toThrow(/invalid UTF-8/);
   });
 });

@@ -70,6 +70,16 @@ describe("scenario parsing (scenario-format §1, §2)", () => {
     expect(e.path).toBe("$.genesis");
   });
 
+  it("CIP-39 §3: a genesis_source with a repeated key is refused (one text, one chain: docs/decisions.md)", () => {
+    const text = '{"chain_id": "9", "timestamp": "0", "block_time_seconds": "1", "governance": "0x00000000000000000000000000000000000000aa", "chain_id": "8"}';
+    const e = errorOf(() => parseScenario({ format: "cbqs-scenario/v1", genesis_source: text, blocks: [] }));
+    expect(e.path).toBe("$.genesis_source");
+    expect(e.reason).toMatch(/\$\.chain_id: duplicate key/);
+    for (const bad of ['\ufeff{"chain_id": "9"}', '{"chain_id": 9.0}', '{"chain_id": 9e0}']) {
+      expect(errorOf(() => parseScenario({ format: "cbqs-scenario/v1", genesis_source: bad, blocks: [] })).path, bad).toBe("$.genesis_source");
+    }
+  });
+
   it("§1/§2: bad inputs name their JSON path", () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ format: "x" }, "$.format"],

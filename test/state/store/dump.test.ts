@@ -60,12 +60,15 @@ describe("state dump and diff (docs/state.md §5)", () => {
     const entries: Array<[Uint8Array, Uint8Array]> = [[accountKey(A), acct(1n)], [actorStorageKey(R, Uint8Array.of(1)), slot]];
     const json = JSON.parse(JSON.stringify(dumpEntries(entries)));
     const back = loadDump(json);
-    expect(back.map(([k, v]) => [toHex(k), toHex(v)])).toEqual(entries.map(([k, v]) => [toHex(k), toHex(v)]));
+    expect([...back].map(([k, v]) => [toHex(k), toHex(v)])).toEqual(entries.map(([k, v]) => [toHex(k), toHex(v)]));
     expect(() => loadDump({ format: "other", entries: [] })).toThrow(DumpError);
     expect(() => loadDump({ format: DUMP_FORMAT, entries: [{ key: "0x01", value: "0x" }] })).toThrow(/54 bytes/);
     expect(() => loadDump({ format: DUMP_FORMAT, entries: [{ key: toHex(accountKey(A)), value: "zz" }] })).toThrow(DumpError);
-    const dup = { key: toHex(accountKey(A)), value: "0x00" };
+    const dup = { key: toHex(accountKey(A)), value: toHex(acct(1n)) };
     expect(() => loadDump({ format: DUMP_FORMAT, entries: [dup, dup] })).toThrow(/duplicate/);
+    expect(() => loadDump({ format: DUMP_FORMAT, entries: [{ key: toHex(accountKey(A)), value: "0x00" }] })).toThrow(/\$\.entries\[0\]\.value: unknown state value/);
+    expect(() => loadDump({ format: DUMP_FORMAT, entries: [], extra: 1 })).toThrow(/\$\.extra: unknown field/);
+    expect(() => loadDump({ format: DUMP_FORMAT, entries: [{ ...dup, note: "x" }] })).toThrow(/\$\.entries\[0\]\.note: unknown field/);
   });
 
   it("docs/state.md §5: diff reports added, removed and changed keys; equal states have an empty diff", () => {

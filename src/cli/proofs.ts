@@ -1,0 +1,179 @@
+// The proof commands (CIP-4 §5.4, §8.2, Appendix C), in workflow order:
+// `cbqs verify-proof <proof.json> --root <hex>`: standalone check of a state proof (single-key,
+// §8.2 batch, or an exclusion proof) against a state root. Exit 0 valid, 1 a well-formed proof that
+// does not verify, 2 unusable input (missing file, not JSON, not a well-formed proof document, bad
+// --root). The output says what was checked, step by step.
+// `cbqs prove-state <dump.json> --key <hex> [-o <proof.json>]`: the reference proof of one key of
+// a state dump, to check a node's verifier against (and to give `verify-proof` an input).
+// `cbqs prove-tx` / `prove-receipt <fixture> --block N --index I`: the §5.4 inclusion proof of one
+// transaction / receipt of a fixture block; `cbqs verify-bmt-proof <proof> --root <hex>` checks it.
+import type { Command } from "commander";
+import { fromHex, toHex } from "../bytes.js";
+import { BLAKE3, SHA256 } from "../crypto/hash.js";
+import { inFile, readDump, readFixture, readJson } from "../harness/documents.js";
+import { InclusionError, proveInclusion, type InclusionKind } from "../harness/inclusion.js";
+import { InputError } from "../json/read.js";
+import { Output, writing } from "../json/write.js";
+import { createStateCommitment, stateDbConfig } from "../../state/qmdb/index.js";
+import { proveKey, verifyStateProofDetailed, type Reconstruction } from "../../state/proof.js";
+import { MemoryStateStore } from "../../state/store.js";
+import { STATE_KEY_LENGTH } from "../../state/interface.js";
+import { inclusionProofToJson, parseInclusionProof, verifyInclusionProof } from "../../state/roots.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, oneLine, report, UsageError } from "./common.js";
+import { decimalOption, writeJson } from "./harness.js";
+
+const HASHERS = { blake3: BLAKE3, sha256: SHA256 } as const;
+
+/** The verifier's steps in words (CIP-4 Appendix C as it applies to the "current" QMDB root). */
+export function checkedSteps(r: Reconstruction, stateRoot: Uint8Array): string[] {
+  const keys = r.keys.map((k) => `${toHex(k.key)} (location ${k.loc})`).join(", ");
+  const partial = r.partial === undefined ? "" : ` ‖ next_bit ${r.partial.nextBit} ‖ partial-chunk digest ${toHex(r.partial.digest)}`;
+  const first =
+    r.kind === "exclusion"
+      ? `no operation from the inactivity floor (location ${r.keys[0]!.loc}) to the last commit is an active Update of key ${toHex(r.keys[0]!.key)}`
+      : `the Update operation of ${r.keys.length === 1 ? "key" : `each of ${r.keys.length} keys`} ${keys} has its activity bit set in its bitmap chunk`;
+  return [
+    first,
+    `ops path: the operation${r.kind === "single" ? "" : "s"}, bitmap chunk${r.kind === "single" ? "" : "s"} and ${r.digests} digest${r.digests === 1 ? "" : "s"} rebuild the grafted root ${toHex(r.graftedRoot)}`,
+    `combined root: H(ops_root ${toHex(r.opsRoot)} ‖ grafted_root${partial}) = ${toHex(r.root)}${
+      r.root.length === stateRoot.length && toHex(r.root) === toHex(stateRoot) ? " = the given state_root" : `, not the given state_root ${toHex(stateRoot)}`
+    }`,
+  ];
+}
+
+const APPENDIX_C_NOTE =
+  'note: the ops_root alone is not the state_root: the "current" QMDB root combines it with the grafted root (CIP-4 Appendix C gap, docs/decisions.md)';
+
+export function register(program: Command): void {
+  registerVerifyProof(program);
+  registerProveState(program);
+  registerProveInclusion(program, "tx");
+  registerProveInclusion(program, "receipt");
+  registerVerifyBmtProof(program);
+}
+
+function registerVerifyProof(program: Command): void {
+  program
+    .command("verify-proof")
+    .description("verify a CIP-4 state proof (Appendix C, a §8.2 batch proof, or an exclusion proof) against a state root")
+    .argument("<proof.json>", "proof file")
+    .requiredOption("--root <hex>", "state root, 0x-prefixed 32-byte hex")
+    .option("--hasher <name>", "hash function of the database: blake3 (Cowboy state) or sha256", "blake3")
+    .option("--json", "print the result as JSON")
+    .addHelpText("after", exitCodes("the proof verifies", "a well-formed proof that does not verify", "unreadable file, malformed proof document, bad --root or --hasher"))
+    .action((file: string, opts: { root: string; hasher: string; json?: boolean }) => {
+      const hasher = HASHERS[opts.hasher as keyof typeof HASHERS];
+      if (hasher === undefined) throw new UsageError(`--hasher must be blake3 or sha256 (got ${opts.hasher})`);
+      const root = fromHex(opts.root, 32, "--root");
+      const result = verifyStateProofDetailed(readJson(file), root, stateDbConfig(hasher));
+      if (!result.valid && result.malformed) throw new InputError(file, result.path, result.problem);
+      const r = result.reconstruction;
+      const steps = r === undefined ? [] : checkedSteps(r, root);
+      const human = [result.valid ? "valid" : `invalid: ${result.reason}`, ...steps.map((s) => `  checked: ${s}`), ...(r ? [`  ${APPENDIX_C_NOTE}`] : [])].join("\n");
+      const json = {
+        valid: result.valid,
+        ...(result.valid ? {} : { reason: result.reason }),
+        ...(r === undefined
+          ? {}
+          : {
+              kind: r.kind,
+              keys: r.keys.map((k) => ({ key: toHex(k.key), loc: String(k.loc) })),
+              checked: {
+                grafted_root: toHex(r.graftedRoot),
+                ops_root: toHex(r.opsRoot),
+                partial: r.partial === undefined ? null : { next_bit: String(r.partial.nextBit), digest: toHex(r.partial.digest) },
+                combined_root: toHex(r.root),
+                state_root: toHex(root),
+              },
+              steps,
+            }),
+      };
+      report(opts.json === true, human, json);
+      process.exitCode = result.valid ? EXIT_OK : EXIT_REJECT;
+    });
+}
+
+function registerProveState(program: Command): void {
+  program
+    .command("prove-state")
+    .description(
+      "write the CIP-4 Appendix C proof of one key of a state dump (committed as one batch, like t8n's pre-state) and print the root it verifies against",
+    )
+    .argument("<dump.json>", "a cbqs-state-dump/v1 file (t8n --output.alloc, state dump -o)")
+    .requiredOption("--key <hex>", "state key, 0x-prefixed 54-byte hex (absent key: an exclusion proof)")
+    .option("-o, --output <file>", "proof file; - is stdout (then the root goes to stderr)", "-")
+    .addHelpText("after", exitCodes("the proof is written and the root printed", "(not used)", "unreadable or malformed dump, bad --key, unwritable output"))
+    .action((file: string, opts: { key: string; output: string }) => {
+      const key = fromHex(opts.key, STATE_KEY_LENGTH, "--key");
+      const { root, proof } = proveStateKey(readDump(file), key);
+      writing(new Output(opts.output), (out) => out.write(JSON.stringify(proof, null, 2) + "\n"));
+      (opts.output === "-" ? process.stderr : process.stdout).write(`${opts.output === "-" ? "state root: " : ""}${toHex(root)}\n`);
+      process.exitCode = EXIT_OK;
+    });
+}
+
+function registerProveInclusion(program: Command, kind: InclusionKind): void {
+  const what = kind === "tx" ? "transaction" : "receipt";
+  program
+    .command(`prove-${kind}`)
+    .description(`write the CIP-4 §5.4 inclusion proof of one ${what} of a fixture block (checked by verify-bmt-proof against its ${kind}_root)`)
+    .argument("<fixture>", "fixture file (.json or .json.gz)")
+    .requiredOption("--block <n>", "height of the block")
+    .requiredOption("--index <i>", `position of the ${what} in the block`)
+    .option("-o, --output <file>", "proof file; - is stdout (with a file, the proven root is printed)", "-")
+    .addHelpText("after", exitCodes("the proof is written", `the fixture's ${kind}_root is not the root of its own ${kind === "tx" ? "transactions" : "receipts"} (no proof written)`, "unreadable or malformed fixture, no such block or index, unwritable output"))
+    .action((file: string, opts: { block: string; index: string; output: string }) => {
+      const height = decimalOption("--block", opts.block);
+      const index = decimalOption("--index", opts.index);
+      const fixture = readFixture(file);
+      let proof: ReturnType<typeof proveInclusion>;
+      try {
+        proof = proveInclusion(fixture, kind, height, index);
+      } catch (err) {
+        if (!(err instanceof InclusionError)) throw err;
+        if (!err.mismatch) throw new UsageError(`${file}: ${err.message}`);
+        process.stderr.write(`cbqs: ${oneLine(`${file}: ${err.message}`)}\n`);
+        process.exitCode = EXIT_REJECT;
+        return;
+      }
+      const json = inclusionProofToJson(proof);
+      writeJson(opts.output, json);
+      if (opts.output !== "-") process.stdout.write(`${json.root}\n`);
+      process.exitCode = EXIT_OK;
+    });
+}
+
+function registerVerifyBmtProof(program: Command): void {
+  program
+    .command("verify-bmt-proof")
+    .description("verify a CIP-4 §5.4 transaction or receipt inclusion proof (JSON) against a tx_root or receipt_root")
+    .argument("<proof>", "proof file (prove-tx / prove-receipt)")
+    .requiredOption("--root <hex>", "trusted tx_root or receipt_root, 0x-prefixed 32-byte hex")
+    .option("--json", "print the result as JSON")
+    .addHelpText("after", exitCodes("the proof verifies", "a well-formed proof that does not verify", "unreadable or malformed proof document, bad --root"))
+    .action((file: string, opts: { root: string; json?: boolean }) => {
+      const root = fromHex(opts.root, 32, "--root");
+      const json = readJson(file);
+      const proof = inFile(file, () => {
+        try {
+          return parseInclusionProof(json);
+        } catch (err) {
+          throw new InputError(file, "", (err as Error).message);
+        }
+      });
+      const valid = verifyInclusionProof(proof, root);
+      report(opts.json === true, valid ? "valid" : "invalid", { valid });
+      process.exitCode = valid ? EXIT_OK : EXIT_REJECT;
+    });
+}
+
+/**
+ * The dump's entries committed as ONE batch into a fresh Cowboy state database (QMDB "current",
+ * Blake3): the same convention as t8n's pre-state (docs/fixtures.md §4), so the root equals a
+ * chain's state_root only where the chain reached that state in one batch too (genesis).
+ */
+export function proveStateKey(entries: Iterable<readonly [Uint8Array, Uint8Array]>, key: Uint8Array): { root: Uint8Array; proof: ReturnType<typeof proveKey> } {
+  const commitment = createStateCommitment();
+  const store = MemoryStateStore.fromEntries(entries, 0n, commitment);
+  return { root: store.root(), proof: proveKey(commitment.db, key) };
+}

@@ -1,0 +1,140 @@
+// The one file reader of every command (docs/fixtures.md §0): a file, `.json` or gzipped
+// (recognized by its magic bytes, so `.json.gz` works wherever a document is read), bounded
+// before it is read and parsed by the strict reader of ./parse.ts in 1 MiB chunks. Every
+// problem is an InputError naming the file and the JSON path.
+import { closeSync, openSync, readSync, readFileSync, statSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
+import { MAX_DOCUMENT_BYTES } from "../bounds.js";
+import { JsonError, JsonParser, shortPath, TrailingContentError, type Json, type ParseOptions } from "./parse.js";
+
+/** Unusable input: `file: path: reason` (exit 2 on the command line). */
+export class InputError extends Error {
+  override name = "InputError";
+  constructor(
+    readonly file: string,
+    readonly path: string,
+    readonly reason: string,
+    /** The file holds more than one JSON value (content after the first): JSON lines, perhaps. */
+    readonly trailing = false,
+  ) {
+    super(path === "" ? `${file}: ${reason}` : `${file}: ${shortPath(path)}: ${reason}`);
+  }
+
+  /** A file the system will not give us: "cannot read <file>: <reason in words> (<code>)". */
+  static unreadable(file: string, err: unknown): InputError {
+    const e = new InputError(file, "", `cannot read: ${describeIoError(err)}`);
+    e.message = `cannot read ${file}: ${describeIoError(err)}`;
+    return e;
+  }
+}
+
+/** A system error in words, with its code: "no such file or directory (ENOENT)". */
+export function describeIoError(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  const words: Record<string, string> = {
+    ENOENT: "no such file or directory",
+    EACCES: "permission denied",
+    EISDIR: "it is a directory",
+    ENOTDIR: "a parent of it is not a directory",
+    EEXIST: "it already exists",
+    ENOSPC: "no space left on the device",
+    EROFS: "the file system is read-only",
+  };
+  return code === undefined ? String((err as Error).message ?? err) : `${words[code] ?? "system error"} (${code})`;
+}
+
+const CHUNK = 1 << 20;
+const isGzip = (head: Uint8Array): boolean => head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+
+/** Runs `read`, turning a system error into "cannot read <file>: <code>". */
+function io<T>(file: string, read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof InputError || err instanceof JsonError) throw err;
+    throw InputError.unreadable(file, err);
+  }
+}
+
+/**
+ * A file's bytes, gunzipped when it is gzip: the whole content, bounded by `max` (for the genesis
+ * file of `derive chain-instance-id`, a JSON-lines trace, and the gas artifact, whose bytes count).
+ */
+export function readFileBytes(file: string, max = MAX_DOCUMENT_BYTES): Uint8Array {
+  return io(file, () => {
+    const stat = statSync(file);
+    if (stat.isDirectory()) throw InputError.unreadable(file, { code: "EISDIR" });
+    const size = stat.size;
+    if (size > max) throw new InputError(file, "", `${size} bytes exceed the ${max}-byte bound`);
+    const bytes = readFileSync(file);
+    return isGzip(bytes) ? gunzip(file, bytes, max) : bytes;
+  });
+}
+
+function gunzip(file: string, bytes: Uint8Array, max: number): Uint8Array {
+  try {
+    return gunzipSync(bytes, { maxOutputLength: max });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === "ERR_BUFFER_TOO_LARGE") throw new InputError(file, "", `unpacks to more than the ${max}-byte bound`);
+    throw new InputError(file, "", `not a readable gzip file (${e.message})`);
+  }
+}
+
+/** Feeds `file` to `parser` in chunks (a gzip file is unpacked first). */
+function feedFile(file: string, parser: JsonParser, max: number): void {
+  io(file, () => {
+    const stat = statSync(file);
+    if (stat.isDirectory()) throw InputError.unreadable(file, { code: "EISDIR" });
+    const size = stat.size;
+    if (size > max) throw new InputError(file, "", `${size} bytes exceed the ${max}-byte bound`);
+    const fd = openSync(file, "r");
+    try {
+      const head = Buffer.alloc(2);
+      const got = readSync(fd, head, 0, 2, 0);
+      if (isGzip(head.subarray(0, got))) {
+        const all = gunzip(file, readFileSync(fd), max);
+        for (let i = 0; i < all.length; i += CHUNK) parser.feed(all.subarray(i, i + CHUNK));
+        return;
+      }
+      for (let position = 0; ; ) {
+        const chunk = Buffer.allocUnsafe(CHUNK);
+        const n = readSync(fd, chunk, 0, CHUNK, position);
+        if (n === 0) break;
+        parser.feed(chunk.subarray(0, n));
+        position += n;
+      }
+    } finally {
+      closeSync(fd);
+    }
+  });
+}
+
+/**
+ * Reads and parses one JSON document. With `streams`, the named arrays' elements are handed to
+ * their callbacks as they are read (the callback may throw an InputError or a JsonError; a
+ * JsonError is reported against this file).
+ */
+export function readJsonFile(file: string, options: ParseOptions = {}): Json {
+  const max = options.maxBytes ?? MAX_DOCUMENT_BYTES;
+  const parser = new JsonParser({ ...options, maxBytes: max });
+  try {
+    feedFile(file, parser, max);
+    return parser.end();
+  } catch (err) {
+    if (err instanceof JsonError) throw new InputError(file, err.path, err.reason, err instanceof TrailingContentError);
+    throw err;
+  }
+}
+
+/** Parses JSON text that came from somewhere other than a file (`@file` arguments, inline text), as `what`. */
+export function parseJsonInput(text: string | Uint8Array, what: string, options: ParseOptions = {}): Json {
+  const parser = new JsonParser(options);
+  try {
+    parser.feed(typeof text === "string" ? Buffer.from(text, "utf8") : text);
+    return parser.end();
+  } catch (err) {
+    if (err instanceof JsonError) throw new InputError(what, err.path, err.reason);
+    throw err;
+  }
+}

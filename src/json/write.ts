@@ -1,0 +1,158 @@
+// Writing documents as they are produced (docs/fixtures.md §0): `-o` is a file or `-` (stdout,
+// the default everywhere). A file is written to `<file>.partial-<pid>` and renamed into place
+// when complete, so a failed or interrupted command never leaves a half-written document under
+// the name asked for. Large arrays (a dump's 1.25 M entries, a run's blocks) are written element
+// by element; the text is byte-identical to JSON.stringify(doc, replacer, 2) + "\n".
+import { closeSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { describeIoError } from "./read.js";
+
+const FLUSH_BYTES = 1 << 20;
+
+/** A destination for text: stdout, or a file that appears only when closed. */
+export class Output {
+  private readonly fd: number | null;
+  private readonly temp: string | null;
+  private pending: Array<string | Uint8Array> = [];
+  private pendingBytes = 0;
+  private closed = false;
+
+  /** `path` "-" is stdout. A file that cannot be created is an OutputError naming it. */
+  constructor(readonly path: string) {
+    if (path === "-") {
+      this.fd = null;
+      this.temp = null;
+      return;
+    }
+    let isDir = false;
+    try {
+      isDir = statSync(path).isDirectory();
+    } catch {
+      // does not exist yet: fine
+    }
+    if (isDir) throw new OutputError(`cannot write ${path}: it is a directory (give a file name)`);
+    this.temp = `${path}.partial-${process.pid}`;
+    try {
+      this.fd = openSync(this.temp, "w");
+    } catch (err) {
+      throw new OutputError(`cannot write ${path}: ${describeIoError(err)}`);
+    }
+  }
+
+  /** Text (written as UTF-8) or raw bytes (a gzip file). */
+  write(data: string | Uint8Array): void {
+    this.pending.push(data);
+    this.pendingBytes += data.length;
+    if (this.pendingBytes >= FLUSH_BYTES) this.flush();
+  }
+
+  private flush(): void {
+    if (this.pending.length === 0) return;
+    const data = this.pending.every((p) => typeof p === "string") ? this.pending.join("") : Buffer.concat(this.pending.map((p) => (typeof p === "string" ? Buffer.from(p) : p)));
+    this.pending = [];
+    this.pendingBytes = 0;
+    if (this.fd === null) process.stdout.write(data);
+    else {
+      try {
+        if (typeof data === "string") writeSync(this.fd, data);
+        else writeSync(this.fd, data);
+      } catch (err) {
+        this.abort();
+        throw new OutputError(`cannot write ${this.path}: ${describeIoError(err)}`);
+      }
+    }
+  }
+
+  /** Completes the output: a file is renamed into place. */
+  close(): void {
+    if (this.closed) return;
+    this.flush();
+    this.closed = true;
+    if (this.fd === null) return;
+    closeSync(this.fd);
+    try {
+      renameSync(this.temp!, this.path);
+    } catch (err) {
+      unlinkQuietly(this.temp!);
+      throw new OutputError(`cannot write ${this.path}: ${describeIoError(err)}`);
+    }
+  }
+
+  /** Drops a file output (nothing appears under its name); stdout keeps what was written. */
+  abort(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.fd === null) {
+      this.flush();
+      return;
+    }
+    closeSync(this.fd);
+    unlinkQuietly(this.temp!);
+  }
+}
+
+/** An output that cannot be written (exit 2, one line). */
+export class OutputError extends Error {
+  override name = "OutputError";
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // already gone
+  }
+}
+
+/** Runs `produce` into `out`, closing it on success and dropping a file output on failure. */
+export function writing<T>(out: Output, produce: (out: Output) => T): T {
+  let result: T;
+  try {
+    result = produce(out);
+  } catch (err) {
+    out.abort();
+    throw err;
+  }
+  out.close();
+  return result;
+}
+
+/** An array member written element by element. */
+export class Streamed {
+  constructor(readonly items: Iterable<unknown>) {}
+}
+
+/** A member whose value is computed only when the writer reaches it (after the arrays before it). */
+export class Later {
+  constructor(readonly value: () => unknown) {}
+}
+
+type Replacer = (key: string, value: unknown) => unknown;
+
+const indent = (text: string, spaces: string): string => text.replace(/\n/g, `\n${spaces}`);
+
+/**
+ * Writes the object `doc` as JSON.stringify(doc, replacer, 2) + "\n" would, where a Streamed
+ * member's elements come from its iterable one at a time and a Later member is evaluated when
+ * reached; an undefined value leaves its member out, as JSON.stringify does.
+ */
+export function writeJsonDocument(out: Output, doc: Record<string, unknown>, replacer?: Replacer): void {
+  let first = true;
+  out.write("{");
+  for (const [key, member] of Object.entries(doc)) {
+    const value = member instanceof Later ? member.value() : member;
+    if (value === undefined) continue;
+    out.write(`${first ? "" : ","}\n  ${JSON.stringify(key)}: `);
+    first = false;
+    if (value instanceof Streamed) {
+      let any = false;
+      for (const item of value.items) {
+        out.write(`${any ? "," : "["}\n    ${indent(JSON.stringify(item, replacer, 2), "    ")}`);
+        any = true;
+      }
+      out.write(any ? "\n  ]" : "[]");
+    } else {
+      out.write(indent(JSON.stringify(value, replacer, 2), "  "));
+    }
+  }
+  out.write(first ? "}\n" : "\n}\n");
+}

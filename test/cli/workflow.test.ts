@@ -1,0 +1,377 @@
+// The workflow of node teams and auditors (issue 10): every input may be gzipped, replay reports
+// every fixture and never hides a mismatch, shards cover a corpus exactly once, progress is
+// bounded and quiet on request, npm start ends with one verdict line, run streams, diffs name
+// the field, state dumps filter, and the CLI follows one set of conventions.
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import v8 from "node:v8";
+import vm from "node:vm";
+import { gzipSync } from "node:zlib";
+import type { Command } from "commander";
+import * as fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { buildProgram } from "../../src/cli/program.js";
+import { Progress, progressMode, type Clock } from "../../src/harness/progress.js";
+import { shardOf } from "../../src/harness/replay.js";
+import { Output, Streamed, writeJsonDocument } from "../../src/json/write.js";
+import { parseScenario } from "../../src/scenario/parse.js";
+import { runScenario, ScenarioRun } from "../../src/scenario/run.js";
+import { start } from "../../scripts/start.js";
+import { cbqs, unusableInput } from "./program.js";
+
+const dir = mkdtempSync(join(tmpdir(), "cbqs-workflow-"));
+const put = (name: string, data: string | Uint8Array): string => {
+  const p = join(dir, name);
+  writeFileSync(p, data);
+  return p;
+};
+const FIXTURE = "fixtures/corpus/create-quote.json";
+const fixture = () => JSON.parse(readFileSync(FIXTURE, "utf8")) as { genesis: { chain_instance_id: string }; blocks: Array<Record<string, any>> };
+const gz = (name: string, text: string): string => put(name, gzipSync(text));
+
+describe("issue 10: .json.gz is read wherever a document is read (one file reader)", () => {
+  it("replay, trace, state dump, diff, state diff, prove-state, verify-proof, t8n, run, fill and gas-vectors verify", async () => {
+    const f = fixture();
+    const fixtureGz = gz("f.json.gz", readFileSync(FIXTURE, "utf8"));
+    const dumpGz = gz("d.json.gz", JSON.stringify(f.blocks[0]!["post_state"]));
+    const b = f.blocks[1]!;
+    const env = { height: b["height"], timestamp: b["timestamp"], chain_id: "7", chain_instance_id: f.genesis.chain_instance_id, governance: "0x00000000000000000000000000000000000000aa" };
+    expect((await cbqs("replay", fixtureGz, "--quiet")).exitCode).toBe(0);
+    expect((await cbqs("trace", fixtureGz, "--block", String(b["height"]))).exitCode).toBe(0);
+    expect((await cbqs("state", "dump", fixtureGz, "--height", "1")).exitCode).toBe(0);
+    expect((await cbqs("diff", FIXTURE, fixtureGz)).out).toBe("same\n");
+    expect((await cbqs("state", "diff", dumpGz, dumpGz)).out).toBe("equal\n");
+    const proofFile = join(dir, "p.json");
+    const key = (f.blocks[0]!["post_state"] as { entries: Array<{ key: string }> }).entries[0]!.key;
+    const root = (await cbqs("prove-state", dumpGz, "--key", key, "-o", proofFile)).out.trim();
+    expect((await cbqs("verify-proof", gz("p.json.gz", readFileSync(proofFile, "utf8")), "--root", root)).exitCode).toBe(0);
+    const t8n = await cbqs("t8n", "--input.alloc", dumpGz, "--input.txs", gz("t.json.gz", JSON.stringify(b["transactions"])), "--input.env", gz("e.json.gz", JSON.stringify(env)), "--quiet");
+    expect(t8n.exitCode).toBe(0);
+    const scenarioGz = gz("s.json.gz", readFileSync("fixtures/scenarios/transfers.json", "utf8"));
+    expect((await cbqs("run", scenarioGz)).exitCode).toBe(0);
+    expect((await cbqs("fill", scenarioGz, "-o", join(dir, "filled"), "--quiet")).exitCode).toBe(0);
+    expect((await cbqs("gas-vectors", "verify", gz("g.json.gz", readFileSync("gas-vectors/cip-39-gas-vectors-v1.json", "utf8")))).exitCode).toBe(0);
+  });
+});
+
+describe("issue 10: replay of a directory reports every fixture; a mismatch is never hidden", () => {
+  const corpus = join(dir, "mixed");
+  mkdirSync(corpus, { recursive: true });
+  const good = "fixtures/corpus/transfers.json";
+  copyFileSync(good, join(corpus, "a-ok.json"));
+  const bad = fixture();
+  bad.blocks[1]!["receipt_root"] = "0x" + "ab".repeat(32);
+  writeFileSync(join(corpus, "b-mismatch.json"), JSON.stringify(bad));
+  writeFileSync(join(corpus, "c-unusable.json"), "{");
+
+  it("one ok, one mismatch, one unusable: exit 1 (a mismatch wins), all three reported", async () => {
+    const r = await cbqs("replay", corpus, "--quiet");
+    expect(r.exitCode).toBe(1);
+    expect(r.out).toMatch(/^MISMATCH .*b-mismatch\.json: block \d+: receipt_root/m);
+    expect(r.err).toMatch(/^cbqs: error: .*c-unusable\.json: \$: not valid JSON/m);
+    expect(r.out).toMatch(/^replay: 3 fixtures: 1 ok, 1 mismatch, 1 unusable; /m);
+    const json = JSON.parse((await cbqs("replay", corpus, "--json")).out) as { fixtures: Array<{ status: string }> };
+    expect(json.fixtures.map((f) => f.status)).toEqual(["ok", "mismatch", "unusable"]);
+  });
+
+  it("ok and unusable only: exit 2; several targets in one run", async () => {
+    const r = await cbqs("replay", good, join(corpus, "c-unusable.json"), "--quiet");
+    expect(r.exitCode).toBe(2);
+    expect(r.out).toMatch(/^replay: 2 fixtures: 1 ok, 0 mismatches, 1 unusable; /m);
+  });
+
+  it("--help says which exit code wins", async () => {
+    expect((await cbqs("replay", "--help")).out).toMatch(/1 +a fixture does not match \(1 wins: a mismatch is never hidden/);
+  });
+});
+
+describe("issue 10: replay --shard i/n", () => {
+  it("the n shards are disjoint, cover every fixture exactly once, and depend only on the file names (property)", () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.string({ minLength: 1, maxLength: 12 }), { maxLength: 40 }), fc.integer({ min: 1, max: 9 }), (names, n) => {
+        const shards = Array.from({ length: n }, (_, i) => shardOf(names, { index: i + 1, count: n }));
+        expect(shards.flat().sort()).toEqual([...names].sort());
+        expect(shardOf([...names].reverse(), { index: 1, count: n })).toEqual(shards[0]);
+        const sizes = shards.map((s) => s.length);
+        expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
+      }),
+    );
+  });
+
+  it("on the CLI: three shards of the corpus replay every fixture once; a bad --shard is exit 2", async () => {
+    const seen: string[] = [];
+    for (const i of [1, 2, 3]) {
+      const r = await cbqs("replay", "fixtures/corpus", "--shard", `${i}/3`, "--json");
+      expect(r.exitCode).toBe(0);
+      expect(r.err).toMatch(new RegExp(`^replay \\(shard ${i}/3\\): `));
+      seen.push(...(JSON.parse(r.out) as { fixtures: Array<{ file: string }> }).fixtures.map((f) => f.file));
+    }
+    expect(seen.sort()).toEqual(readdirSync("fixtures/corpus").map((f) => join("fixtures/corpus", f)).sort());
+    expect(await cbqs("replay", "fixtures/corpus", "--shard", "4/3")).toEqual(unusableInput(/--shard must be i\/n with 1 ≤ i ≤ n \(got 4\/3\)/));
+  });
+});
+
+describe("issue 10: progress (one module): a terminal line, a plain line at most every 10 s of work, --quiet none", () => {
+  const fakeClock = (): Clock & { advance(ms: number): void } => {
+    let t = 0;
+    return { now: () => t, advance: (ms) => void (t += ms) };
+  };
+  const state = (done: number) => ({ done, total: 10_000, unit: "blocks", height: { at: BigInt(done), last: 10_000n }, txs: done * 5 });
+
+  it("non-TTY: nothing before 10 s of work, then one line per 10 s, with height, rates and ETA", () => {
+    let out = "";
+    const clock = fakeClock();
+    const p = new Progress("replay x.json", "plain", { write: (t: string) => void (out += t) }, clock);
+    for (let i = 1; i <= 100; i++) {
+      clock.advance(250);
+      p.update(state(i * 40));
+    }
+    p.end();
+    const lines = out.trimEnd().split("\n");
+    expect(lines).toHaveLength(2); // 25 s of work: at 10 s and at 20 s
+    expect(lines[0]).toBe("replay x.json: height 1,600/10,000, 160 blocks/s, 800 tx/s, ETA 53 s");
+    expect(out).not.toMatch(/\r|\x1b/);
+  });
+
+  it("TTY: one self-overwriting line, redrawn at most every 250 ms, cleared at the end; --quiet: nothing", () => {
+    let out = "";
+    const clock = fakeClock();
+    const p = new Progress("fill s.json (executing)", "tty", { write: (t: string) => void (out += t) }, clock);
+    for (let i = 1; i <= 10; i++) {
+      clock.advance(100);
+      p.update(state(i));
+    }
+    p.end();
+    expect(out.split("\r\x1b[K").filter((x) => x !== "")).toHaveLength(3); // at 300, 600 and 900 ms
+    expect(out.endsWith("\r\x1b[K")).toBe(true);
+    expect(progressMode(true, { isTTY: true })).toBe("off");
+    expect(progressMode(false, { isTTY: true })).toBe("tty");
+    expect(progressMode(undefined, { isTTY: false })).toBe("plain");
+  });
+
+  it("every long command takes --quiet", async () => {
+    for (const cmd of [["run"], ["fill"], ["replay"], ["t8n"]]) expect((await cbqs(...cmd, "--help")).out, cmd[0]).toMatch(/--quiet +no progress on stderr/);
+  });
+});
+
+describe("issue 10: npm start ends with exactly one verdict line", () => {
+  it("package.json start runs the one script that prints it", () => {
+    expect((JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> }).scripts["start"]).toBe("node dist/scripts/start.js");
+  });
+
+  it("OK: names the fixtures, blocks, transactions and the gas-vector SHA-256 it verified", () => {
+    const r = start({ corpus: "fixtures/corpus", longChain: join(dir, "lc", "long-chain.json.gz"), blocks: 30, minTxs: 0, quiet: true });
+    const n = readdirSync("fixtures/corpus").length + 1;
+    expect(r.exitCode).toBe(0);
+    expect(r.line).toMatch(new RegExp(`^OK: ${n} fixtures \\([0-9,]+ blocks, [0-9,]+ txs\\) replayed and matched; gas-vector SHA-256 [0-9a-f]{64} verified \\(13 vectors re-executed\\)$`));
+  });
+
+  it("FAILED: names what failed, with the exit code of the worst problem", () => {
+    const corpus = join(dir, "bad-corpus");
+    mkdirSync(corpus, { recursive: true });
+    const bad = fixture();
+    bad.blocks[0]!["tx_root"] = "0x" + "00".repeat(32);
+    writeFileSync(join(corpus, "bad.json"), JSON.stringify(bad));
+    const r = start({ corpus, longChain: join(dir, "lc2", "long-chain.json.gz"), blocks: 10, minTxs: 0, quiet: true });
+    expect(r.exitCode).toBe(1);
+    expect(r.line).toMatch(/^FAILED: 1 fixture of 2 did not replay \(.*bad\.json: mismatch\)$/);
+  });
+});
+
+describe("issue 10: run streams block by block", () => {
+  const gc = (() => {
+    v8.setFlagsFromString("--expose-gc");
+    return vm.runInNewContext("gc") as () => void;
+  })();
+  const empty = (n: number) =>
+    parseScenario({
+      format: "cbqs-scenario/v1",
+      genesis: { chain_id: "7", timestamp: "0", block_time_seconds: "1", governance: "0x00000000000000000000000000000000000000aa" },
+      blocks: Array.from({ length: n }, (_, i) => ({ height: String(i + 1) })),
+    });
+
+  it("the runner keeps none of the blocks it has produced: every block object is collectable once written", async () => {
+    const refs: WeakRef<object>[] = [];
+    for (const b of new ScenarioRun(empty(3_000)).blocks()) refs.push(new WeakRef(b.run), new WeakRef(b.sealed.blockHash));
+    // Let the finalization of the last generator frame settle, then collect.
+    await new Promise((r) => setTimeout(r, 0));
+    gc();
+    const alive = refs.filter((r) => r.deref() !== undefined).length;
+    expect(alive).toBeLessThanOrEqual(2); // at most the last block's objects, still on a stack frame
+  });
+
+  it("the JSON writer keeps no element it has written", async () => {
+    const refs: WeakRef<object>[] = [];
+    const items = function* () {
+      for (let i = 0; i < 2_000; i++) {
+        const o = { i, payload: "x".repeat(100) };
+        refs.push(new WeakRef(o));
+        yield o;
+      }
+    };
+    const out = new Output(join(dir, "stream.json"));
+    writeJsonDocument(out, { format: "f", items: new Streamed(items()) });
+    out.close();
+    await new Promise((r) => setTimeout(r, 0));
+    gc();
+    expect(refs.filter((r) => r.deref() !== undefined).length).toBeLessThanOrEqual(1);
+    expect(JSON.parse(readFileSync(join(dir, "stream.json"), "utf8")).items).toHaveLength(2_000);
+  });
+
+  it("cbqs run --json -o writes, block by block, exactly the run document (byte-identical to JSON.stringify)", async () => {
+    const file = "fixtures/scenarios/provider-lifecycle.json";
+    const out = join(dir, "run.json");
+    expect((await cbqs("run", file, "--json", "-o", out, "--quiet")).exitCode).toBe(0);
+    const expected = runScenario(parseScenario(JSON.parse(readFileSync(file, "utf8")))).document;
+    expect(readFileSync(out, "utf8")).toBe(JSON.stringify(expected, null, 2) + "\n");
+    const text = await cbqs("run", file);
+    expect(text.out.split("\n").filter((l) => l.startsWith("block ")).length).toBe(expected.blocks.length);
+  });
+});
+
+describe("issue 10: diffs that name the field", () => {
+  it("a fixture's state_root difference is narrowed to the differing key and field through post_state", async () => {
+    const theirs = fixture();
+    const post = theirs.blocks[1]!["post_state"] as { entries: Array<{ key: string; value: string }> };
+    const i = post.entries.findIndex((e) => e.key.startsWith("0x01"));
+    post.entries[i]!.value = post.entries[i]!.value.slice(0, -1) + (post.entries[i]!.value.endsWith("0") ? "1" : "0");
+    theirs.blocks[1]!["state_root"] = "0x" + "cd".repeat(32);
+    const r = await cbqs("diff", FIXTURE, put("sr.json", JSON.stringify(theirs)));
+    expect(r.exitCode).toBe(1);
+    const lines = r.out.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^block \d+: state_root expected "0x[0-9a-f]{64}" got "0xcdcd/);
+    expect(lines[1]).toMatch(new RegExp(`^  key ${post.entries[i]!.key}: balance expected "\\d+" got "\\d+"$`));
+  });
+
+  it("a differing envelope is decoded field by field, down to the instruction's field", async () => {
+    const { decodeEnvelope, encodeEnvelope } = await import("../../src/chain/envelope.js");
+    const { fromHex, toHex } = await import("../../src/bytes.js");
+    const theirs = fixture();
+    const b = theirs.blocks[1]!;
+    const env = decodeEnvelope(fromHex((b["transactions"] as string[])[0]!));
+    env.nonce += 1n;
+    (b["transactions"] as string[])[0] = toHex(encodeEnvelope(env));
+    const r = await cbqs("diff", FIXTURE, put("env.json", JSON.stringify(theirs)));
+    expect(r.out).toMatch(/^block \d+ tx 0 \w+: transactions\[0\]\.nonce expected "\d+" got "\d+"\n$/);
+  });
+
+  it("run documents: a state_root difference points into the final state's first differing field", async () => {
+    const file = "fixtures/scenarios/transfers.json";
+    const a = runScenario(parseScenario(JSON.parse(readFileSync(file, "utf8")))).document;
+    const b = JSON.parse(JSON.stringify(a)) as typeof a;
+    b.blocks[0]!.state_root = "0x" + "ee".repeat(32);
+    const account = Object.keys(b.state["accounts"] as object)[0]!;
+    (b.state["accounts"] as Record<string, { balance: string }>)[account]!.balance = "1";
+    const r = await cbqs("diff", put("ra.json", JSON.stringify(a)), put("rb.json", JSON.stringify(b)));
+    expect(r.out).toMatch(new RegExp(`^block \\d+: state_root expected .*\\n  final state: accounts\\.${account}\\.balance expected "\\d+" got "1"\\n$`));
+  });
+
+  it("a t8n result against the fixture block of its height, the state_root caveat stated (same, and differing)", async () => {
+    const f = fixture();
+    const b = f.blocks[1]!;
+    const env = { height: b["height"], timestamp: b["timestamp"], chain_id: "7", chain_instance_id: f.genesis.chain_instance_id, governance: "0x00000000000000000000000000000000000000aa" };
+    const result = join(dir, "t8n-result.json");
+    await cbqs("t8n", "--input.alloc", put("pre.json", JSON.stringify(f.blocks[0]!["post_state"])), "--input.txs", put("txs.json", JSON.stringify(b["transactions"])), "--input.env", put("env.json", JSON.stringify(env)), "--output.result", result, "--quiet");
+    const same = await cbqs("diff", FIXTURE, result);
+    expect(same).toMatchObject({ exitCode: 0 });
+    expect(same.out).toMatch(/^same\n  note: state_root and block_hash not compared: t8n commits its pre-state as one batch/);
+    const r = JSON.parse(readFileSync(result, "utf8")) as { receipts: Array<{ cycles: string }> };
+    r.receipts[0]!.cycles = "1";
+    const differ = await cbqs("diff", FIXTURE, put("t8n-bad.json", JSON.stringify(r)));
+    expect(differ.exitCode).toBe(1);
+    expect(differ.out).toMatch(/^block \d+ tx 0 \w+: receipts\[0\]\.cycles expected "\d+" got "1"\n  note: state_root and block_hash not compared/);
+  });
+});
+
+describe("issue 10: state dump filters", () => {
+  const OWNER = "0x1111111111111111111111111111111111111111";
+  const PROVIDER = "0x2222222222222222222222222222222222222222";
+  const keysOf = async (...args: string[]) => {
+    const r = await cbqs("state", "dump", FIXTURE, ...args);
+    expect(r.exitCode).toBe(0);
+    return (JSON.parse(r.out) as { entries: Array<{ key: string; decoded: { value: { record?: Record<string, Record<string, string>> } } }> }).entries;
+  };
+
+  it("--stream by owner reference finds one stream's record (its escrow) without deriving the id", async () => {
+    const e = await keysOf("--stream", `owner:${OWNER}/nonce:1`);
+    expect(e).toHaveLength(1);
+    const record = e[0]!.decoded.value.record!["StreamRecordV1"]!;
+    expect(record["owner_nonce"]).toBe("1");
+    expect(record["escrow_balance"]).toMatch(/^\d+$/);
+    expect(await keysOf("--stream", record["stream_id"]!)).toEqual(e);
+  });
+
+  it("--owner: the owner's streams, stream count and account; --provider: its record and account; --account: every key under it", async () => {
+    const owner = await keysOf("--owner", OWNER);
+    expect(owner.filter((x) => x.decoded.value.record?.["StreamRecordV1"]?.["owner"] === OWNER).length).toBeGreaterThanOrEqual(2);
+    expect(owner.some((x) => x.key.startsWith("0x01" + OWNER.slice(2)))).toBe(true);
+    const provider = await keysOf("--provider", PROVIDER);
+    expect(provider.map((x) => Object.keys(x.decoded.value.record ?? { Account: 1 })[0]).sort()).toEqual(["Account", "ProviderRecordV1"]);
+    expect((await keysOf("--account", OWNER)).map((x) => x.key)).toEqual([`0x01${OWNER.slice(2)}${"00".repeat(33)}`]);
+    expect(await cbqs("state", "dump", FIXTURE, "--owner", "0x12")).toEqual(unusableInput(/--owner: expected 20 bytes, got 1/));
+  });
+});
+
+describe("issue 10: CLI conventions", () => {
+  const commands = (c: Command, path: string[] = []): string[][] => [path, ...c.commands.flatMap((s) => commands(s, [...path, s.name()]))];
+  const all = commands(buildProgram("test"));
+
+  it("every command's --help ends with an Exit codes: section (0, 1 and 2)", async () => {
+    for (const path of all) {
+      const r = await cbqs(...path, "--help");
+      expect(r.out, path.join(" ")).toMatch(/\nExit codes:\n  0  .+\n  1  .+\n  2  .+\n$/);
+    }
+  });
+
+  it("-o means an output file defaulting to stdout everywhere, and no default is stated twice", () => {
+    const visit = (c: Command, path: string): void => {
+      for (const o of c.options) {
+        if (o.short === "-o" && c.name() !== "fill") expect([path, o.long, o.defaultValue]).toEqual([path, "--output", "-"]);
+        expect(o.description, `${path} ${o.flags}`).not.toMatch(/\(default/);
+      }
+      c.commands.forEach((s) => visit(s, `${path} ${s.name()}`));
+    };
+    visit(buildProgram("test"), "cbqs");
+  });
+
+  it("commands are listed in workflow order: run → fill → replay → t8n → trace → diff → state → proofs → codec → crypto → gas vectors", () => {
+    const names = buildProgram("test").commands.map((c) => c.name());
+    const order = ["run", "fill", "replay", "t8n", "trace", "diff", "state", "verify-proof", "decode", "verify-sig", "gas-vectors"];
+    expect(order.map((n) => names.indexOf(n))).toEqual([...order.map((n) => names.indexOf(n))].sort((a, b) => a - b));
+    expect(order.every((n) => names.includes(n))).toBe(true);
+  });
+
+  it("required options are commander's requiredOption (missing ones named in one error line)", async () => {
+    expect(await cbqs("derive", "stream-id", "--chain-id", "7")).toEqual({ exitCode: 2, out: "", err: expect.stringMatching(/^cbqs: error: required option '--chain-instance <hex>' not specified\n$/) });
+    expect((await cbqs("t8n")).err).toMatch(/^cbqs: error: required option '--input\.alloc <file>' not specified\n$/);
+  });
+
+  it("counts are worded with singular and plural (1 block, 2 blocks; 1 fixture; 1 mismatch)", async () => {
+    const P = "0x1111111111111111111111111111111111111111";
+    const doc = {
+      format: "cbqs-scenario/v1",
+      genesis: { chain_id: "7", timestamp: "0", block_time_seconds: "1", governance: "0x00000000000000000000000000000000000000aa", accounts: { [P]: { balance: "5" } } },
+      blocks: [{ height: "1", txs: [{ from: P, transfer: { to: P, amount: "1" } }] }],
+    };
+    const r = await cbqs("run", put("one.json", JSON.stringify(doc)));
+    expect(r.out).toMatch(/^block 1 \(rent height 1\): 1 tx, 1 ok, 0 rejected, 0 events, state_root 0x/m);
+    expect(r.out).toMatch(/^ok: 1 block, 0 streams, 0 providers, 1 account$/m);
+  });
+});
+
+describe("issue 10: the documentation stands alone", () => {
+  it("no file of the repository cites a shared/ path", () => {
+    const offenders: string[] = [];
+    const walk = (d: string): void => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        const p = join(d, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (/\.(md|ts|json)$/.test(e.name) && p !== join("test", "cli", "workflow.test.ts") && /\bshared\//.test(readFileSync(p, "utf8"))) offenders.push(p);
+      }
+    };
+    for (const d of ["docs", "src", "state", "instructions", "scripts", "test", "gas-vectors", "fixtures/schema"]) walk(d);
+    if (/\bshared\//.test(readFileSync("README.md", "utf8"))) offenders.push("README.md");
+    expect(offenders).toEqual([]);
+  });
+});
