@@ -9,23 +9,16 @@
 //           peaks in decreasing height, starting from the first peak
 //   empty = H(u64be(0))
 // QMDB roots use the same tree with backward bagging and a count of inactive peaks (`bagPeaks`).
-// Positions are plain numbers: every node lives in a JS array, so they stay far below 2^53.
+// Positions are plain numbers, far below 2^53.
 import { bytesEqual, concatBytes, u64BE } from "../src/bytes.js";
 import type { Hasher } from "../src/crypto/hash.js";
+import { MemoryNodeStore } from "./qmdb/memory.js";
+import type { NodeStore, PinnedNode } from "./qmdb/storage.js";
 
 export function popcount(n: number): number {
   let count = 0;
   while (n > 0) {
     count += n % 2;
-    n = Math.floor(n / 2);
-  }
-  return count;
-}
-
-function trailingOnes(n: number): number {
-  let count = 0;
-  while (n % 2 === 1) {
-    count++;
     n = Math.floor(n / 2);
   }
   return count;
@@ -199,49 +192,165 @@ export function inactivePeaks(leaves: number, floor: number): number {
   return count;
 }
 
-/** An in-memory, append-only MMR holding every node digest. */
-export class Mmr {
-  private readonly nodes: Uint8Array[] = [];
-  private leafCount = 0;
+/** Where the MMR reads its elements back (the QMDB operation log, or its own copies). */
+export interface ElementSource {
+  read(loc: number): Uint8Array;
+}
 
-  constructor(readonly hasher: Hasher) {}
+class ElementList implements ElementSource {
+  readonly items: Uint8Array[] = [];
+  read(loc: number): Uint8Array {
+    const item = this.items[loc];
+    if (item === undefined) throw new RangeError(`element ${loc} out of range`);
+    return item;
+  }
+}
+
+/** Nodes below this height are not stored but rehashed from the elements when asked for. */
+export const STORED_FROM_HEIGHT = 4;
+
+interface PeakNode {
+  height: number;
+  index: number;
+  digest: Uint8Array;
+}
+
+/** Position of node (height, index): `height` positions after the leaf that completes it. */
+export function nodePosition(height: number, index: number): number {
+  return leafPosition((index + 1) * 2 ** height - 1) + height;
+}
+
+/**
+ * An append-only MMR over a NodeStore (state/qmdb/storage.ts). Only nodes of height ≥
+ * STORED_FROM_HEIGHT are stored (one node per eight leaves): a lower node is rehashed from its
+ * leaves' elements when a proof asks for it (at most 2^(STORED_FROM_HEIGHT+1) − 1 hashes), and
+ * the current peaks are kept aside, so appending and rooting never rehash anything.
+ *
+ * It can be pruned below a leaf: the store then keeps only the peaks of the pruned prefix
+ * (commonware `nodes_to_pin`), which is every digest below the boundary that a later append,
+ * root or proof of a retained leaf uses; elements below the boundary are no longer read.
+ */
+export class Mmr {
+  private leafCount: number;
+  /** Current peaks, tallest first. */
+  private readonly frontier: PeakNode[] = [];
+  private readonly elements: ElementSource;
+  private readonly ownElements: ElementList | undefined;
+  private prunedLoc = 0;
+
+  /**
+   * Without `elements` the MMR keeps its own copy of every element; with them it reads them
+   * back from there (and `leaves` says how many there already are, for a reopened store).
+   */
+  constructor(
+    readonly hasher: Hasher,
+    private readonly nodes: NodeStore = new MemoryNodeStore(),
+    elements?: { source: ElementSource; leaves: number; prunedBelow: number },
+  ) {
+    if (elements === undefined) {
+      this.ownElements = new ElementList();
+      this.elements = this.ownElements;
+      this.leafCount = 0;
+    } else {
+      this.ownElements = undefined;
+      this.elements = elements.source;
+      this.leafCount = elements.leaves;
+      this.prunedLoc = elements.prunedBelow;
+      let first = 0;
+      for (const peak of peaks(mmrSize(this.leafCount))) {
+        const index = first / 2 ** peak.height;
+        this.frontier.push({ height: peak.height, index, digest: this.digest(peak.height, index) });
+        first += 2 ** peak.height;
+      }
+    }
+  }
 
   get size(): number {
-    return this.nodes.length;
+    return mmrSize(this.leafCount);
   }
 
   get leaves(): number {
     return this.leafCount;
   }
 
+  /** First leaf location still readable; nodes wholly below it are pruned, except pinned peaks. */
+  get prunedBelow(): number {
+    return this.prunedLoc;
+  }
+
   /** Appends one element (hashed as a leaf) and its new parents; returns the leaf position. */
   append(element: Uint8Array): number {
     const loc = this.leafCount;
-    const leafPos = this.nodes.length;
-    this.nodes.push(leafDigest(this.hasher, leafPos, element));
-    // A new leaf at location loc completes one parent per trailing one bit of loc.
-    const parents = trailingOnes(loc);
-    for (let height = 1; height <= parents; height++) {
-      const pos = this.nodes.length;
-      const [left, right] = children(pos, height);
-      this.nodes.push(nodeDigest(this.hasher, pos, this.nodes[left]!, this.nodes[right]!));
+    const leafPos = leafPosition(loc);
+    this.ownElements?.items.push(element.slice());
+    const frontier = this.frontier;
+    let node: PeakNode = { height: 0, index: loc, digest: leafDigest(this.hasher, leafPos, element) };
+    let pos = leafPos;
+    // A new leaf completes one parent per trailing one bit of loc: merge with equal-height peaks.
+    while (frontier.length > 0 && frontier[frontier.length - 1]!.height === node.height) {
+      const left = frontier.pop()!;
+      pos++;
+      const height = node.height + 1;
+      node = { height, index: left.index / 2, digest: nodeDigest(this.hasher, pos, left.digest, node.digest) };
+      if (height >= STORED_FROM_HEIGHT) this.nodes.put(height, node.index, node.digest);
     }
+    frontier.push(node);
     this.leafCount++;
     return leafPos;
   }
 
+  /**
+   * Digest of node (height, index): a current peak, a stored or pinned node, or rehashed from
+   * the elements below it. Throws RangeError for a node that does not exist or was pruned.
+   */
+  digest(height: number, index: number): Uint8Array {
+    if (!Number.isSafeInteger(index) || index < 0 || (index + 1) * 2 ** height > this.leafCount) {
+      throw new RangeError(`MMR node (${height}, ${index}) out of range (${this.leafCount} leaves)`);
+    }
+    for (const peak of this.frontier) if (peak.height === height && peak.index === index) return peak.digest;
+    const held = this.nodes.get(height, index);
+    if (held !== undefined) return held;
+    // Not held: rehash it, unless it lies wholly below the pruning boundary (then it is gone).
+    // A node straddling the boundary rehashes from a pinned left part and retained leaves.
+    if (height >= STORED_FROM_HEIGHT || (index + 1) * 2 ** height <= this.prunedLoc) {
+      throw new RangeError(`MMR node (${height}, ${index}) was pruned (below leaf ${this.prunedLoc})`);
+    }
+    if (height === 0) return leafDigest(this.hasher, leafPosition(index), this.elements.read(index));
+    return nodeDigest(this.hasher, nodePosition(height, index), this.digest(height - 1, 2 * index), this.digest(height - 1, 2 * index + 1));
+  }
+
+  /** The digest at position `pos`. */
   node(pos: number): Uint8Array {
-    const digest = this.nodes[pos];
-    if (digest === undefined) throw new RangeError(`MMR node ${pos} out of range (size ${this.nodes.length})`);
-    return digest;
+    const height = nodeHeight(pos);
+    return this.digest(height, leftmostLeafLocation(pos, height) / 2 ** height);
   }
 
   peakDigests(): Uint8Array[] {
-    return peaks(this.nodes.length).map((p) => this.nodes[p.pos]!);
+    return this.frontier.map((p) => p.digest);
   }
 
   root(bagging: Bagging = "forward", inactive = 0): Uint8Array {
     return bagPeaks(this.hasher, this.leafCount, this.peakDigests(), bagging, inactive);
+  }
+
+  /**
+   * Prunes every node of the leaves before location `loc`, pinning that prefix's peaks. The
+   * elements below `loc` must still be readable during the call (pinned peaks are computed
+   * from them when they were not stored).
+   */
+  prune(loc: number): void {
+    if (loc > this.leafCount) throw new RangeError(`cannot prune to ${loc} beyond ${this.leafCount} leaves`);
+    if (loc <= this.prunedLoc) return;
+    const pinned: PinnedNode[] = [];
+    let first = 0;
+    for (const peak of peaks(mmrSize(loc))) {
+      const index = first / 2 ** peak.height;
+      pinned.push({ height: peak.height, index, digest: this.digest(peak.height, index) });
+      first += 2 ** peak.height;
+    }
+    this.nodes.prune(loc, pinned);
+    if (this.ownElements !== undefined) for (let i = this.prunedLoc; i < loc; i++) delete this.ownElements.items[i];
+    this.prunedLoc = loc;
   }
 
   /** Inclusion proof of the elements at locations [start, end). */
