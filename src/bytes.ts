@@ -51,8 +51,10 @@ export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   return a.length - b.length;
 }
 
+const UTF8 = new TextEncoder();
+
 export function utf8(text: string): Uint8Array {
-  return new TextEncoder().encode(text);
+  return UTF8.encode(text);
 }
 
 /** Big-endian fixed-width encoding of a non-negative integer; throws if it does not fit. */
