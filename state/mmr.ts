@@ -71,15 +71,23 @@ export function peaks(size: number): Peak[] {
   const out: Peak[] = [];
   let start = 0;
   let remaining = size;
-  while (remaining > 0) {
-    // The tallest perfect tree that fits: 2^(h+1) − 1 nodes.
-    let height = 0;
-    while (2 ** (height + 2) - 1 <= remaining) height++;
+  // The tallest perfect tree that fits (2^(h+1) − 1 nodes), then strictly shorter ones.
+  let height = 0;
+  while (2 ** (height + 2) - 1 <= remaining) height++;
+  for (; height >= 0 && remaining > 0; height--) {
     const treeSize = 2 ** (height + 1) - 1;
+    if (treeSize > remaining) continue;
     out.push({ pos: start + treeSize - 1, height });
     start += treeSize;
     remaining -= treeSize;
   }
+  return out;
+}
+
+/** Heights of the peaks of an MMR of `leaves` leaves, tallest first: the set bits of `leaves`. */
+export function peakHeights(leaves: number): number[] {
+  const out: number[] = [];
+  for (let h = Math.floor(Math.log2(Math.max(1, leaves))) + 1; h >= 0; h--) if (Math.floor(leaves / 2 ** h) % 2 === 1) out.push(h);
   return out;
 }
 
@@ -123,6 +131,14 @@ export function nodeDigest(hasher: Hasher, pos: number, left: Uint8Array, right:
   return hasher.hash(buf.subarray(0, 8 + left.length + right.length));
 }
 
+/** H(a ‖ b), assembled in the shared preimage buffer (no concatenation). */
+export function hashPair(hasher: Hasher, a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (preimage.length < a.length + b.length) preimage = new Uint8Array(2 * (a.length + b.length));
+  preimage.set(a, 0);
+  preimage.set(b, a.length);
+  return hasher.hash(preimage.subarray(0, a.length + b.length));
+}
+
 /** How peaks are folded into the root (commonware `merkle::Bagging`). */
 export type Bagging = "forward" | "backward";
 
@@ -160,7 +176,7 @@ export function rootWithFoldedPeaks(
 ): Uint8Array | undefined {
   if (peakDigests.length === 0) return toFold === 0 && committed === 0 ? hasher.hash(u64BE(leaves)) : undefined;
   if (toFold > peakDigests.length) return undefined;
-  const fold = (acc: Uint8Array, peak: Uint8Array): Uint8Array => hasher.hash(concatBytes(acc, peak));
+  const fold = (acc: Uint8Array, peak: Uint8Array): Uint8Array => hashPair(hasher, acc, peak);
   let acc = peakDigests[0]!;
   let next = 1;
   for (; next < toFold; next++) acc = fold(acc, peakDigests[next]!);
@@ -184,8 +200,8 @@ export function rootWithFoldedPeaks(
 export function inactivePeaks(leaves: number, floor: number): number {
   let count = 0;
   let covered = 0;
-  for (const peak of peaks(mmrSize(leaves))) {
-    covered += 2 ** peak.height;
+  for (const height of peakHeights(leaves)) {
+    covered += 2 ** height;
     if (covered > floor) break;
     count++;
   }
@@ -257,10 +273,10 @@ export class Mmr {
       this.leafCount = elements.leaves;
       this.prunedLoc = elements.prunedBelow;
       let first = 0;
-      for (const peak of peaks(mmrSize(this.leafCount))) {
-        const index = first / 2 ** peak.height;
-        this.frontier.push({ height: peak.height, index, digest: this.digest(peak.height, index) });
-        first += 2 ** peak.height;
+      for (const height of peakHeights(this.leafCount)) {
+        const index = first / 2 ** height;
+        this.frontier.push({ height, index, digest: this.digest(height, index) });
+        first += 2 ** height;
       }
     }
   }
@@ -343,10 +359,10 @@ export class Mmr {
     if (loc <= this.prunedLoc) return;
     const pinned: PinnedNode[] = [];
     let first = 0;
-    for (const peak of peaks(mmrSize(loc))) {
-      const index = first / 2 ** peak.height;
-      pinned.push({ height: peak.height, index, digest: this.digest(peak.height, index) });
-      first += 2 ** peak.height;
+    for (const height of peakHeights(loc)) {
+      const index = first / 2 ** height;
+      pinned.push({ height, index, digest: this.digest(height, index) });
+      first += 2 ** height;
     }
     this.nodes.prune(loc, pinned);
     if (this.ownElements !== undefined) for (let i = this.prunedLoc; i < loc; i++) delete this.ownElements.items[i];

@@ -22,16 +22,23 @@ export class StateStoreError extends Error {
 
 const U64_MAX = (1n << 64n) - 1n;
 
-/** A key this batch wrote: its bytes (a private copy) and pending value (null = deleted). */
-interface Pending {
+/**
+ * A key this batch has read or written: its bytes (a private copy) and its value in the batch
+ * (null = absent). Committed values are cached here on first read: the committed state cannot
+ * change under an open batch (a batch only commits onto the version it began from), so later
+ * reads of the key cost one table lookup.
+ */
+interface Entry {
   readonly key: Uint8Array;
   value: Uint8Array | null;
+  /** The batch wrote the key: a net change candidate. */
+  written: boolean;
 }
 
 interface JournalEntry {
-  pending: Pending;
-  /** Value before this write; undefined = the batch had not written the key. */
-  previous: Uint8Array | null | undefined;
+  entry: Entry;
+  /** The entry's state before this write; undefined = the batch had not seen the key. */
+  previous: { value: Uint8Array | null; written: boolean } | undefined;
 }
 
 const copy = (v: Uint8Array | undefined): Uint8Array | undefined => (v === undefined ? undefined : v.slice());
@@ -40,7 +47,7 @@ class MemoryBlockBatch implements BlockBatch {
   observer: ((access: StateAccess) => void) | undefined = undefined;
   private reads = 0;
   private writes = 0;
-  private readonly pending = new BytesMap<Pending>(64);
+  private readonly seen = new BytesMap<Entry>(64);
   private readonly journal: JournalEntry[] = [];
   /** Journal length at each open checkpoint; checkpoint token n is marks[n - 1]. */
   private readonly marks: number[] = [];
@@ -60,16 +67,14 @@ class MemoryBlockBatch implements BlockBatch {
     return this.marks.length;
   }
 
-  /** The current value, owned by the caller (a fresh copy). */
-  private current(key: Uint8Array): Uint8Array | undefined {
-    const p = this.pending.get(key);
-    if (p !== undefined) return p.value === null ? undefined : p.value.slice();
-    return this.committed.get(key);
-  }
-
   get(key: Uint8Array): Uint8Array | undefined {
     checkStateKey(key);
-    const value = this.current(key);
+    let entry = this.seen.get(key);
+    if (entry === undefined) {
+      entry = { key: key.slice(), value: this.committed.get(key) ?? null, written: false };
+      this.seen.set(entry.key, entry);
+    }
+    const value = entry.value === null ? undefined : entry.value.slice();
     this.reads++;
     this.observer?.({ op: "read", key: key.slice(), value: copy(value) });
     return value;
@@ -86,14 +91,17 @@ class MemoryBlockBatch implements BlockBatch {
   private write(key: Uint8Array, value: Uint8Array | null): void {
     checkStateKey(key);
     const observer = this.observer;
-    const before = observer === undefined ? undefined : this.current(key);
-    let p = this.pending.get(key);
-    const previous = p?.value;
-    if (p === undefined) {
-      p = { key: key.slice(), value };
-      this.pending.set(p.key, p);
-    } else p.value = value;
-    if (this.marks.length > 0) this.journal.push({ pending: p, previous });
+    let entry = this.seen.get(key);
+    const previous = entry === undefined ? undefined : { value: entry.value, written: entry.written };
+    const before = observer === undefined ? undefined : entry === undefined ? this.committed.get(key) : copy(entry.value ?? undefined);
+    if (entry === undefined) {
+      entry = { key: key.slice(), value, written: true };
+      this.seen.set(entry.key, entry);
+    } else {
+      entry.value = value;
+      entry.written = true;
+    }
+    if (this.marks.length > 0) this.journal.push({ entry, previous });
     this.writes++;
     observer?.({ op: "write", key: key.slice(), before, after: copy(value ?? undefined) });
   }
@@ -114,9 +122,12 @@ class MemoryBlockBatch implements BlockBatch {
   rollback(token: number): void {
     const mark = this.close(token);
     while (this.journal.length > mark) {
-      const { pending, previous } = this.journal.pop()!;
-      if (previous === undefined) this.pending.delete(pending.key);
-      else pending.value = previous;
+      const { entry, previous } = this.journal.pop()!;
+      if (previous === undefined) this.seen.delete(entry.key);
+      else {
+        entry.value = previous.value;
+        entry.written = previous.written;
+      }
     }
   }
 
@@ -129,9 +140,10 @@ class MemoryBlockBatch implements BlockBatch {
   /** Final values of the written keys, sorted by key, minus deletes of keys never committed. */
   netChanges(): KeyChange[] {
     const changes: KeyChange[] = [];
-    for (const [key, p] of this.pending.entries()) {
-      if (p.value === null && this.committed.get(key) === undefined) continue;
-      changes.push([key, p.value ?? undefined]);
+    for (const [key, entry] of this.seen.entries()) {
+      if (!entry.written) continue;
+      if (entry.value === null && this.committed.get(key) === undefined) continue;
+      changes.push([key, entry.value ?? undefined]);
     }
     return changes.sort((a, b) => compareBytes(a[0], b[0]));
   }

@@ -18,14 +18,21 @@ import {
   leafPosition,
   leftmostLeafLocation,
   mmrSize,
+  hashPair,
   nodeDigest,
   nodeHeight,
-  peaks,
+  nodePosition,
+  peakHeights,
   standardProofHasher,
   type ProofHasher,
 } from "../mmr.js";
 import { AnyDb, type BatchTrace, type QmdbConfig, type Write } from "./any.js";
 import type { QmdbStorage } from "./storage.js";
+
+function isZero(bytes: Uint8Array): boolean {
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] !== 0) return false;
+  return true;
+}
 
 export function graftingHeight(chunkBits: number): number {
   const height = Math.log2(chunkBits);
@@ -41,9 +48,9 @@ export function chunkAlignedInactivePeaks(leaves: number, floor: number, height:
   const chunkSize = 2 ** height;
   let leafEnd = 0;
   let aligned = 0;
-  const all = peaks(mmrSize(leaves));
+  const all = peakHeights(leaves);
   for (let i = 0; i < all.length; i++) {
-    const next = leafEnd + 2 ** all[i]!.height;
+    const next = leafEnd + 2 ** all[i]!;
     if (next > floor) break;
     leafEnd = next;
     if (leafEnd % chunkSize === 0) aligned = i + 1;
@@ -141,9 +148,9 @@ export class CurrentDb {
     const mmr = this.any.mmr;
     const peakDigests: Uint8Array[] = [];
     let firstLeaf = 0;
-    for (const peak of peaks(mmr.size)) {
-      peakDigests.push(this.virtualNode(peak.pos, peak.height, firstLeaf));
-      firstLeaf += 2 ** peak.height;
+    for (const height of peakHeights(mmr.leaves)) {
+      peakDigests.push(this.virtualNode(nodePosition(height, firstLeaf / 2 ** height), height, firstLeaf));
+      firstLeaf += 2 ** height;
     }
     const inactive = this.graftedInactivePeaks();
     const graftedRoot = bagPeaks(hasher, mmr.leaves, peakDigests, "backward", inactive);
@@ -181,7 +188,7 @@ export class CurrentDb {
     if (height === this.height) {
       const chunk = this.any.bitmap.chunk(firstLeaf / 2 ** this.height);
       const opsNode = mmr.digest(height, firstLeaf / 2 ** height);
-      digest = chunk.every((b) => b === 0) ? opsNode.slice() : this.config.hasher.hash(concatBytes(chunk, opsNode));
+      digest = isZero(chunk) ? opsNode.slice() : hashPair(this.config.hasher, chunk, opsNode);
     } else {
       const [left, right] = children(pos, height);
       digest = nodeDigest(
@@ -197,21 +204,23 @@ export class CurrentDb {
 
   /**
    * Prunes the operations and nodes below the inactivity floor (AnyDb.prune), first caching the
-   * grafted digests of the pruned prefix's peaks, which later roots and proofs still need.
+   * grafted digests of the pruned prefix's peaks, which later roots and proofs still need. Does
+   * nothing until the floor is more than `minStep` past the last pruning (batching the work).
    */
-  prune(): void {
+  prune(minStep = 0): void {
     const floor = this.any.inactivityFloor;
-    if (floor <= this.any.mmr.prunedBelow) return;
+    if (floor <= this.any.mmr.prunedBelow + minStep) return;
     const boundary = mmrSize(floor);
     this.refresh();
     const pinned = new Set<number>();
     let firstLeaf = 0;
-    for (const peak of peaks(boundary)) {
-      if (peak.height >= this.height) {
-        this.virtualNode(peak.pos, peak.height, firstLeaf);
-        pinned.add(peak.pos);
+    for (const height of peakHeights(floor)) {
+      if (height >= this.height) {
+        const pos = nodePosition(height, firstLeaf / 2 ** height);
+        this.virtualNode(pos, height, firstLeaf);
+        pinned.add(pos);
       }
-      firstLeaf += 2 ** peak.height;
+      firstLeaf += 2 ** height;
     }
     this.any.prune();
     // Entries below the boundary other than its peaks are never read again; sweep them out

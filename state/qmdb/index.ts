@@ -14,6 +14,9 @@ export { memoryStorage } from "./memory.js";
 export type { QmdbStorage } from "./storage.js";
 export { CurrentDb, type CurrentRootParts } from "./current.js";
 
+/** Pruning waits for this many newly inactive operations, so its fixed cost is spread out. */
+const PRUNE_STEP = 1024;
+
 /** Bitmap chunk size of the Cowboy state database (grafting height 8). */
 export const STATE_CHUNK_BYTES = 32;
 
@@ -35,11 +38,14 @@ export class QmdbStateCommitment implements StateCommitment {
     this.db = new CurrentDb(stateDbConfig(hasher));
   }
 
-  /** Applies the batch, computes the root, then prunes below the new inactivity floor. */
+  /**
+   * Applies the batch, computes the root, then prunes below the new inactivity floor once it has
+   * moved PRUNE_STEP operations past the last pruning.
+   */
   commitBatch(changes: readonly KeyChange[]): Uint8Array {
     this.db.applyBatch(changes);
     const root = this.db.root();
-    this.db.prune();
+    this.db.prune(PRUNE_STEP);
     return root;
   }
 

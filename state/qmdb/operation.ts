@@ -4,7 +4,17 @@
 // element hashed into the operation log's MMR leaf (CIP-4 §5.1), and it is also what the log
 // stores: every field a database needs is read back from these bytes.
 import { u64BE } from "../../src/bytes.js";
-import { CodecError, decodeByteVec, decodeLength, encodeByteVec, encodeVarint } from "../codec.js";
+import { CodecError, decodeByteVec, decodeLength, encodeVarint } from "../codec.js";
+
+/** Bytes of the LEB128 varint of a u32. */
+function varintLength(n: number): number {
+  let length = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 0x80);
+    length++;
+  }
+  return length;
+}
 
 export const DELETE_CONTEXT = 0xd1;
 export const UPDATE_CONTEXT = 0xd2;
@@ -30,7 +40,9 @@ export interface OperationCodec {
 
 /** A value type's own codec inside the variable encoding. */
 export interface ValueCodec {
-  encode(value: Uint8Array): Uint8Array;
+  encodedLength(value: Uint8Array): number;
+  /** Writes the encoding of `value` at `offset` of `out`. */
+  encodeInto(value: Uint8Array, out: Uint8Array, offset: number): void;
   /** Reads the value starting at `offset`, which must extend exactly to the end. */
   decode(bytes: Uint8Array, offset: number): Uint8Array;
 }
@@ -61,11 +73,11 @@ export function variableCodec(keyLength: number, value: ValueCodec): OperationCo
           return out;
         }
         case "update": {
-          const encoded = value.encode(op.value);
-          const out = new Uint8Array(1 + op.key.length + encoded.length);
+          // One allocation: this runs for every write of every block.
+          const out = new Uint8Array(1 + op.key.length + value.encodedLength(op.value));
           out[0] = UPDATE_CONTEXT;
           out.set(op.key, 1);
-          out.set(encoded, 1 + op.key.length);
+          value.encodeInto(op.value, out, 1 + op.key.length);
           return out;
         }
         case "commit": {
@@ -157,13 +169,27 @@ export function fixedCodec(keySize: number, valueSize: number): OperationCodec {
 
 /** Raw bytes: the codec of a fixed-size digest value. */
 export const rawValue: ValueCodec = {
-  encode: (value) => value,
+  encodedLength: (value) => value.length,
+  encodeInto: (value, out, offset) => out.set(value, offset),
   decode: (bytes, offset) => bytes.slice(offset),
 };
 
 /** `Vec<u8>`: varint length (as u32) then the bytes. */
 export const byteVecValue: ValueCodec = {
-  encode: (value) => encodeByteVec("value", value),
+  encodedLength(value) {
+    if (value.length > 0xffff_ffff) throw new CodecError("value longer than u32::MAX bytes");
+    return varintLength(value.length) + value.length;
+  },
+  encodeInto(value, out, offset) {
+    let v = value.length;
+    let at = offset;
+    while (v >= 0x80) {
+      out[at++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    out[at++] = v;
+    out.set(value, at);
+  },
   decode(bytes, offset) {
     const [value, end] = decodeByteVec(bytes, offset, "value");
     if (end !== bytes.length) malformed("trailing bytes");
