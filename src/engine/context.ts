@@ -12,7 +12,6 @@ import type {
   ProviderRecordV1,
   StreamRecordV1,
 } from "../codec/types.js";
-import { LIVE_SCALARS } from "../params.js";
 import type { BlockBatch } from "../../state/interface.js";
 import type { Event } from "../../state/roots.js";
 import { decodeStateValueAs, encodeStateValue, ValueTag } from "../../state/value.js";
@@ -20,7 +19,7 @@ import type { AccountLedger } from "./accounts.js";
 import { EngineDefect, reject } from "./errors.js";
 import {
   ownerCountKey,
-  paramKey,
+  LIVE_SCALAR_READ_KEYS,
   providerKey,
   REGISTRY_ADDRESS,
   schedulesKey,
@@ -88,7 +87,7 @@ export const encodeScalar = (value: bigint): Uint8Array => encodeStateValue({ ki
 
 export function readGovernanceBounds(ctx: TxContext): GovernanceBounds {
   const values = new Map<string, bigint>();
-  for (const name of LIVE_SCALARS) values.set(name, decodeScalar(ctx.batch.get(paramKey(name)), name));
+  for (const [name, key] of LIVE_SCALAR_READ_KEYS) values.set(name, decodeScalar(ctx.batch.get(key), name));
   return new GovernanceBounds(values);
 }
 
