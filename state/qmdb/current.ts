@@ -184,6 +184,9 @@ export class CurrentDb {
     if (height < this.height) return mmr.digest(height, firstLeaf / 2 ** height);
     const cached = this.graftedCache.get(pos);
     if (cached !== undefined) return cached;
+    // Wholly below the pruning boundary every bit is 0, so the grafted digest is the ops digest,
+    // which the MMR keeps pinned (the only source after a reopen, when nothing is cached).
+    if (firstLeaf + 2 ** height <= mmr.prunedBelow) return mmr.digest(height, firstLeaf / 2 ** height);
     let digest: Uint8Array;
     if (height === this.height) {
       const chunk = this.any.bitmap.chunk(firstLeaf / 2 ** this.height);
