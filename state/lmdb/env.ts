@@ -8,7 +8,7 @@
 // cache. An OS crash or power loss can lose the last unflushed commits but never leaves a torn
 // one: LMDB's meta pages switch only to fully written transactions, and the store reopens at an
 // earlier complete block, from which replay continues. `noSync` (benchmarks only) never flushes.
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import { linkSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { open, type Database, type RootDatabase } from "lmdb";
 
@@ -40,22 +40,26 @@ export function hasEnv(dir: string): boolean {
  */
 function takeLock(dir: string): string {
   const path = join(dir, "cbqs.pid");
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const fd = openSync(path, "wx");
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return path;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw new StoreError(`cannot lock ${dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  // Written aside, then linked into place: the lock file appears with its pid already in it.
+  const mine = join(dir, `cbqs.pid.${process.pid}`);
+  writeFileSync(mine, String(process.pid));
+  try {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        linkSync(mine, path);
+        return path;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw new StoreError(`cannot lock ${dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+      }
+      const pid = Number(readFileSync(path, "utf8"));
+      if (pid === process.pid) throw new StoreError(`${dir} is already open in this process`);
+      if (Number.isSafeInteger(pid) && pid > 0 && isRunning(pid)) throw new StoreError(`${dir} is in use by process ${pid}`);
+      rmSync(path, { force: true });
     }
-    const pid = Number(readFileSync(path, "utf8"));
-    if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && isRunning(pid)) {
-      throw new StoreError(`${dir} is in use by process ${pid}`);
-    }
-    rmSync(path, { force: true });
+    throw new StoreError(`cannot lock ${dir}`);
+  } finally {
+    rmSync(mine, { force: true });
   }
-  throw new StoreError(`cannot lock ${dir}`);
 }
 
 function isRunning(pid: number): boolean {
