@@ -20,7 +20,9 @@ import { registryRecords } from "../harness/records.js";
 import { InclusionError, proveInclusion, type InclusionKind } from "../harness/inclusion.js";
 import { dumpState, DumpError, loadDump } from "../../state/dump.js";
 import { inclusionProofToJson } from "../../state/roots.js";
+import { replayIntoDb, StoredChainError } from "../node/replay-db.js";
 import { EXIT_BAD_INPUT, EXIT_OK, EXIT_REJECT, oneLine, UsageError } from "./common.js";
+import { openStore, SNAPSHOT_INTERVAL_HELP, snapshotInterval } from "./store.js";
 
 export function register(program: Command): void {
   registerFill(program);
@@ -137,12 +139,20 @@ function registerReplay(program: Command): void {
     .option("--quiet", "no progress line")
     .option("--json", "print a cbqs-replay/v1 JSON report instead of text")
     .option("--trace <file>", "write a cbqs-trace/v1 JSON line per transaction (single fixture only)")
-    .action((target: string, opts: { toHeight?: string; quiet?: boolean; json?: boolean; trace?: string }) => {
+    .option("--db <dir>", "commit every verified block to this store (LMDB) and, run again, resume after its last block (single fixture only)")
+    .option("--snapshot-interval <n>", SNAPSHOT_INTERVAL_HELP)
+    .action((target: string, opts: { toHeight?: string; quiet?: boolean; json?: boolean; trace?: string; db?: string; snapshotInterval?: string }) => {
       let toHeight: bigint | undefined;
       if (opts.toHeight !== undefined) {
         if (!/^[0-9]+$/.test(opts.toHeight)) throw new UsageError(`--to-height must be a decimal integer (got ${opts.toHeight})`);
         toHeight = BigInt(opts.toHeight);
       }
+      if (opts.db !== undefined) {
+        if (opts.trace !== undefined) throw new UsageError("--trace and --db are exclusive");
+        const interval = snapshotInterval(opts.snapshotInterval);
+        return replayIntoStore(target, opts.db, { toHeight, interval, progress: !opts.quiet && process.stderr.isTTY === true && !opts.json, json: opts.json === true });
+      }
+      if (opts.snapshotInterval !== undefined) throw new UsageError("--snapshot-interval needs --db");
       let files: string[];
       try {
         files = fixtureFiles(target);
@@ -214,6 +224,75 @@ function replayOne(file: string, toHeight: bigint | undefined, progress: boolean
     line.end();
   }
   return report;
+}
+
+const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
+
+/**
+ * `replay <fixture> --db <dir>`: the fixture replayed into a persistent store, resuming after
+ * the store's head (src/node/replay-db.ts). Exit 0 all verified, 1 a mismatch (that block is not
+ * committed), 2 unusable input or a store holding another chain (nothing touched), 130/143 when
+ * stopped by SIGINT/SIGTERM (after the block in progress is committed).
+ */
+async function replayIntoStore(file: string, dir: string, o: { toHeight: bigint | undefined; interval: bigint; progress: boolean; json: boolean }): Promise<void> {
+  let fixture: ReturnType<typeof readFixture>;
+  try {
+    if (fixtureFiles(file)[0] !== file) throw new UsageError("--db needs a single fixture file, not a directory");
+    fixture = readFixture(file);
+  } catch (err) {
+    return asUsage(err);
+  }
+  const db = openStore(dir, { snapshotInterval: o.interval });
+  const abort = new AbortController();
+  let signalName = "";
+  const stop = (name: string) => {
+    signalName = name;
+    abort.abort();
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  const clock = new Stopwatch();
+  const line = new ProgressLine(file, o.progress);
+  let outcome: Awaited<ReturnType<typeof replayIntoDb>>;
+  try {
+    outcome = await replayIntoDb(fixture, db, { ...(o.toHeight === undefined ? {} : { toHeight: o.toHeight }), signal: abort.signal, onBlock: (p) => line.update(p) });
+  } catch (err) {
+    if (err instanceof StoredChainError) throw new UsageError(`--db ${dir}: ${err.message}`);
+    if (err instanceof ReplayInputError) throw new UsageError(`${file}: ${err.message}`);
+    throw err;
+  } finally {
+    line.end();
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+    db.close();
+  }
+  const seconds = clock.seconds();
+  const from = outcome.resumedAfter === null ? "from genesis" : `resumed after height ${outcome.resumedAfter}`;
+  const end = outcome.stopped ? `stopped by ${signalName}` : outcome.mismatch !== null ? "mismatch" : "ok";
+  const summary =
+    `replay: ${file} into ${dir}: ${end}; ${from}, ${outcome.blocks} blocks, ${outcome.txs} txs in ${seconds.toFixed(2)} s ` +
+    `(${rate(outcome.blocks, seconds)} blocks/s, ${rate(outcome.txs, seconds)} tx/s); store head ${outcome.head ?? "none"}`;
+  if (o.json) {
+    const m = outcome.mismatch;
+    process.stdout.write(
+      JSON.stringify(
+        {
+          format: "cbqs-replay/v1",
+          fixtures: [{ file, name: fixture.name, status: m === null ? "ok" : "mismatch", blocks: String(outcome.blocks), txs: String(outcome.txs), ...(m === null ? {} : { mismatch: { ...m, height: m.height.toString() } }) }],
+          blocks: String(outcome.blocks),
+          txs: String(outcome.txs),
+          store: { dir, resumed_after: outcome.resumedAfter?.toString() ?? null, head: outcome.head?.toString() ?? null, stopped: outcome.stopped },
+        },
+        null,
+        2,
+      ) + "\n",
+    );
+    process.stderr.write(summary + "\n");
+  } else {
+    if (outcome.mismatch !== null) process.stdout.write(mismatchLines(file, outcome.mismatch).join("\n") + "\n");
+    process.stdout.write(summary + "\n");
+  }
+  process.exitCode = outcome.stopped ? (SIGNAL_EXIT[signalName] ?? 130) : outcome.mismatch !== null ? EXIT_REJECT : EXIT_OK;
 }
 
 /** JSON-lines output, written as it is produced (a long chain's trace does not fit in memory). */

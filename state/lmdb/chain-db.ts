@@ -304,6 +304,32 @@ export class LmdbChainDb implements ChainDb {
     }
   }
 
+  /**
+   * Makes a store rebuilt from a snapshot (state/lmdb/snapshot.ts) hold that snapshot's chain:
+   * its genesis record and block H become the ledger, H the head. Refused unless the store is
+   * empty of records and its rebuilt state root is block H's state_root. Blocks between genesis
+   * and H are not held, nor is the state of any block before H.
+   */
+  adoptSnapshot(genesis: GenesisRecord, block: BlockRecord): void {
+    this.checkWritable();
+    if (this.genesisRecord !== undefined) throw new ChainDbError("the store already holds a chain");
+    const root = this.commitment.root();
+    if (!bytesEqual(root, block.state_root)) {
+      throw new StoreError(`the rebuilt state root ${toHex(root)} is not block ${block.height}'s state_root ${toHex(block.state_root)}`);
+    }
+    this.env.transaction(() => {
+      this.meta.putSync(metaKey("genesis"), buf(encodeGenesis(genesis)));
+      // Genesis's log size is not known (that history is pruned): 0 marks it as not exportable.
+      this.blockTable.putSync(heightKey(0n), buf(concatBytes(u64Key(0), encodeBlock(genesis.block))));
+      this.hashes.putSync(buf(genesis.block.block_hash), heightKey(0n));
+      this.blockTable.putSync(heightKey(block.height), buf(concatBytes(u64Key(this.commitment.db.any.size), encodeBlock(block))));
+      this.hashes.putSync(buf(block.block_hash), heightKey(block.height));
+      block.receipts.forEach((r, index) => this.txs.putSync(buf(r.tx_hash), buf(encodeTxLocation({ height: block.height, index }))));
+    });
+    this.genesisRecord = genesis;
+    this.headRecord = block;
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;

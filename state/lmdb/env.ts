@@ -91,6 +91,8 @@ export class Env {
       const root = open({
         path: dir,
         maxDbs: 16,
+        // A directory even when its name has a dot (lmdb-js takes such a path for a file otherwise).
+        noSubdir: false,
         compression: false,
         ...(options.noSync ? { noSync: true, overlappingSync: false } : {}),
       });

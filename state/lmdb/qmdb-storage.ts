@@ -15,7 +15,7 @@
 // last commit" (state/qmdb/any.ts), so opening rebuilds it from the index, as commonware rebuilds
 // its bitmap from the log at startup. Only the part from the pruning boundary on is held in
 // memory (every bit below the inactivity floor is zero), so its size follows the live state.
-import { mmrSize, nodePosition, peakHeights } from "../mmr.js";
+import { mmrSize, nodePosition } from "../mmr.js";
 import { BytesMap } from "../bytes-map.js";
 import type { BitmapStore, KeyIndex, NodeStore, OperationLog, PinnedNode, QmdbStorage } from "../qmdb/storage.js";
 import { buf, entryCount, plain, readU64Key, StoreError, u64Key, type Env, type Table } from "./env.js";
@@ -50,6 +50,12 @@ class LmdbOperationLog implements OperationLog {
 
   append(encoded: Uint8Array): void {
     this.pending.push(encoded);
+  }
+
+  /** An empty log whose first location is `loc` (a snapshot's inactivity floor). */
+  startAt(loc: number): void {
+    if (this.size !== 0) throw new StoreError("only an empty log can start above location 0");
+    this.written = this.first = this.writtenPrunedBelow = loc;
   }
 
   read(loc: number): Uint8Array {
@@ -117,6 +123,12 @@ class LmdbNodeStore implements NodeStore {
 
   put(height: number, index: number, digest: Uint8Array): void {
     this.pending.set(nodePosition(height, index), digest.slice());
+  }
+
+  /** An empty store of an MMR pruned below `loc`, holding only the pinned peaks of that prefix. */
+  startAt(loc: number, pinned: readonly PinnedNode[]): void {
+    this.writtenPrunedLoc = loc;
+    this.prune(loc, pinned);
   }
 
   prune(loc: number, pinned: readonly PinnedNode[]): void {
@@ -343,15 +355,4 @@ export class LmdbQmdbStorage implements QmdbStorage {
     this.index.markWritten();
     this.bitmap.dropBelow(this.log.prunedBelow);
   }
-}
-
-/** Positions of the pinned peaks of a prefix of `loc` leaves (tests and snapshots). */
-export function pinnedPositions(loc: number): number[] {
-  const out: number[] = [];
-  let first = 0;
-  for (const height of peakHeights(loc)) {
-    out.push(nodePosition(height, first / 2 ** height));
-    first += 2 ** height;
-  }
-  return out;
 }
