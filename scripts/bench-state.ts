@@ -6,8 +6,17 @@
 //
 // Usage after `npm ci` (which builds dist/ through `prepare`) or `npm run build`:
 //   node dist/scripts/bench-state.js [blocks=1000] [writesPerBlock=1000] [--seed N]
-//        [--qmdb-only] [--backend memory] [--no-profile] [--json] [--svg <file>]
-//        [--baseline <dist dir of another build>]
+//        [--qmdb-only] [--backend memory|lmdb] [--with-memory] [--dir <path>] [--no-sync]
+//        [--no-profile] [--json] [--svg <file>] [--baseline <dist dir of another build>]
+//
+// --backend lmdb runs the QMDB on its persistent storage (state/lmdb/): each block is applied,
+// then written in one LMDB write transaction (the ChainDb's per-block commit, without the block
+// records), timed as part of the block. It needs a directory (--dir, default a fresh one under the
+// OS temp dir, removed at the end) and reports the store's size on disk per live key. --with-memory
+// adds the in-memory QMDB as a second backend fed the same blocks in alternation, for the
+// LMDB/memory throughput ratio measured in one run (memory figures then include both: run without
+// it for the LMDB process's own heap, external and RSS per live key). --no-sync opens the store
+// without fsync (benchmarks only; see docs/state.md for the sync policy).
 //
 // --baseline runs the QMDB of another build of this repository (its compiled `dist/` folder) as
 // one more backend in the same process, fed the same blocks in alternation: a before/after
@@ -42,6 +51,12 @@ import { MemoryStateStore } from "../state/store.js";
 import type { StateCommitment } from "../state/commitment.js";
 import { STATE_KEY_LENGTH } from "../state/interface.js";
 import { lineChartSvg } from "./chart.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Env } from "../state/lmdb/env.js";
+import { LmdbQmdbStorage } from "../state/lmdb/qmdb-storage.js";
+import { STATE_CHUNK_BYTES } from "../state/qmdb/index.js";
 
 const KEY_LENGTH = STATE_KEY_LENGTH;
 const VALUE_LENGTH = 100;
@@ -49,7 +64,7 @@ const UPDATE_SHARE = 0.2;
 const STORAGE_SLOT_TAG = 0x04;
 /** Points along the run for the progress lines and the chart. */
 const SEGMENTS = 50;
-const BACKENDS = ["memory"] as const;
+const BACKENDS = ["memory", "lmdb"] as const;
 
 interface Options {
   blocks: number;
@@ -61,10 +76,13 @@ interface Options {
   json: boolean;
   svg: string | undefined;
   baseline: string | undefined;
+  withMemory: boolean;
+  dir: string | undefined;
+  noSync: boolean;
 }
 
 const USAGE =
-  "usage: bench-state [blocks] [writesPerBlock] [--seed N] [--qmdb-only] [--backend memory] [--no-profile] [--json] [--svg file] [--baseline dist-dir]";
+  "usage: bench-state [blocks] [writesPerBlock] [--seed N] [--qmdb-only] [--backend memory|lmdb] [--with-memory] [--dir path] [--no-sync] [--no-profile] [--json] [--svg file] [--baseline dist-dir]";
 
 function parseArgs(argv: string[]): Options {
   const positional: number[] = [];
@@ -78,12 +96,18 @@ function parseArgs(argv: string[]): Options {
     json: false,
     svg: undefined,
     baseline: undefined,
+    withMemory: false,
+    dir: undefined,
+    noSync: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--no-profile") options.profile = false;
     else if (arg === "--qmdb-only") options.mpt = false;
     else if (arg === "--json") options.json = true;
+    else if (arg === "--with-memory") options.withMemory = true;
+    else if (arg === "--no-sync") options.noSync = true;
+    else if (arg === "--dir") options.dir = argv[++i] ?? fail("--dir needs a path");
     else if (arg === "--seed") options.seed = positiveInteger("--seed", argv[++i]);
     else if (arg === "--svg") options.svg = argv[++i] ?? fail("--svg needs a file name");
     else if (arg === "--baseline") options.baseline = argv[++i] ?? fail("--baseline needs a directory");
@@ -215,6 +239,8 @@ interface Backend {
   /** Writes per second of each segment of the run. */
   segments: number[];
   apply(height: bigint, block: readonly Write[]): Promise<void>;
+  /** Bytes on disk (persistent backends). */
+  diskBytes?: () => number;
   root(): Uint8Array;
   read(key: Uint8Array): Promise<Uint8Array | undefined>;
 }
@@ -234,11 +260,31 @@ async function loadBuild(dir: string): Promise<StoreModules> {
   return { MemoryStateStore: store.MemoryStateStore, createStateCommitment: qmdb.createStateCommitment };
 }
 
-function qmdbBackend(o: Options, hasher: Hasher, build: StoreModules = THIS_BUILD, label = ""): Backend {
-  const store = new build.MemoryStateStore(build.createStateCommitment(hasher));
+/** Directories of the LMDB stores this run opened (removed at the end unless --dir was given). */
+const stores: { env: Env; temporary: boolean }[] = [];
+
+function lmdbStore(o: Options, hasher: Hasher): { store: MemoryStateStore; write: () => void; env: Env } {
+  const dir = o.dir === undefined ? mkdtempSync(join(tmpdir(), "bench-state-")) : join(o.dir, `store-${stores.length}`);
+  const env = Env.open(dir, { noSync: o.noSync });
+  stores.push({ env, temporary: o.dir === undefined });
+  const storage = new LmdbQmdbStorage(env, STATE_CHUNK_BYTES);
+  const store = new MemoryStateStore(createStateCommitment(hasher, storage));
+  return {
+    store,
+    env,
+    write: () => {
+      env.transaction(() => storage.writePending());
+      storage.markWritten();
+    },
+  };
+}
+
+function qmdbBackend(o: Options, hasher: Hasher, build: StoreModules = THIS_BUILD, label = "", kind: Options["backend"] = o.backend): Backend {
+  const lmdb = kind === "lmdb" && build === THIS_BUILD ? lmdbStore(o, hasher) : undefined;
+  const store = lmdb?.store ?? new build.MemoryStateStore(build.createStateCommitment(hasher));
   const backend: Backend = {
-    name: `QMDB current (${hasher.name}, ${o.backend}) via MemoryStateStore${label}`,
-    short: label === "" ? "QMDB" : "baseline",
+    name: `QMDB current (${hasher.name}, ${lmdb === undefined ? "memory" : `lmdb${o.noSync ? ", no sync" : ""}`}) via MemoryStateStore${label}`,
+    short: label !== "" ? "baseline" : kind === o.backend ? "QMDB" : kind,
     writes: 0,
     totalMs: 0,
     rootMs: 0,
@@ -250,12 +296,15 @@ function qmdbBackend(o: Options, hasher: Hasher, build: StoreModules = THIS_BUIL
       const t1 = performance.now();
       store.commitBlock(batch);
       const t2 = performance.now();
-      backend.totalMs += t2 - t0;
+      lmdb?.write();
+      const t3 = performance.now();
+      backend.totalMs += t3 - t0;
       backend.rootMs += t2 - t1;
       backend.writes += block.length;
     },
     root: () => store.root(),
     read: async (key) => store.read(key),
+    ...(lmdb === undefined ? {} : { diskBytes: () => lmdb.env.diskBytes() }),
   };
   return backend;
 }
@@ -394,6 +443,8 @@ async function main(): Promise<void> {
   const qmdb = qmdbBackend(o, BLAKE3);
   const backends = [qmdb];
   if (o.mpt) backends.push(await mptBackend(keccak_256));
+  const inMemory = o.withMemory && o.backend === "lmdb" ? qmdbBackend(o, BLAKE3, THIS_BUILD, "", "memory") : undefined;
+  if (inMemory !== undefined) backends.push(inMemory);
   const baseline = o.baseline === undefined ? undefined : qmdbBackend(o, BLAKE3, await loadBuild(o.baseline), ` [baseline ${o.baseline}]`);
   if (baseline !== undefined) backends.push(baseline);
   const liveKeys = await run(o, backends);
@@ -408,8 +459,11 @@ async function main(): Promise<void> {
     rssBytesPerLiveKey: Math.round((after.rss - before.rss) / liveKeys),
     heapBytesPerLiveKey: Math.round((after.heap - before.heap) / liveKeys),
     rssBytes: after.rss,
+    heapBytes: after.heap,
     includesOtherBackends: backends.length > 1,
+    ...(qmdb.diskBytes === undefined ? {} : { diskBytes: qmdb.diskBytes(), diskBytesPerLiveKey: Math.round(qmdb.diskBytes() / liveKeys) }),
   };
+  const mem = inMemory === undefined ? undefined : summary(inMemory);
   const qmdbRoot = qmdb.root();
   const mptRoot = m === undefined ? undefined : backends[1]!.root();
   backends.length = 0; // free run 1 before run 2
@@ -464,6 +518,7 @@ async function main(): Promise<void> {
     qmdb: { ...q, memory: memoryFigures },
     ...(m ? { mpt: m, ratio: +(m.ms / q.ms).toFixed(1) } : {}),
     ...(b ? { baseline: b, speedupOverBaseline: +(b.ms / q.ms).toFixed(2) } : {}),
+    ...(mem ? { memoryBackend: mem, lmdbOverMemory: +(q.ms / mem.ms).toFixed(2) } : {}),
     ...(profile ? { profile } : {}),
   };
   if (o.json) {
@@ -496,9 +551,21 @@ async function main(): Promise<void> {
     log(`speed-up over the baseline (same run, alternating blocks): ${result.speedupOverBaseline}×`);
   }
   if (m) log(`throughput ratio QMDB/MPT: ${result.ratio}×`);
+  if (memoryFigures.diskBytes !== undefined) log(`LMDB store on disk: ${num(memoryFigures.diskBytes)} B, ${num(memoryFigures.diskBytesPerLiveKey ?? 0)} B per live key`);
+  if (mem) {
+    log(`${mem.name}: ${num(mem.ms)} ms, ${num(mem.writesPerSecond)} writes/s; first tenth → last tenth ${num(mem.firstTenthWritesPerSecond)} → ${num(mem.lastTenthWritesPerSecond)}`);
+    log(`LMDB time / in-memory time (same run, alternating blocks): ${result.lmdbOverMemory}×`);
+  }
 }
 
-main().catch((err: unknown) => {
-  console.error(`bench-state: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
-});
+main()
+  .catch((err: unknown) => {
+    console.error(`bench-state: ${err instanceof Error ? err.message : String(err)}`);
+    process.exitCode = 1;
+  })
+  .finally(() => {
+    for (const { env, temporary } of stores) {
+      env.close();
+      if (temporary) rmSync(env.dir, { recursive: true, force: true });
+    }
+  });
