@@ -1,8 +1,9 @@
 // `cbqs verify-proof <proof.json> --root <hex>`: standalone check of a CIP-4 state proof
 // (Appendix C single-key or §8.2 batch) against a state root. Exit 0 valid, 1 invalid,
 // 2 unusable input (missing file, not JSON, not a proof document, bad --root).
-// `cbqs prove-state <dump.json> --key <hex> -o <proof.json>`: the reference proof of one key of a
-// state dump, to check a node's verifier against (and to give `verify-proof` an input).
+// `cbqs prove-state`: the reference proof of one key — against a chain's own root (a fixture's
+// block, replayed; a store's head) or against a state dump committed as one batch — to check a
+// node's verifier against (and to give `verify-proof` an input).
 import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { fromHex, toHex } from "../bytes.js";
@@ -13,6 +14,12 @@ import { proveKey, verifyStateProof } from "../../state/proof.js";
 import { MemoryStateStore } from "../../state/store.js";
 import { STATE_KEY_LENGTH } from "../../state/interface.js";
 import { EXIT_OK, EXIT_REJECT, readTextFile, UsageError, report } from "./common.js";
+import { FIXTURE_FORMAT, FixtureError, loadFixture, type Fixture } from "../harness/fixture.js";
+import { proveAtHeight } from "../harness/prove-at-height.js";
+import { ReplayInputError } from "../harness/replay.js";
+import { mismatchLines } from "./harness.js";
+import { readDocument } from "./state.js";
+import { openExistingStore } from "./store.js";
 
 const HASHERS = { blake3: BLAKE3, sha256: SHA256 } as const;
 
@@ -42,20 +49,68 @@ export function register(program: Command): void {
   program
     .command("prove-state")
     .description(
-      "write the CIP-4 Appendix C proof of one key of a state dump (committed as one batch, like t8n's pre-state) and print the root it verifies against",
+      "write the CIP-4 Appendix C proof of one key and print the root it verifies against: of a chain's block " +
+        "(<fixture> --height h: replayed, every root checked; --db: the store's head), or of a state dump committed as one batch",
     )
-    .argument("<dump.json>", "a cbqs-state-dump/v1 file (t8n --output.alloc, a fixture's post_state)")
+    .argument("[file]", "a cbqs-fixture/v1 (.json or .json.gz, with --height) or a cbqs-state-dump/v1 file")
     .requiredOption("--key <hex>", "state key, 0x-prefixed 54-byte hex (absent key: an exclusion proof)")
-    .requiredOption("-o, --output <file>", "proof file to write")
-    .action((file: string, opts: { key: string; output: string }) => {
+    .option("--height <h>", "with a fixture: prove at its last block at or below this height, against that block's state_root")
+    .option("--db <dir>", "prove against the head of this store (no file)")
+    .option("-o, --output <file>", "proof file (default: stdout, and the root goes to stderr)")
+    .action((file: string | undefined, opts: { key: string; height?: string; db?: string; output?: string }) => {
       const key = fromHex(opts.key, STATE_KEY_LENGTH, "--key");
-      const { root, proof } = proveStateKey(readJsonFile(file), key, file);
-      try {
-        writeFileSync(opts.output, JSON.stringify(proof, null, 2) + "\n");
-      } catch (err) {
-        throw new UsageError(`cannot write ${opts.output}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      if ((file === undefined) === (opts.db === undefined)) throw new UsageError("give either a file or --db <dir>");
+      let result: { root: Uint8Array; proof: unknown };
+      if (opts.db !== undefined) {
+        if (opts.height !== undefined) throw new UsageError("--height needs a fixture; --db proves at the store's head");
+        const db = openExistingStore(opts.db);
+        try {
+          result = { root: db.head()!.state_root, proof: db.proveKey(key) };
+        } finally {
+          db.close();
+        }
+      } else {
+        const doc = readDocument(file!);
+        if ((doc as { format?: unknown }).format === FIXTURE_FORMAT) {
+          if (opts.height === undefined) throw new UsageError(`${file}: a fixture needs --height (the block whose state_root to prove against)`);
+          if (!/^[0-9]{1,20}$/.test(opts.height)) throw new UsageError(`--height must be a block height (got ${opts.height})`);
+          let fixture: Fixture;
+          try {
+            fixture = loadFixture(doc);
+          } catch (err) {
+            if (err instanceof FixtureError) throw new UsageError(`${file}: ${err.message}`);
+            throw err;
+          }
+          let proved: ReturnType<typeof proveAtHeight>;
+          try {
+            proved = proveAtHeight(fixture, BigInt(opts.height), key);
+          } catch (err) {
+            if (err instanceof ReplayInputError) throw new UsageError(`${file}: ${err.message}`);
+            throw err;
+          }
+          if ("mismatch" in proved) {
+            process.stderr.write(mismatchLines(file!, proved.mismatch).join("\n") + "\n");
+            process.exitCode = EXIT_REJECT;
+            return;
+          }
+          result = proved;
+        } else {
+          if (opts.height !== undefined) throw new UsageError(`${file}: --height needs a fixture; a state dump has one state`);
+          result = proveStateKey(doc, key, file!);
+        }
       }
-      process.stdout.write(toHex(root) + "\n");
+      const text = JSON.stringify(result.proof, null, 2) + "\n";
+      if (opts.output === undefined) {
+        process.stdout.write(text);
+        process.stderr.write(`state_root ${toHex(result.root)}\n`);
+      } else {
+        try {
+          writeFileSync(opts.output, text);
+        } catch (err) {
+          throw new UsageError(`cannot write ${opts.output}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+        }
+        process.stdout.write(toHex(result.root) + "\n");
+      }
       process.exitCode = EXIT_OK;
     });
 }

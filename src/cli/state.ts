@@ -1,6 +1,6 @@
 // `cbqs state dump <file> [--height N]` and `cbqs state diff <a.json> <b.json>` (docs/state.md §5).
-// There is no persistent node store: a dump's state comes from a dump or alloc file, or from
-// replaying a fixture (or a scenario, filled to one first) from genesis up to a height.
+// A dump's state comes from a dump or alloc file, from replaying a fixture (or a scenario, filled
+// to one first) from genesis up to a height, or from a store (--db, its head).
 // `cbqs verify-bmt-proof <proof.json> --root <hex>`: a CIP-4 §5.4 tx/receipt inclusion proof
 // (docs/state.md §4.1) checked against a trusted tx_root or receipt_root.
 import { writeFileSync } from "node:fs";
@@ -18,6 +18,7 @@ import { diffDumps, diffIsEmpty, DUMP_FORMAT, dumpEntries, dumpState, loadDump, 
 import { parseInclusionProof, verifyInclusionProof } from "../../state/roots.js";
 import { EXIT_OK, EXIT_REJECT, jsonReplacer, oneLine, readTextFile, report, UsageError } from "./common.js";
 import { mismatchLines } from "./harness.js";
+import { openExistingStore } from "./store.js";
 
 /** Reads `path` as JSON and hands it to `load`; any failure is unusable input (exit 2). */
 function readJsonFile<T>(path: string, load: (json: unknown) => T): T {
@@ -51,7 +52,7 @@ function parseHeight(text: string): bigint {
  * The JSON document of a dump, fixture or scenario file; `.json.gz` is gunzipped. The harness's
  * fixture reader does the bounded read and the gunzip.
  */
-function readDocument(file: string): unknown {
+export function readDocument(file: string): unknown {
   let text: string;
   try {
     text = fixtureText(readBytes(file), file.endsWith(".gz"));
@@ -130,11 +131,21 @@ function stateDumpOf(file: string, doc: unknown, height: bigint | undefined): St
   }
 }
 
+/** The committed state at a store's head. */
+function storeDump(dir: string): StateDump {
+  const db = openExistingStore(dir);
+  try {
+    return dumpState(db.state, { height: db.head()!.height, decodeSlot: registryRecords });
+  } finally {
+    db.close();
+  }
+}
+
 export function register(program: Command): void {
   const state = program.command("state").description("state dumps (CIP-4 keys and values, decoded)");
 
   state
-    .command("dump <file>")
+    .command("dump [file]")
     .description(
       "print the canonical dump (sorted keys, lowercase hex, decoded views) of a dump/alloc file, or of the state " +
         "a cbqs-fixture/v1 (.json or .json.gz) or cbqs-scenario/v1 reaches by replay from genesis",
@@ -144,10 +155,13 @@ export function register(program: Command): void {
       "fixture/scenario: the state after the last block at or below this height (heights are sparse; " +
         "the dump's \"height\" names the block reached, 0 = genesis); default: the last block",
     )
+    .option("--db <dir>", "dump the committed state of this store (its head) instead of a file")
     .option("-o, --output <file>", "write the dump to this file instead of stdout")
-    .action((file: string, opts: { height?: string; output?: string }) => {
+    .action((file: string | undefined, opts: { height?: string; output?: string; db?: string }) => {
       const height = opts.height === undefined ? undefined : parseHeight(opts.height);
-      const result = stateDumpOf(file, readDocument(file), height);
+      if ((file === undefined) === (opts.db === undefined)) throw new UsageError("give either a file or --db <dir>");
+      if (opts.db !== undefined && height !== undefined) throw new UsageError("--height needs a fixture or scenario; --db dumps the store's head");
+      const result = opts.db !== undefined ? storeDump(opts.db) : stateDumpOf(file!, readDocument(file!), height);
       if ("mismatch" in result) {
         // Like `cbqs replay`: the first mismatch, its differing keys indented below; nothing dumped.
         process.stderr.write(result.mismatch.join("\n") + "\n");
