@@ -9,7 +9,7 @@
 //   node dist/scripts/crash-replay.js [fixture=.cache/long-chain.json.gz] [--kills 20] [--seed N]
 //        [--max-delay <s>] [--dir <path>]
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -81,6 +81,7 @@ async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
   const random = prng(o.seed);
   const dir = o.dir ?? mkdtempSync(join(tmpdir(), "crash-replay-"));
+  mkdirSync(dir, { recursive: true });
   const store = join(dir, "store");
   rmSync(store, { recursive: true, force: true });
   console.log(`crash-replay: ${o.fixture}, ${o.kills} kills, seed ${o.seed}, store ${store}`);
