@@ -6,7 +6,7 @@
 //
 // Usage after `npm ci` (which builds dist/ through `prepare`) or `npm run build`:
 //   node dist/scripts/bench-state.js [blocks=1000] [writesPerBlock=1000] [--seed N]
-//        [--qmdb-only] [--backend memory|lmdb] [--with-memory] [--dir <path>] [--no-sync]
+//        [--qmdb-only] [--backend memory|lmdb] [--with-memory] [--lmdb-index] [--dir <path>] [--no-sync]
 //        [--no-profile] [--json] [--svg <file>] [--baseline <dist dir of another build>]
 //
 // --backend lmdb runs the QMDB on its persistent storage (state/lmdb/): each block is applied,
@@ -15,7 +15,8 @@
 // OS temp dir, removed at the end) and reports the store's size on disk per live key. --with-memory
 // adds the in-memory QMDB as a second backend fed the same blocks in alternation, for the
 // LMDB/memory throughput ratio measured in one run (memory figures then include both: run without
-// it for the LMDB process's own heap, external and RSS per live key). --no-sync opens the store
+// it for the LMDB process's own heap, external and RSS per live key). --lmdb-index keeps the key
+// index in an LMDB table instead of in memory (state/lmdb/qmdb-storage.ts IndexPlacement). --no-sync opens the store
 // without fsync (benchmarks only; see docs/state.md for the sync policy).
 //
 // --baseline runs the QMDB of another build of this repository (its compiled `dist/` folder) as
@@ -77,12 +78,13 @@ interface Options {
   svg: string | undefined;
   baseline: string | undefined;
   withMemory: boolean;
+  lmdbIndex: boolean;
   dir: string | undefined;
   noSync: boolean;
 }
 
 const USAGE =
-  "usage: bench-state [blocks] [writesPerBlock] [--seed N] [--qmdb-only] [--backend memory|lmdb] [--with-memory] [--dir path] [--no-sync] [--no-profile] [--json] [--svg file] [--baseline dist-dir]";
+  "usage: bench-state [blocks] [writesPerBlock] [--seed N] [--qmdb-only] [--backend memory|lmdb] [--with-memory] [--lmdb-index] [--dir path] [--no-sync] [--no-profile] [--json] [--svg file] [--baseline dist-dir]";
 
 function parseArgs(argv: string[]): Options {
   const positional: number[] = [];
@@ -97,6 +99,7 @@ function parseArgs(argv: string[]): Options {
     svg: undefined,
     baseline: undefined,
     withMemory: false,
+    lmdbIndex: false,
     dir: undefined,
     noSync: false,
   };
@@ -106,6 +109,7 @@ function parseArgs(argv: string[]): Options {
     else if (arg === "--qmdb-only") options.mpt = false;
     else if (arg === "--json") options.json = true;
     else if (arg === "--with-memory") options.withMemory = true;
+    else if (arg === "--lmdb-index") options.lmdbIndex = true;
     else if (arg === "--no-sync") options.noSync = true;
     else if (arg === "--dir") options.dir = argv[++i] ?? fail("--dir needs a path");
     else if (arg === "--seed") options.seed = positiveInteger("--seed", argv[++i]);
@@ -267,7 +271,7 @@ function lmdbStore(o: Options, hasher: Hasher): { store: MemoryStateStore; write
   const dir = o.dir === undefined ? mkdtempSync(join(tmpdir(), "bench-state-")) : join(o.dir, `store-${stores.length}`);
   const env = Env.open(dir, { noSync: o.noSync });
   stores.push({ env, temporary: o.dir === undefined });
-  const storage = new LmdbQmdbStorage(env, STATE_CHUNK_BYTES);
+  const storage = new LmdbQmdbStorage(env, STATE_CHUNK_BYTES, o.lmdbIndex ? "lmdb" : "memory");
   const store = new MemoryStateStore(createStateCommitment(hasher, storage));
   return {
     store,
@@ -283,7 +287,7 @@ function qmdbBackend(o: Options, hasher: Hasher, build: StoreModules = THIS_BUIL
   const lmdb = kind === "lmdb" && build === THIS_BUILD ? lmdbStore(o, hasher) : undefined;
   const store = lmdb?.store ?? new build.MemoryStateStore(build.createStateCommitment(hasher));
   const backend: Backend = {
-    name: `QMDB current (${hasher.name}, ${lmdb === undefined ? "memory" : `lmdb${o.noSync ? ", no sync" : ""}`}) via MemoryStateStore${label}`,
+    name: `QMDB current (${hasher.name}, ${lmdb === undefined ? "memory" : `lmdb, key index in ${o.lmdbIndex ? "lmdb" : "memory"}${o.noSync ? ", no sync" : ""}`}) via MemoryStateStore${label}`,
     short: label !== "" ? "baseline" : kind === o.backend ? "QMDB" : kind,
     writes: 0,
     totalMs: 0,

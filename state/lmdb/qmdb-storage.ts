@@ -4,7 +4,8 @@
 //   table `ops`    u64be(location) → encoded operation (values live in the Update operations)
 //   table `nodes`  u64be(position) → 32-byte MMR digest (heights the MMR stores, plus the
 //                  pinned peaks of the pruned prefix)
-//   table `index`  54-byte key → u64be(location of its active Update)
+//   table `index`  54-byte key → u64be(location of its active Update)   (only with the "lmdb"
+//                  index placement; by default the index is in memory, see IndexPlacement)
 //
 // Nothing is written while a block is applied: appended operations, new nodes, index changes and
 // pruning wait in small per-block overlays, and `writePending()` writes them inside the caller's
@@ -17,6 +18,8 @@
 // memory (every bit below the inactivity floor is zero), so its size follows the live state.
 import { mmrSize, nodePosition } from "../mmr.js";
 import { BytesMap } from "../bytes-map.js";
+import { MemoryKeyIndex } from "../qmdb/memory.js";
+import { DELETE_CONTEXT, UPDATE_CONTEXT } from "../qmdb/operation.js";
 import type { BitmapStore, KeyIndex, NodeStore, OperationLog, PinnedNode, QmdbStorage } from "../qmdb/storage.js";
 import { buf, entryCount, plain, readU64Key, StoreError, u64Key, type Env, type Table } from "./env.js";
 
@@ -321,16 +324,36 @@ export class WindowBitmap implements BitmapStore {
  * transaction left; `writePending()` inside a write transaction followed by `markWritten()`
  * after it commits moves that point on.
  */
+/**
+ * Where the key index lives. "memory" (the default, commonware's way): a hash table of locations
+ * only (state/qmdb/memory.ts, 8 bytes a slot, keys confirmed against the log), rebuilt at open by
+ * replaying the log from the pruning boundary. "lmdb": a table of key → location, so memory does
+ * not grow with the live keys at all, at the price of a random B-tree insert per write (measured
+ * 2.3× slower, docs/state.md §6.6); kept for that comparison (bench-state --lmdb-index).
+ */
+export type IndexPlacement = "lmdb" | "memory";
+
 export class LmdbQmdbStorage implements QmdbStorage {
   readonly log: LmdbOperationLog;
   readonly nodes: LmdbNodeStore;
   readonly bitmap: WindowBitmap;
-  readonly index: LmdbKeyIndex;
+  readonly index: LmdbKeyIndex | MemoryKeyIndex;
 
-  constructor(env: Env, chunkBytes: number, prefix = "") {
-    this.log = new LmdbOperationLog(env.table(`${prefix}ops`));
-    this.nodes = new LmdbNodeStore(env.table(`${prefix}nodes`), this.log.prunedBelow);
-    this.index = new LmdbKeyIndex(env.table(`${prefix}index`));
+  constructor(env: Env, chunkBytes: number, placement: IndexPlacement = "memory") {
+    this.log = new LmdbOperationLog(env.table("ops"));
+    this.nodes = new LmdbNodeStore(env.table("nodes"), this.log.prunedBelow);
+    if (placement === "lmdb") this.index = new LmdbKeyIndex(env.table("index"));
+    else {
+      // Every active operation lies above the pruning boundary: replaying the log from there in
+      // order (an Update sets its key, a Delete removes it) leaves exactly the live keys.
+      const index = new MemoryKeyIndex(this.log);
+      for (const { key, value } of env.table("ops").getRange({})) {
+        const k = value.subarray(1, 1 + 54);
+        if (value[0] === UPDATE_CONTEXT) index.set(plain(k).slice(), readU64Key(key));
+        else if (value[0] === DELETE_CONTEXT) index.delete(plain(k));
+      }
+      this.index = index;
+    }
     this.bitmap = new WindowBitmap(chunkBytes, this.log.prunedBelow);
     if (this.log.size > 0) {
       // Bit 1 exactly at each live key's location and at the last commit (the last operation).
@@ -345,14 +368,14 @@ export class LmdbQmdbStorage implements QmdbStorage {
   writePending(): void {
     this.log.writePending();
     this.nodes.writePending();
-    this.index.writePending();
+    if (this.index instanceof LmdbKeyIndex) this.index.writePending();
   }
 
   /** The transaction that wrote the changes committed. */
   markWritten(): void {
     this.log.markWritten();
     this.nodes.markWritten();
-    this.index.markWritten();
+    if (this.index instanceof LmdbKeyIndex) this.index.markWritten();
     this.bitmap.dropBelow(this.log.prunedBelow);
   }
 }

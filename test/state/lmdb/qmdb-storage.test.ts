@@ -14,7 +14,7 @@ import { CurrentDb } from "../../../state/qmdb/current.js";
 import { stateDbConfig } from "../../../state/qmdb/index.js";
 import { proveKey, proveKeys, verifyStateProof } from "../../../state/proof.js";
 import { Env } from "../../../state/lmdb/env.js";
-import { LmdbQmdbStorage } from "../../../state/lmdb/qmdb-storage.js";
+import { LmdbQmdbStorage, type IndexPlacement } from "../../../state/lmdb/qmdb-storage.js";
 
 const root = mkdtempSync(join(tmpdir(), "cbqs-lmdb-qmdb-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -40,9 +40,10 @@ class Persistent {
   constructor(
     private readonly dir: string,
     private readonly config: QmdbConfig,
+    private readonly placement: IndexPlacement,
   ) {
     this.env = Env.open(dir);
-    this.storage = new LmdbQmdbStorage(this.env, config.chunkBytes);
+    this.storage = new LmdbQmdbStorage(this.env, config.chunkBytes, placement);
     this.db = new CurrentDb(config, this.storage);
   }
 
@@ -54,7 +55,7 @@ class Persistent {
   reopen(): void {
     this.env.close();
     this.env = Env.open(this.dir);
-    this.storage = new LmdbQmdbStorage(this.env, this.config.chunkBytes);
+    this.storage = new LmdbQmdbStorage(this.env, this.config.chunkBytes, this.placement);
     this.db = new CurrentDb(this.config, this.storage);
   }
 
@@ -77,7 +78,7 @@ function expectSame(a: CurrentDb, b: CurrentDb, probe: number[]): void {
   if (live.length > 0) expect(proveKeys(b, live.map(key))).toEqual(proveKeys(a, live.map(key)));
 }
 
-describe("QMDB on LMDB = QMDB in memory (CIP-4 §5.1, §5.4)", () => {
+describe.each(["memory", "lmdb"] as const)("QMDB on LMDB (key index in %s) = QMDB in memory (CIP-4 §5.1, §5.4)", (placement) => {
   for (const chunkBytes of [1, 32]) {
     it(`same roots, values and proofs after every batch, written, pruned and reopened at random (${chunkBytes}-byte chunks)`, () => {
       fc.assert(
@@ -86,7 +87,7 @@ describe("QMDB on LMDB = QMDB in memory (CIP-4 §5.1, §5.4)", () => {
           fc.uniqueArray(fc.integer({ min: 0, max: 60 }), { minLength: 1, maxLength: 4 }),
           (batches, probe) => {
             const memory = new CurrentDb(config(chunkBytes));
-            const disk = new Persistent(join(root, `db${dirs++}`), config(chunkBytes));
+            const disk = new Persistent(join(root, `db${dirs++}`), config(chunkBytes), placement);
             try {
               for (const [batch, reopen, pruneStep] of batches) {
                 const writes = toWrites(batch);
@@ -116,14 +117,14 @@ describe("QMDB on LMDB = QMDB in memory (CIP-4 §5.1, §5.4)", () => {
             }
           },
         ),
-        { numRuns: chunkBytes === 1 ? 25 : 15 },
+        { numRuns: chunkBytes === 1 ? 20 : 12 },
       );
     });
   }
 
   it("a long history with a far-raised floor: disk stays bounded by the live state and a reopen agrees", () => {
     const memory = new CurrentDb(config(32));
-    const disk = new Persistent(join(root, `db${dirs++}`), config(32));
+    const disk = new Persistent(join(root, `db${dirs++}`), config(32), placement);
     for (let round = 0; round < 80; round++) {
       const writes: Write[] = [];
       for (let i = 0; i < 40; i++) if ((i * 7 + round) % 3 !== 0) writes.push([key(i), (i + round) % 11 === 0 ? undefined : value(i + round)]);
