@@ -43,6 +43,17 @@ describe("cbqs replay --db", () => {
     expect(stored(dir)).toEqual({ head: 6n, root: toHex(fixture.blocks[2]!.state_root) });
   });
 
+  it("SIGTERM stops it after the block in progress is committed (exit 143); a rerun resumes", async () => {
+    const dir = join(root, "signal");
+    const running = cbqs("replay", FIXTURE, "--db", dir);
+    process.emit("SIGTERM", "SIGTERM"); // lands while the first block's commit yields to the event loop
+    const r = await running;
+    expect(r.exitCode).toBe(143);
+    expect(r.out).toMatch(/stopped by SIGTERM; from genesis, 1 blocks, .*store head 1\n$/);
+    expect(stored(dir).head).toBe(1n);
+    expect((await cbqs("replay", FIXTURE, "--db", dir)).out).toMatch(/ok; resumed after height 1, 2 blocks/);
+  });
+
   it("a store holding another chain, or this chain with another block, is refused (exit 2) and not touched", async () => {
     const dir = join(root, "foreign");
     expect((await cbqs("replay", OTHER, "--db", dir)).exitCode).toBe(0);
