@@ -24,7 +24,7 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { fixture: ".cache/long-chain.json.gz", kills: 20, seed: 0xc4a54, maxDelay: 30, dir: undefined };
+  const o: Options = { fixture: ".cache/long-chain.json.gz", kills: 20, seed: 0xc4a54, maxDelay: 15, dir: undefined };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const next = () => argv[++i] ?? fail(`${arg} needs a value`);
@@ -94,7 +94,7 @@ async function main(): Promise<void> {
   let inCommit = 0;
   for (let i = 0; i < o.kills; i++) {
     const inside = i % 2 === 1;
-    const env = inside ? { CBQS_CRASH_IN_COMMIT: String(1 + Math.floor(random() * 400)) } : {};
+    const env = inside ? { CBQS_CRASH_IN_COMMIT: String(1 + Math.floor(random() * 300)) } : {};
     const delay = inside ? undefined : Math.round(1000 + random() * (o.maxDelay - 1) * 1000);
     const run = await cbqs(["replay", o.fixture, "--db", store, "--quiet"], env, delay);
     const how = inside ? `in commit ${env.CBQS_CRASH_IN_COMMIT}` : `after ${delay} ms`;
