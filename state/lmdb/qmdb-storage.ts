@@ -18,6 +18,7 @@
 // memory (every bit below the inactivity floor is zero), so its size follows the live state.
 import { mmrSize, nodePosition } from "../mmr.js";
 import { BytesMap } from "../bytes-map.js";
+import { STATE_KEY_LENGTH } from "../interface.js";
 import { MemoryKeyIndex } from "../qmdb/memory.js";
 import { DELETE_CONTEXT, UPDATE_CONTEXT } from "../qmdb/operation.js";
 import type { BitmapStore, KeyIndex, NodeStore, OperationLog, PinnedNode, QmdbStorage } from "../qmdb/storage.js";
@@ -348,7 +349,7 @@ export class LmdbQmdbStorage implements QmdbStorage {
       // order (an Update sets its key, a Delete removes it) leaves exactly the live keys.
       const index = new MemoryKeyIndex(this.log);
       for (const { key, value } of env.table("ops").getRange({})) {
-        const k = value.subarray(1, 1 + 54);
+        const k = value.subarray(1, 1 + STATE_KEY_LENGTH);
         if (value[0] === UPDATE_CONTEXT) index.set(plain(k).slice(), readU64Key(key));
         else if (value[0] === DELETE_CONTEXT) index.delete(plain(k));
       }
