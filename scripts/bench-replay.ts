@@ -1,15 +1,27 @@
 // Replay benchmark (docs/performance.md): replays the long chain (scripts/gen-long-chain.ts)
-// and prints tx/s, blocks/s, where the time goes, and how total time compares with the
+// and prints tx/s along the chain, where the time goes, and how total time compares with the
 // cryptography the same chain cannot avoid (Blake3 of the state commitment, keccak256 of the
-// handlers and block roots, Ed25519 verifications), re-run alone on the same inputs.
+// handlers, the tx hashes and the block roots, Ed25519 verifications), re-run alone on the same
+// inputs with the same primitives.
 //
 //   node dist/scripts/bench-replay.js [--fixture long-chain.json.gz] [--blocks N]
+//        [--baseline <dist dir of another build>] [--json] [--svg <file>]
 //
-// Without --fixture the chain is generated and filled first (not timed). Timing hooks are
-// bench-only: a timing Hasher for the commitment, a timing BlockBatch wrapper, and wrappers
-// around the engine meter's keccak/verifyEd25519 methods (restored on exit).
+// Without --fixture the chain is generated and filled first (not timed). Fixture loading is
+// never timed. Three passes over the same fixture:
+//   1. throughput: a plain replay with every check (with --baseline, the other build's replay
+//      runs in the same process, block by block in alternation, so load falls on both alike);
+//   2. split: a second replay with timing hooks (a timing Hasher for the commitment, a timing
+//      BlockBatch wrapper, wrappers around the engine meter's keccak/verifyEd25519 and the
+//      block-roots computation), which also records every cryptographic input;
+//   3. cryptography alone: those recorded inputs hashed and verified again, nothing else.
+// The final figures are the last lines of the output (or one JSON document with --json;
+// progress always goes to stderr).
+import { writeFileSync } from "node:fs";
+import { cpus, loadavg, totalmem } from "node:os";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { performance } from "node:perf_hooks";
-import { cpus, totalmem } from "node:os";
 import { decode } from "../src/codec/core.js";
 import * as S from "../src/codec/schema.js";
 import { blake3, keccak256, type Hasher } from "../src/crypto/hash.js";
@@ -18,20 +30,125 @@ import { Meter } from "../src/engine/meter.js";
 import { fillScenario } from "../src/harness/fill.js";
 import type { Fixture } from "../src/harness/fixture.js";
 import { readFixture } from "../src/harness/documents.js";
-import { blockResults } from "../src/chain/receipts.js";
+import { committedReceipt } from "../src/chain/receipts.js";
 import { decodeTransaction } from "../src/harness/execute.js";
-import { replayFixture } from "../src/harness/replay.js";
+import { Replay } from "../src/harness/replay.js";
 import { parseScenario } from "../src/scenario/parse.js";
-import type { BlockBatch, CommitResult, StateAccess, StateStore } from "../state/interface.js";
-import { logsRoot, receiptRoot, txRoot } from "../state/roots.js";
+import type { StateStore } from "../state/interface.js";
+import { ForwardingBatch, ForwardingStore } from "../state/forwarding.js";
+import type { BlockBatch, CommitResult } from "../state/interface.js";
+import { blockRoots } from "../state/roots.js";
 import { MemoryStateStore } from "../state/store.js";
 import { createStateCommitment } from "../state/qmdb/index.js";
+import { lineChartSvg } from "./chart.js";
 import { generateLongChainScenario } from "./gen-long-chain.js";
 
+/** Points along the chain for the progress lines and the chart. */
+const SEGMENTS = 50;
+
+interface Options {
+  fixture: string | undefined;
+  blocks: number;
+  baseline: string | undefined;
+  json: boolean;
+  svg: string | undefined;
+}
+
+function parseArgs(argv: string[]): Options {
+  const o: Options = { fixture: undefined, blocks: 10_000, baseline: undefined, json: false, svg: undefined };
+  const value = (i: number, flag: string): string => argv[i] ?? fail(`${flag} needs a value`);
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--fixture") o.fixture = value(++i, arg);
+    else if (arg === "--blocks") o.blocks = Number(value(++i, arg));
+    else if (arg === "--baseline") o.baseline = value(++i, arg);
+    else if (arg === "--svg") o.svg = value(++i, arg);
+    else if (arg === "--json") o.json = true;
+    else fail(`unknown argument ${arg}`);
+  }
+  if (!Number.isSafeInteger(o.blocks) || o.blocks < 1) fail("--blocks must be a positive integer");
+  return o;
+}
+
+function fail(message: string): never {
+  throw new Error(`${message}\nusage: bench-replay [--fixture f.json.gz] [--blocks N] [--baseline dist-dir] [--json] [--svg file]`);
+}
+
 const ms = () => performance.now();
-const totals = { decode: 0, instructionDecode: 0, state: 0, commit: 0, blake3: 0, meterKeccak: 0, ed25519: 0, execute: 0, roots: 0 };
+const loadAverage = () => loadavg().map((l) => l.toFixed(2)).join(" ");
+
+function loadChain(o: Options): Fixture {
+  if (o.fixture !== undefined) return readFixture(o.fixture);
+  process.stderr.write(`bench: generating and filling the long chain (${o.blocks} blocks; not timed)…\n`);
+  const scenario = generateLongChainScenario({ blocks: o.blocks, minTxs: o.blocks >= 10_000 ? 50_000 : 0 });
+  return fillScenario(parseScenario(scenario), "none");
+}
+
+// ---- pass 1: throughput ----------------------------------------------------------------------
+
+/** What the throughput pass needs of a build: its fixture parser and its Replay. */
+interface ReplayBuild {
+  label: string;
+  start(): { block(index: number): { mismatch: { field: string } | null } };
+  fixture: Fixture;
+}
+
+async function loadBaseline(dir: string, fixturePath: string | undefined, fixture: Fixture): Promise<ReplayBuild> {
+  const url = (path: string) => pathToFileURL(resolve(dir, path)).href;
+  const replayModule = (await import(url("src/harness/replay.js"))) as { Replay: typeof Replay };
+  // Both builds replay the same parsed fixture (its shape is the same in both).
+  return { label: `baseline ${dir}`, fixture, start: () => startReplay(replayModule.Replay, fixture) };
+}
+
+function startReplay(R: typeof Replay, fixture: Fixture) {
+  const { replay, mismatch } = R.start(fixture);
+  if (mismatch !== null) throw new Error(`genesis mismatch: ${mismatch.field}`);
+  return replay;
+}
+
+interface Throughput {
+  label: string;
+  seconds: number;
+  /** tx/s of each segment of the chain. */
+  segments: number[];
+}
+
+/** Replays every block with every check, alternating between builds block by block. */
+function throughput(builds: readonly ReplayBuild[], fixture: Fixture): Throughput[] {
+  const replays = builds.map((b) => b.start());
+  const totals = builds.map(() => 0);
+  const segmentMs = builds.map(() => 0);
+  const out: Throughput[] = builds.map((b) => ({ label: b.label, seconds: 0, segments: [] }));
+  const n = fixture.blocks.length;
+  const step = Math.max(1, Math.floor(n / SEGMENTS));
+  let segmentTxs = 0;
+  for (let i = 0; i < n; i++) {
+    const order = i % 2 === 0 ? replays.map((_, k) => k) : replays.map((_, k) => replays.length - 1 - k);
+    for (const k of order) {
+      const t = ms();
+      const { mismatch } = replays[k]!.block(i);
+      const d = ms() - t;
+      if (mismatch !== null) throw new Error(`${builds[k]!.label}: replay mismatch at block ${i}: ${mismatch.field}`);
+      totals[k]! += d;
+      segmentMs[k]! += d;
+    }
+    segmentTxs += fixture.blocks[i]!.transactions.length;
+    if ((i + 1) % step === 0 || i === n - 1) {
+      out.forEach((o, k) => o.segments.push(Math.round((segmentTxs / segmentMs[k]!) * 1000)));
+      process.stderr.write(`  block ${i + 1}/${n}: ${out.map((o) => `${o.segments[o.segments.length - 1]!.toLocaleString("en-US")} tx/s`).join(", ")}\n`);
+      segmentTxs = 0;
+      segmentMs.fill(0);
+    }
+  }
+  out.forEach((o, k) => (o.seconds = totals[k]! / 1000));
+  return out;
+}
+
+// ---- pass 2: split ---------------------------------------------------------------------------
+
+const totals = { state: 0, commit: 0, blake3: 0, meterKeccak: 0, ed25519: 0, roots: 0, total: 0 };
 const counts = { blake3: 0, blake3Bytes: 0, meterKeccak: 0, ed25519: 0, reads: 0, writes: 0 };
-/** Inputs of the unavoidable cryptography, re-run alone afterwards. */
+/** Inputs of the unavoidable cryptography, re-run alone in pass 3. */
 const blake3Lengths: number[] = [];
 const keccakPreimages: Uint8Array[] = [];
 const signatures: Array<[Uint8Array, Uint8Array, Uint8Array]> = [];
@@ -49,67 +166,35 @@ const timingBlake3: Hasher = {
   },
 };
 
-class TimingBatch implements BlockBatch {
-  constructor(readonly inner: BlockBatch) {}
-  get height() {
-    return this.inner.height;
-  }
-  get counts() {
-    return this.inner.counts;
-  }
-  get observer() {
-    return this.inner.observer;
-  }
-  set observer(f: ((a: StateAccess) => void) | undefined) {
-    this.inner.observer = f;
-  }
-  get(key: Uint8Array) {
+class TimingBatch extends ForwardingBatch {
+  override get(key: Uint8Array) {
     const t = ms();
     const v = this.inner.get(key);
     totals.state += ms() - t;
     counts.reads++;
     return v;
   }
-  put(key: Uint8Array, value: Uint8Array) {
+  override put(key: Uint8Array, value: Uint8Array) {
     const t = ms();
     this.inner.put(key, value);
     totals.state += ms() - t;
     counts.writes++;
   }
-  delete(key: Uint8Array) {
+  override delete(key: Uint8Array) {
     const t = ms();
     this.inner.delete(key);
     totals.state += ms() - t;
     counts.writes++;
   }
-  checkpoint() {
-    return this.inner.checkpoint();
-  }
-  rollback(token: number) {
-    this.inner.rollback(token);
-  }
-  release(token: number) {
-    this.inner.release(token);
-  }
 }
 
-class TimingStore implements StateStore {
-  constructor(readonly inner: StateStore) {}
-  read(key: Uint8Array) {
-    return this.inner.read(key);
-  }
-  root() {
-    return this.inner.root();
-  }
-  entries() {
-    return this.inner.entries();
-  }
-  beginBlock(height: bigint): BlockBatch {
+class TimingStore extends ForwardingStore {
+  override beginBlock(height: bigint): BlockBatch {
     return new TimingBatch(this.inner.beginBlock(height));
   }
-  commitBlock(batch: BlockBatch): CommitResult {
+  override commitBlock(batch: BlockBatch): CommitResult {
     const t = ms();
-    const r = this.inner.commitBlock(batch instanceof TimingBatch ? batch.inner : batch);
+    const r = super.commitBlock(batch);
     totals.commit += ms() - t;
     return r;
   }
@@ -141,20 +226,30 @@ function hookMeter(): () => void {
   };
 }
 
-function loadChain(argv: string[]): Fixture {
-  const i = argv.indexOf("--fixture");
-  if (i >= 0) {
-    const file = argv[i + 1]!;
-    return readFixture(file);
-  }
-  const j = argv.indexOf("--blocks");
-  const blocks = j >= 0 ? Number(argv[j + 1]) : 10_000;
-  process.stderr.write(`bench: generating and filling the long chain (${blocks} blocks; not timed)…\n`);
-  const scenario = generateLongChainScenario({ blocks, minTxs: blocks >= 10_000 ? 50_000 : 0 });
-  return fillScenario(parseScenario(scenario), "none");
+/** The block-roots work of one block alone (tx hashes, receipt/event encodings, three BMTs). */
+function rootsOf(b: Fixture["blocks"][number], hasher: Hasher): void {
+  blockRoots(b.transactions.map((t) => hasher.hash(t)), b.receipts.map(committedReceipt), hasher);
 }
 
-/** The unavoidable cryptography of the same chain, alone: same call counts and input sizes. */
+function split(fixture: Fixture): void {
+  const unhook = hookMeter();
+  const store: StateStore = new TimingStore(new MemoryStateStore(createStateCommitment(timingBlake3)));
+  const t0 = ms();
+  const { replay } = Replay.start(fixture, store);
+  for (let i = 0; i < fixture.blocks.length; i++) {
+    const { mismatch } = replay.block(i);
+    if (mismatch !== null) throw new Error(`replay mismatch at block ${i}: ${mismatch.field}`);
+  }
+  totals.total = ms() - t0;
+  unhook();
+  // The replay computes each block's roots inside Replay.block: the same work, alone.
+  const t = ms();
+  for (const b of fixture.blocks) rootsOf(b, { name: "keccak256", hash: keccak256 });
+  totals.roots = ms() - t;
+}
+
+// ---- pass 3: cryptography alone ------------------------------------------------------------------
+
 function cryptoOnly(f: Fixture): { seconds: number; parts: Record<string, number> } {
   const parts: Record<string, number> = {};
   const time = (name: string, run: () => void) => {
@@ -162,6 +257,16 @@ function cryptoOnly(f: Fixture): { seconds: number; parts: Record<string, number
     run();
     parts[name] = (ms() - t) / 1000;
   };
+  // Every keccak256 input of the roots (tx hashes, event and receipt leaves, BMT nodes).
+  const rootInputs: Uint8Array[] = [];
+  const recorder: Hasher = {
+    name: "keccak256",
+    hash(data) {
+      rootInputs.push(data.slice());
+      return new Uint8Array(32);
+    },
+  };
+  for (const b of f.blocks) rootsOf(b, recorder);
   time("blake3 (state commitment)", () => {
     const buf = new Uint8Array(blake3Lengths.reduce((m, n) => Math.max(m, n), 0));
     for (const n of blake3Lengths) blake3(buf.subarray(0, n));
@@ -169,13 +274,8 @@ function cryptoOnly(f: Fixture): { seconds: number; parts: Record<string, number
   time("keccak256 (handlers)", () => {
     for (const p of keccakPreimages) keccak256(p);
   });
-  time("keccak256 (tx/receipt/logs roots)", () => {
-    // The roots are keccak trees; re-running them on the fixture's own receipts is pure hashing.
-    for (const b of f.blocks) {
-      txRoot(b.transactions);
-      receiptRoot(b.receipts.map((r) => ({ status: r.status, errorCode: r.error?.code ?? 0, cycles: r.cycles, cells: r.cells, events: r.events })));
-      logsRoot(b.receipts.flatMap((r) => r.events));
-    }
+  time("keccak256 (tx hashes and tx/receipt/logs roots)", () => {
+    for (const p of rootInputs) keccak256(p);
   });
   time("ed25519 verify", () => {
     for (const [pk, msg, sig] of signatures) ed25519VerifyStrict(pk, msg, sig);
@@ -183,18 +283,30 @@ function cryptoOnly(f: Fixture): { seconds: number; parts: Record<string, number
   return { seconds: Object.values(parts).reduce((a, b) => a + b, 0), parts };
 }
 
-function main(argv: string[]): void {
-  const fixture = loadChain(argv);
+// ---- main --------------------------------------------------------------------------------------
+
+async function main(argv: string[]): Promise<void> {
+  const o = parseArgs(argv);
+  const log = (line: string) => (o.json ? process.stderr.write(line + "\n") : process.stdout.write(line + "\n"));
+  const fixture = loadChain(o);
   const txs = fixture.blocks.reduce((n, b) => n + b.transactions.length, 0);
+  const machine = `${cpus()[0]?.model ?? "?"} x${cpus().length}, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}`;
+  const loadStart = loadAverage();
+  log(`machine: ${machine}; load average at start ${loadStart}`);
   process.stderr.write(`bench: replaying ${fixture.blocks.length} blocks, ${txs} transactions…\n`);
-  const unhook = hookMeter();
-  const store = new TimingStore(new MemoryStateStore(createStateCommitment(timingBlake3)));
-  // The replay's own decode and root computation, measured by running them once more alone.
-  const started = ms();
-  const outcome = replayFixture(fixture, { store });
-  const total = (ms() - started) / 1000;
-  unhook();
-  if (outcome.mismatch !== null) throw new Error(`replay mismatch at block ${outcome.mismatch.height}: ${outcome.mismatch.field}`);
+
+  const builds: ReplayBuild[] = [{ label: "this build", fixture, start: () => startReplay(Replay, fixture) }];
+  if (o.baseline !== undefined) builds.push(await loadBaseline(o.baseline, o.fixture, fixture));
+  const runs = throughput(builds, fixture);
+  const loadAfterThroughput = loadAverage();
+  const main = runs[0]!;
+
+  process.stderr.write("bench: split pass (timing hooks)…\n");
+  split(fixture);
+  const crypto = cryptoOnly(fixture);
+  const loadEnd = loadAverage();
+
+  // Decoding, measured alone on the same inputs.
   const chainId = fixture.genesis.config.chain_id;
   let t = ms();
   const payloads: Uint8Array[] = [];
@@ -204,8 +316,7 @@ function main(argv: string[]): void {
       if (body.kind === "system") payloads.push(body.payload);
     });
   }
-  totals.decode = ms() - t;
-  // The engine decodes each CBQS payload inside executeBlock: the same decodes, alone.
+  const envelopeDecode = (ms() - t) / 1000;
   t = ms();
   for (const p of payloads) {
     try {
@@ -214,39 +325,89 @@ function main(argv: string[]): void {
       // malformed payloads of the chain are rejected by the engine the same way
     }
   }
-  totals.instructionDecode = ms() - t;
-  t = ms();
-  for (const b of fixture.blocks) {
-    const outcomes = b.receipts.map((r) => ({ status: r.status, error: r.error === null ? null : { ...r.error, message: "" }, events: r.events, cycles: r.cycles, cells: r.cells, reads: 0, writes: 0, hashPreimageLengths: [], signatures: 0 }));
-    blockResults(b.transactions, { height: b.height, effectiveRentHeight: b.height, stateRoot: b.state_root, outcomes });
-  }
-  totals.roots = ms() - t;
-  const crypto = cryptoOnly(fixture);
+  const instructionDecode = (ms() - t) / 1000;
 
   const s = (x: number) => x / 1000;
-  const commitOther = s(totals.commit - totals.blake3);
-  const handlers = total - s(totals.decode) - s(totals.instructionDecode) - s(totals.roots) - s(totals.commit) - s(totals.state) - s(totals.meterKeccak) - s(totals.ed25519);
+  const splitTotal = s(totals.total);
   const rows: Array<[string, number]> = [
-    ["envelope decode", s(totals.decode)],
-    ["instruction decode (CbqsInstructionV1)", s(totals.instructionDecode)],
-    ["handlers + engine (rest)", handlers],
+    ["envelope decode", envelopeDecode],
+    ["instruction decode (CbqsInstructionV1)", instructionDecode],
     [`state reads/writes (${counts.reads} reads, ${counts.writes} writes)`, s(totals.state)],
-    ["merkleization: QMDB commit without Blake3", commitOther],
+    ["merkleization: QMDB commit without Blake3", s(totals.commit - totals.blake3)],
     [`hashing: Blake3 in the commitment (${counts.blake3} calls, ${counts.blake3Bytes} bytes)`, s(totals.blake3)],
     [`hashing: keccak256 in handlers (${counts.meterKeccak} calls)`, s(totals.meterKeccak)],
-    ["hashing + merkleization: tx/receipt/logs roots", s(totals.roots)],
+    ["tx hashes + tx/receipt/logs roots (hashing and encoding)", s(totals.roots)],
     [`signature checks (${counts.ed25519} Ed25519)`, s(totals.ed25519)],
   ];
-  const lines = [
-    `machine: ${cpus()[0]?.model ?? "?"} x${cpus().length}, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}`,
-    `replay: ${fixture.blocks.length} blocks, ${txs} txs in ${total.toFixed(2)} s: ${(fixture.blocks.length / total).toFixed(0)} blocks/s, ${(txs / total).toFixed(0)} tx/s`,
-    "time split (s, % of total):",
-    ...rows.map(([name, v]) => `  ${v.toFixed(2).padStart(8)}  ${((100 * v) / total).toFixed(1).padStart(5)}%  ${name}`),
-    `unavoidable cryptography alone, same inputs: ${crypto.seconds.toFixed(2)} s`,
-    ...Object.entries(crypto.parts).map(([name, v]) => `  ${v.toFixed(2).padStart(8)}  ${name}`),
-    `ratio total / cryptography: ${(total / crypto.seconds).toFixed(1)}x`,
-  ];
-  process.stdout.write(lines.join("\n") + "\n");
+  const measured = rows.reduce((a, [, v]) => a + v, 0);
+  rows.splice(2, 0, ["handlers + engine + harness checks (rest)", splitTotal - measured]);
+
+  const rate = Math.round(txs / main.seconds);
+  const ratio = main.seconds / crypto.seconds;
+  const baseline = runs[1];
+  const flat = (xs: readonly number[]) => {
+    const k = Math.max(1, Math.floor(xs.length / 10));
+    const mean = (v: readonly number[]) => Math.round(v.reduce((a, b) => a + b, 0) / v.length);
+    return { firstTenth: mean(xs.slice(0, k)), lastTenth: mean(xs.slice(-k)) };
+  };
+  const result = {
+    machine,
+    load: { start: loadStart, afterThroughput: loadAfterThroughput, end: loadEnd },
+    blocks: fixture.blocks.length,
+    txs,
+    replaySeconds: +main.seconds.toFixed(3),
+    txPerSecond: rate,
+    blocksPerSecond: Math.round(fixture.blocks.length / main.seconds),
+    txPerSecondAlongChain: { ...flat(main.segments), segments: main.segments },
+    split: { totalSeconds: +splitTotal.toFixed(3), rows: Object.fromEntries(rows.map(([k, v]) => [k, +v.toFixed(3)])) },
+    cryptography: { seconds: +crypto.seconds.toFixed(3), parts: Object.fromEntries(Object.entries(crypto.parts).map(([k, v]) => [k, +v.toFixed(3)])) },
+    ratioReplayToCryptography: +ratio.toFixed(2),
+    ...(baseline
+      ? {
+          baseline: {
+            label: baseline.label,
+            replaySeconds: +baseline.seconds.toFixed(3),
+            txPerSecond: Math.round(txs / baseline.seconds),
+            txPerSecondAlongChain: { ...flat(baseline.segments), segments: baseline.segments },
+          },
+          speedupOverBaseline: +(baseline.seconds / main.seconds).toFixed(2),
+        }
+      : {}),
+  };
+
+  if (o.svg !== undefined) {
+    const step = Math.max(1, Math.floor(fixture.blocks.length / SEGMENTS));
+    writeFileSync(
+      o.svg,
+      lineChartSvg({
+        title: `bench-replay: tx/s along the long chain (${fixture.blocks.length} blocks, ${txs} transactions)`,
+        note: `${machine}; load ${loadStart} → ${loadEnd}`,
+        xLabel: "block",
+        yLabel: "tx/s (per segment)",
+        series: runs.map((r) => ({ name: r.label, points: r.segments.map((v, i): [number, number] => [Math.min((i + 1) * step, fixture.blocks.length), v]) })),
+      }),
+    );
+  }
+
+  if (o.json) {
+    process.stdout.write(JSON.stringify(result) + "\n");
+    return;
+  }
+  log(`time split, second pass with timing hooks (${splitTotal.toFixed(2)} s; s, % of that pass):`);
+  for (const [name, v] of rows) log(`  ${v.toFixed(2).padStart(8)}  ${((100 * v) / splitTotal).toFixed(1).padStart(5)}%  ${name}`);
+  log(`unavoidable cryptography alone, same inputs: ${crypto.seconds.toFixed(2)} s`);
+  for (const [name, v] of Object.entries(crypto.parts)) log(`  ${v.toFixed(2).padStart(8)}  ${name}`);
+  log(`load average: ${loadStart} at start, ${loadAfterThroughput} after the throughput pass, ${loadEnd} at the end`);
+  if (baseline) {
+    log(`${baseline.label}: ${baseline.seconds.toFixed(2)} s, ${result.baseline!.txPerSecond} tx/s (first tenth → last tenth ${result.baseline!.txPerSecondAlongChain.firstTenth} → ${result.baseline!.txPerSecondAlongChain.lastTenth})`);
+    log(`speed-up over the baseline (same run, alternating blocks): ${result.speedupOverBaseline}x`);
+  }
+  log(`tx/s along the chain, first tenth → last tenth: ${result.txPerSecondAlongChain.firstTenth} → ${result.txPerSecondAlongChain.lastTenth}`);
+  log(`replay: ${fixture.blocks.length} blocks, ${txs} txs in ${main.seconds.toFixed(2)} s: ${result.blocksPerSecond} blocks/s, ${rate} tx/s`);
+  log(`ratio replay / unavoidable cryptography: ${ratio.toFixed(2)}x`);
 }
 
-main(process.argv.slice(2));
+main(process.argv.slice(2)).catch((err: unknown) => {
+  process.stderr.write(`bench-replay: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,24 +1,47 @@
 // State-commitment benchmark (docs/state.md "Performance"): one deterministic write workload run
-// through our MemoryStateStore (QMDB "current", Blake3; state/qmdb/) and through @ethereumjs/mpt's
-// MerklePatriciaTrie (keccak256, in-memory MapDB), to check CIP-4's claim that a flat QMDB is
-// 10–100× a hexary MPT. Tooling only: timings are never asserted anywhere.
+// through our MemoryStateStore (QMDB "current", Blake3; state/qmdb/) and, unless --qmdb-only,
+// through @ethereumjs/mpt's MerklePatriciaTrie (keccak256, in-memory MapDB), to check CIP-4's
+// claim that a flat QMDB is 10–100× a hexary MPT, and how the QMDB's rate and memory behave as
+// the state grows. Tooling only: timings are never asserted anywhere.
 //
 // Usage after `npm ci` (which builds dist/ through `prepare`) or `npm run build`:
-//   node dist/scripts/bench-state.js [blocks=1000] [writesPerBlock=1000] [--seed N] [--no-profile]
+//   node dist/scripts/bench-state.js [blocks=1000] [writesPerBlock=1000] [--seed N]
+//        [--qmdb-only] [--backend memory|lmdb] [--with-memory] [--lmdb-index] [--dir <path>] [--no-sync]
+//        [--no-profile] [--json] [--svg <file>] [--baseline <dist dir of another build>]
+//
+// --backend lmdb runs the QMDB on its persistent storage (state/lmdb/): each block is applied,
+// then written in one LMDB write transaction (the ChainDb's per-block commit, without the block
+// records), timed as part of the block. It needs a directory (--dir, default a fresh one under the
+// OS temp dir, removed at the end) and reports the store's size on disk per live key. --with-memory
+// adds the in-memory QMDB as a second backend fed the same blocks in alternation, for the
+// LMDB/memory throughput ratio measured in one run (memory figures then include both: run without
+// it for the LMDB process's own heap, external and RSS per live key). --lmdb-index keeps the key
+// index in an LMDB table instead of in memory (state/lmdb/qmdb-storage.ts IndexPlacement). --no-sync opens the store
+// without fsync (benchmarks only; see docs/state.md for the sync policy).
+//
+// --baseline runs the QMDB of another build of this repository (its compiled `dist/` folder) as
+// one more backend in the same process, fed the same blocks in alternation: a before/after
+// comparison measured in one run, so machine load falls on both alike.
 //
 // Workload: `blocks` blocks of `writesPerBlock` writes; each write is a 54-byte key
-// (prefix 0x03 ActorStorage ‖ 53 random bytes) and a 100-byte value (0x04 StorageSlot ‖ 99 random
-// bytes). From the second write on, 20 % of writes update a key written earlier (uniformly chosen),
-// the rest create new keys. A seeded xoshiro128** drives everything, so both backends see the same
-// bytes in the same order. Generating a block is not timed.
+// (prefix 0x03 ActorStorage ‖ 53 pseudo-random bytes) and a 100-byte value (0x04 StorageSlot ‖ 99
+// pseudo-random bytes). From the second write on, 20 % of writes update a key written earlier
+// (uniformly chosen), the rest create new keys. Key i is regenerated from (seed, i) when needed,
+// so the script itself holds no per-key data and the process's memory growth is the store's.
+// Generating a block is not timed.
 //
-// Each block goes to both backends in turn (alternating which is first), so load from other
-// processes falls on both alike. Run 1 uses the plain hashers (throughput). Run 2 (skip with
-// --no-profile) repeats it with each hasher wrapped in a timer to get the share of time spent
-// hashing; the wrapper's clock reads slow that run, so its totals are reported separately, and
-// the cost of one clock read is measured and printed.
+// Each block goes to every backend in turn (alternating which is first), so load from other
+// processes falls on all alike. Run 1 uses the plain hashers (throughput, memory). Run 2 (skip
+// with --no-profile) repeats it with each hasher wrapped in a timer to get the share of time
+// spent hashing. The final figures are the last lines of the output (or one JSON document with
+// --json; progress always goes to stderr).
+import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { createMPT, type MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bytesEqual, toHex } from "../src/bytes.js";
@@ -26,38 +49,92 @@ import { BLAKE3, type Hasher } from "../src/crypto/hash.js";
 import { createStateCommitment } from "../state/qmdb/index.js";
 import { StatePrefix } from "../state/keys.js";
 import { MemoryStateStore } from "../state/store.js";
+import type { StateCommitment } from "../state/commitment.js";
 import { STATE_KEY_LENGTH } from "../state/interface.js";
+import { lineChartSvg } from "./chart.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Env } from "../state/lmdb/env.js";
+import { LmdbQmdbStorage } from "../state/lmdb/qmdb-storage.js";
+import { STATE_CHUNK_BYTES } from "../state/qmdb/index.js";
 
 const KEY_LENGTH = STATE_KEY_LENGTH;
 const VALUE_LENGTH = 100;
 const UPDATE_SHARE = 0.2;
 const STORAGE_SLOT_TAG = 0x04;
+/** Points along the run for the progress lines and the chart. */
+const SEGMENTS = 50;
+const BACKENDS = ["memory", "lmdb"] as const;
 
 interface Options {
   blocks: number;
   writesPerBlock: number;
   seed: number;
   profile: boolean;
+  mpt: boolean;
+  backend: (typeof BACKENDS)[number];
+  json: boolean;
+  svg: string | undefined;
+  baseline: string | undefined;
+  withMemory: boolean;
+  lmdbIndex: boolean;
+  dir: string | undefined;
+  noSync: boolean;
 }
+
+const USAGE =
+  "usage: bench-state [blocks] [writesPerBlock] [--seed N] [--qmdb-only] [--backend memory|lmdb] [--with-memory] [--lmdb-index] [--dir path] [--no-sync] [--no-profile] [--json] [--svg file] [--baseline dist-dir]";
 
 function parseArgs(argv: string[]): Options {
   const positional: number[] = [];
-  const options: Options = { blocks: 1000, writesPerBlock: 1000, seed: 0xc0ffee, profile: true };
+  const options: Options = {
+    blocks: 1000,
+    writesPerBlock: 1000,
+    seed: 0xc0ffee,
+    profile: true,
+    mpt: true,
+    backend: "memory",
+    json: false,
+    svg: undefined,
+    baseline: undefined,
+    withMemory: false,
+    lmdbIndex: false,
+    dir: undefined,
+    noSync: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--no-profile") options.profile = false;
+    else if (arg === "--qmdb-only") options.mpt = false;
+    else if (arg === "--json") options.json = true;
+    else if (arg === "--with-memory") options.withMemory = true;
+    else if (arg === "--lmdb-index") options.lmdbIndex = true;
+    else if (arg === "--no-sync") options.noSync = true;
+    else if (arg === "--dir") options.dir = argv[++i] ?? fail("--dir needs a path");
     else if (arg === "--seed") options.seed = positiveInteger("--seed", argv[++i]);
+    else if (arg === "--svg") options.svg = argv[++i] ?? fail("--svg needs a file name");
+    else if (arg === "--baseline") options.baseline = argv[++i] ?? fail("--baseline needs a directory");
+    else if (arg === "--backend") {
+      const name = argv[++i];
+      if (!(BACKENDS as readonly string[]).includes(name ?? "")) fail(`--backend must be one of ${BACKENDS.join(", ")}`);
+      options.backend = name as Options["backend"];
+    } else if (arg.startsWith("--")) fail(`unknown option ${arg}`);
     else positional.push(positiveInteger(`argument ${positional.length + 1}`, arg));
   }
-  if (positional.length > 2) throw new Error("usage: bench-state [blocks] [writesPerBlock] [--seed N] [--no-profile]");
+  if (positional.length > 2) fail("too many arguments");
   options.blocks = positional[0] ?? options.blocks;
   options.writesPerBlock = positional[1] ?? options.writesPerBlock;
   return options;
 }
 
+function fail(message: string): never {
+  throw new Error(`${message}\n${USAGE}`);
+}
+
 function positiveInteger(what: string, text: string | undefined): number {
   const n = Number(text);
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${what} must be a positive integer, got ${text}`);
+  if (!Number.isSafeInteger(n) || n < 1) fail(`${what} must be a positive integer, got ${text}`);
   return n;
 }
 
@@ -105,30 +182,37 @@ class Prng {
   }
 }
 
+/** Key number `index` of the workload: 0x03 ‖ 53 bytes drawn from a generator seeded by (seed, index). */
+function workloadKey(seed: number, index: number): Uint8Array {
+  const key = new Uint8Array(KEY_LENGTH);
+  key[0] = StatePrefix.ActorStorage;
+  return new Prng((Math.imul(seed, 0x9e3779b1) + index) >>> 0).fill(key, 1);
+}
+
 type Write = [key: Uint8Array, value: Uint8Array];
 
-/** Yields the writes of each block; the key list lives here, not in either backend. */
-function* workload(o: Options): Generator<Write[]> {
+interface Workload {
+  blocks: Generator<Write[]>;
+  /** Distinct keys created so far (= live keys: the workload never deletes). */
+  keys(): number;
+}
+
+function workload(o: Options): Workload {
   const prng = new Prng(o.seed);
-  const keys: Uint8Array[] = [];
-  for (let b = 0; b < o.blocks; b++) {
-    const writes: Write[] = [];
-    for (let w = 0; w < o.writesPerBlock; w++) {
-      let key: Uint8Array;
-      if (keys.length > 0 && prng.fraction() < UPDATE_SHARE) {
-        key = keys[Math.floor(prng.fraction() * keys.length)]!;
-      } else {
-        key = new Uint8Array(KEY_LENGTH);
-        key[0] = StatePrefix.ActorStorage;
-        prng.fill(key, 1);
-        keys.push(key);
+  let keys = 0;
+  function* blocks(): Generator<Write[]> {
+    for (let b = 0; b < o.blocks; b++) {
+      const writes: Write[] = [];
+      for (let w = 0; w < o.writesPerBlock; w++) {
+        const index = keys > 0 && prng.fraction() < UPDATE_SHARE ? Math.floor(prng.fraction() * keys) : keys++;
+        const value = new Uint8Array(VALUE_LENGTH);
+        value[0] = STORAGE_SLOT_TAG;
+        writes.push([workloadKey(o.seed, index), prng.fill(value, 1)]);
       }
-      const value = new Uint8Array(VALUE_LENGTH);
-      value[0] = STORAGE_SLOT_TAG;
-      writes.push([key, prng.fill(value, 1)]);
+      yield writes;
     }
-    yield writes;
   }
+  return { blocks: blocks(), keys: () => keys };
 }
 
 interface HashTimer {
@@ -151,22 +235,64 @@ function timedHash(hash: (data: Uint8Array) => Uint8Array, timer: HashTimer): (d
 /** One backend fed block by block; `apply` is timed, the rest is not. */
 interface Backend {
   name: string;
+  short: string;
   writes: number;
   totalMs: number;
   /** Time inside commit/root computation (QMDB commit; the MPT updates its root in every put). */
   rootMs: number;
+  /** Writes per second of each segment of the run. */
+  segments: number[];
   apply(height: bigint, block: readonly Write[]): Promise<void>;
+  /** Bytes on disk (persistent backends). */
+  diskBytes?: () => number;
   root(): Uint8Array;
   read(key: Uint8Array): Promise<Uint8Array | undefined>;
 }
 
-function qmdbBackend(hasher: Hasher): Backend {
-  const store = new MemoryStateStore(createStateCommitment(hasher));
+interface StoreModules {
+  MemoryStateStore: new (commitment: StateCommitment) => MemoryStateStore;
+  createStateCommitment: (hasher: Hasher) => StateCommitment;
+}
+
+const THIS_BUILD: StoreModules = { MemoryStateStore, createStateCommitment };
+
+/** The store classes of another build's dist/ folder (--baseline). */
+async function loadBuild(dir: string): Promise<StoreModules> {
+  const url = (path: string) => pathToFileURL(resolve(dir, path)).href;
+  const store = (await import(url("state/store.js"))) as { MemoryStateStore: StoreModules["MemoryStateStore"] };
+  const qmdb = (await import(url("state/qmdb/index.js"))) as { createStateCommitment: StoreModules["createStateCommitment"] };
+  return { MemoryStateStore: store.MemoryStateStore, createStateCommitment: qmdb.createStateCommitment };
+}
+
+/** Directories of the LMDB stores this run opened (removed at the end unless --dir was given). */
+const stores: { env: Env; temporary: boolean }[] = [];
+
+function lmdbStore(o: Options, hasher: Hasher): { store: MemoryStateStore; write: () => void; env: Env } {
+  const dir = o.dir === undefined ? mkdtempSync(join(tmpdir(), "bench-state-")) : join(o.dir, `store-${stores.length}`);
+  const env = Env.open(dir, { noSync: o.noSync });
+  stores.push({ env, temporary: o.dir === undefined });
+  const storage = new LmdbQmdbStorage(env, STATE_CHUNK_BYTES, o.lmdbIndex ? "lmdb" : "memory");
+  const store = new MemoryStateStore(createStateCommitment(hasher, storage));
+  return {
+    store,
+    env,
+    write: () => {
+      env.transaction(() => storage.writePending());
+      storage.markWritten();
+    },
+  };
+}
+
+function qmdbBackend(o: Options, hasher: Hasher, build: StoreModules = THIS_BUILD, label = "", kind: Options["backend"] = o.backend): Backend {
+  const lmdb = kind === "lmdb" && build === THIS_BUILD ? lmdbStore(o, hasher) : undefined;
+  const store = lmdb?.store ?? new build.MemoryStateStore(build.createStateCommitment(hasher));
   const backend: Backend = {
-    name: `QMDB current (${hasher.name}) via MemoryStateStore`,
+    name: `QMDB current (${hasher.name}, ${lmdb === undefined ? "memory" : `lmdb, key index in ${o.lmdbIndex ? "lmdb" : "memory"}${o.noSync ? ", no sync" : ""}`}) via MemoryStateStore${label}`,
+    short: label !== "" ? "baseline" : kind === o.backend ? "QMDB" : kind,
     writes: 0,
     totalMs: 0,
     rootMs: 0,
+    segments: [],
     async apply(height, block) {
       const t0 = performance.now();
       const batch = store.beginBlock(height);
@@ -174,12 +300,15 @@ function qmdbBackend(hasher: Hasher): Backend {
       const t1 = performance.now();
       store.commitBlock(batch);
       const t2 = performance.now();
-      backend.totalMs += t2 - t0;
+      lmdb?.write();
+      const t3 = performance.now();
+      backend.totalMs += t3 - t0;
       backend.rootMs += t2 - t1;
       backend.writes += block.length;
     },
     root: () => store.root(),
     read: async (key) => store.read(key),
+    ...(lmdb === undefined ? {} : { diskBytes: () => lmdb.env.diskBytes() }),
   };
   return backend;
 }
@@ -189,9 +318,11 @@ async function mptBackend(hash: (data: Uint8Array) => Uint8Array): Promise<Backe
   const trie: MerklePatriciaTrie = await createMPT({ useKeyHashingFunction: hash });
   const backend: Backend = {
     name: "MPT (@ethereumjs/mpt, keccak256, MapDB)",
+    short: "MPT",
     writes: 0,
     totalMs: 0,
     rootMs: 0,
+    segments: [],
     async apply(_height, block) {
       const t0 = performance.now();
       for (const [key, value] of block) await trie.put(key, value);
@@ -208,24 +339,25 @@ async function mptBackend(hash: (data: Uint8Array) => Uint8Array): Promise<Backe
 }
 
 /**
- * Feeds every block to both backends, alternating which goes first, so load from other
- * processes on a shared machine falls on both alike. Reads back the final value of a sample
- * of keys from both (untimed) to show both did the work.
+ * Feeds every block to every backend, alternating which goes first. Records writes/s per
+ * segment, and reads back the final value of a sample of keys from all (untimed) to show each
+ * did the work. Returns the number of live keys.
  */
-async function run(o: Options, backends: readonly Backend[]): Promise<void> {
+async function run(o: Options, backends: readonly Backend[]): Promise<number> {
+  const w = workload(o);
   const sample = new Map<string, [Uint8Array, Uint8Array]>();
   let n = 0;
   let height = 0n;
-  const step = Math.max(1, Math.floor(o.blocks / 10));
+  const step = Math.max(1, Math.floor(o.blocks / SEGMENTS));
   let lastMs = backends.map((b) => b.totalMs);
-  for (const block of workload(o)) {
+  for (const block of w.blocks) {
     height++;
     const order = height % 2n === 0n ? backends : [...backends].reverse();
     for (const backend of order) await backend.apply(height, block);
     if (Number(height) % step === 0) {
-      // Progress on stderr: cost per write over the last interval shows how each scales with size.
-      const interval = backends.map((b, i) => `${b.name.split(" ")[0]} ${usPerWrite(b.totalMs - lastMs[i]!, step * o.writesPerBlock)} µs/write`);
-      console.error(`  block ${height}/${o.blocks}: ${interval.join(", ")}`);
+      backends.forEach((b, i) => b.segments.push(rate(step * o.writesPerBlock, b.totalMs - lastMs[i]!)));
+      const interval = backends.map((b) => `${b.short} ${b.segments[b.segments.length - 1]!.toLocaleString("en-US")} writes/s`);
+      console.error(`  block ${height}/${o.blocks} (${w.keys().toLocaleString("en-US")} live keys): ${interval.join(", ")}`);
       lastMs = backends.map((b) => b.totalMs);
     }
     for (const [key, value] of block) {
@@ -239,6 +371,25 @@ async function run(o: Options, backends: readonly Backend[]): Promise<void> {
       if (got === undefined || !bytesEqual(got, value)) throw new Error(`${backend.name} lost the value of ${toHex(key)}`);
     }
   }
+  return w.keys();
+}
+
+/** Full garbage collection, so memory figures count live data only. */
+function collectGarbage(): void {
+  setFlagsFromString("--expose-gc");
+  (runInNewContext("gc") as () => void)();
+}
+
+interface Memory {
+  rss: number;
+  /** JS heap plus memory outside it held by JS objects (typed-array stores). */
+  heap: number;
+}
+
+function memory(): Memory {
+  collectGarbage();
+  const m = process.memoryUsage();
+  return { rss: m.rss, heap: m.heapUsed + m.external };
 }
 
 /** Cost of one performance.now() read; the wrapper adds about two per hash call. */
@@ -251,62 +402,174 @@ function clockReadNs(): number {
 
 const loadAverage = () => loadavg().map((l) => l.toFixed(2)).join(" ");
 const rate = (writes: number, ms: number) => Math.round((writes / ms) * 1000);
-const usPerWrite = (ms: number, writes: number) => ((ms * 1000) / writes).toFixed(2);
-const pct = (part: number, whole: number) => ((100 * part) / whole).toFixed(1);
+const usPerWrite = (ms: number, writes: number) => +((ms * 1000) / writes).toFixed(2);
+const pct = (part: number, whole: number) => +((100 * part) / whole).toFixed(1);
+const num = (n: number) => n.toLocaleString("en-US");
 
-/** Run 1: plain hashers. Returns the final roots only, so both backends can be freed before run 2. */
-async function throughputRun(o: Options): Promise<[qmdbRoot: Uint8Array, mptRoot: Uint8Array]> {
-  const qmdb = qmdbBackend(BLAKE3);
-  const mpt = await mptBackend(keccak_256);
-  await run(o, [qmdb, mpt]);
-  console.log(
-    `${qmdb.name}: ${qmdb.totalMs.toFixed(0)} ms, ${rate(qmdb.writes, qmdb.totalMs)} writes/s, ` +
-      `${usPerWrite(qmdb.totalMs, qmdb.writes)} µs/write; commit+root ${usPerWrite(qmdb.rootMs, qmdb.writes)} µs/write ` +
-      `(${pct(qmdb.rootMs, qmdb.totalMs)} % of its time)`,
-  );
-  console.log(
-    `${mpt.name}: ${mpt.totalMs.toFixed(0)} ms, ${rate(mpt.writes, mpt.totalMs)} writes/s, ` +
-      `${usPerWrite(mpt.totalMs, mpt.writes)} µs/write (every put rehashes its path: all of it is root update)`,
-  );
-  console.log(`load average after run 1: ${loadAverage()}`);
-  console.log(`throughput ratio QMDB/MPT: ${(mpt.totalMs / qmdb.totalMs).toFixed(1)}×`);
-  console.log(`sampled keys read back equal on both; final roots: QMDB ${toHex(qmdb.root())}, MPT ${toHex(mpt.root())}`);
-  return [qmdb.root(), mpt.root()];
+/** Mean of the first and last tenth of the segments: is the rate flat along the run? */
+function tenths(segments: readonly number[]): { first: number; last: number } {
+  const k = Math.max(1, Math.floor(segments.length / 10));
+  const mean = (xs: readonly number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length));
+  return { first: mean(segments.slice(0, k)), last: mean(segments.slice(-k)) };
 }
 
-/** Run 2: the same workload with timed hashers; must reproduce run 1's roots. */
-async function profileRun(o: Options, [qmdbRoot, mptRoot]: [Uint8Array, Uint8Array]): Promise<void> {
-  const blake = { ms: 0, calls: 0, bytes: 0 };
-  const keccak = { ms: 0, calls: 0, bytes: 0 };
-  const qmdb = qmdbBackend({ name: "blake3", hash: timedHash(BLAKE3.hash, blake) });
-  const mpt = await mptBackend(timedHash(keccak_256, keccak));
-  await run(o, [qmdb, mpt]);
-  if (!bytesEqual(qmdb.root(), qmdbRoot) || !bytesEqual(mpt.root(), mptRoot)) {
-    throw new Error("the profiled run produced a different root");
-  }
-  console.log(`profile: second run with the hasher wrapped in performance.now() (one clock read ≈ ${clockReadNs().toFixed(0)} ns)`);
-  for (const [name, backend, t] of [["QMDB Blake3", qmdb, blake], ["MPT keccak256", mpt, keccak]] as const) {
-    console.log(
-      `  ${name}: ${t.calls} calls (${(t.calls / backend.writes).toFixed(1)}/write, ${(t.bytes / t.calls).toFixed(0)} B avg), ` +
-        `${t.ms.toFixed(0)} ms = ${pct(t.ms, backend.totalMs)} % of that backend's ${backend.totalMs.toFixed(0)} ms`,
-    );
-  }
-  console.log(`ratio of the profiled run: ${(mpt.totalMs / qmdb.totalMs).toFixed(1)}×; load average after run 2: ${loadAverage()}`);
+function summary(b: Backend) {
+  return {
+    name: b.name,
+    ms: Math.round(b.totalMs),
+    writesPerSecond: rate(b.writes, b.totalMs),
+    usPerWrite: usPerWrite(b.totalMs, b.writes),
+    rootUsPerWrite: usPerWrite(b.rootMs, b.writes),
+    rootShare: pct(b.rootMs, b.totalMs),
+    ...(() => {
+      const t = tenths(b.segments);
+      return { firstTenthWritesPerSecond: t.first, lastTenthWritesPerSecond: t.last };
+    })(),
+    segments: b.segments,
+    root: toHex(b.root()),
+  };
 }
 
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
-  console.log(`machine: ${availableParallelism()} cores, ${cpus()[0]?.model ?? "unknown CPU"}, node ${process.version}`);
-  console.log(`load average at start: ${loadAverage()} (other processes share the cores)`);
-  console.log(
+  const log = (line: string) => (o.json ? console.error(line) : console.log(line));
+  const machine = `${availableParallelism()} cores, ${cpus()[0]?.model ?? "unknown CPU"}, node ${process.version}`;
+  const loadStart = loadAverage();
+  log(`machine: ${machine}`);
+  log(`load average at start: ${loadStart} (other processes share the cores)`);
+  log(
     `workload: ${o.blocks} blocks × ${o.writesPerBlock} writes, ${KEY_LENGTH}-byte keys, ${VALUE_LENGTH}-byte values, ` +
-      `${UPDATE_SHARE * 100} % updates, seed ${o.seed}`,
+      `${UPDATE_SHARE * 100} % updates, seed ${o.seed}${o.mpt ? "" : ", QMDB only"}`,
   );
-  const roots = await throughputRun(o);
-  if (o.profile) await profileRun(o, roots);
+
+  // Run 1: plain hashers.
+  const before = memory();
+  const qmdb = qmdbBackend(o, BLAKE3);
+  const backends = [qmdb];
+  if (o.mpt) backends.push(await mptBackend(keccak_256));
+  const inMemory = o.withMemory && o.backend === "lmdb" ? qmdbBackend(o, BLAKE3, THIS_BUILD, "", "memory") : undefined;
+  if (inMemory !== undefined) backends.push(inMemory);
+  const baseline = o.baseline === undefined ? undefined : qmdbBackend(o, BLAKE3, await loadBuild(o.baseline), ` [baseline ${o.baseline}]`);
+  if (baseline !== undefined) backends.push(baseline);
+  const liveKeys = await run(o, backends);
+  const after = memory();
+  const loadRun1 = loadAverage();
+  const q = summary(qmdb);
+  const m = o.mpt ? summary(backends[1]!) : undefined;
+  const b = baseline === undefined ? undefined : summary(baseline);
+  if (b !== undefined && b.root !== q.root) throw new Error("the baseline build computed a different root");
+  const memoryFigures = {
+    liveKeys,
+    rssBytesPerLiveKey: Math.round((after.rss - before.rss) / liveKeys),
+    heapBytesPerLiveKey: Math.round((after.heap - before.heap) / liveKeys),
+    rssBytes: after.rss,
+    heapBytes: after.heap,
+    includesOtherBackends: backends.length > 1,
+    ...(qmdb.diskBytes === undefined ? {} : { diskBytes: qmdb.diskBytes(), diskBytesPerLiveKey: Math.round(qmdb.diskBytes() / liveKeys) }),
+  };
+  const mem = inMemory === undefined ? undefined : summary(inMemory);
+  const qmdbRoot = qmdb.root();
+  const mptRoot = m === undefined ? undefined : backends[1]!.root();
+  backends.length = 0; // free run 1 before run 2
+
+  let profile: Record<string, unknown> | undefined;
+  if (o.profile) {
+    const blake = { ms: 0, calls: 0, bytes: 0 };
+    const keccak = { ms: 0, calls: 0, bytes: 0 };
+    const pq = qmdbBackend(o, { name: "blake3", hash: timedHash(BLAKE3.hash, blake) });
+    const pb = [pq];
+    if (o.mpt) pb.push(await mptBackend(timedHash(keccak_256, keccak)));
+    await run(o, pb);
+    if (!bytesEqual(pq.root(), qmdbRoot) || (mptRoot !== undefined && !bytesEqual(pb[1]!.root(), mptRoot))) {
+      throw new Error("the profiled run produced a different root");
+    }
+    const share = (backend: Backend, t: HashTimer) => ({
+      calls: t.calls,
+      callsPerWrite: +(t.calls / backend.writes).toFixed(1),
+      averageBytes: Math.round(t.bytes / Math.max(1, t.calls)),
+      ms: Math.round(t.ms),
+      shareOfBackend: pct(t.ms, backend.totalMs),
+      backendMs: Math.round(backend.totalMs),
+    });
+    profile = {
+      clockReadNs: Math.round(clockReadNs()),
+      blake3: share(pq, blake),
+      ...(o.mpt ? { keccak256: share(pb[1]!, keccak) } : {}),
+      ratio: o.mpt ? +(pb[1]!.totalMs / pq.totalMs).toFixed(1) : undefined,
+    };
+  }
+  const loadEnd = loadAverage();
+
+  if (o.svg !== undefined) {
+    const step = Math.max(1, Math.floor(o.blocks / SEGMENTS)) * o.writesPerBlock;
+    const series = [q, ...(m ? [m] : []), ...(b ? [b] : [])].map((s) => ({ name: s.name, points: s.segments.map((r, i): [number, number] => [(i + 1) * step, r]) }));
+    writeFileSync(
+      o.svg,
+      lineChartSvg({
+        title: `bench-state ${o.blocks} × ${o.writesPerBlock}: merkleized writes/s along the run`,
+        note: `${machine}; load ${loadStart} → ${loadEnd}`,
+        xLabel: "writes so far",
+        yLabel: "writes/s (per segment)",
+        series,
+      }),
+    );
+  }
+
+  const result = {
+    machine,
+    load: { start: loadStart, afterRun1: loadRun1, end: loadEnd },
+    workload: { blocks: o.blocks, writesPerBlock: o.writesPerBlock, seed: o.seed, backend: o.backend, mpt: o.mpt },
+    qmdb: { ...q, memory: memoryFigures },
+    ...(m ? { mpt: m, ratio: +(m.ms / q.ms).toFixed(1) } : {}),
+    ...(b ? { baseline: b, speedupOverBaseline: +(b.ms / q.ms).toFixed(2) } : {}),
+    ...(mem ? { memoryBackend: mem, lmdbOverMemory: +(q.ms / mem.ms).toFixed(2) } : {}),
+    ...(profile ? { profile } : {}),
+  };
+  if (o.json) {
+    process.stdout.write(JSON.stringify(result) + "\n");
+    return;
+  }
+  if (profile !== undefined) {
+    log(`profile (second run, hasher wrapped in performance.now(), one clock read ≈ ${profile.clockReadNs} ns):`);
+    for (const name of ["blake3", "keccak256"] as const) {
+      const p = profile[name] as ReturnType<typeof Object> | undefined;
+      if (p !== undefined) log(`  ${name}: ${JSON.stringify(p)}`);
+    }
+  }
+  log(`load average: ${loadStart} at start, ${loadRun1} after run 1, ${loadEnd} at the end`);
+  log(`final roots: QMDB ${q.root}${m ? `, MPT ${m.root}` : ""}`);
+  if (m) {
+    log(`${m.name}: ${num(m.ms)} ms, ${num(m.writesPerSecond)} writes/s, ${m.usPerWrite} µs/write (all of it root update)`);
+  }
+  log(
+    `${q.name}: ${num(q.ms)} ms, ${num(q.writesPerSecond)} writes/s, ${q.usPerWrite} µs/write; ` +
+      `commit+root ${q.rootUsPerWrite} µs/write (${q.rootShare} %)`,
+  );
+  log(
+    `QMDB memory: ${num(memoryFigures.rssBytesPerLiveKey)} B RSS and ${num(memoryFigures.heapBytesPerLiveKey)} B heap+external per live key ` +
+      `(${num(liveKeys)} live keys${backends.length > 1 ? "; includes the other backends: use --qmdb-only for the QMDB alone" : ""})`,
+  );
+  log(`QMDB writes/s, first tenth → last tenth of the run: ${num(q.firstTenthWritesPerSecond)} → ${num(q.lastTenthWritesPerSecond)}`);
+  if (b) {
+    log(`${b.name}: ${num(b.ms)} ms, ${num(b.writesPerSecond)} writes/s; first tenth → last tenth ${num(b.firstTenthWritesPerSecond)} → ${num(b.lastTenthWritesPerSecond)}`);
+    log(`speed-up over the baseline (same run, alternating blocks): ${result.speedupOverBaseline}×`);
+  }
+  if (m) log(`throughput ratio QMDB/MPT: ${result.ratio}×`);
+  if (memoryFigures.diskBytes !== undefined) log(`LMDB store on disk: ${num(memoryFigures.diskBytes)} B, ${num(memoryFigures.diskBytesPerLiveKey ?? 0)} B per live key`);
+  if (mem) {
+    log(`${mem.name}: ${num(mem.ms)} ms, ${num(mem.writesPerSecond)} writes/s; first tenth → last tenth ${num(mem.firstTenthWritesPerSecond)} → ${num(mem.lastTenthWritesPerSecond)}`);
+    log(`LMDB time / in-memory time (same run, alternating blocks): ${result.lmdbOverMemory}×`);
+  }
 }
 
-main().catch((err: unknown) => {
-  console.error(`bench-state: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
-});
+main()
+  .catch((err: unknown) => {
+    console.error(`bench-state: ${err instanceof Error ? err.message : String(err)}`);
+    process.exitCode = 1;
+  })
+  .finally(() => {
+    for (const { env, temporary } of stores) {
+      env.close();
+      if (temporary) rmSync(env.dir, { recursive: true, force: true });
+    }
+  });

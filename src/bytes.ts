@@ -54,8 +54,10 @@ export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   return a.length - b.length;
 }
 
+const UTF8 = new TextEncoder();
+
 export function utf8(text: string): Uint8Array {
-  return new TextEncoder().encode(text);
+  return UTF8.encode(text);
 }
 
 /** Big-endian fixed-width encoding of a non-negative integer; throws if it does not fit. */
@@ -72,5 +74,31 @@ export function uintBE(value: bigint | number, width: number): Uint8Array {
   return out;
 }
 
-export const u64BE = (v: bigint | number): Uint8Array => uintBE(v, 8);
+const U64_LIMIT = 1n << 64n;
+const U32_MASK = 0xffff_ffffn;
+
+/** Big-endian u64 (the most frequent width: a few BigInt operations instead of one per byte). */
+export function u64BE(value: bigint | number): Uint8Array {
+  const v = BigInt(value);
+  if (v < 0n || v >= U64_LIMIT) throw new RangeError(`value ${v} does not fit in 8 bytes`);
+  const out = new Uint8Array(8);
+  writeU32BE(out, 0, Number(v >> 32n));
+  writeU32BE(out, 4, Number(v & U32_MASK));
+  return out;
+}
+
+function writeU32BE(out: Uint8Array, offset: number, n: number): void {
+  out[offset] = n >>> 24;
+  out[offset + 1] = (n >>> 16) & 0xff;
+  out[offset + 2] = (n >>> 8) & 0xff;
+  out[offset + 3] = n & 0xff;
+}
+
+const readU32BE = (bytes: Uint8Array, offset: number): number =>
+  ((bytes[offset]! << 24) | (bytes[offset + 1]! << 16) | (bytes[offset + 2]! << 8) | bytes[offset + 3]!) >>> 0;
+
+/** The big-endian u64 at `offset` (the caller checks the length). */
+export function readU64BE(bytes: Uint8Array, offset: number): bigint {
+  return (BigInt(readU32BE(bytes, offset)) << 32n) | BigInt(readU32BE(bytes, offset + 4));
+}
 export const u32BE = (v: bigint | number): Uint8Array => uintBE(v, 4);

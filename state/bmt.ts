@@ -54,10 +54,44 @@ function buildLevels(hasher: Hasher, leaves: readonly Uint8Array[]): Uint8Array[
   return levels;
 }
 
+// Preimages are assembled in one reused buffer and each level is reduced in place: a block's
+// roots are computed on every replayed block. Safe because every Hasher reads its input
+// synchronously and returns a fresh digest.
+const scratch = new Uint8Array(4 + 2 * DIGEST_LENGTH);
+const EMPTY = new Uint8Array(0);
+
+function writeU32(buf: Uint8Array, value: number): void {
+  buf[0] = value >>> 24;
+  buf[1] = (value >>> 16) & 0xff;
+  buf[2] = (value >>> 8) & 0xff;
+  buf[3] = value & 0xff;
+}
+
 /** Finalized root H(leaf_count ‖ tree_root) over 32-byte `leaves` (in order). */
 export function bmtRoot(hasher: Hasher, leaves: readonly Uint8Array[]): Uint8Array {
-  const levels = buildLevels(hasher, leaves);
-  return finalize(hasher, leaves.length, levels[levels.length - 1]![0]!);
+  checkLeaves(leaves);
+  const n = leaves.length;
+  let treeRoot: Uint8Array;
+  if (n === 0) treeRoot = hasher.hash(EMPTY);
+  else {
+    const level = new Array<Uint8Array>(n);
+    for (let i = 0; i < n; i++) {
+      writeU32(scratch, i);
+      scratch.set(leaves[i]!, 4);
+      level[i] = hasher.hash(scratch.subarray(0, 4 + DIGEST_LENGTH));
+    }
+    for (let width = n; width > 1; width = (width + 1) >>> 1) {
+      for (let i = 0; i < width; i += 2) {
+        scratch.set(level[i]!, 0);
+        scratch.set(level[i + 1 < width ? i + 1 : i]!, DIGEST_LENGTH); // odd node is duplicated
+        level[i >>> 1] = hasher.hash(scratch.subarray(0, 2 * DIGEST_LENGTH));
+      }
+    }
+    treeRoot = level[0]!;
+  }
+  writeU32(scratch, n);
+  scratch.set(treeRoot, 4);
+  return hasher.hash(scratch.subarray(0, 4 + DIGEST_LENGTH));
 }
 
 /** Proof that `leaves[position]` is in the tree of `leaves`. */

@@ -12,69 +12,12 @@ import {
   type StateReader,
   type TxLocation,
 } from "./chain-db.js";
-import { ForwardingBatch, ForwardingStore } from "./forwarding.js";
-import type { BlockBatch, CommitResult } from "./interface.js";
+import { keyId as id, StagingStore, type ReverseDiff, type Staged } from "./chain-db-staging.js";
 import { proveKey, proveKeys, type ExclusionProof, type MultiStateProof, type StateProof } from "./proof.js";
 import { createStateCommitment, type QmdbStateCommitment } from "./qmdb/index.js";
 import { MemoryStateStore } from "./store.js";
 
 export const DEFAULT_RETAIN_BLOCKS = 128;
-
-/** Map key of a state key or hash. */
-const id = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
-
-/** Values of the keys one block changed, before it (undefined = absent). */
-type ReverseDiff = Map<string, Uint8Array | undefined>;
-
-interface Staged {
-  height: bigint;
-  stateRoot: Uint8Array;
-  undo: ReverseDiff;
-}
-
-/** Records every key a batch writes, so the commit can keep the values it replaces. */
-class RecordingBatch extends ForwardingBatch {
-  readonly written = new Map<string, Uint8Array>();
-  override put(key: Uint8Array, value: Uint8Array): void {
-    super.put(key, value);
-    this.written.set(id(key), key.slice());
-  }
-  override delete(key: Uint8Array): void {
-    super.delete(key);
-    this.written.set(id(key), key.slice());
-  }
-}
-
-/** The StateStore the engine sees: commits compute the root and stage the block in the db. */
-class StagingStore extends ForwardingStore {
-  constructor(
-    inner: MemoryStateStore,
-    private readonly db: MemoryChainDb,
-  ) {
-    super(inner);
-  }
-
-  override beginBlock(height: bigint): BlockBatch {
-    this.db.checkWritable();
-    return new RecordingBatch(this.inner.beginBlock(height));
-  }
-
-  override commitBlock(batch: BlockBatch): CommitResult {
-    this.db.checkWritable();
-    if (!(batch instanceof RecordingBatch)) throw new ChainDbError("batch was not begun by this ChainDb's state");
-    const before = new Map<string, [Uint8Array, Uint8Array | undefined]>();
-    for (const [k, key] of batch.written) before.set(k, [key, this.inner.read(key)]);
-    const result = this.inner.commitBlock(batch.inner);
-    const undo: ReverseDiff = new Map();
-    for (const [k, [key, value]] of before) {
-      const after = this.inner.read(key);
-      const same = value === undefined ? after === undefined : after !== undefined && bytesEqual(value, after);
-      if (!same) undo.set(k, value);
-    }
-    this.db.stage({ height: result.height, stateRoot: result.stateRoot, undo });
-    return result;
-  }
-}
 
 export class MemoryChainDb implements ChainDb {
   readonly state: StagingStore;

@@ -1,6 +1,6 @@
-// The authenticated structure behind `state_root` (CIP-4 §5.1). The store hands it each
-// block's final net changes; the implementation is commonware's QMDB "current" database
-// over an MMR with Blake3 (state/qmdb/).
+// The authenticated structure behind `state_root` (CIP-4 §5.1), which also holds the committed
+// state itself. The store hands it each block's final net changes; the implementation is
+// commonware's QMDB "current" database over an MMR with Blake3 (state/qmdb/).
 
 /** A net change of one block: value undefined means the key was deleted. */
 export type KeyChange = readonly [key: Uint8Array, value: Uint8Array | undefined];
@@ -13,4 +13,8 @@ export interface StateCommitment {
   commitBatch(changes: readonly KeyChange[]): Uint8Array;
   /** Root after the last commit (the empty root before any). */
   root(): Uint8Array;
+  /** Committed value of `key` (a fresh copy), undefined when absent. */
+  get(key: Uint8Array): Uint8Array | undefined;
+  /** Every committed key and value, keys in ascending byte order. */
+  entries(): [Uint8Array, Uint8Array][];
 }

@@ -92,7 +92,7 @@ export type QmdbEncoding = "variable" | "fixed";
 export function conformanceQmdbConfig(encoding: QmdbEncoding): QmdbConfig {
   return {
     hasher: SHA256,
-    codec: encoding === "variable" ? variableCodec(rawValue) : fixedCodec(32, 32),
+    codec: encoding === "variable" ? variableCodec(32, rawValue) : fixedCodec(32, 32),
     chunkBytes: 32,
     keyLength: 32,
   };
@@ -125,7 +125,7 @@ export function traceKeyedWorkload(variant: QmdbVariant, encoding: QmdbEncoding,
     return {
       batch: batch + 1,
       start: trace.start,
-      ops: trace.ops.map((op) => toHex(config.codec.encode(op))),
+      ops: trace.ops.map(toHex),
       floor: trace.floor,
       opsRoot: toHex(db.any.root()),
       root: toHex(variant === "any" ? db.any.root() : db.root()),

@@ -2,7 +2,7 @@
 // Hash-keyed prefixes put a 32-byte keccak256 in the first 32 bytes of the 53-byte region after
 // the prefix and zero-pad the rest. §4.2 (0x01–0x1D, no 0x00) is normative over Appendix B
 // (docs/decisions.md).
-import { concatBytes, toHex, u64BE, utf8 } from "../src/bytes.js";
+import { concatBytes, readU64BE, toHex, u64BE, utf8 } from "../src/bytes.js";
 import { keccak256 } from "../src/crypto/hash.js";
 import { STATE_KEY_LENGTH } from "./interface.js";
 
@@ -208,11 +208,6 @@ export type ParsedStateKey =
   | { prefix: StatePrefixName; layout: "hash"; hash: Uint8Array }
   | { prefix: StatePrefixName; layout: "height"; height: bigint };
 
-function readU64BE(bytes: Uint8Array, offset: number): bigint {
-  let v = 0n;
-  for (let i = 0; i < 8; i++) v = (v << 8n) | BigInt(bytes[offset + i]!);
-  return v;
-}
 
 function requireZeros(key: Uint8Array, from: number): void {
   for (let i = from; i < STATE_KEY_LENGTH; i++) {

@@ -9,23 +9,16 @@
 //           peaks in decreasing height, starting from the first peak
 //   empty = H(u64be(0))
 // QMDB roots use the same tree with backward bagging and a count of inactive peaks (`bagPeaks`).
-// Positions are plain numbers: every node lives in a JS array, so they stay far below 2^53.
+// Positions are plain numbers, far below 2^53.
 import { bytesEqual, concatBytes, u64BE } from "../src/bytes.js";
 import type { Hasher } from "../src/crypto/hash.js";
+import { MemoryNodeStore } from "./qmdb/memory.js";
+import type { NodeStore, PinnedNode } from "./qmdb/storage.js";
 
 export function popcount(n: number): number {
   let count = 0;
   while (n > 0) {
     count += n % 2;
-    n = Math.floor(n / 2);
-  }
-  return count;
-}
-
-function trailingOnes(n: number): number {
-  let count = 0;
-  while (n % 2 === 1) {
-    count++;
     n = Math.floor(n / 2);
   }
   return count;
@@ -78,15 +71,23 @@ export function peaks(size: number): Peak[] {
   const out: Peak[] = [];
   let start = 0;
   let remaining = size;
-  while (remaining > 0) {
-    // The tallest perfect tree that fits: 2^(h+1) − 1 nodes.
-    let height = 0;
-    while (2 ** (height + 2) - 1 <= remaining) height++;
+  // The tallest perfect tree that fits (2^(h+1) − 1 nodes), then strictly shorter ones.
+  let height = 0;
+  while (2 ** (height + 2) - 1 <= remaining) height++;
+  for (; height >= 0 && remaining > 0; height--) {
     const treeSize = 2 ** (height + 1) - 1;
+    if (treeSize > remaining) continue;
     out.push({ pos: start + treeSize - 1, height });
     start += treeSize;
     remaining -= treeSize;
   }
+  return out;
+}
+
+/** Heights of the peaks of an MMR of `leaves` leaves, tallest first: the set bits of `leaves`. */
+export function peakHeights(leaves: number): number[] {
+  const out: number[] = [];
+  for (let h = Math.floor(Math.log2(Math.max(1, leaves))) + 1; h >= 0; h--) if (Math.floor(leaves / 2 ** h) % 2 === 1) out.push(h);
   return out;
 }
 
@@ -130,6 +131,14 @@ export function nodeDigest(hasher: Hasher, pos: number, left: Uint8Array, right:
   return hasher.hash(buf.subarray(0, 8 + left.length + right.length));
 }
 
+/** H(a ‖ b), assembled in the shared preimage buffer (no concatenation). */
+export function hashPair(hasher: Hasher, a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (preimage.length < a.length + b.length) preimage = new Uint8Array(2 * (a.length + b.length));
+  preimage.set(a, 0);
+  preimage.set(b, a.length);
+  return hasher.hash(preimage.subarray(0, a.length + b.length));
+}
+
 /** How peaks are folded into the root (commonware `merkle::Bagging`). */
 export type Bagging = "forward" | "backward";
 
@@ -167,7 +176,7 @@ export function rootWithFoldedPeaks(
 ): Uint8Array | undefined {
   if (peakDigests.length === 0) return toFold === 0 && committed === 0 ? hasher.hash(u64BE(leaves)) : undefined;
   if (toFold > peakDigests.length) return undefined;
-  const fold = (acc: Uint8Array, peak: Uint8Array): Uint8Array => hasher.hash(concatBytes(acc, peak));
+  const fold = (acc: Uint8Array, peak: Uint8Array): Uint8Array => hashPair(hasher, acc, peak);
   let acc = peakDigests[0]!;
   let next = 1;
   for (; next < toFold; next++) acc = fold(acc, peakDigests[next]!);
@@ -191,57 +200,173 @@ export function rootWithFoldedPeaks(
 export function inactivePeaks(leaves: number, floor: number): number {
   let count = 0;
   let covered = 0;
-  for (const peak of peaks(mmrSize(leaves))) {
-    covered += 2 ** peak.height;
+  for (const height of peakHeights(leaves)) {
+    covered += 2 ** height;
     if (covered > floor) break;
     count++;
   }
   return count;
 }
 
-/** An in-memory, append-only MMR holding every node digest. */
-export class Mmr {
-  private readonly nodes: Uint8Array[] = [];
-  private leafCount = 0;
+/** Where the MMR reads its elements back (the QMDB operation log, or its own copies). */
+export interface ElementSource {
+  read(loc: number): Uint8Array;
+}
 
-  constructor(readonly hasher: Hasher) {}
+class ElementList implements ElementSource {
+  readonly items: Uint8Array[] = [];
+  read(loc: number): Uint8Array {
+    const item = this.items[loc];
+    if (item === undefined) throw new RangeError(`element ${loc} out of range`);
+    return item;
+  }
+}
+
+/** Nodes below this height are not stored but rehashed from the elements when asked for. */
+export const STORED_FROM_HEIGHT = 4;
+
+interface PeakNode {
+  height: number;
+  index: number;
+  digest: Uint8Array;
+}
+
+/** Position of node (height, index): `height` positions after the leaf that completes it. */
+export function nodePosition(height: number, index: number): number {
+  return leafPosition((index + 1) * 2 ** height - 1) + height;
+}
+
+/**
+ * An append-only MMR over a NodeStore (state/qmdb/storage.ts). Only nodes of height ≥
+ * STORED_FROM_HEIGHT are stored (one node per eight leaves): a lower node is rehashed from its
+ * leaves' elements when a proof asks for it (at most 2^(STORED_FROM_HEIGHT+1) − 1 hashes), and
+ * the current peaks are kept aside, so appending and rooting never rehash anything.
+ *
+ * It can be pruned below a leaf: the store then keeps only the peaks of the pruned prefix
+ * (commonware `nodes_to_pin`), which is every digest below the boundary that a later append,
+ * root or proof of a retained leaf uses; elements below the boundary are no longer read.
+ */
+export class Mmr {
+  private leafCount: number;
+  /** Current peaks, tallest first. */
+  private readonly frontier: PeakNode[] = [];
+  private readonly elements: ElementSource;
+  private readonly ownElements: ElementList | undefined;
+  private prunedLoc = 0;
+
+  /**
+   * Without `elements` the MMR keeps its own copy of every element; with them it reads them
+   * back from there (and `leaves` says how many there already are, for a reopened store).
+   */
+  constructor(
+    readonly hasher: Hasher,
+    private readonly nodes: NodeStore = new MemoryNodeStore(),
+    elements?: { source: ElementSource; leaves: number; prunedBelow: number },
+  ) {
+    if (elements === undefined) {
+      this.ownElements = new ElementList();
+      this.elements = this.ownElements;
+      this.leafCount = 0;
+    } else {
+      this.ownElements = undefined;
+      this.elements = elements.source;
+      this.leafCount = elements.leaves;
+      this.prunedLoc = elements.prunedBelow;
+      let first = 0;
+      for (const height of peakHeights(this.leafCount)) {
+        const index = first / 2 ** height;
+        this.frontier.push({ height, index, digest: this.digest(height, index) });
+        first += 2 ** height;
+      }
+    }
+  }
 
   get size(): number {
-    return this.nodes.length;
+    return mmrSize(this.leafCount);
   }
 
   get leaves(): number {
     return this.leafCount;
   }
 
+  /** First leaf location still readable; nodes wholly below it are pruned, except pinned peaks. */
+  get prunedBelow(): number {
+    return this.prunedLoc;
+  }
+
   /** Appends one element (hashed as a leaf) and its new parents; returns the leaf position. */
   append(element: Uint8Array): number {
     const loc = this.leafCount;
-    const leafPos = this.nodes.length;
-    this.nodes.push(leafDigest(this.hasher, leafPos, element));
-    // A new leaf at location loc completes one parent per trailing one bit of loc.
-    const parents = trailingOnes(loc);
-    for (let height = 1; height <= parents; height++) {
-      const pos = this.nodes.length;
-      const [left, right] = children(pos, height);
-      this.nodes.push(nodeDigest(this.hasher, pos, this.nodes[left]!, this.nodes[right]!));
+    const leafPos = leafPosition(loc);
+    this.ownElements?.items.push(element.slice());
+    const frontier = this.frontier;
+    let node: PeakNode = { height: 0, index: loc, digest: leafDigest(this.hasher, leafPos, element) };
+    let pos = leafPos;
+    // A new leaf completes one parent per trailing one bit of loc: merge with equal-height peaks.
+    while (frontier.length > 0 && frontier[frontier.length - 1]!.height === node.height) {
+      const left = frontier.pop()!;
+      pos++;
+      const height = node.height + 1;
+      node = { height, index: left.index / 2, digest: nodeDigest(this.hasher, pos, left.digest, node.digest) };
+      if (height >= STORED_FROM_HEIGHT) this.nodes.put(height, node.index, node.digest);
     }
+    frontier.push(node);
     this.leafCount++;
     return leafPos;
   }
 
+  /**
+   * Digest of node (height, index): a current peak, a stored or pinned node, or rehashed from
+   * the elements below it. Throws RangeError for a node that does not exist or was pruned.
+   */
+  digest(height: number, index: number): Uint8Array {
+    if (!Number.isSafeInteger(index) || index < 0 || (index + 1) * 2 ** height > this.leafCount) {
+      throw new RangeError(`MMR node (${height}, ${index}) out of range (${this.leafCount} leaves)`);
+    }
+    for (const peak of this.frontier) if (peak.height === height && peak.index === index) return peak.digest;
+    const held = this.nodes.get(height, index);
+    if (held !== undefined) return held;
+    // Not held: rehash it, unless it lies wholly below the pruning boundary (then it is gone).
+    // A node straddling the boundary rehashes from a pinned left part and retained leaves.
+    if (height >= STORED_FROM_HEIGHT || (index + 1) * 2 ** height <= this.prunedLoc) {
+      throw new RangeError(`MMR node (${height}, ${index}) was pruned (below leaf ${this.prunedLoc})`);
+    }
+    if (height === 0) return leafDigest(this.hasher, leafPosition(index), this.elements.read(index));
+    return nodeDigest(this.hasher, nodePosition(height, index), this.digest(height - 1, 2 * index), this.digest(height - 1, 2 * index + 1));
+  }
+
+  /** The digest at position `pos`. */
   node(pos: number): Uint8Array {
-    const digest = this.nodes[pos];
-    if (digest === undefined) throw new RangeError(`MMR node ${pos} out of range (size ${this.nodes.length})`);
-    return digest;
+    const height = nodeHeight(pos);
+    return this.digest(height, leftmostLeafLocation(pos, height) / 2 ** height);
   }
 
   peakDigests(): Uint8Array[] {
-    return peaks(this.nodes.length).map((p) => this.nodes[p.pos]!);
+    return this.frontier.map((p) => p.digest);
   }
 
   root(bagging: Bagging = "forward", inactive = 0): Uint8Array {
     return bagPeaks(this.hasher, this.leafCount, this.peakDigests(), bagging, inactive);
+  }
+
+  /**
+   * Prunes every node of the leaves before location `loc`, pinning that prefix's peaks. The
+   * elements below `loc` must still be readable during the call (pinned peaks are computed
+   * from them when they were not stored).
+   */
+  prune(loc: number): void {
+    if (loc > this.leafCount) throw new RangeError(`cannot prune to ${loc} beyond ${this.leafCount} leaves`);
+    if (loc <= this.prunedLoc) return;
+    const pinned: PinnedNode[] = [];
+    let first = 0;
+    for (const height of peakHeights(loc)) {
+      const index = first / 2 ** height;
+      pinned.push({ height, index, digest: this.digest(height, index) });
+      first += 2 ** height;
+    }
+    this.nodes.prune(loc, pinned);
+    if (this.ownElements !== undefined) for (let i = this.prunedLoc; i < loc; i++) delete this.ownElements.items[i];
+    this.prunedLoc = loc;
   }
 
   /** Inclusion proof of the elements at locations [start, end). */

@@ -6,10 +6,10 @@
 // All three trees use the commonware BMT (state/bmt.ts) with keccak256 as the node hasher.
 // §5.4 `/proof/tx` and `/proof/receipt`: inclusion proofs of one leaf of tx_root / receipt_root,
 // checkable with nothing but the proof and the root (docs/state.md §4.1).
-import { bytesEqual, concatBytes, fromHex, toHex, u64BE, uintBE, utf8 } from "../src/bytes.js";
-import { CodecError, decodeByteVec, encodeByteVec, encodeLength } from "./codec.js";
+import { bytesEqual, fromHex, toHex, utf8 } from "../src/bytes.js";
+import { CodecError, decodeByteVec, encodeLength } from "./codec.js";
 import { bmtProve, bmtRoot, bmtVerify } from "./bmt.js";
-import { KECCAK256, keccak256 } from "../src/crypto/hash.js";
+import { KECCAK256, keccak256, type Hasher } from "../src/crypto/hash.js";
 
 export class EncodingError extends Error {
   override name = "EncodingError";
@@ -32,7 +32,18 @@ export function encodeEvent(event: Event): Uint8Array {
   if (event.emitter.length !== EMITTER_LENGTH) {
     throw new EncodingError(`event emitter must be ${EMITTER_LENGTH} bytes, got ${event.emitter.length}`);
   }
-  return guard(() => concatBytes(event.emitter, encodeByteVec("event topic", utf8(event.topic)), encodeByteVec("event payload", event.payload)));
+  // Written in place (one allocation): every event of every block is encoded for its leaf.
+  const topic = utf8(event.topic);
+  const topicLength = guard(() => encodeLength(topic.length));
+  const payloadLength = guard(() => encodeLength(event.payload.length));
+  const out = new Uint8Array(EMITTER_LENGTH + topicLength.length + topic.length + payloadLength.length + event.payload.length);
+  out.set(event.emitter, 0);
+  let at = EMITTER_LENGTH;
+  for (const part of [topicLength, topic, payloadLength, event.payload]) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
 }
 
 /** The smallest encoded event: emitter, empty topic, empty payload (one length byte each). */
@@ -93,21 +104,45 @@ const STATUS_BYTE = { rejected: 0, ok: 1 } as const;
  * each event's encoding).
  */
 export function encodeReceipt(receipt: Receipt): Uint8Array {
+  return encodeReceiptWith(receipt, logsRoot(receipt.events), receipt.events.map(encodeEvent));
+}
+
+const U64_LIMIT = 1n << 64n;
+
+/** encodeReceipt given the receipt's own logs root and its events' encodings. */
+function encodeReceiptWith(receipt: Receipt, ownLogsRoot: Uint8Array, events: readonly Uint8Array[]): Uint8Array {
   if (receipt.status === "ok" && receipt.errorCode !== 0) throw new EncodingError("ok receipt with an error code");
   if (receipt.status === "rejected" && receipt.errorCode === 0) throw new EncodingError("rejected receipt without an error code");
-  return concatBytes(
-    Uint8Array.of(STATUS_BYTE[receipt.status]),
-    uintBE(receipt.errorCode, 2),
-    u64BE(receipt.cycles),
-    u64BE(receipt.cells),
-    logsRoot(receipt.events),
-    guard(() => encodeLength(receipt.events.length)),
-    ...receipt.events.map(encodeEvent),
-  );
+  if (!Number.isInteger(receipt.errorCode) || receipt.errorCode < 0 || receipt.errorCode > 0xffff) {
+    throw new RangeError(`value ${receipt.errorCode} does not fit in 2 bytes`);
+  }
+  for (const v of [receipt.cycles, receipt.cells]) if (v < 0n || v >= U64_LIMIT) throw new RangeError(`value ${v} does not fit in 8 bytes`);
+  const count = guard(() => encodeLength(events.length));
+  let length = RECEIPT_HEAD + count.length;
+  for (const e of events) length += e.length;
+  const out = new Uint8Array(length);
+  const view = new DataView(out.buffer);
+  out[0] = STATUS_BYTE[receipt.status];
+  view.setUint16(1, receipt.errorCode);
+  view.setBigUint64(3, receipt.cycles);
+  view.setBigUint64(11, receipt.cells);
+  out.set(ownLogsRoot, 19);
+  out.set(count, RECEIPT_HEAD);
+  let at = RECEIPT_HEAD + count.length;
+  for (const e of events) {
+    out.set(e, at);
+    at += e.length;
+  }
+  return out;
 }
+
+/** status ‖ error_code ‖ cycles ‖ cells ‖ logs_root. */
+const RECEIPT_HEAD = 1 + 2 + 8 + 8 + 32;
 
 const txLeaves = (txs: readonly Uint8Array[]) => txs.map(keccak256);
 const receiptLeaves = (receipts: readonly Receipt[]) => receipts.map((r) => keccak256(encodeReceipt(r)));
+const EMPTY_RECEIPTS = "empty_receipts";
+let emptyReceiptsRoot: Uint8Array | undefined;
 
 /** §5.2: tx_root over the exact transaction bytes of the block. */
 export function txRoot(txs: readonly Uint8Array[]): Uint8Array {
@@ -116,13 +151,41 @@ export function txRoot(txs: readonly Uint8Array[]): Uint8Array {
 
 /** §5.3: receipt_root; a block without receipts has keccak256("empty_receipts"). */
 export function receiptRoot(receipts: readonly Receipt[]): Uint8Array {
-  if (receipts.length === 0) return keccak256(utf8("empty_receipts"));
+  if (receipts.length === 0) return (emptyReceiptsRoot ??= keccak256(utf8(EMPTY_RECEIPTS))).slice();
   return bmtRoot(KECCAK256, receiptLeaves(receipts));
 }
 
 /** logs_root over events in block order (transaction order, then emission order). */
 export function logsRoot(events: readonly Event[]): Uint8Array {
   return bmtRoot(KECCAK256, events.map((e) => keccak256(encodeEvent(e))));
+}
+
+export interface BlockRoots {
+  tx_root: Uint8Array;
+  receipt_root: Uint8Array;
+  logs_root: Uint8Array;
+}
+
+/**
+ * The three roots of a block at once, each transaction, event and receipt hashed exactly once:
+ * an event's leaf serves both its receipt's own logs root and the block's logs_root, and the
+ * transaction leaves are the caller's tx hashes (keccak256 of the transaction bytes). Equal to
+ * txRoot / receiptRoot / logsRoot computed separately; `hasher` is keccak256 except in the
+ * benchmark, which counts the hashing.
+ */
+export function blockRoots(txHashes: readonly Uint8Array[], receipts: readonly Receipt[], hasher: Hasher = KECCAK256): BlockRoots {
+  const blockEvents: Uint8Array[] = [];
+  const leaves = receipts.map((receipt) => {
+    const encoded = receipt.events.map(encodeEvent);
+    const own = encoded.map((e) => hasher.hash(e));
+    for (const leaf of own) blockEvents.push(leaf);
+    return hasher.hash(encodeReceiptWith(receipt, bmtRoot(hasher, own), encoded));
+  });
+  return {
+    tx_root: bmtRoot(hasher, txHashes),
+    receipt_root: receipts.length === 0 ? hasher.hash(utf8(EMPTY_RECEIPTS)) : bmtRoot(hasher, leaves),
+    logs_root: bmtRoot(hasher, blockEvents),
+  };
 }
 
 /**

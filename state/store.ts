@@ -1,5 +1,5 @@
-// In-memory CIP-4 state store: the committed key→value map plus the StateCommitment that
-// yields `state_root` (§5.1), and per-block batches (§6.1 begin_batch → execute → commit_batch)
+// In-memory CIP-4 state store: the StateCommitment that holds the committed state and yields
+// `state_root` (§5.1), and per-block batches (§6.1 begin_batch → execute → commit_batch)
 // with nested checkpoints so a rejected transaction is undone without touching the rest.
 //
 // Semantics (docs/state.md):
@@ -10,10 +10,10 @@
 //  - commit hands the commitment, sorted by key, the final value of every key the batch wrote
 //    (deleting a key that was never there is no change and is left out).
 import { compareBytes } from "../src/bytes.js";
+import { BytesMap } from "./bytes-map.js";
 import type { KeyChange, StateCommitment } from "./commitment.js";
 import type { BlockBatch, CommitResult, IoCounts, StateAccess, StateStore } from "./interface.js";
 import { checkStateKey } from "./keys.js";
-import { keyId } from "./qmdb/any.js";
 import { createStateCommitment } from "./qmdb/index.js";
 
 export class StateStoreError extends Error {
@@ -22,15 +22,23 @@ export class StateStoreError extends Error {
 
 const U64_MAX = (1n << 64n) - 1n;
 
-/** Map key of a state key (`keyId`: one char per byte). */
-type KeyId = string;
-
-type Pending = Uint8Array | null; // null = deleted in this batch
+/**
+ * A key this batch has read or written: its bytes (a private copy) and its value in the batch
+ * (null = absent). Committed values are cached here on first read: the committed state cannot
+ * change under an open batch (a batch only commits onto the version it began from), so later
+ * reads of the key cost one table lookup.
+ */
+interface Entry {
+  readonly key: Uint8Array;
+  value: Uint8Array | null;
+  /** The batch wrote the key: a net change candidate. */
+  written: boolean;
+}
 
 interface JournalEntry {
-  key: KeyId;
-  /** Pending state of `key` before this write; undefined = the batch had not written it. */
-  previous: Pending | undefined;
+  entry: Entry;
+  /** The entry's state before this write; undefined = the batch had not seen the key. */
+  previous: { value: Uint8Array | null; written: boolean } | undefined;
 }
 
 const copy = (v: Uint8Array | undefined): Uint8Array | undefined => (v === undefined ? undefined : v.slice());
@@ -39,8 +47,7 @@ class MemoryBlockBatch implements BlockBatch {
   observer: ((access: StateAccess) => void) | undefined = undefined;
   private reads = 0;
   private writes = 0;
-  /** key id → [key, pending value]; the key is kept to avoid decoding the id on commit. */
-  private readonly pending = new Map<KeyId, [Uint8Array, Pending]>();
+  private readonly seen = new BytesMap<Entry>(64);
   private readonly journal: JournalEntry[] = [];
   /** Journal length at each open checkpoint; checkpoint token n is marks[n - 1]. */
   private readonly marks: number[] = [];
@@ -49,6 +56,7 @@ class MemoryBlockBatch implements BlockBatch {
     readonly height: bigint,
     readonly baseVersion: number,
     readonly owner: MemoryStateStore,
+    private readonly committed: StateCommitment,
   ) {}
 
   get counts(): IoCounts {
@@ -59,15 +67,14 @@ class MemoryBlockBatch implements BlockBatch {
     return this.marks.length;
   }
 
-  private current(id: KeyId): Uint8Array | undefined {
-    const p = this.pending.get(id);
-    if (p !== undefined) return p[1] ?? undefined;
-    return this.owner.committedById(id);
-  }
-
   get(key: Uint8Array): Uint8Array | undefined {
     checkStateKey(key);
-    const value = copy(this.current(keyId(key)));
+    let entry = this.seen.get(key);
+    if (entry === undefined) {
+      entry = { key: key.slice(), value: this.committed.get(key) ?? null, written: false };
+      this.seen.set(entry.key, entry);
+    }
+    const value = entry.value === null ? undefined : entry.value.slice();
     this.reads++;
     this.observer?.({ op: "read", key: key.slice(), value: copy(value) });
     return value;
@@ -81,14 +88,22 @@ class MemoryBlockBatch implements BlockBatch {
     this.write(key, null);
   }
 
-  private write(key: Uint8Array, value: Pending): void {
+  private write(key: Uint8Array, value: Uint8Array | null): void {
     checkStateKey(key);
-    const id = keyId(key);
-    const before = this.current(id);
-    if (this.marks.length > 0) this.journal.push({ key: id, previous: this.pending.get(id)?.[1] });
-    this.pending.set(id, [key.slice(), value]);
+    const observer = this.observer;
+    let entry = this.seen.get(key);
+    const previous = entry === undefined ? undefined : { value: entry.value, written: entry.written };
+    const before = observer === undefined ? undefined : entry === undefined ? this.committed.get(key) : copy(entry.value ?? undefined);
+    if (entry === undefined) {
+      entry = { key: key.slice(), value, written: true };
+      this.seen.set(entry.key, entry);
+    } else {
+      entry.value = value;
+      entry.written = true;
+    }
+    if (this.marks.length > 0) this.journal.push({ entry, previous });
     this.writes++;
-    this.observer?.({ op: "write", key: key.slice(), before: copy(before), after: copy(value ?? undefined) });
+    observer?.({ op: "write", key: key.slice(), before, after: copy(value ?? undefined) });
   }
 
   checkpoint(): number {
@@ -107,9 +122,12 @@ class MemoryBlockBatch implements BlockBatch {
   rollback(token: number): void {
     const mark = this.close(token);
     while (this.journal.length > mark) {
-      const { key, previous } = this.journal.pop()!;
-      if (previous === undefined) this.pending.delete(key);
-      else this.pending.get(key)![1] = previous;
+      const { entry, previous } = this.journal.pop()!;
+      if (previous === undefined) this.seen.delete(entry.key);
+      else {
+        entry.value = previous.value;
+        entry.written = previous.written;
+      }
     }
   }
 
@@ -122,21 +140,24 @@ class MemoryBlockBatch implements BlockBatch {
   /** Final values of the written keys, sorted by key, minus deletes of keys never committed. */
   netChanges(): KeyChange[] {
     const changes: KeyChange[] = [];
-    for (const [id, [key, value]] of this.pending) {
-      if (value === null && this.owner.committedById(id) === undefined) continue;
-      changes.push([key, value ?? undefined]);
+    for (const [key, entry] of this.seen.entries()) {
+      if (!entry.written) continue;
+      if (entry.value === null && this.committed.get(key) === undefined) continue;
+      changes.push([key, entry.value ?? undefined]);
     }
     return changes.sort((a, b) => compareBytes(a[0], b[0]));
   }
 }
 
 export class MemoryStateStore implements StateStore {
-  private readonly committed = new Map<KeyId, [Uint8Array, Uint8Array]>();
   private lastHeight: bigint | undefined = undefined;
   /** Bumped by every commit; a batch may only commit onto the version it began from. */
   private version = 0;
 
-  /** `commitment` defaults to the Cowboy state_db: QMDB "current" with Blake3 (§5.1). */
+  /**
+   * `commitment` holds the committed state and gives its root; it defaults to the Cowboy
+   * state_db: QMDB "current" with Blake3 (§5.1).
+   */
   constructor(private readonly commitment: StateCommitment = createStateCommitment()) {}
 
   /**
@@ -160,13 +181,9 @@ export class MemoryStateStore implements StateStore {
     return this.lastHeight;
   }
 
-  committedById(id: KeyId): Uint8Array | undefined {
-    return this.committed.get(id)?.[1];
-  }
-
   read(key: Uint8Array): Uint8Array | undefined {
     checkStateKey(key);
-    return copy(this.committedById(keyId(key)));
+    return this.commitment.get(key);
   }
 
   root(): Uint8Array {
@@ -175,7 +192,7 @@ export class MemoryStateStore implements StateStore {
 
   beginBlock(height: bigint): BlockBatch {
     this.checkHeight(height);
-    return new MemoryBlockBatch(height, this.version, this);
+    return new MemoryBlockBatch(height, this.version, this, this.commitment);
   }
 
   private checkHeight(height: bigint): void {
@@ -194,20 +211,13 @@ export class MemoryStateStore implements StateStore {
     if (batch.baseVersion !== this.version) throw new StateStoreError("batch is stale: another block was committed since it began");
     if (batch.openCheckpoints !== 0) throw new StateStoreError(`batch has ${batch.openCheckpoints} open checkpoint(s)`);
     this.checkHeight(batch.height);
-    const changes = batch.netChanges();
-    const stateRoot = this.commitment.commitBatch(changes);
-    for (const [key, value] of changes) {
-      const id = keyId(key);
-      if (value === undefined) this.committed.delete(id);
-      else this.committed.set(id, [key, value]);
-    }
+    const stateRoot = this.commitment.commitBatch(batch.netChanges());
     this.version++;
     this.lastHeight = batch.height;
     return { height: batch.height, stateRoot };
   }
 
-  *entries(): Iterable<[Uint8Array, Uint8Array]> {
-    const sorted = [...this.committed.values()].sort((a, b) => compareBytes(a[0], b[0]));
-    for (const [key, value] of sorted) yield [key.slice(), value.slice()];
+  entries(): Iterable<[Uint8Array, Uint8Array]> {
+    return this.commitment.entries();
   }
 }

@@ -2,7 +2,7 @@
 // names the variants but not their discriminant values or payload layouts; ours are in
 // docs/state.md and docs/decisions.md. Only the variants this emulator stores are implemented;
 // any other discriminant is rejected on decode.
-import { concatBytes, u64BE } from "../src/bytes.js";
+import { concatBytes, readU64BE, u64BE } from "../src/bytes.js";
 import { decodeLength, encodeLength } from "./codec.js";
 import { decodeEventAt, encodeEvent, MIN_EVENT_LENGTH, type Event } from "./roots.js";
 
@@ -59,9 +59,7 @@ function u64(what: string, v: bigint): Uint8Array {
 }
 
 function readU64(bytes: Uint8Array, offset: number, littleEndian = false): bigint {
-  let v = 0n;
-  for (let i = 0; i < 8; i++) v = (v << 8n) | BigInt(bytes[offset + (littleEndian ? 7 - i : i)]!);
-  return v;
+  return littleEndian ? readU64BE(bytes.slice(offset, offset + 8).reverse(), 0) : readU64BE(bytes, offset);
 }
 
 const tag = (kind: StateValueKind) => Uint8Array.of(ValueTag[kind]);

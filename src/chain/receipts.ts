@@ -7,7 +7,7 @@ import { toHex } from "../bytes.js";
 import { array, decimal, hex, object, oneOf, string } from "../json/fields.js";
 import { JsonError } from "../json/parse.js";
 import type { BlockOutcome } from "../engine/chain.js";
-import { logsRoot, receiptRoot, txRoot, type Event, type Receipt } from "../../state/roots.js";
+import { blockRoots, type Event, type Receipt } from "../../state/roots.js";
 import { txHash } from "./envelope.js";
 
 export interface TxReceipt {
@@ -34,20 +34,17 @@ export function committedReceipt(r: TxReceipt): Receipt {
 
 /** Receipts and roots of a block whose envelope bytes are `envelopes`, in block order. */
 export function blockResults(envelopes: readonly Uint8Array[], outcome: BlockOutcome): BlockResults {
+  // The tx hashes are the tx_root leaves (§5.2): each envelope is hashed once.
+  const hashes = envelopes.map(txHash);
   const receipts: TxReceipt[] = outcome.outcomes.map((o, i) => ({
-    tx_hash: txHash(envelopes[i]!),
+    tx_hash: hashes[i]!,
     status: o.status,
     error: o.error === null ? null : { code: o.error.code, name: o.error.name },
     events: o.events,
     cycles: o.cycles,
     cells: o.cells,
   }));
-  return {
-    receipts,
-    tx_root: txRoot(envelopes),
-    receipt_root: receiptRoot(receipts.map(committedReceipt)),
-    logs_root: logsRoot(receipts.flatMap((r) => r.events)),
-  };
+  return { receipts, ...blockRoots(hashes, receipts.map(committedReceipt)) };
 }
 
 export interface EventJson {

@@ -5,10 +5,10 @@
 // SIGINT/SIGTERM before its goal (the block in progress is finished and committed first).
 import type { Command } from "commander";
 import { FollowInputError, follow } from "../node/follower.js";
-import { DB_IS_MEMORY_ONLY, openChainDb } from "../node/store.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError } from "./common.js";
 import { mismatchLines } from "./harness.js";
 import { intOption } from "./node.js";
+import { openStore } from "./store.js";
 
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
@@ -17,7 +17,7 @@ export function register(program: Command): void {
     .command("follow")
     .description("follow a cbqs node's replication feed, re-executing and verifying every root and block hash (docs/node.md)")
     .argument("<url>", "the node's base URL, e.g. http://127.0.0.1:8545")
-    .option("--db <dir>", "the follower's store; it resumes from its own last height (temporary: kept in memory in this build)")
+    .option("--db <dir>", "the follower's store (LMDB); it resumes after its own last verified block")
     .option("--until <height>", "exit 0 once every block up to this height is verified")
     .option("--watch", "keep polling for new blocks after catching up")
     .option("--interval <ms>", "milliseconds between polls when there is nothing new", "1000")
@@ -33,10 +33,7 @@ export function register(program: Command): void {
         until = BigInt(opts.until);
       }
       const pollMs = intOption("--interval", opts.interval, 3_600_000);
-      if (opts.db !== undefined && DB_IS_MEMORY_ONLY) {
-        process.stderr.write(`cbqs: note: --db ${opts.db}: this build keeps the chain in memory (temporary); a restart verifies from genesis again\n`);
-      }
-      const db = openChainDb(opts.db);
+      const db = openStore(opts.db);
       const abort = new AbortController();
       let signalName: string | undefined;
       const stop = (name: string) => {

@@ -30,6 +30,8 @@ import { describeIoError, InputError } from "../json/read.js";
 import { Output, Streamed, writeJsonDocument, writing } from "../json/write.js";
 import { dumpEntryViews, dumpHeader } from "../../state/dump.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, oneLine, UsageError } from "./common.js";
+import { replayIntoDb, StoredChainError } from "../node/replay-db.js";
+import { openStore, SNAPSHOT_INTERVAL_HELP, snapshotInterval } from "./store.js";
 
 export function register(program: Command): void {
   registerFill(program);
@@ -152,6 +154,8 @@ function registerReplay(program: Command): void {
     .option("--quiet", "no progress on stderr")
     .option("--json", "print a cbqs-replay/v1 JSON report instead of text")
     .option("--trace <file>", "write a cbqs-trace/v1 JSON line per transaction (single fixture only)")
+    .option("--db <dir>", "commit every verified block to this store (LMDB) and, run again, resume after its last block (one fixture file)")
+    .option("--snapshot-interval <n>", SNAPSHOT_INTERVAL_HELP)
     .addHelpText(
       "after",
       exitCodes(
@@ -160,8 +164,15 @@ function registerReplay(program: Command): void {
         "a fixture is unusable (malformed, unreadable, unexecutable) and none mismatched; bad options",
       ),
     )
-    .action((targets: string[], opts: { toHeight?: string; shard?: string; quiet?: boolean; json?: boolean; trace?: string }) => {
+    .action((targets: string[], opts: { toHeight?: string; shard?: string; quiet?: boolean; json?: boolean; trace?: string; db?: string; snapshotInterval?: string }) => {
       const toHeight = opts.toHeight === undefined ? undefined : decimalOption("--to-height", opts.toHeight);
+      if (opts.db !== undefined) {
+        if (opts.trace !== undefined) throw new UsageError("--trace and --db are exclusive");
+        if (opts.shard !== undefined) throw new UsageError("--shard and --db are exclusive: a store holds one chain");
+        const interval = snapshotInterval(opts.snapshotInterval);
+        return replayIntoStore(targets, opts.db, { toHeight, interval, progress: opts.json ? "off" : progressMode(opts.quiet), json: opts.json === true });
+      }
+      if (opts.snapshotInterval !== undefined) throw new UsageError("--snapshot-interval needs --db");
       let shard: Shard | undefined;
       if (opts.shard !== undefined) {
         try {
@@ -210,6 +221,72 @@ function registerReplay(program: Command): void {
       }
       process.exitCode = replayExitCode(reports);
     });
+}
+
+const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
+
+/**
+ * `replay <fixture> --db <dir>`: the fixture replayed into a persistent store, resuming after
+ * the store's head (src/node/replay-db.ts). Exit 0 all verified, 1 a mismatch (that block is not
+ * committed), 2 unusable input or a store holding another chain (nothing touched), 130/143 when
+ * stopped by SIGINT/SIGTERM (after the block in progress is committed).
+ */
+async function replayIntoStore(targets: readonly string[], dir: string, o: { toHeight: bigint | undefined; interval: bigint; progress: ProgressMode; json: boolean }): Promise<void> {
+  const files = targetFiles(targets);
+  if (files.length !== 1 || files[0] !== targets[0]) throw new UsageError("--db needs one fixture file (a store holds one chain)");
+  const file = files[0]!;
+  const fixture = readFixture(file);
+  const db = openStore(dir, { snapshotInterval: o.interval });
+  const abort = new AbortController();
+  let signalName = "";
+  const stop = (name: string) => {
+    signalName = name;
+    abort.abort();
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  const clock = new Stopwatch();
+  const line = new Progress(`replay ${file}`, o.progress);
+  let outcome: Awaited<ReturnType<typeof replayIntoDb>>;
+  try {
+    outcome = await replayIntoDb(fixture, db, { ...(o.toHeight === undefined ? {} : { toHeight: o.toHeight }), signal: abort.signal, onBlock: (p) => line.update({ done: p.blocksDone, total: p.blocksTotal, unit: "blocks", height: { at: p.height, last: p.lastHeight }, txs: p.txsDone }) });
+  } catch (err) {
+    if (err instanceof StoredChainError) throw new UsageError(`--db ${dir}: ${err.message}`);
+    if (err instanceof ReplayInputError) throw new InputError(file, err.path, err.message);
+    throw err;
+  } finally {
+    line.end();
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+    db.close();
+  }
+  const seconds = clock.seconds();
+  const from = outcome.resumedAfter === null ? "from genesis" : `resumed after height ${outcome.resumedAfter}`;
+  const end = outcome.stopped ? `stopped by ${signalName}` : outcome.mismatch !== null ? "mismatch" : "ok";
+  const summary =
+    `replay: ${file} into ${dir}: ${end}; ${from}, ${outcome.blocks} blocks, ${outcome.txs} txs in ${seconds.toFixed(2)} s ` +
+    `(${rate(outcome.blocks, seconds)} blocks/s, ${rate(outcome.txs, seconds)} tx/s); store head ${outcome.head ?? "none"}`;
+  if (o.json) {
+    const m = outcome.mismatch;
+    process.stdout.write(
+      JSON.stringify(
+        {
+          format: "cbqs-replay/v1",
+          fixtures: [{ file, name: fixture.name, status: m === null ? "ok" : "mismatch", blocks: String(outcome.blocks), txs: String(outcome.txs), ...(m === null ? {} : { mismatch: { ...m, height: m.height.toString() } }) }],
+          blocks: String(outcome.blocks),
+          txs: String(outcome.txs),
+          store: { dir, resumed_after: outcome.resumedAfter?.toString() ?? null, head: outcome.head?.toString() ?? null, stopped: outcome.stopped },
+        },
+        null,
+        2,
+      ) + "\n",
+    );
+    process.stderr.write(summary + "\n");
+  } else {
+    if (outcome.mismatch !== null) process.stdout.write(mismatchLines(file, outcome.mismatch).join("\n") + "\n");
+    process.stdout.write(summary + "\n");
+  }
+  process.exitCode = outcome.stopped ? (SIGNAL_EXIT[signalName] ?? 130) : outcome.mismatch !== null ? EXIT_REJECT : EXIT_OK;
 }
 
 /** JSON-lines output, written as it is produced (a long chain's trace does not fit in memory). */

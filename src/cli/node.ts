@@ -9,7 +9,8 @@ import { ImportMismatch, NodeInputError, type NodeStart } from "../node/chain-no
 import { DEFAULT_MAX_EXCLUSION_OPS } from "../node/proofs.js";
 import { runNode } from "../node/run.js";
 import { DEFAULT_PROOF_RATE_LIMIT, DEFAULT_RATE_LIMIT, stderrLogger, type Logger } from "../node/server.js";
-import { DB_IS_MEMORY_ONLY, DEFAULT_RETAIN_BLOCKS, openChainDb } from "../node/store.js";
+import { DEFAULT_RETAIN_BLOCKS } from "../node/store.js";
+import { openStore, SNAPSHOT_INTERVAL_HELP, snapshotInterval } from "./store.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError } from "./common.js";
 import { mismatchLines } from "./harness.js";
 
@@ -24,6 +25,7 @@ interface NodeOpts {
   proofRateLimit: string;
   retainBlocks: string;
   maxExclusionOps: string;
+  snapshotInterval?: string;
   quiet?: boolean;
 }
 
@@ -37,7 +39,7 @@ export function register(program: Command): void {
   program
     .command("node")
     .description("run a local CBQS node: CIP-39 §3 reads, CIP-4 §5.4 proofs, the replication feed and a devnet (docs/node.md)")
-    .option("--db <dir>", `store directory (temporary: this build keeps the chain in memory and writes nothing to <dir>)`)
+    .option("--db <dir>", "store directory (LMDB); a restart continues the stored chain (default: in memory)")
     .option("--host <address>", "address to listen on", "127.0.0.1")
     .option("--port <n>", "port to listen on (0 = any free port)", "8545")
     .option("--fixture <file>", "import a cbqs-fixture/v1 chain first, verifying every block as cbqs replay does")
@@ -47,6 +49,7 @@ export function register(program: Command): void {
     .option("--proof-rate-limit <n>", "per-client limit on the /proof endpoints, requests per second; 0 = off", String(DEFAULT_PROOF_RATE_LIMIT))
     .option("--retain-blocks <n>", "blocks below the head whose state pinned reads (?block=) can still serve", String(DEFAULT_RETAIN_BLOCKS))
     .option("--max-exclusion-ops <n>", "largest exclusion proof served for an absent key, in operations", String(DEFAULT_MAX_EXCLUSION_OPS))
+    .option("--snapshot-interval <n>", SNAPSHOT_INTERVAL_HELP)
     .option("--quiet", "log errors only")
     .addHelpText("after", exitCodes("stopped cleanly by SIGINT/SIGTERM", "an imported fixture block does not verify (the replay report)"))
     .action(async (opts: NodeOpts) => {
@@ -65,10 +68,7 @@ export function register(program: Command): void {
       const retainBlocks = intOption("--retain-blocks", opts.retainBlocks, 1_000_000);
       const start = startOf(opts);
       const log: Logger = opts.quiet ? (e) => e["level"] === "error" && stderrLogger(e) : (e) => e["level"] !== "debug" && stderrLogger(e);
-      if (opts.db !== undefined && DB_IS_MEMORY_ONLY) {
-        process.stderr.write(`cbqs: note: --db ${opts.db}: this build keeps the chain in memory (temporary); nothing is written there and a restart starts over\n`);
-      }
-      const db = openChainDb(opts.db, retainBlocks);
+      const db = openStore(opts.db, { retainBlocks, snapshotInterval: snapshotInterval(opts.snapshotInterval) });
       let running: Awaited<ReturnType<typeof runNode>>;
       try {
         running = await runNode(db, start, { ...settings, log });

@@ -13,6 +13,7 @@ import { register as registerHarness } from "./harness.js";
 import { register as registerGas } from "./gas.js";
 import { register as registerNode } from "./node.js";
 import { register as registerFollow } from "./follow.js";
+import { register as registerSnapshot } from "./snapshot.js";
 
 /** Commands in workflow order (run → fill → replay → t8n → trace → diff → state → proofs → codec → crypto → gas vectors), as --help lists them. */
 const registrars: Registrar[] = [
@@ -27,6 +28,7 @@ const registrars: Registrar[] = [
   registerGas,
   registerNode,
   registerFollow,
+  registerSnapshot,
 ];
 
 export function buildProgram(version: string): Command {

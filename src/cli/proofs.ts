@@ -3,14 +3,16 @@
 // §8.2 batch, or an exclusion proof) against a state root. Exit 0 valid, 1 a well-formed proof that
 // does not verify, 2 unusable input (missing file, not JSON, not a well-formed proof document, bad
 // --root). The output says what was checked, step by step.
-// `cbqs prove-state <dump.json> --key <hex> [-o <proof.json>]`: the reference proof of one key of
-// a state dump, to check a node's verifier against (and to give `verify-proof` an input).
+// `cbqs prove-state`: the reference proof of one key — against a chain's own root (a fixture's
+// block, replayed; a store's head) or against a state dump committed as one batch — to check a
+// node's verifier against (and to give `verify-proof` an input).
 // `cbqs prove-tx` / `prove-receipt <fixture> --block N --index I`: the §5.4 inclusion proof of one
 // transaction / receipt of a fixture block; `cbqs verify-bmt-proof <proof> --root <hex>` checks it.
 import type { Command } from "commander";
 import { fromHex, toHex } from "../bytes.js";
 import { BLAKE3, SHA256 } from "../crypto/hash.js";
-import { inFile, readDump, readFixture, readJson } from "../harness/documents.js";
+import { inFile, readDocument, readFixture, readJson } from "../harness/documents.js";
+import { proveAtHeight } from "../harness/prove-at-height.js";
 import { InclusionError, proveInclusion, type InclusionKind } from "../harness/inclusion.js";
 import { InputError } from "../json/read.js";
 import { Output, writing } from "../json/write.js";
@@ -20,7 +22,8 @@ import { MemoryStateStore } from "../../state/store.js";
 import { STATE_KEY_LENGTH } from "../../state/interface.js";
 import { inclusionProofToJson, parseInclusionProof, verifyInclusionProof } from "../../state/roots.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, oneLine, report, UsageError } from "./common.js";
-import { decimalOption, writeJson } from "./harness.js";
+import { decimalOption, mismatchLines, writeJson } from "./harness.js";
+import { openExistingStore } from "./store.js";
 
 const HASHERS = { blake3: BLAKE3, sha256: SHA256 } as const;
 
@@ -97,19 +100,62 @@ function registerProveState(program: Command): void {
   program
     .command("prove-state")
     .description(
-      "write the CIP-4 Appendix C proof of one key of a state dump (committed as one batch, like t8n's pre-state) and print the root it verifies against",
+      "write the CIP-4 Appendix C proof of one key and print the root it verifies against: of a chain's block " +
+        "(<fixture> --height h: replayed, every root checked; --db: a store's head), or of a state dump committed as one batch (like t8n's pre-state)",
     )
-    .argument("<dump.json>", "a cbqs-state-dump/v1 file (t8n --output.alloc, state dump -o)")
+    .argument("[file]", "a cbqs-fixture/v1 (.json or .json.gz, with --height) or a cbqs-state-dump/v1 file (t8n --output.alloc, state dump -o)")
     .requiredOption("--key <hex>", "state key, 0x-prefixed 54-byte hex (absent key: an exclusion proof)")
+    .option("--height <h>", "with a fixture: prove at its last block at or below this height, against that block's state_root")
+    .option("--db <dir>", "prove against the head of this store (no file)")
     .option("-o, --output <file>", "proof file; - is stdout (then the root goes to stderr)", "-")
-    .addHelpText("after", exitCodes("the proof is written and the root printed", "(not used)", "unreadable or malformed dump, bad --key, unwritable output"))
-    .action((file: string, opts: { key: string; output: string }) => {
+    .addHelpText(
+      "after",
+      exitCodes(
+        "the proof is written and the root printed",
+        "a fixture does not replay to its own expected values up to the height (no proof written)",
+        "unreadable or malformed input, bad --key or --height, a store in use or empty, unwritable output",
+      ),
+    )
+    .action((file: string | undefined, opts: { key: string; height?: string; db?: string; output: string }) => {
       const key = fromHex(opts.key, STATE_KEY_LENGTH, "--key");
-      const { root, proof } = proveStateKey(readDump(file), key);
-      writing(new Output(opts.output), (out) => out.write(JSON.stringify(proof, null, 2) + "\n"));
-      (opts.output === "-" ? process.stderr : process.stdout).write(`${opts.output === "-" ? "state root: " : ""}${toHex(root)}\n`);
+      if ((file === undefined) === (opts.db === undefined)) throw new UsageError("give either a file or --db <dir>");
+      const height = opts.height === undefined ? undefined : decimalOption("--height", opts.height);
+      let result: { root: Uint8Array; proof: unknown };
+      if (opts.db !== undefined) {
+        if (height !== undefined) throw new UsageError("--height needs a fixture; --db proves at the store's head");
+        result = proveAtStoreHead(opts.db, key);
+      } else {
+        const doc = readDocument(file!, ["fixture", "dump"]);
+        if (doc.kind === "fixture") {
+          if (height === undefined) throw new UsageError(`${file}: a fixture needs --height (the block whose state_root to prove against)`);
+          const proved = inFile(file!, () => proveAtHeight(doc.fixture, height, key));
+          if ("mismatch" in proved) {
+            process.stderr.write(mismatchLines(file!, proved.mismatch).join("\n") + "\n");
+            process.exitCode = EXIT_REJECT;
+            return;
+          }
+          result = proved;
+        } else {
+          if (height !== undefined) throw new UsageError(`${file}: --height needs a fixture; a state dump has one state`);
+          if (doc.kind !== "dump") throw new Error("unreachable");
+          result = proveStateKey(doc.entries, key);
+        }
+      }
+      writing(new Output(opts.output), (out) => out.write(JSON.stringify(result.proof, null, 2) + "\n"));
+      (opts.output === "-" ? process.stderr : process.stdout).write(`${opts.output === "-" ? "state root: " : ""}${toHex(result.root)}\n`);
       process.exitCode = EXIT_OK;
     });
+}
+
+function proveAtStoreHead(dir: string, key: Uint8Array): { root: Uint8Array; proof: unknown } {
+  const db = openExistingStore(dir);
+  try {
+    const head = db.head();
+    if (head === undefined) throw new UsageError(`--db ${dir}: the store holds no chain yet`);
+    return { root: head.state_root, proof: db.proveKey(key) };
+  } finally {
+    db.close();
+  }
 }
 
 function registerProveInclusion(program: Command, kind: InclusionKind): void {

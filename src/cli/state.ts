@@ -1,6 +1,6 @@
 // `cbqs state dump <file> [--height N] [filters]` and `cbqs state diff <a> <b>` (docs/state.md §5).
-// There is no persistent node store: a dump's state comes from a dump or alloc file, or from
-// replaying a fixture (or a scenario, filled to one first) from genesis up to a height.
+// A dump's state comes from a dump or alloc file, from replaying a fixture (or a scenario, filled
+// to one first) from genesis up to a height, or from a persistent store (--db: its head).
 import type { Command } from "commander";
 import { fromHex, HexError } from "../bytes.js";
 import { GenesisError } from "../engine/errors.js";
@@ -19,6 +19,7 @@ import { diffDumps, diffIsEmpty, dumpEntryViews, dumpHeader, type DumpEntry } fr
 import type { StateStore } from "../../state/interface.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, jsonReplacer, oneLine, report, UsageError } from "./common.js";
 import { mismatchLines } from "./harness.js";
+import { openExistingStore } from "./store.js";
 
 /** A value as people read it: a registry record's fields, an account's nonce and balance, else the decoded view. */
 function view(e: DumpEntry): unknown {
@@ -108,6 +109,18 @@ export function stateDiffText(a: Iterable<readonly [Uint8Array, Uint8Array]>, b:
   return { lines, json, equal: diffIsEmpty(diff) };
 }
 
+/**
+ * The docs/state.md §5 field order (height and root above the long entry list), written entry by
+ * entry: a 1.25 M-entry dump is never one string.
+ */
+function writeDump(source: DumpSource, opts: FilterOptions & { output: string }): void {
+  const header = dumpHeader({ ...(source.height === undefined ? {} : { height: source.height }), ...(source.stateRoot === undefined ? {} : { stateRoot: source.stateRoot }) });
+  const filter = dumpFilter(opts, source.entries);
+  writing(new Output(opts.output), (out) =>
+    writeJsonDocument(out, { ...header, entries: new Streamed(dumpEntryViews(filtered(source.entries, filter), registryRecords)) }, jsonReplacer),
+  );
+}
+
 /** A scenario as a fixture (the same pipeline as `cbqs fill`), so both replay the same way. */
 function scenarioFixture(file: string, scenario: Scenario): Fixture {
   try {
@@ -165,6 +178,18 @@ function stateDumpOf(file: string, height: bigint | undefined): DumpSource | { m
   }
 }
 
+/** The committed state at a store's head; the store stays open until the dump is written. */
+function withStoreDump(dir: string, write: (source: DumpSource) => void): void {
+  const db = openExistingStore(dir);
+  try {
+    const head = db.head();
+    if (head === undefined) throw new UsageError(`--db ${dir}: the store holds no chain yet`);
+    write({ height: head.height, stateRoot: db.state.root(), entries: { [Symbol.iterator]: () => db.state.entries()[Symbol.iterator]() } });
+  } finally {
+    db.close();
+  }
+}
+
 export function register(program: Command): void {
   const state = program
     .command("state")
@@ -172,7 +197,7 @@ export function register(program: Command): void {
     .addHelpText("after", exitCodes("(see each subcommand)", "(see each subcommand)", "(see each subcommand)"));
 
   state
-    .command("dump <file>")
+    .command("dump [file]")
     .description(
       "print the canonical dump (sorted keys, lowercase hex, decoded views) of a dump/alloc file, or of the state " +
         "a cbqs-fixture/v1 (.json or .json.gz) or cbqs-scenario/v1 reaches by replay from genesis",
@@ -186,24 +211,26 @@ export function register(program: Command): void {
     .option("--provider <addr>", "only this provider's record and account (repeatable)", collect)
     .option("--account <addr>", "only the keys stored under this address (repeatable)", collect)
     .option("--owner <addr>", "only this owner's streams, stream count and account (repeatable)", collect)
+    .option("--db <dir>", "dump the committed state of this store (its head) instead of a file")
     .option("-o, --output <file>", "output file; - is stdout", "-")
-    .addHelpText("after", exitCodes("the dump is written", "a fixture or scenario does not replay to its own expected values before the height", "unreadable or malformed input, bad --height or filter, unwritable output"))
-    .action((file: string, opts: FilterOptions & { height?: string; output: string }) => {
+    .addHelpText("after", exitCodes("the dump is written", "a fixture or scenario does not replay to its own expected values before the height", "unreadable or malformed input, bad --height or filter, unwritable output, a store in use or empty"))
+    .action((file: string | undefined, opts: FilterOptions & { height?: string; output: string; db?: string }) => {
       const height = opts.height === undefined ? undefined : parseHeight(opts.height);
-      const result = stateDumpOf(file, height);
+      if ((file === undefined) === (opts.db === undefined)) throw new UsageError("give either a file or --db <dir>");
+      if (opts.db !== undefined) {
+        if (height !== undefined) throw new UsageError("--height needs a fixture or scenario; --db dumps the store's head");
+        withStoreDump(opts.db, (source) => writeDump(source, opts));
+        process.exitCode = EXIT_OK;
+        return;
+      }
+      const result = stateDumpOf(file!, height);
       if ("mismatch" in result) {
         // Like `cbqs replay`: the first mismatch, its differing keys indented below; nothing dumped.
         process.stderr.write(result.mismatch.join("\n") + "\n");
         process.exitCode = EXIT_REJECT;
         return;
       }
-      // The docs/state.md §5 field order (height and root above the long entry list), written
-      // entry by entry: a 1.25 M-entry dump is never one string.
-      const header = dumpHeader({ ...(result.height === undefined ? {} : { height: result.height }), ...(result.stateRoot === undefined ? {} : { stateRoot: result.stateRoot }) });
-      const filter = dumpFilter(opts, result.entries);
-      writing(new Output(opts.output), (out) =>
-        writeJsonDocument(out, { ...header, entries: new Streamed(dumpEntryViews(filtered(result.entries, filter), registryRecords)) }, jsonReplacer),
-      );
+      writeDump(result, opts);
       process.exitCode = EXIT_OK;
     });
 

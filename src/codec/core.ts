@@ -95,8 +95,18 @@ export class Writer {
   /** Big-endian unsigned integer of `width` bytes; the caller has range-checked `value`. */
   uint(value: bigint, width: number): void {
     this.reserve(width);
+    // 32 bits per BigInt step (records are mostly u64/u128 fields), then single bytes.
     let v = value;
-    for (let i = width - 1; i >= 0; i--) {
+    let i = width - 1;
+    for (; i >= 3; i -= 4) {
+      const word = Number(v & 0xffff_ffffn);
+      this.buf[this.len + i] = word & 0xff;
+      this.buf[this.len + i - 1] = (word >>> 8) & 0xff;
+      this.buf[this.len + i - 2] = (word >>> 16) & 0xff;
+      this.buf[this.len + i - 3] = word >>> 24;
+      v >>= 32n;
+    }
+    for (; i >= 0; i--) {
       this.buf[this.len + i] = Number(v & 0xffn);
       v >>= 8n;
     }
@@ -145,8 +155,15 @@ export class Reader {
 
   uint(width: number, path: string): bigint {
     this.need(width, path);
+    const b = this.bytes;
     let v = 0n;
-    for (let i = 0; i < width; i++) v = (v << 8n) | BigInt(this.bytes[this.pos + i]!);
+    let i = 0;
+    for (; i < width % 4; i++) v = (v << 8n) | BigInt(b[this.pos + i]!);
+    // 32 bits per BigInt step.
+    for (; i < width; i += 4) {
+      const p = this.pos + i;
+      v = (v << 32n) | BigInt(((b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!) >>> 0);
+    }
     this.pos += width;
     return v;
   }

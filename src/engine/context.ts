@@ -1,7 +1,7 @@
 // Everything one CBQS handler executes against, and the typed registry reads and writes it
 // performs. Each read here is one metered state read (§18.1); handlers call them top to
 // bottom in their canonical plan order (docs/state-layout.md).
-import { bytesEqual, toHex, u64BE } from "../bytes.js";
+import { bytesEqual, readU64BE, toHex, u64BE } from "../bytes.js";
 import { decode, encode, type Codec } from "../codec/core.js";
 import * as S from "../codec/schema.js";
 import type {
@@ -12,15 +12,14 @@ import type {
   ProviderRecordV1,
   StreamRecordV1,
 } from "../codec/types.js";
-import { LIVE_SCALARS } from "../params.js";
 import type { BlockBatch } from "../../state/interface.js";
 import type { Event } from "../../state/roots.js";
-import { decodeStateValueAs, encodeStateValue } from "../../state/value.js";
+import { decodeStateValueAs, encodeStateValue, ValueTag } from "../../state/value.js";
 import type { AccountLedger } from "./accounts.js";
 import { EngineDefect, reject } from "./errors.js";
 import {
   ownerCountKey,
-  paramKey,
+  LIVE_SCALAR_READ_KEYS,
   providerKey,
   REGISTRY_ADDRESS,
   schedulesKey,
@@ -79,22 +78,16 @@ export class GovernanceBounds {
 
 export function decodeScalar(bytes: Uint8Array | undefined, name: string): bigint {
   if (bytes === undefined) return reject("RegistryStateInvalid", `governance scalar ${name} is missing`);
-  try {
-    const raw = decodeStateValueAs(bytes, "SystemBytes").bytes;
-    if (raw.length !== 8) throw new Error("length");
-    let v = 0n;
-    for (const b of raw) v = (v << 8n) | BigInt(b);
-    return v;
-  } catch {
-    return reject("RegistryStateInvalid", `governance scalar ${name} is malformed`);
-  }
+  // A SystemBytes value (tag 0x0A) of exactly 8 payload bytes, read in place.
+  if (bytes.length !== 9 || bytes[0] !== ValueTag.SystemBytes) return reject("RegistryStateInvalid", `governance scalar ${name} is malformed`);
+  return readU64BE(bytes, 1);
 }
 
 export const encodeScalar = (value: bigint): Uint8Array => encodeStateValue({ kind: "SystemBytes", bytes: u64BE(value) });
 
 export function readGovernanceBounds(ctx: TxContext): GovernanceBounds {
   const values = new Map<string, bigint>();
-  for (const name of LIVE_SCALARS) values.set(name, decodeScalar(ctx.batch.get(paramKey(name)), name));
+  for (const [name, key] of LIVE_SCALAR_READ_KEYS) values.set(name, decodeScalar(ctx.batch.get(key), name));
   return new GovernanceBounds(values);
 }
 
@@ -132,9 +125,7 @@ export function encodeSingleton(s: Singleton): Uint8Array {
 export function decodeSingleton(bytes: Uint8Array | undefined): Singleton {
   if (bytes === undefined) return reject("RegistryStateInvalid", "Stream Registry singleton is missing");
   if (bytes.length !== 41 || bytes[0] !== SINGLETON_VERSION) return reject("RegistryStateInvalid", "Stream Registry singleton is malformed");
-  let chainId = 0n;
-  for (let i = 1; i < 9; i++) chainId = (chainId << 8n) | BigInt(bytes[i]!);
-  return { chain_id: chainId, chain_instance_id: bytes.slice(9, 41) };
+  return { chain_id: readU64BE(bytes, 1), chain_instance_id: bytes.slice(9, 41) };
 }
 
 export function readSingleton(ctx: TxContext): Singleton {
@@ -195,9 +186,7 @@ export function readOwnerCount(ctx: TxContext, owner: Address): bigint {
   const bytes = readSlot(ctx, ownerCountKey(owner), "owner stream count");
   if (bytes === undefined) return 0n;
   if (bytes.length !== 8) return reject("RegistryStateInvalid", "owner stream count is malformed");
-  let v = 0n;
-  for (const b of bytes) v = (v << 8n) | BigInt(b);
-  return v;
+  return readU64BE(bytes, 0);
 }
 
 /** Zero is stored as absence (one state for "no live streams"). */

@@ -46,6 +46,11 @@ export const ownerCountKey = (owner: Address): Uint8Array =>
 export const streamKey = (streamId: Bytes32): Uint8Array => actorStorageKey(REGISTRY_ADDRESS, streamId);
 /** Only the §18 live scalars are cached: governance actions may name arbitrary parameters. */
 export const paramKey = (name: string): Uint8Array => LIVE_SCALAR_KEYS.get(name)?.slice() ?? systemStateKey(name);
+/**
+ * The cached keys of the 25 live scalars in §18.1 order, shared, not copied: only for passing
+ * straight to a batch read (which never modifies or keeps the caller's key).
+ */
+export const LIVE_SCALAR_READ_KEYS: readonly (readonly [string, Uint8Array])[] = [...LIVE_SCALAR_KEYS];
 export { accountKey };
 
 /** What a registry user key (the verbatim slot of an 0x17 ActorStorage key) names. */

@@ -3,7 +3,7 @@
 // the governance actor, holding completed_pause_blocks and an optional active
 // [paused_at_block, expires_at_block) interval. Coverage is derived at READ time because
 // expiry is lazy.
-import { bytesEqual, concatBytes, u64BE, utf8 } from "../bytes.js";
+import { bytesEqual, concatBytes, readU64BE, u64BE, utf8 } from "../bytes.js";
 import type { Address } from "../codec/types.js";
 import { actorStorageKey } from "../../state/keys.js";
 import { reject } from "./errors.js";
@@ -42,11 +42,7 @@ export function encodePauseRecord(record: PauseRecord): Uint8Array {
   return concatBytes(completed, Uint8Array.of(1), u64BE(record.active.paused_at_block), u64BE(record.active.expires_at_block));
 }
 
-function readU64(bytes: Uint8Array, offset: number): bigint {
-  let v = 0n;
-  for (let i = 0; i < 8; i++) v = (v << 8n) | BigInt(bytes[offset + i]!);
-  return v;
-}
+const readU64 = readU64BE;
 
 /** Decodes a stored pause record; anything malformed fails closed. */
 export function decodePauseRecord(bytes: Uint8Array): PauseRecord {

@@ -1,13 +1,16 @@
 // QMDB "any" database, unordered keys (CIP-4 §5.1): an append-only operation log authenticated
-// by an MMR, a snapshot mapping each live key to the location of its latest Update, an activity
+// by an MMR, an index mapping each live key to the location of its latest Update, an activity
 // bitmap, and an inactivity floor raised at every commit by moving the oldest active
 // operations to the tip. Ported from commonware storage/src/qmdb/any/{db.rs,batch.rs,mod.rs}
 // and qmdb/mod.rs at dc41a895f069 for the single-writer case (no speculative batch chains).
+// All data lives in a QmdbStorage (state/qmdb/storage.ts); this file is only the algorithm.
 import { compareBytes } from "../../src/bytes.js";
 import type { Hasher } from "../../src/crypto/hash.js";
+import { BytesMap } from "../bytes-map.js";
 import { Mmr, inactivePeaks } from "../mmr.js";
-import { ActivityBitmap } from "./bitmap.js";
-import type { Operation, OperationCodec } from "./operation.js";
+import { memoryStorage } from "./memory.js";
+import { UPDATE_CONTEXT, type Operation, type OperationCodec } from "./operation.js";
+import type { BitmapStore, KeyIndex, OperationLog, QmdbStorage } from "./storage.js";
 
 /** One keyed write of a batch: value undefined deletes the key. */
 export type Write = readonly [key: Uint8Array, value: Uint8Array | undefined];
@@ -25,11 +28,13 @@ export interface QmdbConfig {
 export interface BatchTrace {
   /** Location of the first appended operation. */
   start: number;
-  ops: readonly Operation[];
+  /** The appended operations, encoded. */
+  ops: readonly Uint8Array[];
   floor: number;
 }
 
-interface DiffEntry {
+/** A key whose index entry this batch changes. */
+interface KeyMove {
   key: Uint8Array;
   /** New location of the key's Update; undefined when the batch deletes the key. */
   loc: number | undefined;
@@ -37,34 +42,40 @@ interface DiffEntry {
   baseOld: number | undefined;
 }
 
-/**
- * Map key of a byte key: one UTF-16 code unit per byte, so distinct keys give distinct ids.
- * Built on every state access, and measured ~3x cheaper than hex. Keys are short (54 bytes),
- * far below the argument-count limit of `apply`.
- */
-export const keyId = (key: Uint8Array): string => String.fromCharCode.apply(null, key as unknown as number[]);
-
 export class AnyDb {
   readonly mmr: Mmr;
-  readonly bitmap: ActivityBitmap;
-  private readonly log: Operation[] = [];
-  private readonly snapshot = new Map<string, number>();
+  readonly bitmap: BitmapStore;
+  private readonly log: OperationLog;
+  private readonly index: KeyIndex;
   private floorLoc = 0;
   private lastCommitLoc = 0;
-  private liveKeys = 0;
 
-  constructor(readonly config: QmdbConfig) {
-    this.mmr = new Mmr(config.hasher);
-    this.bitmap = new ActivityBitmap(config.chunkBytes);
-    // A fresh database starts with CommitFloor(None, 0) (any/mod.rs `init_with_bitmap`), the
-    // last commit carrying bit 1.
-    this.append({ kind: "commit", floor: 0 });
-    this.bitmap.extendTo(1);
-    this.bitmap.set(0, true);
+  constructor(
+    readonly config: QmdbConfig,
+    storage: QmdbStorage = memoryStorage(config.chunkBytes),
+  ) {
+    if (config.codec.keyLength !== config.keyLength) throw new RangeError("codec and database disagree on the key length");
+    this.log = storage.log;
+    this.index = storage.index;
+    this.bitmap = storage.bitmap;
+    this.mmr = new Mmr(config.hasher, storage.nodes, { source: this.log, leaves: this.log.size, prunedBelow: this.log.prunedBelow });
+    if (this.log.size === 0) {
+      // A fresh database starts with CommitFloor(None, 0) (any/mod.rs `init_with_bitmap`), the
+      // last commit carrying bit 1.
+      this.append(config.codec.encode({ kind: "commit", floor: 0 }));
+      this.bitmap.extendTo(1);
+      this.bitmap.set(0, true);
+    } else {
+      // Reopening: the last operation is always the last commit, and it records the floor.
+      const last = config.codec.decode(this.log.read(this.log.size - 1));
+      if (last.kind !== "commit" || this.mmr.leaves !== this.log.size) throw new Error("storage does not end with a commit");
+      this.floorLoc = last.floor;
+      this.lastCommitLoc = this.log.size - 1;
+    }
   }
 
   get size(): number {
-    return this.log.length;
+    return this.log.size;
   }
 
   get inactivityFloor(): number {
@@ -76,30 +87,39 @@ export class AnyDb {
   }
 
   get activeKeys(): number {
-    return this.liveKeys;
+    return this.index.size;
   }
 
   operation(loc: number): Operation {
-    const op = this.log[loc];
-    if (op === undefined) throw new RangeError(`location ${loc} beyond log size ${this.log.length}`);
-    return op;
+    return this.config.codec.decode(this.log.read(loc));
   }
 
   encodedOperation(loc: number): Uint8Array {
-    return this.config.codec.encode(this.operation(loc));
+    return this.log.read(loc).slice();
   }
 
   /** Location of the key's active Update, if the key is live. */
   locationOf(key: Uint8Array): number | undefined {
-    return this.snapshot.get(keyId(key));
+    return this.index.get(key);
   }
 
   get(key: Uint8Array): Uint8Array | undefined {
-    const loc = this.locationOf(key);
+    const loc = this.index.get(key);
     if (loc === undefined) return undefined;
-    const op = this.log[loc]!;
-    if (op.kind !== "update") throw new Error(`snapshot points at a non-update operation at ${loc}`);
-    return op.value;
+    const bytes = this.log.read(loc);
+    if (bytes[0] !== UPDATE_CONTEXT) throw new Error(`index points at a non-update operation at ${loc}`);
+    return this.config.codec.updateValue(bytes);
+  }
+
+  /** Every live key and value, keys in ascending byte order. */
+  entries(): [Uint8Array, Uint8Array][] {
+    const out: [Uint8Array, Uint8Array][] = [];
+    const k = this.config.keyLength;
+    for (const loc of this.index.locations()) {
+      const bytes = this.log.read(loc);
+      out.push([bytes.slice(1, 1 + k), this.config.codec.updateValue(bytes)]);
+    }
+    return out.sort((a, b) => compareBytes(a[0], b[0]));
   }
 
   /** Root of the operation log: backward bagging with the inactive peaks below the floor. */
@@ -108,79 +128,97 @@ export class AnyDb {
   }
 
   /**
+   * Drops the operations and MMR nodes below the inactivity floor (commonware `prune`). Roots do
+   * not change; operations below the floor can no longer be read or proven.
+   */
+  prune(): void {
+    this.mmr.prune(this.floorLoc); // reads elements below the floor for its pinned peaks
+    this.log.prune(this.floorLoc);
+  }
+
+  /**
    * Applies one batch and commits it (commonware `merkleize` + `apply_batch`). When a key is
    * written several times the last write wins; deleting an absent key writes nothing.
    */
   applyBatch(writes: readonly Write[]): BatchTrace {
-    const mutations = new Map<string, Write>();
+    const { codec, keyLength } = this.config;
+    // The last write of each key.
+    const slotOf = new BytesMap<number>(writes.length);
+    const latest: Write[] = [];
     for (const write of writes) {
-      if (write[0].length !== this.config.keyLength) {
-        throw new RangeError(`key must be ${this.config.keyLength} bytes, got ${write[0].length}`);
-      }
-      mutations.set(keyId(write[0]), write);
+      if (write[0].length !== keyLength) throw new RangeError(`key must be ${keyLength} bytes, got ${write[0].length}`);
+      const slot = slotOf.get(write[0]);
+      if (slot === undefined) {
+        slotOf.set(write[0], latest.length);
+        latest.push(write);
+      } else latest[slot] = write;
     }
 
-    const baseSize = this.log.length;
-    const ops: Operation[] = [];
-    const diff = new Map<string, DiffEntry>();
+    const existing: { loc: number; write: Write }[] = [];
+    const creates: Write[] = [];
+    for (const write of latest) {
+      const loc = this.index.get(write[0]);
+      if (loc !== undefined) existing.push({ loc, write });
+      else if (write[1] !== undefined) creates.push(write);
+    }
+
+    const baseSize = this.log.size;
+    const ops: Uint8Array[] = [];
+    /** The KeyMove each appended Update belongs to (deletes: the deleting move). */
+    const owners: KeyMove[] = [];
+    const moves: KeyMove[] = [];
     const superseded = new Set<number>();
-    let userSteps = 0;
     let activeDelta = 0;
+    const push = (op: Uint8Array, move: KeyMove): void => {
+      ops.push(op);
+      owners.push(move);
+    };
 
     // Updates and deletes of live keys, in ascending order of their current location.
-    const existing: number[] = [];
-    for (const id of mutations.keys()) {
-      const loc = this.snapshot.get(id);
-      if (loc !== undefined) existing.push(loc);
-    }
-    existing.sort((a, b) => a - b);
-    for (const oldLoc of existing) {
-      const op = this.log[oldLoc]!;
-      if (op.kind !== "update") throw new Error(`snapshot points at a non-update operation at ${oldLoc}`);
-      const id = keyId(op.key);
-      const [, value] = mutations.get(id)!;
-      mutations.delete(id);
+    existing.sort((a, b) => a.loc - b.loc);
+    for (const { loc: oldLoc, write } of existing) {
+      const [key, value] = write;
       superseded.add(oldLoc);
       if (value === undefined) {
-        ops.push({ kind: "delete", key: op.key });
-        diff.set(id, { key: op.key, loc: undefined, baseOld: oldLoc });
+        const move: KeyMove = { key, loc: undefined, baseOld: oldLoc };
+        push(codec.encode({ kind: "delete", key }), move);
+        moves.push(move);
         activeDelta--;
       } else {
-        diff.set(id, { key: op.key, loc: baseSize + ops.length, baseOld: oldLoc });
-        ops.push({ kind: "update", key: op.key, value });
+        const move: KeyMove = { key, loc: baseSize + ops.length, baseOld: oldLoc };
+        push(codec.encode({ kind: "update", key, value }), move);
+        moves.push(move);
       }
-      userSteps++;
     }
 
     // Creates of keys not live, in ascending key order.
-    const creates = [...mutations.values()].filter((w): w is readonly [Uint8Array, Uint8Array] => w[1] !== undefined);
     creates.sort((a, b) => compareBytes(a[0], b[0]));
     for (const [key, value] of creates) {
-      diff.set(keyId(key), { key, loc: baseSize + ops.length, baseOld: undefined });
-      ops.push({ kind: "update", key, value });
+      const move: KeyMove = { key, loc: baseSize + ops.length, baseOld: undefined };
+      push(codec.encode({ kind: "update", key, value: value! }), move);
+      moves.push(move);
       activeDelta++;
     }
 
-    const floor = this.raiseFloor(ops, diff, superseded, baseSize, userSteps + 1, this.liveKeys + activeDelta);
+    const floor = this.raiseFloor(ops, owners, moves, superseded, baseSize, existing.length + 1, this.index.size + activeDelta);
 
     const commitLoc = baseSize + ops.length;
-    ops.push({ kind: "commit", floor });
+    ops.push(codec.encode({ kind: "commit", floor }));
     for (const op of ops) this.append(op);
 
-    this.bitmap.extendTo(this.log.length);
-    for (const [id, entry] of diff) {
-      if (entry.loc === undefined) this.snapshot.delete(id);
+    this.bitmap.extendTo(this.log.size);
+    for (const move of moves) {
+      if (move.loc === undefined) this.index.delete(move.key);
       else {
-        this.snapshot.set(id, entry.loc);
-        this.bitmap.set(entry.loc, true);
+        this.index.set(move.key, move.loc);
+        this.bitmap.set(move.loc, true);
       }
-      if (entry.baseOld !== undefined) this.bitmap.set(entry.baseOld, false);
+      if (move.baseOld !== undefined) this.bitmap.set(move.baseOld, false);
     }
     // Only the latest commit carries bit 1.
     this.bitmap.set(this.lastCommitLoc, false);
     this.bitmap.set(commitLoc, true);
 
-    this.liveKeys += activeDelta;
     this.floorLoc = floor;
     this.lastCommitLoc = commitLoc;
     return { start: baseSize, ops, floor };
@@ -193,8 +231,9 @@ export class AnyDb {
    * examined. With no live key left, the floor jumps to the commit location.
    */
   private raiseFloor(
-    ops: Operation[],
-    diff: Map<string, DiffEntry>,
+    ops: Uint8Array[],
+    owners: KeyMove[],
+    moves: KeyMove[],
     superseded: ReadonlySet<number>,
     baseSize: number,
     steps: number,
@@ -202,6 +241,7 @@ export class AnyDb {
   ): number {
     if (totalActive < 0) throw new Error("active key count underflow");
     if (totalActive === 0) return baseSize + ops.length;
+    const keyLength = this.config.keyLength;
     let floor = this.floorLoc;
     const fixedTip = baseSize + ops.length;
     let moved = 0;
@@ -209,26 +249,32 @@ export class AnyDb {
       if (loc < baseSize && !this.bitmap.get(loc)) continue;
       floor = loc + 1;
       if (superseded.has(loc)) continue;
-      const op = loc < baseSize ? this.log[loc]! : ops[loc - baseSize]!;
-      if (op.kind !== "update") continue;
-      const id = keyId(op.key);
-      const entry = diff.get(id);
       const newLoc = baseSize + ops.length;
-      if (entry !== undefined) {
-        if (entry.loc !== loc) continue;
-        entry.loc = newLoc;
+      let op: Uint8Array;
+      let move: KeyMove;
+      if (loc < baseSize) {
+        // A set bit on a committed location that this batch did not supersede: an active Update
+        // of an untouched key (or the previous commit).
+        op = this.log.read(loc);
+        if (op[0] !== UPDATE_CONTEXT) continue;
+        move = { key: op.subarray(1, 1 + keyLength), loc: newLoc, baseOld: loc };
+        moves.push(move);
       } else {
-        if (this.snapshot.get(id) !== loc) continue;
-        diff.set(id, { key: op.key, loc: newLoc, baseOld: loc });
+        op = ops[loc - baseSize]!;
+        move = owners[loc - baseSize]!;
+        // Only the key's latest Update is active (an earlier one may already have been moved).
+        if (op[0] !== UPDATE_CONTEXT || move.loc !== loc) continue;
+        move.loc = newLoc;
       }
       ops.push(op);
+      owners.push(move);
       moved++;
     }
     return floor;
   }
 
-  private append(op: Operation): void {
-    this.log.push(op);
-    this.mmr.append(this.config.codec.encode(op));
+  private append(encoded: Uint8Array): void {
+    this.log.append(encoded);
+    this.mmr.append(encoded);
   }
 }

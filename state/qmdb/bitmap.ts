@@ -1,8 +1,10 @@
 // The activity bitmap of a QMDB: one bit per log location, 1 = the operation is the current
 // value of its key (plus, by convention, the last commit). Bit i lives in byte i/8 under mask
 // 1 << (i % 8) — lower bits first (commonware utils/src/bitmap/mod.rs at dc41a895f069) —
-// and bytes are grouped in chunks of CHUNK_BYTES.
-export class ActivityBitmap {
+// and bytes are grouped in chunks of CHUNK_BYTES. The in-memory BitmapStore (state/qmdb/storage.ts).
+import type { BitmapStore } from "./storage.js";
+
+export class ActivityBitmap implements BitmapStore {
   private bytes = new Uint8Array(64);
   private bits = 0;
   /** Chunks whose bits changed since the last `takeChangedChunks` (cache invalidation only). */
@@ -48,7 +50,7 @@ export class ActivityBitmap {
   /** Indices of the chunks changed since the previous call, in no particular order. */
   takeChangedChunks(): Set<number> {
     const changed = this.changed;
-    this.changed = new Set();
+    if (changed.size > 0) this.changed = new Set();
     return changed;
   }
 

@@ -18,13 +18,21 @@ import {
   leafPosition,
   leftmostLeafLocation,
   mmrSize,
+  hashPair,
   nodeDigest,
   nodeHeight,
-  peaks,
+  nodePosition,
+  peakHeights,
   standardProofHasher,
   type ProofHasher,
 } from "../mmr.js";
 import { AnyDb, type BatchTrace, type QmdbConfig, type Write } from "./any.js";
+import type { QmdbStorage } from "./storage.js";
+
+function isZero(bytes: Uint8Array): boolean {
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] !== 0) return false;
+  return true;
+}
 
 export function graftingHeight(chunkBits: number): number {
   const height = Math.log2(chunkBits);
@@ -40,9 +48,9 @@ export function chunkAlignedInactivePeaks(leaves: number, floor: number, height:
   const chunkSize = 2 ** height;
   let leafEnd = 0;
   let aligned = 0;
-  const all = peaks(mmrSize(leaves));
+  const all = peakHeights(leaves);
   for (let i = 0; i < all.length; i++) {
-    const next = leafEnd + 2 ** all[i]!.height;
+    const next = leafEnd + 2 ** all[i]!;
     if (next > floor) break;
     leafEnd = next;
     if (leafEnd % chunkSize === 0) aligned = i + 1;
@@ -101,12 +109,19 @@ export class CurrentDb {
   /**
    * Grafted-tree digests (height ≥ g) by position. Ops nodes never change (the MMR only grows),
    * so an entry goes stale only when a bitmap chunk under it changes: those entries are dropped
-   * before every use (`invalidateChangedChunks`); new positions are simply not cached yet.
+   * before every use (`refresh`); new positions are simply not cached yet. After pruning, the
+   * entries of the pruned prefix's peaks are the only source of those digests (their ops nodes
+   * are gone), and they never change again: every bit below the floor stays 0.
    */
   private readonly graftedCache = new Map<number, Uint8Array>();
+  /** Cache size after the last sweep of pruned entries. */
+  private sweptSize = 0;
 
-  constructor(readonly config: QmdbConfig) {
-    this.any = new AnyDb(config);
+  constructor(
+    readonly config: QmdbConfig,
+    storage?: QmdbStorage,
+  ) {
+    this.any = new AnyDb(config, storage);
     this.height = graftingHeight(config.chunkBytes * 8);
   }
 
@@ -123,21 +138,22 @@ export class CurrentDb {
   }
 
   rootParts(): CurrentRootParts {
+    this.refresh();
     const { hasher } = this.config;
     const opsRoot = this.any.root();
     const mmr = this.any.mmr;
     const peakDigests: Uint8Array[] = [];
     let firstLeaf = 0;
-    for (const peak of peaks(mmr.size)) {
-      peakDigests.push(this.virtualNode(peak.pos, peak.height, firstLeaf));
-      firstLeaf += 2 ** peak.height;
+    for (const height of peakHeights(mmr.leaves)) {
+      peakDigests.push(this.virtualNode(nodePosition(height, firstLeaf / 2 ** height), height, firstLeaf));
+      firstLeaf += 2 ** height;
     }
     const inactive = this.graftedInactivePeaks();
     const graftedRoot = bagPeaks(hasher, mmr.leaves, peakDigests, "backward", inactive);
     const bitmap = this.any.bitmap;
     const nextBit = bitmap.length % bitmap.chunkBits;
     const partial =
-      nextBit === 0 ? undefined : { nextBit, digest: hasher.hash(bitmap.chunk(bitmap.completeChunks())) };
+      nextBit === 0 ? undefined : { nextBit, digest: hasher.hash(bitmap.chunk(Math.floor(bitmap.length / bitmap.chunkBits))) };
     return { opsRoot, graftedRoot, partial, root: combineRoots(hasher, opsRoot, graftedRoot, partial) };
   }
 
@@ -148,23 +164,30 @@ export class CurrentDb {
 
   /** Node of the grafted tree by ops position (commonware `grafting::Storage::get_node`). */
   graftedNode(pos: number): Uint8Array {
+    this.refresh();
     const height = nodeHeight(pos);
     if (height < this.height) return this.any.mmr.node(pos);
     return this.virtualNode(pos, height, leftmostLeafLocation(pos, height));
   }
 
-  /** Digest of a node of the grafted (virtual) tree; `firstLeaf` is its leftmost leaf location. */
+  /**
+   * Digest of a node of the grafted (virtual) tree; `firstLeaf` is its leftmost leaf location.
+   * Callers outside this class must not have pending bitmap changes (tests call it right after
+   * `root()`).
+   */
   virtualNode(pos: number, height: number, firstLeaf: number): Uint8Array {
     const mmr = this.any.mmr;
-    if (height < this.height) return mmr.node(pos);
-    this.invalidateChangedChunks();
+    if (height < this.height) return mmr.digest(height, firstLeaf / 2 ** height);
     const cached = this.graftedCache.get(pos);
     if (cached !== undefined) return cached;
+    // Wholly below the pruning boundary every bit is 0, so the grafted digest is the ops digest,
+    // which the MMR keeps pinned (the only source after a reopen, when nothing is cached).
+    if (firstLeaf + 2 ** height <= mmr.prunedBelow) return mmr.digest(height, firstLeaf / 2 ** height);
     let digest: Uint8Array;
     if (height === this.height) {
       const chunk = this.any.bitmap.chunk(firstLeaf / 2 ** this.height);
-      const opsNode = mmr.node(pos);
-      digest = chunk.every((b) => b === 0) ? opsNode : this.config.hasher.hash(concatBytes(chunk, opsNode));
+      const opsNode = mmr.digest(height, firstLeaf / 2 ** height);
+      digest = isZero(chunk) ? opsNode.slice() : hashPair(this.config.hasher, chunk, opsNode);
     } else {
       const [left, right] = children(pos, height);
       digest = nodeDigest(
@@ -178,13 +201,40 @@ export class CurrentDb {
     return digest;
   }
 
+  /**
+   * Prunes the operations and nodes below the inactivity floor (AnyDb.prune), first caching the
+   * grafted digests of the pruned prefix's peaks, which later roots and proofs still need. Does
+   * nothing until the floor is more than `minStep` past the last pruning (batching the work).
+   */
+  prune(minStep = 0): void {
+    const floor = this.any.inactivityFloor;
+    if (floor <= this.any.mmr.prunedBelow + minStep) return;
+    const boundary = mmrSize(floor);
+    this.refresh();
+    const pinned = new Set<number>();
+    let firstLeaf = 0;
+    for (const height of peakHeights(floor)) {
+      if (height >= this.height) {
+        const pos = nodePosition(height, firstLeaf / 2 ** height);
+        this.virtualNode(pos, height, firstLeaf);
+        pinned.add(pos);
+      }
+      firstLeaf += 2 ** height;
+    }
+    this.any.prune();
+    // Entries below the boundary other than its peaks are never read again; sweep them out
+    // whenever the cache has doubled since the last sweep.
+    if (this.graftedCache.size >= 2 * this.sweptSize + 64) {
+      for (const pos of this.graftedCache.keys()) if (pos < boundary && !pinned.has(pos)) this.graftedCache.delete(pos);
+      this.sweptSize = this.graftedCache.size;
+    }
+  }
+
   /** Drops the cached grafted node of every changed chunk and all of that node's ancestors. */
-  private invalidateChangedChunks(): void {
-    const changed = this.any.bitmap.takeChangedChunks();
-    if (changed.size === 0) return;
+  private refresh(): void {
     const size = this.any.mmr.size;
     const g = this.height;
-    for (const chunk of changed) {
+    for (const chunk of this.any.bitmap.takeChangedChunks()) {
       // The height-g node over leaves [chunk·2^g, (chunk+1)·2^g) ends 2^(g+1) − 2 after its first leaf.
       let pos = leafPosition(chunk * 2 ** g) + 2 ** (g + 1) - 2;
       let index = chunk; // the node's index among the nodes of its height

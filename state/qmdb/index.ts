@@ -8,9 +8,15 @@ import { STATE_KEY_LENGTH } from "../interface.js";
 import type { QmdbConfig } from "./any.js";
 import { CurrentDb } from "./current.js";
 import { byteVecValue, variableCodec } from "./operation.js";
+import type { QmdbStorage } from "./storage.js";
 
 export { AnyDb, type BatchTrace, type QmdbConfig, type Write } from "./any.js";
+export { memoryStorage } from "./memory.js";
+export type { QmdbStorage };
 export { CurrentDb, type CurrentRootParts } from "./current.js";
+
+/** Pruning waits for this many newly inactive operations, so its fixed cost is spread out. */
+const PRUNE_STEP = 1024;
 
 /** Bitmap chunk size of the Cowboy state database (grafting height 8). */
 export const STATE_CHUNK_BYTES = 32;
@@ -20,7 +26,7 @@ export function stateDbConfig(hasher: Hasher = BLAKE3): QmdbConfig {
   return {
     hasher,
     // Values are `Vec<u8>`: varint length then the raw value bytes (docs/decisions.md).
-    codec: variableCodec(byteVecValue),
+    codec: variableCodec(STATE_KEY_LENGTH, byteVecValue),
     chunkBytes: STATE_CHUNK_BYTES,
     keyLength: STATE_KEY_LENGTH,
   };
@@ -29,13 +35,28 @@ export function stateDbConfig(hasher: Hasher = BLAKE3): QmdbConfig {
 export class QmdbStateCommitment implements StateCommitment {
   readonly db: CurrentDb;
 
-  constructor(hasher: Hasher = BLAKE3) {
-    this.db = new CurrentDb(stateDbConfig(hasher));
+  /** `storage`: where the database lives (default: in memory; state/lmdb/ keeps it on disk). */
+  constructor(hasher: Hasher = BLAKE3, storage?: QmdbStorage) {
+    this.db = new CurrentDb(stateDbConfig(hasher), storage);
   }
 
+  /**
+   * Applies the batch, computes the root, then prunes below the new inactivity floor once it has
+   * moved PRUNE_STEP operations past the last pruning.
+   */
   commitBatch(changes: readonly KeyChange[]): Uint8Array {
     this.db.applyBatch(changes);
-    return this.db.root();
+    const root = this.db.root();
+    this.db.prune(PRUNE_STEP);
+    return root;
+  }
+
+  get(key: Uint8Array): Uint8Array | undefined {
+    return this.db.get(key);
+  }
+
+  entries(): [Uint8Array, Uint8Array][] {
+    return this.db.any.entries();
   }
 
   /** Before the first block: the root of a fresh database (its bootstrap commit only). */
@@ -44,6 +65,6 @@ export class QmdbStateCommitment implements StateCommitment {
   }
 }
 
-export function createStateCommitment(hasher: Hasher = BLAKE3): QmdbStateCommitment {
-  return new QmdbStateCommitment(hasher);
+export function createStateCommitment(hasher: Hasher = BLAKE3, storage?: QmdbStorage): QmdbStateCommitment {
+  return new QmdbStateCommitment(hasher, storage);
 }

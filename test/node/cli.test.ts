@@ -43,7 +43,6 @@ describe("cbqs node (command)", () => {
       expect(r.exitCode).toBe(0);
       expect(r.out).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\n$/);
       expect(height).toBe("6");
-      expect(r.err).toMatch(/--db .*: this build keeps the chain in memory \(temporary\)/);
       expect(r.err).toMatch(new RegExp(`"msg":"stopping","signal":"${signal}","height":"6"`));
     });
   }

@@ -224,7 +224,7 @@ describe("state proof verifier: every refusal names its check (CIP-4 §5.4, §8.
 
 // One-byte chunks: 8 operations per chunk, so random histories end on a chunk boundary (no
 // partial chunk), one short of it, or anywhere between; every boundary of the chunk arithmetic.
-const smallChunks: QmdbConfig = { hasher: SHA256, codec: variableCodec(rawValue), chunkBytes: 1, keyLength: 32 };
+const smallChunks: QmdbConfig = { hasher: SHA256, codec: variableCodec(32, rawValue), chunkBytes: 1, keyLength: 32 };
 const k32 = (i: number): Uint8Array => new Uint8Array(32).fill(i + 1);
 
 describe("state proofs with 8-operation chunks: every position relative to a chunk boundary", () => {

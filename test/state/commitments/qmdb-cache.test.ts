@@ -13,7 +13,7 @@ import { rawValue, variableCodec } from "../../../state/qmdb/operation.js";
 const key = (b: number): Uint8Array => new Uint8Array(32).fill(b);
 const val = (b: number): Uint8Array => SHA256.hash(Uint8Array.of(b));
 // One-byte chunks (grafting height 3) so short histories already have several grafted levels.
-const config = (chunkBytes: number): QmdbConfig => ({ hasher: SHA256, codec: variableCodec(rawValue), chunkBytes, keyLength: 32 });
+const config = (chunkBytes: number): QmdbConfig => ({ hasher: SHA256, codec: variableCodec(32, rawValue), chunkBytes, keyLength: 32 });
 
 const batchArb = fc.array(
   fc.record({ k: fc.integer({ min: 0, max: 11 }), v: fc.option(fc.integer({ min: 0, max: 255 }), { nil: undefined }) }),
@@ -85,6 +85,6 @@ function rootFromDefinition(db: CurrentDb): Uint8Array {
   const inactive = chunkAlignedInactivePeaks(mmr.leaves, db.any.inactivityFloor, g);
   const graftedRoot = bagPeaks(hasher, mmr.leaves, peakDigests, "backward", inactive);
   const nextBit = bitmap.length % bitmap.chunkBits;
-  const partial = nextBit === 0 ? undefined : { nextBit, digest: hasher.hash(bitmap.chunk(bitmap.completeChunks())) };
+  const partial = nextBit === 0 ? undefined : { nextBit, digest: hasher.hash(bitmap.chunk(Math.floor(bitmap.length / bitmap.chunkBits))) };
   return combineRoots(hasher, db.any.root(), graftedRoot, partial);
 }

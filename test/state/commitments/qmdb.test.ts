@@ -16,7 +16,7 @@ import {
 import { encodeVarint } from "../../../state/codec.js";
 import { bagPeaks, peaks } from "../../../state/mmr.js";
 
-const config = (): QmdbConfig => ({ hasher: SHA256, codec: variableCodec(rawValue), chunkBytes: 32, keyLength: 32 });
+const config = (): QmdbConfig => ({ hasher: SHA256, codec: variableCodec(32, rawValue), chunkBytes: 32, keyLength: 32 });
 const key = (b: number): Uint8Array => new Uint8Array(32).fill(b);
 const val = (b: number): Uint8Array => SHA256.hash(Uint8Array.of(b));
 const H = (...parts: Uint8Array[]): Uint8Array => SHA256.hash(concatBytes(...parts));
@@ -34,7 +34,7 @@ function describeOp(op: Operation): string {
 
 describe("QMDB operation codec (CIP-4 §5.1, commonware qmdb/any/operation)", () => {
   it("§5.1 variable encoding: context byte, raw key, value codec; commit = D3 00 varint(floor)", () => {
-    const enc = variableCodec(byteVecValue);
+    const enc = variableCodec(2, byteVecValue);
     expect(toHex(enc.encode({ kind: "delete", key: Uint8Array.of(7, 8) }))).toBe("0xd10708");
     expect(toHex(enc.encode({ kind: "update", key: Uint8Array.of(7), value: Uint8Array.of(1, 2, 3) }))).toBe(
       "0xd20703010203",

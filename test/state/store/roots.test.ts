@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { decodeEventAt, encodeEvent, encodeReceipt, EncodingError, logsRoot, meteredEventBytes, receiptRoot, txRoot, type Event, type Receipt } from "../../../state/roots.js";
+import fc from "fast-check";
+import { blockRoots, decodeEventAt, encodeEvent, encodeReceipt, EncodingError, logsRoot, meteredEventBytes, receiptRoot, txRoot, type Event, type Receipt } from "../../../state/roots.js";
 import { toHex } from "../../../src/bytes.js";
 
 // Independent reference for the keccak BMT of CIP-4 §5.2/§5.3 (commonware shape, keccak nodes).
@@ -97,5 +98,29 @@ describe("block roots (CIP-4 §5.2/§5.3, docs/state.md)", () => {
       const some = rs.slice(0, n);
       expect(toHex(receiptRoot(some))).toBe(toHex(refBmt(some.map((r) => keccak_256(encodeReceipt(r))))));
     }
+  });
+
+  it("CIP-4 §5.2/§5.3: blockRoots (each leaf hashed once, in-place BMT) equals the three roots computed separately", () => {
+    const eventArb = fc.record({ topic: fc.string({ maxLength: 12 }), payload: fc.uint8Array({ maxLength: 140 }) }).map(({ topic, payload }) => ev(topic, [...payload]));
+    const receiptArb = fc.oneof(
+      fc.record({ cycles: fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }), cells: fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }), events: fc.array(eventArb, { maxLength: 4 }) }).map(
+        (r): Receipt => ({ status: "ok", errorCode: 0, ...r }),
+      ),
+      fc.record({ errorCode: fc.integer({ min: 1, max: 0xffff }), cycles: fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }) }).map(
+        (r): Receipt => ({ status: "rejected", cells: 0n, events: [], ...r }),
+      ),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.uint8Array({ maxLength: 90 }), receiptArb), { maxLength: 19 }), (block) => {
+        const txs = block.map(([tx]) => tx);
+        const receipts = block.map(([, r]) => r);
+        const roots = blockRoots(txs.map((t) => keccak_256(t)), receipts);
+        expect(toHex(roots.tx_root)).toBe(toHex(refBmt(txs.map((t) => keccak_256(t)))));
+        expect(toHex(roots.tx_root)).toBe(toHex(txRoot(txs)));
+        expect(toHex(roots.receipt_root)).toBe(toHex(receipts.length === 0 ? keccak_256(enc("empty_receipts")) : refBmt(receipts.map((r) => keccak_256(encodeReceipt(r))))));
+        expect(toHex(roots.logs_root)).toBe(toHex(refBmt(receipts.flatMap((r) => r.events).map((e) => keccak_256(encodeEvent(e))))));
+      }),
+      { numRuns: 150 },
+    );
   });
 });

@@ -1,0 +1,125 @@
+// Crash test of the persistent store (docs/state.md "Crash safety"): replays a fixture with
+// `cbqs replay --db`, killing the process with SIGKILL at seeded random moments — half of them
+// from outside after a random delay, half from inside a random block commit (CBQS_CRASH_IN_COMMIT,
+// after the block's state is written into the open LMDB transaction) — and restarting it each
+// time. Every run verifies every block it commits against the fixture (a mismatch exits 1 and
+// fails this script); at the end a last run must complete, and the store's state dump must equal
+// the dump of an uninterrupted in-memory replay. Loopback-free and bounded: `kills` runs.
+//
+//   node dist/scripts/crash-replay.js [fixture=.cache/long-chain.json.gz] [--kills 20] [--seed N]
+//        [--max-delay <s>] [--dir <path>]
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const CLI = new URL("../src/cli.js", import.meta.url).pathname;
+
+interface Options {
+  fixture: string;
+  kills: number;
+  seed: number;
+  maxDelay: number;
+  dir: string | undefined;
+}
+
+function parseArgs(argv: string[]): Options {
+  const o: Options = { fixture: ".cache/long-chain.json.gz", kills: 20, seed: 0xc4a54, maxDelay: 15, dir: undefined };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const next = () => argv[++i] ?? fail(`${arg} needs a value`);
+    if (arg === "--kills") o.kills = Number(next());
+    else if (arg === "--seed") o.seed = Number(next());
+    else if (arg === "--max-delay") o.maxDelay = Number(next());
+    else if (arg === "--dir") o.dir = next();
+    else if (arg.startsWith("--")) fail(`unknown option ${arg}`);
+    else o.fixture = arg;
+  }
+  return o;
+}
+
+function fail(message: string): never {
+  throw new Error(message);
+}
+
+/** mulberry32: the kill schedule is the same on every run with the same seed. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  out: string;
+  err: string;
+}
+
+function cbqs(args: string[], env: NodeJS.ProcessEnv = {}, killAfterMs?: number): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (c) => (out += String(c)));
+    child.stderr.on("data", (c) => (err += String(c)));
+    const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      if (timer !== undefined) clearTimeout(timer);
+      resolve({ code, signal, out, err });
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  const o = parseArgs(process.argv.slice(2));
+  const random = prng(o.seed);
+  const dir = o.dir ?? mkdtempSync(join(tmpdir(), "crash-replay-"));
+  mkdirSync(dir, { recursive: true });
+  const store = join(dir, "store");
+  rmSync(store, { recursive: true, force: true });
+  console.log(`crash-replay: ${o.fixture}, ${o.kills} kills, seed ${o.seed}, store ${store}`);
+
+  const reference = join(dir, "reference.json");
+  const ref = await cbqs(["state", "dump", o.fixture, "-o", reference]);
+  if (ref.code !== 0) fail(`uninterrupted replay failed (exit ${ref.code}): ${ref.err.trim()}`);
+
+  let killed = 0;
+  let inCommit = 0;
+  for (let i = 0; i < o.kills; i++) {
+    const inside = i % 2 === 1;
+    const env = inside ? { CBQS_CRASH_IN_COMMIT: String(1 + Math.floor(random() * 300)) } : {};
+    const delay = inside ? undefined : Math.round(1000 + random() * (o.maxDelay - 1) * 1000);
+    const run = await cbqs(["replay", o.fixture, "--db", store, "--quiet"], env, delay);
+    const how = inside ? `in commit ${env.CBQS_CRASH_IN_COMMIT}` : `after ${delay} ms`;
+    if (run.signal === "SIGKILL") {
+      killed++;
+      if (inside) inCommit++;
+      console.log(`  run ${i + 1}: killed ${how}`);
+    } else if (run.code === 0) {
+      console.log(`  run ${i + 1}: finished before the kill (${how}): ${run.out.trim()}`);
+    } else {
+      fail(`run ${i + 1} (${how}) exited ${run.code}: ${(run.out + run.err).trim()}`);
+    }
+  }
+  const last = await cbqs(["replay", o.fixture, "--db", store, "--quiet"]);
+  if (last.code !== 0) fail(`the final run exited ${last.code}: ${(last.out + last.err).trim()}`);
+  console.log(`  final run: ${last.out.trim()}`);
+  const dump = await cbqs(["state", "dump", "--db", store]);
+  if (dump.code !== 0) fail(`state dump --db failed: ${dump.err.trim()}`);
+  const same = JSON.stringify(JSON.parse(dump.out)) === JSON.stringify(JSON.parse(readFileSync(reference, "utf8")));
+  console.log(`crash-replay: ${killed}/${o.kills} runs killed (${inCommit} inside a commit), every block verified, final state dump ${same ? "equals" : "DIFFERS FROM"} the uninterrupted run's`);
+  if (o.dir === undefined) rmSync(dir, { recursive: true, force: true });
+  if (!same || killed < o.kills) process.exitCode = 1;
+}
+
+main().catch((err: unknown) => {
+  console.error(`crash-replay: ${err instanceof Error ? err.message : String(err)}`);
+  process.exitCode = 1;
+});

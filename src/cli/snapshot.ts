@@ -1,0 +1,56 @@
+// `cbqs snapshot export --db <dir> -o <file> [--height <h>]` and `cbqs snapshot import <file> --db <dir>`
+// (CIP-4 §8.1 fast sync; docs/state.md "Snapshots"). Exit 0 done, 2 unusable input: no store, a
+// height whose state is no longer held, an unwritable file, or a snapshot refused on import
+// (corrupt, truncated, foreign, or its rebuilt root is not its block's state_root) — the target
+// is then left exactly as it was.
+import type { Command } from "commander";
+import { toHex } from "../bytes.js";
+import type { LmdbChainDb } from "../../state/lmdb/chain-db.js";
+import { StoreError } from "../../state/lmdb/env.js";
+import { exportSnapshot, importSnapshot, SnapshotError } from "../node/snapshot.js";
+import { EXIT_OK, UsageError } from "./common.js";
+import { openExistingStore } from "./store.js";
+
+function refused<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (err) {
+    if (err instanceof SnapshotError || err instanceof StoreError) throw new UsageError(err.message);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (typeof code === "string" && /^E[A-Z]+$/.test(code)) throw new UsageError(`${(err as Error).message}`);
+    throw err;
+  }
+}
+
+export function register(program: Command): void {
+  const snapshot = program.command("snapshot").description("state snapshots for fast sync (CIP-4 §8.1): export from a store, import into an empty one");
+
+  snapshot
+    .command("export")
+    .description("write the snapshot of the store's head (or of a retained block) to a file")
+    .requiredOption("--db <dir>", "the store")
+    .requiredOption("-o, --output <file>", "snapshot file to write")
+    .option("--height <h>", "a committed block whose operations are not pruned yet (default: the head)")
+    .action((opts: { db: string; output: string; height?: string }) => {
+      if (opts.height !== undefined && !/^[0-9]{1,20}$/.test(opts.height)) throw new UsageError(`--height must be a block height (got ${opts.height})`);
+      const db = openExistingStore(opts.db) as LmdbChainDb;
+      try {
+        const block = refused(() => exportSnapshot(db, opts.output, opts.height === undefined ? undefined : BigInt(opts.height)));
+        process.stdout.write(`snapshot of block ${block.height} (state_root ${toHex(block.state_root)}) written to ${opts.output}\n`);
+      } finally {
+        db.close();
+      }
+      process.exitCode = EXIT_OK;
+    });
+
+  snapshot
+    .command("import")
+    .description("rebuild a store from a snapshot after checking its checksum, its chain and its state root; replay --db then continues from the block after it")
+    .argument("<file>", "snapshot file")
+    .requiredOption("--db <dir>", "target store: absent, empty, or not yet holding a chain")
+    .action((file: string, opts: { db: string }) => {
+      const block = refused(() => importSnapshot(file, opts.db));
+      process.stdout.write(`imported block ${block.height} (state_root ${toHex(block.state_root)}) into ${opts.db}\n`);
+      process.exitCode = EXIT_OK;
+    });
+}

@@ -1,0 +1,133 @@
+// Snapshots and fast sync (CIP-4 §8.1; the file format and what it carries: state/lmdb/snapshot.ts):
+// import with every check a node can make before accepting — the checksum, the chain (genesis
+// source → chain_instance_id → genesis state root and block hash; block H's transactions,
+// receipts and events → its roots → its block hash) and the rebuilt state root against block H's
+// state_root — into an empty directory, built aside and renamed into place only when all hold;
+// and snapshots written every n blocks as a store commits.
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { bytesEqual, toHex } from "../bytes.js";
+import { headerHash } from "../chain/block.js";
+import { txHash } from "../chain/envelope.js";
+import { committedReceipt } from "../chain/receipts.js";
+import { chainInstanceId } from "../codec/derive.js";
+import { Chain } from "../engine/chain.js";
+import { genesisFromSource } from "../harness/genesis.js";
+import { newStore } from "../harness/replay.js";
+import type { BlockRecord } from "../../state/chain-db.js";
+import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
+import { hasEnv } from "../../state/lmdb/env.js";
+import { encodeBlock } from "../../state/lmdb/records.js";
+import { exportSnapshot, rebuildSnapshotState, SnapshotError, type SnapshotHead } from "../../state/lmdb/snapshot.js";
+import { blockRoots } from "../../state/roots.js";
+import { genesisRecord } from "./chain-node.js";
+
+export { exportSnapshot, SnapshotError };
+
+/** CIP-4 §11 SNAPSHOT_INTERVAL_BLOCKS. */
+export const SNAPSHOT_INTERVAL_BLOCKS = 100_000n;
+
+/** Checks that the snapshot's genesis and block H are one consistent chain (throws SnapshotError). */
+export function verifySnapshotChain({ genesis, block }: SnapshotHead): void {
+  const cid = chainInstanceId(genesis.source);
+  if (!bytesEqual(cid, genesis.chain_instance_id)) throw new SnapshotError("chain_instance_id is not keccak256 of the genesis source");
+  let expected: BlockRecord;
+  try {
+    const config = genesisFromSource(genesis.source);
+    const chain = Chain.genesis(config, genesis.source, newStore());
+    expected = genesisRecord(genesis.source, cid, config.timestamp, chain.genesisStateRoot).block;
+  } catch (err) {
+    throw new SnapshotError(`invalid genesis: ${(err as Error).message}`);
+  }
+  if (!bytesEqual(encodeBlock(expected), encodeBlock(genesis.block))) throw new SnapshotError("the genesis block is not the one its genesis source produces");
+  if (block.height === 0n) {
+    if (!bytesEqual(encodeBlock(block), encodeBlock(expected))) throw new SnapshotError("block 0 is not the genesis block");
+    return;
+  }
+  if (block.receipts.length !== block.transactions.length) throw new SnapshotError(`block ${block.height}: ${block.receipts.length} receipts for ${block.transactions.length} transactions`);
+  const hashes = block.transactions.map(txHash);
+  block.receipts.forEach((r, i) => {
+    if (!bytesEqual(r.tx_hash, hashes[i]!)) throw new SnapshotError(`block ${block.height}: receipt ${i} is not for transaction ${i}`);
+  });
+  const roots = blockRoots(hashes, block.receipts.map(committedReceipt));
+  for (const name of ["tx_root", "receipt_root", "logs_root"] as const) {
+    if (!bytesEqual(roots[name], block[name])) throw new SnapshotError(`block ${block.height}: ${name} does not match its transactions and receipts`);
+  }
+  const hash = headerHash(cid, block.height, block.timestamp, block.parent_hash, block.state_root, roots);
+  if (!bytesEqual(hash, block.block_hash)) throw new SnapshotError(`block ${block.height}: block_hash does not match its header`);
+}
+
+/**
+ * Imports the snapshot at `file` into `dir`, which must be absent, empty, or not yet hold a
+ * chain. Built in a sibling directory and renamed into place once every check held: a refused
+ * snapshot leaves `dir` exactly as it was. Returns the imported head block.
+ */
+export function importSnapshot(file: string, dir: string): BlockRecord {
+  const held = storedChain(dir);
+  const tmp = `${dir.replace(/\/+$/, "")}.import-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  try {
+    const head = rebuildSnapshotState(file, tmp, (snapshot) => {
+      if (held !== undefined) {
+        if (!bytesEqual(held.source, snapshot.genesis.source)) {
+          throw new SnapshotError(
+            `foreign snapshot: it is of chain ${toHex(snapshot.genesis.chain_instance_id)}, the store in ${dir} holds chain ${toHex(held.chainInstanceId)}`,
+          );
+        }
+        throw new SnapshotError(`${dir} already holds this chain (head ${held.head}); import into an empty directory`);
+      }
+      verifySnapshotChain(snapshot);
+    });
+    const db = LmdbChainDb.open(tmp);
+    try {
+      db.adoptSnapshot(head.genesis, head.block);
+    } finally {
+      db.close();
+    }
+    if (existsSync(dir)) rmSync(dir, { recursive: true });
+    renameSync(tmp, dir);
+    return head.block;
+  } catch (err) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** The chain a target directory already holds (undefined: absent or empty); anything else there is refused. */
+function storedChain(dir: string): { source: Uint8Array; chainInstanceId: Uint8Array; head: bigint } | undefined {
+  if (!existsSync(dir)) return undefined;
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch (err) {
+    throw new SnapshotError(`cannot use ${dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  if (entries.length === 0) return undefined;
+  if (!hasEnv(dir)) throw new SnapshotError(`${dir} is not empty and holds no cbqs store`);
+  const db = LmdbChainDb.open(dir);
+  try {
+    const g = db.genesis();
+    if (g === undefined) return undefined;
+    return { source: g.source, chainInstanceId: g.chain_instance_id, head: db.head()!.height };
+  } finally {
+    db.close();
+  }
+}
+
+/** Where a store's periodic snapshots go: `<dir>/snapshots/snapshot-<height>.cbqs`. */
+export function snapshotPath(dir: string, height: bigint): string {
+  return join(dir, "snapshots", `snapshot-${height}.cbqs`);
+}
+
+/**
+ * The afterCommit hook writing a snapshot whenever a committed block crosses a multiple of
+ * `interval` (heights may skip: the block at or first above each multiple is snapshotted).
+ */
+export function snapshotEvery(dir: string, interval: bigint): (db: LmdbChainDb, block: BlockRecord) => void {
+  return (db, block) => {
+    const parent = db.blockByHash(block.parent_hash);
+    if (parent === undefined || parent.height / interval === block.height / interval) return;
+    mkdirSync(join(dir, "snapshots"), { recursive: true });
+    exportSnapshot(db, snapshotPath(dir, block.height));
+  };
+}

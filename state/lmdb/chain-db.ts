@@ -1,0 +1,340 @@
+// The persistent ChainDb (state/chain-db.ts) on one LMDB environment (docs/state.md "Persistent
+// store"). Tables besides the QMDB's own (state/lmdb/qmdb-storage.ts):
+//
+//   meta      "format" → "cbqs-lmdb/v1"; "genesis" → genesis record (source, chain_instance_id, block 0)
+//   blocks    u64be(height) → u64be(QMDB log size after the block) ‖ block record (header fields,
+//             raw transactions, receipts with their events)   — the ledger, headers by height
+//   hashes    block_hash → u64be(height)                        — blocks by hash (CIP-4 §7.1)
+//   txs       tx_hash → u64be(height) ‖ varint(index)           — tx_index (§7.1); its receipt
+//             is receipts[index] of that block (tx_receipts)
+//   undo      state key ‖ u64be(height) → value before that block (0 = absent, 1 ‖ bytes)
+//   undokeys  u64be(height) → the keys that block changed (54 bytes each); present exactly for
+//             the retained blocks, so pinned reads never guess
+//
+// ONE LMDB write transaction per block (CIP-4 §6.2 allows one commit per database plus
+// recovery; one transaction is simpler and strictly stronger): the block's QMDB operations, new
+// MMR nodes, index changes and pruning, its record, its hash and transaction indexes, its
+// reverse diff and the removal of the reverse diff that left the retention window all commit
+// together or not at all. Recovery is therefore opening: the store is at its last committed
+// block, and replay, a node or a follower continues from the block after it.
+import { bytesEqual, concatBytes, toHex } from "../../src/bytes.js";
+import { BLAKE3 } from "../../src/crypto/hash.js";
+import {
+  ChainDbError,
+  type BlockQuery,
+  type BlockRecord,
+  type ChainDb,
+  type GenesisRecord,
+  type StateReader,
+  type TxLocation,
+} from "../chain-db.js";
+import { keyId, keyOfId, StagingStore, type Staged } from "../chain-db-staging.js";
+import { STATE_KEY_LENGTH } from "../interface.js";
+import { proveKey, proveKeys, type ExclusionProof, type MultiStateProof, type StateProof } from "../proof.js";
+import { createStateCommitment, STATE_CHUNK_BYTES, type QmdbStateCommitment } from "../qmdb/index.js";
+import { MemoryStateStore } from "../store.js";
+import { buf, Env, heightKey, plain, readU64Key, StoreError, u64Key, type EnvOptions, type Table } from "./env.js";
+import { LmdbQmdbStorage } from "./qmdb-storage.js";
+import { decodeBefore, decodeBlock, decodeGenesis, decodeTxLocation, encodeBefore, encodeBlock, encodeGenesis, encodeTxLocation } from "./records.js";
+
+export const STORE_FORMAT = "cbqs-lmdb/v1";
+const U64_MAX = (1n << 64n) - 1n;
+
+export interface LmdbChainDbOptions extends EnvOptions {
+  /** Blocks below the head whose state stays readable (default 128). */
+  retainBlocks?: number;
+  /** Called inside every block's write transaction, after the state is written (crash tests). */
+  duringCommit?: () => void;
+  /** Called after every committed block (snapshots every n blocks). */
+  afterCommit?: (db: LmdbChainDb, block: BlockRecord) => void;
+}
+
+export class LmdbChainDb implements ChainDb {
+  readonly state: StagingStore;
+  readonly retainBlocks: number;
+  readonly storage: LmdbQmdbStorage;
+  readonly commitment: QmdbStateCommitment;
+  private readonly store: MemoryStateStore;
+  private readonly meta: Table;
+  private readonly blockTable: Table;
+  private readonly hashes: Table;
+  private readonly txs: Table;
+  private readonly undo: Table;
+  private readonly undoKeys: Table;
+  private genesisRecord: GenesisRecord | undefined;
+  private headRecord: BlockRecord | undefined;
+  private staged: Staged | undefined;
+  /** Set when a write transaction failed: the in-memory QMDB is ahead of the disk. */
+  private broken: string | undefined;
+  private closed = false;
+
+  private constructor(
+    readonly env: Env,
+    private readonly options: LmdbChainDbOptions,
+  ) {
+    this.retainBlocks = options.retainBlocks ?? 128;
+    this.meta = env.table("meta");
+    this.blockTable = env.table("blocks");
+    this.hashes = env.table("hashes");
+    this.txs = env.table("txs");
+    this.undo = env.table("undo");
+    this.undoKeys = env.table("undokeys");
+    const format = this.meta.get(metaKey("format"));
+    if (format === undefined) {
+      if ([...this.blockTable.getKeys({ limit: 1 })].length > 0) throw new StoreError(`${env.dir} is not a cbqs store (no format record)`);
+      env.transaction(() => this.meta.putSync(metaKey("format"), Buffer.from(STORE_FORMAT)));
+    } else if (format.toString() !== STORE_FORMAT) {
+      throw new StoreError(`${env.dir} holds a store of format ${JSON.stringify(format.toString())}, not ${STORE_FORMAT}`);
+    }
+    this.storage = new LmdbQmdbStorage(env, STATE_CHUNK_BYTES);
+    this.commitment = createStateCommitment(BLAKE3, this.storage);
+    this.store = new MemoryStateStore(this.commitment);
+    this.state = new StagingStore(this.store, this);
+    const genesis = this.meta.get(metaKey("genesis"));
+    this.genesisRecord = genesis === undefined ? undefined : decodeGenesis(plain(genesis));
+    this.headRecord = this.lastBlock();
+    if (this.headRecord !== undefined && !bytesEqual(this.commitment.root(), this.headRecord.state_root)) {
+      throw new StoreError(`${env.dir} is damaged: its state root is not block ${this.headRecord.height}'s state_root`);
+    }
+  }
+
+  /** Opens (creating if needed) the store in `dir`; one process at a time. */
+  static open(dir: string, options: LmdbChainDbOptions = {}): LmdbChainDb {
+    const retain = options.retainBlocks ?? 128;
+    if (!Number.isSafeInteger(retain) || retain < 0) throw new ChainDbError(`retainBlocks must be a non-negative integer (got ${retain})`);
+    const env = Env.open(dir, options);
+    try {
+      return new LmdbChainDb(env, options);
+    } catch (err) {
+      env.close();
+      throw err;
+    }
+  }
+
+  // ---- the staging protocol (chain-db-staging.ts) -------------------------------------------
+
+  checkWritable(): void {
+    this.checkOpen();
+    if (this.staged !== undefined) throw new ChainDbError(`block ${this.staged.height} is staged and not committed: reopen the ChainDb`);
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new ChainDbError("the ChainDb is closed");
+    if (this.broken !== undefined) throw new ChainDbError(`a commit failed (${this.broken}): reopen the ChainDb`);
+  }
+
+  stage(staged: Staged): void {
+    this.staged = staged;
+  }
+
+  // ---- reads --------------------------------------------------------------------------------
+
+  genesis(): GenesisRecord | undefined {
+    this.checkOpen();
+    return this.genesisRecord;
+  }
+
+  head(): BlockRecord | undefined {
+    this.checkOpen();
+    return this.headRecord;
+  }
+
+  blockByHeight(height: bigint): BlockRecord | undefined {
+    this.checkOpen();
+    if (height < 0n || height > U64_MAX) return undefined;
+    const value = this.blockTable.get(heightKey(height));
+    return value === undefined ? undefined : decodeBlock(plain(value).subarray(8));
+  }
+
+  blockByHash(hash: Uint8Array): BlockRecord | undefined {
+    this.checkOpen();
+    const height = this.hashes.get(buf(hash));
+    return height === undefined ? undefined : this.blockByHeight(BigInt(readU64Key(height)));
+  }
+
+  txLocation(txHash: Uint8Array): TxLocation | undefined {
+    this.checkOpen();
+    const value = this.txs.get(buf(txHash));
+    return value === undefined ? undefined : decodeTxLocation(plain(value));
+  }
+
+  blocks(q: BlockQuery): BlockRecord[] {
+    this.checkOpen();
+    if (q.limit <= 0 || q.from > q.to) return [];
+    const range =
+      q.order === "asc"
+        ? { start: heightKey(q.from), ...(q.to < U64_MAX ? { end: heightKey(q.to + 1n) } : {}), limit: q.limit }
+        : { start: heightKey(q.to), ...(q.from > 0n ? { end: heightKey(q.from - 1n) } : {}), reverse: true, limit: q.limit };
+    return [...this.blockTable.getRange(range)].map(({ value }) => decodeBlock(plain(value).subarray(8)));
+  }
+
+  /** QMDB log size after the committed block at `height` (snapshots of retained heights). */
+  logSizeAt(height: bigint): number | undefined {
+    const value = this.blockTable.get(heightKey(height));
+    return value === undefined ? undefined : readU64Key(value);
+  }
+
+  private lastBlock(): BlockRecord | undefined {
+    for (const { value } of this.blockTable.getRange({ reverse: true, limit: 1 })) return decodeBlock(plain(value).subarray(8));
+    return undefined;
+  }
+
+  stateAt(height: bigint): StateReader | undefined {
+    this.checkOpen();
+    const head = this.headRecord;
+    if (head === undefined || height > head.height || this.blockTable.get(heightKey(height)) === undefined) return undefined;
+    if (height < head.height) {
+      // Retained iff at most retainBlocks blocks lie above it and the lowest of them (the oldest
+      // reverse diff needed) is still kept: diffs are dropped oldest first.
+      const above = [...this.blockTable.getKeys({ start: heightKey(height + 1n), limit: this.retainBlocks + 1 })];
+      if (above.length > this.retainBlocks || this.undoKeys.get(above[0]!) === undefined) return undefined;
+    }
+    const staged = this.staged?.undo;
+    const store = this.store;
+    const from = heightKey(height + 1n);
+    return {
+      read: (key) => {
+        if (height < head.height) {
+          // The nearest block above `height` that changed the key holds its value at `height`.
+          for (const { value } of this.undo.getRange({ start: buf(concatBytes(key, from)), end: buf(concatBytes(key, heightKey(head.height + 1n))), limit: 1 })) {
+            return decodeBefore(plain(value));
+          }
+        }
+        if (staged !== undefined) {
+          const id = keyId(key);
+          if (staged.has(id)) return staged.get(id)?.slice();
+        }
+        return store.read(key);
+      },
+    };
+  }
+
+  proveKey(key: Uint8Array): StateProof | ExclusionProof {
+    this.checkWritable();
+    return proveKey(this.commitment.db, key);
+  }
+
+  proveKeys(keys: readonly Uint8Array[]): MultiStateProof {
+    this.checkWritable();
+    return proveKeys(this.commitment.db, keys);
+  }
+
+  exclusionProofOps(): number {
+    this.checkWritable();
+    const any = this.commitment.db.any;
+    return any.mmr.leaves - any.inactivityFloor;
+  }
+
+  // ---- commits ------------------------------------------------------------------------------
+
+  commitGenesis(genesis: GenesisRecord): void {
+    this.checkOpen();
+    if (this.genesisRecord !== undefined) throw new ChainDbError("genesis is already committed");
+    const b = genesis.block;
+    if (b.height !== 0n || b.transactions.length !== 0) throw new ChainDbError("the genesis block has height 0 and no transactions");
+    this.takeStaged(b);
+    this.write(b, () => this.meta.putSync(metaKey("genesis"), buf(encodeGenesis(genesis))), undefined);
+    this.genesisRecord = genesis;
+  }
+
+  commitBlock(block: BlockRecord): void {
+    this.checkOpen();
+    const head = this.headRecord;
+    if (head === undefined) throw new ChainDbError("commit genesis first");
+    if (block.height <= head.height) throw new ChainDbError(`block ${block.height} is not above the head ${head.height}`);
+    if (!bytesEqual(block.parent_hash, head.block_hash)) throw new ChainDbError(`block ${block.height}: parent_hash is not the head's block_hash`);
+    if (block.receipts.length !== block.transactions.length) throw new ChainDbError(`block ${block.height}: ${block.receipts.length} receipts for ${block.transactions.length} transactions`);
+    const staged = this.takeStaged(block);
+    this.write(block, () => {
+      block.receipts.forEach((r, index) => this.txs.putSync(buf(r.tx_hash), buf(encodeTxLocation({ height: block.height, index }))));
+    }, staged);
+    this.options.afterCommit?.(this, block);
+  }
+
+  private takeStaged(block: BlockRecord): Staged {
+    const s = this.staged;
+    if (s === undefined || s.height !== block.height) throw new ChainDbError(`block ${block.height}: no staged state at that height`);
+    if (!bytesEqual(s.stateRoot, block.state_root)) {
+      throw new ChainDbError(`block ${block.height}: state_root ${toHex(block.state_root)} is not the staged root ${toHex(s.stateRoot)}`);
+    }
+    if (this.hashes.get(buf(block.block_hash)) !== undefined) throw new ChainDbError(`block ${block.height}: block_hash is already in the ledger`);
+    return s;
+  }
+
+  /** The one write transaction of a block: state, record, indexes, reverse diffs. */
+  private write(block: BlockRecord, indexes: () => void, staged: Staged | undefined): void {
+    const h = heightKey(block.height);
+    try {
+      this.env.transaction(() => {
+        this.storage.writePending();
+        this.options.duringCommit?.();
+        this.blockTable.putSync(h, buf(concatBytes(u64Key(this.commitment.db.any.size), encodeBlock(block))));
+        this.hashes.putSync(buf(block.block_hash), h);
+        indexes();
+        if (staged !== undefined && this.retainBlocks > 0) this.writeUndo(block.height, staged);
+        this.dropExpiredUndo();
+      });
+    } catch (err) {
+      this.broken = (err as Error).message;
+      throw err;
+    }
+    this.storage.markWritten();
+    this.staged = undefined;
+    this.headRecord = block;
+  }
+
+  private writeUndo(height: bigint, staged: Staged): void {
+    const h = heightKey(height);
+    const keys: Uint8Array[] = [];
+    for (const [id, before] of staged.undo) {
+      const key = keyOfId(id);
+      keys.push(key);
+      this.undo.putSync(buf(concatBytes(key, h)), buf(encodeBefore(before)));
+    }
+    this.undoKeys.putSync(h, buf(concatBytes(...keys)));
+  }
+
+  /** Removes the reverse diff of the block that is now retainBlocks + 1 blocks from the top. */
+  private dropExpiredUndo(): void {
+    for (const h of this.blockTable.getKeys({ reverse: true, offset: this.retainBlocks, limit: 1 })) {
+      const keys = this.undoKeys.get(h);
+      if (keys === undefined) return;
+      for (let i = 0; i < keys.length; i += STATE_KEY_LENGTH) this.undo.removeSync(buf(concatBytes(keys.subarray(i, i + STATE_KEY_LENGTH), h)));
+      this.undoKeys.removeSync(h);
+    }
+  }
+
+  /**
+   * Makes a store rebuilt from a snapshot (state/lmdb/snapshot.ts) hold that snapshot's chain:
+   * its genesis record and block H become the ledger, H the head. Refused unless the store is
+   * empty of records and its rebuilt state root is block H's state_root. Blocks between genesis
+   * and H are not held, nor is the state of any block before H.
+   */
+  adoptSnapshot(genesis: GenesisRecord, block: BlockRecord): void {
+    this.checkWritable();
+    if (this.genesisRecord !== undefined) throw new ChainDbError("the store already holds a chain");
+    const root = this.commitment.root();
+    if (!bytesEqual(root, block.state_root)) {
+      throw new StoreError(`the rebuilt state root ${toHex(root)} is not block ${block.height}'s state_root ${toHex(block.state_root)}`);
+    }
+    this.env.transaction(() => {
+      this.meta.putSync(metaKey("genesis"), buf(encodeGenesis(genesis)));
+      // Genesis's log size is not known (that history is pruned): 0 marks it as not exportable.
+      this.blockTable.putSync(heightKey(0n), buf(concatBytes(u64Key(0), encodeBlock(genesis.block))));
+      this.hashes.putSync(buf(genesis.block.block_hash), heightKey(0n));
+      this.blockTable.putSync(heightKey(block.height), buf(concatBytes(u64Key(this.commitment.db.any.size), encodeBlock(block))));
+      this.hashes.putSync(buf(block.block_hash), heightKey(block.height));
+      block.receipts.forEach((r, index) => this.txs.putSync(buf(r.tx_hash), buf(encodeTxLocation({ height: block.height, index }))));
+    });
+    this.genesisRecord = genesis;
+    this.headRecord = block;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.env.close();
+  }
+}
+
+const metaKey = (name: string): Buffer => Buffer.from(name, "utf8");

@@ -1,0 +1,163 @@
+// One LMDB environment (a directory holding data.mdb and lock.mdb) with the named tables of a
+// store, opened by exactly one process at a time.
+//
+// Sync policy (docs/state.md "Persistent store"): every commit is one LMDB write transaction.
+// By default lmdb-js commits with `overlappingSync`: the transaction is atomic and visible when
+// the commit returns, and its flush to the disk (fsync) runs after it, overlapping the next block.
+// A process crash (SIGKILL, an exception) loses nothing committed: the pages are in the OS page
+// cache. An OS crash or power loss can lose the last unflushed commits but never leaves a torn
+// one: LMDB's meta pages switch only to fully written transactions, and the store reopens at an
+// earlier complete block, from which replay continues. `noSync` (benchmarks only) never flushes.
+import { linkSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { open, type Database, type RootDatabase } from "lmdb";
+
+export class StoreError extends Error {
+  override name = "StoreError";
+}
+
+export interface EnvOptions {
+  /** Never fsync (benchmarks only: an OS crash can then corrupt the store). */
+  noSync?: boolean;
+}
+
+/** Tables of one environment; every key and value is raw bytes. */
+export type Table = Database<Buffer, Buffer>;
+
+/** Whether a directory already holds an LMDB environment. */
+export function hasEnv(dir: string): boolean {
+  try {
+    return statSync(join(dir, "data.mdb")).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The writer lock: `<dir>/cbqs.pid` holds the pid of the process that has the store open. A
+ * lock left by a process that no longer runs (killed) is taken over. Every opener takes it, so
+ * a reader never sees a store whose in-memory parts another process is changing.
+ */
+function takeLock(dir: string): string {
+  const path = join(dir, "cbqs.pid");
+  // Written aside, then linked into place: the lock file appears with its pid already in it.
+  const mine = join(dir, `cbqs.pid.${process.pid}`);
+  writeFileSync(mine, String(process.pid));
+  try {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        linkSync(mine, path);
+        return path;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw new StoreError(`cannot lock ${dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+      }
+      const pid = Number(readFileSync(path, "utf8"));
+      if (pid === process.pid) throw new StoreError(`${dir} is already open in this process`);
+      if (Number.isSafeInteger(pid) && pid > 0 && isRunning(pid)) throw new StoreError(`${dir} is in use by process ${pid}`);
+      rmSync(path, { force: true });
+    }
+    throw new StoreError(`cannot lock ${dir}`);
+  } finally {
+    rmSync(mine, { force: true });
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+export class Env {
+  private closed = false;
+
+  private constructor(
+    readonly dir: string,
+    readonly root: RootDatabase,
+    private readonly lock: string,
+  ) {}
+
+  static open(dir: string, options: EnvOptions = {}): Env {
+    try {
+      mkdirSync(dir, { recursive: true });
+    } catch (err) {
+      throw new StoreError(`cannot create ${dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    }
+    const lock = takeLock(dir);
+    try {
+      const root = open({
+        path: dir,
+        maxDbs: 16,
+        // A directory even when its name has a dot (lmdb-js takes such a path for a file otherwise).
+        noSubdir: false,
+        compression: false,
+        ...(options.noSync ? { noSync: true, overlappingSync: false } : {}),
+      });
+      return new Env(dir, root, lock);
+    } catch (err) {
+      rmSync(lock, { force: true });
+      throw new StoreError(`cannot open the store in ${dir}: ${(err as Error).message}`);
+    }
+  }
+
+  table(name: string): Table {
+    return this.root.openDB<Buffer, Buffer>({ name, encoding: "binary", keyEncoding: "binary" });
+  }
+
+  /** Runs `write` as one atomic write transaction (aborted if it throws). */
+  transaction<T>(write: () => T): T {
+    return this.root.transactionSync(write);
+  }
+
+  /** Bytes the environment occupies on disk (allocated blocks of data.mdb). */
+  diskBytes(): number {
+    const s = statSync(join(this.dir, "data.mdb"));
+    return s.blocks * 512;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    void this.root.close();
+    rmSync(this.lock, { force: true });
+  }
+}
+
+// ---- Byte keys ----------------------------------------------------------------------------
+
+/** A Buffer view of `bytes` (no copy), as lmdb-js takes keys and values. */
+export const buf = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+/**
+ * The bytes of a value read from LMDB as a plain Uint8Array (no copy). Buffer's `slice` is a
+ * view, not a copy, so a Buffer must never reach code that copies with `slice()`.
+ */
+export const plain = (b: Buffer): Uint8Array => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+
+/** Entries of a table (LMDB's own count, O(1)). */
+export const entryCount = (table: Table): number => (table.getStats() as { entryCount: number }).entryCount;
+
+/** 8-byte big-endian key of a location or position (a safe integer), so keys sort numerically. */
+export function u64Key(n: number): Buffer {
+  const out = Buffer.allocUnsafe(8);
+  out.writeUInt32BE(Math.floor(n / 2 ** 32), 0);
+  out.writeUInt32BE(n >>> 0, 4);
+  return out;
+}
+
+export function readU64Key(bytes: Uint8Array, offset = 0): number {
+  const b = buf(bytes);
+  const high = b.readUInt32BE(offset);
+  if (high >= 2 ** 21) throw new StoreError(`stored integer exceeds 2^53`);
+  return high * 2 ** 32 + b.readUInt32BE(offset + 4);
+}
+
+/** 8-byte big-endian key of a block height. */
+export function heightKey(height: bigint): Buffer {
+  const out = Buffer.allocUnsafe(8);
+  out.writeBigUInt64BE(height);
+  return out;
+}

@@ -1,0 +1,70 @@
+// The LMDB ChainDb against the storage contract, plus what only a persistent store has: a
+// reopened store is the committed chain, and a staged block that was never committed is gone.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { concatBytes } from "../../../src/bytes.js";
+import { accountKey } from "../../../state/keys.js";
+import { LmdbChainDb } from "../../../state/lmdb/chain-db.js";
+import { verifyStateProof } from "../../../state/proof.js";
+import { block, describeChainDb, genesis } from "./conformance.js";
+
+const root = mkdtempSync(join(tmpdir(), "cbqs-chaindb-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+const fresh = () => join(root, `db${n++}`);
+
+describeChainDb("LmdbChainDb", (retainBlocks) => LmdbChainDb.open(fresh(), { retainBlocks }));
+
+const key = (i: number) => accountKey(concatBytes(new Uint8Array(19), Uint8Array.of(i)));
+const value = (i: number) => Uint8Array.of(1, i);
+
+describe("LmdbChainDb across reopening", () => {
+  it("a reopened store holds the committed chain, its indexes, retained state and proofs", () => {
+    const dir = fresh();
+    let db = LmdbChainDb.open(dir, { retainBlocks: 2 });
+    genesis(db);
+    const b1 = block(db, 1n, [[key(1), value(1)]], [Uint8Array.of(0xa0, 1)]);
+    block(db, 4n, [[key(1), value(2)], [key(2), value(2)]]);
+    const b5 = block(db, 5n, [[key(2), undefined]]);
+    db.close();
+    db = LmdbChainDb.open(dir, { retainBlocks: 2 });
+    expect(db.head()!.block_hash).toEqual(b5.block_hash);
+    expect(db.blockByHash(b1.block_hash)!.transactions).toEqual([Uint8Array.of(0xa0, 1)]);
+    expect(db.txLocation(b1.receipts[0]!.tx_hash)).toEqual({ height: 1n, index: 0 });
+    expect(db.stateAt(1n)!.read(key(1))).toEqual(value(1));
+    expect(db.stateAt(4n)!.read(key(2))).toEqual(value(2));
+    expect(db.stateAt(5n)!.read(key(2))).toBeUndefined();
+    expect(db.stateAt(0n)).toBeUndefined(); // three blocks above it, two retained
+    expect(verifyStateProof(db.proveKey(key(1)), b5.state_root)).toEqual({ valid: true });
+    const b6 = block(db, 6n, [[key(3), value(3)]]);
+    expect(db.state.root()).toEqual(b6.state_root);
+    db.close();
+  });
+
+  it("a staged block never committed is not in the reopened store; the chain continues", () => {
+    const dir = fresh();
+    let db = LmdbChainDb.open(dir, { retainBlocks: 4 });
+    genesis(db);
+    const b1 = block(db, 1n, [[key(1), value(1)]]);
+    const batch = db.state.beginBlock(2n);
+    batch.put(key(9), value(9));
+    db.state.commitBlock(batch); // staged only
+    db.close();
+    db = LmdbChainDb.open(dir, { retainBlocks: 4 });
+    expect(db.head()!.height).toBe(1n);
+    expect(db.state.read(key(9))).toBeUndefined();
+    expect(db.state.root()).toEqual(b1.state_root);
+    block(db, 2n, [[key(2), value(2)]]);
+    db.close();
+  });
+
+  it("one process at a time: a second open of the same directory is refused", () => {
+    const dir = fresh();
+    const db = LmdbChainDb.open(dir);
+    expect(() => LmdbChainDb.open(dir)).toThrow(/already open/);
+    db.close();
+    LmdbChainDb.open(dir).close();
+  });
+});
