@@ -5,7 +5,7 @@
 // inputs with the same primitives.
 //
 //   node dist/scripts/bench-replay.js [--fixture long-chain.json.gz] [--blocks N]
-//        [--baseline <dist dir of another build>] [--json] [--svg <file>]
+//        [--baseline <dist dir of another build>] [--json] [--svg <file>] [--signature-worker]
 //
 // Without --fixture the chain is generated and filled first (not timed). Fixture loading is
 // never timed. Three passes over the same fixture:
@@ -15,6 +15,10 @@
 //      BlockBatch wrapper, wrappers around the engine meter's keccak/verifyEd25519 and the
 //      block-roots computation), which also records every cryptographic input;
 //   3. cryptography alone: those recorded inputs hashed and verified again, nothing else.
+// With --signature-worker, a fourth pass measures the most a second core could save on
+// signatures: each block's Ed25519 checks (recorded in pass 2, so perfectly predicted) are
+// verified on a worker thread while the previous block executes, and the engine takes the
+// worker's answers; it alternates blocks with a plain replay of the same build.
 // The final figures are the last lines of the output (or one JSON document with --json;
 // progress always goes to stderr).
 import { writeFileSync } from "node:fs";
@@ -52,10 +56,11 @@ interface Options {
   baseline: string | undefined;
   json: boolean;
   svg: string | undefined;
+  signatureWorker: boolean;
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { fixture: undefined, blocks: 10_000, baseline: undefined, json: false, svg: undefined };
+  const o: Options = { fixture: undefined, blocks: 10_000, baseline: undefined, json: false, svg: undefined, signatureWorker: false };
   const value = (i: number, flag: string): string => argv[i] ?? fail(`${flag} needs a value`);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -64,6 +69,7 @@ function parseArgs(argv: string[]): Options {
     else if (arg === "--baseline") o.baseline = value(++i, arg);
     else if (arg === "--svg") o.svg = value(++i, arg);
     else if (arg === "--json") o.json = true;
+    else if (arg === "--signature-worker") o.signatureWorker = true;
     else fail(`unknown argument ${arg}`);
   }
   if (!Number.isSafeInteger(o.blocks) || o.blocks < 1) fail("--blocks must be a positive integer");
@@ -71,7 +77,7 @@ function parseArgs(argv: string[]): Options {
 }
 
 function fail(message: string): never {
-  throw new Error(`${message}\nusage: bench-replay [--fixture f.json.gz] [--blocks N] [--baseline dist-dir] [--json] [--svg file]`);
+  throw new Error(`${message}\nusage: bench-replay [--fixture f.json.gz] [--blocks N] [--baseline dist-dir] [--json] [--svg file] [--signature-worker]`);
 }
 
 const ms = () => performance.now();
@@ -154,6 +160,9 @@ const counts = { blake3: 0, blake3Bytes: 0, meterKeccak: 0, ed25519: 0, reads: 0
 const blake3Lengths: number[] = [];
 const keccakPreimages: Uint8Array[] = [];
 const signatures: Array<[Uint8Array, Uint8Array, Uint8Array]> = [];
+/** Block index of each recorded signature (same order as `signatures`). */
+const signatureBlocks: number[] = [];
+let currentBlock = 0;
 
 const timingBlake3: Hasher = {
   name: "blake3",
@@ -220,6 +229,7 @@ function hookMeter(): () => void {
     totals.ed25519 += ms() - t;
     counts.ed25519++;
     signatures.push([pk.slice(), msg.slice(), sig.slice()]);
+    signatureBlocks.push(currentBlock);
     return ok;
   };
   return () => {
@@ -239,6 +249,7 @@ function split(fixture: Fixture): void {
   const t0 = ms();
   const { replay } = Replay.start(fixture, store);
   for (let i = 0; i < fixture.blocks.length; i++) {
+    currentBlock = i;
     const { mismatch } = replay.block(i);
     if (mismatch !== null) throw new Error(`replay mismatch at block ${i}: ${mismatch.field}`);
   }
@@ -285,6 +296,90 @@ function cryptoOnly(f: Fixture): { seconds: number; parts: Record<string, number
   return { seconds: Object.values(parts).reduce((a, b) => a + b, 0), parts };
 }
 
+
+// ---- pass 4 (optional): signatures on a second core, perfectly predicted ----------------------
+
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+import(workerData.ed25519).then(({ ed25519VerifyStrict }) => {
+  const status = new Int32Array(workerData.status);
+  parentPort.on("message", (jobs) => {
+    for (const [index, pk, msg, sig] of jobs) {
+      Atomics.store(status, index, ed25519VerifyStrict(pk, msg, sig) ? 1 : 2);
+      Atomics.notify(status, index);
+    }
+  });
+  parentPort.postMessage("ready");
+});
+`;
+
+/**
+ * Replays twice in alternation, one replay plain and one whose Ed25519 checks are answered by a
+ * worker that verified them (from pass 2's recording) while the previous block executed. An
+ * upper bound on what moving signature checks to a second core can save: a real implementation
+ * would have to predict each check's key and message, which depend on state.
+ */
+async function signatureWorker(fixture: Fixture): Promise<{ plainSeconds: number; workerSeconds: number; waits: number }> {
+  const { Worker } = await import("node:worker_threads");
+  const status = new Int32Array(new SharedArrayBuffer(4 * Math.max(1, signatures.length)));
+  const ed25519 = new URL("../src/crypto/ed25519.js", import.meta.url).href;
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { status: status.buffer, ed25519 } });
+  await new Promise((done) => worker.once("message", done));
+  const firstOf: number[] = [];
+  signatureBlocks.forEach((b, i) => (firstOf[b] ??= i));
+  const jobsOf = (block: number) => {
+    const jobs: Array<[number, Uint8Array, Uint8Array, Uint8Array]> = [];
+    for (let i = firstOf[block] ?? signatures.length; i < signatures.length && signatureBlocks[i] === block; i++) jobs.push([i, ...signatures[i]!]);
+    return jobs;
+  };
+  const proto = Meter.prototype;
+  const verify = proto.verifyEd25519;
+  let next = 0;
+  let waits = 0;
+  let oracle = false;
+  proto.verifyEd25519 = function (this: Meter, pk: Uint8Array, msg: Uint8Array, sig: Uint8Array) {
+    if (!oracle) return verify.call(this, pk, msg, sig);
+    const index = next++;
+    const [rpk, rmsg, rsig] = signatures[index]!;
+    const same = Buffer.compare(rpk, pk) === 0 && Buffer.compare(rmsg, msg) === 0 && Buffer.compare(rsig, sig) === 0;
+    if (!same) throw new Error(`signature ${index} differs from the recording`);
+    this.signatures += 1;
+    if (Atomics.load(status, index) === 0) {
+      waits++;
+      Atomics.wait(status, index, 0);
+    }
+    return Atomics.load(status, index) === 1;
+  };
+  try {
+    const plain = startReplay(Replay, fixture);
+    const withWorker = startReplay(Replay, fixture);
+    let plainMs = 0;
+    let workerMs = 0;
+    worker.postMessage(jobsOf(0));
+    for (let i = 0; i < fixture.blocks.length; i++) {
+      for (const which of i % 2 === 0 ? ["plain", "worker"] : ["worker", "plain"]) {
+        const t = ms();
+        if (which === "worker") {
+          if (i + 1 < fixture.blocks.length) worker.postMessage(jobsOf(i + 1));
+          oracle = true;
+          const { mismatch } = withWorker.block(i);
+          oracle = false;
+          if (mismatch !== null) throw new Error(`signature-worker replay mismatch at block ${i}: ${mismatch.field}`);
+          workerMs += ms() - t;
+        } else {
+          const { mismatch } = plain.block(i);
+          plainMs += ms() - t;
+          if (mismatch !== null) throw new Error(`replay mismatch at block ${i}: ${mismatch.field}`);
+        }
+      }
+    }
+    return { plainSeconds: plainMs / 1000, workerSeconds: workerMs / 1000, waits };
+  } finally {
+    proto.verifyEd25519 = verify;
+    await worker.terminate();
+  }
+}
+
 // ---- main --------------------------------------------------------------------------------------
 
 async function main(argv: string[]): Promise<void> {
@@ -306,6 +401,11 @@ async function main(argv: string[]): Promise<void> {
   process.stderr.write("bench: split pass (timing hooks)…\n");
   split(fixture);
   const crypto = cryptoOnly(fixture);
+  let sigWorker: Awaited<ReturnType<typeof signatureWorker>> | undefined;
+  if (o.signatureWorker) {
+    process.stderr.write("bench: signature-worker pass…\n");
+    sigWorker = await signatureWorker(fixture);
+  }
   const loadEnd = loadAverage();
 
   // Decoding, measured alone on the same inputs.
@@ -364,6 +464,16 @@ async function main(argv: string[]): Promise<void> {
     split: { totalSeconds: +splitTotal.toFixed(3), rows: Object.fromEntries(rows.map(([k, v]) => [k, +v.toFixed(3)])) },
     cryptography: { seconds: +crypto.seconds.toFixed(3), parts: Object.fromEntries(Object.entries(crypto.parts).map(([k, v]) => [k, +v.toFixed(3)])) },
     ratioReplayToCryptography: +ratio.toFixed(2),
+    ...(sigWorker
+      ? {
+          signatureWorker: {
+            plainSeconds: +sigWorker.plainSeconds.toFixed(3),
+            withWorkerSeconds: +sigWorker.workerSeconds.toFixed(3),
+            saving: +(1 - sigWorker.workerSeconds / sigWorker.plainSeconds).toFixed(3),
+            waits: sigWorker.waits,
+          },
+        }
+      : {}),
     ...(baseline
       ? {
           baseline: {
@@ -399,6 +509,12 @@ async function main(argv: string[]): Promise<void> {
   for (const [name, v] of rows) log(`  ${v.toFixed(2).padStart(8)}  ${((100 * v) / splitTotal).toFixed(1).padStart(5)}%  ${name}`);
   log(`unavoidable cryptography alone, same inputs: ${crypto.seconds.toFixed(2)} s`);
   for (const [name, v] of Object.entries(crypto.parts)) log(`  ${v.toFixed(2).padStart(8)}  ${name}`);
+  if (sigWorker) {
+    log(
+      `signatures on a worker, perfectly predicted (upper bound): ${sigWorker.workerSeconds.toFixed(2)} s vs ${sigWorker.plainSeconds.toFixed(2)} s plain ` +
+        `(same run, alternating blocks): saves ${(100 * (1 - sigWorker.workerSeconds / sigWorker.plainSeconds)).toFixed(1)} %; the engine waited ${sigWorker.waits} times`,
+    );
+  }
   log(`load average: ${loadStart} at start, ${loadAfterThroughput} after the throughput pass, ${loadEnd} at the end`);
   if (baseline) {
     log(`${baseline.label}: ${baseline.seconds.toFixed(2)} s, ${result.baseline!.txPerSecond} tx/s (first tenth → last tenth ${result.baseline!.txPerSecondAlongChain.firstTenth} → ${result.baseline!.txPerSecondAlongChain.lastTenth})`);

@@ -26,8 +26,9 @@ export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
 const MIN_CAPACITY = 16;
 
 /**
- * Slot bookkeeping shared by both tables: `used[i]` is 0 for an empty slot, `hashes[i]` the
- * key's hash. Load stays at most 3/4; deletion shifts the following run back (no tombstones).
+ * Slot bookkeeping shared by both tables: `hashes[i]` is the key's hash. Load stays at most 7/8
+ * (the stored hashes make a long probe cheap: bytes are compared only on a hash match);
+ * deletion shifts the following run back (no tombstones).
  */
 abstract class OpenTable {
   protected hashes: Uint32Array;
@@ -36,9 +37,14 @@ abstract class OpenTable {
 
   constructor(capacity: number) {
     let size = MIN_CAPACITY;
-    while (size * 3 < capacity * 4) size *= 2;
+    while (size * 7 < capacity * 8) size *= 2;
     this.hashes = new Uint32Array(size);
     this.mask = size - 1;
+  }
+
+  /** True when one more entry would exceed the maximum load. */
+  protected full(): boolean {
+    return (this.count + 1) * 8 > (this.mask + 1) * 7;
   }
 
   get size(): number {
@@ -109,7 +115,7 @@ export class BytesMap<V> extends OpenTable {
       this.values[slot] = value;
       return;
     }
-    if ((this.count + 1) * 4 > (this.mask + 1) * 3) {
+    if (this.full()) {
       this.rebuild((this.mask + 1) * 2);
       slot = this.find(key, hash);
     }
@@ -204,7 +210,7 @@ export class KeyedIntTable extends OpenTable {
     const hash = hashBytes(key);
     let slot = this.find(key, hash);
     if (slot < 0) {
-      if ((this.count + 1) * 4 > (this.mask + 1) * 3) {
+      if (this.full()) {
         this.rebuild((this.mask + 1) * 2);
         slot = this.find(key, hash);
       }
