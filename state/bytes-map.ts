@@ -6,10 +6,25 @@
 // Nothing here is consensus-relevant: iteration order is never observed by callers that
 // produce roots or receipts (they sort), and the hash is fixed (no seed), so runs are repeatable.
 
-/** FNV-1a over every byte, then murmur3's finalizer so the low bits (the slot) are well mixed. */
+/** murmur3 (32-bit) over every byte, four bytes per round: keys are hashed on every access. */
 export function hashBytes(bytes: Uint8Array): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
+  const n = bytes.length;
+  let h = 0x9747b28c;
+  let i = 0;
+  for (; i + 4 <= n; i += 4) {
+    let k = bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24);
+    k = Math.imul(k, 0xcc9e2d51);
+    k = (k << 15) | (k >>> 17);
+    h ^= Math.imul(k, 0x1b873593);
+    h = (h << 13) | (h >>> 19);
+    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
+  }
+  let k = 0;
+  for (let shift = 0; i < n; i++, shift += 8) k |= bytes[i]! << shift;
+  k = Math.imul(k, 0xcc9e2d51);
+  k = (k << 15) | (k >>> 17);
+  h ^= Math.imul(k, 0x1b873593);
+  h ^= n;
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
