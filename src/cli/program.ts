@@ -11,6 +11,8 @@ import { register as registerRun } from "./run.js";
 import { register as registerCodec } from "./codec.js";
 import { register as registerHarness } from "./harness.js";
 import { register as registerGas } from "./gas.js";
+import { register as registerNode } from "./node.js";
+import { register as registerFollow } from "./follow.js";
 
 const registrars: Registrar[] = [
   registerCrypto,
@@ -22,6 +24,8 @@ const registrars: Registrar[] = [
   registerCodec,
   registerHarness,
   registerGas,
+  registerNode,
+  registerFollow,
 ];
 
 export function buildProgram(version: string): Command {

@@ -13,9 +13,15 @@
 //     match (compress() is canonical); we report that case before doing the scalar products.
 // A non-canonical A that is not small order (y = p+3, p+4, …) is accepted by dalek if the
 // equation holds; we mirror that (docs/decisions.md, "Ed25519: exact ed25519-dalek 2.2 decoding, including a non-canonical A").
+//
+// `verifyStrictDetailed` below is the reference: pure JS, written to read like dalek. Consensus
+// calls `ed25519VerifyStrict`, which takes the OpenSSL fast path of ./ed25519-native.ts and falls
+// back to the reference for the inputs that path does not decide (docs/decisions.md, "Ed25519
+// fast path"); test/crypto and scripts/fuzz-ed25519.ts check the two agree.
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { sha512 } from "@noble/hashes/sha2.js";
 import { bytesEqual, concatBytes } from "../bytes.js";
+import { nativeVerifyStrict } from "./ed25519-native.js";
 
 const Point = ed25519.Point;
 type EdPoint = InstanceType<typeof Point>;
@@ -56,7 +62,7 @@ function decompressLikeDalek(encoding: Uint8Array): EdPoint | null {
   }
 }
 
-/** CIP-39 §9.1: the single Ed25519 verification used by consensus, with the reason on reject. */
+/** CIP-39 §9.1 reference: dalek 2.2 verify_strict in pure JS, with the reason on reject. */
 export function verifyStrictDetailed(
   publicKey: Uint8Array,
   message: Uint8Array,
@@ -81,9 +87,10 @@ export function verifyStrictDetailed(
   return bytesEqual(expectedR.toBytes(), rBytes) ? { valid: true } : { valid: false, reason: "equation failed" };
 }
 
-/** CIP-39 §9.1: ed25519-dalek 2.2 `verify_strict` as a boolean. Never throws. */
+/** CIP-39 §9.1: ed25519-dalek 2.2 `verify_strict` as a boolean, the one consensus uses.
+ *  OpenSSL behind dalek's checks, the reference for the rest. Synchronous; never throws. */
 export function ed25519VerifyStrict(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
-  return verifyStrictDetailed(publicKey, message, signature).valid;
+  return nativeVerifyStrict(publicKey, message, signature) ?? verifyStrictDetailed(publicKey, message, signature).valid;
 }
 
 /** RFC 8032 public key of a 32-byte seed (tests and scenarios). */

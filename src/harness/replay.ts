@@ -82,6 +82,16 @@ export class Replay {
     return { replay, mismatch };
   }
 
+  /**
+   * Continues on a store that already holds this chain up to its last commit, verified earlier
+   * (a node or follower restarting from its store): the next block's parent is `parent`.
+   */
+  static resume(fixture: Fixture, store: StateStore, parent: Uint8Array): Replay {
+    const replay = new Replay(fixture, Chain.resume(fixture.genesis.config, fixture.genesis.chain_instance_id, store), store);
+    replay.parent = parent;
+    return replay;
+  }
+
   /** Executes fixture block `index` and returns what it produced plus the first mismatch. */
   block(index: number): { executed: ExecutedBlock; mismatch: Mismatch | null } {
     const b = this.fixture.blocks[index]!;

@@ -1,0 +1,122 @@
+// `cbqs node`: a local CBQS node (docs/node.md) — the CIP-39 §3 reads, CIP-4 §5.4 proofs, the
+// replication feed and a devnet (POST /tx, POST /mine, --block-time). Exit 0 after a clean
+// SIGINT/SIGTERM shutdown, 1 when an imported fixture block does not verify (the replay report),
+// 2 for unusable input.
+import { readFileSync } from "node:fs";
+import type { Command } from "commander";
+import { HarnessInputError, readFixture } from "../harness/files.js";
+import { ImportMismatch, NodeInputError, type NodeStart } from "../node/chain-node.js";
+import { DEFAULT_MAX_EXCLUSION_OPS } from "../node/proofs.js";
+import { runNode } from "../node/run.js";
+import { DEFAULT_PROOF_RATE_LIMIT, DEFAULT_RATE_LIMIT, stderrLogger, type Logger } from "../node/server.js";
+import { DB_IS_MEMORY_ONLY, DEFAULT_RETAIN_BLOCKS, openChainDb } from "../node/store.js";
+import { EXIT_OK, EXIT_REJECT, UsageError } from "./common.js";
+import { mismatchLines } from "./harness.js";
+
+interface NodeOpts {
+  db?: string;
+  host: string;
+  port: string;
+  fixture?: string;
+  genesis?: string;
+  blockTime: string;
+  rateLimit: string;
+  proofRateLimit: string;
+  retainBlocks: string;
+  maxExclusionOps: string;
+  quiet?: boolean;
+}
+
+/** A non-negative decimal integer option, at most `max`. */
+export function intOption(name: string, text: string, max: number): number {
+  if (!/^[0-9]{1,15}$/.test(text) || Number(text) > max) throw new UsageError(`${name} must be an integer from 0 to ${max} (got ${text})`);
+  return Number(text);
+}
+
+export function register(program: Command): void {
+  program
+    .command("node")
+    .description("run a local CBQS node: CIP-39 §3 reads, CIP-4 §5.4 proofs, the replication feed and a devnet (docs/node.md)")
+    .option("--db <dir>", `store directory (temporary: this build keeps the chain in memory and writes nothing to <dir>)`)
+    .option("--host <address>", "address to listen on", "127.0.0.1")
+    .option("--port <n>", "port to listen on (0 = any free port)", "8545")
+    .option("--fixture <file>", "import a cbqs-fixture/v1 chain first, verifying every block as cbqs replay does")
+    .option("--genesis <file>", "start a fresh chain from this genesis file (its exact bytes define chain_instance_id)")
+    .option("--block-time <s>", "produce a block every <s> seconds; 0 = only on POST /mine", "0")
+    .option("--rate-limit <n>", "global limit, requests per second on all endpoints (CIP-4 §10); 0 = off", String(DEFAULT_RATE_LIMIT))
+    .option("--proof-rate-limit <n>", "per-client limit on the /proof endpoints, requests per second; 0 = off", String(DEFAULT_PROOF_RATE_LIMIT))
+    .option("--retain-blocks <n>", "blocks below the head whose state pinned reads (?block=) can still serve", String(DEFAULT_RETAIN_BLOCKS))
+    .option("--max-exclusion-ops <n>", "largest exclusion proof served for an absent key, in operations", String(DEFAULT_MAX_EXCLUSION_OPS))
+    .option("--quiet", "log errors only")
+    .action(async (opts: NodeOpts) => {
+      if (opts.fixture !== undefined && opts.genesis !== undefined) throw new UsageError("--fixture and --genesis are exclusive: a chain has one genesis");
+      const port = intOption("--port", opts.port, 65_535);
+      const blockTime = Number(opts.blockTime);
+      if (!/^[0-9]+(\.[0-9]+)?$/.test(opts.blockTime) || blockTime > 86_400) throw new UsageError(`--block-time must be seconds from 0 to 86400 (got ${opts.blockTime})`);
+      const settings = {
+        host: opts.host,
+        port,
+        blockTime,
+        rateLimit: intOption("--rate-limit", opts.rateLimit, 1_000_000),
+        proofRateLimit: intOption("--proof-rate-limit", opts.proofRateLimit, 1_000_000),
+        proofLimits: { maxExclusionOps: intOption("--max-exclusion-ops", opts.maxExclusionOps, 1 << 22) },
+      };
+      const retainBlocks = intOption("--retain-blocks", opts.retainBlocks, 1_000_000);
+      const start = startOf(opts);
+      const log: Logger = opts.quiet ? (e) => e["level"] === "error" && stderrLogger(e) : (e) => e["level"] !== "debug" && stderrLogger(e);
+      if (opts.db !== undefined && DB_IS_MEMORY_ONLY) {
+        process.stderr.write(`cbqs: note: --db ${opts.db}: this build keeps the chain in memory (temporary); nothing is written there and a restart starts over\n`);
+      }
+      const db = openChainDb(opts.db, retainBlocks);
+      let running: Awaited<ReturnType<typeof runNode>>;
+      try {
+        running = await runNode(db, start, { ...settings, log });
+      } catch (err) {
+        db.close();
+        if (err instanceof ImportMismatch) {
+          process.stdout.write(mismatchLines(opts.fixture!, err.mismatch).join("\n") + "\n");
+          process.exitCode = EXIT_REJECT;
+          return;
+        }
+        if (err instanceof NodeInputError) throw new UsageError(`${opts.fixture ?? opts.genesis ?? opts.db ?? "store"}: ${err.message}`);
+        if ((err as NodeJS.ErrnoException).code === "EADDRINUSE" || (err as NodeJS.ErrnoException).code === "EACCES") {
+          throw new UsageError(`cannot listen on ${opts.host}:${port}: ${(err as NodeJS.ErrnoException).code}`);
+        }
+        throw err;
+      }
+      process.stdout.write(`listening on ${running.url}\n`);
+      await new Promise<void>((resolve) => {
+        const stop = (signal: string) => {
+          process.off("SIGINT", stop);
+          process.off("SIGTERM", stop);
+          log({ level: "info", msg: "stopping", signal, height: running.node.head().height.toString() });
+          void running.close().then(resolve);
+        };
+        process.on("SIGINT", stop);
+        process.on("SIGTERM", stop);
+      });
+      process.exitCode = EXIT_OK;
+    });
+}
+
+function startOf(opts: NodeOpts): NodeStart {
+  if (opts.fixture !== undefined) {
+    try {
+      return { kind: "fixture", fixture: readFixture(opts.fixture) };
+    } catch (err) {
+      if (err instanceof HarnessInputError) throw new UsageError(err.message);
+      throw err;
+    }
+  }
+  if (opts.genesis !== undefined) {
+    let source: Uint8Array;
+    try {
+      // CIP-39 §3: the bytes are captured once; chain_instance_id and the config both come from them.
+      source = readFileSync(opts.genesis);
+    } catch (err) {
+      throw new UsageError(`cannot read ${opts.genesis}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    }
+    return { kind: "genesis", source };
+  }
+  return { kind: "store" };
+}

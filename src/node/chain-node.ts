@@ -1,0 +1,300 @@
+// The chain a `cbqs node` serves: opened from a genesis file, a fixture (imported block by block,
+// every root verified exactly as `cbqs replay` does) or its own store, then extended by the
+// devnet (a transaction pool and block production). Every block runs through the engine's block
+// execution (src/engine/chain.ts via src/harness/replay.ts and src/chain/*), so roots, receipts
+// and block hashes are the ones `cbqs replay` and `cbqs fill` produce, and every block is one
+// ChainDb commit (state/chain-db.ts).
+import { bytesEqual, toHex } from "../bytes.js";
+import { genesisHash, headerHash } from "../chain/block.js";
+import { txHash, type TxEnvelope } from "../chain/envelope.js";
+import { blockResults, receiptJson } from "../chain/receipts.js";
+import type { GenesisConfig } from "../chain/types.js";
+import { Chain } from "../engine/chain.js";
+import { GenesisError } from "../engine/errors.js";
+import { U64_MAX } from "../engine/math.js";
+import { decodeTransaction, firstNonceMismatch, startNonces, TxInputError } from "../harness/execute.js";
+import type { Fixture } from "../harness/fixture.js";
+import { genesisFromSource } from "../harness/genesis.js";
+import { Replay, ReplayInputError, type ExecutedBlock, type Mismatch } from "../harness/replay.js";
+import type { BlockRecord, ChainDb, GenesisRecord } from "../../state/chain-db.js";
+import { logsRoot, receiptRoot, txRoot } from "../../state/roots.js";
+import { DryRunStore } from "./dry-run.js";
+import { badRequest, RequestError } from "./errors.js";
+
+/** Input the node cannot start from (an invalid genesis, a store holding another chain…): exit 2. */
+export class NodeInputError extends Error {
+  override name = "NodeInputError";
+}
+
+/** A fixture block whose execution differs from the fixture: the node refuses to serve it (exit 1). */
+export class ImportMismatch extends Error {
+  override name = "ImportMismatch";
+  constructor(readonly mismatch: Mismatch) {
+    super(`block ${mismatch.height}: ${mismatch.field} differs`);
+  }
+}
+
+/** Devnet bounds: pending transactions, and transactions per produced block. */
+export const MAX_POOL_TXS = 4_096;
+export const MAX_BLOCK_TXS = 1_024;
+
+const ZERO_HASH = new Uint8Array(32);
+
+export type NodeStart = { kind: "genesis"; source: Uint8Array } | { kind: "fixture"; fixture: Fixture } | { kind: "store" };
+
+interface PoolTx {
+  raw: Uint8Array;
+  env: TxEnvelope;
+  hash: Uint8Array;
+}
+
+export interface MinedBlock {
+  block: BlockRecord;
+  /** Rejection messages of the block's transactions (receipts carry only code and name). */
+  messages: Array<string | undefined>;
+  /** Pool transactions left out because their nonce is no longer the sender's (an earlier one was rejected). */
+  dropped: Array<{ tx_hash: string; reason: string }>;
+}
+
+export class CbqsNode {
+  private readonly pool: PoolTx[] = [];
+
+  private constructor(
+    readonly db: ChainDb,
+    readonly genesis: GenesisRecord,
+    readonly config: GenesisConfig,
+    private readonly chain: Chain,
+  ) {}
+
+  /**
+   * Opens the chain. A store that already holds a chain continues it (a restart): a genesis or
+   * fixture given again must be that chain's. `onBlock` sees every block imported from a fixture.
+   */
+  static open(db: ChainDb, start: NodeStart, onBlock?: (block: BlockRecord) => void): CbqsNode {
+    const stored = db.genesis();
+    if (stored === undefined) {
+      if (start.kind === "store") throw new NodeInputError("the store is empty: start a chain with --genesis <file> or --fixture <file>");
+      if (start.kind === "genesis") return CbqsNode.fromGenesis(db, start.source);
+      return CbqsNode.importFixture(db, start.fixture, onBlock);
+    }
+    const source = start.kind === "genesis" ? start.source : start.kind === "fixture" ? start.fixture.genesis.source : stored.source;
+    if (!bytesEqual(source, stored.source)) {
+      throw new NodeInputError(`the store holds another chain (chain_instance_id ${toHex(stored.chain_instance_id)}); use its genesis or another store`);
+    }
+    const config = configOf(stored.source);
+    if (start.kind === "fixture") return CbqsNode.continueFixture(db, stored, start.fixture, onBlock);
+    return new CbqsNode(db, stored, config, Chain.resume(config, stored.chain_instance_id, db.state));
+  }
+
+  private static fromGenesis(db: ChainDb, source: Uint8Array): CbqsNode {
+    const config = configOf(source);
+    let chain: Chain;
+    try {
+      chain = Chain.genesis(config, source, db.state);
+    } catch (err) {
+      if (err instanceof GenesisError) throw new NodeInputError(`invalid genesis: ${err.message}`);
+      throw err;
+    }
+    const genesis = genesisRecord(source, chain.chainInstanceId, config.timestamp, chain.genesisStateRoot);
+    db.commitGenesis(genesis);
+    return new CbqsNode(db, genesis, config, chain);
+  }
+
+  /** Imports every fixture block, verifying each like `cbqs replay`; the first mismatch stops it. */
+  private static importFixture(db: ChainDb, fixture: Fixture, onBlock?: (block: BlockRecord) => void): CbqsNode {
+    const { replay, mismatch } = Replay.start(fixture, db.state);
+    if (mismatch !== null) throw new ImportMismatch(mismatch);
+    const g = fixture.genesis;
+    const genesis = genesisRecord(g.source, g.chain_instance_id, g.config.timestamp, replay.chain.genesisStateRoot);
+    db.commitGenesis(genesis);
+    importBlocks(db, replay, fixture, 0, onBlock);
+    return new CbqsNode(db, genesis, g.config, replay.chain);
+  }
+
+  /** A restart with the same fixture: the stored blocks must be the fixture's; the rest is imported. */
+  private static continueFixture(db: ChainDb, genesis: GenesisRecord, fixture: Fixture, onBlock?: (block: BlockRecord) => void): CbqsNode {
+    const head = db.head()!;
+    let next = 0;
+    for (; next < fixture.blocks.length && fixture.blocks[next]!.height <= head.height; next++) {
+      const b = fixture.blocks[next]!;
+      const stored = db.blockByHeight(b.height);
+      if (stored === undefined || !bytesEqual(stored.block_hash, b.block_hash)) {
+        throw new NodeInputError(`the store's chain differs from the fixture at block ${b.height} ($.blocks[${next}])`);
+      }
+    }
+    const replay = Replay.resume(fixture, db.state, head.block_hash);
+    importBlocks(db, replay, fixture, next, onBlock);
+    return new CbqsNode(db, genesis, fixture.genesis.config, replay.chain);
+  }
+
+  get chainInstanceId(): Uint8Array {
+    return this.genesis.chain_instance_id;
+  }
+
+  head(): BlockRecord {
+    return this.db.head()!;
+  }
+
+  get pending(): number {
+    return this.pool.length;
+  }
+
+  // ---- devnet ---------------------------------------------------------------------------------
+
+  /**
+   * Queues a raw envelope (docs/transactions.md) after checking it decodes, names this chain and
+   * carries its sender's next nonce (account nonce plus the sender's queued transactions).
+   */
+  submit(raw: Uint8Array): { tx_hash: string; nonce: string } {
+    if (this.pool.length >= MAX_POOL_TXS) throw new RequestError(503, "tx_pool_full", `the pool holds ${MAX_POOL_TXS} transactions; mine a block first`);
+    let env: TxEnvelope;
+    try {
+      env = decodeTransaction(raw, 0, this.config.chain_id);
+    } catch (err) {
+      if (err instanceof TxInputError) throw badRequest("invalid_transaction", err.message);
+      throw err;
+    }
+    const queued = this.pool.filter((t) => bytesEqual(t.env.tx.from, env.tx.from)).length;
+    const expected = this.chain.account(env.tx.from).nonce + BigInt(queued);
+    if (env.nonce !== expected) {
+      throw badRequest("invalid_nonce", `nonce ${env.nonce} is not the sender's next nonce ${expected} (account nonce plus ${queued} queued)`);
+    }
+    const hash = txHash(raw);
+    this.pool.push({ raw, env, hash });
+    return { tx_hash: toHex(hash), nonce: env.nonce.toString() };
+  }
+
+  /**
+   * Produces the next block (or the block at `height`, skipping the heights between, as fixtures
+   * may) from the pool, in arrival order. Its timestamp is the genesis timestamp + height ×
+   * block_time_seconds, never earlier than the head's: deterministic, no wall clock.
+   */
+  mine(height?: bigint): MinedBlock {
+    const head = this.head();
+    const h = height ?? head.height + 1n;
+    if (h <= head.height || h > U64_MAX) throw badRequest("invalid_height", `height ${h} is not above the head ${head.height} (and a u64)`);
+    const derived = this.config.timestamp + h * this.config.block_time_seconds;
+    if (derived > U64_MAX) throw badRequest("invalid_height", `the timestamp of height ${h} exceeds u64`);
+    const timestamp = derived < head.timestamp ? head.timestamp : derived;
+    const { included, dropped } = this.selectTxs(head, h, timestamp);
+    const envelopes = included.map((t) => t.env);
+    const nonces = startNonces(this.chain, envelopes);
+    const outcome = this.chain.executeBlock({ height: h, timestamp, txs: envelopes.map((e) => e.tx) });
+    if (firstNonceMismatch(envelopes, outcome, nonces) !== null) throw new Error("internal: the produced block disagrees with its dry run");
+    const raws = included.map((t) => t.raw);
+    const results = blockResults(raws, outcome);
+    const block: BlockRecord = {
+      height: h,
+      timestamp,
+      block_hash: headerHash(this.chainInstanceId, h, timestamp, head.block_hash, outcome.stateRoot, results),
+      parent_hash: head.block_hash,
+      state_root: outcome.stateRoot,
+      tx_root: results.tx_root,
+      receipt_root: results.receipt_root,
+      logs_root: results.logs_root,
+      effective_rent_height: outcome.effectiveRentHeight,
+      transactions: raws,
+      receipts: results.receipts,
+    };
+    this.db.commitBlock(block);
+    return { block, messages: outcome.outcomes.map((o) => o.error?.message), dropped };
+  }
+
+  /**
+   * The pool's first MAX_BLOCK_TXS transactions, minus those whose nonce will be wrong because an
+   * earlier transaction of the same sender is rejected in this block: found by running the block
+   * on a throwaway overlay until every nonce is right (the t8n rule, src/harness/t8n.ts).
+   */
+  private selectTxs(head: BlockRecord, height: bigint, timestamp: bigint): { included: PoolTx[]; dropped: MinedBlock["dropped"] } {
+    const included = this.pool.splice(0, MAX_BLOCK_TXS);
+    const dropped: MinedBlock["dropped"] = [];
+    const base = this.db.stateAt(head.height)!;
+    for (;;) {
+      const dry = Chain.resume(this.config, this.chainInstanceId, new DryRunStore(base));
+      const envelopes = included.map((t) => t.env);
+      const nonces = startNonces(dry, envelopes);
+      const outcome = dry.executeBlock({ height, timestamp, txs: envelopes.map((e) => e.tx) });
+      const bad = firstNonceMismatch(envelopes, outcome, nonces);
+      if (bad === null) return { included, dropped };
+      const [t] = included.splice(bad.index, 1);
+      dropped.push({ tx_hash: toHex(t!.hash), reason: `nonce ${bad.envelope} is no longer the sender's account nonce ${bad.account}` });
+    }
+  }
+
+  /** The mined block as the devnet reports it (POST /mine). */
+  static minedJson(m: MinedBlock): Record<string, unknown> {
+    return {
+      height: m.block.height.toString(),
+      block_hash: toHex(m.block.block_hash),
+      state_root: toHex(m.block.state_root),
+      timestamp: m.block.timestamp.toString(),
+      effective_rent_height: m.block.effective_rent_height.toString(),
+      receipts: m.block.receipts.map((r, i) => receiptJson(r, m.messages[i])),
+      dropped: m.dropped,
+    };
+  }
+}
+
+function configOf(source: Uint8Array): GenesisConfig {
+  try {
+    return genesisFromSource(source);
+  } catch (err) {
+    throw new NodeInputError(`invalid genesis: ${(err as Error).message}`);
+  }
+}
+
+/** Height 0: the genesis header (docs/transactions.md "Block hash"), no transactions. */
+export function genesisRecord(source: Uint8Array, chainInstanceId: Uint8Array, timestamp: bigint, stateRoot: Uint8Array): GenesisRecord {
+  return {
+    source,
+    chain_instance_id: chainInstanceId,
+    block: {
+      height: 0n,
+      timestamp,
+      block_hash: genesisHash(chainInstanceId, timestamp, stateRoot),
+      parent_hash: ZERO_HASH,
+      state_root: stateRoot,
+      tx_root: txRoot([]),
+      receipt_root: receiptRoot([]),
+      logs_root: logsRoot([]),
+      // effective_rent_height(0) = 0 − coverage(0) = 0: genesis is never paused.
+      effective_rent_height: 0n,
+      transactions: [],
+      receipts: [],
+    },
+  };
+}
+
+/** The record of a block the replay executed and verified. */
+export function executedRecord(height: bigint, timestamp: bigint, parent: Uint8Array, raws: Uint8Array[], x: ExecutedBlock): BlockRecord {
+  return {
+    height,
+    timestamp,
+    block_hash: x.blockHash,
+    parent_hash: parent,
+    state_root: x.stateRoot,
+    tx_root: x.results.tx_root,
+    receipt_root: x.results.receipt_root,
+    logs_root: x.results.logs_root,
+    effective_rent_height: x.effectiveRentHeight,
+    transactions: raws,
+    receipts: x.results.receipts,
+  };
+}
+
+function importBlocks(db: ChainDb, replay: Replay, fixture: Fixture, from: number, onBlock?: (block: BlockRecord) => void): void {
+  for (let i = from; i < fixture.blocks.length; i++) {
+    const b = fixture.blocks[i]!;
+    let result: ReturnType<Replay["block"]>;
+    try {
+      result = replay.block(i);
+    } catch (err) {
+      if (err instanceof ReplayInputError) throw new NodeInputError(err.message);
+      throw err;
+    }
+    if (result.mismatch !== null) throw new ImportMismatch(result.mismatch);
+    const record = executedRecord(b.height, b.timestamp, db.head()!.block_hash, b.transactions, result.executed);
+    db.commitBlock(record);
+    onBlock?.(record);
+  }
+}

@@ -1,0 +1,73 @@
+// The replication feed (CIP-16 §3, adapted to this chain): the commit log is the sequence of
+// committed blocks after genesis (genesis itself is GET /genesis). A block's height is its sort
+// key; heights are unique, so the order is total and no tie-break is needed. Heights without a
+// block (skipped heights) are not items.
+//
+//   GET /replication?since=&until=&limit=&order=
+//   since, until  inclusive block heights (defaults: 1 and the highest u64)
+//   limit         default 10, at most 100: larger values are clamped to 100, smaller to 1
+//   order         asc (default) or desc; anything else is 400
+//   → {height, block_hash, state_root, items, prev, next}
+//
+// Cursors are block heights (decimal strings) or null, both always present. `next` is the first
+// block beyond the page in the page's order and inside [since, until]: asc continues with
+// since=next, desc with until=next, with no item repeated. `prev` is the nearest block on the
+// other side of the page's start bound (asc: below since; desc: above until): asc walks back
+// with until=prev&order=desc, desc walks forward with since=prev&order=asc.
+import type { ChainDb } from "../../state/chain-db.js";
+import { badRequest } from "./errors.js";
+import { blockItemJson, readPointJson } from "./json.js";
+
+export const DEFAULT_LIMIT = 10;
+export const MAX_LIMIT = 100;
+const U64_MAX = (1n << 64n) - 1n;
+
+export interface FeedQuery {
+  since: bigint;
+  until: bigint;
+  limit: number;
+  order: "asc" | "desc";
+}
+
+function height(text: string, name: string): bigint {
+  if (!/^[0-9]{1,20}$/.test(text) || BigInt(text) > U64_MAX) throw badRequest(`invalid_${name}`, `${name} must be a block height (a u64 in decimal)`);
+  return BigInt(text);
+}
+
+export function parseFeedQuery(params: ReadonlyMap<string, string>): FeedQuery {
+  const since = params.has("since") ? height(params.get("since")!, "since") : 1n;
+  const until = params.has("until") ? height(params.get("until")!, "until") : U64_MAX;
+  if (since > until) throw badRequest("invalid_range", `since ${since} is above until ${until}`);
+  let limit = DEFAULT_LIMIT;
+  const l = params.get("limit");
+  if (l !== undefined) {
+    if (!/^-?[0-9]{1,30}$/.test(l)) throw badRequest("invalid_limit", "limit must be an integer");
+    const n = BigInt(l);
+    limit = n > BigInt(MAX_LIMIT) ? MAX_LIMIT : n < 1n ? 1 : Number(n);
+  }
+  const order = params.get("order") ?? "asc";
+  if (order !== "asc" && order !== "desc") throw badRequest("invalid_order", `order must be asc or desc (got ${JSON.stringify(order)})`);
+  return { since, until, limit, order };
+}
+
+/** One page of the feed, read synchronously (one consistent ledger). */
+export function feedPage(db: ChainDb, q: FeedQuery): Record<string, unknown> {
+  const from = q.since < 1n ? 1n : q.since; // genesis is not a feed item
+  const page = db.blocks({ from, to: q.until, order: q.order, limit: q.limit + 1 });
+  const items = page.slice(0, q.limit);
+  const next = page.length > q.limit ? page[q.limit]!.height.toString() : null;
+  const before =
+    q.order === "asc"
+      ? from > 1n
+        ? db.blocks({ from: 1n, to: from - 1n, order: "desc", limit: 1 })
+        : []
+      : q.until < U64_MAX
+        ? db.blocks({ from: q.until + 1n, to: U64_MAX, order: "asc", limit: 1 })
+        : [];
+  return {
+    ...readPointJson(db.head()!),
+    items: items.map(blockItemJson),
+    prev: before.length > 0 ? before[0]!.height.toString() : null,
+    next,
+  };
+}

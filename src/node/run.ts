@@ -1,0 +1,53 @@
+// A running node: the chain (opened from genesis, a fixture or its store), the HTTP server, and
+// devnet block production every `blockTime` seconds (0 = only on POST /mine). `cbqs node` is this
+// plus argument parsing and signals; tests start it in-process the same way.
+import { toHex } from "../bytes.js";
+import type { ChainDb } from "../../state/chain-db.js";
+import { CbqsNode, type NodeStart } from "./chain-node.js";
+import { startServer, type Logger, type ServerOptions } from "./server.js";
+
+export interface RunOptions extends Omit<ServerOptions, "log"> {
+  /** Seconds between produced blocks; 0 = produce only on POST /mine. */
+  blockTime: number;
+  log: Logger;
+}
+
+export interface RunningNode {
+  readonly url: string;
+  readonly node: CbqsNode;
+  /** Stops block production (after the block in progress), closes the server and the store. */
+  close(): Promise<void>;
+}
+
+export async function runNode(db: ChainDb, start: NodeStart, options: RunOptions): Promise<RunningNode> {
+  const log = options.log;
+  const node = CbqsNode.open(db, start, (b) => log({ level: "debug", msg: "imported", height: b.height.toString(), txs: b.transactions.length }));
+  const head = node.head();
+  log({ level: "info", msg: "chain", chain_instance_id: toHex(node.chainInstanceId), height: head.height.toString() });
+  const server = await startServer(node, { ...options, log });
+  let timer: NodeJS.Timeout | undefined;
+  if (options.blockTime > 0) {
+    // Block production is synchronous: a timer tick runs one whole block, so a shutdown can only
+    // happen between blocks ("finish the block in progress").
+    timer = setInterval(() => {
+      try {
+        const mined = node.mine();
+        log({ level: "info", msg: "block", height: mined.block.height.toString(), txs: mined.block.transactions.length, dropped: mined.dropped.length });
+      } catch (err) {
+        clearInterval(timer);
+        log({ level: "error", msg: "block production stopped", error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+      }
+    }, options.blockTime * 1000);
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    url: server.url,
+    node,
+    close: () =>
+      (closing ??= (async () => {
+        if (timer !== undefined) clearInterval(timer);
+        await server.close();
+        db.close();
+      })()),
+  };
+}

@@ -1,0 +1,397 @@
+// The node's HTTP face on node:http (docs/node.md): routing, query and body bounds, the CIP-4 §10
+// rate limits, and errors — 400 {"error": {"code", "message"}}, 404 unknown route, 405 wrong
+// method, 413 oversized body, 429 + Retry-After, and an opaque 500 with an id whose details go to
+// the structured log only (CIP-4 §6.4, §10). Handlers are synchronous: an answer is built from
+// one block without yielding, so block production can never tear it.
+import { randomUUID } from "node:crypto";
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { fromHex, HexError, toHex } from "../bytes.js";
+import { MAX_ENVELOPE_BYTES } from "../chain/envelope.js";
+import { CbqsNode } from "./chain-node.js";
+import { badRequest, errorBody, RequestError } from "./errors.js";
+import { finalizedViewJson, JsonText, readPointJson } from "./json.js";
+import { accountProof, actorProof, multiProof, receiptProof, storageProof, txProof, type ProofLimits } from "./proofs.js";
+import { PerClientLimiter, TokenBucket } from "./rate-limit.js";
+import { BrokerStateCache, brokerState, finalizedView } from "./reads.js";
+import { feedPage, parseFeedQuery } from "./replication.js";
+
+export type Logger = (entry: Record<string, unknown>) => void;
+
+/** One JSON line per entry on stderr (the server's structured log). */
+export const stderrLogger: Logger = (entry) => process.stderr.write(JSON.stringify({ time: new Date().toISOString(), ...entry }) + "\n");
+
+export interface ServerOptions {
+  host: string;
+  port: number;
+  /** Global limit on every endpoint, requests per second (CIP-4 §10: 100); 0 = off. */
+  rateLimit: number;
+  /** Per client address on the proof endpoints, requests per second; 0 = off. */
+  proofRateLimit: number;
+  proofLimits: ProofLimits;
+  log: Logger;
+  /** Milliseconds clock for the limiters (tests pass a fake one). */
+  now?: () => number;
+}
+
+export const DEFAULT_RATE_LIMIT = 100;
+export const DEFAULT_PROOF_RATE_LIMIT = 20;
+/** Request body bounds: a /proof/multi body of 256 keys fits in 64 KiB; a hex envelope in twice its bound. */
+const MAX_JSON_BODY = 64 * 1024;
+const MAX_TX_BODY = 2 * MAX_ENVELOPE_BYTES + 64;
+
+interface Context {
+  node: CbqsNode;
+  params: ReadonlyMap<string, string>;
+  path: Record<string, string>;
+  body: Buffer;
+  contentType: string;
+  limits: ProofLimits;
+  brokerCache: BrokerStateCache;
+}
+
+interface Route {
+  method: "GET" | "POST";
+  /** Segments; ":name" captures one segment. */
+  path: string;
+  /** RFC 6570 template for service discovery. */
+  template: string;
+  name: string;
+  query: readonly string[];
+  maxBody: number;
+  proof?: boolean;
+  handle: (c: Context) => unknown;
+}
+
+const route = (r: Route): Route => r;
+
+const ROUTES: readonly Route[] = [
+  route({ method: "GET", path: "/.well-known/cbqs", template: "/.well-known/cbqs", name: "cbqs.discovery", query: [], maxBody: 0, handle: (c) => discovery(c.node) }),
+  route({ method: "GET", path: "/genesis", template: "/genesis", name: "cbqs.genesis", query: [], maxBody: 0, handle: (c) => genesisJson(c.node) }),
+  route({
+    method: "GET",
+    path: "/cbqs/finalized-view",
+    template: "/cbqs/finalized-view{?block}",
+    name: "cbqs.finalized-view",
+    query: ["block"],
+    maxBody: 0,
+    handle: (c) => finalizedView(c.node.db, c.node.chainInstanceId, c.params.get("block")),
+  }),
+  route({
+    method: "GET",
+    path: "/cbqs/broker-state",
+    template: "/cbqs/broker-state{?stream,block}",
+    name: "cbqs.broker-state",
+    query: ["stream", "block"],
+    maxBody: 0,
+    handle: (c) => brokerState(c.node.db, c.node.chainInstanceId, c.node.config.governance, c.params.get("stream"), c.params.get("block"), c.brokerCache),
+  }),
+  route({
+    method: "GET",
+    path: "/replication",
+    template: "/replication{?since,until,limit,order}",
+    name: "cbqs.replication",
+    query: ["since", "until", "limit", "order"],
+    maxBody: 0,
+    handle: (c) => feedPage(c.node.db, parseFeedQuery(c.params)),
+  }),
+  route({
+    method: "GET",
+    path: "/proof/account/:address",
+    template: "/proof/account/{address}",
+    name: "cip4.proof.account",
+    query: [],
+    maxBody: 0,
+    proof: true,
+    handle: (c) => accountProof(c.node.db, c.path["address"]!, c.limits),
+  }),
+  route({
+    method: "GET",
+    path: "/proof/actor/:address",
+    template: "/proof/actor/{address}",
+    name: "cip4.proof.actor",
+    query: [],
+    maxBody: 0,
+    proof: true,
+    handle: (c) => actorProof(c.node.db, c.path["address"]!, c.limits),
+  }),
+  route({
+    method: "GET",
+    path: "/proof/storage/:address/:key",
+    template: "/proof/storage/{address}/{key}",
+    name: "cip4.proof.storage",
+    query: [],
+    maxBody: 0,
+    proof: true,
+    handle: (c) => storageProof(c.node.db, c.path["address"]!, c.path["key"]!, c.limits),
+  }),
+  route({
+    method: "GET",
+    path: "/proof/tx/:hash",
+    template: "/proof/tx/{tx_hash}",
+    name: "cip4.proof.tx",
+    query: [],
+    maxBody: 0,
+    proof: true,
+    handle: (c) => txProof(c.node.db, c.path["hash"]!),
+  }),
+  route({
+    method: "GET",
+    path: "/proof/receipt/:hash",
+    template: "/proof/receipt/{tx_hash}",
+    name: "cip4.proof.receipt",
+    query: [],
+    maxBody: 0,
+    proof: true,
+    handle: (c) => receiptProof(c.node.db, c.path["hash"]!),
+  }),
+  route({
+    method: "POST",
+    path: "/proof/multi",
+    template: "/proof/multi",
+    name: "cip4.proof.multi",
+    query: [],
+    maxBody: MAX_JSON_BODY,
+    proof: true,
+    handle: (c) => multiProof(c.node.db, jsonBody(c.body)),
+  }),
+  route({
+    method: "POST",
+    path: "/tx",
+    template: "/tx",
+    name: "cbqs.devnet.tx",
+    query: [],
+    maxBody: MAX_TX_BODY,
+    handle: (c) => ({ ...readPointJson(c.node.head()), ...c.node.submit(txBody(c.body, c.contentType)), pending: c.node.pending }),
+  }),
+  route({
+    method: "POST",
+    path: "/mine",
+    template: "/mine{?height}",
+    name: "cbqs.devnet.mine",
+    query: ["height"],
+    maxBody: 0,
+    handle: (c) => CbqsNode.minedJson(c.node.mine(mineHeight(c.params.get("height")))),
+  }),
+];
+
+function discovery(node: CbqsNode): Record<string, unknown> {
+  const endpoints: Record<string, string> = {};
+  for (const r of ROUTES) endpoints[r.name] = r.template;
+  return { ...readPointJson(node.head()), endpoints };
+}
+
+function genesisJson(node: CbqsNode): Record<string, unknown> {
+  const g = node.genesis;
+  return {
+    ...readPointJson(g.block),
+    chain_instance_id: toHex(g.chain_instance_id),
+    timestamp: g.block.timestamp.toString(),
+    source: toHex(g.source),
+    view: finalizedViewJson(g.chain_instance_id, g.block),
+  };
+}
+
+function mineHeight(text: string | undefined): bigint | undefined {
+  if (text === undefined) return undefined;
+  if (!/^[0-9]{1,20}$/.test(text)) throw badRequest("invalid_height", "height must be a block height (a u64 in decimal)");
+  return BigInt(text);
+}
+
+function jsonBody(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString("utf8"));
+  } catch {
+    throw badRequest("invalid_json", "the body is not valid JSON");
+  }
+}
+
+/** POST /tx: the raw CBOR envelope (application/cbor or application/octet-stream), or its 0x hex (plain or as a JSON string). */
+function txBody(body: Buffer, contentType: string): Uint8Array {
+  if (/^application\/(cbor|octet-stream)\b/i.test(contentType)) {
+    if (body.length > MAX_ENVELOPE_BYTES) throw new RequestError(413, "body_too_large", `an envelope is at most ${MAX_ENVELOPE_BYTES} bytes`);
+    return new Uint8Array(body);
+  }
+  let text = body.toString("utf8").trim();
+  if (text.startsWith('"')) {
+    const parsed = jsonBody(body);
+    if (typeof parsed !== "string") throw badRequest("invalid_transaction", "a JSON body must be one 0x hex string");
+    text = parsed;
+  }
+  try {
+    return fromHex(text, undefined, "transaction");
+  } catch (err) {
+    if (err instanceof HexError) throw badRequest("invalid_transaction", "the body must be the envelope as 0x-prefixed hex, or binary CBOR with Content-Type application/cbor");
+    throw err;
+  }
+}
+
+function matchRoute(pathname: string): { routes: Route[]; captures: Record<string, string> } {
+  const segments = pathname.split("/");
+  const routes: Route[] = [];
+  let captures: Record<string, string> = {};
+  for (const r of ROUTES) {
+    const pattern = r.path.split("/");
+    if (pattern.length !== segments.length) continue;
+    const got: Record<string, string> = {};
+    if (pattern.every((p, i) => (p.startsWith(":") ? segments[i] !== "" && ((got[p.slice(1)] = segments[i]!), true) : p === segments[i]))) {
+      routes.push(r);
+      captures = got;
+    }
+  }
+  return { routes, captures };
+}
+
+/** Strict query: known names only, each at most once, well-formed percent-encoding. */
+function parseQuery(query: string, allowed: readonly string[]): Map<string, string> {
+  const params = new Map<string, string>();
+  if (query === "") return params;
+  for (const part of query.split("&")) {
+    if (part === "") continue;
+    const eq = part.indexOf("=");
+    let name: string;
+    let value: string;
+    try {
+      name = decodeURIComponent(eq < 0 ? part : part.slice(0, eq));
+      value = eq < 0 ? "" : decodeURIComponent(part.slice(eq + 1).replace(/\+/g, " "));
+    } catch {
+      throw badRequest("invalid_query", "the query string has a malformed percent-encoding");
+    }
+    if (!allowed.includes(name)) {
+      throw badRequest("unknown_parameter", `unknown query parameter ${JSON.stringify(name.slice(0, 64))} (this endpoint takes: ${allowed.join(", ") || "none"})`);
+    }
+    if (params.has(name)) throw badRequest("duplicate_parameter", `query parameter ${name} is given twice`);
+    params.set(name, value);
+  }
+  return params;
+}
+
+class ClientGone extends Error {
+  override name = "ClientGone";
+}
+
+function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
+  const tooLarge = () => new RequestError(413, "body_too_large", max === 0 ? "this endpoint takes no request body" : `the request body exceeds ${max} bytes`);
+  const declared = req.headers["content-length"];
+  if (declared !== undefined && Number(declared) > max) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on("data", (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > max) {
+        done = true;
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => {
+      if (!done) resolve(Buffer.concat(chunks, size));
+    });
+    // The client went away mid-body: nobody is left to answer.
+    req.on("error", () => {
+      if (!done) reject(new ClientGone());
+      done = true;
+    });
+  });
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  const text = body instanceof JsonText ? body.text : JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+export interface NodeServer {
+  readonly url: string;
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+export function startServer(node: CbqsNode, options: ServerOptions): Promise<NodeServer> {
+  const now = options.now ?? (() => performance.now());
+  const global = new TokenBucket(options.rateLimit, now());
+  const perClient = new PerClientLimiter(options.proofRateLimit);
+  const brokerCache = new BrokerStateCache();
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = req.url ?? "/";
+    const q = url.indexOf("?");
+    const pathname = q < 0 ? url : url.slice(0, q);
+    const wait = global.take(now());
+    if (wait > 0) throw new RequestError(429, "rate_limited", `the node answers at most ${options.rateLimit} requests per second`, {}, { "retry-after": String(wait) });
+    const { routes, captures } = matchRoute(pathname);
+    if (routes.length === 0) throw new RequestError(404, "not_found", `no endpoint at ${JSON.stringify(pathname.slice(0, 200))} (see /.well-known/cbqs)`);
+    const r = routes.find((x) => x.method === req.method);
+    if (r === undefined) {
+      const allow = routes.map((x) => x.method).join(", ");
+      throw new RequestError(405, "method_not_allowed", `${pathname} takes ${allow}`, {}, { allow });
+    }
+    if (r.proof) {
+      const clientWait = perClient.take(req.socket.remoteAddress ?? "", now());
+      if (clientWait > 0) {
+        throw new RequestError(429, "rate_limited", `proof endpoints answer at most ${options.proofRateLimit} requests per second per client`, {}, { "retry-after": String(clientWait) });
+      }
+    }
+    const params = parseQuery(q < 0 ? "" : url.slice(q + 1), r.query);
+    const body = await readBody(req, r.maxBody);
+    // From here to send: synchronous, one block.
+    const answer = r.handle({ node, params, path: captures, body, contentType: String(req.headers["content-type"] ?? ""), limits: options.proofLimits, brokerCache });
+    send(res, 200, answer);
+  };
+
+  const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, (req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (err instanceof RequestError) {
+        // A body still arriving (refused, or never read) is not drained: answer, then drop the connection.
+        const unread = !req.complete;
+        send(res, err.status, errorBody(err.code, err.message, err.extra), { ...err.headers, ...(unread ? { connection: "close" } : {}) });
+        if (unread) res.on("finish", () => req.socket.destroySoon());
+        return;
+      }
+      if (err instanceof ClientGone) {
+        req.socket.destroy();
+        return;
+      }
+      const id = randomUUID();
+      options.log({ level: "error", msg: "internal error", id, method: req.method, url: (req.url ?? "").slice(0, 512), error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+      send(res, 500, errorBody("internal_error", `internal error (id ${id}); details are in the node's log`, { id }));
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+  server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable || err.code === "ECONNRESET") {
+      socket.destroy();
+      return;
+    }
+    const status = err.code === "HPE_HEADER_OVERFLOW" ? 431 : err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
+    const text = JSON.stringify(errorBody("bad_request", `malformed HTTP request (${err.code ?? "parse error"})`));
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+    );
+  });
+
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => {
+      server.off("error", reject);
+      const address = server.address() as AddressInfo;
+      const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+      resolve({
+        url: `http://${host}:${address.port}`,
+        server,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeIdleConnections();
+            // In-flight answers are synchronous and short; whatever lingers is cut after a grace period.
+            setTimeout(() => server.closeAllConnections(), 2_000).unref();
+          }),
+      });
+    });
+  });
+}

@@ -1,0 +1,135 @@
+// The devnet: POST /tx (hex, JSON string or binary CBOR; envelope, chain id and nonce checked),
+// POST /mine (next height, or skipping to ?height=), block production every --block-time seconds,
+// a fresh chain from --genesis, and a restart continuing from the store. Produced blocks are
+// ordinary chain blocks: the follower's replay checks of the feed would catch any difference.
+import { describe, expect, it } from "vitest";
+import { keccak256 } from "../../src/crypto/hash.js";
+import { accountKey } from "../../state/keys.js";
+import { decodeStateValueAs } from "../../state/value.js";
+import { readFixture } from "../../src/harness/files.js";
+import { CbqsNode } from "../../src/node/chain-node.js";
+import { MemoryChainDb } from "../../state/chain-db-memory.js";
+import { expectedByHeight, fixtureOf, post, startNode, toHex, transferTx, address, cbqsTx } from "./helpers.js";
+
+const GENESIS = readFixture("fixtures/corpus/transfers.json").genesis.source;
+const CHAIN = 7n;
+const A = address(0x11);
+
+describe("cbqs node: devnet", () => {
+  it("POST /tx takes hex, a JSON string or binary CBOR; POST /mine includes them in order with their receipts", async () => {
+    const n = await startNode({ kind: "genesis", source: GENESIS });
+    try {
+      expect(n.node.head().height).toBe(0n);
+      const txs = [0n, 1n, 2n].map((nonce) => transferTx(CHAIN, A, nonce, address(0x22), 5n + nonce));
+      const sent = [
+        await post(n.url, "/tx", toHex(txs[0]!)),
+        await post(n.url, "/tx", JSON.stringify(toHex(txs[1]!)), "application/json"),
+        await post(n.url, "/tx", txs[2]!, "application/cbor"),
+      ];
+      for (const [i, r] of sent.entries()) {
+        expect(r.status, JSON.stringify(r.body)).toBe(200);
+        expect(r.body).toMatchObject({ height: "0", nonce: String(i), pending: i + 1 });
+      }
+      const mined = await post(n.url, "/mine", "");
+      expect(mined.body).toMatchObject({ height: "1", dropped: [] });
+      const receipts = mined.body["receipts"] as Array<{ tx_hash: string; status: string }>;
+      expect(receipts.map((r) => r.tx_hash)).toEqual(sent.map((s) => s.body["tx_hash"]));
+      expect(receipts.every((r) => r.status === "ok")).toBe(true);
+      // Empty block; then a skip to height 10 (the heights between have no block).
+      expect((await post(n.url, "/mine", "")).body["height"]).toBe("2");
+      expect((await post(n.url, "/mine?height=10", "")).body["height"]).toBe("10");
+      expect(n.db.blockByHeight(5n)).toBeUndefined();
+      expect((await post(n.url, "/mine?height=10", "")).body).toMatchObject({ error: { code: "invalid_height" } });
+      // The produced chain replays with every root and block hash matching (an independent engine run).
+      expect(() => expectedByHeight(fixtureOf(n.db, n.node.config))).not.toThrow();
+      // Timestamps: genesis timestamp + height × block_time_seconds (deterministic).
+      const g = n.node.config;
+      expect(n.db.blockByHeight(10n)!.timestamp).toBe(g.timestamp + 10n * g.block_time_seconds);
+    } finally {
+      await n.close();
+    }
+  });
+
+  it("POST /tx refuses bad bytes, another chain's envelope and a wrong nonce with 400 and a code", async () => {
+    const n = await startNode({ kind: "genesis", source: GENESIS });
+    try {
+      const cases: Array<[string | Uint8Array, string, string]> = [
+        ["hello", "text/plain", "invalid_transaction"],
+        ["0x00", "text/plain", "invalid_transaction"],
+        [toHex(transferTx(8n, A, 0n, A, 1n)), "text/plain", "invalid_transaction"],
+        [toHex(transferTx(CHAIN, A, 1n, A, 1n)), "text/plain", "invalid_nonce"],
+        [new Uint8Array([0xa7, 0x00]), "application/cbor", "invalid_transaction"],
+        ["[1]", "application/json", "invalid_transaction"],
+      ];
+      for (const [body, type, code] of cases) {
+        const r = await post(n.url, "/tx", body, type);
+        expect([r.status, (r.body["error"] as { code: string }).code], String(body).slice(0, 40)).toEqual([400, code]);
+      }
+      expect(n.node.pending).toBe(0);
+    } finally {
+      await n.close();
+    }
+  });
+
+  it("a queued transaction whose nonce goes stale (an earlier one of its sender is rejected) is dropped, not mined", async () => {
+    const n = await startNode("fixtures/corpus/create-base-schedule.json");
+    try {
+      const stream = [...expectedByHeight(fixtureOf(n.db, n.node.config)).get("3")!.streams.keys()][0]!;
+      const nonce = accountNonce(n.node, A);
+      // TopUpStream with amount 0 is rejected (InvalidAmount), so the sender's nonce does not move.
+      const bad = cbqsTx(CHAIN, A, nonce, { type: "TopUpStream", args: { stream_id: Uint8Array.from(Buffer.from(stream.slice(2), "hex")), amount: 0n } });
+      const next = transferTx(CHAIN, A, nonce + 1n, address(0x22), 1n);
+      const other = transferTx(CHAIN, address(0x22), accountNonce(n.node, address(0x22)), A, 1n);
+      for (const tx of [bad, next, other]) expect((await post(n.url, "/tx", toHex(tx))).status).toBe(200);
+      const mined = (await post(n.url, "/mine", "")).body;
+      const receipts = mined["receipts"] as Array<{ status: string; error: { name: string; message?: string } | null }>;
+      expect(receipts.map((r) => r.status)).toEqual(["rejected", "ok"]);
+      expect(receipts[0]!.error).toMatchObject({ name: "InvalidAmount" });
+      expect(receipts[0]!.error!.message).toBeTruthy();
+      expect(mined["dropped"]).toEqual([{ tx_hash: toHex(keccakOf(next)), reason: expect.stringMatching(/nonce .* is no longer the sender's account nonce/) }]);
+      expect(() => expectedByHeight(fixtureOf(n.db, n.node.config))).not.toThrow();
+    } finally {
+      await n.close();
+    }
+  });
+
+  it("--block-time produces blocks on its own; closing stops production", async () => {
+    const n = await startNode({ kind: "genesis", source: GENESIS }, { blockTime: 0.02 });
+    for (let i = 0; i < 500 && n.node.head().height < 3n; i++) await new Promise((r) => setTimeout(r, 10));
+    const height = n.node.head().height;
+    await n.close();
+    expect(height).toBeGreaterThanOrEqual(3n);
+    expect(() => n.db.head()).toThrow(/closed/);
+  });
+
+  it("a restart on the same store continues the chain; a different genesis is refused", () => {
+    const db = new MemoryChainDb();
+    const first = CbqsNode.open(db, { kind: "genesis", source: GENESIS });
+    first.mine();
+    first.mine();
+    const again = CbqsNode.open(db, { kind: "store" });
+    expect(again.head().height).toBe(2n);
+    expect(again.mine().block.height).toBe(3n);
+    expect(CbqsNode.open(db, { kind: "genesis", source: GENESIS }).head().height).toBe(3n);
+    const other = readFixture("fixtures/corpus/create-quote.json").genesis.source;
+    expect(() => CbqsNode.open(db, { kind: "genesis", source: other })).toThrow(/the store holds another chain/);
+    expect(() => CbqsNode.open(new MemoryChainDb(), { kind: "store" })).toThrow(/the store is empty/);
+  });
+
+  it("a restart with the same fixture keeps the stored blocks and imports the rest", () => {
+    const fixture = readFixture("fixtures/corpus/pause-accounting.json");
+    const db = new MemoryChainDb();
+    const partial = { ...fixture, blocks: fixture.blocks.slice(0, 4) };
+    CbqsNode.open(db, { kind: "fixture", fixture: partial });
+    expect(db.head()!.height).toBe(fixture.blocks[3]!.height);
+    const node = CbqsNode.open(db, { kind: "fixture", fixture });
+    expect(toHex(node.head().block_hash)).toBe(toHex(fixture.blocks.at(-1)!.block_hash));
+  });
+});
+
+const keccakOf = (b: Uint8Array) => keccak256(b);
+
+function accountNonce(node: CbqsNode, a: Uint8Array): bigint {
+  const bytes = node.db.state.read(accountKey(a));
+  return bytes === undefined ? 0n : decodeStateValueAs(bytes, "Account").nonce;
+}

@@ -1,0 +1,101 @@
+// `cbqs follow`: a follower on loopback reaches the node's height with every root and block hash
+// verified by replay, resumes from its own last height, and at the first divergence prints the
+// same report as `cbqs replay` and exits 1.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { describe, expect, it } from "vitest";
+import { follow } from "../../src/node/follower.js";
+import { MemoryChainDb } from "../../state/chain-db-memory.js";
+import { cbqs } from "../cli/program.js";
+import { post, startNode, toHex } from "./helpers.js";
+
+const FIXTURE = "fixtures/corpus/rent-settle-suspend-expire.json";
+
+describe("cbqs follow", () => {
+  it("reaches the node's height with every block verified; resumes from its own store; --until stops there", async () => {
+    const n = await startNode(FIXTURE);
+    try {
+      for (let i = 0; i < 3; i++) await post(n.url, "/mine", "");
+      const db = new MemoryChainDb();
+      const first = await follow({ url: n.url, db, until: 12n, watch: false, pollMs: 10 });
+      expect(first).toMatchObject({ status: "synced", height: 12n });
+      const second = await follow({ url: n.url, db, watch: false, pollMs: 10 });
+      const head = n.db.head()!;
+      expect(second).toMatchObject({ status: "synced", height: head.height });
+      // Resumed: only the blocks above 12 were fetched and verified the second time.
+      expect(first.blocks + second.blocks).toBe(n.db.blocks({ from: 1n, to: head.height, order: "asc", limit: 1000 }).length);
+      expect(toHex(db.head()!.block_hash)).toBe(toHex(head.block_hash));
+      for (const b of n.db.blocks({ from: 0n, to: head.height, order: "asc", limit: 1000 })) {
+        expect(toHex(db.blockByHeight(b.height)!.state_root)).toBe(toHex(b.state_root));
+      }
+    } finally {
+      await n.close();
+    }
+  });
+
+  it("--watch follows new blocks as they are produced, until stopped (the block in progress is committed)", async () => {
+    const n = await startNode(FIXTURE);
+    try {
+      const db = new MemoryChainDb();
+      const abort = new AbortController();
+      const following = follow({ url: n.url, db, watch: true, pollMs: 5, signal: abort.signal });
+      for (let i = 0; i < 5; i++) await post(n.url, "/mine", "");
+      const target = n.db.head()!.height;
+      for (let i = 0; i < 400 && (db.head()?.height ?? 0n) < target; i++) await new Promise((r) => setTimeout(r, 10));
+      abort.abort();
+      expect(await following).toMatchObject({ status: "stopped", height: target });
+    } finally {
+      await n.close();
+    }
+  });
+
+  it("a node serving a block that does not replay: the CLI prints replay's MISMATCH report and exits 1", async () => {
+    const n = await startNode(FIXTURE);
+    const proxy = await tamperingProxy(n.url, (item) => {
+      if (item["height"] === "10") (item["receipts"] as Array<Record<string, string>>)[0]!["cycles"] = "1";
+    });
+    try {
+      const r = await cbqs("follow", proxy.url);
+      expect(r.exitCode).toBe(1);
+      const lines = r.out.trimEnd().split("\n");
+      expect(lines[0]).toMatch(
+        new RegExp(`^MISMATCH ${proxy.url.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/replication\\?since=1&limit=100: block 10: receipts\\[0\\]\\.cycles \\(\\$\\.items\\[3\\]\\.receipts\\[0\\]\\.cycles\\): expected 1 got \\d+$`),
+      );
+      expect(lines.at(-1)).toMatch(/^follow: stopped at the first divergence; 3 block\(s\)/);
+    } finally {
+      proxy.server.close();
+      await n.close();
+    }
+  });
+
+  it("an unreachable node or a non-feed answer is exit 2, one line", async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    const r = await cbqs("follow", `http://127.0.0.1:${port}`);
+    expect(r.exitCode).toBe(2);
+    expect(r.err).toBe(`cbqs: error: cannot reach http://127.0.0.1:${port}/genesis: ECONNREFUSED\n`);
+
+    expect((await cbqs("follow", "ftp://x")).err).toMatch(/must be an http\(s\) URL/);
+  });
+});
+
+/** Forwards to the node, rewriting replication items with `edit`. */
+async function tamperingProxy(target: string, edit: (item: Record<string, unknown>) => void): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    void (async () => {
+      const upstream = await fetch(target + req.url);
+      let text = await upstream.text();
+      if (req.url!.startsWith("/replication")) {
+        const page = JSON.parse(text) as { items: Array<Record<string, unknown>> };
+        page.items.forEach(edit);
+        text = JSON.stringify(page);
+      }
+      res.writeHead(upstream.status, { "content-type": "application/json" });
+      res.end(text);
+    })();
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}

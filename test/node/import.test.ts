@@ -1,0 +1,69 @@
+// `cbqs node --fixture`: importing a chain executes every block through the engine exactly as
+// `cbqs replay` does — every root, receipt and block hash the node commits is the fixture's — and
+// a fixture block that does not verify stops the node with replay's report (exit 1).
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { toHex } from "../../src/bytes.js";
+import { readFixture } from "../../src/harness/files.js";
+import { CbqsNode, ImportMismatch } from "../../src/node/chain-node.js";
+import { MemoryChainDb } from "../../state/chain-db-memory.js";
+import { cbqs } from "../cli/program.js";
+import { corpusFiles, readDoc } from "../harness/helpers.js";
+
+const dir = mkdtempSync(join(tmpdir(), "cbqs-node-import-"));
+
+describe("cbqs node --fixture: import verifies like replay", () => {
+  it("every corpus fixture: genesis and every block's roots, effective_rent_height, receipts and block hash are the fixture's", () => {
+    for (const file of corpusFiles()) {
+      const fixture = readFixture(file);
+      const db = new MemoryChainDb();
+      CbqsNode.open(db, { kind: "fixture", fixture });
+      const g = db.genesis()!;
+      expect(toHex(g.chain_instance_id), file).toBe(toHex(fixture.genesis.chain_instance_id));
+      expect(toHex(g.block.state_root), file).toBe(toHex(fixture.genesis.state_root));
+      expect(db.head()!.height, file).toBe(fixture.blocks[fixture.blocks.length - 1]!.height);
+      let parent = g.block.block_hash;
+      for (const b of fixture.blocks) {
+        const r = db.blockByHeight(b.height)!;
+        const hex = (x: Uint8Array) => toHex(x);
+        expect([r.state_root, r.tx_root, r.receipt_root, r.logs_root, r.block_hash].map(hex), `${file} block ${b.height}`).toEqual(
+          [b.state_root, b.tx_root, b.receipt_root, b.logs_root, b.block_hash].map(hex),
+        );
+        expect(r.effective_rent_height).toBe(b.effective_rent_height);
+        expect(r.receipts).toEqual(b.receipts);
+        expect(r.transactions).toEqual(b.transactions);
+        expect(hex(r.parent_hash)).toBe(hex(parent));
+        parent = r.block_hash;
+      }
+      db.close();
+    }
+  });
+
+  it("a tampered block stops the import at that block with the replay mismatch; nothing after it is committed", () => {
+    const fixture = readFixture("fixtures/corpus/create-quote.json");
+    fixture.blocks[1]!.receipts[0]!.cycles += 1n;
+    const db = new MemoryChainDb();
+    let thrown: unknown;
+    try {
+      CbqsNode.open(db, { kind: "fixture", fixture });
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(ImportMismatch);
+    expect((thrown as ImportMismatch).mismatch).toMatchObject({ height: 5n, path: "$.blocks[1].receipts[0].cycles" });
+    expect(db.head()!.height).toBe(1n);
+  });
+
+  it("the CLI prints replay's MISMATCH report and exits 1 before serving anything", async () => {
+    const doc = readDoc("fixtures/corpus/create-quote.json");
+    doc.blocks[2]!["state_root"] = "0x" + "00".repeat(32);
+    const file = join(dir, "tampered.json");
+    writeFileSync(file, JSON.stringify(doc));
+    const r = await cbqs("node", "--fixture", file, "--port", "0", "--quiet");
+    expect(r.exitCode).toBe(1);
+    expect(r.out).toMatch(new RegExp(`^MISMATCH ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: block 6: state_root \\(\\$\\.blocks\\[2\\]\\.state_root\\): expected 0x0{64} got 0x[0-9a-f]{64}\\n`));
+    expect(r.out).not.toMatch(/listening on/);
+  });
+});

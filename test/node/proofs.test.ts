@@ -1,0 +1,113 @@
+// CIP-4 §5.4 proof endpoints of `cbqs node`: every served proof verifies with the CLI verifiers
+// (`cbqs verify-proof`, `cbqs verify-bmt-proof`) against the root the answer names, and against
+// no other; /proof/multi shares its nodes (§8.2) and refuses more than 256 keys.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { accountKey, actorStorageKey } from "../../state/keys.js";
+import { REGISTRY_ADDRESS, schedulesKey } from "../../src/engine/layout.js";
+import { utf8 } from "../../src/bytes.js";
+import { cbqs } from "../cli/program.js";
+import { flipHex } from "../harness/helpers.js";
+import { get, post, startNode, toHex, type TestNode } from "./helpers.js";
+
+const dir = mkdtempSync(join(tmpdir(), "cbqs-node-proofs-"));
+let files = 0;
+
+async function verifies(command: "verify-proof" | "verify-bmt-proof", proof: unknown, root: string): Promise<void> {
+  const file = join(dir, `proof-${files++}.json`);
+  writeFileSync(file, JSON.stringify(proof));
+  expect(await cbqs(command, file, "--root", root), `${command} ${file}`).toEqual({ exitCode: 0, out: "valid\n", err: "" });
+  expect((await cbqs(command, file, "--root", flipHex(root))).exitCode).toBe(1);
+}
+
+describe("cbqs node: CIP-4 §5.4 proofs", () => {
+  let n: TestNode;
+  beforeAll(async () => {
+    n = await startNode("fixtures/corpus/create-quote.json");
+  });
+  afterAll(() => n.close());
+
+  it("§5.4 /proof/account, /proof/actor, /proof/storage verify against the answer's state_root (the head's)", async () => {
+    const head = n.db.head()!;
+    const paths = [
+      "/proof/account/0x1111111111111111111111111111111111111111", // present
+      "/proof/account/0x9999999999999999999999999999999999999999", // absent: exclusion proof
+      `/proof/actor/${toHex(REGISTRY_ADDRESS)}`, // no Actor records in CBQS: exclusion proof
+      `/proof/storage/${toHex(REGISTRY_ADDRESS)}/${toHex(utf8("base-rate-schedules"))}`,
+    ];
+    for (const path of paths) {
+      const r = await get(n.url, path);
+      expect(r.status, path).toBe(200);
+      expect(r.body).toMatchObject({ height: head.height.toString(), block_hash: toHex(head.block_hash), state_root: toHex(head.state_root) });
+      await verifies("verify-proof", r.body["proof"], r.body["state_root"] as string);
+    }
+    const storage = await get(n.url, paths[3]!);
+    expect(storage.body["key"]).toBe(toHex(schedulesKey()));
+    expect((storage.body["proof"] as { value: string }).value).toBe(toHex(n.db.state.read(schedulesKey())!));
+    expect(((await get(n.url, paths[1]!)).body["proof"] as { value: unknown }).value).toBeNull();
+  });
+
+  it("§5.4 /proof/tx and /proof/receipt of every transaction verify against the tx_root / receipt_root of its block", async () => {
+    for (const b of n.db.blocks({ from: 1n, to: 100n, order: "asc", limit: 100 })) {
+      for (const [i, receipt] of b.receipts.entries()) {
+        const hash = toHex(receipt.tx_hash);
+        const tx = await get(n.url, `/proof/tx/${hash}`);
+        expect(tx.body).toMatchObject({ height: b.height.toString(), block_hash: toHex(b.block_hash), tx_root: toHex(b.tx_root), tx_index: i, transaction: toHex(b.transactions[i]!) });
+        await verifies("verify-bmt-proof", tx.body["proof"], tx.body["tx_root"] as string);
+        const rc = await get(n.url, `/proof/receipt/${hash}`);
+        expect(rc.body).toMatchObject({ receipt_root: toHex(b.receipt_root), tx_index: i, receipt: { tx_hash: hash, status: receipt.status } });
+        await verifies("verify-bmt-proof", rc.body["proof"], rc.body["receipt_root"] as string);
+      }
+    }
+    expect((await get(n.url, `/proof/tx/0x${"ab".repeat(32)}`)).body).toMatchObject({ error: { code: "tx_not_found" } });
+  });
+
+  it("§8.2 /proof/multi: one proof for many keys, shared digests once, verifying against the head's state_root", async () => {
+    const keys = [...n.db.state.entries()].map(([k]) => toHex(k));
+    expect(keys.length).toBeGreaterThan(20);
+    const r = await post(n.url, "/proof/multi", JSON.stringify({ keys }), "application/json");
+    expect(r.status).toBe(200);
+    const proof = r.body["proof"] as { entries: Array<{ key: string }>; digests: string[] };
+    expect(proof.entries.map((e) => e.key)).toEqual(keys);
+    await verifies("verify-proof", proof, r.body["state_root"] as string);
+    // Deduplicated: fewer digests than the single proofs together.
+    let single = 0;
+    for (const key of keys.slice(0, 5)) single += (n.db.proveKey(Uint8Array.from(Buffer.from(key.slice(2), "hex"))) as { digests: string[] }).digests.length;
+    const five = await post(n.url, "/proof/multi", JSON.stringify({ keys: keys.slice(0, 5) }), "application/json");
+    expect((five.body["proof"] as { digests: string[] }).digests.length).toBeLessThan(single);
+  });
+
+  it("§8.2 more than 256 keys, duplicates, absent keys and malformed bodies are refused with a code", async () => {
+    const key = (i: number) => toHex(accountKey(new Uint8Array(20).fill(i % 256).map((x, j) => (j === 0 ? i >> 8 : x))));
+    const many = Array.from({ length: 257 }, (_, i) => key(i));
+    const present = toHex(accountKey(new Uint8Array(20).fill(0x11)));
+    const cases: Array<[string, number, string]> = [
+      [JSON.stringify({ keys: many }), 400, "too_many_keys"],
+      [JSON.stringify({ keys: [present, present] }), 400, "duplicate_key"],
+      [JSON.stringify({ keys: [present, toHex(actorStorageKey(REGISTRY_ADDRESS, utf8("nothing")))] }), 404, "key_not_found"],
+      [JSON.stringify({ keys: [] }), 400, "invalid_body"],
+      [JSON.stringify({ keys: ["0x01"] }), 400, "invalid_key"],
+      [JSON.stringify({ keys: [present], extra: 1 }), 400, "invalid_body"],
+      ["{not json", 400, "invalid_json"],
+      [JSON.stringify({ keys: Array(3000).fill(present) }), 413, "body_too_large"],
+    ];
+    for (const [body, status, code] of cases) {
+      const r = await post(n.url, "/proof/multi", body, "application/json");
+      expect([r.status, (r.body["error"] as { code: string }).code], body.slice(0, 60)).toEqual([status, code]);
+    }
+  });
+
+  it("an absent key whose exclusion proof would be too large is refused (422), a present key is still proven", async () => {
+    const small = await startNode("fixtures/corpus/create-quote.json", { proofLimits: { maxExclusionOps: 2 } });
+    try {
+      const absent = await get(small.url, "/proof/account/0x9999999999999999999999999999999999999999");
+      expect(absent.status).toBe(422);
+      expect(absent.body).toMatchObject({ error: { code: "exclusion_proof_too_large" }, height: small.db.head()!.height.toString() });
+      expect((await get(small.url, "/proof/account/0x1111111111111111111111111111111111111111")).status).toBe(200);
+    } finally {
+      await small.close();
+    }
+  });
+});

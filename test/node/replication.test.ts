@@ -1,0 +1,123 @@
+// The replication feed (CIP-16 §3 adapted to the chain's commit log) and service discovery:
+// inclusive since/until heights, limit 10 by default clamped to [1, 100], order asc|desc (else
+// 400), items/prev/next always present, total order by height, skipped heights are not items,
+// and paging by the cursors visits every block exactly once in either direction.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { get, post, startNode, type TestNode } from "./helpers.js";
+
+interface Page {
+  items: Array<{ height: string; parent_hash: string; block_hash: string }>;
+  prev: string | null;
+  next: string | null;
+  height: string;
+}
+
+const page = async (n: TestNode, query: string): Promise<Page> => {
+  const r = await get(n.url, `/replication${query}`);
+  expect(r.status, query).toBe(200);
+  return r.body as unknown as Page;
+};
+
+describe("cbqs node: replication feed", () => {
+  let n: TestNode;
+  let heights: string[];
+  beforeAll(async () => {
+    // Heights 1, 2, 5, 8, 10, 12, 20, 21, 30 (pause-accounting), then 25 more mined blocks.
+    n = await startNode("fixtures/corpus/pause-accounting.json");
+    for (let i = 0; i < 25; i++) await post(n.url, "/mine", "");
+    heights = n.db.blocks({ from: 1n, to: 1000n, order: "asc", limit: 1000 }).map((b) => b.height.toString());
+  });
+  afterAll(() => n.close());
+
+  it("items are committed blocks in height order; skipped heights are not items; cursors are always present", async () => {
+    const p = await page(n, "?since=3&until=20&limit=100");
+    expect(p.items.map((i) => i.height)).toEqual(["5", "8", "10", "12", "20"]);
+    expect(p).toHaveProperty("prev", "2");
+    expect(p).toHaveProperty("next", null);
+    const all = await page(n, "?limit=100");
+    expect(all.items.map((i) => i.height)).toEqual(heights);
+    expect(all.prev).toBeNull();
+    // Each item chains to the previous one.
+    all.items.slice(1).forEach((item, i) => expect(item.parent_hash).toBe(all.items[i]!.block_hash));
+    expect(Object.keys(all.items[0]!)).toEqual([
+      "height", "timestamp", "parent_hash", "transactions", "effective_rent_height", "state_root", "tx_root",
+      "receipt_root", "logs_root", "block_hash", "gas_vectors_sha256", "receipts",
+    ]);
+  });
+
+  it("limit: default 10, larger clamped to 100, smaller raised to 1; not an integer is 400", async () => {
+    expect((await page(n, "")).items).toHaveLength(10);
+    expect((await page(n, "?limit=1000000000000000000000")).items).toHaveLength(Math.min(100, heights.length));
+    expect((await page(n, "?limit=0")).items).toHaveLength(1);
+    expect((await page(n, "?limit=-5")).items).toHaveLength(1);
+    for (const q of ["?limit=ten", "?limit=1.5", "?limit="]) {
+      const r = await get(n.url, `/replication${q}`);
+      expect([r.status, (r.body["error"] as { code: string }).code], q).toEqual([400, "invalid_limit"]);
+    }
+  });
+
+  it("order asc (default) or desc; anything else, a bad height or since > until is 400", async () => {
+    const desc = await page(n, "?order=desc&limit=3");
+    expect(desc.items.map((i) => i.height)).toEqual(heights.slice(-3).reverse());
+    const cases: Array<[string, string]> = [
+      ["?order=DESC", "invalid_order"],
+      ["?order=", "invalid_order"],
+      ["?since=x", "invalid_since"],
+      ["?until=18446744073709551616", "invalid_until"],
+      ["?since=9&until=3", "invalid_range"],
+      ["?owner=0x11", "unknown_parameter"],
+    ];
+    for (const [q, code] of cases) {
+      const r = await get(n.url, `/replication${q}`);
+      expect([r.status, (r.body["error"] as { code: string }).code], q).toEqual([400, code]);
+    }
+  });
+
+  it("paging with next visits every block once, in both orders; prev points back across the page boundary", async () => {
+    for (const order of ["asc", "desc"] as const) {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      for (let guard = 0; guard < 100; guard++) {
+        const q: string = `?order=${order}&limit=4${cursor === null ? "" : order === "asc" ? `&since=${cursor}` : `&until=${cursor}`}`;
+        const p = await page(n, q);
+        if (cursor !== null) {
+          // prev is the nearest block on the other side of this page's start bound.
+          const before = order === "asc" ? heights.filter((h) => BigInt(h) < BigInt(cursor!)).at(-1) : heights.find((h) => BigInt(h) > BigInt(cursor!));
+          expect(p.prev, q).toBe(before ?? null);
+        }
+        seen.push(...p.items.map((i) => i.height));
+        if (p.next === null) break;
+        cursor = p.next;
+      }
+      expect(seen).toEqual(order === "asc" ? heights : [...heights].reverse());
+    }
+  });
+
+  it("service discovery lists every endpoint with its template", async () => {
+    const r = await get(n.url, "/.well-known/cbqs");
+    expect(r.status).toBe(200);
+    expect(r.body["endpoints"]).toEqual({
+      "cbqs.discovery": "/.well-known/cbqs",
+      "cbqs.genesis": "/genesis",
+      "cbqs.finalized-view": "/cbqs/finalized-view{?block}",
+      "cbqs.broker-state": "/cbqs/broker-state{?stream,block}",
+      "cbqs.replication": "/replication{?since,until,limit,order}",
+      "cip4.proof.account": "/proof/account/{address}",
+      "cip4.proof.actor": "/proof/actor/{address}",
+      "cip4.proof.storage": "/proof/storage/{address}/{key}",
+      "cip4.proof.tx": "/proof/tx/{tx_hash}",
+      "cip4.proof.receipt": "/proof/receipt/{tx_hash}",
+      "cip4.proof.multi": "/proof/multi",
+      "cbqs.devnet.tx": "/tx",
+      "cbqs.devnet.mine": "/mine{?height}",
+    });
+    // Every advertised template answers (not 404) once its variables are filled in.
+    for (const template of Object.values(r.body["endpoints"] as Record<string, string>)) {
+      const path = template.replace(/\{\?[^}]*\}/, "").replace(/\{[^}]*\}/g, "0x00");
+      const method = ["/proof/multi", "/tx", "/mine"].includes(path) ? "POST" : "GET";
+      const res = await fetch(n.url + path, { method });
+      await res.text();
+      expect(res.status, path).not.toBe(404);
+    }
+  });
+});
