@@ -107,24 +107,25 @@ export class MemoryOperationLog implements OperationLog {
     return lo;
   }
 
-  /** [page, start, end) of the operation at `loc`. */
-  private locate(loc: number): [Uint8Array, number, number] {
-    checkLocation(loc, this.first, this.count, "location");
-    const p = this.pageOf(loc);
+  /** End (exclusive) of the operation at `loc` in page `p`: the next one's start, or the page's end. */
+  private endOf(loc: number, p: number): number {
     const next = p + 1 < this.pages.length ? this.pageFirst[p + 1]! : this.count;
-    const end = loc + 1 < next ? this.startOf(loc + 1) : this.pageUsed[p]!;
-    return [this.pages[p]!, this.startOf(loc), end];
+    return loc + 1 < next ? this.startOf(loc + 1) : this.pageUsed[p]!;
   }
 
   read(loc: number): Uint8Array {
-    const [page, start, end] = this.locate(loc);
-    return page.subarray(start, end);
+    checkLocation(loc, this.first, this.count, "location");
+    const p = this.pageOf(loc);
+    return this.pages[p]!.subarray(this.startOf(loc), this.endOf(loc, p));
   }
 
   matches(loc: number, offset: number, part: Uint8Array): boolean {
-    const [page, start, end] = this.locate(loc);
-    if (start + offset + part.length > end) return false;
-    for (let i = 0, at = start + offset; i < part.length; i++, at++) if (page[at] !== part[i]) return false;
+    checkLocation(loc, this.first, this.count, "location");
+    const p = this.pageOf(loc);
+    const start = this.startOf(loc) + offset;
+    if (start + part.length > this.endOf(loc, p)) return false;
+    const page = this.pages[p]!;
+    for (let i = 0; i < part.length; i++) if (page[start + i] !== part[i]) return false;
     return true;
   }
 
