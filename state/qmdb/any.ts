@@ -52,7 +52,7 @@ export class AnyDb {
 
   constructor(
     readonly config: QmdbConfig,
-    storage: QmdbStorage = memoryStorage(config.chunkBytes),
+    readonly storage: QmdbStorage = memoryStorage(config.chunkBytes),
   ) {
     if (config.codec.keyLength !== config.keyLength) throw new RangeError("codec and database disagree on the key length");
     this.log = storage.log;

@@ -10,7 +10,7 @@
 //   grafted_root = backward bagging of the virtual peaks, inactive peaks rounded down to a
 //                  chunk boundary (`chunk_aligned_inactive_peaks`)
 //   root = H(ops_root || grafted_root [|| u64be(next_bit) || H(partial chunk)])
-import { concatBytes, u64BE } from "../../src/bytes.js";
+import { concatBytes, readU64BE, u64BE } from "../../src/bytes.js";
 import type { Hasher } from "../../src/crypto/hash.js";
 import {
   bagPeaks,
@@ -28,6 +28,9 @@ import {
 } from "../mmr.js";
 import { AnyDb, type BatchTrace, type QmdbConfig, type Write } from "./any.js";
 import type { QmdbStorage } from "./storage.js";
+
+/** Metadata record: u64 position ‖ 32-byte digest of each pinned grafted node. */
+const GRAFTED_PINS = "current/grafted-pins";
 
 function isZero(bytes: Uint8Array): boolean {
   for (let i = 0; i < bytes.length; i++) if (bytes[i] !== 0) return false;
@@ -127,6 +130,11 @@ export class CurrentDb {
   ) {
     this.any = new AnyDb(config, storage);
     this.height = graftingHeight(config.chunkBytes * 8);
+    // Reopening a pruned database: the pruned prefix's grafted peaks can no longer be rehashed.
+    const pins = this.any.storage.metadata.get(GRAFTED_PINS);
+    for (let at = 0; pins !== undefined && at < pins.length; at += 8 + 32) {
+      this.graftedCache.set(Number(readU64BE(pins, at)), pins.slice(at + 8, at + 40));
+    }
   }
 
   applyBatch(writes: readonly Write[]): BatchTrace {
@@ -222,6 +230,12 @@ export class CurrentDb {
       }
       firstLeaf += 2 ** height;
     }
+    const pins = new Uint8Array(pinned.size * 40);
+    [...pinned].forEach((pos, i) => {
+      pins.set(u64BE(pos), 40 * i);
+      pins.set(this.graftedCache.get(pos)!, 40 * i + 8);
+    });
+    this.any.storage.metadata.put(GRAFTED_PINS, pins);
     this.any.prune();
     // Entries below the boundary other than its peaks are never read again; sweep them out
     // whenever the cache has doubled since the last sweep.

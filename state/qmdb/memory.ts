@@ -238,5 +238,12 @@ export class MemoryKeyIndex implements KeyIndex {
 
 export function memoryStorage(chunkBytes: number): QmdbStorage {
   const log = new MemoryOperationLog();
-  return { log, nodes: new MemoryNodeStore(), bitmap: new ActivityBitmap(chunkBytes), index: new MemoryKeyIndex(log) };
+  const records = new Map<string, Uint8Array>();
+  return {
+    log,
+    nodes: new MemoryNodeStore(),
+    bitmap: new ActivityBitmap(chunkBytes),
+    index: new MemoryKeyIndex(log),
+    metadata: { get: (name) => records.get(name)?.slice(), put: (name, value) => void records.set(name, value.slice()) },
+  };
 }

@@ -5,7 +5,8 @@
 //     Update operations; nothing else holds them);
 //   - the MMR node digests (of the heights the MMR chooses to keep);
 //   - the activity bitmap;
-//   - the key index: live key → location of its active Update.
+//   - the key index: live key → location of its active Update;
+//   - a few named metadata records.
 // Everything strictly below the inactivity floor may be pruned (commonware `prune`): no root or
 // proof this emulator builds reads an operation there, and the MMR keeps the few digests
 // ("pinned nodes") that still stand for a pruned region.
@@ -73,9 +74,16 @@ export interface KeyIndex {
   locations(): Iterable<number>;
 }
 
+/** Small named records the algorithms keep besides the above (e.g. pinned grafted digests). */
+export interface MetadataStore {
+  get(name: string): Uint8Array | undefined;
+  put(name: string, value: Uint8Array): void;
+}
+
 export interface QmdbStorage {
   readonly log: OperationLog;
   readonly nodes: NodeStore;
   readonly bitmap: BitmapStore;
   readonly index: KeyIndex;
+  readonly metadata: MetadataStore;
 }
