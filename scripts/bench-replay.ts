@@ -116,8 +116,11 @@ function startReplay(R: typeof Replay, fixture: Fixture) {
 
 interface Throughput {
   label: string;
+  /** Wall-clock seconds inside this build's block calls. */
   seconds: number;
-  /** tx/s of each segment of the chain. */
+  /** CPU seconds (user + system, all of the process's threads) during those calls. */
+  cpuSeconds: number;
+  /** tx/s (wall clock) of each segment of the chain. */
   segments: number[];
 }
 
@@ -125,17 +128,21 @@ interface Throughput {
 function throughput(builds: readonly ReplayBuild[], fixture: Fixture): Throughput[] {
   const replays = builds.map((b) => b.start());
   const totals = builds.map(() => 0);
+  const cpu = builds.map(() => 0);
   const segmentMs = builds.map(() => 0);
-  const out: Throughput[] = builds.map((b) => ({ label: b.label, seconds: 0, segments: [] }));
+  const out: Throughput[] = builds.map((b) => ({ label: b.label, seconds: 0, cpuSeconds: 0, segments: [] }));
   const n = fixture.blocks.length;
   const step = Math.max(1, Math.floor(n / SEGMENTS));
   let segmentTxs = 0;
   for (let i = 0; i < n; i++) {
     const order = i % 2 === 0 ? replays.map((_, k) => k) : replays.map((_, k) => replays.length - 1 - k);
     for (const k of order) {
+      const c = process.cpuUsage();
       const t = ms();
       const { mismatch } = replays[k]!.block(i);
       const d = ms() - t;
+      const used = process.cpuUsage(c);
+      cpu[k]! += (used.user + used.system) / 1e6;
       if (mismatch !== null) throw new Error(`${builds[k]!.label}: replay mismatch at block ${i}: ${mismatch.field}`);
       totals[k]! += d;
       segmentMs[k]! += d;
@@ -148,7 +155,10 @@ function throughput(builds: readonly ReplayBuild[], fixture: Fixture): Throughpu
       segmentMs.fill(0);
     }
   }
-  out.forEach((o, k) => (o.seconds = totals[k]! / 1000));
+  out.forEach((o, k) => {
+    o.seconds = totals[k]! / 1000;
+    o.cpuSeconds = cpu[k]!;
+  });
   return out;
 }
 
@@ -458,7 +468,9 @@ async function main(argv: string[]): Promise<void> {
     blocks: fixture.blocks.length,
     txs,
     replaySeconds: +main.seconds.toFixed(3),
+    replayCpuSeconds: +main.cpuSeconds.toFixed(3),
     txPerSecond: rate,
+    txPerCpuSecond: Math.round(txs / main.cpuSeconds),
     blocksPerSecond: Math.round(fixture.blocks.length / main.seconds),
     txPerSecondAlongChain: { ...flat(main.segments), segments: main.segments },
     split: { totalSeconds: +splitTotal.toFixed(3), rows: Object.fromEntries(rows.map(([k, v]) => [k, +v.toFixed(3)])) },
@@ -479,10 +491,13 @@ async function main(argv: string[]): Promise<void> {
           baseline: {
             label: baseline.label,
             replaySeconds: +baseline.seconds.toFixed(3),
+            replayCpuSeconds: +baseline.cpuSeconds.toFixed(3),
             txPerSecond: Math.round(txs / baseline.seconds),
+            txPerCpuSecond: Math.round(txs / baseline.cpuSeconds),
             txPerSecondAlongChain: { ...flat(baseline.segments), segments: baseline.segments },
           },
           speedupOverBaseline: +(baseline.seconds / main.seconds).toFixed(2),
+          cpuSpeedupOverBaseline: +(baseline.cpuSeconds / main.cpuSeconds).toFixed(2),
         }
       : {}),
   };
@@ -517,11 +532,17 @@ async function main(argv: string[]): Promise<void> {
   }
   log(`load average: ${loadStart} at start, ${loadAfterThroughput} after the throughput pass, ${loadEnd} at the end`);
   if (baseline) {
-    log(`${baseline.label}: ${baseline.seconds.toFixed(2)} s, ${result.baseline!.txPerSecond} tx/s (first tenth → last tenth ${result.baseline!.txPerSecondAlongChain.firstTenth} → ${result.baseline!.txPerSecondAlongChain.lastTenth})`);
-    log(`speed-up over the baseline (same run, alternating blocks): ${result.speedupOverBaseline}x`);
+    log(
+      `${baseline.label}: ${baseline.seconds.toFixed(2)} s (${baseline.cpuSeconds.toFixed(2)} s CPU), ${result.baseline!.txPerSecond} tx/s ` +
+        `(first tenth → last tenth ${result.baseline!.txPerSecondAlongChain.firstTenth} → ${result.baseline!.txPerSecondAlongChain.lastTenth})`,
+    );
+    log(`speed-up over the baseline (same run, alternating blocks): ${result.speedupOverBaseline}x wall, ${result.cpuSpeedupOverBaseline}x CPU`);
   }
   log(`tx/s along the chain, first tenth → last tenth: ${result.txPerSecondAlongChain.firstTenth} → ${result.txPerSecondAlongChain.lastTenth}`);
-  log(`replay: ${fixture.blocks.length} blocks, ${txs} txs in ${main.seconds.toFixed(2)} s: ${result.blocksPerSecond} blocks/s, ${rate} tx/s`);
+  log(
+    `replay: ${fixture.blocks.length} blocks, ${txs} txs in ${main.seconds.toFixed(2)} s (${main.cpuSeconds.toFixed(2)} s CPU): ` +
+      `${result.blocksPerSecond} blocks/s, ${rate} tx/s, ${result.txPerCpuSecond} tx per CPU-second`,
+  );
   log(`ratio replay / unavoidable cryptography: ${ratio.toFixed(2)}x`);
 }
 
