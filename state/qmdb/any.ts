@@ -42,6 +42,26 @@ interface KeyMove {
   baseOld: number | undefined;
 }
 
+/**
+ * The last write of each key. A state block's changes arrive sorted by key, each key once
+ * (docs/state.md §3): then they are returned as they are.
+ */
+function lastWritePerKey(writes: readonly Write[]): readonly Write[] {
+  let ascending = true;
+  for (let i = 1; i < writes.length && ascending; i++) ascending = compareBytes(writes[i - 1]![0], writes[i]![0]) < 0;
+  if (ascending) return writes;
+  const slotOf = new BytesMap<number>(writes.length);
+  const latest: Write[] = [];
+  for (const write of writes) {
+    const slot = slotOf.get(write[0]);
+    if (slot === undefined) {
+      slotOf.set(write[0], latest.length);
+      latest.push(write);
+    } else latest[slot] = write;
+  }
+  return latest;
+}
+
 export class AnyDb {
   readonly mmr: Mmr;
   readonly bitmap: BitmapStore;
@@ -142,17 +162,10 @@ export class AnyDb {
    */
   applyBatch(writes: readonly Write[]): BatchTrace {
     const { codec, keyLength } = this.config;
-    // The last write of each key.
-    const slotOf = new BytesMap<number>(writes.length);
-    const latest: Write[] = [];
     for (const write of writes) {
       if (write[0].length !== keyLength) throw new RangeError(`key must be ${keyLength} bytes, got ${write[0].length}`);
-      const slot = slotOf.get(write[0]);
-      if (slot === undefined) {
-        slotOf.set(write[0], latest.length);
-        latest.push(write);
-      } else latest[slot] = write;
     }
+    const latest = lastWritePerKey(writes);
 
     const existing: { loc: number; write: Write }[] = [];
     const creates: Write[] = [];
