@@ -84,7 +84,11 @@ const ms = () => performance.now();
 const loadAverage = () => loadavg().map((l) => l.toFixed(2)).join(" ");
 
 function loadChain(o: Options): Fixture {
-  if (o.fixture !== undefined) return parseFixtureText(fixtureText(readBytes(o.fixture), o.fixture.endsWith(".gz")));
+  if (o.fixture !== undefined) {
+    // --blocks keeps a prefix of a given fixture.
+    const f = parseFixtureText(fixtureText(readBytes(o.fixture), o.fixture.endsWith(".gz")));
+    return { ...f, blocks: f.blocks.slice(0, o.blocks) };
+  }
   process.stderr.write(`bench: generating and filling the long chain (${o.blocks} blocks; not timed)…\n`);
   const scenario = generateLongChainScenario({ blocks: o.blocks, minTxs: o.blocks >= 10_000 ? 50_000 : 0 });
   return fillScenario(parseScenario(scenario), "bench", "none");
@@ -104,7 +108,8 @@ async function loadBaseline(dir: string, fixturePath: string | undefined, fixtur
   const replayModule = (await import(url("src/harness/replay.js"))) as { Replay: typeof Replay };
   const fixtureModule = (await import(url("src/harness/fixture.js"))) as { fixtureText: typeof fixtureText; parseFixtureText: typeof parseFixtureText };
   // The baseline parses the fixture its own way; a generated chain is handed over as is.
-  const own = fixturePath === undefined ? fixture : fixtureModule.parseFixtureText(fixtureModule.fixtureText(readBytes(fixturePath), fixturePath.endsWith(".gz")));
+  const parsed = fixturePath === undefined ? fixture : fixtureModule.parseFixtureText(fixtureModule.fixtureText(readBytes(fixturePath), fixturePath.endsWith(".gz")));
+  const own = { ...parsed, blocks: parsed.blocks.slice(0, fixture.blocks.length) };
   return { label: `baseline ${dir}`, fixture: own, start: () => startReplay(replayModule.Replay, own) };
 }
 
