@@ -5,12 +5,12 @@
 // inputs with the same primitives.
 //
 //   node dist/scripts/bench-replay.js [--fixture long-chain.json.gz] [--blocks N]
-//        [--baseline <dist dir of another build>] [--json] [--svg <file>] [--signature-worker]
+//        [--baseline <dist dir of another build>]... [--json] [--svg <file>] [--signature-worker]
 //
 // Without --fixture the chain is generated and filled first (not timed). Fixture loading is
 // never timed. Three passes over the same fixture:
-//   1. throughput: a plain replay with every check (with --baseline, the other build's replay
-//      runs in the same process, block by block in alternation, so load falls on both alike);
+//   1. throughput: a plain replay with every check (with --baseline, each other build's replay
+//      runs in the same process, block by block in turn, so load falls on all alike);
 //   2. split: a second replay with timing hooks (a timing Hasher for the commitment, a timing
 //      BlockBatch wrapper, wrappers around the engine meter's keccak/verifyEd25519 and the
 //      block-roots computation), which also records every cryptographic input;
@@ -53,20 +53,20 @@ const SEGMENTS = 50;
 interface Options {
   fixture: string | undefined;
   blocks: number;
-  baseline: string | undefined;
+  baselines: string[];
   json: boolean;
   svg: string | undefined;
   signatureWorker: boolean;
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { fixture: undefined, blocks: 10_000, baseline: undefined, json: false, svg: undefined, signatureWorker: false };
+  const o: Options = { fixture: undefined, blocks: 10_000, baselines: [], json: false, svg: undefined, signatureWorker: false };
   const value = (i: number, flag: string): string => argv[i] ?? fail(`${flag} needs a value`);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--fixture") o.fixture = value(++i, arg);
     else if (arg === "--blocks") o.blocks = Number(value(++i, arg));
-    else if (arg === "--baseline") o.baseline = value(++i, arg);
+    else if (arg === "--baseline") o.baselines.push(value(++i, arg));
     else if (arg === "--svg") o.svg = value(++i, arg);
     else if (arg === "--json") o.json = true;
     else if (arg === "--signature-worker") o.signatureWorker = true;
@@ -77,7 +77,7 @@ function parseArgs(argv: string[]): Options {
 }
 
 function fail(message: string): never {
-  throw new Error(`${message}\nusage: bench-replay [--fixture f.json.gz] [--blocks N] [--baseline dist-dir] [--json] [--svg file] [--signature-worker]`);
+  throw new Error(`${message}\nusage: bench-replay [--fixture f.json.gz] [--blocks N] [--baseline dist-dir]... [--json] [--svg file] [--signature-worker]`);
 }
 
 const ms = () => performance.now();
@@ -408,7 +408,7 @@ async function main(argv: string[]): Promise<void> {
   process.stderr.write(`bench: replaying ${fixture.blocks.length} blocks, ${txs} transactions…\n`);
 
   const builds: ReplayBuild[] = [{ label: "this build", fixture, start: () => startReplay(Replay, fixture) }];
-  if (o.baseline !== undefined) builds.push(await loadBaseline(o.baseline, o.fixture, fixture));
+  for (const dir of o.baselines) builds.push(await loadBaseline(dir, o.fixture, fixture));
   const runs = throughput(builds, fixture);
   const loadAfterThroughput = loadAverage();
   const main = runs[0]!;
@@ -461,7 +461,6 @@ async function main(argv: string[]): Promise<void> {
 
   const rate = Math.round(txs / main.seconds);
   const ratio = main.seconds / crypto.seconds;
-  const baseline = runs[1];
   const flat = (xs: readonly number[]) => {
     const k = Math.max(1, Math.floor(xs.length / 10));
     const mean = (v: readonly number[]) => Math.round(v.reduce((a, b) => a + b, 0) / v.length);
@@ -491,20 +490,16 @@ async function main(argv: string[]): Promise<void> {
           },
         }
       : {}),
-    ...(baseline
-      ? {
-          baseline: {
-            label: baseline.label,
-            replaySeconds: +baseline.seconds.toFixed(3),
-            replayCpuSeconds: +baseline.cpuSeconds.toFixed(3),
-            txPerSecond: Math.round(txs / baseline.seconds),
-            txPerCpuSecond: Math.round(txs / baseline.cpuSeconds),
-            txPerSecondAlongChain: { ...flat(baseline.segments), segments: baseline.segments },
-          },
-          speedupOverBaseline: +(baseline.seconds / main.seconds).toFixed(2),
-          cpuSpeedupOverBaseline: +(baseline.cpuSeconds / main.cpuSeconds).toFixed(2),
-        }
-      : {}),
+    baselines: runs.slice(1).map((b) => ({
+      label: b.label,
+      replaySeconds: +b.seconds.toFixed(3),
+      replayCpuSeconds: +b.cpuSeconds.toFixed(3),
+      txPerSecond: Math.round(txs / b.seconds),
+      txPerCpuSecond: Math.round(txs / b.cpuSeconds),
+      txPerSecondAlongChain: { ...flat(b.segments), segments: b.segments },
+      speedup: +(b.seconds / main.seconds).toFixed(2),
+      cpuSpeedup: +(b.cpuSeconds / main.cpuSeconds).toFixed(2),
+    })),
   };
 
   if (o.svg !== undefined) {
@@ -536,12 +531,12 @@ async function main(argv: string[]): Promise<void> {
     );
   }
   log(`load average: ${loadStart} at start, ${loadAfterThroughput} after the throughput pass, ${loadEnd} at the end`);
-  if (baseline) {
+  for (const b of result.baselines) {
     log(
-      `${baseline.label}: ${baseline.seconds.toFixed(2)} s (${baseline.cpuSeconds.toFixed(2)} s CPU), ${result.baseline!.txPerSecond} tx/s ` +
-        `(first tenth → last tenth ${result.baseline!.txPerSecondAlongChain.firstTenth} → ${result.baseline!.txPerSecondAlongChain.lastTenth})`,
+      `${b.label}: ${b.replaySeconds.toFixed(2)} s (${b.replayCpuSeconds.toFixed(2)} s CPU), ${b.txPerSecond} tx/s ` +
+        `(first tenth → last tenth ${b.txPerSecondAlongChain.firstTenth} → ${b.txPerSecondAlongChain.lastTenth}); ` +
+        `this build is ${b.speedup}x faster (wall), ${b.cpuSpeedup}x (CPU) in the same run`,
     );
-    log(`speed-up over the baseline (same run, alternating blocks): ${result.speedupOverBaseline}x wall, ${result.cpuSpeedupOverBaseline}x CPU`);
   }
   log(`tx/s along the chain, first tenth → last tenth: ${result.txPerSecondAlongChain.firstTenth} → ${result.txPerSecondAlongChain.lastTenth}`);
   log(

@@ -7,11 +7,11 @@
 // Usage after `npm ci` (which builds dist/ through `prepare`) or `npm run build`:
 //   node dist/scripts/bench-state.js [blocks=1000] [writesPerBlock=1000] [--seed N]
 //        [--qmdb-only] [--backend memory] [--no-profile] [--json] [--svg <file>]
-//        [--baseline <dist dir of another build>]
+//        [--baseline <dist dir of another build>]...
 //
-// --baseline runs the QMDB of another build of this repository (its compiled `dist/` folder) as
-// one more backend in the same process, fed the same blocks in alternation: a before/after
-// comparison measured in one run, so machine load falls on both alike.
+// --baseline (repeatable) runs the QMDB of another build of this repository (its compiled
+// `dist/` folder) as one more backend in the same process, fed the same blocks in turn: a
+// before/after comparison measured in one run, so machine load falls on all alike.
 //
 // Workload: `blocks` blocks of `writesPerBlock` writes; each write is a 54-byte key
 // (prefix 0x03 ActorStorage ‖ 53 pseudo-random bytes) and a 100-byte value (0x04 StorageSlot ‖ 99
@@ -60,11 +60,11 @@ interface Options {
   backend: (typeof BACKENDS)[number];
   json: boolean;
   svg: string | undefined;
-  baseline: string | undefined;
+  baselines: string[];
 }
 
 const USAGE =
-  "usage: bench-state [blocks] [writesPerBlock] [--seed N] [--qmdb-only] [--backend memory] [--no-profile] [--json] [--svg file] [--baseline dist-dir]";
+  "usage: bench-state [blocks] [writesPerBlock] [--seed N] [--qmdb-only] [--backend memory] [--no-profile] [--json] [--svg file] [--baseline dist-dir]...";
 
 function parseArgs(argv: string[]): Options {
   const positional: number[] = [];
@@ -77,7 +77,7 @@ function parseArgs(argv: string[]): Options {
     backend: "memory",
     json: false,
     svg: undefined,
-    baseline: undefined,
+    baselines: [],
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -86,7 +86,7 @@ function parseArgs(argv: string[]): Options {
     else if (arg === "--json") options.json = true;
     else if (arg === "--seed") options.seed = positiveInteger("--seed", argv[++i]);
     else if (arg === "--svg") options.svg = argv[++i] ?? fail("--svg needs a file name");
-    else if (arg === "--baseline") options.baseline = argv[++i] ?? fail("--baseline needs a directory");
+    else if (arg === "--baseline") options.baselines.push(argv[++i] ?? fail("--baseline needs a directory"));
     else if (arg === "--backend") {
       const name = argv[++i];
       if (!(BACKENDS as readonly string[]).includes(name ?? "")) fail(`--backend must be one of ${BACKENDS.join(", ")}`);
@@ -210,6 +210,8 @@ interface Backend {
   short: string;
   writes: number;
   totalMs: number;
+  /** CPU milliseconds (user + system, whole process) during `apply`. */
+  cpuMs: number;
   /** Time inside commit/root computation (QMDB commit; the MPT updates its root in every put). */
   rootMs: number;
   /** Writes per second of each segment of the run. */
@@ -241,6 +243,7 @@ function qmdbBackend(o: Options, hasher: Hasher, build: StoreModules = THIS_BUIL
     short: label === "" ? "QMDB" : "baseline",
     writes: 0,
     totalMs: 0,
+    cpuMs: 0,
     rootMs: 0,
     segments: [],
     async apply(height, block) {
@@ -268,6 +271,7 @@ async function mptBackend(hash: (data: Uint8Array) => Uint8Array): Promise<Backe
     short: "MPT",
     writes: 0,
     totalMs: 0,
+    cpuMs: 0,
     rootMs: 0,
     segments: [],
     async apply(_height, block) {
@@ -300,7 +304,12 @@ async function run(o: Options, backends: readonly Backend[]): Promise<number> {
   for (const block of w.blocks) {
     height++;
     const order = height % 2n === 0n ? backends : [...backends].reverse();
-    for (const backend of order) await backend.apply(height, block);
+    for (const backend of order) {
+      const c = process.cpuUsage();
+      await backend.apply(height, block);
+      const used = process.cpuUsage(c);
+      backend.cpuMs += (used.user + used.system) / 1000;
+    }
     if (Number(height) % step === 0) {
       backends.forEach((b, i) => b.segments.push(rate(step * o.writesPerBlock, b.totalMs - lastMs[i]!)));
       const interval = backends.map((b) => `${b.short} ${b.segments[b.segments.length - 1]!.toLocaleString("en-US")} writes/s`);
@@ -364,7 +373,9 @@ function summary(b: Backend) {
   return {
     name: b.name,
     ms: Math.round(b.totalMs),
+    cpuMs: Math.round(b.cpuMs),
     writesPerSecond: rate(b.writes, b.totalMs),
+    writesPerCpuSecond: rate(b.writes, b.cpuMs),
     usPerWrite: usPerWrite(b.totalMs, b.writes),
     rootUsPerWrite: usPerWrite(b.rootMs, b.writes),
     rootShare: pct(b.rootMs, b.totalMs),
@@ -394,15 +405,16 @@ async function main(): Promise<void> {
   const qmdb = qmdbBackend(o, BLAKE3);
   const backends = [qmdb];
   if (o.mpt) backends.push(await mptBackend(keccak_256));
-  const baseline = o.baseline === undefined ? undefined : qmdbBackend(o, BLAKE3, await loadBuild(o.baseline), ` [baseline ${o.baseline}]`);
-  if (baseline !== undefined) backends.push(baseline);
+  const baselines: Backend[] = [];
+  for (const dir of o.baselines) baselines.push(qmdbBackend(o, BLAKE3, await loadBuild(dir), ` [baseline ${dir}]`));
+  backends.push(...baselines);
   const liveKeys = await run(o, backends);
   const after = memory();
   const loadRun1 = loadAverage();
   const q = summary(qmdb);
   const m = o.mpt ? summary(backends[1]!) : undefined;
-  const b = baseline === undefined ? undefined : summary(baseline);
-  if (b !== undefined && b.root !== q.root) throw new Error("the baseline build computed a different root");
+  const bs = baselines.map(summary);
+  for (const b of bs) if (b.root !== q.root) throw new Error(`${b.name} computed a different root`);
   const memoryFigures = {
     liveKeys,
     rssBytesPerLiveKey: Math.round((after.rss - before.rss) / liveKeys),
@@ -444,7 +456,7 @@ async function main(): Promise<void> {
 
   if (o.svg !== undefined) {
     const step = Math.max(1, Math.floor(o.blocks / SEGMENTS)) * o.writesPerBlock;
-    const series = [q, ...(m ? [m] : []), ...(b ? [b] : [])].map((s) => ({ name: s.name, points: s.segments.map((r, i): [number, number] => [(i + 1) * step, r]) }));
+    const series = [q, ...(m ? [m] : []), ...bs].map((s) => ({ name: s.name, points: s.segments.map((r, i): [number, number] => [(i + 1) * step, r]) }));
     writeFileSync(
       o.svg,
       lineChartSvg({
@@ -463,7 +475,7 @@ async function main(): Promise<void> {
     workload: { blocks: o.blocks, writesPerBlock: o.writesPerBlock, seed: o.seed, backend: o.backend, mpt: o.mpt },
     qmdb: { ...q, memory: memoryFigures },
     ...(m ? { mpt: m, ratio: +(m.ms / q.ms).toFixed(1) } : {}),
-    ...(b ? { baseline: b, speedupOverBaseline: +(b.ms / q.ms).toFixed(2) } : {}),
+    baselines: bs.map((b) => ({ ...b, speedup: +(b.ms / q.ms).toFixed(2) })),
     ...(profile ? { profile } : {}),
   };
   if (o.json) {
@@ -473,17 +485,17 @@ async function main(): Promise<void> {
   if (profile !== undefined) {
     log(`profile (second run, hasher wrapped in performance.now(), one clock read ≈ ${profile.clockReadNs} ns):`);
     for (const name of ["blake3", "keccak256"] as const) {
-      const p = profile[name] as ReturnType<typeof Object> | undefined;
+      const p = profile[name];
       if (p !== undefined) log(`  ${name}: ${JSON.stringify(p)}`);
     }
   }
   log(`load average: ${loadStart} at start, ${loadRun1} after run 1, ${loadEnd} at the end`);
   log(`final roots: QMDB ${q.root}${m ? `, MPT ${m.root}` : ""}`);
   if (m) {
-    log(`${m.name}: ${num(m.ms)} ms, ${num(m.writesPerSecond)} writes/s, ${m.usPerWrite} µs/write (all of it root update)`);
+    log(`${m.name}: ${num(m.ms)} ms (${num(m.cpuMs)} ms CPU), ${num(m.writesPerSecond)} writes/s, ${m.usPerWrite} µs/write (all of it root update)`);
   }
   log(
-    `${q.name}: ${num(q.ms)} ms, ${num(q.writesPerSecond)} writes/s, ${q.usPerWrite} µs/write; ` +
+    `${q.name}: ${num(q.ms)} ms (${num(q.cpuMs)} ms CPU), ${num(q.writesPerSecond)} writes/s (${num(q.writesPerCpuSecond)} per CPU-second), ${q.usPerWrite} µs/write; ` +
       `commit+root ${q.rootUsPerWrite} µs/write (${q.rootShare} %)`,
   );
   log(
@@ -491,9 +503,11 @@ async function main(): Promise<void> {
       `(${num(liveKeys)} live keys${backends.length > 1 ? "; includes the other backends: use --qmdb-only for the QMDB alone" : ""})`,
   );
   log(`QMDB writes/s, first tenth → last tenth of the run: ${num(q.firstTenthWritesPerSecond)} → ${num(q.lastTenthWritesPerSecond)}`);
-  if (b) {
-    log(`${b.name}: ${num(b.ms)} ms, ${num(b.writesPerSecond)} writes/s; first tenth → last tenth ${num(b.firstTenthWritesPerSecond)} → ${num(b.lastTenthWritesPerSecond)}`);
-    log(`speed-up over the baseline (same run, alternating blocks): ${result.speedupOverBaseline}×`);
+  for (const b of result.baselines) {
+    log(
+      `${b.name}: ${num(b.ms)} ms (${num(b.cpuMs)} ms CPU), ${num(b.writesPerSecond)} writes/s (${num(b.writesPerCpuSecond)} per CPU-second); first tenth → last tenth ` +
+        `${num(b.firstTenthWritesPerSecond)} → ${num(b.lastTenthWritesPerSecond)}; this build is ${b.speedup}× faster in the same run`,
+    );
   }
   if (m) log(`throughput ratio QMDB/MPT: ${result.ratio}×`);
 }
