@@ -125,7 +125,7 @@ interface Throughput {
   seconds: number;
   /** CPU seconds (user + system, all of the process's threads) during those calls. */
   cpuSeconds: number;
-  /** tx/s (wall clock) of each segment of the chain. */
+  /** tx per CPU-second of each segment of the chain (CPU time: steadier on a shared machine). */
   segments: number[];
 }
 
@@ -134,7 +134,7 @@ function throughput(builds: readonly ReplayBuild[], fixture: Fixture): Throughpu
   const replays = builds.map((b) => b.start());
   const totals = builds.map(() => 0);
   const cpu = builds.map(() => 0);
-  const segmentMs = builds.map(() => 0);
+  const segmentCpu = builds.map(() => 0);
   const out: Throughput[] = builds.map((b) => ({ label: b.label, seconds: 0, cpuSeconds: 0, segments: [] }));
   const n = fixture.blocks.length;
   const step = Math.max(1, Math.floor(n / SEGMENTS));
@@ -150,14 +150,14 @@ function throughput(builds: readonly ReplayBuild[], fixture: Fixture): Throughpu
       cpu[k]! += (used.user + used.system) / 1e6;
       if (mismatch !== null) throw new Error(`${builds[k]!.label}: replay mismatch at block ${i}: ${mismatch.field}`);
       totals[k]! += d;
-      segmentMs[k]! += d;
+      segmentCpu[k]! += (used.user + used.system) / 1e6;
     }
     segmentTxs += fixture.blocks[i]!.transactions.length;
     if ((i + 1) % step === 0 || i === n - 1) {
-      out.forEach((o, k) => o.segments.push(Math.round((segmentTxs / segmentMs[k]!) * 1000)));
-      process.stderr.write(`  block ${i + 1}/${n}: ${out.map((o) => `${o.segments[o.segments.length - 1]!.toLocaleString("en-US")} tx/s`).join(", ")}\n`);
+      out.forEach((o, k) => o.segments.push(Math.round(segmentTxs / segmentCpu[k]!)));
+      process.stderr.write(`  block ${i + 1}/${n}: ${out.map((o) => `${o.segments[o.segments.length - 1]!.toLocaleString("en-US")} tx per CPU-second`).join(", ")}\n`);
       segmentTxs = 0;
-      segmentMs.fill(0);
+      segmentCpu.fill(0);
     }
   }
   out.forEach((o, k) => {
@@ -476,7 +476,7 @@ async function main(argv: string[]): Promise<void> {
     txPerSecond: rate,
     txPerCpuSecond: Math.round(txs / main.cpuSeconds),
     blocksPerSecond: Math.round(fixture.blocks.length / main.seconds),
-    txPerSecondAlongChain: { ...flat(main.segments), segments: main.segments },
+    txPerCpuSecondAlongChain: { ...flat(main.segments), segments: main.segments },
     split: { totalSeconds: +splitTotal.toFixed(3), rows: Object.fromEntries(rows.map(([k, v]) => [k, +v.toFixed(3)])) },
     cryptography: { seconds: +crypto.seconds.toFixed(3), parts: Object.fromEntries(Object.entries(crypto.parts).map(([k, v]) => [k, +v.toFixed(3)])) },
     ratioReplayToCryptography: +ratio.toFixed(2),
@@ -496,7 +496,7 @@ async function main(argv: string[]): Promise<void> {
       replayCpuSeconds: +b.cpuSeconds.toFixed(3),
       txPerSecond: Math.round(txs / b.seconds),
       txPerCpuSecond: Math.round(txs / b.cpuSeconds),
-      txPerSecondAlongChain: { ...flat(b.segments), segments: b.segments },
+      txPerCpuSecondAlongChain: { ...flat(b.segments), segments: b.segments },
       speedup: +(b.seconds / main.seconds).toFixed(2),
       cpuSpeedup: +(b.cpuSeconds / main.cpuSeconds).toFixed(2),
     })),
@@ -507,10 +507,10 @@ async function main(argv: string[]): Promise<void> {
     writeFileSync(
       o.svg,
       lineChartSvg({
-        title: `bench-replay: tx/s along the long chain (${fixture.blocks.length} blocks, ${txs} transactions)`,
+        title: `bench-replay: tx per CPU-second along the long chain (${fixture.blocks.length} blocks, ${txs} transactions)`,
         note: `${machine}; load ${loadStart} → ${loadEnd}`,
         xLabel: "block",
-        yLabel: "tx/s (per segment)",
+        yLabel: "tx per CPU-second (per fiftieth)",
         series: runs.map((r) => ({ name: r.label, points: r.segments.map((v, i): [number, number] => [Math.min((i + 1) * step, fixture.blocks.length), v]) })),
       }),
     );
@@ -534,11 +534,11 @@ async function main(argv: string[]): Promise<void> {
   for (const b of result.baselines) {
     log(
       `${b.label}: ${b.replaySeconds.toFixed(2)} s (${b.replayCpuSeconds.toFixed(2)} s CPU), ${b.txPerSecond} tx/s ` +
-        `(first tenth → last tenth ${b.txPerSecondAlongChain.firstTenth} → ${b.txPerSecondAlongChain.lastTenth}); ` +
+        `(per CPU-second, first tenth → last tenth ${b.txPerCpuSecondAlongChain.firstTenth} → ${b.txPerCpuSecondAlongChain.lastTenth}); ` +
         `this build is ${b.speedup}x faster (wall), ${b.cpuSpeedup}x (CPU) in the same run`,
     );
   }
-  log(`tx/s along the chain, first tenth → last tenth: ${result.txPerSecondAlongChain.firstTenth} → ${result.txPerSecondAlongChain.lastTenth}`);
+  log(`tx per CPU-second along the chain, first tenth → last tenth: ${result.txPerCpuSecondAlongChain.firstTenth} → ${result.txPerCpuSecondAlongChain.lastTenth}`);
   log(
     `replay: ${fixture.blocks.length} blocks, ${txs} txs in ${main.seconds.toFixed(2)} s (${main.cpuSeconds.toFixed(2)} s CPU): ` +
       `${result.blocksPerSecond} blocks/s, ${rate} tx/s, ${result.txPerCpuSecond} tx per CPU-second`,
