@@ -251,11 +251,6 @@ export class KeyedIntTable extends OpenTable {
     }
   }
 
-  /** Bytes held by the table's arrays. */
-  get byteLength(): number {
-    return this.slots.byteLength + this.hashes.byteLength;
-  }
-
   protected isUsed(slot: number): boolean {
     return this.slots[slot] !== 0;
   }

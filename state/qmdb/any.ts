@@ -114,10 +114,6 @@ export class AnyDb {
     return this.config.codec.decode(this.log.read(loc));
   }
 
-  encodedOperation(loc: number): Uint8Array {
-    return this.log.read(loc).slice();
-  }
-
   /** Location of the key's active Update, if the key is live. */
   locationOf(key: Uint8Array): number | undefined {
     return this.index.get(key);
