@@ -5,7 +5,7 @@
 // inputs with the same primitives.
 //
 //   node dist/scripts/bench-replay.js [--fixture long-chain.json.gz] [--blocks N]
-//        [--baseline <dist dir of another build>]... [--json] [--svg <file>] [--signature-worker]
+//        [--baseline [label=]<dist dir of another build>]... [--json] [--svg <file>] [--signature-worker]
 //
 // Without --fixture the chain is generated and filled first (not timed). Fixture loading is
 // never timed. Three passes over the same fixture:
@@ -104,14 +104,21 @@ interface ReplayBuild {
   fixture: Fixture;
 }
 
-async function loadBaseline(dir: string, fixturePath: string | undefined, fixture: Fixture): Promise<ReplayBuild> {
+/** `--baseline label=dir` or `--baseline dir`. */
+function splitBaseline(arg: string): { label: string; dir: string } {
+  const eq = arg.indexOf("=");
+  return eq > 0 ? { label: arg.slice(0, eq), dir: arg.slice(eq + 1) } : { label: `baseline ${arg}`, dir: arg };
+}
+
+async function loadBaseline(arg: string, fixturePath: string | undefined, fixture: Fixture): Promise<ReplayBuild> {
+  const { label, dir } = splitBaseline(arg);
   const url = (path: string) => pathToFileURL(resolve(dir, path)).href;
   const replayModule = (await import(url("src/harness/replay.js"))) as { Replay: typeof Replay };
   const fixtureModule = (await import(url("src/harness/fixture.js"))) as { fixtureText: typeof fixtureText; parseFixtureText: typeof parseFixtureText };
   // The baseline parses the fixture its own way; a generated chain is handed over as is.
   const parsed = fixturePath === undefined ? fixture : fixtureModule.parseFixtureText(fixtureModule.fixtureText(readBytes(fixturePath), fixturePath.endsWith(".gz")));
   const own = { ...parsed, blocks: parsed.blocks.slice(0, fixture.blocks.length) };
-  return { label: `baseline ${dir}`, fixture: own, start: () => startReplay(replayModule.Replay, own) };
+  return { label, fixture: own, start: () => startReplay(replayModule.Replay, own) };
 }
 
 function startReplay(R: typeof Replay, fixture: Fixture) {

@@ -7,7 +7,7 @@
 // Usage after `npm ci` (which builds dist/ through `prepare`) or `npm run build`:
 //   node dist/scripts/bench-state.js [blocks=1000] [writesPerBlock=1000] [--seed N]
 //        [--qmdb-only] [--backend memory] [--no-profile] [--json] [--svg <file>]
-//        [--baseline <dist dir of another build>]...
+//        [--baseline [label=]<dist dir of another build>]...
 //
 // --baseline (repeatable) runs the QMDB of another build of this repository (its compiled
 // `dist/` folder) as one more backend in the same process, fed the same blocks in turn: a
@@ -406,7 +406,12 @@ async function main(): Promise<void> {
   const backends = [qmdb];
   if (o.mpt) backends.push(await mptBackend(keccak_256));
   const baselines: Backend[] = [];
-  for (const dir of o.baselines) baselines.push(qmdbBackend(o, BLAKE3, await loadBuild(dir), ` [baseline ${dir}]`));
+  for (const arg of o.baselines) {
+    // `--baseline label=dir` or `--baseline dir`
+    const eq = arg.indexOf("=");
+    const [label, dir] = eq > 0 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [`baseline ${arg}`, arg];
+    baselines.push(qmdbBackend(o, BLAKE3, await loadBuild(dir), ` [${label}]`));
+  }
   backends.push(...baselines);
   const liveKeys = await run(o, backends);
   const after = memory();
