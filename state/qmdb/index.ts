@@ -8,6 +8,7 @@ import { STATE_KEY_LENGTH } from "../interface.js";
 import type { QmdbConfig } from "./any.js";
 import { CurrentDb } from "./current.js";
 import { byteVecValue, variableCodec } from "./operation.js";
+import type { QmdbStorage } from "./storage.js";
 
 export { AnyDb, type BatchTrace, type QmdbConfig, type Write } from "./any.js";
 export { memoryStorage } from "./memory.js";
@@ -34,8 +35,9 @@ export function stateDbConfig(hasher: Hasher = BLAKE3): QmdbConfig {
 export class QmdbStateCommitment implements StateCommitment {
   readonly db: CurrentDb;
 
-  constructor(hasher: Hasher = BLAKE3) {
-    this.db = new CurrentDb(stateDbConfig(hasher));
+  /** `storage` defaults to a fresh in-memory one; given, the database is opened on it. */
+  constructor(hasher: Hasher = BLAKE3, storage?: QmdbStorage) {
+    this.db = new CurrentDb(stateDbConfig(hasher), storage);
   }
 
   /**
@@ -63,6 +65,6 @@ export class QmdbStateCommitment implements StateCommitment {
   }
 }
 
-export function createStateCommitment(hasher: Hasher = BLAKE3): QmdbStateCommitment {
-  return new QmdbStateCommitment(hasher);
+export function createStateCommitment(hasher: Hasher = BLAKE3, storage?: QmdbStorage): QmdbStateCommitment {
+  return new QmdbStateCommitment(hasher, storage);
 }
