@@ -6,10 +6,25 @@
 // Nothing here is consensus-relevant: iteration order is never observed by callers that
 // produce roots or receipts (they sort), and the hash is fixed (no seed), so runs are repeatable.
 
-/** FNV-1a over every byte, then murmur3's finalizer so the low bits (the slot) are well mixed. */
+/** murmur3 (32-bit) over every byte, four bytes per round: keys are hashed on every access. */
 export function hashBytes(bytes: Uint8Array): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
+  const n = bytes.length;
+  let h = 0x9747b28c;
+  let i = 0;
+  for (; i + 4 <= n; i += 4) {
+    let k = bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24);
+    k = Math.imul(k, 0xcc9e2d51);
+    k = (k << 15) | (k >>> 17);
+    h ^= Math.imul(k, 0x1b873593);
+    h = (h << 13) | (h >>> 19);
+    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
+  }
+  let k = 0;
+  for (let shift = 0; i < n; i++, shift += 8) k |= bytes[i]! << shift;
+  k = Math.imul(k, 0xcc9e2d51);
+  k = (k << 15) | (k >>> 17);
+  h ^= Math.imul(k, 0x1b873593);
+  h ^= n;
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
@@ -26,8 +41,9 @@ export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
 const MIN_CAPACITY = 16;
 
 /**
- * Slot bookkeeping shared by both tables: `used[i]` is 0 for an empty slot, `hashes[i]` the
- * key's hash. Load stays at most 3/4; deletion shifts the following run back (no tombstones).
+ * Slot bookkeeping shared by both tables: `hashes[i]` is the key's hash. Load stays at most 7/8
+ * (the stored hashes make a long probe cheap: bytes are compared only on a hash match);
+ * deletion shifts the following run back (no tombstones).
  */
 abstract class OpenTable {
   protected hashes: Uint32Array;
@@ -36,9 +52,14 @@ abstract class OpenTable {
 
   constructor(capacity: number) {
     let size = MIN_CAPACITY;
-    while (size * 3 < capacity * 4) size *= 2;
+    while (size * 7 < capacity * 8) size *= 2;
     this.hashes = new Uint32Array(size);
     this.mask = size - 1;
+  }
+
+  /** True when one more entry would exceed the maximum load. */
+  protected full(): boolean {
+    return (this.count + 1) * 8 > (this.mask + 1) * 7;
   }
 
   get size(): number {
@@ -109,7 +130,7 @@ export class BytesMap<V> extends OpenTable {
       this.values[slot] = value;
       return;
     }
-    if ((this.count + 1) * 4 > (this.mask + 1) * 3) {
+    if (this.full()) {
       this.rebuild((this.mask + 1) * 2);
       slot = this.find(key, hash);
     }
@@ -204,7 +225,7 @@ export class KeyedIntTable extends OpenTable {
     const hash = hashBytes(key);
     let slot = this.find(key, hash);
     if (slot < 0) {
-      if ((this.count + 1) * 4 > (this.mask + 1) * 3) {
+      if (this.full()) {
         this.rebuild((this.mask + 1) * 2);
         slot = this.find(key, hash);
       }
@@ -228,11 +249,6 @@ export class KeyedIntTable extends OpenTable {
       const stored = this.slots[slot]!;
       if (stored !== 0) yield stored - 1;
     }
-  }
-
-  /** Bytes held by the table's arrays. */
-  get byteLength(): number {
-    return this.slots.byteLength + this.hashes.byteLength;
   }
 
   protected isUsed(slot: number): boolean {

@@ -33,7 +33,11 @@ export interface BlockBatch {
   release(token: number): void;
   /** Running totals of metered operations in this batch. */
   readonly counts: IoCounts;
-  /** Observer for every metered access, in order (tracing, metering). */
+  /**
+   * Observer for every metered access, in order (tracing, metering). It sees the caller's own
+   * key and value arrays (and a fresh copy of a write's previous value): it must not modify
+   * them, and must copy whatever it keeps beyond the call.
+   */
   observer: ((access: StateAccess) => void) | undefined;
 }
 

@@ -112,7 +112,12 @@ export function checkStateKey(key: Uint8Array): StatePrefixName {
 function build(prefix: StatePrefixName, ...parts: Uint8Array[]): StateKey {
   const key = new Uint8Array(STATE_KEY_LENGTH);
   key[0] = StatePrefix[prefix];
-  key.set(concatBytes(...parts), 1);
+  let at = 1;
+  for (const part of parts) {
+    if (at + part.length > STATE_KEY_LENGTH) throw new RangeError(`offset is out of bounds`);
+    key.set(part, at);
+    at += part.length;
+  }
   return key;
 }
 

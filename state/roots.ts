@@ -33,7 +33,7 @@ export function encodeEvent(event: Event): Uint8Array {
     throw new EncodingError(`event emitter must be ${EMITTER_LENGTH} bytes, got ${event.emitter.length}`);
   }
   // Written in place (one allocation): every event of every block is encoded for its leaf.
-  const topic = utf8(event.topic);
+  const topic = topicBytes(event.topic);
   const topicLength = guard(() => encodeLength(topic.length));
   const payloadLength = guard(() => encodeLength(event.payload.length));
   const out = new Uint8Array(EMITTER_LENGTH + topicLength.length + topic.length + payloadLength.length + event.payload.length);
@@ -46,6 +46,19 @@ export function encodeEvent(event: Event): Uint8Array {
   return out;
 }
 
+// The UTF-8 of the topics seen so far (the engine emits a dozen fixed topics on every block).
+// Bounded, so arbitrary decoded topics cannot grow it; callers only read the bytes.
+const TOPIC_CACHE_LIMIT = 256;
+const topicCache = new Map<string, Uint8Array>();
+
+function topicBytes(topic: string): Uint8Array {
+  const cached = topicCache.get(topic);
+  if (cached !== undefined) return cached;
+  const bytes = utf8(topic);
+  if (topicCache.size < TOPIC_CACHE_LIMIT) topicCache.set(topic, bytes);
+  return bytes;
+}
+
 /** The smallest encoded event: emitter, empty topic, empty payload (one length byte each). */
 export const MIN_EVENT_LENGTH = EMITTER_LENGTH + 1 + 1;
 
@@ -56,7 +69,7 @@ export const MIN_EVENT_LENGTH = EMITTER_LENGTH + 1 + 1;
  * not move when the encoding became commonware-codec (docs/decisions.md "Metered event size").
  */
 export function meteredEventBytes(event: Event): number {
-  return EMITTER_LENGTH + 4 + utf8(event.topic).length + 4 + event.payload.length;
+  return EMITTER_LENGTH + 4 + topicBytes(event.topic).length + 4 + event.payload.length;
 }
 
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });

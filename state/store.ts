@@ -76,19 +76,20 @@ class MemoryBlockBatch implements BlockBatch {
     }
     const value = entry.value === null ? undefined : entry.value.slice();
     this.reads++;
-    this.observer?.({ op: "read", key: key.slice(), value: copy(value) });
+    this.observer?.({ op: "read", key, value });
     return value;
   }
 
   put(key: Uint8Array, value: Uint8Array): void {
-    this.write(key, value.slice());
+    this.write(key, value.slice(), value);
   }
 
   delete(key: Uint8Array): void {
-    this.write(key, null);
+    this.write(key, null, undefined);
   }
 
-  private write(key: Uint8Array, value: Uint8Array | null): void {
+  /** `value` is the batch's own copy; `given` the caller's array (what the observer sees). */
+  private write(key: Uint8Array, value: Uint8Array | null, given: Uint8Array | undefined): void {
     checkStateKey(key);
     const observer = this.observer;
     let entry = this.seen.get(key);
@@ -103,7 +104,7 @@ class MemoryBlockBatch implements BlockBatch {
     }
     if (this.marks.length > 0) this.journal.push({ entry, previous });
     this.writes++;
-    observer?.({ op: "write", key: key.slice(), before, after: copy(value ?? undefined) });
+    observer?.({ op: "write", key, before, after: given });
   }
 
   checkpoint(): number {

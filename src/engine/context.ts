@@ -14,7 +14,7 @@ import type {
 } from "../codec/types.js";
 import type { BlockBatch } from "../../state/interface.js";
 import type { Event } from "../../state/roots.js";
-import { decodeStateValueAs, encodeStateValue, ValueTag } from "../../state/value.js";
+import { encodeStateValue, ValueTag } from "../../state/value.js";
 import type { AccountLedger } from "./accounts.js";
 import { EngineDefect, reject } from "./errors.js";
 import {
@@ -46,11 +46,10 @@ export interface TxContext {
 function readSlot(ctx: TxContext, key: Uint8Array, what: string): Uint8Array | undefined {
   const bytes = ctx.batch.get(key);
   if (bytes === undefined) return undefined;
-  try {
-    return decodeStateValueAs(bytes, "StorageSlot").bytes;
-  } catch {
-    return reject("RegistryStateInvalid", `${what}: stored value is not a storage slot`);
-  }
+  // A StorageSlot value is its tag then the raw bytes; `bytes` is this call's own copy, so the
+  // payload is handed out as a view of it.
+  if (bytes[0] !== ValueTag.StorageSlot) return reject("RegistryStateInvalid", `${what}: stored value is not a storage slot`);
+  return bytes.subarray(1);
 }
 
 function writeSlot(ctx: TxContext, key: Uint8Array, bytes: Uint8Array): void {
@@ -67,12 +66,16 @@ function decodeStored<T>(codec: Codec<T>, bytes: Uint8Array, what: string): T {
 
 // ---- governance bounds (§18.1: the 25 live scalars, one read each) ---------------------------
 
+/** Position of each live scalar in §18.1 order. */
+const SCALAR_INDEX: ReadonlyMap<string, number> = new Map(LIVE_SCALAR_READ_KEYS.map(([name], i) => [name, i]));
+
 export class GovernanceBounds {
-  constructor(private readonly values: ReadonlyMap<string, bigint>) {}
+  /** `values` in §18.1 order (LIVE_SCALARS). */
+  constructor(private readonly values: readonly bigint[]) {}
   get(name: string): bigint {
-    const v = this.values.get(name);
-    if (v === undefined) throw new EngineDefect(`${name} is not a live governance scalar`);
-    return v;
+    const i = SCALAR_INDEX.get(name);
+    if (i === undefined) throw new EngineDefect(`${name} is not a live governance scalar`);
+    return this.values[i]!;
   }
 }
 
@@ -86,8 +89,8 @@ export function decodeScalar(bytes: Uint8Array | undefined, name: string): bigin
 export const encodeScalar = (value: bigint): Uint8Array => encodeStateValue({ kind: "SystemBytes", bytes: u64BE(value) });
 
 export function readGovernanceBounds(ctx: TxContext): GovernanceBounds {
-  const values = new Map<string, bigint>();
-  for (const [name, key] of LIVE_SCALAR_READ_KEYS) values.set(name, decodeScalar(ctx.batch.get(key), name));
+  const values: bigint[] = [];
+  for (const [name, key] of LIVE_SCALAR_READ_KEYS) values.push(decodeScalar(ctx.batch.get(key), name));
   return new GovernanceBounds(values);
 }
 

@@ -24,6 +24,14 @@ export class ObservingStore extends ForwardingStore {
   }
 }
 
+const copyOf = (v: Uint8Array | undefined): Uint8Array | undefined => v?.slice();
+
+function copyAccess(a: StateAccess): StateAccess {
+  return a.op === "read"
+    ? { op: "read", key: a.key.slice(), value: copyOf(a.value) }
+    : { op: "write", key: a.key.slice(), before: copyOf(a.before), after: copyOf(a.after) };
+}
+
 class ObservedBatch extends WatchingBatch {
   constructor(
     inner: BlockBatch,
@@ -34,7 +42,8 @@ class ObservedBatch extends WatchingBatch {
   }
 
   protected seen(access: StateAccess, metered: boolean): void {
-    if (metered) this.store.metered.push(access);
+    // The batch hands observers the caller's arrays: keep copies.
+    if (metered) this.store.metered.push(copyAccess(access));
   }
 
   override get(key: Uint8Array): Uint8Array | undefined {

@@ -42,6 +42,26 @@ interface KeyMove {
   baseOld: number | undefined;
 }
 
+/**
+ * The last write of each key. A state block's changes arrive sorted by key, each key once
+ * (docs/state.md §3): then they are returned as they are.
+ */
+function lastWritePerKey(writes: readonly Write[]): readonly Write[] {
+  let ascending = true;
+  for (let i = 1; i < writes.length && ascending; i++) ascending = compareBytes(writes[i - 1]![0], writes[i]![0]) < 0;
+  if (ascending) return writes;
+  const slotOf = new BytesMap<number>(writes.length);
+  const latest: Write[] = [];
+  for (const write of writes) {
+    const slot = slotOf.get(write[0]);
+    if (slot === undefined) {
+      slotOf.set(write[0], latest.length);
+      latest.push(write);
+    } else latest[slot] = write;
+  }
+  return latest;
+}
+
 export class AnyDb {
   readonly mmr: Mmr;
   readonly bitmap: BitmapStore;
@@ -52,7 +72,7 @@ export class AnyDb {
 
   constructor(
     readonly config: QmdbConfig,
-    storage: QmdbStorage = memoryStorage(config.chunkBytes),
+    readonly storage: QmdbStorage = memoryStorage(config.chunkBytes),
   ) {
     if (config.codec.keyLength !== config.keyLength) throw new RangeError("codec and database disagree on the key length");
     this.log = storage.log;
@@ -92,10 +112,6 @@ export class AnyDb {
 
   operation(loc: number): Operation {
     return this.config.codec.decode(this.log.read(loc));
-  }
-
-  encodedOperation(loc: number): Uint8Array {
-    return this.log.read(loc).slice();
   }
 
   /** Location of the key's active Update, if the key is live. */
@@ -142,17 +158,10 @@ export class AnyDb {
    */
   applyBatch(writes: readonly Write[]): BatchTrace {
     const { codec, keyLength } = this.config;
-    // The last write of each key.
-    const slotOf = new BytesMap<number>(writes.length);
-    const latest: Write[] = [];
     for (const write of writes) {
       if (write[0].length !== keyLength) throw new RangeError(`key must be ${keyLength} bytes, got ${write[0].length}`);
-      const slot = slotOf.get(write[0]);
-      if (slot === undefined) {
-        slotOf.set(write[0], latest.length);
-        latest.push(write);
-      } else latest[slot] = write;
     }
+    const latest = lastWritePerKey(writes);
 
     const existing: { loc: number; write: Write }[] = [];
     const creates: Write[] = [];

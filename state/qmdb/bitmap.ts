@@ -54,11 +54,6 @@ export class ActivityBitmap implements BitmapStore {
     return changed;
   }
 
-  /** Number of chunks whose every bit position is below `length`. */
-  completeChunks(): number {
-    return Math.floor(this.bits / this.chunkBits);
-  }
-
   /** Copy of chunk `index` (bits at and beyond `length` are zero). */
   chunk(index: number): Uint8Array {
     const start = index * this.chunkBytes;

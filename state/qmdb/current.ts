@@ -109,9 +109,9 @@ export class CurrentDb {
   /**
    * Grafted-tree digests (height ≥ g) by position. Ops nodes never change (the MMR only grows),
    * so an entry goes stale only when a bitmap chunk under it changes: those entries are dropped
-   * before every use (`refresh`); new positions are simply not cached yet. After pruning, the
-   * entries of the pruned prefix's peaks are the only source of those digests (their ops nodes
-   * are gone), and they never change again: every bit below the floor stays 0.
+   * before every use (`refresh`); new positions are simply not cached yet. Below the pruning
+   * boundary every bit is 0, so a grafted node there equals its ops node, which the MMR keeps
+   * pinned (virtualNode): nothing there needs caching.
    */
   private readonly graftedCache = new Map<number, Uint8Array>();
   /** Cache size after the last sweep of pruned entries. */
@@ -202,30 +202,19 @@ export class CurrentDb {
   }
 
   /**
-   * Prunes the operations and nodes below the inactivity floor (AnyDb.prune), first caching the
-   * grafted digests of the pruned prefix's peaks, which later roots and proofs still need. Does
-   * nothing until the floor is more than `minStep` past the last pruning (batching the work).
+   * Prunes the operations and nodes below the inactivity floor (AnyDb.prune). Does nothing until
+   * the floor is more than `minStep` past the last pruning (batching the work).
    */
   prune(minStep = 0): void {
     const floor = this.any.inactivityFloor;
     if (floor <= this.any.mmr.prunedBelow + minStep) return;
     const boundary = mmrSize(floor);
-    this.refresh();
-    const pinned = new Set<number>();
-    let firstLeaf = 0;
-    for (const height of peakHeights(floor)) {
-      if (height >= this.height) {
-        const pos = nodePosition(height, firstLeaf / 2 ** height);
-        this.virtualNode(pos, height, firstLeaf);
-        pinned.add(pos);
-      }
-      firstLeaf += 2 ** height;
-    }
     this.any.prune();
-    // Entries below the boundary other than its peaks are never read again; sweep them out
-    // whenever the cache has doubled since the last sweep.
+    // Grafted nodes wholly below the boundary are served from the MMR's pinned digests
+    // (virtualNode); cached entries there are never needed again: sweep them out whenever the
+    // cache has doubled since the last sweep.
     if (this.graftedCache.size >= 2 * this.sweptSize + 64) {
-      for (const pos of this.graftedCache.keys()) if (pos < boundary && !pinned.has(pos)) this.graftedCache.delete(pos);
+      for (const pos of this.graftedCache.keys()) if (pos < boundary) this.graftedCache.delete(pos);
       this.sweptSize = this.graftedCache.size;
     }
   }

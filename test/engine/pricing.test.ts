@@ -7,14 +7,14 @@ import { GovernanceBounds } from "../../src/engine/context.js";
 import { CbqsError } from "../../src/engine/errors.js";
 import { adjustReservation, deriveBaseRate, sameCapacity, validateStreamConfig, type Capacity } from "../../instructions/pricing.js";
 import { U128_MAX, U64_MAX } from "../../src/engine/math.js";
+import { LIVE_SCALARS, paramRow } from "../../src/params.js";
 import { OPEN_ADMISSION, standardConfig } from "./harness.js";
 
-const bounds = new GovernanceBounds(
-  new Map([
-    ["cbqs.max_inline_message_bytes", 1_000n],
-    ["cbqs.max_lanes_per_stream", 50n],
-  ]),
-);
+/** Live bounds in §18.1 order: the given values, every other scalar at its default. */
+const liveBounds = (values: Record<string, bigint>): GovernanceBounds =>
+  new GovernanceBounds(LIVE_SCALARS.map((name) => values[name] ?? paramRow(name)!.default));
+
+const bounds = liveBounds({ "cbqs.max_inline_message_bytes": 1_000n, "cbqs.max_lanes_per_stream": 50n });
 
 /** The rejection's error name and message, or "ok". */
 function outcome(f: () => unknown): string {
@@ -80,7 +80,7 @@ describe("§4.2 stream configuration bounds, each at its value and one past it",
       expect(check(fast({ [field]: 0 }), "Fast"), field).toBe(`InvalidStreamConfig: config.${field} must be nonzero (§4.2)`);
     }
     // 4,096 bytes × 65,536 records is the bound exactly: accepted; one byte more per record is not.
-    const wide = new GovernanceBounds(new Map([["cbqs.max_inline_message_bytes", 1n << 20n], ["cbqs.max_lanes_per_stream", 50n]]));
+    const wide = liveBounds({ "cbqs.max_inline_message_bytes": 1n << 20n, "cbqs.max_lanes_per_stream": 50n });
     expect(outcome(() => validateStreamConfig(fast({ max_message_bytes: 4_096, fast_batch_max_records: 65_536 }), "Fast", wide))).toBe("ok");
     expect(outcome(() => validateStreamConfig(fast({ max_message_bytes: 4_097, fast_batch_max_records: 65_536 }), "Fast", wide))).toBe(
       "InvalidStreamConfig: config.max_message_bytes × fast_batch_max_records = 268500992 exceeds 268435456 (§4.2)",

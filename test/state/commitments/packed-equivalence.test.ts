@@ -12,7 +12,7 @@ import type { QmdbConfig, Write } from "../../../state/qmdb/any.js";
 import { CurrentDb } from "../../../state/qmdb/current.js";
 import { byteVecValue, variableCodec } from "../../../state/qmdb/operation.js";
 import { proveKey, proveKeys, verifyStateProof, type ExclusionProof, type StateProof } from "../../../state/proof.js";
-import { stateDbConfig } from "../../../state/qmdb/index.js";
+import { memoryStorage, stateDbConfig } from "../../../state/qmdb/index.js";
 import { ReferenceCurrentDb, ReferenceMmr } from "../reference/qmdb.js";
 
 const KEY = 54;
@@ -102,6 +102,35 @@ describe("packed QMDB = plain reference (CIP-4 §5.1, §5.4)", () => {
     expect(db.any.inactivityFloor).toBeGreaterThan(512);
     expect(() => db.any.operation(0)).toThrow(RangeError);
     expectProofsEqual(db, ref, [0, 1, 5, 17, 39, 59]);
+  });
+});
+
+describe("reopening a QMDB on its storage (what a persistent backend relies on)", () => {
+  it("§5.1 a database reopened on the same storage, pruned, has the same root and proofs and continues identically", () => {
+    fc.assert(
+      fc.property(fc.array(batchArb, { minLength: 1, maxLength: 25 }), fc.array(batchArb, { maxLength: 8 }), (before, after) => {
+        const cfg = config(1);
+        const storage = memoryStorage(cfg.chunkBytes);
+        const db = new CurrentDb(cfg, storage);
+        const ref = new ReferenceCurrentDb(SHA256, variableCodec(KEY, byteVecValue), 1);
+        for (const batch of before) {
+          db.applyBatch(toWrites(batch));
+          ref.applyBatch(toWrites(batch));
+          db.root();
+          db.prune();
+        }
+        const reopened = new CurrentDb(cfg, storage);
+        expect(toHex(reopened.root())).toBe(toHex(ref.root()));
+        expectProofsEqual(reopened, ref, [0, 7, 33]);
+        for (const batch of after) {
+          reopened.applyBatch(toWrites(batch));
+          ref.applyBatch(toWrites(batch));
+          expect(toHex(reopened.root())).toBe(toHex(ref.root()));
+          reopened.prune();
+        }
+      }),
+      { numRuns: 40 },
+    );
   });
 });
 
