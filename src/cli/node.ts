@@ -39,7 +39,7 @@ export function register(program: Command): void {
   program
     .command("node")
     .description("run a local CBQS node: CIP-39 §3 reads, CIP-4 §5.4 proofs, the replication feed and a devnet (docs/node.md)")
-    .option("--db <dir>", "store directory (LMDB); a restart continues the stored chain (default: in memory)")
+    .option("--db <dir>", "store directory (LMDB); a restart continues the stored chain. Without it the chain lives in memory")
     .option("--host <address>", "address to listen on", "127.0.0.1")
     .option("--port <n>", "port to listen on (0 = any free port)", "8545")
     .option("--fixture <file>", "import a cbqs-fixture/v1 chain first, verifying every block as cbqs replay does")

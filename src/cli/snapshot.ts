@@ -8,7 +8,7 @@ import { toHex } from "../bytes.js";
 import type { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { StoreError } from "../../state/lmdb/env.js";
 import { exportSnapshot, importSnapshot, SnapshotError } from "../node/snapshot.js";
-import { EXIT_OK, UsageError } from "./common.js";
+import { EXIT_OK, exitCodes, UsageError } from "./common.js";
 import { openExistingStore } from "./store.js";
 
 function refused<T>(run: () => T): T {
@@ -23,14 +23,18 @@ function refused<T>(run: () => T): T {
 }
 
 export function register(program: Command): void {
-  const snapshot = program.command("snapshot").description("state snapshots for fast sync (CIP-4 §8.1): export from a store, import into an empty one");
+  const snapshot = program
+    .command("snapshot")
+    .description("state snapshots for fast sync (CIP-4 §8.1): export from a store, import into an empty one")
+    .addHelpText("after", exitCodes("(see each subcommand)", "(see each subcommand)", "(see each subcommand)"));
 
   snapshot
     .command("export")
     .description("write the snapshot of the store's head (or of a retained block) to a file")
     .requiredOption("--db <dir>", "the store")
-    .requiredOption("-o, --output <file>", "snapshot file to write")
-    .option("--height <h>", "a committed block whose operations are not pruned yet (default: the head)")
+    .requiredOption("-o, --output <file>", "snapshot file to write (a binary file, written to a temporary name and renamed into place; never stdout)")
+    .option("--height <h>", "a committed block whose operations are not pruned yet; without it, the head")
+    .addHelpText("after", exitCodes("the snapshot is written", "(not used)", "no store or an empty one, a store in use, a block whose state is pruned, an unwritable file"))
     .action((opts: { db: string; output: string; height?: string }) => {
       if (opts.height !== undefined && !/^[0-9]{1,20}$/.test(opts.height)) throw new UsageError(`--height must be a block height (got ${opts.height})`);
       const db = openExistingStore(opts.db) as LmdbChainDb;
@@ -48,6 +52,7 @@ export function register(program: Command): void {
     .description("rebuild a store from a snapshot after checking its checksum, its chain and its state root; replay --db then continues from the block after it")
     .argument("<file>", "snapshot file")
     .requiredOption("--db <dir>", "target store: absent, empty, or not yet holding a chain")
+    .addHelpText("after", exitCodes("the snapshot is imported", "(not used)", "unreadable, corrupt, truncated or foreign snapshot, a rebuilt root that is not its block's state_root, a target holding a chain (the target is left as it was)"))
     .action((file: string, opts: { db: string }) => {
       const block = refused(() => importSnapshot(file, opts.db));
       process.stdout.write(`imported block ${block.height} (state_root ${toHex(block.state_root)}) into ${opts.db}\n`);

@@ -48,7 +48,7 @@ describe("cbqs prove-state / verify-proof (CIP-4 Appendix C)", () => {
     writeFileSync(notDump, "{}");
     const cases: Array<[string[], RegExp]> = [
       [["prove-state", dump, "--key", "0x01", "-o", join(dir, "x.json")], /--key: expected 54 bytes, got 1/],
-      [["prove-state", notDump, "--key", entries[0]!.key, "-o", join(dir, "x.json")], /not-dump\.json: \$\.format: missing \(expected "cbqs-state-dump\/v1"\)/],
+      [["prove-state", notDump, "--key", entries[0]!.key, "-o", join(dir, "x.json")], /not-dump\.json: \$\.format: missing \(expected "cbqs-fixture\/v1" or "cbqs-state-dump\/v1"\)/],
       [["prove-state", dump, "--key", entries[0]!.key, "-o", dir], /cannot write .*: it is a directory/],
       [["prove-state", join(dir, "missing.json"), "--key", entries[0]!.key, "-o", join(dir, "x.json")], /cannot read .*\(ENOENT\)/],
     ];
