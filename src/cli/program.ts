@@ -11,6 +11,7 @@ import { register as registerRun } from "./run.js";
 import { register as registerCodec } from "./codec.js";
 import { register as registerHarness } from "./harness.js";
 import { register as registerGas } from "./gas.js";
+import { register as registerFuzz } from "./fuzz.js";
 
 const registrars: Registrar[] = [
   registerCrypto,
@@ -22,6 +23,7 @@ const registrars: Registrar[] = [
   registerCodec,
   registerHarness,
   registerGas,
+  registerFuzz,
 ];
 
 export function buildProgram(version: string): Command {
