@@ -115,15 +115,15 @@ async function fuzzCommand(s: Settings): Promise<void> {
   const f = result.finding;
   if (f !== null) {
     const paths = writeReport(s.out, f, meta);
-    const out = [
-      `DIVERGENCE seed ${f.seed} run ${f.run}: ${f.divergence.text}`,
-      `  shrunk from ${f.original.blocks} blocks, ${f.original.txs} txs to ${f.shrunk.blocks} blocks, ${f.shrunk.txs} txs (${f.candidates} candidate chains${result.interrupted ? ", interrupted" : ""})`,
-      ...chainLines(f.divergence.summary).map((l) => `  ${l}`),
-      `  wrote ${paths.length} files to ${s.out}: fixture.json (cbqs replay ${s.out}/fixture.json), report.json, the block's t8n inputs and both outputs`,
-      `  reproduce: ${reproduceLine(meta, f.seed, f.run)}`,
-      `fuzz: ${totals}: divergence in run ${f.run}`,
+    // Text from the command's output is shown terminal-safe (oneLine), details indented under the first line.
+    const details = [
+      `shrunk from ${f.original.blocks} blocks, ${f.original.txs} txs to ${f.shrunk.blocks} blocks, ${f.shrunk.txs} txs (${f.candidates} candidate chains${result.interrupted ? ", interrupted" : ""})`,
+      ...chainLines(f.divergence.summary),
+      `wrote ${paths.length} files to ${s.out}: fixture.json (cbqs replay ${s.out}/fixture.json), report.json, the block's t8n inputs and both outputs`,
+      `reproduce: ${reproduceLine(meta, f.seed, f.run)}`,
     ];
-    process.stdout.write(out.map(oneLine).join("\n") + "\n");
+    const out = [oneLine(`DIVERGENCE seed ${f.seed} run ${f.run}: ${f.divergence.text}`), ...details.map((l) => `  ${oneLine(l)}`), `fuzz: ${totals}: divergence in run ${f.run}`];
+    process.stdout.write(out.join("\n") + "\n");
     process.exitCode = EXIT_REJECT;
     return;
   }

@@ -70,7 +70,8 @@ export type CapMode = "ample" | "exact" | "below" | "above";
 export type Action =
   | { k: "register"; provider: number; endpoints: Endpoints }
   | { k: "create"; owner: number; nonce: number; provider: number; encrypted: boolean; fast: boolean; cap: number; escrow: bigint; quote: QuotePlan | null }
-  | { k: "topup"; payer: number; owner: number; nonce: number; key: boolean; amount: bigint }
+  /** toDue: instead of `amount`, exactly what brings the escrow to the rent due at this height, plus toDue. */
+  | { k: "topup"; payer: number; owner: number; nonce: number; key: boolean; amount: bigint; toDue: number | null }
   | { k: "settle"; sender: number; owner: number; nonce: number; key: boolean }
   | { k: "close"; by: "owner" | "other"; owner: number; nonce: number }
   | {
@@ -149,7 +150,18 @@ export const actionArb: fc.Arbitrary<Action> = fc.oneof(
     }),
     weight: 4,
   },
-  { arbitrary: fc.record({ k: fc.constant("topup" as const), payer, owner, nonce, key: fc.constantFrom(false, false, true), amount }), weight: 3 },
+  {
+    arbitrary: fc.record({
+      k: fc.constant("topup" as const),
+      payer,
+      owner,
+      nonce,
+      key: fc.constantFrom(false, false, true),
+      amount,
+      toDue: fc.option(fc.constantFrom(0, -1, 1), { freq: 2, nil: null }),
+    }),
+    weight: 3,
+  },
   { arbitrary: fc.record({ k: fc.constant("settle" as const), sender: payer, owner, nonce, key: fc.constantFrom(false, false, true) }), weight: 4 },
   { arbitrary: fc.record({ k: fc.constant("close" as const), by, owner, nonce }), weight: 1 },
   {
@@ -237,14 +249,14 @@ export const actionArb: fc.Arbitrary<Action> = fc.oneof(
 );
 
 /** Offsets around a boundary, the boundary itself most often. */
-const offset = fc.constantFrom(0, 0, -1, 1);
+const offset = fc.constantFrom(0, 0, 0, -1, 1);
 
 export const gapArb: fc.Arbitrary<Gap> = fc.oneof(
   { arbitrary: fc.record({ k: fc.constant("step" as const), blocks: fc.integer({ min: 1, max: 12 }) }), weight: 8 },
   { arbitrary: fc.record({ k: fc.constant("step" as const), blocks: fc.integer({ min: 13, max: 2_000 }) }), weight: 1 },
   {
     arbitrary: fc.record({ k: fc.constant("boundary" as const), of: fc.constantFrom("any" as const, "any" as const, "any" as const, "deadline" as const, "runway" as const, "pauseEnd" as const), offset }),
-    weight: 6,
+    weight: 8,
   },
 );
 
@@ -433,7 +445,7 @@ export class ChainModel {
           },
         });
       case "topup":
-        return this.system(payerAddress(a.payer), { TopUpStream: { stream_id: streamRef(a.owner, a.nonce, a.key), amount: a.amount.toString() } });
+        return this.system(payerAddress(a.payer), { TopUpStream: { stream_id: streamRef(a.owner, a.nonce, a.key), amount: this.topUpAmount(a, chain, height).toString() } });
       case "settle":
         return this.system(payerAddress(a.sender), { SettleStreamRent: { stream_id: streamRef(a.owner, a.nonce, a.key) } });
       case "close":
@@ -511,6 +523,16 @@ export class ChainModel {
       case "raw":
         return { from: fromHex(OWNERS[0]!), body: { kind: "system", opcode: a.variant === "opcode" ? 217 : 218, payload: this.rawPayload(a) } };
     }
+  }
+
+  /** §6.1 boundary: the deposit that leaves the escrow exactly at the rent due (± toDue), where a stream stays or turns Suspended. */
+  private topUpAmount(a: Extract<Action, { k: "topup" }>, chain: Chain, height: bigint): bigint {
+    const record = this.stream(chain, a.owner, a.nonce);
+    if (a.toDue === null || record === null || record.rate_per_block === 0n) return a.amount;
+    const H = effectiveRentHeight(chain.pause(), height);
+    const due = H > record.last_settled_block ? (H - record.last_settled_block) * record.rate_per_block : 0n;
+    const need = due - record.escrow_balance + BigInt(a.toDue);
+    return need > 0n ? need : 1n;
   }
 
   /** Malformed CbqsInstructionV1 payloads (§14 strict decode): random, or a valid one damaged. */
