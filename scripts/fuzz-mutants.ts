@@ -56,7 +56,7 @@ async function main(): Promise<void> {
     const dir = buildMutant(root, mutant);
     let target: T8nTarget | null = null;
     try {
-      target = opts.inProcess ? await moduleTarget(dir) : new CommandTarget(`node ${dir}/dist/src/cli.js t8n`, 120_000);
+      target = opts.inProcess ? moduleTarget(dir) : new CommandTarget(`node ${dir}/dist/src/cli.js t8n`, 120_000);
       const started = performance.now();
       const r = await fuzz(target, { seed: opts.seed, firstRun: 0, runs: opts.maxRuns, blocks: opts.blocks, compare: { stateRoot: true }, shrinkBudget: SHRINK_BUDGET });
       const secs = ((performance.now() - started) / 1000).toFixed(0);

@@ -3,9 +3,9 @@
 // function's JavaScript text. The real engine has no mutant switch of any kind. Used by
 // scripts/fuzz-mutants.ts (the table in the docs) and test/fuzz/mutants.test.ts.
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import type { T8nInputs } from "../src/fuzz/build.js";
 import { parseTargetOutput, type T8nTarget } from "../src/fuzz/target.js";
 
@@ -64,15 +64,19 @@ export const MUTANTS: readonly Mutant[] = [
   },
 ];
 
-/**
- * Copies `<root>/dist` to a new temporary directory, patches the mutant in, and returns that
- * directory (with package.json and a node_modules link, so `node <dir>/dist/src/cli.js t8n` runs).
- */
-export function buildMutant(root: string, mutant: Mutant): string {
-  const dir = mkdtempSync(join(tmpdir(), `cbqs-mutant-${mutant.name}-`));
-  cpSync(join(root, "dist"), join(dir, "dist"), { recursive: true });
+/** Copies `<root>/dist` to a new temporary directory with package.json and a node_modules link, so `node <dir>/dist/src/cli.js t8n` runs. */
+export function copyDist(root: string, label: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `cbqs-${label}-`));
+  // Without source maps: they point at sources the copy does not have.
+  cpSync(join(root, "dist"), join(dir, "dist"), { recursive: true, filter: (from) => !from.endsWith(".map") });
   cpSync(join(root, "package.json"), join(dir, "package.json"));
   symlinkSync(join(root, "node_modules"), join(dir, "node_modules"), "dir");
+  return dir;
+}
+
+/** A copy of dist/ with the mutant patched in; returns its directory. */
+export function buildMutant(root: string, mutant: Mutant): string {
+  const dir = copyDist(root, `mutant-${mutant.name}`);
   const file = join(dir, "dist", mutant.file);
   const text = readFileSync(file, "utf8");
   const count = text.split(mutant.from).length - 1;
@@ -84,17 +88,23 @@ export function buildMutant(root: string, mutant: Mutant): string {
   return dir;
 }
 
+/**
+ * Node's own loader (require of ES modules, Node >= 20.19): a test runner would send an import()
+ * in test code through its module transform and re-compile the whole copy for every mutant.
+ */
+const nativeRequire = createRequire(import.meta.url);
+
 export const removeMutant = (dir: string): void => rmSync(dir, { recursive: true, force: true });
 
 /**
  * The mutant's own t8n, loaded in this process (no child per block): the same transition and
  * dump code the mutant's `cbqs t8n` runs, for fast tests. The command path is what the script uses.
  */
-export async function moduleTarget(dir: string): Promise<T8nTarget> {
-  const load = (path: string) => import(pathToFileURL(join(dir, "dist", path)).href);
-  const t8n = await load("src/harness/t8n.js");
-  const dump = await load("state/dump.js");
-  const records = await load("src/harness/records.js");
+export function moduleTarget(dir: string): T8nTarget {
+  const load = (path: string) => nativeRequire(join(dir, "dist", path)) as Record<string, any>;
+  const t8n = load("src/harness/t8n.js");
+  const dump = load("state/dump.js");
+  const records = load("src/harness/records.js");
   return {
     async run(inputs: T8nInputs) {
       const r = t8n.transition(inputs.alloc, inputs.txs, inputs.env);

@@ -31,7 +31,7 @@ export function register(program: Command): void {
     .option("--seed <s>", "seed, 0 … 4294967295 (default: a random one, printed)")
     .option("--blocks <b>", "blocks per chain", "8")
     .option("--out <dir>", "report directory, written on a divergence", "cbqs-fuzz-report")
-    .option("--quiet", "no progress line")
+    .option("--quiet", "no header and no progress line on stderr")
     .option("--no-state-root", "do not compare state_root (for a t8n that does not commit the alloc as one batch, docs/fixtures.md §4)")
     .option("--timeout <seconds>", "time allowed for one t8n invocation", "60")
     .action(async (opts: FuzzOpts) => {
@@ -78,7 +78,7 @@ async function fuzzCommand(s: Settings): Promise<void> {
   process.on("SIGTERM", onSignal);
   const line = new ProgressLine(!s.quiet, process.stderr.isTTY === true, s);
   const started = performance.now();
-  process.stderr.write(`fuzz: seed ${s.seed}, runs ${s.firstRun}…${s.firstRun + s.runs - 1}, ${s.blocks} blocks per chain, t8n: ${oneLine(s.command)}\n`);
+  if (!s.quiet) process.stderr.write(`fuzz: seed ${s.seed}, runs ${s.firstRun}…${s.firstRun + s.runs - 1}, ${s.blocks} blocks per chain, t8n: ${oneLine(s.command)}\n`);
   let result: Awaited<ReturnType<typeof fuzz>>;
   try {
     result = await fuzz(target, {
@@ -97,7 +97,7 @@ async function fuzzCommand(s: Settings): Promise<void> {
       const where = `block ${err.block.height} of run ${err.run}`;
       let kept = "";
       try {
-        kept = ` (its inputs: ${writeInputs(s.out, err.block).join(", ")})`;
+        kept = ` (its inputs: ${writeInputs(s.out, err.block, err.stderr).join(", ")})`;
       } catch {
         // the report directory is not writable: the error line alone
       }

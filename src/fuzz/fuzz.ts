@@ -48,6 +48,7 @@ export class TargetFailure extends Error {
   constructor(
     message: string,
     readonly block: BuiltBlock,
+    readonly stderr: string,
   ) {
     super(message);
   }
@@ -137,7 +138,7 @@ class Evaluator {
       return out;
     } catch (err) {
       if (this.stopped()) return null;
-      if (err instanceof TargetError) throw new TargetFailure(err.message, block);
+      if (err instanceof TargetError) throw new TargetFailure(err.message, block, err.stderr);
       throw err;
     }
   }

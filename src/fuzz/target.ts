@@ -15,6 +15,13 @@ import type { Entries, T8nInputs } from "./build.js";
 /** The command cannot be used (not found, no output, output that is not a t8n result): exit 2. */
 export class TargetError extends Error {
   override name = "TargetError";
+  constructor(
+    message: string,
+    /** What the command wrote on stderr, for the report. */
+    readonly stderr = "",
+  ) {
+    super(message);
+  }
 }
 
 export interface TargetOutput {
@@ -88,14 +95,19 @@ export class CommandTarget implements T8nTarget {
     const allocText = readIfThere(file("post.json"));
     const lastLine = stderr.trim().split("\n").pop()?.trim() ?? "";
     const said = lastLine === "" ? "" : `: ${lastLine}`;
-    if (timedOut) throw new TargetError(`did not finish within ${this.timeoutMs / 1000} s`);
-    if (code === 127) throw new TargetError(`command not found (exit 127)${said}`);
+    if (timedOut) throw new TargetError(`did not finish within ${this.timeoutMs / 1000} s`, stderr);
+    if (code === 127) throw new TargetError(`command not found (exit 127)${said}`, stderr);
     if (resultText === null || allocText === null) {
       const missing = resultText === null ? "--output.result" : "--output.alloc";
-      if (code !== 0) throw new TargetError(`${signal === null ? `exit ${code}` : `killed by ${signal}`} without writing ${missing}${said}`);
-      throw new TargetError(`exit 0 but no ${missing} file was written${said}`);
+      if (code !== 0) throw new TargetError(`${signal === null ? `exit ${code}` : `killed by ${signal}`} without writing ${missing}${said}`, stderr);
+      throw new TargetError(`exit 0 but no ${missing} file was written${said}`, stderr);
     }
-    return parseTargetOutput(resultText, allocText, stderr);
+    try {
+      return parseTargetOutput(resultText, allocText, stderr);
+    } catch (err) {
+      if (err instanceof TargetError) throw new TargetError(err.message, stderr);
+      throw err;
+    }
   }
 
   private spawn(flags: string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; timedOut: boolean }> {
