@@ -1,8 +1,8 @@
 // `cbqs fuzz`: differential fuzzing of another implementation's t8n against ours
 // (docs/fuzzing.md). Exit 0 after N runs without divergence, 1 on a divergence (shrunk, written
 // to --out, first difference printed), 2 for an unusable command or options (one line).
-// SIGINT/SIGTERM stop after the block in progress: a divergence found so far is still written,
-// the temporary directory is removed, and the exit is 130/143.
+// SIGINT/SIGTERM kill the running command and stop: a divergence found so far is still written,
+// the temporary directory is removed, and otherwise the exit is 130/143.
 import { randomInt } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { Command } from "commander";
@@ -114,16 +114,27 @@ async function fuzzCommand(s: Settings): Promise<void> {
   const totals = `${result.runsDone} run(s) (seed ${s.seed}), ${result.blocks} blocks, ${result.txs} txs in ${seconds} s`;
   const f = result.finding;
   if (f !== null) {
-    const paths = writeReport(s.out, f, meta);
+    let wrote: string;
+    let failed: string | null = null;
+    try {
+      wrote = `wrote ${writeReport(s.out, f, meta).length} files to ${s.out}: fixture.json (cbqs replay ${s.out}/fixture.json), report.json, the block's t8n inputs and both outputs`;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === undefined) throw err;
+      failed = `cannot write the report to ${s.out}: ${code}`;
+      wrote = "no report written";
+    }
     // Text from the command's output is shown terminal-safe (oneLine), details indented under the first line.
     const details = [
       `shrunk from ${f.original.blocks} blocks, ${f.original.txs} txs to ${f.shrunk.blocks} blocks, ${f.shrunk.txs} txs (${f.candidates} candidate chains${result.interrupted ? ", interrupted" : ""})`,
       ...chainLines(f.divergence.summary),
-      `wrote ${paths.length} files to ${s.out}: fixture.json (cbqs replay ${s.out}/fixture.json), report.json, the block's t8n inputs and both outputs`,
+      wrote,
       `reproduce: ${reproduceLine(meta, f.seed, f.run)}`,
     ];
     const out = [oneLine(`DIVERGENCE seed ${f.seed} run ${f.run}: ${f.divergence.text}`), ...details.map((l) => `  ${oneLine(l)}`), `fuzz: ${totals}: divergence in run ${f.run}`];
     process.stdout.write(out.join("\n") + "\n");
+    // The divergence is the result (exit 1) even when its files could not be written.
+    if (failed !== null) process.stderr.write(`cbqs: error: ${oneLine(failed)}\n`);
     process.exitCode = EXIT_REJECT;
     return;
   }
@@ -157,7 +168,7 @@ class ProgressLine {
     const text =
       p.phase === "shrink"
         ? `fuzz: shrinking run ${p.run}: ${p.candidates} candidate chains, smallest so far ${p.size!.blocks} blocks, ${p.size!.txs} txs`
-        : `fuzz: ${p.runsDone} of ${this.s.runs} runs, ${p.blocks} blocks, ${p.txs} txs, ${(p.blocks / secs).toFixed(1)} blocks/s, ETA ${Math.ceil(((this.s.runs - p.runsDone) * secs) / Math.max(p.runsDone, 1))} s`;
+        : `fuzz: ${p.runsDone} of ${this.s.runs} runs, ${p.blocks} blocks, ${p.txs} txs, ${(p.blocks / secs).toFixed(1)} blocks/s, ETA ${p.runsDone === 0 ? "-" : `${Math.ceil(((this.s.runs - p.runsDone) * secs) / p.runsDone)} s`}`;
     if (this.tty) {
       process.stderr.write(`\r\x1b[K${text}`);
       this.drawn = true;

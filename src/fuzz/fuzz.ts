@@ -89,11 +89,14 @@ export interface FuzzResult {
 
 export const SHRINK_BUDGET = 400;
 
-/** Executes plans against a target; with `memo`, identical block inputs reuse the command's output. */
+/** Executes plans against a target; within a run, identical block inputs reuse the command's output. */
 class Evaluator {
   blocks = 0;
   txs = 0;
-  private memo: Map<string, TargetOutput> | null = null;
+  /** Shrink candidates are not counted as fuzzed blocks. */
+  counting = true;
+  /** The command's outputs in this run by input: shrink candidates share prefixes with the chain and with each other. */
+  private memo = new Map<string, TargetOutput>();
 
   constructor(
     private readonly target: T8nTarget,
@@ -101,9 +104,9 @@ class Evaluator {
     private readonly stopped: () => boolean,
   ) {}
 
-  /** Shrink candidates share prefixes: the command runs once per distinct block input. */
-  remember(on: boolean): void {
-    this.memo = on ? new Map() : null;
+  /** A new run: forget the last one's outputs. */
+  forget(): void {
+    this.memo.clear();
   }
 
   /** The first divergence of `plan`, or null (also when interrupted: check `stopped`). */
@@ -115,8 +118,7 @@ class Evaluator {
       summary.push(summarize(block));
       const theirs = await this.theirs(block);
       if (theirs === null) return null;
-      if (this.memo === null) {
-        // Fuzzing counts; shrink candidates do not.
+      if (this.counting) {
         this.blocks++;
         this.txs += block.inputs.txs.length;
       }
@@ -129,12 +131,12 @@ class Evaluator {
   }
 
   private async theirs(block: BuiltBlock): Promise<TargetOutput | null> {
-    const key = this.memo === null ? null : memoKey(block);
-    const known = key === null ? undefined : this.memo!.get(key);
+    const key = memoKey(block);
+    const known = this.memo.get(key);
     if (known !== undefined) return known;
     try {
       const out = await this.target.run(block.inputs);
-      if (key !== null) this.memo!.set(key, out);
+      this.memo.set(key, out);
       return out;
     } catch (err) {
       if (this.stopped()) return null;
@@ -165,11 +167,13 @@ export async function fuzz(target: T8nTarget, options: FuzzOptions): Promise<Fuz
     options.onProgress?.({ ...p, runsDone, blocks: evaluator.blocks, txs: evaluator.txs });
   for (let run = options.firstRun; run < options.firstRun + options.runs && !stopped(); run++) {
     const plan = generateChain(options.seed, run, options.blocks);
+    evaluator.forget();
     let divergence: Divergence | null;
     try {
       divergence = await evaluator.evaluate(plan);
     } catch (err) {
       if (err instanceof TargetFailure) err.run = run;
+      else if (err instanceof Error) err.message = `seed ${options.seed} run ${run}: ${err.message}`; // our own failure: say where
       throw err;
     }
     if (divergence === null) {
@@ -179,7 +183,7 @@ export async function fuzz(target: T8nTarget, options: FuzzOptions): Promise<Fuz
       continue;
     }
     runsDone++;
-    evaluator.remember(true);
+    evaluator.counting = false;
     // A candidate the command fails on does not count as reproducing the divergence.
     const test = (p: FuzzChain) =>
       evaluator.evaluate(p).catch((err: unknown) => {
@@ -191,7 +195,6 @@ export async function fuzz(target: T8nTarget, options: FuzzOptions): Promise<Fuz
       stopped,
       onCandidate: (best, candidates) => progress({ phase: "shrink", run, candidates, size: chainSize(best) }),
     });
-    evaluator.remember(false);
     const finding: Finding = {
       seed: options.seed,
       run,

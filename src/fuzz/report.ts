@@ -8,8 +8,7 @@ import { fixtureJsonText } from "../harness/fixture.js";
 import { registryRecords } from "../harness/records.js";
 import { replayFixture } from "../harness/replay.js";
 import { dumpState } from "../../state/dump.js";
-import type { BuiltBlock } from "./build.js";
-import { FuzzInternalError } from "./build.js";
+import { FuzzInternalError, type BuiltBlock } from "./build.js";
 import type { BlockSummary, Finding } from "./fuzz.js";
 import { inputTexts } from "./target.js";
 
