@@ -95,6 +95,14 @@ describe("cbqs fuzz", () => {
     expect(diff.out).toMatch(/receipts\[0\]\.cycles expected/);
   });
 
+  it("--no-state-root leaves state_root out of the comparison (a t8n that does not commit its alloc as one batch)", async () => {
+    const zero = join(scratch, "zero-root.cjs");
+    writeFileSync(zero, `const fs = require("fs"); const f = process.argv[2]; const r = JSON.parse(fs.readFileSync(f, "utf8")); r.state_root = "0x" + "00".repeat(32); fs.writeFileSync(f, JSON.stringify(r));`);
+    const command = `f() { node dist/src/cli.js t8n "$@" && node ${zero} "$8"; }; f`;
+    const r = await cbqs("fuzz", "--t8n", command, "--seed", "2", "--runs", "1", "--blocks", "1", "--quiet", "--no-state-root");
+    expect(r).toEqual({ exitCode: 0, out: expect.stringMatching(/: no divergence\n$/), err: "" });
+  });
+
   it("stops on SIGINT, killing the running command: exit 130, summary printed, temporary directory removed", async () => {
     const child = spawn(process.execPath, ["dist/src/cli.js", "fuzz", "--t8n", OURS, "--seed", "1", "--runs", "1000"], { env: { ...process.env }, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
