@@ -14,6 +14,7 @@ import { register as registerGas } from "./gas.js";
 import { register as registerNode } from "./node.js";
 import { register as registerFollow } from "./follow.js";
 import { register as registerSnapshot } from "./snapshot.js";
+import { register as registerFuzz } from "./fuzz.js";
 
 /** Commands in workflow order (run → fill → replay → t8n → trace → diff → state → proofs → codec → crypto → gas vectors), as --help lists them. */
 const registrars: Registrar[] = [
@@ -26,6 +27,7 @@ const registrars: Registrar[] = [
   registerAdmission,
   registerConformance,
   registerGas,
+  registerFuzz,
   registerNode,
   registerFollow,
   registerSnapshot,

@@ -8,18 +8,11 @@ import { decode } from "../../src/codec/core.js";
 import * as S from "../../src/codec/schema.js";
 import type { InstructionName } from "../../src/codec/types.js";
 import type { Chain, TxOutcome } from "../../src/engine/chain.js";
-import {
-  blocksArb,
-  invariantViolation,
-  newChain,
-  NUM_RUNS,
-  setupBlock,
-  TerminalWatch,
-  toBlock,
-  toTransaction,
-  actionArb,
-  type BlockPlan,
-} from "./model.js";
+import { actionArb, blocksArb, ChainModel, gapArb, type BlockPlan } from "../../src/fuzz/model.js";
+import { newChain, PROPERTY_WORLD } from "../../src/fuzz/world.js";
+import { invariantViolation, NUM_RUNS, TerminalWatch } from "./invariants.js";
+
+const model = new ChainModel(PROPERTY_WORLD);
 
 /** CIP-39 §18.1 table, copied from the spec (not from the engine) so the check is independent. */
 const RESERVED: Record<InstructionName, [reads: number, writes: number]> = {
@@ -99,15 +92,15 @@ function eventViolation(block: BlockInput, outcomes: readonly TxOutcome[], chain
 
 /** Executes the plan on a fresh chain, checking invariants after every block. */
 function execute(plans: BlockPlan[]): { blocks: BlockInput[]; roots: string[]; violation: string | null } {
-  const { chain, store } = newChain();
+  const { chain, store } = newChain(PROPERTY_WORLD);
   const watch = new TerminalWatch();
-  const blocks: BlockInput[] = [setupBlock()];
+  const blocks: BlockInput[] = [model.setupBlock(chain)];
   const roots = [toHex(chain.executeBlock(blocks[0]!).stateRoot)];
   let height = 1n;
   let effective = 1n;
   for (const plan of plans) {
-    height += BigInt(plan.gap);
-    const block = toBlock(plan, chain, height);
+    height = model.nextHeight(plan.gap, chain, height);
+    const block = model.toBlock(plan, chain, height);
     blocks.push(block);
     const outcome = chain.executeBlock(block);
     roots.push(toHex(outcome.stateRoot));
@@ -143,7 +136,7 @@ describe("engine properties (CIP-39 §4.1, §4.3, §5, §6.1; CIP-4 §6.3 determ
     fc.assert(
       fc.property(blocksArb(8, 4), (plans) => {
         const first = execute(plans);
-        const { chain } = newChain();
+        const { chain } = newChain(PROPERTY_WORLD);
         const again = first.blocks.map((b) => toHex(chain.executeBlock(b).stateRoot));
         expect(again).toEqual(first.roots);
       }),
@@ -154,17 +147,17 @@ describe("engine properties (CIP-39 §4.1, §4.3, §5, §6.1; CIP-4 §6.3 determ
   it("§5 compute-then-commit: a rejected transaction alone in its block leaves the same state root as the empty block", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ gap: fc.integer({ min: 1, max: 12 }), action: actionArb }), { minLength: 1, maxLength: 25 }),
+        fc.array(fc.record({ gap: gapArb, action: actionArb }), { minLength: 1, maxLength: 25 }),
         (steps) => {
-          const a = newChain().chain;
-          const b = newChain().chain;
-          const reg = setupBlock();
+          const a = newChain(PROPERTY_WORLD).chain;
+          const b = newChain(PROPERTY_WORLD).chain;
+          const reg = model.setupBlock(a);
           a.executeBlock(reg);
           b.executeBlock(reg);
           let height = 1n;
           for (const step of steps) {
-            height += BigInt(step.gap);
-            const tx = toTransaction(step.action, a, height);
+            height = model.nextHeight(step.gap, a, height);
+            const tx = model.toTransaction(step.action, a, height);
             const outcome = a.executeBlock({ height, timestamp: height, txs: [tx] });
             const rejected = outcome.outcomes[0]!.status === "rejected";
             if (rejected) expect(outcome.outcomes[0]!.events).toEqual([]);

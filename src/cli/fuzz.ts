@@ -1,0 +1,184 @@
+// `cbqs fuzz`: differential fuzzing of another implementation's t8n against ours
+// (docs/fuzzing.md). Exit 0 after N runs without divergence, 1 on a divergence (shrunk, written
+// to --out, first difference printed), 2 for an unusable command or options (one line).
+// SIGINT/SIGTERM kill the running command and stop: a divergence found so far is still written,
+// the temporary directory is removed, and otherwise the exit is 130/143.
+import { randomInt } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import type { Command } from "commander";
+import { EXIT_OK, EXIT_REJECT, oneLine, UsageError } from "./common.js";
+import type { FuzzProgress } from "../fuzz/fuzz.js";
+
+interface FuzzOpts {
+  t8n: string;
+  runs?: string;
+  run?: string;
+  seed?: string;
+  blocks: string;
+  out: string;
+  quiet?: boolean;
+  stateRoot: boolean;
+  timeout: string;
+}
+
+export function register(program: Command): void {
+  program
+    .command("fuzz")
+    .description("differential fuzzing: random chains through our t8n and a t8n command, shrinking the first divergence to a minimal chain")
+    .requiredOption("--t8n <command>", 'the t8n command under test, run by /bin/sh with the t8n flags appended (e.g. "node dist/src/cli.js t8n")')
+    .option("--runs <n>", "chains to generate (default 100)")
+    .option("--run <i>", "run only chain number i of the seed (reproduce a report)")
+    .option("--seed <s>", "seed, 0 … 4294967295 (default: a random one, printed)")
+    .option("--blocks <b>", "blocks per chain", "8")
+    .option("--out <dir>", "report directory, written on a divergence", "cbqs-fuzz-report")
+    .option("--quiet", "no header and no progress line on stderr")
+    .option("--no-state-root", "do not compare state_root (for a t8n that does not commit the alloc as one batch, docs/fixtures.md §4)")
+    .option("--timeout <seconds>", "time allowed for one t8n invocation", "60")
+    .action(async (opts: FuzzOpts) => {
+      const int = (flag: string, v: string, min: number, max: number): number => {
+        if (!/^[0-9]+$/.test(v) || Number(v) < min || Number(v) > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max} (got ${v})`);
+        return Number(v);
+      };
+      if (opts.t8n.trim() === "") throw new UsageError("--t8n must name a command");
+      if (opts.run !== undefined && opts.runs !== undefined) throw new UsageError("give --run (one chain) or --runs (many), not both");
+      const seed = opts.seed === undefined ? randomInt(0, 2 ** 32) : int("--seed", opts.seed, 0, 2 ** 32 - 1);
+      const firstRun = opts.run === undefined ? 0 : int("--run", opts.run, 0, 2 ** 31 - 1);
+      const runs = opts.run !== undefined ? 1 : opts.runs === undefined ? 100 : int("--runs", opts.runs, 1, 1_000_000_000);
+      const blocks = int("--blocks", opts.blocks, 1, 1_000);
+      const timeout = int("--timeout", opts.timeout, 1, 86_400);
+      await fuzzCommand({ command: opts.t8n, seed, firstRun, runs, blocks, out: opts.out, quiet: opts.quiet === true, stateRoot: opts.stateRoot, timeout });
+    });
+}
+
+interface Settings {
+  command: string;
+  seed: number;
+  firstRun: number;
+  runs: number;
+  blocks: number;
+  out: string;
+  quiet: boolean;
+  stateRoot: boolean;
+  timeout: number;
+}
+
+async function fuzzCommand(s: Settings): Promise<void> {
+  // Loaded here, not at startup: every other command (a t8n child included) starts faster.
+  const { fuzz, SHRINK_BUDGET, TargetFailure } = await import("../fuzz/fuzz.js");
+  const { CommandTarget } = await import("../fuzz/target.js");
+  const { chainLines, reproduceLine, writeInputs, writeReport } = await import("../fuzz/report.js");
+  const meta = { command: s.command, blocks: s.blocks, stateRoot: s.stateRoot };
+  const target = new CommandTarget(s.command, s.timeout * 1000);
+  let signal: NodeJS.Signals | null = null;
+  const onSignal = (sig: NodeJS.Signals) => {
+    signal = sig;
+    target.close();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  const line = new ProgressLine(!s.quiet, process.stderr.isTTY === true, s);
+  const started = performance.now();
+  if (!s.quiet) process.stderr.write(`fuzz: seed ${s.seed}, runs ${s.firstRun}…${s.firstRun + s.runs - 1}, ${s.blocks} blocks per chain, t8n: ${oneLine(s.command)}\n`);
+  let result: Awaited<ReturnType<typeof fuzz>>;
+  try {
+    result = await fuzz(target, {
+      seed: s.seed,
+      firstRun: s.firstRun,
+      runs: s.runs,
+      blocks: s.blocks,
+      compare: { stateRoot: s.stateRoot },
+      shrinkBudget: SHRINK_BUDGET,
+      onProgress: (p) => line.update(p),
+      stopped: () => signal !== null,
+    });
+  } catch (err) {
+    line.end();
+    if (err instanceof TargetFailure) {
+      const where = `block ${err.block.height} of run ${err.run}`;
+      let kept = "";
+      try {
+        kept = ` (its inputs: ${writeInputs(s.out, err.block, err.stderr).join(", ")})`;
+      } catch {
+        // the report directory is not writable: the error line alone
+      }
+      throw new UsageError(`--t8n command failed on ${where} (seed ${s.seed}): ${err.message}${kept}`);
+    }
+    throw err;
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    target.close();
+  }
+  line.end();
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const totals = `${result.runsDone} run(s) (seed ${s.seed}), ${result.blocks} blocks, ${result.txs} txs in ${seconds} s`;
+  const f = result.finding;
+  if (f !== null) {
+    let wrote: string;
+    let failed: string | null = null;
+    try {
+      wrote = `wrote ${writeReport(s.out, f, meta).length} files to ${s.out}: fixture.json (cbqs replay ${s.out}/fixture.json), report.json, the block's t8n inputs and both outputs`;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === undefined) throw err;
+      failed = `cannot write the report to ${s.out}: ${code}`;
+      wrote = "no report written";
+    }
+    // Text from the command's output is shown terminal-safe (oneLine), details indented under the first line.
+    const details = [
+      `shrunk from ${f.original.blocks} blocks, ${f.original.txs} txs to ${f.shrunk.blocks} blocks, ${f.shrunk.txs} txs (${f.candidates} candidate chains${result.interrupted ? ", interrupted" : ""})`,
+      ...chainLines(f.divergence.summary),
+      wrote,
+      `reproduce: ${reproduceLine(meta, f.seed, f.run)}`,
+    ];
+    const out = [oneLine(`DIVERGENCE seed ${f.seed} run ${f.run}: ${f.divergence.text}`), ...details.map((l) => `  ${oneLine(l)}`), `fuzz: ${totals}: divergence in run ${f.run}`];
+    process.stdout.write(out.join("\n") + "\n");
+    // The divergence is the result (exit 1) even when its files could not be written.
+    if (failed !== null) process.stderr.write(`cbqs: error: ${oneLine(failed)}\n`);
+    process.exitCode = EXIT_REJECT;
+    return;
+  }
+  if (signal !== null) {
+    process.stdout.write(`fuzz: interrupted by ${signal} after ${totals}: no divergence so far\n`);
+    process.exitCode = signal === "SIGINT" ? 130 : 143;
+    return;
+  }
+  process.stdout.write(`fuzz: ${totals}: no divergence\n`);
+  process.exitCode = EXIT_OK;
+}
+
+/** One self-overwriting stderr line on a TTY (≤ 4 redraws/s); elsewhere a plain line at most every 10 s. */
+class ProgressLine {
+  private last = 0;
+  private drawn = false;
+  private readonly started = performance.now();
+
+  constructor(
+    private readonly enabled: boolean,
+    private readonly tty: boolean,
+    private readonly s: Settings,
+  ) {}
+
+  update(p: FuzzProgress): void {
+    if (!this.enabled) return;
+    const now = performance.now();
+    if (now - this.last < (this.tty ? 250 : 10_000)) return;
+    this.last = now;
+    const secs = (now - this.started) / 1000;
+    const text =
+      p.phase === "shrink"
+        ? `fuzz: shrinking run ${p.run}: ${p.candidates} candidate chains, smallest so far ${p.size!.blocks} blocks, ${p.size!.txs} txs`
+        : `fuzz: ${p.runsDone} of ${this.s.runs} runs, ${p.blocks} blocks, ${p.txs} txs, ${(p.blocks / secs).toFixed(1)} blocks/s, ETA ${p.runsDone === 0 ? "-" : `${Math.ceil(((this.s.runs - p.runsDone) * secs) / p.runsDone)} s`}`;
+    if (this.tty) {
+      process.stderr.write(`\r\x1b[K${text}`);
+      this.drawn = true;
+    } else {
+      process.stderr.write(text + "\n");
+    }
+  }
+
+  end(): void {
+    if (this.drawn) process.stderr.write("\r\x1b[K");
+    this.drawn = false;
+  }
+}

@@ -1,0 +1,209 @@
+// Interprets a fuzz plan block by block against a reference chain executed from genesis (the
+// same engine the fixtures come from): each block's actions become transactions against the
+// state before it, the reference chain executes them, their envelopes get the nonces of
+// src/chain/nonces.ts, and junk envelopes are inserted. The result per block is what both t8n
+// tools receive (alloc = the reference state before the block, txs, env), our own t8n result,
+// and the cbqs-fixture/v1 block the chain so far replays to.
+import { bytesEqual, compareBytes, fromHex, toHex } from "../bytes.js";
+import { genesisHash, headerHash } from "../chain/block.js";
+import { decodeEnvelope, encodeEnvelope, type TxEnvelope } from "../chain/envelope.js";
+import { envelopeNonces, startNonces } from "../chain/nonces.js";
+import { blockResults } from "../chain/receipts.js";
+import type { Chain } from "../engine/chain.js";
+import { GAS_VECTORS_SHA256 } from "../gas/pinned.js";
+import type { Fixture, FixtureBlock } from "../harness/fixture.js";
+import { transition, type T8nEnv, type T8nRun } from "../harness/t8n.js";
+import { txKind } from "../harness/trace.js";
+import type { MemoryStateStore } from "../../state/store.js";
+import { ChainModel } from "./model.js";
+import type { FuzzChain, Junk } from "./plan.js";
+import { newChain, OWNERS, U64_MAX, worldFromJson, type World } from "./world.js";
+
+export type Entries = Array<[Uint8Array, Uint8Array]>;
+
+export interface T8nInputs {
+  alloc: Entries;
+  txs: Uint8Array[];
+  env: T8nEnv;
+}
+
+export interface BuiltBlock {
+  /** Position in the plan. */
+  index: number;
+  height: bigint;
+  inputs: T8nInputs;
+  /** Our in-process t8n of `inputs`. */
+  ours: T8nRun;
+  /** Per input transaction, what it is in words ("CreateStream", "junk: truncated envelope"). */
+  kinds: string[];
+}
+
+/** The fuzzer's own bookkeeping failed (never the implementation under test): a bug to report. */
+export class FuzzInternalError extends Error {
+  override name = "FuzzInternalError";
+}
+
+const JUNK_WORDS: Record<Junk["kind"], string> = {
+  bytes: "random bytes",
+  truncate: "truncated envelope",
+  trailing: "envelope with a trailing byte",
+  version: "envelope version 2",
+  kind: "envelope of an unknown kind",
+  chain: "envelope for another chain_id",
+  nonce: "envelope with a nonce far ahead",
+  replay: "replayed envelope (stale nonce)",
+};
+
+export class ChainBuilder {
+  readonly world: World;
+  readonly fixture: Fixture;
+  private readonly model: ChainModel;
+  private readonly chain: Chain;
+  private readonly store: MemoryStateStore;
+  private height = 0n;
+  private parent: Uint8Array;
+  private next = 0;
+  /** Envelopes earlier blocks accepted: their nonces are consumed, so a replay is always stale. */
+  private readonly consumed: Uint8Array[] = [];
+
+  constructor(readonly plan: FuzzChain) {
+    this.world = worldFromJson(plan.genesis);
+    this.model = new ChainModel(this.world);
+    ({ chain: this.chain, store: this.store } = newChain(this.world));
+    this.parent = genesisHash(this.chain.chainInstanceId, this.world.config.timestamp, this.chain.genesisStateRoot);
+    this.fixture = {
+      name: "fuzz",
+      description: "",
+      genesis: { source: this.world.source, config: this.world.config, chain_instance_id: this.chain.chainInstanceId, state_root: this.chain.genesisStateRoot },
+      blocks: [],
+    };
+  }
+
+  get done(): boolean {
+    return this.next >= this.plan.blocks.length;
+  }
+
+  /** Builds the next block of the plan. */
+  build(): BuiltBlock {
+    const index = this.next++;
+    const p = this.plan.blocks[index]!;
+    const chain = this.chain;
+    const height = this.model.nextHeight(p.gap, chain, this.height);
+    const timestamp = this.model.timestamp(height);
+    const txs = p.actions.map((a) => this.model.toTransaction(a, chain, height));
+    const alloc = [...this.store.entries()];
+    const start = startNonces(
+      chain,
+      txs.map((t) => t.from),
+    );
+    const outcome = chain.executeBlock({ height, timestamp, txs });
+    const { nonces } = envelopeNonces(
+      txs.map((t) => t.from),
+      outcome,
+      start,
+    );
+    const chainId = this.world.config.chain_id;
+    const envelopes = txs.map((tx, i) => encodeEnvelope({ chain_id: chainId, nonce: nonces[i]!, tx }));
+    const results = blockResults(envelopes, outcome);
+    this.parent = headerHash(chain.chainInstanceId, height, timestamp, this.parent, outcome.stateRoot, results);
+    this.height = height;
+    const fixtureBlock: FixtureBlock = {
+      height,
+      timestamp,
+      transactions: envelopes,
+      effective_rent_height: outcome.effectiveRentHeight,
+      state_root: outcome.stateRoot,
+      tx_root: results.tx_root,
+      receipt_root: results.receipt_root,
+      logs_root: results.logs_root,
+      block_hash: this.parent,
+      gas_vectors_sha256: GAS_VECTORS_SHA256,
+      receipts: results.receipts,
+      post_state: [...this.store.entries()],
+    };
+    this.fixture.blocks.push(fixtureBlock);
+
+    // Junk goes in at its positions; the valid envelopes keep their relative order.
+    const all: Array<{ raw: Uint8Array; junk: Junk | null }> = envelopes.map((raw) => ({ raw, junk: null }));
+    for (const j of p.junk) all.splice(j.at % (all.length + 1), 0, { raw: this.junkEnvelope(j, envelopes), junk: j });
+    envelopes.forEach((e, i) => {
+      if (outcome.outcomes[i]!.status === "ok") this.consumed.push(e);
+    });
+
+    const env: T8nEnv = {
+      height,
+      timestamp,
+      chain_id: chainId,
+      chain_instance_id: chain.chainInstanceId,
+      governance: this.world.config.governance,
+      cycle_price: this.world.config.cycle_price,
+      cell_price: this.world.config.cell_price,
+      parent_hash: null,
+    };
+    const inputs: T8nInputs = { alloc, txs: all.map((t) => t.raw), env };
+    const ours = transition(inputs.alloc, inputs.txs, env);
+    this.check(ours, all, fixtureBlock);
+    const kinds = all.map((t) => (t.junk === null ? txKind(decodeEnvelope(t.raw)) : `junk: ${JUNK_WORDS[t.junk.kind]}`));
+    return { index, height, inputs, ours, kinds };
+  }
+
+  /** Our t8n must leave out exactly the junk and agree with the reference chain on everything else. */
+  private check(ours: T8nRun, all: Array<{ junk: Junk | null }>, block: FixtureBlock): void {
+    const fail = (what: string): never => {
+      throw new FuzzInternalError(`t8n and the reference chain disagree at height ${block.height}: ${what}`);
+    };
+    const rejected = (ours.result["rejected"] as Array<{ index: string }>).map((r) => Number(r.index));
+    const junk = all.flatMap((t, i) => (t.junk === null ? [] : [i]));
+    if (JSON.stringify(rejected) !== JSON.stringify(junk)) fail(`rejected ${JSON.stringify(rejected)}, junk at ${JSON.stringify(junk)}`);
+    const receipts = ours.included.results.receipts;
+    if (receipts.length !== block.receipts.length || receipts.some((r, i) => !bytesEqual(r.tx_hash, block.receipts[i]!.tx_hash) || r.status !== block.receipts[i]!.status)) {
+      fail("receipts");
+    }
+    const post = [...ours.store.entries()];
+    const want = block.post_state!;
+    if (post.length !== want.length || post.some(([k, v], i) => compareBytes(k, want[i]![0]) !== 0 || !bytesEqual(v, want[i]![1]))) fail("post-state");
+  }
+
+  private junkEnvelope(j: Junk, envelopes: readonly Uint8Array[]): Uint8Array {
+    const chainId = this.world.config.chain_id;
+    const base: Uint8Array =
+      envelopes.length > 0
+        ? envelopes[j.pick % envelopes.length]!
+        : encodeEnvelope({ chain_id: chainId, nonce: 0n, tx: { from: fromHex(OWNERS[0]!), body: { kind: "transfer", to: fromHex(OWNERS[1]!), amount: 1n } } });
+    const decoded = (): TxEnvelope => decodeEnvelope(base);
+    switch (j.kind) {
+      case "bytes":
+        return j.bytes;
+      case "truncate":
+        return base.subarray(0, j.pick % base.length);
+      case "trailing":
+        return Uint8Array.of(...base, j.pick & 0xff);
+      case "version":
+        // a7/a8, 67 "version", then the version byte at offset 9 (docs/transactions.md).
+        return Uint8Array.of(...base.subarray(0, 9), 2, ...base.subarray(10));
+      case "kind": {
+        // The kind text follows the "kind" key (64 6b 69 6e 64) and its own head byte.
+        const at = indexOf(base, [0x64, 0x6b, 0x69, 0x6e, 0x64]) + 6;
+        const out = base.slice();
+        out[at] = 0x58; // "X": "system" → "Xystem"
+        return out;
+      }
+      case "chain": {
+        const e = decoded();
+        return encodeEnvelope({ ...e, chain_id: e.chain_id === U64_MAX ? 0n : e.chain_id + 1n });
+      }
+      case "replay":
+      case "nonce": {
+        if (j.kind === "replay" && this.consumed.length > 0) return this.consumed[j.pick % this.consumed.length]!;
+        // A nonce no sender reaches within a block (also a replay before anything was consumed).
+        const e = decoded();
+        return encodeEnvelope({ ...e, nonce: e.nonce + 1_000n });
+      }
+    }
+  }
+}
+
+function indexOf(haystack: Uint8Array, needle: number[]): number {
+  for (let i = 0; i + needle.length <= haystack.length; i++) if (needle.every((b, k) => haystack[i + k] === b)) return i;
+  throw new FuzzInternalError(`envelope without the byte pattern ${toHex(Uint8Array.from(needle))}`);
+}

@@ -1,0 +1,101 @@
+// The fuzz generator: chains are a pure function of (seed, run), start with the setup actions,
+// and reach what docs/fuzzing.md says they reach — every instruction accepted and rejected,
+// every kind of junk envelope left out by t8n — and land heights on runway ends, grace deadlines
+// and pause expiries.
+import { describe, expect, it } from "vitest";
+import { ChainBuilder, type BuiltBlock } from "../../src/fuzz/build.js";
+import { ChainModel, SETUP_ACTIONS, type Action } from "../../src/fuzz/model.js";
+import { chainSize, generateChain, runSeed, type FuzzChain } from "../../src/fuzz/plan.js";
+import { inputTexts } from "../../src/fuzz/target.js";
+import { newChain, PROPERTY_WORLD } from "../../src/fuzz/world.js";
+
+function buildAll(plan: FuzzChain): BuiltBlock[] {
+  const builder = new ChainBuilder(plan);
+  const out: BuiltBlock[] = [];
+  while (!builder.done) out.push(builder.build());
+  return out;
+}
+
+const INSTRUCTIONS = [
+  "RegisterProvider",
+  "UpdateProvider",
+  "SetProviderStatus",
+  "CreateStream",
+  "UpdateStream",
+  "TopUpStream",
+  "SettleStreamRent",
+  "CloseStream",
+  "ActivateKeyGeneration",
+];
+
+describe("fuzz chains (src/fuzz/plan.ts, build.ts)", () => {
+  it("the same seed and run give the same chain and the same t8n input bytes; other runs and seeds differ", () => {
+    const a = generateChain(42, 3, 4);
+    expect(generateChain(42, 3, 4)).toEqual(a);
+    const texts = (p: FuzzChain) => buildAll(p).map((b) => inputTexts(b.inputs));
+    expect(texts(generateChain(42, 3, 4))).toEqual(texts(a));
+    expect(generateChain(42, 4, 4)).not.toEqual(a);
+    expect(generateChain(43, 3, 4)).not.toEqual(a);
+    expect(new Set([0, 1, 2, 3].map((r) => runSeed(7, r))).size).toBe(4);
+  });
+
+  it("has exactly --blocks blocks, the first starting with the setup actions", () => {
+    for (let run = 0; run < 5; run++) {
+      const plan = generateChain(1, run, 6);
+      expect(plan.blocks).toHaveLength(6);
+      expect(plan.blocks[0]!.actions.slice(0, SETUP_ACTIONS.length)).toEqual(SETUP_ACTIONS);
+      expect(chainSize(plan).blocks).toBe(6);
+    }
+  });
+
+  it("reaches every instruction accepted and rejected and gets every kind of junk envelope left out", () => {
+    const outcomes = new Set<string>();
+    const junk = new Set<string>();
+    for (let run = 0; run < 20; run++) {
+      const plan = generateChain(11, run, 6);
+      for (const block of buildAll(plan)) {
+        const result = block.ours.result as { receipts: Array<{ index: string; status: string }>; rejected: Array<{ index: string }> };
+        for (const r of result.receipts) outcomes.add(`${block.kinds[Number(r.index)]} ${r.status}`);
+        // The builder already insists that t8n leaves out exactly the junk; here: every kind occurs.
+        for (const r of result.rejected) junk.add(block.kinds[Number(r.index)]!);
+      }
+    }
+    for (const name of INSTRUCTIONS) {
+      expect(outcomes, `${name} ok`).toContain(`${name} ok`);
+      expect(outcomes, `${name} rejected`).toContain(`${name} rejected`);
+    }
+    for (const kind of ["Gov.Pause", "Gov.SetParams", "Transfer", "System(217)"]) expect([...outcomes].some((o) => o.startsWith(kind)), kind).toBe(true);
+    expect([...junk].sort()).toEqual(
+      [
+        "junk: envelope for another chain_id",
+        "junk: envelope of an unknown kind",
+        "junk: envelope version 2",
+        "junk: envelope with a nonce far ahead",
+        "junk: envelope with a trailing byte",
+        "junk: random bytes",
+        "junk: replayed envelope (stale nonce)",
+        "junk: truncated envelope",
+      ].sort(),
+    );
+  });
+
+  it("boundary gaps land on the escrow runway end, the pause expiry and the grace deadline (§6.1, Denial of service)", () => {
+    const model = new ChainModel(PROPERTY_WORLD);
+    const { chain } = newChain(PROPERTY_WORLD);
+    chain.executeBlock(model.setupBlock(chain));
+    const next = (of: "any" | "deadline" | "runway" | "pauseEnd", offset: number, previous: bigint) => model.nextHeight({ k: "boundary", of, offset }, chain, previous);
+    // Owner 0's stream: 8,000 per block (the §6 floor), 40,000 escrow, settled at 1: paid through 6.
+    // Owner 2's quoted stream has no escrow: its runway ended at 1, so "one past a runway end" is 2.
+    expect([next("runway", -1, 1n), next("runway", 0, 1n), next("runway", 1, 1n)]).toEqual([5n, 6n, 2n]);
+    expect(next("deadline", 0, 1n)).toBe(2n); // nothing Suspended: the next height
+    const exec = (height: bigint, action: Action) => chain.executeBlock(model.toBlock({ gap: { k: "step", blocks: 1 }, actions: [action] }, chain, height));
+    expect(exec(2n, { k: "pause", variant: "Pause", actor: "registry", blocks: 3n, by: "gov" }).outcomes[0]!.status).toBe("ok");
+    // Paused over [2, 5): the rent clock stands still for 3 blocks, so the runway ends at physical 9.
+    expect([next("pauseEnd", 0, 2n), next("any", 0, 2n), next("runway", 0, 2n)]).toEqual([5n, 5n, 9n]);
+    const settle: Action = { k: "settle", sender: 0, owner: 0, nonce: 0, key: false };
+    expect(exec(9n, settle).outcomes[0]!.status).toBe("ok"); // paid in full through effective 6
+    expect(exec(10n, settle).outcomes[0]!.events.map((e) => e.topic)).toEqual(["cbqs.stream.rent_settled", "cbqs.stream.suspended"]);
+    // Suspended at effective 6, grace 5 blocks: deadline 11 effective = physical 14.
+    expect([next("deadline", 0, 10n), next("deadline", 1, 10n)]).toEqual([14n, 15n]);
+  });
+});
