@@ -49,7 +49,7 @@ async function measure(root: string, mutant: Mutant, seed: number, opts: Options
   const dir = buildMutant(root, mutant);
   let target: T8nTarget | null = null;
   try {
-    target = opts.inProcess ? moduleTarget(dir) : new CommandTarget(`node ${dir}/dist/src/cli.js t8n`, 120_000);
+    target = opts.inProcess ? await moduleTarget(dir) : new CommandTarget(`node ${dir}/dist/src/cli.js t8n`, 120_000);
     const started = performance.now();
     const r = await fuzz(target, { seed, firstRun: 0, runs: opts.maxRuns, blocks: opts.blocks, compare: { stateRoot: true }, shrinkBudget: SHRINK_BUDGET });
     return { finding: r.finding, seconds: (performance.now() - started) / 1000 };

@@ -3,7 +3,7 @@
 // function's JavaScript text. The real engine has no mutant switch of any kind. Used by
 // scripts/fuzz-mutants.ts (the table in the docs) and test/fuzz/mutants.test.ts.
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { T8nInputs } from "../src/fuzz/build.js";
@@ -88,23 +88,17 @@ export function buildMutant(root: string, mutant: Mutant): string {
   return dir;
 }
 
-/**
- * Node's own loader (require of ES modules, Node >= 20.19): a test runner would send an import()
- * in test code through its module transform and re-compile the whole copy for every mutant.
- */
-const nativeRequire = createRequire(import.meta.url);
-
 export const removeMutant = (dir: string): void => rmSync(dir, { recursive: true, force: true });
 
 /**
  * The mutant's own t8n, loaded in this process (no child per block): the same transition and
  * dump code the mutant's `cbqs t8n` runs, for fast tests. The command path is what the script uses.
  */
-export function moduleTarget(dir: string): T8nTarget {
-  const load = (path: string) => nativeRequire(join(dir, "dist", path)) as Record<string, any>;
-  const t8n = load("src/harness/t8n.js");
-  const dump = load("state/dump.js");
-  const records = load("src/harness/records.js");
+export async function moduleTarget(dir: string): Promise<T8nTarget> {
+  const load = (path: string) => import(pathToFileURL(join(dir, "dist", path)).href) as Promise<Record<string, any>>;
+  const t8n = await load("src/harness/t8n.js");
+  const dump = await load("state/dump.js");
+  const records = await load("src/harness/records.js");
   return {
     async run(inputs: T8nInputs) {
       const r = t8n.transition(inputs.alloc, inputs.txs, inputs.env);

@@ -6,7 +6,7 @@
 import { randomInt } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { Command } from "commander";
-import { EXIT_OK, EXIT_REJECT, oneLine, UsageError } from "./common.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, oneLine, UsageError } from "./common.js";
 import type { FuzzProgress } from "../fuzz/fuzz.js";
 
 interface FuzzOpts {
@@ -26,14 +26,22 @@ export function register(program: Command): void {
     .command("fuzz")
     .description("differential fuzzing: random chains through our t8n and a t8n command, shrinking the first divergence to a minimal chain")
     .requiredOption("--t8n <command>", 'the t8n command under test, run by /bin/sh with the t8n flags appended (e.g. "node dist/src/cli.js t8n")')
-    .option("--runs <n>", "chains to generate (default 100)")
+    .option("--runs <n>", "chains to generate; 100 when not given")
     .option("--run <i>", "run only chain number i of the seed (reproduce a report)")
-    .option("--seed <s>", "seed, 0 … 4294967295 (default: a random one, printed)")
+    .option("--seed <s>", "seed, 0 … 4294967295; without it a random seed is drawn and printed")
     .option("--blocks <b>", "blocks per chain", "8")
     .option("--out <dir>", "report directory, written on a divergence", "cbqs-fuzz-report")
     .option("--quiet", "no header and no progress line on stderr")
     .option("--no-state-root", "do not compare state_root (for a t8n that does not commit the alloc as one batch, docs/fixtures.md §4)")
     .option("--timeout <seconds>", "time allowed for one t8n invocation", "60")
+    .addHelpText(
+      "after",
+      exitCodes(
+        "every chain agreed (no divergence in --runs chains)",
+        "a divergence: shrunk to a minimal chain, written to --out, its first difference printed",
+        "unusable command or output (not found, failed without output, timed out, not a t8n result), bad options; 130/143 when stopped by SIGINT/SIGTERM with nothing found",
+      ),
+    )
     .action(async (opts: FuzzOpts) => {
       const int = (flag: string, v: string, min: number, max: number): number => {
         if (!/^[0-9]+$/.test(v) || Number(v) < min || Number(v) > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max} (got ${v})`);

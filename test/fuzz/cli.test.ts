@@ -59,7 +59,7 @@ describe("cbqs fuzz", () => {
     expect(await cbqs("fuzz", "--t8n", "sh -c 'sleep 30' sh", "--seed", "1", "--runs", "1", "--quiet", "--timeout", "1", "--out", out)).toEqual(
       unusableInput(/--t8n command failed on block 1 of run 0 \(seed 1\): did not finish within 1 s/),
     );
-    expect(await run(`sh -c 'echo garbage > "$8"; echo "{}" > "\${10}"' sh`)).toEqual(unusableInput(/--output\.result is not JSON/));
+    expect(await run(`sh -c 'echo garbage > "$8"; echo "{}" > "\${10}"' sh`)).toEqual(unusableInput(/--output\.result is not strict JSON/));
     expect(await run(`sh -c 'node dist/src/cli.js t8n "$@" && echo "{}" > "\${10}"' sh`)).toEqual(
       unusableInput(/--output\.alloc is not a cbqs-state-dump\/v1 document \(format undefined\)/),
     );

@@ -26,7 +26,7 @@ describe("cbqs fuzz against mutants (scripts/mutants.ts)", () => {
   it("finds nothing in an unmutated copy of dist/ (the harness itself is faithful)", async () => {
     const dir = copyDist(process.cwd(), "unmutated");
     try {
-      const r = await fuzz(moduleTarget(dir), { ...options, runs: 3 });
+      const r = await fuzz(await moduleTarget(dir), { ...options, runs: 3 });
       expect(r.finding).toBeNull();
       expect(r.runsDone).toBe(3);
     } finally {
@@ -39,7 +39,7 @@ describe("cbqs fuzz against mutants (scripts/mutants.ts)", () => {
       const dir = buildMutant(process.cwd(), mutant);
       const out = mkdtempSync(join(tmpdir(), "cbqs-fuzz-report-"));
       try {
-        const r = await fuzz(moduleTarget(dir), options);
+        const r = await fuzz(await moduleTarget(dir), options);
         const f = r.finding!;
         expect(f, "found").not.toBeNull();
         expect(f.run).toBeLessThan(MAX_RUNS);
