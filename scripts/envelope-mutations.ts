@@ -6,37 +6,8 @@
 // Shared by scripts/fuzz-envelope.ts (≥ 10⁵ mutants) and test/scenario/envelope.test.ts (CI).
 import { encodeEnvelope, type TxEnvelope } from "../src/chain/envelope.js";
 import type { GovAction, TxBody } from "../src/chain/types.js";
+import { Rng } from "./rng.js";
 
-/** xorshift32: deterministic, so a failing mutant is reproducible from its seed and index. */
-export class Rng {
-  private s: number;
-  constructor(seed: number) {
-    this.s = seed >>> 0 || 0x9e3779b9;
-  }
-  next(): number {
-    let x = this.s;
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    this.s = x >>> 0;
-    return this.s;
-  }
-  below(n: number): number {
-    return this.next() % n;
-  }
-  bytes(n: number): Uint8Array {
-    const out = new Uint8Array(n);
-    for (let i = 0; i < n; i++) out[i] = this.next() & 0xff;
-    return out;
-  }
-  u64(): bigint {
-    // Mostly small values (short heads), sometimes every width up to u64::MAX.
-    const width = [0, 1, 1, 2, 4, 8][this.below(6)]!;
-    let v = 0n;
-    for (let i = 0; i < width; i++) v = (v << 8n) | BigInt(this.next() & 0xff);
-    return width === 0 ? BigInt(this.below(24)) : v;
-  }
-}
 
 const PARAM_NAMES = ["cbqs.min_rate_per_block", "cbqs.suspend_grace_blocks", "x", "", "cbqs.é"];
 

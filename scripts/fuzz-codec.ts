@@ -4,6 +4,7 @@
 // acceptance). Deterministic for a given --seed.
 //
 //   npx tsc -p tsconfig.json && node dist/scripts/fuzz-codec.js [--count N] [--seed S] [--type Name]
+import { Rng } from "./rng.js";
 import * as fc from "fast-check";
 import { bytesEqual, toHex } from "../src/bytes.js";
 import { CODEC_NAMES, DecodeError, codecByName, decode, encode, type Codec } from "../src/codec/index.js";
@@ -31,29 +32,6 @@ function parseArgs(argv: string[]): Options {
   return opts;
 }
 
-/** xorshift32: a small deterministic PRNG so runs are reproducible from --seed. */
-class Rng {
-  private s: number;
-  constructor(seed: number) {
-    this.s = seed >>> 0 || 0x9e3779b9;
-  }
-  next(): number {
-    let x = this.s;
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    this.s = x >>> 0;
-    return this.s;
-  }
-  below(n: number): number {
-    return this.next() % n;
-  }
-  bytes(n: number): Uint8Array {
-    const out = new Uint8Array(n);
-    for (let i = 0; i < n; i++) out[i] = this.next() & 0xff;
-    return out;
-  }
-}
 
 /** Interesting 4-byte values for length/count prefixes. */
 const BOUNDARY_U32 = [0, 1, 2, 7, 8, 9, 79, 80, 2_048, 2_049, 16_384, 16_385, 65_536, 65_537, 0x7fffffff, 0xffffffff];

@@ -8,7 +8,8 @@
 import { performance } from "node:perf_hooks";
 import { bytesEqual, toHex } from "../src/bytes.js";
 import { decodeEnvelope, encodeEnvelope, EnvelopeError } from "../src/chain/envelope.js";
-import { MUTATIONS, nthMutant, Rng, type Mutation } from "./envelope-mutations.js";
+import { MUTATIONS, nthMutant, type Mutation } from "./envelope-mutations.js";
+import { Rng } from "./rng.js";
 
 function parseArgs(argv: string[]): { count: number; seed: number } {
   const opts = { count: 100_000, seed: 1 };

@@ -4,37 +4,11 @@
 // dropped connection (that is an answer too), only reports what came back.
 import { request, type Agent } from "node:http";
 import { connect } from "node:net";
+import { Rng } from "./rng.js";
 
 export type FuzzCase =
   | { kind: "http"; method: string; path: string; headers: Record<string, string>; body: Buffer | null }
   | { kind: "raw"; bytes: Buffer };
-
-/** xorshift32: the same seed gives the same cases on every machine. */
-export class Rng {
-  private s: number;
-  constructor(seed: number) {
-    this.s = seed >>> 0 || 1;
-  }
-  next(): number {
-    let x = this.s;
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    this.s = x >>> 0;
-    return this.s / 0x1_0000_0000;
-  }
-  int(n: number): number {
-    return Math.floor(this.next() * n);
-  }
-  pick<T>(xs: readonly T[]): T {
-    return xs[this.int(xs.length)]!;
-  }
-  bytes(n: number): Buffer {
-    const b = Buffer.alloc(n);
-    for (let i = 0; i < n; i++) b[i] = this.int(256);
-    return b;
-  }
-}
 
 const PATHS = [
   "/.well-known/cbqs",
@@ -56,13 +30,13 @@ const METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD", "GE
 const TYPES = ["application/json", "application/cbor", "application/octet-stream", "text/plain", "multipart/form-data; boundary=x", "", "application/json; charset=latin1"];
 
 function hex(rng: Rng, bytes: number): string {
-  return "0x" + rng.bytes(bytes).toString("hex");
+  return "0x" + Buffer.from(rng.bytes(bytes)).toString("hex");
 }
 
 function value(rng: Rng): string {
   return rng.pick([
-    () => String(rng.int(100)),
-    () => "-" + String(rng.int(100)),
+    () => String(rng.below(100)),
+    () => "-" + String(rng.below(100)),
     () => "18446744073709551616",
     () => "99999999999999999999999999999999999",
     () => "1e309",
@@ -72,28 +46,28 @@ function value(rng: Rng): string {
     () => "desc",
     () => "DESC",
     () => hex(rng, 32),
-    () => hex(rng, rng.int(80)),
+    () => hex(rng, rng.below(80)),
     () => "0x" + "zz".repeat(32),
     () => "%zz",
     () => "%00%ff%C0%80",
-    () => "x".repeat(rng.int(9000)),
+    () => "x".repeat(rng.below(9000)),
     () => encodeURIComponent("\u{1F600}\u0000\uFFFF"),
   ])();
 }
 
 function segment(rng: Rng, name: string): string {
-  const len = name === "a" ? 20 : name === "h" ? 32 : rng.int(70);
-  return rng.pick([() => hex(rng, len), () => hex(rng, rng.int(70)), () => "0x", () => "", () => "..", () => "%2e%2e", () => value(rng)])();
+  const len = name === "a" ? 20 : name === "h" ? 32 : rng.below(70);
+  return rng.pick([() => hex(rng, len), () => hex(rng, rng.below(70)), () => "0x", () => "", () => "..", () => "%2e%2e", () => value(rng)])();
 }
 
 function path(rng: Rng): string {
   let p = rng.pick(PATHS).replace(/\{(\w)\}/g, (_, n: string) => segment(rng, n));
-  if (rng.next() < 0.1) p = p.replace(/\//g, rng.pick(["//", "/./", "/../"]));
-  if (rng.next() < 0.1) p += rng.pick(["/", "/extra", "?", "#frag", ";x"]);
-  if (rng.next() < 0.6) {
-    const n = rng.int(5);
+  if (rng.float() < 0.1) p = p.replace(/\//g, rng.pick(["//", "/./", "/../"]));
+  if (rng.float() < 0.1) p += rng.pick(["/", "/extra", "?", "#frag", ";x"]);
+  if (rng.float() < 0.6) {
+    const n = rng.below(5);
     const parts: string[] = [];
-    for (let i = 0; i < n; i++) parts.push(rng.next() < 0.1 ? rng.pick(["&", "=", "=&=", "a=b=c"]) : `${rng.pick(PARAMS)}=${value(rng)}`);
+    for (let i = 0; i < n; i++) parts.push(rng.float() < 0.1 ? rng.pick(["&", "=", "=&=", "a=b=c"]) : `${rng.pick(PARAMS)}=${value(rng)}`);
     p += "?" + parts.join("&");
   }
   return p;
@@ -103,29 +77,29 @@ function body(rng: Rng): Buffer | null {
   return rng.pick([
     () => null,
     () => Buffer.from(""),
-    () => rng.bytes(rng.int(2048)),
-    () => Buffer.from(JSON.stringify({ keys: Array.from({ length: rng.int(300) }, () => hex(rng, rng.pick([54, 54, 53, 20]))) })),
+    () => Buffer.from(rng.bytes(rng.below(2048))),
+    () => Buffer.from(JSON.stringify({ keys: Array.from({ length: rng.below(300) }, () => hex(rng, rng.pick([54, 54, 53, 20]))) })),
     () => Buffer.from(JSON.stringify({ keys: [null, 1, {}, [], "0x"] })),
     () => Buffer.from('{"keys": [' + '"0x'.repeat(3)),
     () => Buffer.from("[".repeat(20_000) + "]".repeat(20_000)),
-    () => Buffer.from(JSON.stringify(hex(rng, rng.int(400)))),
-    () => Buffer.from(hex(rng, rng.int(400))),
-    () => Buffer.from("a7" + rng.bytes(50).toString("hex")),
-    () => Buffer.concat([Buffer.from([0xa7, 0x67]), Buffer.from("version"), rng.bytes(rng.int(200))]),
-    () => Buffer.alloc(70_000 + rng.int(2_200_000), 0x30),
+    () => Buffer.from(JSON.stringify(hex(rng, rng.below(400)))),
+    () => Buffer.from(hex(rng, rng.below(400))),
+    () => Buffer.from("a7" + Buffer.from(rng.bytes(50)).toString("hex")),
+    () => Buffer.concat([Buffer.from([0xa7, 0x67]), Buffer.from("version"), Buffer.from(rng.bytes(rng.below(200)))]),
+    () => Buffer.alloc(70_000 + rng.below(2_200_000), 0x30),
   ])();
 }
 
 function raw(rng: Rng): Buffer {
   return rng.pick([
-    () => rng.bytes(1 + rng.int(512)),
+    () => Buffer.from(rng.bytes(1 + rng.below(512))),
     () => Buffer.from(`GET ${"/x".repeat(9000)} HTTP/1.1\r\nHost: a\r\n\r\n`),
     () => Buffer.from(`GET / HTTP/1.1\r\nHost: a\r\nX: ${"y".repeat(20_000)}\r\n\r\n`),
     () => Buffer.from("GET /genesis HTTP/9.9\r\n\r\n"),
     () => Buffer.from("POST /tx HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nxx\r\n0\r\n\r\n"),
     () => Buffer.from("POST /tx HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\n12345"),
     () => Buffer.from("POST /proof/multi HTTP/1.1\r\nHost: a\r\nContent-Length: 99999999999999999999\r\n\r\n{}"),
-    () => Buffer.from("GET /cbqs/finalized-view HTTP/1.1\r\nHost: a\r\n\r\n".repeat(1 + rng.int(20))),
+    () => Buffer.from("GET /cbqs/finalized-view HTTP/1.1\r\nHost: a\r\n\r\n".repeat(1 + rng.below(20))),
     () => Buffer.from(`GET /cbqs/broker-state?stream=\u0000\u00ff HTTP/1.1\r\nHost: a\r\n\r\n`, "latin1"),
     () => Buffer.from("\r\n\r\n\r\n"),
     () => Buffer.from("GET"),
@@ -133,7 +107,7 @@ function raw(rng: Rng): Buffer {
 }
 
 export function fuzzCase(rng: Rng): FuzzCase {
-  if (rng.next() < 0.12) return { kind: "raw", bytes: raw(rng) };
+  if (rng.float() < 0.12) return { kind: "raw", bytes: raw(rng) };
   const b = body(rng);
   const headers: Record<string, string> = {};
   const type = rng.pick(TYPES);

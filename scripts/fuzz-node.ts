@@ -5,7 +5,8 @@
 //   npm run build && node dist/scripts/fuzz-node.js [--cases 12000] [--seed 1] [--concurrency 16] [--max-seconds 300]
 import { spawn } from "node:child_process";
 import { Agent } from "node:http";
-import { fuzzCase, Rng, sendCase, type Outcome } from "./fuzz-node-cases.js";
+import { fuzzCase, sendCase, type Outcome } from "./fuzz-node-cases.js";
+import { Rng } from "./rng.js";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);

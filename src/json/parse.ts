@@ -13,6 +13,7 @@
 // handed over one at a time as they complete and are not kept, so a 200 MB dump never exists
 // as one string or one tree.
 import { echo, MAX_DOCUMENT_BYTES, MAX_JSON_DEPTH } from "../bounds.js";
+import { concatBytes } from "../bytes.js";
 
 export type Json = null | boolean | number | string | Json[] | JsonObject;
 export type JsonObject = { [key: string]: Json };
@@ -304,7 +305,7 @@ export class JsonParser {
     for (let j = i; j < n; j++) {
       const b = buf[j]!;
       if (b === 0x22) {
-        const raw = p.parts.length === 0 ? buf.subarray(start, j) : concat([...p.parts, buf.subarray(start, j)]);
+        const raw = p.parts.length === 0 ? buf.subarray(start, j) : concatBytes(...p.parts, buf.subarray(start, j));
         this.partial = null;
         this.string(this.decodeString(raw, p, this.offset + j), this.offset + j);
         return j + 1;
@@ -455,18 +456,6 @@ export class JsonParser {
 function hex4(s: string, at: number): number {
   const h = s.slice(at, at + 4);
   return /^[0-9a-fA-F]{4}$/.test(h) ? parseInt(h, 16) : -1;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  let total = 0;
-  for (const p of parts) total += p.length;
-  const out = new Uint8Array(total);
-  let off = 0;
-  for (const p of parts) {
-    out.set(p, off);
-    off += p.length;
-  }
-  return out;
 }
 
 /** Parses one complete JSON text (a string, or its UTF-8 bytes). */

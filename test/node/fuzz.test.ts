@@ -3,7 +3,8 @@
 // answering well-formed requests afterwards.
 import { Agent } from "node:http";
 import { describe, expect, it } from "vitest";
-import { fuzzCase, Rng, sendCase, type Outcome } from "../../scripts/fuzz-node-cases.js";
+import { fuzzCase, sendCase, type Outcome } from "../../scripts/fuzz-node-cases.js";
+import { Rng } from "../../scripts/rng.js";
 import { get, startNode } from "./helpers.js";
 
 const CASES = 1_500;

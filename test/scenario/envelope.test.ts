@@ -6,7 +6,8 @@ import type { GovAction, TxBody } from "../../src/chain/types.js";
 import { CborWriter } from "../../src/chain/cbor.js";
 import { keccak256 } from "../../src/crypto/hash.js";
 import { bytesEqual, toHex, utf8 } from "../../src/bytes.js";
-import { MUTATIONS, nthMutant, Rng } from "../../scripts/envelope-mutations.js";
+import { MUTATIONS, nthMutant } from "../../scripts/envelope-mutations.js";
+import { Rng } from "../../scripts/rng.js";
 
 const addr = fc.uint8Array({ minLength: 20, maxLength: 20 });
 const u64 = fc.bigInt({ min: 0n, max: (1n << 64n) - 1n });
