@@ -16,6 +16,7 @@ import { fixtureJsonText } from "../src/harness/fixture.js";
 import { count, Progress, progressMode, type ProgressMode } from "../src/harness/progress.js";
 import { Output, writing } from "../src/json/write.js";
 import { parseScenario } from "../src/scenario/parse.js";
+import { mulberry32 } from "./rng.js";
 
 const SEED = 0x5eed_cb95;
 const PROVIDERS = 40;
@@ -24,18 +25,6 @@ const QUOTE_PROVIDERS = 10;
 const OWNERS = 400;
 const GOV = "0x00000000000000000000000000000000000000aa";
 const REGISTRY = "0x0000000000000000000000000000000000000017";
-
-/** mulberry32: tiny, well-distributed, and identical in every JS engine. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const hex = (n: number, digits: number) => n.toString(16).padStart(digits, "0");
 const address = (tag: string, i: number) => `0x${tag}${hex(i, 40 - tag.length)}`;
@@ -71,7 +60,7 @@ export interface LongChainOptions {
 type Tx = Record<string, unknown>;
 
 export function generateLongChainScenario({ blocks, minTxs }: LongChainOptions): Record<string, unknown> {
-  const rand = prng(SEED);
+  const rand = mulberry32(SEED);
   const int = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
   const nextNonce = new Array<number>(OWNERS).fill(0);
