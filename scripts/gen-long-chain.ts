@@ -255,7 +255,7 @@ export function fillLongChain(fixturePath: string, options: LongChainOptions & {
   const chain = scenario["blocks"] as Array<{ txs: unknown[] }>;
   process.stderr.write(`long-chain: ${count(chain.length, "block")}, ${count(chain.reduce((n, b) => n + b.txs.length, 0), "transaction")}\n`);
   mkdirSync(dirname(fixturePath), { recursive: true });
-  process.stderr.write(`long-chain: filling ${fixturePath} (executes the chain, then checks it by replay; about 1–2 minutes on 2 cores)\n`);
+  process.stderr.write(`long-chain: filling ${fixturePath} (executes the chain, then checks it by replay; about 20 s on 2 idle cores)\n`);
   const phases = new Map<string, Progress>();
   const fixture = fillScenario(parseScenario(scenario), "final", (phase, state) => {
     if (!phases.has(phase)) phases.set(phase, new Progress(`long-chain fill (${phase})`, options.progress));
