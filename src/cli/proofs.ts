@@ -9,7 +9,7 @@
 // `cbqs prove-tx` / `prove-receipt <fixture> --block N --index I`: the §5.4 inclusion proof of one
 // transaction / receipt of a fixture block; `cbqs verify-bmt-proof <proof> --root <hex>` checks it.
 import type { Command } from "commander";
-import { fromHex, toHex } from "../bytes.js";
+import { bytesEqual, fromHex, toHex } from "../bytes.js";
 import { BLAKE3, SHA256 } from "../crypto/hash.js";
 import { inFile, readDocument, readFixture, readJson } from "../harness/documents.js";
 import { proveAtHeight } from "../harness/prove-at-height.js";
@@ -139,6 +139,12 @@ function registerProveState(program: Command): void {
           if (height !== undefined) throw new UsageError(`${file}: --height needs a fixture; a state dump has one state`);
           if (doc.kind !== "dump") throw new Error("unreachable");
           result = proveStateKey(doc.entries, key);
+          if (doc.stateRoot !== undefined && !bytesEqual(doc.stateRoot, result.root)) {
+            process.stderr.write(
+              `note: ${file} names state_root ${toHex(doc.stateRoot)}; this proof is against ${toHex(result.root)}, its entries committed as one batch ` +
+                "(docs/fixtures.md §4). For a proof against a chain's own root use <fixture> --height <h> or --db <dir>.\n",
+            );
+          }
         }
       }
       writing(new Output(opts.output), (out) => out.write(JSON.stringify(result.proof, null, 2) + "\n"));
