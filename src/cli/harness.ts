@@ -3,7 +3,6 @@
 // 2 = unusable input (one line naming the file and JSON path; never a stack trace).
 import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { gzipSync } from "node:zlib";
 import type { Command } from "commander";
 import { GenesisError } from "../engine/errors.js";
 import { FillError, fillScenario, type PostStateMode } from "../harness/fill.js";
@@ -113,8 +112,7 @@ function registerFill(program: Command): void {
       }
       outputDirectory(opts.output);
       for (const { path, text } of texts) {
-        // level 9 and no header mtime (zlib never writes one): byte-stable output.
-        writing(new Output(path), (out) => out.write(opts.gzip ? gzipSync(text, { level: 9 }) : text));
+        writing(new Output(path), (out) => out.write(text)); // a .gz name is written gzipped
         process.stdout.write(`${path}\n`);
       }
       process.exitCode = failed > 0 ? EXIT_REJECT : EXIT_OK;
