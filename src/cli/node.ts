@@ -86,7 +86,11 @@ export function register(program: Command): void {
           process.exitCode = EXIT_REJECT;
           return;
         }
-        if (err instanceof NodeInputError) throw new UsageError(`${opts.fixture ?? opts.genesis ?? opts.db ?? "store"}: ${err.message}`);
+        if (err instanceof NodeInputError) {
+          const source = opts.fixture ?? opts.genesis ?? (opts.db === undefined ? undefined : `--db ${opts.db}`);
+          // Neither a chain file nor a store: nothing to start from (the in-memory store is empty by definition).
+          throw new UsageError(source === undefined ? "no chain to start from: give --genesis <file> or --fixture <file> (or --db <dir> holding a chain)" : `${source}: ${err.message}`);
+        }
         if ((err as NodeJS.ErrnoException).code === "EADDRINUSE" || (err as NodeJS.ErrnoException).code === "EACCES") {
           throw new UsageError(`cannot listen on ${opts.host}:${port}: ${(err as NodeJS.ErrnoException).code}`);
         }

@@ -11,13 +11,15 @@ import { exportSnapshot, importSnapshot, SnapshotError } from "../node/snapshot.
 import { EXIT_OK, exitCodes, UsageError } from "./common.js";
 import { openExistingStore } from "./store.js";
 
-function refused<T>(run: () => T): T {
+/** Runs `run`; a refusal becomes one exit-2 line naming the file or store it concerns. */
+function refused<T>(subject: string, run: () => T): T {
   try {
     return run();
   } catch (err) {
-    if (err instanceof SnapshotError || err instanceof StoreError) throw new UsageError(err.message);
+    if (err instanceof SnapshotError || err instanceof StoreError) throw new UsageError(err.message.includes(subject) ? err.message : `${subject}: ${err.message}`);
+    // A system error's message names its own path ("ENOENT: no such file or directory, open '…'").
     const code = (err as NodeJS.ErrnoException).code;
-    if (typeof code === "string" && /^E[A-Z]+$/.test(code)) throw new UsageError(`${(err as Error).message}`);
+    if (typeof code === "string" && /^E[A-Z]+$/.test(code)) throw new UsageError((err as Error).message);
     throw err;
   }
 }
@@ -39,7 +41,7 @@ export function register(program: Command): void {
       if (opts.height !== undefined && !/^[0-9]{1,20}$/.test(opts.height)) throw new UsageError(`--height must be a block height (got ${opts.height})`);
       const db = openExistingStore(opts.db) as LmdbChainDb;
       try {
-        const block = refused(() => exportSnapshot(db, opts.output, opts.height === undefined ? undefined : BigInt(opts.height)));
+        const block = refused(`--db ${opts.db}`, () => exportSnapshot(db, opts.output, opts.height === undefined ? undefined : BigInt(opts.height)));
         process.stdout.write(`snapshot of block ${block.height} (state_root ${toHex(block.state_root)}) written to ${opts.output}\n`);
       } finally {
         db.close();
@@ -54,7 +56,7 @@ export function register(program: Command): void {
     .requiredOption("--db <dir>", "target store: absent, empty, or not yet holding a chain")
     .addHelpText("after", exitCodes("the snapshot is imported", "(not used)", "unreadable, corrupt, truncated or foreign snapshot, a rebuilt root that is not its block's state_root, a target holding a chain (the target is left as it was)"))
     .action((file: string, opts: { db: string }) => {
-      const block = refused(() => importSnapshot(file, opts.db));
+      const block = refused(file, () => importSnapshot(file, opts.db));
       process.stdout.write(`imported block ${block.height} (state_root ${toHex(block.state_root)}) into ${opts.db}\n`);
       process.exitCode = EXIT_OK;
     });
