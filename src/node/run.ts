@@ -34,8 +34,9 @@ export async function runNode(db: ChainDb, start: NodeStart, options: RunOptions
       try {
         node.mine();
       } catch (err) {
-        clearInterval(timer);
-        log({ level: "error", msg: "block production stopped", error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+        // Logged and retried at the next tick: the node keeps serving, and production resumes as
+        // soon as the cause is gone (docs/node.md "Running it").
+        log({ level: "error", msg: "block production failed", error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
       }
     }, options.blockTime * 1000);
   }
