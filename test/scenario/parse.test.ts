@@ -203,6 +203,16 @@ describe("cbqs instruction resolution (scenario-format §1/§2, CIP-39 §4.1, §
     expect(toHex(resolveStreamKey(`key_stream_of:owner:${OWNER}/nonce:3`, "$", ctx))).toBe(toHex(keyStreamId(main)));
   });
 
+  it("§1: only stream-id fields take stream references; another Bytes32 field refuses one with its path", () => {
+    const ref = { owner: OWNER, owner_nonce: "1" };
+    const bad = errorOf(() => resolveInstruction({ UpdateProvider: { metadata_hash: ref } }, "$.x", ctx));
+    expect(bad.path).toBe("$.x.UpdateProvider.metadata_hash");
+    expect(bad.reason).toMatch(/expected a 0x-hex Bytes32/);
+    // The same reference in a stream-id position resolves.
+    const close = decode(codecs.CbqsInstructionV1, resolveInstruction({ CloseStream: { stream_id: ref } }, "$.x", ctx));
+    expect(close).toEqual({ type: "CloseStream", args: { stream_id: streamId(7n, INSTANCE, fromHex(OWNER), 1n) } });
+  });
+
   it("§4.4/§14: a quote with signer_seed gets the chain context, its signing_key_id and a valid signature over the digest", () => {
     const payload = resolveInstruction(
       {
