@@ -132,7 +132,8 @@ function parseBlock(v: unknown, path: string, genesis: ParsedGenesis): ScenarioB
   return block;
 }
 
-function parseTx(v: unknown, path: string): ScenarioTx {
+/** One transaction as a scenario block lists it (§2): `from` and one of cbqs, gov, transfer, raw. */
+export function parseTx(v: unknown, path: string): ScenarioTx {
   const t = obj(v, path);
   onlyKeys(t, ["from", ...TX_KINDS, "expect"], path);
   if (t["from"] === undefined) throw new ScenarioError(at(path, "from"), "missing");
