@@ -99,7 +99,7 @@ function registerFill(program: Command): void {
         try {
           fixtureText = inFile(file, () => fixtureJsonText(fillScenario(scenario, opts.postState as PostStateMode, progress.update)));
         } catch (err) {
-          if (err instanceof GenesisError) throw new UsageError(`${file}: invalid genesis: ${err.message}`);
+          if (err instanceof GenesisError) throw new InputError(file, scenario.genesisPath, `invalid genesis: ${err.message}`);
           if (!(err instanceof FillError)) throw err;
           // A scenario that fails is reported and skipped; the others are still filled.
           process.stderr.write(`cbqs: ${oneLine(`${file}: ${err.message}`)}\n`);

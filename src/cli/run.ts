@@ -9,7 +9,8 @@ import { inFile, readScenario } from "../harness/documents.js";
 import { count, Progress, progressMode } from "../harness/progress.js";
 import { Later, Output, Streamed, writeJsonDocument, writing } from "../json/write.js";
 import { RUN_FORMAT, ScenarioRun, type ExecutedScenarioBlock, type RunBlock } from "../scenario/run.js";
-import { EXIT_OK, EXIT_REJECT, exitCodes, oneLine, UsageError } from "./common.js";
+import { InputError } from "../json/read.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, oneLine } from "./common.js";
 
 export function register(program: Command): void {
   program
@@ -26,7 +27,7 @@ export function register(program: Command): void {
       try {
         run = inFile(file, () => new ScenarioRun(scenario));
       } catch (err) {
-        if (err instanceof GenesisError) throw new UsageError(`${file}: invalid genesis: ${err.message}`);
+        if (err instanceof GenesisError) throw new InputError(file, scenario.genesisPath, `invalid genesis: ${err.message}`);
         throw err;
       }
       const progress = new Progress(`run ${file}`, progressMode(opts.quiet));
