@@ -1,50 +1,61 @@
 // The worker half of WorkerCommitment (state/worker-commitment.ts): holds the Cowboy state
-// database (QMDB "current", Blake3) and applies each block's net changes in the order they
-// arrive, writing each new root into the shared ring. Nothing here decides anything: the main
-// thread executes, this thread only merkleizes what it was sent, one block after another.
-import { workerData } from "node:worker_threads";
-import type { MessagePort } from "node:worker_threads";
+// database (QMDB "current", Blake3) and applies each published batch of net changes in order,
+// writing each new root into the shared ring of roots. Nothing here decides anything: the main
+// thread executes, this thread only merkleizes what it was given, one block after another.
+import { receiveMessageOnPort, workerData, type MessagePort } from "node:worker_threads";
 import type { KeyChange } from "./commitment.js";
 import { createStateCommitment } from "./qmdb/index.js";
 import { STATE_KEY_LENGTH } from "./interface.js";
-import { DELETED, ROOT_BYTES, type WorkerShared } from "./worker-commitment.js";
+import { DELETED, H, RING, ROOT_BYTES, type WorkerShared } from "./worker-commitment.js";
 
-const { header, roots, ring, port } = workerData as WorkerShared & { port: MessagePort };
-const done = new Int32Array(header);
-const rootBytes = new Uint8Array(roots);
+const shared = workerData as WorkerShared & { port: MessagePort };
+const header = new Int32Array(shared.header);
+const slots = new Int32Array(shared.slots);
+const data = new Uint8Array(shared.data);
+const roots = new Uint8Array(shared.roots);
 const commitment = createStateCommitment();
-let commits = 0;
 
-/** Unpacks one block's changes (WorkerCommitment.pack's layout); keys and values are views. */
-function unpack(buffer: ArrayBuffer): KeyChange[] {
-  const bytes = new Uint8Array(buffer);
-  const view = new DataView(buffer);
-  const count = view.getUint32(0);
+/** Unpacks one batch (WorkerCommitment's `pack` layout) into changes whose keys and values are copies. */
+function unpack(bytes: Uint8Array, at: number): KeyChange[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset);
+  const count = view.getUint32(at);
   const changes: KeyChange[] = new Array(count);
-  let at = 4;
+  at += 4;
   for (let i = 0; i < count; i++) {
-    const key = bytes.subarray(at, at + STATE_KEY_LENGTH);
+    const key = bytes.slice(at, at + STATE_KEY_LENGTH);
     const length = view.getUint32(at + STATE_KEY_LENGTH);
     at += STATE_KEY_LENGTH + 4;
     if (length === DELETED) changes[i] = [key, undefined];
     else {
-      changes[i] = [key, bytes.subarray(at, at + length)];
+      changes[i] = [key, bytes.slice(at, at + length)];
       at += length;
     }
   }
   return changes;
 }
 
-port.on("message", (buffer: ArrayBuffer) => {
-  if (Atomics.load(done, 1) !== 0) return;
-  try {
-    const root = commitment.commitBatch(unpack(buffer));
-    rootBytes.set(root, (commits % ring) * ROOT_BYTES);
-    commits++;
-    Atomics.store(done, 0, commits);
-  } catch (err) {
-    port.postMessage(err instanceof Error ? (err.stack ?? err.message) : String(err));
-    Atomics.store(done, 1, 1);
+/** The worker's loop: it blocks on the posted counter (a dedicated thread with nothing else to do). */
+function run(): void {
+  let done = 0;
+  for (;;) {
+    while (Atomics.load(header, H.posted) === done) {
+      if (Atomics.load(header, H.closed) !== 0) return;
+      Atomics.wait(header, H.posted, done, 1000);
+    }
+    const slot = (done % RING) * 2;
+    const length = slots[slot + 1]!;
+    const changes = length === -1 ? unpack(new Uint8Array(receiveMessageOnPort(shared.port)!.message as ArrayBuffer), 0) : unpack(data, slots[slot]!);
+    roots.set(commitment.commitBatch(changes), (done % RING) * ROOT_BYTES);
+    done++;
+    Atomics.store(header, H.done, done);
+    Atomics.notify(header, H.done);
   }
-  Atomics.notify(done, 0);
-});
+}
+
+try {
+  run();
+} catch (err) {
+  shared.port.postMessage(err instanceof Error ? (err.stack ?? err.message) : String(err));
+  Atomics.store(header, H.failed, 1);
+  Atomics.notify(header, H.done);
+}

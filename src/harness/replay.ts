@@ -295,7 +295,7 @@ const blocksUpTo = (fixture: Fixture, toHeight: bigint | undefined): FixtureBloc
   toHeight === undefined ? fixture.blocks : fixture.blocks.filter((b) => b.height <= toHeight);
 
 /** Blocks a pipelined replay may execute ahead of the oldest block whose root is not known. */
-const PIPELINE_DEPTH = 2;
+const PIPELINE_DEPTH = 8;
 
 /**
  * The replay with the state commitment's merkleization on a worker thread (WorkerCommitment):
