@@ -25,6 +25,8 @@ export const ROOT_BYTES = 32;
 export const DELETED = 0xffff_ffff;
 /** How many commits may be in flight (the rings of batch descriptors and roots). */
 export const RING = 64;
+/** Batches waiting before a deferred commit wakes the worker. */
+const WAKE_AFTER = 4;
 /** Bytes of the batch ring. */
 const DATA_BYTES = 16 << 20;
 /** A worker that answers nothing for this long is taken to be dead. */
@@ -132,7 +134,8 @@ export class WorkerCommitment implements StateCommitment {
     }
     this.posted++;
     Atomics.store(this.header, H.posted, this.posted);
-    Atomics.notify(this.header, H.posted);
+    // Waking the worker costs a context switch; it is woken for a few batches at a time (and by settle).
+    if (!this.deferred || this.posted - Atomics.load(this.header, H.done) >= WAKE_AFTER) Atomics.notify(this.header, H.posted);
     const root = new Uint8Array(ROOT_BYTES);
     this.unfilled.push(root);
     if (!this.deferred) this.settle(this.posted);
@@ -146,6 +149,7 @@ export class WorkerCommitment implements StateCommitment {
 
   /** Waits until the first `count` commits have their roots and fills them in. */
   settle(count: number): void {
+    if (this.settled < count) Atomics.notify(this.header, H.posted);
     while (this.settled < count) {
       let done = Atomics.load(this.header, H.done);
       while (done <= this.settled) {
