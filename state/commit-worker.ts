@@ -1,12 +1,14 @@
 // The worker half of WorkerCommitment (state/worker-commitment.ts): holds the Cowboy state
-// database (QMDB "current", Blake3) and applies each published batch of net changes in order,
-// writing each new root into the shared ring of roots. Nothing here decides anything: the main
+// database (QMDB "current", Blake3) and does each published job in order — apply a batch of net
+// changes, or hash a block's tx/receipt/logs roots (state/roots.ts rootsOfJob) — writing its
+// roots into the shared ring of results. Nothing here decides anything: the main
 // thread executes, this thread only merkleizes what it was given, one block after another.
 import { receiveMessageOnPort, workerData, type MessagePort } from "node:worker_threads";
 import type { KeyChange } from "./commitment.js";
 import { createStateCommitment } from "./qmdb/index.js";
 import { STATE_KEY_LENGTH } from "./interface.js";
-import { DELETED, H, RING, ROOT_BYTES, type WorkerShared } from "./worker-commitment.js";
+import { rootsOfJob } from "./roots.js";
+import { DELETED, H, JOB, RESULT_BYTES, RING, ROOT_BYTES, SLOT_INTS, type WorkerShared } from "./worker-commitment.js";
 
 const shared = workerData as WorkerShared & { port: MessagePort };
 const header = new Int32Array(shared.header);
@@ -42,10 +44,17 @@ function run(): void {
       if (Atomics.load(header, H.closed) !== 0) return;
       Atomics.wait(header, H.posted, done, 1000);
     }
-    const slot = (done % RING) * 2;
-    const length = slots[slot + 1]!;
-    const changes = length === -1 ? unpack(new Uint8Array(receiveMessageOnPort(shared.port)!.message as ArrayBuffer), 0) : unpack(data, slots[slot]!);
-    roots.set(commitment.commitBatch(changes), (done % RING) * ROOT_BYTES);
+    const slot = (done % RING) * SLOT_INTS;
+    const [offset, length, kind] = [slots[slot]!, slots[slot + 1]!, slots[slot + 2]!];
+    const bytes = length === -1 ? new Uint8Array(receiveMessageOnPort(shared.port)!.message as ArrayBuffer) : data.subarray(offset, offset + length);
+    const at = (done % RING) * RESULT_BYTES;
+    if (kind === JOB.stateBatch) roots.set(commitment.commitBatch(unpack(bytes, 0)), at);
+    else {
+      const r = rootsOfJob(bytes, 0);
+      roots.set(r.tx_root, at);
+      roots.set(r.receipt_root, at + ROOT_BYTES);
+      roots.set(r.logs_root, at + 2 * ROOT_BYTES);
+    }
     done++;
     Atomics.store(header, H.done, done);
     Atomics.notify(header, H.done);

@@ -19,8 +19,13 @@ import { BytesMap } from "./bytes-map.js";
 import type { KeyChange, StateCommitment } from "./commitment.js";
 import { STATE_KEY_LENGTH } from "./interface.js";
 import { createStateCommitment } from "./qmdb/index.js";
+import type { BlockRoots } from "./roots.js";
 
 export const ROOT_BYTES = 32;
+/** Bytes of one result slot: a state root, or a block's tx, receipt and logs roots. */
+export const RESULT_BYTES = 3 * ROOT_BYTES;
+/** Job kinds (a slot's third int). */
+export const JOB = { stateBatch: 0, blockRoots: 1 } as const;
 /** Value length that marks a deleted key in a packed batch. */
 export const DELETED = 0xffff_ffff;
 /** How many commits may be in flight (the rings of batch descriptors and roots). */
@@ -44,10 +49,11 @@ export const H = {
   closed: 3,
 } as const;
 const HEADER_INTS = 4;
+export const SLOT_INTS = 3;
 
 /**
- * What both threads share: the header (H), per ring slot the batch's offset and length in
- * `data` (length −1: the batch came as a message), the batch bytes, and a ring of roots.
+ * What both threads share: the header (H), per ring slot the job's offset and length in `data`
+ * (length −1: the job came as a message) and kind (JOB), the job bytes, and a ring of results.
  */
 export interface WorkerShared {
   header: SharedArrayBuffer;
@@ -73,8 +79,8 @@ export class WorkerCommitment implements StateCommitment {
   private readonly roots: Uint8Array;
   /** Where the next batch goes in `data`. */
   private writeAt = 0;
-  /** Roots handed out and not yet filled in, oldest first; the first is commit number `settled`. */
-  private readonly unfilled: Uint8Array[] = [];
+  /** Roots handed out and not yet filled in, oldest first, per job; the first is job number `settled`. */
+  private readonly unfilled: Uint8Array[][] = [];
   private settled = 0;
   private posted = 0;
   private last: Uint8Array = createStateCommitment().root();
@@ -83,9 +89,9 @@ export class WorkerCommitment implements StateCommitment {
   constructor() {
     const shared: WorkerShared = {
       header: new SharedArrayBuffer(4 * HEADER_INTS),
-      slots: new SharedArrayBuffer(8 * RING),
+      slots: new SharedArrayBuffer(4 * SLOT_INTS * RING),
       data: new SharedArrayBuffer(DATA_BYTES),
-      roots: new SharedArrayBuffer(RING * ROOT_BYTES),
+      roots: new SharedArrayBuffer(RING * RESULT_BYTES),
     };
     this.header = new Int32Array(shared.header);
     this.slots = new Int32Array(shared.slots);
@@ -99,11 +105,6 @@ export class WorkerCommitment implements StateCommitment {
     this.port.unref();
   }
 
-  /** Commits posted so far (genesis included). */
-  get commits(): number {
-    return this.posted;
-  }
-
   commitBatch(changes: readonly KeyChange[]): Uint8Array {
     if (this.closed) throw new WorkerCommitmentError("the commitment is closed");
     let size = 4;
@@ -113,41 +114,62 @@ export class WorkerCommitment implements StateCommitment {
       if (value === undefined) this.values.delete(key);
       else this.values.set(key.slice(), value.slice());
     }
-    if (this.posted - this.settled >= RING) this.settle(this.posted - RING + 1);
-    const slot = (this.posted % RING) * 2;
-    if (size > DATA_BYTES) {
-      const buffer = new ArrayBuffer(size);
-      pack(changes, new Uint8Array(buffer), new DataView(buffer), 0);
-      this.port.postMessage(buffer, [buffer]);
-      this.slots[slot] = 0;
-      this.slots[slot + 1] = -1;
-    } else {
-      // The ring is reused from its start once every batch in it has been applied.
-      if (this.writeAt + size > DATA_BYTES) {
-        this.settle(this.posted);
-        this.writeAt = 0;
-      }
-      pack(changes, this.data, this.dataView, this.writeAt);
-      this.slots[slot] = this.writeAt;
-      this.slots[slot + 1] = size;
-      this.writeAt += size;
-    }
-    this.posted++;
-    Atomics.store(this.header, H.posted, this.posted);
-    // Waking the worker costs a context switch; it is woken for a few batches at a time (and by settle).
-    if (!this.deferred || this.posted - Atomics.load(this.header, H.done) >= WAKE_AFTER) Atomics.notify(this.header, H.posted);
     const root = new Uint8Array(ROOT_BYTES);
-    this.unfilled.push(root);
+    this.post(JOB.stateBatch, size, (bytes, view, at) => pack(changes, bytes, view, at), [root]);
     if (!this.deferred) this.settle(this.posted);
     return root;
   }
 
-  /** True when commit number `n` (0-based) has its root (without waiting). */
+  /**
+   * A block's tx, receipt and logs roots from its rootsJob (state/roots.ts), computed by the
+   * worker after the batches posted before it; the arrays are filled in by `settle`.
+   */
+  deferRoots(job: Uint8Array): BlockRoots {
+    if (this.closed) throw new WorkerCommitmentError("the commitment is closed");
+    const roots: BlockRoots = { tx_root: new Uint8Array(ROOT_BYTES), receipt_root: new Uint8Array(ROOT_BYTES), logs_root: new Uint8Array(ROOT_BYTES) };
+    this.post(JOB.blockRoots, job.length, (bytes, _, at) => bytes.set(job, at), [roots.tx_root, roots.receipt_root, roots.logs_root]);
+    return roots;
+  }
+
+  /** Jobs posted so far (state batches and roots). */
+  get jobs(): number {
+    return this.posted;
+  }
+
+  private post(kind: number, size: number, write: (bytes: Uint8Array, view: DataView, at: number) => void, results: Uint8Array[]): void {
+    if (this.posted - this.settled >= RING) this.settle(this.posted - RING + 1);
+    const slot = (this.posted % RING) * SLOT_INTS;
+    if (size > DATA_BYTES) {
+      const buffer = new ArrayBuffer(size);
+      write(new Uint8Array(buffer), new DataView(buffer), 0);
+      this.port.postMessage(buffer, [buffer]);
+      this.slots[slot] = 0;
+      this.slots[slot + 1] = -1;
+    } else {
+      // The ring is reused from its start once every job in it is done.
+      if (this.writeAt + size > DATA_BYTES) {
+        this.settle(this.posted);
+        this.writeAt = 0;
+      }
+      write(this.data, this.dataView, this.writeAt);
+      this.slots[slot] = this.writeAt;
+      this.slots[slot + 1] = size;
+      this.writeAt += size;
+    }
+    this.slots[slot + 2] = kind;
+    this.posted++;
+    this.unfilled.push(results);
+    Atomics.store(this.header, H.posted, this.posted);
+    // Waking the worker costs a context switch; it is woken for a few jobs at a time (and by settle).
+    if (!this.deferred || this.posted - Atomics.load(this.header, H.done) >= WAKE_AFTER) Atomics.notify(this.header, H.posted);
+  }
+
+  /** True when job number `n` (0-based) has its result (without waiting). */
   ready(n: number): boolean {
     return n < this.settled || n < Atomics.load(this.header, H.done);
   }
 
-  /** Waits until the first `count` commits have their roots and fills them in. */
+  /** Waits until the first `count` jobs are done and fills in their roots. */
   settle(count: number): void {
     if (this.settled < count) Atomics.notify(this.header, H.posted);
     while (this.settled < count) {
@@ -158,10 +180,13 @@ export class WorkerCommitment implements StateCommitment {
         done = Atomics.load(this.header, H.done);
       }
       for (; this.settled < done && this.settled < count; this.settled++) {
-        const root = this.unfilled.shift()!;
-        const at = (this.settled % RING) * ROOT_BYTES;
-        root.set(this.roots.subarray(at, at + ROOT_BYTES));
-        this.last = root;
+        const results = this.unfilled.shift()!;
+        let at = (this.settled % RING) * RESULT_BYTES;
+        for (const r of results) {
+          r.set(this.roots.subarray(at, at + ROOT_BYTES));
+          at += ROOT_BYTES;
+        }
+        if (this.slots[(this.settled % RING) * SLOT_INTS + 2] === JOB.stateBatch) this.last = results[0]!;
       }
     }
     this.checkFailed();

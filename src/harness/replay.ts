@@ -14,6 +14,7 @@ import { diffDumps, type DumpEntry } from "../../state/dump.js";
 import { MemoryStateStore } from "../../state/store.js";
 import { createStateCommitment } from "../../state/qmdb/index.js";
 import { WorkerCommitment } from "../../state/worker-commitment.js";
+import { blockRoots, rootsJob, type BlockRoots, type Receipt } from "../../state/roots.js";
 import { decodeTransaction, firstNonceMismatch, startNonces, TxInputError } from "./execute.js";
 import type { Fixture, FixtureBlock } from "./fixture.js";
 import { changedKey } from "./diff.js";
@@ -69,6 +70,8 @@ export const newStore = (): MemoryStateStore => new MemoryStateStore(createState
 
 export class Replay {
   private parent: Uint8Array;
+  /** How `execute` gets a block's tx/receipt/logs roots (a pipelined replay defers them to its worker). */
+  rootsOf: (txHashes: readonly Uint8Array[], receipts: readonly Receipt[]) => BlockRoots = blockRoots;
 
   private constructor(
     readonly fixture: Fixture,
@@ -128,7 +131,7 @@ export class Replay {
     });
     const nonces = startNonces(this.chain, envelopes);
     const outcome = this.chain.executeBlock({ height: b.height, timestamp: b.timestamp, txs: envelopes.map((e) => e.tx) });
-    return { index, envelopes, nonces, outcome, results: blockResults(b.transactions, outcome) };
+    return { index, envelopes, nonces, outcome, results: blockResults(b.transactions, outcome, this.rootsOf) };
   }
 
   /**
@@ -298,9 +301,9 @@ const blocksUpTo = (fixture: Fixture, toHeight: bigint | undefined): FixtureBloc
 const PIPELINE_DEPTH = 8;
 
 /**
- * The replay with the state commitment's merkleization on a worker thread (WorkerCommitment):
- * the main thread executes block N+1 — which needs block N's values, not its root — while the
- * worker computes block N's root. Blocks are checked strictly in order once their root is in,
+ * The replay with the state commitment's merkleization and the hashing of the tx/receipt/logs
+ * roots on a worker thread (WorkerCommitment): the main thread executes block N+1 — which needs
+ * block N's values, not its roots — while the worker computes block N's roots. Blocks are checked strictly in order once their root is in,
  * each with `Replay.check`, as in the plain replay; the outcome depends on no thread timing.
  *
  * The pipeline only vouches for blocks that match completely. At the first block that does not
@@ -314,6 +317,7 @@ function replayPipelined(fixture: Fixture, options: ReplayOptions): ReplayOutcom
     const { replay, mismatch } = Replay.start(fixture, new MemoryStateStore(commitment));
     if (mismatch !== null) return { blocks: 0, txs: 0, mismatch };
     commitment.deferred = true;
+    replay.rootsOf = (txHashes, receipts) => commitment.deferRoots(rootsJob(txHashes, receipts));
     const blocks = blocksUpTo(fixture, options.toHeight);
     const lastHeight = blocks.length === 0 ? 0n : blocks[blocks.length - 1]!.height;
     const queue: { half: ExecutedHalf; commit: number }[] = [];
@@ -347,7 +351,7 @@ function replayPipelined(fixture: Fixture, options: ReplayOptions): ReplayOutcom
         if (bad >= 0) return referenceAt(fixture, blocks, bad, options);
         throw err;
       }
-      queue.push({ half, commit: commitment.commits - 1 });
+      queue.push({ half, commit: commitment.jobs - 1 });
       // A post_state dump is compared with the live state, so that block is checked before the next executes.
       const bad = drain(blocks[i]!.post_state === undefined && i + 1 < blocks.length ? PIPELINE_DEPTH : 0);
       if (bad >= 0) return referenceAt(fixture, blocks, bad, options);
