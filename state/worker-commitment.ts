@@ -31,7 +31,7 @@ export const DELETED = 0xffff_ffff;
 /** How many commits may be in flight (the rings of batch descriptors and roots). */
 export const RING = 64;
 /** Batches waiting before a deferred commit wakes the worker. */
-const WAKE_AFTER = 4;
+const WAKE_AFTER = 8;
 /** Bytes of the batch ring. */
 const DATA_BYTES = 16 << 20;
 /** A worker that answers nothing for this long is taken to be dead. */

@@ -298,7 +298,7 @@ const blocksUpTo = (fixture: Fixture, toHeight: bigint | undefined): FixtureBloc
   toHeight === undefined ? fixture.blocks : fixture.blocks.filter((b) => b.height <= toHeight);
 
 /** Blocks a pipelined replay may execute ahead of the oldest block whose root is not known. */
-const PIPELINE_DEPTH = 8;
+const PIPELINE_DEPTH = 16;
 
 /**
  * The replay with the state commitment's merkleization and the hashing of the tx/receipt/logs
