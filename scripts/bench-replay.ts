@@ -211,6 +211,13 @@ class TimingBatch extends ForwardingBatch {
     counts.reads++;
     return v;
   }
+  override getView(key: Uint8Array) {
+    const t = ms();
+    const v = this.inner.getView(key);
+    totals.state += ms() - t;
+    counts.reads++;
+    return v;
+  }
   override put(key: Uint8Array, value: Uint8Array) {
     const t = ms();
     this.inner.put(key, value);
