@@ -13,6 +13,7 @@
 // sender's time here): the main thread writes each batch into a ring of bytes and publishes it
 // by bumping a counter; the worker waits on that counter, applies the batch, writes the root into
 // a ring of roots and bumps its own counter. A batch larger than the whole ring goes by message.
+import { existsSync } from "node:fs";
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
 import { compareBytes } from "../src/bytes.js";
 import { BytesMap } from "./bytes-map.js";
@@ -98,9 +99,12 @@ export class WorkerCommitment implements StateCommitment {
     this.data = new Uint8Array(shared.data);
     this.dataView = new DataView(shared.data);
     this.roots = new Uint8Array(shared.roots);
+    const script = new URL("./commit-worker.js", import.meta.url);
+    // Run from TypeScript sources (vitest) there is no compiled worker: fail now, not after STALL_MS.
+    if (!existsSync(script)) throw new WorkerCommitmentError(`no compiled commit worker at ${script.pathname} (run npm run build)`);
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
-    this.worker = new Worker(new URL("./commit-worker.js", import.meta.url), { workerData: { ...shared, port: port2 }, transferList: [port2] });
+    this.worker = new Worker(script, { workerData: { ...shared, port: port2 }, transferList: [port2] });
     this.worker.unref();
     this.port.unref();
   }
