@@ -5,7 +5,7 @@
 // ahead of its check was not. A worker thread runs compiled JavaScript, so these tests run dist/.
 import { beforeAll, describe, expect, it } from "vitest";
 import { requireFreshDist } from "../fuzz/dist.js";
-import { corpusFiles, flipHex, readDoc, type Doc } from "./helpers.js";
+import { cli, corpusFiles, flipHex, readDoc, type Doc } from "./helpers.js";
 
 type ReplayModule = typeof import("../../src/harness/replay.js");
 type FixtureModule = typeof import("../../src/harness/fixture.js");
@@ -106,6 +106,16 @@ describe("pipelined replay = plain replay", () => {
         expect(plain.thrown ?? plain.outcome?.mismatch).toBeTruthy();
         expect(pipelined).toEqual(plain);
       });
+    }
+  });
+});
+
+describe("cbqs replay --pipeline", () => {
+  it("is refused with --trace or --db (exit 2): both need the plain replay's store", async () => {
+    for (const extra of [["--trace", "-"], ["--db", "/nonexistent-cbqs-db"]]) {
+      const r = await cli(["replay", "--pipeline", ...extra, "fixtures/corpus/provider-lifecycle.json"]);
+      expect(r.exitCode).toBe(2);
+      expect(r.thrown).toMatch(/--pipeline cannot be combined with --trace or --db/);
     }
   });
 });
