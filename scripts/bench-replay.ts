@@ -5,7 +5,7 @@
 // inputs with the same primitives.
 //
 //   node dist/scripts/bench-replay.js [--fixture long-chain.json.gz] [--blocks N]
-//        [--baseline [label=]<dist dir of another build>]... [--json] [--svg <file>] [--signature-worker]
+//        [--baseline [label=]<dist dir of another build>]... [--json] [--svg <file>] [--signature-worker] [--pipeline]
 //
 // Without --fixture the chain is generated and filled first (not timed). Fixture loading is
 // never timed. Three passes over the same fixture:
@@ -20,9 +20,13 @@
 // signatures: each block's Ed25519 checks (recorded in pass 2, so perfectly predicted) are
 // verified on a worker thread while the previous block executes, and the engine takes the
 // worker's answers; it alternates blocks with a plain replay of the same build.
+// With --pipeline, whole pipelined replays (`replayFixture(…, { pipeline: true })`: roots and
+// signature checks on worker threads) alternate with plain whole replays (plain, pipelined,
+// pipelined, plain), each timed in wall time, process CPU time (all threads) and the main
+// thread's own CPU time (/proc; what bounds the pipelined replay when a core is free).
 // The final figures are the last lines of the output (or one JSON document with --json;
 // progress always goes to stderr).
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -37,7 +41,7 @@ import type { Fixture } from "../src/harness/fixture.js";
 import { readFixture } from "../src/harness/documents.js";
 import { committedReceipt } from "../src/chain/receipts.js";
 import { decodeTransaction } from "../src/harness/execute.js";
-import { Replay } from "../src/harness/replay.js";
+import { Replay, replayFixture } from "../src/harness/replay.js";
 import { parseScenario } from "../src/scenario/parse.js";
 import type { StateStore } from "../state/interface.js";
 import { ForwardingBatch, ForwardingStore } from "../state/forwarding.js";
@@ -58,10 +62,11 @@ interface Options {
   json: boolean;
   svg: string | undefined;
   signatureWorker: boolean;
+  pipeline: boolean;
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { fixture: undefined, blocks: 10_000, baselines: [], json: false, svg: undefined, signatureWorker: false };
+  const o: Options = { fixture: undefined, blocks: 10_000, baselines: [], json: false, svg: undefined, signatureWorker: false, pipeline: false };
   const value = (i: number, flag: string): string => argv[i] ?? fail(`${flag} needs a value`);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -71,6 +76,7 @@ function parseArgs(argv: string[]): Options {
     else if (arg === "--svg") o.svg = value(++i, arg);
     else if (arg === "--json") o.json = true;
     else if (arg === "--signature-worker") o.signatureWorker = true;
+    else if (arg === "--pipeline") o.pipeline = true;
     else fail(`unknown argument ${arg}`);
   }
   if (!Number.isSafeInteger(o.blocks) || o.blocks < 1) fail("--blocks must be a positive integer");
@@ -78,7 +84,7 @@ function parseArgs(argv: string[]): Options {
 }
 
 function fail(message: string): never {
-  throw new Error(`${message}\nusage: bench-replay [--fixture f.json.gz] [--blocks N] [--baseline dist-dir]... [--json] [--svg file] [--signature-worker]`);
+  throw new Error(`${message}\nusage: bench-replay [--fixture f.json.gz] [--blocks N] [--baseline dist-dir]... [--json] [--svg file] [--signature-worker] [--pipeline]`);
 }
 
 const ms = () => performance.now();
@@ -202,6 +208,13 @@ class TimingBatch extends ForwardingBatch {
   override get(key: Uint8Array) {
     const t = ms();
     const v = this.inner.get(key);
+    totals.state += ms() - t;
+    counts.reads++;
+    return v;
+  }
+  override getView(key: Uint8Array) {
+    const t = ms();
+    const v = this.inner.getView(key);
     totals.state += ms() - t;
     counts.reads++;
     return v;
@@ -405,6 +418,45 @@ async function signatureWorker(fixture: Fixture): Promise<{ plainSeconds: number
   }
 }
 
+// ---- pass 5 (optional): the pipelined replay -------------------------------------------------
+
+interface WholeRun {
+  seconds: number;
+  cpuSeconds: number;
+  /** CPU time of the main thread alone: on two idle cores, the pipelined replay's critical path. */
+  mainThreadCpuSeconds: number;
+}
+
+/** CPU seconds of the main thread so far, from /proc (Linux; NaN elsewhere): utime + stime in clock ticks. */
+function mainThreadCpu(): number {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Whole replays, plain and pipelined in the order P Q Q P, twice each; the sums. */
+function pipelinePass(fixture: Fixture): { plain: WholeRun; pipelined: WholeRun } {
+  const sum = { plain: { seconds: 0, cpuSeconds: 0, mainThreadCpuSeconds: 0 }, pipelined: { seconds: 0, cpuSeconds: 0, mainThreadCpuSeconds: 0 } };
+  for (const pipeline of [false, true, true, false]) {
+    const t = ms();
+    const c = process.cpuUsage();
+    const main = mainThreadCpu();
+    const outcome = replayFixture(fixture, { pipeline });
+    const used = process.cpuUsage(c);
+    const mainUsed = mainThreadCpu() - main;
+    if (outcome.mismatch !== null) throw new Error(`${pipeline ? "pipelined" : "plain"} replay mismatch at block ${outcome.mismatch.height}: ${outcome.mismatch.field}`);
+    const run = pipeline ? sum.pipelined : sum.plain;
+    run.seconds += (ms() - t) / 1000;
+    run.cpuSeconds += (used.user + used.system) / 1e6;
+    run.mainThreadCpuSeconds += mainUsed;
+  }
+  return sum;
+}
+
 // ---- main --------------------------------------------------------------------------------------
 
 async function main(argv: string[]): Promise<void> {
@@ -433,6 +485,11 @@ async function main(argv: string[]): Promise<void> {
   if (o.signatureWorker) {
     process.stderr.write("bench: signature-worker pass…\n");
     sigWorker = await signatureWorker(fixture);
+  }
+  let pipelined: ReturnType<typeof pipelinePass> | undefined;
+  if (o.pipeline) {
+    process.stderr.write("bench: pipelined vs plain whole replays…\n");
+    pipelined = pipelinePass(fixture);
   }
   const loadEnd = loadAverage();
 
@@ -509,6 +566,21 @@ async function main(argv: string[]): Promise<void> {
           },
         }
       : {}),
+    ...(pipelined
+      ? {
+          pipeline: {
+            plainSeconds: +(pipelined.plain.seconds / 2).toFixed(3),
+            plainCpuSeconds: +(pipelined.plain.cpuSeconds / 2).toFixed(3),
+            pipelinedSeconds: +(pipelined.pipelined.seconds / 2).toFixed(3),
+            pipelinedCpuSeconds: +(pipelined.pipelined.cpuSeconds / 2).toFixed(3),
+            plainMainThreadCpuSeconds: +(pipelined.plain.mainThreadCpuSeconds / 2).toFixed(3),
+            pipelinedMainThreadCpuSeconds: +(pipelined.pipelined.mainThreadCpuSeconds / 2).toFixed(3),
+            pipelinedOtherThreadsCpuSeconds: +((pipelined.pipelined.cpuSeconds - pipelined.pipelined.mainThreadCpuSeconds) / 2).toFixed(3),
+            pipelinedTxPerSecond: Math.round((2 * txs) / pipelined.pipelined.seconds),
+            wallSpeedup: +(pipelined.plain.seconds / pipelined.pipelined.seconds).toFixed(2),
+          },
+        }
+      : {}),
     baselines: runs.slice(1).map((b) => ({
       label: b.label,
       replaySeconds: +b.seconds.toFixed(3),
@@ -550,6 +622,16 @@ async function main(argv: string[]): Promise<void> {
     log(
       `signatures on a worker, perfectly predicted (upper bound): ${sigWorker.workerSeconds.toFixed(2)} s vs ${sigWorker.plainSeconds.toFixed(2)} s plain ` +
         `(same run, alternating blocks): saves ${(100 * (1 - sigWorker.workerSeconds / sigWorker.plainSeconds)).toFixed(1)} %; the engine waited ${sigWorker.waits} times`,
+    );
+  }
+  if (result.pipeline) {
+    const p = result.pipeline;
+    log(
+      `pipelined replay (merkleization on a worker), mean of 2 whole replays each, alternating: ${p.pipelinedSeconds.toFixed(2)} s ` +
+        `(${p.pipelinedCpuSeconds.toFixed(2)} s CPU, all threads; main thread ${p.pipelinedMainThreadCpuSeconds.toFixed(2)} s, other threads — the workers, the collector's — ${p.pipelinedOtherThreadsCpuSeconds.toFixed(2)} s), ` +
+        `${p.pipelinedTxPerSecond} tx/s; plain ${p.plainSeconds.toFixed(2)} s (${p.plainCpuSeconds.toFixed(2)} s CPU): ${p.wallSpeedup}x (wall); ` +
+        `plain main thread ${p.plainMainThreadCpuSeconds.toFixed(2)} s; on two idle cores the pipelined replay would take about max(main, other threads) = ` +
+        `${Math.max(p.pipelinedMainThreadCpuSeconds, p.pipelinedOtherThreadsCpuSeconds).toFixed(2)} s against ${p.plainCpuSeconds.toFixed(2)} s plain`,
     );
   }
   log(`load average: ${loadStart} at start, ${loadAfterThroughput} after the throughput pass, ${loadEnd} at the end`);

@@ -7,7 +7,7 @@
 // Usage after `npm ci` (which builds dist/ through `prepare`) or `npm run build`:
 //   node dist/scripts/bench-state.js [blocks=1000] [writesPerBlock=1000] [--seed N]
 //        [--qmdb-only] [--backend memory|lmdb] [--with-memory] [--lmdb-index] [--dir <path>] [--no-sync]
-//        [--no-profile] [--json] [--svg <file>] [--baseline <dist dir of another build>]
+//        [--no-profile] [--json] [--svg <file>] [--baseline [label=]<dist dir of another build>]...
 //
 // --backend lmdb runs the QMDB on its persistent storage (state/lmdb/): each block is applied,
 // then written in one LMDB write transaction (the ChainDb's per-block commit, without the block
@@ -19,9 +19,13 @@
 // index in an LMDB table instead of in memory (state/lmdb/qmdb-storage.ts IndexPlacement). --no-sync opens the store
 // without fsync (benchmarks only; see docs/state.md for the sync policy).
 //
-// --baseline runs the QMDB of another build of this repository (its compiled `dist/` folder) as
-// one more backend in the same process, fed the same blocks in alternation: a before/after
-// comparison measured in one run, so machine load falls on both alike.
+// --baseline (repeatable) runs the QMDB of another build of this repository (its compiled `dist/`
+// folder) as one more backend in the same process, fed the same blocks in turn: a before/after
+// comparison measured in one run, so machine load falls on all alike; identical roots required.
+//
+// Each block is timed in wall-clock and CPU time (process.cpuUsage: user + system). On a shared
+// machine CPU time is the steadier figure (it does not count waiting for a core); the per-segment
+// rates on stderr and in the chart are writes per CPU-second.
 //
 // Workload: `blocks` blocks of `writesPerBlock` writes; each write is a 54-byte key
 // (prefix 0x03 ActorStorage ‖ 53 pseudo-random bytes) and a 100-byte value (0x04 StorageSlot ‖ 99
@@ -76,7 +80,7 @@ interface Options {
   backend: (typeof BACKENDS)[number];
   json: boolean;
   svg: string | undefined;
-  baseline: string | undefined;
+  baselines: string[];
   withMemory: boolean;
   lmdbIndex: boolean;
   dir: string | undefined;
@@ -84,7 +88,7 @@ interface Options {
 }
 
 const USAGE =
-  "usage: bench-state [blocks] [writesPerBlock] [--seed N] [--qmdb-only] [--backend memory|lmdb] [--with-memory] [--lmdb-index] [--dir path] [--no-sync] [--no-profile] [--json] [--svg file] [--baseline dist-dir]";
+  "usage: bench-state [blocks] [writesPerBlock] [--seed N] [--qmdb-only] [--backend memory|lmdb] [--with-memory] [--lmdb-index] [--dir path] [--no-sync] [--no-profile] [--json] [--svg file] [--baseline [label=]dist-dir]...";
 
 function parseArgs(argv: string[]): Options {
   const positional: number[] = [];
@@ -97,7 +101,7 @@ function parseArgs(argv: string[]): Options {
     backend: "memory",
     json: false,
     svg: undefined,
-    baseline: undefined,
+    baselines: [],
     withMemory: false,
     lmdbIndex: false,
     dir: undefined,
@@ -114,7 +118,7 @@ function parseArgs(argv: string[]): Options {
     else if (arg === "--dir") options.dir = argv[++i] ?? fail("--dir needs a path");
     else if (arg === "--seed") options.seed = positiveInteger("--seed", argv[++i]);
     else if (arg === "--svg") options.svg = argv[++i] ?? fail("--svg needs a file name");
-    else if (arg === "--baseline") options.baseline = argv[++i] ?? fail("--baseline needs a directory");
+    else if (arg === "--baseline") options.baselines.push(argv[++i] ?? fail("--baseline needs a directory"));
     else if (arg === "--backend") {
       const name = argv[++i];
       if (!(BACKENDS as readonly string[]).includes(name ?? "")) fail(`--backend must be one of ${BACKENDS.join(", ")}`);
@@ -238,9 +242,11 @@ interface Backend {
   short: string;
   writes: number;
   totalMs: number;
+  /** CPU time (user + system of the process) over the same spans as totalMs. */
+  cpuMs: number;
   /** Time inside commit/root computation (QMDB commit; the MPT updates its root in every put). */
   rootMs: number;
-  /** Writes per second of each segment of the run. */
+  /** Writes per CPU-second of each segment of the run. */
   segments: number[];
   apply(height: bigint, block: readonly Write[]): Promise<void>;
   /** Bytes on disk (persistent backends). */
@@ -291,9 +297,11 @@ function qmdbBackend(o: Options, hasher: Hasher, build: StoreModules = THIS_BUIL
     short: label !== "" ? "baseline" : kind === o.backend ? "QMDB" : kind,
     writes: 0,
     totalMs: 0,
+    cpuMs: 0,
     rootMs: 0,
     segments: [],
     async apply(height, block) {
+      const c0 = process.cpuUsage();
       const t0 = performance.now();
       const batch = store.beginBlock(height);
       for (const [key, value] of block) batch.put(key, value);
@@ -302,6 +310,7 @@ function qmdbBackend(o: Options, hasher: Hasher, build: StoreModules = THIS_BUIL
       const t2 = performance.now();
       lmdb?.write();
       const t3 = performance.now();
+      backend.cpuMs += cpuMsSince(c0);
       backend.totalMs += t3 - t0;
       backend.rootMs += t2 - t1;
       backend.writes += block.length;
@@ -321,13 +330,16 @@ async function mptBackend(hash: (data: Uint8Array) => Uint8Array): Promise<Backe
     short: "MPT",
     writes: 0,
     totalMs: 0,
+    cpuMs: 0,
     rootMs: 0,
     segments: [],
     async apply(_height, block) {
+      const c0 = process.cpuUsage();
       const t0 = performance.now();
       for (const [key, value] of block) await trie.put(key, value);
       trie.root();
       const ms = performance.now() - t0;
+      backend.cpuMs += cpuMsSince(c0);
       backend.totalMs += ms;
       backend.rootMs += ms;
       backend.writes += block.length;
@@ -349,16 +361,16 @@ async function run(o: Options, backends: readonly Backend[]): Promise<number> {
   let n = 0;
   let height = 0n;
   const step = Math.max(1, Math.floor(o.blocks / SEGMENTS));
-  let lastMs = backends.map((b) => b.totalMs);
+  let lastMs = backends.map((b) => b.cpuMs);
   for (const block of w.blocks) {
     height++;
     const order = height % 2n === 0n ? backends : [...backends].reverse();
     for (const backend of order) await backend.apply(height, block);
     if (Number(height) % step === 0) {
-      backends.forEach((b, i) => b.segments.push(rate(step * o.writesPerBlock, b.totalMs - lastMs[i]!)));
-      const interval = backends.map((b) => `${b.short} ${b.segments[b.segments.length - 1]!.toLocaleString("en-US")} writes/s`);
+      backends.forEach((b, i) => b.segments.push(rate(step * o.writesPerBlock, b.cpuMs - lastMs[i]!)));
+      const interval = backends.map((b) => `${b.short} ${b.segments[b.segments.length - 1]!.toLocaleString("en-US")} writes/CPU-s`);
       console.error(`  block ${height}/${o.blocks} (${w.keys().toLocaleString("en-US")} live keys): ${interval.join(", ")}`);
-      lastMs = backends.map((b) => b.totalMs);
+      lastMs = backends.map((b) => b.cpuMs);
     }
     for (const [key, value] of block) {
       const hex = toHex(key);
@@ -400,6 +412,10 @@ function clockReadNs(): number {
   return ((performance.now() - start) / n) * 1e6;
 }
 
+const cpuMsSince = (start: NodeJS.CpuUsage): number => {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+};
 const loadAverage = () => loadavg().map((l) => l.toFixed(2)).join(" ");
 const rate = (writes: number, ms: number) => Math.round((writes / ms) * 1000);
 const usPerWrite = (ms: number, writes: number) => +((ms * 1000) / writes).toFixed(2);
@@ -417,13 +433,15 @@ function summary(b: Backend) {
   return {
     name: b.name,
     ms: Math.round(b.totalMs),
+    cpuMs: Math.round(b.cpuMs),
     writesPerSecond: rate(b.writes, b.totalMs),
+    writesPerCpuSecond: rate(b.writes, b.cpuMs),
     usPerWrite: usPerWrite(b.totalMs, b.writes),
     rootUsPerWrite: usPerWrite(b.rootMs, b.writes),
     rootShare: pct(b.rootMs, b.totalMs),
     ...(() => {
       const t = tenths(b.segments);
-      return { firstTenthWritesPerSecond: t.first, lastTenthWritesPerSecond: t.last };
+      return { firstTenthWritesPerCpuSecond: t.first, lastTenthWritesPerCpuSecond: t.last };
     })(),
     segments: b.segments,
     root: toHex(b.root()),
@@ -449,15 +467,22 @@ async function main(): Promise<void> {
   if (o.mpt) backends.push(await mptBackend(keccak_256));
   const inMemory = o.withMemory && o.backend === "lmdb" ? qmdbBackend(o, BLAKE3, THIS_BUILD, "", "memory") : undefined;
   if (inMemory !== undefined) backends.push(inMemory);
-  const baseline = o.baseline === undefined ? undefined : qmdbBackend(o, BLAKE3, await loadBuild(o.baseline), ` [baseline ${o.baseline}]`);
-  if (baseline !== undefined) backends.push(baseline);
+  const baselines: Backend[] = [];
+  for (const spec of o.baselines) {
+    const eq = spec.indexOf("=");
+    const [label, dir] = eq > 0 ? [spec.slice(0, eq), spec.slice(eq + 1)] : [spec, spec];
+    const backend = qmdbBackend(o, BLAKE3, await loadBuild(dir), ` [baseline ${label}]`);
+    backend.short = label;
+    baselines.push(backend);
+  }
+  backends.push(...baselines);
   const liveKeys = await run(o, backends);
   const after = memory();
   const loadRun1 = loadAverage();
   const q = summary(qmdb);
   const m = o.mpt ? summary(backends[1]!) : undefined;
-  const b = baseline === undefined ? undefined : summary(baseline);
-  if (b !== undefined && b.root !== q.root) throw new Error("the baseline build computed a different root");
+  const bs = baselines.map(summary);
+  for (const b of bs) if (b.root !== q.root) throw new Error(`${b.name} computed a different root`);
   const memoryFigures = {
     liveKeys,
     rssBytesPerLiveKey: Math.round((after.rss - before.rss) / liveKeys),
@@ -502,14 +527,14 @@ async function main(): Promise<void> {
 
   if (o.svg !== undefined) {
     const step = Math.max(1, Math.floor(o.blocks / SEGMENTS)) * o.writesPerBlock;
-    const series = [q, ...(m ? [m] : []), ...(b ? [b] : [])].map((s) => ({ name: s.name, points: s.segments.map((r, i): [number, number] => [(i + 1) * step, r]) }));
+    const series = [q, ...(m ? [m] : []), ...bs].map((s) => ({ name: s.name, points: s.segments.map((r, i): [number, number] => [(i + 1) * step, r]) }));
     writeFileSync(
       o.svg,
       lineChartSvg({
-        title: `bench-state ${o.blocks} × ${o.writesPerBlock}: merkleized writes/s along the run`,
+        title: `bench-state ${o.blocks} × ${o.writesPerBlock}: merkleized writes per CPU-second along the run`,
         note: `${machine}; load ${loadStart} → ${loadEnd}`,
         xLabel: "writes so far",
-        yLabel: "writes/s (per segment)",
+        yLabel: "writes per CPU-second (per segment)",
         series,
       }),
     );
@@ -521,7 +546,7 @@ async function main(): Promise<void> {
     workload: { blocks: o.blocks, writesPerBlock: o.writesPerBlock, seed: o.seed, backend: o.backend, mpt: o.mpt },
     qmdb: { ...q, memory: memoryFigures },
     ...(m ? { mpt: m, ratio: +(m.ms / q.ms).toFixed(1) } : {}),
-    ...(b ? { baseline: b, speedupOverBaseline: +(b.ms / q.ms).toFixed(2) } : {}),
+    baselines: bs.map((b) => ({ ...b, speedup: +(b.ms / q.ms).toFixed(2), cpuSpeedup: +(b.cpuMs / q.cpuMs).toFixed(2) })),
     ...(mem ? { memoryBackend: mem, lmdbOverMemory: +(q.ms / mem.ms).toFixed(2) } : {}),
     ...(profile ? { profile } : {}),
   };
@@ -539,25 +564,27 @@ async function main(): Promise<void> {
   log(`load average: ${loadStart} at start, ${loadRun1} after run 1, ${loadEnd} at the end`);
   log(`final roots: QMDB ${q.root}${m ? `, MPT ${m.root}` : ""}`);
   if (m) {
-    log(`${m.name}: ${num(m.ms)} ms, ${num(m.writesPerSecond)} writes/s, ${m.usPerWrite} µs/write (all of it root update)`);
+    log(`${m.name}: ${num(m.ms)} ms (${num(m.cpuMs)} ms CPU), ${num(m.writesPerSecond)} writes/s, ${m.usPerWrite} µs/write (all of it root update)`);
   }
   log(
-    `${q.name}: ${num(q.ms)} ms, ${num(q.writesPerSecond)} writes/s, ${q.usPerWrite} µs/write; ` +
+    `${q.name}: ${num(q.ms)} ms (${num(q.cpuMs)} ms CPU), ${num(q.writesPerSecond)} writes/s (${num(q.writesPerCpuSecond)} per CPU-second), ${q.usPerWrite} µs/write; ` +
       `commit+root ${q.rootUsPerWrite} µs/write (${q.rootShare} %)`,
   );
   log(
     `QMDB memory: ${num(memoryFigures.rssBytesPerLiveKey)} B RSS and ${num(memoryFigures.heapBytesPerLiveKey)} B heap+external per live key ` +
       `(${num(liveKeys)} live keys${backends.length > 1 ? "; includes the other backends: use --qmdb-only for the QMDB alone" : ""})`,
   );
-  log(`QMDB writes/s, first tenth → last tenth of the run: ${num(q.firstTenthWritesPerSecond)} → ${num(q.lastTenthWritesPerSecond)}`);
-  if (b) {
-    log(`${b.name}: ${num(b.ms)} ms, ${num(b.writesPerSecond)} writes/s; first tenth → last tenth ${num(b.firstTenthWritesPerSecond)} → ${num(b.lastTenthWritesPerSecond)}`);
-    log(`speed-up over the baseline (same run, alternating blocks): ${result.speedupOverBaseline}×`);
+  for (const b of result.baselines) {
+    log(
+      `${b.name}: ${num(b.ms)} ms (${num(b.cpuMs)} ms CPU), ${num(b.writesPerSecond)} writes/s; per CPU-second, first tenth → last tenth ` +
+        `${num(b.firstTenthWritesPerCpuSecond)} → ${num(b.lastTenthWritesPerCpuSecond)}; this build is ${b.speedup}× faster (wall), ${b.cpuSpeedup}× (CPU) in the same run`,
+    );
   }
+  log(`QMDB writes per CPU-second, first tenth → last tenth of the run: ${num(q.firstTenthWritesPerCpuSecond)} → ${num(q.lastTenthWritesPerCpuSecond)}`);
   if (m) log(`throughput ratio QMDB/MPT: ${result.ratio}×`);
   if (memoryFigures.diskBytes !== undefined) log(`LMDB store on disk: ${num(memoryFigures.diskBytes)} B, ${num(memoryFigures.diskBytesPerLiveKey ?? 0)} B per live key`);
   if (mem) {
-    log(`${mem.name}: ${num(mem.ms)} ms, ${num(mem.writesPerSecond)} writes/s; first tenth → last tenth ${num(mem.firstTenthWritesPerSecond)} → ${num(mem.lastTenthWritesPerSecond)}`);
+    log(`${mem.name}: ${num(mem.ms)} ms, ${num(mem.writesPerSecond)} writes/s; per CPU-second, first tenth → last tenth ${num(mem.firstTenthWritesPerCpuSecond)} → ${num(mem.lastTenthWritesPerCpuSecond)}`);
     log(`LMDB time / in-memory time (same run, alternating blocks): ${result.lmdbOverMemory}×`);
   }
 }

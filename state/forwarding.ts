@@ -23,6 +23,9 @@ export class ForwardingBatch implements BlockBatch {
   get(key: Uint8Array): Uint8Array | undefined {
     return this.inner.get(key);
   }
+  getView(key: Uint8Array): Uint8Array | undefined {
+    return this.inner.getView(key);
+  }
   put(key: Uint8Array, value: Uint8Array): void {
     this.inner.put(key, value);
   }

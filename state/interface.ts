@@ -21,6 +21,11 @@ export interface BlockBatch {
   readonly height: bigint;
   /** Current value, reading this batch's own writes first. Counts one read. */
   get(key: Uint8Array): Uint8Array | undefined;
+  /**
+   * The same read as `get` (counted and observed alike), without the copy: the array may be the
+   * batch's own, so the caller must not modify it. For readers that decode in place or copy.
+   */
+  getView(key: Uint8Array): Uint8Array | undefined;
   /** Set a key within the batch. Counts one write. */
   put(key: Uint8Array, value: Uint8Array): void;
   /** Delete a key within the batch. Counts one write. */

@@ -139,7 +139,7 @@ function encodeReceiptWith(receipt: Receipt, ownLogsRoot: Uint8Array, events: re
   view.setUint16(1, receipt.errorCode);
   view.setBigUint64(3, receipt.cycles);
   view.setBigUint64(11, receipt.cells);
-  out.set(ownLogsRoot, 19);
+  out.set(ownLogsRoot, LOGS_ROOT_AT);
   out.set(count, RECEIPT_HEAD);
   let at = RECEIPT_HEAD + count.length;
   for (const e of events) {
@@ -151,6 +151,8 @@ function encodeReceiptWith(receipt: Receipt, ownLogsRoot: Uint8Array, events: re
 
 /** status ‖ error_code ‖ cycles ‖ cells ‖ logs_root. */
 const RECEIPT_HEAD = 1 + 2 + 8 + 8 + 32;
+/** Where a receipt's encoding holds its own logs root. */
+const LOGS_ROOT_AT = 1 + 2 + 8 + 8;
 
 const txLeaves = (txs: readonly Uint8Array[]) => txs.map(keccak256);
 const receiptLeaves = (receipts: readonly Receipt[]) => receipts.map((r) => keccak256(encodeReceipt(r)));
@@ -184,19 +186,87 @@ export interface BlockRoots {
  * an event's leaf serves both its receipt's own logs root and the block's logs_root, and the
  * transaction leaves are the caller's tx hashes (keccak256 of the transaction bytes). Equal to
  * txRoot / receiptRoot / logsRoot computed separately; `hasher` is keccak256 except in the
- * benchmark, which counts the hashing.
+ * benchmark, which counts the hashing. Two halves: the encodings (rootsJob), then the hashing
+ * (rootsOfJob) — a pipelined replay runs the second on another thread.
  */
 export function blockRoots(txHashes: readonly Uint8Array[], receipts: readonly Receipt[], hasher: Hasher = KECCAK256): BlockRoots {
-  const blockEvents: Uint8Array[] = [];
-  const leaves = receipts.map((receipt) => {
-    const encoded = receipt.events.map(encodeEvent);
-    const own = encoded.map((e) => hasher.hash(e));
-    for (const leaf of own) blockEvents.push(leaf);
-    return hasher.hash(encodeReceiptWith(receipt, bmtRoot(hasher, own), encoded));
+  return rootsOfJob(rootsJob(txHashes, receipts), 0, hasher);
+}
+
+const ZERO_ROOT = new Uint8Array(32);
+
+/**
+ * Everything blockRoots hashes, in one buffer: u32 tx count, the tx hashes (32 bytes each); u32
+ * receipt count, then per receipt: u32 event count, each event encoding's length (u32), u32
+ * encoding length, and the receipt's encoding with its own logs root left zero (its events are
+ * the encoding's last bytes). Integers big-endian.
+ */
+export function rootsJob(txHashes: readonly Uint8Array[], receipts: readonly Receipt[]): Uint8Array {
+  const encodings = receipts.map((receipt) => {
+    const events = receipt.events.map(encodeEvent);
+    return { events, encoding: encodeReceiptWith(receipt, ZERO_ROOT, events) };
   });
+  let size = 4 + 32 * txHashes.length + 4;
+  for (const { events, encoding } of encodings) size += 4 + 4 * events.length + 4 + encoding.length;
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, txHashes.length);
+  let at = 4;
+  for (const h of txHashes) {
+    if (h.length !== 32) throw new EncodingError(`tx hash of ${h.length} bytes`);
+    out.set(h, at);
+    at += 32;
+  }
+  view.setUint32(at, receipts.length);
+  at += 4;
+  for (const { events, encoding } of encodings) {
+    view.setUint32(at, events.length);
+    at += 4;
+    for (const e of events) {
+      view.setUint32(at, e.length);
+      at += 4;
+    }
+    view.setUint32(at, encoding.length);
+    out.set(encoding, at + 4);
+    at += 4 + encoding.length;
+  }
+  return out;
+}
+
+/** The roots of a rootsJob at `offset` in `job` (whose receipt encodings get their logs roots written in). */
+export function rootsOfJob(job: Uint8Array, offset: number, hasher: Hasher = KECCAK256): BlockRoots {
+  const view = new DataView(job.buffer, job.byteOffset, job.byteLength);
+  const txCount = view.getUint32(offset);
+  let at = offset + 4;
+  const txHashes = new Array<Uint8Array>(txCount);
+  for (let i = 0; i < txCount; i++, at += 32) txHashes[i] = job.subarray(at, at + 32);
+  const receiptCount = view.getUint32(at);
+  at += 4;
+  const blockEvents: Uint8Array[] = [];
+  const leaves = new Array<Uint8Array>(receiptCount);
+  for (let r = 0; r < receiptCount; r++) {
+    const eventCount = view.getUint32(at);
+    const lengths = at + 4;
+    at = lengths + 4 * eventCount;
+    const length = view.getUint32(at);
+    const encoding = job.subarray(at + 4, at + 4 + length);
+    at += 4 + length;
+    let eventsLength = 0;
+    for (let e = 0; e < eventCount; e++) eventsLength += view.getUint32(lengths + 4 * e);
+    let eventAt = length - eventsLength;
+    const own = new Array<Uint8Array>(eventCount);
+    for (let e = 0; e < eventCount; e++) {
+      const n = view.getUint32(lengths + 4 * e);
+      own[e] = hasher.hash(encoding.subarray(eventAt, eventAt + n));
+      blockEvents.push(own[e]!);
+      eventAt += n;
+    }
+    encoding.set(bmtRoot(hasher, own), LOGS_ROOT_AT);
+    leaves[r] = hasher.hash(encoding);
+  }
   return {
     tx_root: bmtRoot(hasher, txHashes),
-    receipt_root: receipts.length === 0 ? hasher.hash(utf8(EMPTY_RECEIPTS)) : bmtRoot(hasher, leaves),
+    receipt_root: receiptCount === 0 ? hasher.hash(utf8(EMPTY_RECEIPTS)) : bmtRoot(hasher, leaves),
     logs_root: bmtRoot(hasher, blockEvents),
   };
 }

@@ -68,13 +68,19 @@ class MemoryBlockBatch implements BlockBatch {
   }
 
   get(key: Uint8Array): Uint8Array | undefined {
+    return this.getView(key)?.slice();
+  }
+
+  // Values in `seen` are never modified in place (a write replaces the array), so the view stays
+  // what it was when read. The observer sees the same array (it must not modify it either).
+  getView(key: Uint8Array): Uint8Array | undefined {
     checkStateKey(key);
     let entry = this.seen.get(key);
     if (entry === undefined) {
       entry = { key: key.slice(), value: this.committed.get(key) ?? null, written: false };
       this.seen.set(entry.key, entry);
     }
-    const value = entry.value === null ? undefined : entry.value.slice();
+    const value = entry.value ?? undefined;
     this.reads++;
     this.observer?.({ op: "read", key, value });
     return value;

@@ -8,7 +8,7 @@ import { array, decimal, hex, object, oneOf, string } from "../json/fields.js";
 import { JsonError } from "../json/parse.js";
 import type { BlockOutcome } from "../engine/chain.js";
 import type { ReceiptRecord } from "../../state/chain-db.js";
-import { blockRoots, type Event, type Receipt } from "../../state/roots.js";
+import { blockRoots, type BlockRoots, type Event, type Receipt } from "../../state/roots.js";
 import { txHash } from "./envelope.js";
 
 /** One transaction's receipt: the shape a ChainDb commits with its block. */
@@ -26,8 +26,16 @@ export function committedReceipt(r: TxReceipt): Receipt {
   return { status: r.status, errorCode: r.error === null ? 0 : r.error.code, cycles: r.cycles, cells: r.cells, events: r.events };
 }
 
-/** Receipts and roots of a block whose envelope bytes are `envelopes`, in block order. */
-export function blockResults(envelopes: readonly Uint8Array[], outcome: BlockOutcome): BlockResults {
+/**
+ * Receipts and roots of a block whose envelope bytes are `envelopes`, in block order. `roots`
+ * computes the three roots from the tx hashes and committed receipts (blockRoots; a pipelined
+ * replay hands them to another thread).
+ */
+export function blockResults(
+  envelopes: readonly Uint8Array[],
+  outcome: BlockOutcome,
+  roots: (txHashes: readonly Uint8Array[], receipts: readonly Receipt[]) => BlockRoots = blockRoots,
+): BlockResults {
   // The tx hashes are the tx_root leaves (§5.2): each envelope is hashed once.
   const hashes = envelopes.map(txHash);
   const receipts: TxReceipt[] = outcome.outcomes.map((o, i) => ({
@@ -38,7 +46,7 @@ export function blockResults(envelopes: readonly Uint8Array[], outcome: BlockOut
     cycles: o.cycles,
     cells: o.cells,
   }));
-  return { receipts, ...blockRoots(hashes, receipts.map(committedReceipt)) };
+  return { receipts, ...roots(hashes, receipts.map(committedReceipt)) };
 }
 
 export interface EventJson {

@@ -154,6 +154,7 @@ function registerReplay(program: Command): void {
     .option("--trace <file>", "write a cbqs-trace/v1 JSON line per transaction (single fixture only)")
     .option("--db <dir>", "commit every verified block to this store (LMDB) and, run again, resume after its last block (one fixture file)")
     .option("--snapshot-interval <n>", SNAPSHOT_INTERVAL_HELP)
+    .option("--pipeline", "merkleize the state on a second thread while the next block executes (same report; not with --trace or --db)")
     .addHelpText(
       "after",
       exitCodes(
@@ -162,8 +163,9 @@ function registerReplay(program: Command): void {
         "a fixture is unusable (malformed, unreadable, unexecutable) and none mismatched; bad options",
       ),
     )
-    .action((targets: string[], opts: { toHeight?: string; shard?: string; quiet?: boolean; json?: boolean; trace?: string; db?: string; snapshotInterval?: string }) => {
+    .action((targets: string[], opts: { toHeight?: string; shard?: string; quiet?: boolean; json?: boolean; trace?: string; db?: string; snapshotInterval?: string; pipeline?: boolean }) => {
       const toHeight = opts.toHeight === undefined ? undefined : decimalOption("--to-height", opts.toHeight);
+      if (opts.pipeline === true && (opts.trace !== undefined || opts.db !== undefined)) throw new UsageError("--pipeline cannot be combined with --trace or --db");
       if (opts.db !== undefined) {
         if (opts.trace !== undefined) throw new UsageError("--trace and --db are exclusive");
         if (opts.shard !== undefined) throw new UsageError("--shard and --db are exclusive: a store holds one chain");
@@ -191,6 +193,7 @@ function registerReplay(program: Command): void {
             progress: mode,
             ...(toHeight === undefined ? {} : { toHeight }),
             ...(tracing === null ? {} : { store: tracing }),
+            ...(opts.pipeline === true ? { pipeline: true } : {}),
             onBlock: (p, executed) => {
               if (tracing !== null) trace!.write(blockTraceLines(p.height, tracing.recorder, executed.envelopes, executed.results.receipts, executed.outcomes));
             },

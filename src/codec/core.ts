@@ -116,6 +116,11 @@ export class Writer {
   finish(): Uint8Array {
     return this.buf.slice(0, this.len);
   }
+
+  /** Empties the writer, keeping its buffer. */
+  reset(): void {
+    this.len = 0;
+  }
 }
 
 export class Reader {
@@ -181,10 +186,24 @@ export class Reader {
 // ---------------------------------------------------------------- top-level entry points
 
 export function encode<T>(codec: Codec<T>, value: T): Uint8Array {
-  const w = new Writer();
-  codec.write(w, value, "");
-  return w.finish();
+  // One writer serves every top-level encode (its buffer is reused; finish() copies out); an
+  // encode started while it is busy gets its own.
+  const w = scratchBusy ? new Writer() : scratch;
+  const shared = w === scratch;
+  if (shared) {
+    scratchBusy = true;
+    w.reset();
+  }
+  try {
+    codec.write(w, value, "");
+    return w.finish();
+  } finally {
+    if (shared) scratchBusy = false;
+  }
 }
+
+const scratch = new Writer();
+let scratchBusy = false;
 
 /** Strict decode: the whole input must be exactly one canonical value (§14). */
 export function decode<T>(codec: Codec<T>, bytes: Uint8Array): T {

@@ -31,7 +31,8 @@ import {
   ZERO_ADDRESS,
 } from "./layout.js";
 import { addU64, U64_MAX } from "./math.js";
-import { Meter } from "./meter.js";
+import { Meter, type SignatureVerifier } from "./meter.js";
+import { ed25519VerifyStrict } from "../crypto/ed25519.js";
 import { effectiveRentHeight, isPaused, NEVER_PAUSED, type PauseRecord } from "./pause.js";
 
 const KEYLESS_ACCOUNTS = [REGISTRY_ADDRESS, PLATFORM_ADDRESS, ZERO_ADDRESS];
@@ -102,6 +103,12 @@ function validateGenesis(config: GenesisConfig): void {
 
 export class Chain {
   private lastHeight = 0n;
+  /**
+   * §9.1 strict Ed25519 for every charged verification. Only a harness replaces it (a pipelined
+   * replay answers "valid" at once and verifies on another thread, re-executing any block where
+   * that answer was wrong before it is committed: src/harness/signatures.ts).
+   */
+  verifySignature: SignatureVerifier = ed25519VerifyStrict;
 
   private constructor(
     readonly config: GenesisConfig,
@@ -212,7 +219,7 @@ export class Chain {
           reject("RegistryPaused", "the emergency-pause breaker covers the Stream Registry (0x17)");
         }
         const instruction = decodeInstruction(body.payload);
-        const meter = new Meter(instruction.type, body.payload.length);
+        const meter = new Meter(instruction.type, body.payload.length, this.verifySignature);
         run.meter = meter;
         const ctx: TxContext = { batch, meter, height, sender: tx.from, governance: this.config.governance, accounts: ledger, events };
         batch.observer = (access) => meter.observe(access);

@@ -43,11 +43,11 @@ export interface TxContext {
 
 // ---- raw slot values ------------------------------------------------------------------------
 
+/** A slot's payload as a view of the batch's value: callers decode it (decoding copies) and never modify it. */
 function readSlot(ctx: TxContext, key: Uint8Array, what: string): Uint8Array | undefined {
-  const bytes = ctx.batch.get(key);
+  const bytes = ctx.batch.getView(key);
   if (bytes === undefined) return undefined;
-  // A StorageSlot value is its tag then the raw bytes; `bytes` is this call's own copy, so the
-  // payload is handed out as a view of it.
+  // A StorageSlot value is its tag then the raw bytes.
   if (bytes[0] !== ValueTag.StorageSlot) return reject("RegistryStateInvalid", `${what}: stored value is not a storage slot`);
   return bytes.subarray(1);
 }
@@ -90,7 +90,7 @@ export const encodeScalar = (value: bigint): Uint8Array => encodeStateValue({ ki
 
 export function readGovernanceBounds(ctx: TxContext): GovernanceBounds {
   const values: bigint[] = [];
-  for (const [name, key] of LIVE_SCALAR_READ_KEYS) values.push(decodeScalar(ctx.batch.get(key), name));
+  for (const [name, key] of LIVE_SCALAR_READ_KEYS) values.push(decodeScalar(ctx.batch.getView(key), name));
   return new GovernanceBounds(values);
 }
 

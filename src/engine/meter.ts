@@ -103,6 +103,9 @@ export function charge(usage: MeterUsage, accepted: boolean, costs: CostSchedule
   return { chargedReads, chargedWrites, cycles, cells };
 }
 
+/** Strict Ed25519 verification (§9.1): ed25519VerifyStrict, or a stand-in that gives its answers. */
+export type SignatureVerifier = (publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array) => boolean;
+
 export class Meter implements MeterUsage {
   reads = 0;
   writes = 0;
@@ -114,6 +117,7 @@ export class Meter implements MeterUsage {
   constructor(
     readonly instruction: InstructionName,
     readonly payloadBytes: number,
+    private readonly verify: SignatureVerifier = ed25519VerifyStrict,
   ) {}
 
   get reservation(): Reservation {
@@ -145,7 +149,7 @@ export class Meter implements MeterUsage {
   /** §9.1 strict Ed25519, one charged verification. */
   verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
     this.signatures += 1;
-    return ed25519VerifyStrict(publicKey, message, signature);
+    return this.verify(publicKey, message, signature);
   }
 
   emitted(event: Event): void {

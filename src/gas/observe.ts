@@ -50,4 +50,9 @@ class ObservedBatch extends WatchingBatch {
     if (this.observer !== undefined) this.amplify?.(this.inner, key);
     return super.get(key);
   }
+
+  override getView(key: Uint8Array): Uint8Array | undefined {
+    if (this.observer !== undefined) this.amplify?.(this.inner, key);
+    return super.getView(key);
+  }
 }

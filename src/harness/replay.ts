@@ -6,13 +6,17 @@ import { bytesEqual, toHex } from "../bytes.js";
 import { genesisHash, headerHash } from "../chain/block.js";
 import type { TxEnvelope } from "../chain/envelope.js";
 import { blockResults, type BlockResults, type TxReceipt } from "../chain/receipts.js";
-import { Chain, type TxOutcome } from "../engine/chain.js";
+import { Chain, type BlockOutcome, type TxOutcome } from "../engine/chain.js";
 import { GenesisError } from "../engine/errors.js";
 import { GAS_VECTORS_SHA256 } from "../scenario/run.js";
 import type { StateStore } from "../../state/interface.js";
 import { diffDumps, type DumpEntry } from "../../state/dump.js";
 import { MemoryStateStore } from "../../state/store.js";
 import { createStateCommitment } from "../../state/qmdb/index.js";
+import { WorkerCommitment } from "../../state/worker-commitment.js";
+import { blockRoots, rootsJob, type BlockRoots, type Receipt } from "../../state/roots.js";
+import { ed25519VerifyStrict } from "../crypto/ed25519.js";
+import { SignatureCheckedStore, SpeculativeSignatures } from "./signatures.js";
 import { decodeTransaction, firstNonceMismatch, startNonces, TxInputError } from "./execute.js";
 import type { Fixture, FixtureBlock } from "./fixture.js";
 import { changedKey } from "./diff.js";
@@ -55,10 +59,21 @@ export interface ExecutedBlock {
   blockHash: Uint8Array;
 }
 
+/** A block executed by `Replay.execute`, not yet compared (`Replay.check`). */
+export interface ExecutedHalf {
+  index: number;
+  envelopes: TxEnvelope[];
+  nonces: Map<string, bigint>;
+  outcome: BlockOutcome;
+  results: BlockResults;
+}
+
 export const newStore = (): MemoryStateStore => new MemoryStateStore(createStateCommitment());
 
 export class Replay {
   private parent: Uint8Array;
+  /** How `execute` gets a block's tx/receipt/logs roots (a pipelined replay defers them to its worker). */
+  rootsOf: (txHashes: readonly Uint8Array[], receipts: readonly Receipt[]) => BlockRoots = blockRoots;
 
   private constructor(
     readonly fixture: Fixture,
@@ -97,6 +112,14 @@ export class Replay {
 
   /** Executes fixture block `index` and returns what it produced plus the first mismatch. */
   block(index: number): { executed: ExecutedBlock; mismatch: Mismatch | null } {
+    return this.check(this.execute(index));
+  }
+
+  /**
+   * The first half of `block`: decodes and executes block `index` and derives its receipts and
+   * roots; nothing here reads the new state root (a deferred commitment may not know it yet).
+   */
+  execute(index: number): ExecutedHalf {
     const b = this.fixture.blocks[index]!;
     const path = `$.blocks[${index}]`;
     const chainId = this.fixture.genesis.config.chain_id;
@@ -110,7 +133,17 @@ export class Replay {
     });
     const nonces = startNonces(this.chain, envelopes);
     const outcome = this.chain.executeBlock({ height: b.height, timestamp: b.timestamp, txs: envelopes.map((e) => e.tx) });
-    const results = blockResults(b.transactions, outcome);
+    return { index, envelopes, nonces, outcome, results: blockResults(b.transactions, outcome, this.rootsOf) };
+  }
+
+  /**
+   * The second half: the block hash (from the new state root) and the comparison with the
+   * fixture. Halves are checked in execution order (each block hash chains on the last).
+   */
+  check(half: ExecutedHalf): { executed: ExecutedBlock; mismatch: Mismatch | null } {
+    const { index, envelopes, nonces, outcome, results } = half;
+    const b = this.fixture.blocks[index]!;
+    const path = `$.blocks[${index}]`;
     const blockHash = headerHash(this.chain.chainInstanceId, b.height, b.timestamp, this.parent, outcome.stateRoot, results);
     this.parent = blockHash;
     const executed: ExecutedBlock = { envelopes, outcomes: outcome.outcomes, results, stateRoot: outcome.stateRoot, effectiveRentHeight: outcome.effectiveRentHeight, blockHash };
@@ -232,14 +265,28 @@ export interface ReplayOutcome {
   mismatch: Mismatch | null;
 }
 
+export interface ReplayOptions {
+  toHeight?: bigint;
+  store?: StateStore;
+  onBlock?: (p: ReplayProgress, executed: ExecutedBlock) => void;
+  /**
+   * Merkleize the state on a second thread while the next block executes (see
+   * `replayPipelined`); same outcome, same mismatch, same `onBlock` calls. Not with `store`.
+   */
+  pipeline?: boolean;
+  /** Pipelined only: block index `i` was executed again because a signature answered valid ahead of its check was invalid. */
+  onReexecute?: (i: number) => void;
+}
+
 /** Replays `fixture` up to `toHeight` (inclusive), stopping at the first mismatch. */
-export function replayFixture(
-  fixture: Fixture,
-  options: { toHeight?: bigint; store?: StateStore; onBlock?: (p: ReplayProgress, executed: ExecutedBlock) => void } = {},
-): ReplayOutcome {
+export function replayFixture(fixture: Fixture, options: ReplayOptions = {}): ReplayOutcome {
+  if (options.pipeline === true) {
+    if (options.store !== undefined) throw new TypeError("a pipelined replay keeps its own store");
+    return replayPipelined(fixture, options);
+  }
   const { replay, mismatch } = Replay.start(fixture, options.store);
   if (mismatch !== null) return { blocks: 0, txs: 0, mismatch };
-  const blocks = options.toHeight === undefined ? fixture.blocks : fixture.blocks.filter((b) => b.height <= options.toHeight!);
+  const blocks = blocksUpTo(fixture, options.toHeight);
   const lastHeight = blocks.length === 0 ? 0n : blocks[blocks.length - 1]!.height;
   let txs = 0;
   for (let i = 0; i < blocks.length; i++) {
@@ -249,6 +296,115 @@ export function replayFixture(
     if (mismatch !== null) return { blocks: i + 1, txs, mismatch };
   }
   return { blocks: blocks.length, txs, mismatch: null };
+}
+
+const blocksUpTo = (fixture: Fixture, toHeight: bigint | undefined): FixtureBlock[] =>
+  toHeight === undefined ? fixture.blocks : fixture.blocks.filter((b) => b.height <= toHeight);
+
+/** Blocks a pipelined replay may execute ahead of the oldest block whose root is not known. */
+const PIPELINE_DEPTH = 16;
+
+/**
+ * The replay with the state commitment's merkleization and the hashing of the tx/receipt/logs
+ * roots on a worker thread (WorkerCommitment): the main thread executes block N+1 — which needs
+ * block N's values, not its roots — while the worker computes block N's roots. Blocks are checked strictly in order once their root is in,
+ * each with `Replay.check`, as in the plain replay; the outcome depends on no thread timing.
+ *
+ * The pipeline only vouches for blocks that match completely. At the first block that does not
+ * (or whose post_state must be compared), it stops, and a mismatch is reported by the plain
+ * replay run again from genesis to that block, so the report — state diff included, which needs
+ * the state exactly at that block — is the plain replay's own.
+ */
+function replayPipelined(fixture: Fixture, options: ReplayOptions): ReplayOutcome {
+  const commitment = new WorkerCommitment();
+  const signatures = new SpeculativeSignatures();
+  try {
+    const { replay, mismatch } = Replay.start(fixture, new SignatureCheckedStore(new MemoryStateStore(commitment), signatures));
+    if (mismatch !== null) return { blocks: 0, txs: 0, mismatch };
+    commitment.deferred = true;
+    replay.rootsOf = (txHashes, receipts) => commitment.deferRoots(rootsJob(txHashes, receipts));
+    replay.chain.verifySignature = signatures.verify;
+    /**
+     * Executes block i with speculative signature answers; when one was wrong (the commit was
+     * refused, or the block failed some other way after it), executes it again, nothing of the
+     * first attempt having been committed, with the real verifier.
+     */
+    const execute = (i: number): ExecutedHalf => {
+      signatures.beginBlock();
+      try {
+        return replay.execute(i);
+      } catch (err) {
+        if (!signatures.anyInvalid()) throw err;
+        options.onReexecute?.(i);
+        signatures.beginBlock();
+        replay.chain.verifySignature = ed25519VerifyStrict;
+        try {
+          return replay.execute(i);
+        } finally {
+          replay.chain.verifySignature = signatures.verify;
+        }
+      }
+    };
+    const blocks = blocksUpTo(fixture, options.toHeight);
+    const lastHeight = blocks.length === 0 ? 0n : blocks[blocks.length - 1]!.height;
+    const queue: { half: ExecutedHalf; commit: number }[] = [];
+    let txs = 0;
+    /** Checks the oldest executed block; false when it does not match. */
+    const checkOldest = (): boolean => {
+      const { half, commit } = queue.shift()!;
+      commitment.settle(commit + 1);
+      const { executed, mismatch } = replay.check(half);
+      if (mismatch !== null) return false;
+      const i = half.index;
+      txs += blocks[i]!.transactions.length;
+      options.onBlock?.({ blocksDone: i + 1, blocksTotal: blocks.length, txsDone: txs, height: blocks[i]!.height, lastHeight }, executed);
+      return true;
+    };
+    /** Checks queued blocks until at most `depth` wait (and none whose root is in); the first mismatching index, or -1. */
+    const drain = (depth: number): number => {
+      while (queue.length > depth || (queue.length > 0 && commitment.ready(queue[0]!.commit))) {
+        const index = queue[0]!.half.index;
+        if (!checkOldest()) return index;
+      }
+      return -1;
+    };
+    for (let i = 0; i < blocks.length; i++) {
+      let half: ExecutedHalf;
+      try {
+        half = execute(i);
+      } catch (err) {
+        // Unusable input (or an engine failure): unless an earlier block mismatched, the plain replay throws it too.
+        const bad = drain(0);
+        if (bad >= 0) return referenceAt(fixture, blocks, bad, options);
+        throw err;
+      }
+      queue.push({ half, commit: commitment.jobs - 1 });
+      // A post_state dump is compared with the live state, so that block is checked before the next executes.
+      const bad = drain(blocks[i]!.post_state === undefined && i + 1 < blocks.length ? PIPELINE_DEPTH : 0);
+      if (bad >= 0) return referenceAt(fixture, blocks, bad, options);
+    }
+    return { blocks: blocks.length, txs, mismatch: null };
+  } finally {
+    commitment.close();
+    signatures.close();
+  }
+}
+
+/**
+ * The plain replay from genesis to block `index` (a fresh store), which must find its first
+ * mismatch exactly there; `onBlock` sees only that block (the pipeline reported the others).
+ */
+function referenceAt(fixture: Fixture, blocks: readonly FixtureBlock[], index: number, options: ReplayOptions): ReplayOutcome {
+  const outcome = replayFixture(fixture, {
+    toHeight: blocks[index]!.height,
+    onBlock: (p, executed) => {
+      if (p.blocksDone === index + 1) options.onBlock?.({ ...p, blocksTotal: blocks.length, lastHeight: blocks[blocks.length - 1]!.height }, executed);
+    },
+  });
+  if (outcome.mismatch === null || outcome.blocks !== index + 1) {
+    throw new Error(`pipelined replay: block ${blocks[index]!.height} did not match, but the plain replay ${outcome.mismatch === null ? "found no mismatch" : `stopped at block ${outcome.blocks - 1}`}`);
+  }
+  return outcome;
 }
 
 // ---- replaying files (cbqs replay, npm start) ---------------------------------------------------
@@ -270,7 +426,7 @@ export interface FixtureReport {
  */
 export function replayFile(
   file: string,
-  options: { toHeight?: bigint; progress?: ProgressMode; store?: StateStore; onBlock?: (p: ReplayProgress, executed: ExecutedBlock) => void } = {},
+  options: ReplayOptions & { progress?: ProgressMode } = {},
 ): FixtureReport {
   const report: FixtureReport = { file, name: null, status: "ok", blocks: 0, txs: 0 };
   const progress = new Progress(`replay ${file}`, options.progress ?? "off");
@@ -280,6 +436,7 @@ export function replayFile(
     const outcome = replayFixture(fixture, {
       ...(options.toHeight === undefined ? {} : { toHeight: options.toHeight }),
       ...(options.store === undefined ? {} : { store: options.store }),
+      ...(options.pipeline === undefined ? {} : { pipeline: options.pipeline }),
       onBlock: (p, executed) => {
         progress.update({ done: p.blocksDone, total: p.blocksTotal, unit: "blocks", height: { at: p.height, last: p.lastHeight }, txs: p.txsDone });
         options.onBlock?.(p, executed);

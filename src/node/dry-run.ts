@@ -36,6 +36,10 @@ class OverlayBatch implements BlockBatch {
     return value;
   }
 
+  getView(key: Uint8Array): Uint8Array | undefined {
+    return this.get(key);
+  }
+
   put(key: Uint8Array, value: Uint8Array): void {
     this.write(key, value.slice());
   }

@@ -32,6 +32,31 @@ describe("block batch (CIP-4 §6.1 begin_batch → execute → commit_batch)", (
     expect(store.read(k(1))).toBeUndefined();
   });
 
+  it("getView is the same metered read as get (counted, observed) and its view never changes under later writes", () => {
+    const { store } = fresh();
+    const setup = store.beginBlock(1n);
+    setup.put(k(1), v(1));
+    store.commitBlock(setup);
+    const b = store.beginBlock(2n);
+    const seen: StateAccess[] = [];
+    b.observer = (a) => seen.push(a);
+    const view = b.getView(k(1))!;
+    expect(hex(view)).toBe(hex(v(1)));
+    expect(b.getView(k(2))).toBeUndefined();
+    expect(b.counts.reads).toBe(2);
+    expect(seen.map((a) => [a.op, a.op === "read" ? hex(a.value) : null])).toEqual([["read", hex(v(1))], ["read", undefined]]);
+    b.put(k(1), v(7));
+    const tx = b.checkpoint();
+    b.put(k(1), v(8));
+    b.rollback(tx);
+    expect(hex(view)).toBe(hex(v(1)));
+    expect(hex(b.getView(k(1)))).toBe(hex(v(7)));
+    // get hands out a copy of the same value
+    const copy = b.get(k(1))!;
+    copy[1] = 0xff;
+    expect(hex(b.getView(k(1)))).toBe(hex(v(7)));
+  });
+
   it("CIP-4 §6.1: a rejected transaction's checkpoint is rolled back without touching earlier writes", () => {
     const { store } = fresh();
     const b = store.beginBlock(1n);

@@ -1,0 +1,70 @@
+// The worker half of WorkerCommitment (state/worker-commitment.ts): holds the Cowboy state
+// database (QMDB "current", Blake3) and does each published job in order — apply a batch of net
+// changes, or hash a block's tx/receipt/logs roots (state/roots.ts rootsOfJob) — writing its
+// roots into the shared ring of results. Nothing here decides anything: the main
+// thread executes, this thread only merkleizes what it was given, one block after another.
+import { receiveMessageOnPort, workerData, type MessagePort } from "node:worker_threads";
+import type { KeyChange } from "./commitment.js";
+import { createStateCommitment } from "./qmdb/index.js";
+import { STATE_KEY_LENGTH } from "./interface.js";
+import { rootsOfJob } from "./roots.js";
+import { DELETED, H, JOB, RESULT_BYTES, RING, ROOT_BYTES, SLOT_INTS, type WorkerShared } from "./worker-commitment.js";
+
+const shared = workerData as WorkerShared & { port: MessagePort };
+const header = new Int32Array(shared.header);
+const slots = new Int32Array(shared.slots);
+const data = new Uint8Array(shared.data);
+const roots = new Uint8Array(shared.roots);
+const commitment = createStateCommitment();
+
+/** Unpacks one batch (WorkerCommitment's `pack` layout) into changes whose keys and values are copies. */
+function unpack(bytes: Uint8Array, at: number): KeyChange[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset);
+  const count = view.getUint32(at);
+  const changes: KeyChange[] = new Array(count);
+  at += 4;
+  for (let i = 0; i < count; i++) {
+    const key = bytes.slice(at, at + STATE_KEY_LENGTH);
+    const length = view.getUint32(at + STATE_KEY_LENGTH);
+    at += STATE_KEY_LENGTH + 4;
+    if (length === DELETED) changes[i] = [key, undefined];
+    else {
+      changes[i] = [key, bytes.slice(at, at + length)];
+      at += length;
+    }
+  }
+  return changes;
+}
+
+/** The worker's loop: it blocks on the posted counter (a dedicated thread with nothing else to do). */
+function run(): void {
+  let done = 0;
+  for (;;) {
+    while (Atomics.load(header, H.posted) === done) {
+      if (Atomics.load(header, H.closed) !== 0) return;
+      Atomics.wait(header, H.posted, done, 1000);
+    }
+    const slot = (done % RING) * SLOT_INTS;
+    const [offset, length, kind] = [slots[slot]!, slots[slot + 1]!, slots[slot + 2]!];
+    const bytes = length === -1 ? new Uint8Array(receiveMessageOnPort(shared.port)!.message as ArrayBuffer) : data.subarray(offset, offset + length);
+    const at = (done % RING) * RESULT_BYTES;
+    if (kind === JOB.stateBatch) roots.set(commitment.commitBatch(unpack(bytes, 0)), at);
+    else {
+      const r = rootsOfJob(bytes, 0);
+      roots.set(r.tx_root, at);
+      roots.set(r.receipt_root, at + ROOT_BYTES);
+      roots.set(r.logs_root, at + 2 * ROOT_BYTES);
+    }
+    done++;
+    Atomics.store(header, H.done, done);
+    Atomics.notify(header, H.done);
+  }
+}
+
+try {
+  run();
+} catch (err) {
+  shared.port.postMessage(err instanceof Error ? (err.stack ?? err.message) : String(err));
+  Atomics.store(header, H.failed, 1);
+  Atomics.notify(header, H.done);
+}

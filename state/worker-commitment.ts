@@ -1,0 +1,244 @@
+// A StateCommitment whose merkleization runs on a worker thread (state/commit-worker.ts), so a
+// replay can execute block N+1 while block N's root is computed (docs/performance.md
+// "Pipelined replay"). Executing needs the committed *values*, never the root: this side keeps
+// them in a plain table and answers every read at once; the worker holds the real QMDB and
+// applies each block's net changes, in commit order, exactly as QmdbStateCommitment would.
+//
+// The one twist: `commitBatch` returns the root array before the root is known; it is filled in
+// by `settle` (or any later call that needs a root). Code that reads a root from a deferred
+// commit must settle first; with `deferred` false (the default) every commit settles at once and
+// this is an ordinary, merely slower, StateCommitment.
+//
+// The threads share memory only (no message per block: a postMessage cost ~100 µs of the
+// sender's time here): the main thread writes each batch into a ring of bytes and publishes it
+// by bumping a counter; the worker waits on that counter, applies the batch, writes the root into
+// a ring of roots and bumps its own counter. A batch larger than the whole ring goes by message.
+import { existsSync } from "node:fs";
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
+import { compareBytes } from "../src/bytes.js";
+import { BytesMap } from "./bytes-map.js";
+import type { KeyChange, StateCommitment } from "./commitment.js";
+import { STATE_KEY_LENGTH } from "./interface.js";
+import { createStateCommitment } from "./qmdb/index.js";
+import type { BlockRoots } from "./roots.js";
+
+export const ROOT_BYTES = 32;
+/** Bytes of one result slot: a state root, or a block's tx, receipt and logs roots. */
+export const RESULT_BYTES = 3 * ROOT_BYTES;
+/** Job kinds (a slot's third int). */
+export const JOB = { stateBatch: 0, blockRoots: 1 } as const;
+/** Value length that marks a deleted key in a packed batch. */
+export const DELETED = 0xffff_ffff;
+/** How many commits may be in flight (the rings of batch descriptors and roots). */
+export const RING = 64;
+/** Batches waiting before a deferred commit wakes the worker. */
+const WAKE_AFTER = 8;
+/** Bytes of the batch ring. */
+const DATA_BYTES = 16 << 20;
+/** A worker that answers nothing for this long is taken to be dead. */
+const STALL_MS = 120_000;
+
+/** Int32 slots of the shared header. */
+export const H = {
+  /** Batches published by the main thread. */
+  posted: 0,
+  /** Batches applied by the worker (their roots are in the ring). */
+  done: 1,
+  /** Set by the worker when a batch failed (the message follows on the port). */
+  failed: 2,
+  /** Set by the main thread to stop the worker. */
+  closed: 3,
+} as const;
+const HEADER_INTS = 4;
+export const SLOT_INTS = 3;
+
+/**
+ * What both threads share: the header (H), per ring slot the job's offset and length in `data`
+ * (length −1: the job came as a message) and kind (JOB), the job bytes, and a ring of results.
+ */
+export interface WorkerShared {
+  header: SharedArrayBuffer;
+  slots: SharedArrayBuffer;
+  data: SharedArrayBuffer;
+  roots: SharedArrayBuffer;
+}
+
+export class WorkerCommitmentError extends Error {
+  override name = "WorkerCommitmentError";
+}
+
+export class WorkerCommitment implements StateCommitment {
+  /** When true, commitBatch returns at once and its root is filled in by a later `settle`. */
+  deferred = false;
+  private readonly values = new BytesMap<Uint8Array>(1 << 12);
+  private readonly worker: Worker;
+  private readonly port: MessagePort;
+  private readonly header: Int32Array;
+  private readonly slots: Int32Array;
+  private readonly data: Uint8Array;
+  private readonly dataView: DataView;
+  private readonly roots: Uint8Array;
+  /** Where the next batch goes in `data`. */
+  private writeAt = 0;
+  /** Roots handed out and not yet filled in, oldest first, per job; the first is job number `settled`. */
+  private readonly unfilled: Uint8Array[][] = [];
+  private settled = 0;
+  private posted = 0;
+  private last: Uint8Array = createStateCommitment().root();
+  private closed = false;
+
+  constructor() {
+    const shared: WorkerShared = {
+      header: new SharedArrayBuffer(4 * HEADER_INTS),
+      slots: new SharedArrayBuffer(4 * SLOT_INTS * RING),
+      data: new SharedArrayBuffer(DATA_BYTES),
+      roots: new SharedArrayBuffer(RING * RESULT_BYTES),
+    };
+    this.header = new Int32Array(shared.header);
+    this.slots = new Int32Array(shared.slots);
+    this.data = new Uint8Array(shared.data);
+    this.dataView = new DataView(shared.data);
+    this.roots = new Uint8Array(shared.roots);
+    const script = new URL("./commit-worker.js", import.meta.url);
+    // Run from TypeScript sources (vitest) there is no compiled worker: fail now, not after STALL_MS.
+    if (!existsSync(script)) throw new WorkerCommitmentError(`no compiled commit worker at ${script.pathname} (run npm run build)`);
+    const { port1, port2 } = new MessageChannel();
+    this.port = port1;
+    this.worker = new Worker(script, { workerData: { ...shared, port: port2 }, transferList: [port2] });
+    this.worker.unref();
+    this.port.unref();
+  }
+
+  commitBatch(changes: readonly KeyChange[]): Uint8Array {
+    if (this.closed) throw new WorkerCommitmentError("the commitment is closed");
+    let size = 4;
+    for (const [key, value] of changes) {
+      if (key.length !== STATE_KEY_LENGTH) throw new WorkerCommitmentError(`state key of ${key.length} bytes`);
+      size += STATE_KEY_LENGTH + 4 + (value?.length ?? 0);
+      if (value === undefined) this.values.delete(key);
+      else this.values.set(key.slice(), value.slice());
+    }
+    const root = new Uint8Array(ROOT_BYTES);
+    this.post(JOB.stateBatch, size, (bytes, view, at) => pack(changes, bytes, view, at), [root]);
+    if (!this.deferred) this.settle(this.posted);
+    return root;
+  }
+
+  /**
+   * A block's tx, receipt and logs roots from its rootsJob (state/roots.ts), computed by the
+   * worker after the batches posted before it; the arrays are filled in by `settle`.
+   */
+  deferRoots(job: Uint8Array): BlockRoots {
+    if (this.closed) throw new WorkerCommitmentError("the commitment is closed");
+    const roots: BlockRoots = { tx_root: new Uint8Array(ROOT_BYTES), receipt_root: new Uint8Array(ROOT_BYTES), logs_root: new Uint8Array(ROOT_BYTES) };
+    this.post(JOB.blockRoots, job.length, (bytes, _, at) => bytes.set(job, at), [roots.tx_root, roots.receipt_root, roots.logs_root]);
+    return roots;
+  }
+
+  /** Jobs posted so far (state batches and roots). */
+  get jobs(): number {
+    return this.posted;
+  }
+
+  private post(kind: number, size: number, write: (bytes: Uint8Array, view: DataView, at: number) => void, results: Uint8Array[]): void {
+    if (this.posted - this.settled >= RING) this.settle(this.posted - RING + 1);
+    const slot = (this.posted % RING) * SLOT_INTS;
+    if (size > DATA_BYTES) {
+      const buffer = new ArrayBuffer(size);
+      write(new Uint8Array(buffer), new DataView(buffer), 0);
+      this.port.postMessage(buffer, [buffer]);
+      this.slots[slot] = 0;
+      this.slots[slot + 1] = -1;
+    } else {
+      // The ring is reused from its start once every job in it is done.
+      if (this.writeAt + size > DATA_BYTES) {
+        this.settle(this.posted);
+        this.writeAt = 0;
+      }
+      write(this.data, this.dataView, this.writeAt);
+      this.slots[slot] = this.writeAt;
+      this.slots[slot + 1] = size;
+      this.writeAt += size;
+    }
+    this.slots[slot + 2] = kind;
+    this.posted++;
+    this.unfilled.push(results);
+    Atomics.store(this.header, H.posted, this.posted);
+    // Waking the worker costs a context switch; it is woken for a few jobs at a time (and by settle).
+    if (!this.deferred || this.posted - Atomics.load(this.header, H.done) >= WAKE_AFTER) Atomics.notify(this.header, H.posted);
+  }
+
+  /** True when job number `n` (0-based) has its result (without waiting). */
+  ready(n: number): boolean {
+    return n < this.settled || n < Atomics.load(this.header, H.done);
+  }
+
+  /** Waits until the first `count` jobs are done and fills in their roots. */
+  settle(count: number): void {
+    if (this.settled < count) Atomics.notify(this.header, H.posted);
+    while (this.settled < count) {
+      let done = Atomics.load(this.header, H.done);
+      while (done <= this.settled) {
+        this.checkFailed();
+        if (Atomics.wait(this.header, H.done, done, STALL_MS) === "timed-out") throw new WorkerCommitmentError(`no root from the commit worker for ${STALL_MS / 1000} s`);
+        done = Atomics.load(this.header, H.done);
+      }
+      for (; this.settled < done && this.settled < count; this.settled++) {
+        const results = this.unfilled.shift()!;
+        let at = (this.settled % RING) * RESULT_BYTES;
+        for (const r of results) {
+          r.set(this.roots.subarray(at, at + ROOT_BYTES));
+          at += ROOT_BYTES;
+        }
+        if (this.slots[(this.settled % RING) * SLOT_INTS + 2] === JOB.stateBatch) this.last = results[0]!;
+      }
+    }
+    this.checkFailed();
+  }
+
+  private checkFailed(): void {
+    if (Atomics.load(this.header, H.failed) === 0) return;
+    const message = receiveMessageOnPort(this.port)?.message;
+    throw new WorkerCommitmentError(`the commit worker failed: ${typeof message === "string" ? message : "(no message)"}`);
+  }
+
+  root(): Uint8Array {
+    this.settle(this.posted);
+    return this.last.slice();
+  }
+
+  get(key: Uint8Array): Uint8Array | undefined {
+    return this.values.get(key)?.slice();
+  }
+
+  entries(): [Uint8Array, Uint8Array][] {
+    const all: [Uint8Array, Uint8Array][] = [];
+    for (const [k, v] of this.values.entries()) all.push([k.slice(), v.slice()]);
+    return all.sort((a, b) => compareBytes(a[0], b[0]));
+  }
+
+  /** Stops the worker; roots not yet settled are abandoned. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    Atomics.store(this.header, H.closed, 1);
+    Atomics.notify(this.header, H.posted);
+    this.port.close();
+    void this.worker.terminate();
+  }
+}
+
+/** At `at`: count (u32), then per change: key (54 bytes), value length (u32; DELETED for a delete), value. */
+function pack(changes: readonly KeyChange[], bytes: Uint8Array, view: DataView, at: number): void {
+  view.setUint32(at, changes.length);
+  at += 4;
+  for (const [key, value] of changes) {
+    bytes.set(key, at);
+    view.setUint32(at + STATE_KEY_LENGTH, value === undefined ? DELETED : value.length);
+    at += STATE_KEY_LENGTH + 4;
+    if (value !== undefined) {
+      bytes.set(value, at);
+      at += value.length;
+    }
+  }
+}

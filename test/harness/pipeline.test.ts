@@ -1,0 +1,121 @@
+// The pipelined replay (merkleization on a worker thread, src/harness/replay.ts
+// `replayPipelined`) against the plain replay, its reference: the same outcome, the same first
+// mismatch (message and state diff included) and the same per-block results, on the corpus and
+// on tampered fixtures — including blocks executed again because a signature answered valid
+// ahead of its check was not. A worker thread runs compiled JavaScript, so these tests run dist/.
+import { beforeAll, describe, expect, it } from "vitest";
+import { requireFreshDist } from "../fuzz/dist.js";
+import { cli, corpusFiles, flipHex, readDoc, type Doc } from "./helpers.js";
+
+type ReplayModule = typeof import("../../src/harness/replay.js");
+type FixtureModule = typeof import("../../src/harness/fixture.js");
+let replay: ReplayModule;
+let fixtures: FixtureModule;
+
+beforeAll(async () => {
+  requireFreshDist();
+  replay = (await import(new URL("../../dist/src/harness/replay.js", import.meta.url).href)) as ReplayModule;
+  fixtures = (await import(new URL("../../dist/src/harness/fixture.js", import.meta.url).href)) as FixtureModule;
+});
+
+let reexecuted = 0;
+
+/** Runs `doc` both ways; everything each reported (outcome, every onBlock call, or the error thrown). */
+function both(doc: Doc, toHeight?: bigint) {
+  const run = (pipeline: boolean) => {
+    const blocks: unknown[] = [];
+    try {
+      const outcome = replay.replayFixture(fixtures.loadFixture(JSON.parse(JSON.stringify(doc))), {
+        pipeline,
+        onReexecute: () => reexecuted++,
+        ...(toHeight === undefined ? {} : { toHeight }),
+        onBlock: (p, x) => blocks.push({ p, stateRoot: x.stateRoot, blockHash: x.blockHash, results: x.results, rent: x.effectiveRentHeight }),
+      });
+      return { outcome, blocks };
+    } catch (err) {
+      return { thrown: `${(err as Error).name}: ${(err as Error).message}`, blocks };
+    }
+  };
+  return { plain: run(false), pipelined: run(true) };
+}
+
+describe("pipelined replay = plain replay", () => {
+  it("every corpus fixture: same outcome and the same roots, receipts and block hash for every block", () => {
+    reexecuted = 0;
+    for (const file of corpusFiles()) {
+      const { plain, pipelined } = both(readDoc(file));
+      expect(plain.outcome?.mismatch, file).toBeNull();
+      expect(pipelined, file).toEqual(plain);
+    }
+    // The corpus has invalid quote signatures: blocks whose speculative "valid" was wrong were executed again.
+    expect(reexecuted).toBeGreaterThan(0);
+  });
+
+  it("--to-height: the same prefix", () => {
+    const doc = readDoc("fixtures/corpus/rent-settle-suspend-expire.json");
+    const { plain, pipelined } = both(doc, BigInt(doc.blocks[2]!.height));
+    expect(plain.outcome?.blocks).toBe(3);
+    expect(pipelined).toEqual(plain);
+  });
+
+  describe("a tampered fixture: the same first mismatch, reported at the same block", () => {
+    const base = readDoc("fixtures/corpus/rent-settle-suspend-expire.json");
+    const last = base.blocks.length - 1;
+    const fields = ["state_root", "tx_root", "receipt_root", "logs_root", "block_hash"];
+    const cases: Array<[string, (d: Doc) => void]> = [
+      ...[0, 1, last].flatMap((bi) => fields.map((f): [string, (d: Doc) => void] => [`block ${bi} ${f}`, (d) => void (d.blocks[bi]![f] = flipHex(d.blocks[bi]![f] as string))])),
+      ["a receipt's cycles", (d) => void (d.blocks[1]!.receipts[0]!.cycles = "1")],
+      ["effective_rent_height", (d) => void (d.blocks[2]!.effective_rent_height = "999")],
+      [
+        "two blocks: the earlier wins",
+        (d) => {
+          d.blocks[3]!.tx_root = flipHex(d.blocks[3]!.tx_root as string);
+          d.blocks[1]!.state_root = flipHex(d.blocks[1]!.state_root as string);
+        },
+      ],
+      [
+        "the state diff of the last block (post_state)",
+        (d) => {
+          const b = d.blocks[last]! as Doc["blocks"][number] & { post_state: { entries: Array<{ key: string; value: string }> } };
+          b.state_root = flipHex(b.state_root as string);
+          const account = b.post_state.entries.findIndex((e) => e.key.startsWith("0x01"));
+          b.post_state.entries[account]!.value = flipHex(b.post_state.entries[account]!.value);
+        },
+      ],
+      [
+        "post_state alone",
+        (d) => {
+          const b = d.blocks[last]! as Doc["blocks"][number] & { post_state: { entries: Array<{ key: string; value: string }> } };
+          b.post_state.entries.pop();
+        },
+      ],
+      ["an undecodable transaction", (d) => void (d.blocks[2]!.transactions[0] = "0x00")],
+      [
+        "an undecodable transaction after a mismatching block",
+        (d) => {
+          d.blocks[2]!.transactions[0] = "0x00";
+          d.blocks[1]!.logs_root = flipHex(d.blocks[1]!.logs_root as string);
+        },
+      ],
+    ];
+    for (const [what, tamper] of cases) {
+      it(what, () => {
+        const doc = JSON.parse(JSON.stringify(base)) as Doc;
+        tamper(doc);
+        const { plain, pipelined } = both(doc);
+        expect(plain.thrown ?? plain.outcome?.mismatch).toBeTruthy();
+        expect(pipelined).toEqual(plain);
+      });
+    }
+  });
+});
+
+describe("cbqs replay --pipeline", () => {
+  it("is refused with --trace or --db (exit 2): both need the plain replay's store", async () => {
+    for (const extra of [["--trace", "-"], ["--db", "/nonexistent-cbqs-db"]]) {
+      const r = await cli(["replay", "--pipeline", ...extra, "fixtures/corpus/provider-lifecycle.json"]);
+      expect(r.exitCode).toBe(2);
+      expect(r.thrown).toMatch(/--pipeline cannot be combined with --trace or --db/);
+    }
+  });
+});
