@@ -155,7 +155,9 @@ const RECEIPT_HEAD = 1 + 2 + 8 + 8 + 32;
 const LOGS_ROOT_AT = 1 + 2 + 8 + 8;
 
 const txLeaves = (txs: readonly Uint8Array[]) => txs.map(keccak256);
-const receiptLeaves = (receipts: readonly Receipt[]) => receipts.map((r) => keccak256(encodeReceipt(r)));
+/** §5.3: a receipt's leaf in receipt_root. */
+export const receiptLeaf = (r: Receipt): Uint8Array => keccak256(encodeReceipt(r));
+const receiptLeaves = (receipts: readonly Receipt[]) => receipts.map(receiptLeaf);
 const EMPTY_RECEIPTS = "empty_receipts";
 let emptyReceiptsRoot: Uint8Array | undefined;
 

@@ -23,7 +23,8 @@ import { createStateCommitment, stateDbConfig } from "../../state/qmdb/index.js"
 import { proveKey, verifyStateProofDetailed, type Reconstruction } from "../../state/proof.js";
 import { MemoryStateStore } from "../../state/store.js";
 import { STATE_KEY_LENGTH } from "../../state/interface.js";
-import { inclusionProofToJson, parseInclusionProof, verifyInclusionProof } from "../../state/roots.js";
+import { inclusionProofToJson, parseInclusionProof, receiptLeaf, verifyInclusionProof } from "../../state/roots.js";
+import { committedReceipt, loadReceiptJson } from "../chain/receipts.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, oneLine, report, UsageError } from "./common.js";
 import { decimalOption, mismatchLines, writeJson } from "./harness.js";
 import { openExistingStore } from "./store.js";
@@ -45,6 +46,14 @@ export function checkedSteps(r: Reconstruction, stateRoot: Uint8Array): string[]
       r.root.length === stateRoot.length && toHex(r.root) === toHex(stateRoot) ? " = the given state_root" : `, not the given state_root ${toHex(stateRoot)}`
     }`,
   ];
+}
+
+/** What a verified proof establishes, in words: the key's value, its absence, or how many keys. */
+function provedText(r: Reconstruction, proof: unknown): string {
+  if (r.kind === "exclusion") return `key ${toHex(r.keys[0]!.key)} has no value at this root`;
+  if (r.kind === "batch") return `the values of ${r.keys.length} keys at this root (listed in the proof)`;
+  const value = (proof as { value?: unknown }).value;
+  return `key ${toHex(r.keys[0]!.key)} = ${typeof value === "string" ? value : "?"}`;
 }
 
 const APPENDIX_C_NOTE =
@@ -71,12 +80,19 @@ function registerVerifyProof(program: Command): void {
       const hasher = HASHERS[opts.hasher as keyof typeof HASHERS];
       if (hasher === undefined) throw new UsageError(`--hasher must be blake3 or sha256 (got ${opts.hasher})`);
       const root = fromHex(opts.root, 32, "--root");
-      const { proof, base } = proofOf(readJson(file));
-      const result = verifyStateProofDetailed(proof, root, stateDbConfig(hasher));
+      const { proof, base, answer } = proofOf(readJson(file));
+      let result = verifyStateProofDetailed(proof, root, stateDbConfig(hasher));
       if (!result.valid && result.malformed) throw new InputError(file, base + result.path.slice(1), result.problem);
+      // A node's single-key answer names the key it was asked for: it must be the proven one.
+      const asked = answer?.["key"];
+      const provenKey = (proof as { key?: unknown }).key;
+      if (result.valid && typeof asked === "string" && asked !== provenKey) {
+        result = { valid: false, malformed: false, reconstruction: result.reconstruction, reason: `the answer's key ${asked.slice(0, 120)} is not the proven key ${String(provenKey).slice(0, 120)}` };
+      }
       const r = result.reconstruction;
       const steps = r === undefined ? [] : checkedSteps(r, root);
-      const human = [result.valid ? "valid" : `invalid: ${result.reason}`, ...steps.map((s) => `  checked: ${s}`), ...(r ? [`  ${APPENDIX_C_NOTE}`] : [])].join("\n");
+      const proved = result.valid && r !== undefined ? [`  proved: ${provedText(r, proof)}`] : [];
+      const human = [result.valid ? "valid" : `invalid: ${result.reason}`, ...steps.map((s) => `  checked: ${s}`), ...proved, ...(r ? [`  ${APPENDIX_C_NOTE}`] : [])].join("\n");
       const json = {
         valid: result.valid,
         ...(result.valid ? {} : { reason: result.reason }),
@@ -200,6 +216,28 @@ function registerProveInclusion(program: Command, kind: InclusionKind): void {
 }
 
 /**
+ * The leaf a node's inclusion-proof answer claims: its `transaction` (the leaf is its tx hash,
+ * CIP-4 §5.2) or its `receipt` (the leaf is the hash of the committed receipt, §5.3 — status,
+ * error code, meters and events; the receipt's tx_hash is not in it).
+ */
+function answerLeafCheck(answer: Record<string, unknown>, leaf: Uint8Array): { ok: boolean; checked: string; note?: string } | undefined {
+  if (answer["transaction"] !== undefined) {
+    const ok = bytesEqual(txHash(hex(answer["transaction"], "$.transaction", undefined, MAX_ENVELOPE_BYTES)), leaf);
+    return { ok, checked: `the answer's transaction ${ok ? "hashes" : "does not hash"} to the proven leaf` };
+  }
+  if (answer["receipt"] !== undefined) {
+    const { receipt } = loadReceiptJson(answer["receipt"], "$.receipt");
+    const ok = bytesEqual(receiptLeaf(committedReceipt(receipt)), leaf);
+    return {
+      ok,
+      checked: `the answer's receipt (status, error code, cycles, cells, events) ${ok ? "hashes" : "does not hash"} to the proven leaf`,
+      note: "the receipt's tx_hash is not part of its leaf (CIP-4 §5.3): prove the transaction at the same index (/proof/tx) to bind it",
+    };
+  }
+  return undefined;
+}
+
+/**
  * A proof document, or a node's proof answer (docs/node.md: the read point, then `proof`), whose
  * `proof` member is the proof; `base` is the proof's JSON path for error messages.
  */
@@ -231,21 +269,15 @@ function registerVerifyBmtProof(program: Command): void {
       });
       let valid = verifyInclusionProof(proof, root);
       let reason = valid ? "" : "the leaf and siblings do not rebuild the given root";
-      // A node's /proof/tx answer carries the envelope: its hash must be the proven leaf.
-      const envelope = answer?.["transaction"];
-      let leafCheck: string | undefined;
-      if (typeof envelope === "string") {
-        const bytes = inFile(file, () => hex(envelope, "$.transaction", undefined, MAX_ENVELOPE_BYTES));
-        const same = bytesEqual(txHash(bytes), proof.leafHash);
-        leafCheck = same ? "the answer's transaction hashes to the proven leaf" : "the answer's transaction does not hash to the proven leaf";
-        if (!same && valid) {
-          valid = false;
-          reason = leafCheck;
-        }
+      // A node's /proof/tx or /proof/receipt answer carries what it proves: it must be the leaf.
+      const leafCheck = answer === undefined ? undefined : inFile(file, () => answerLeafCheck(answer, proof.leafHash));
+      if (leafCheck !== undefined && !leafCheck.ok && valid) {
+        valid = false;
+        reason = leafCheck.checked;
       }
       // The verdict line stays one word, as verify-proof's does; what was checked follows, indented.
       const path = `  checked: leaf ${toHex(proof.leafHash)} (index ${proof.leafIndex} of ${proof.leafCount} leaves) and ${proof.siblings.length} siblings ${verifyInclusionProof(proof, root) ? "rebuild" : "do not rebuild"} the root ${toHex(root)}`;
-      const human = [valid ? "valid" : "invalid", path, ...(leafCheck === undefined ? [] : [`  checked: ${leafCheck}`])].join("\n");
+      const human = [valid ? "valid" : "invalid", path, ...(leafCheck === undefined ? [] : [`  checked: ${leafCheck.checked}`]), ...(leafCheck?.note === undefined ? [] : [`  note: ${leafCheck.note}`])].join("\n");
       report(opts.json === true, human, { valid, ...(valid ? {} : { reason }), leaf_hash: toHex(proof.leafHash), leaf_index: String(proof.leafIndex), leaf_count: String(proof.leafCount), root: toHex(root) });
       process.exitCode = valid ? EXIT_OK : EXIT_REJECT;
     });

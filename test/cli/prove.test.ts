@@ -116,7 +116,8 @@ describe("cbqs prove-state / verify-proof (CIP-4 Appendix C)", () => {
     expect(lines[1]).toMatch(/^  checked: the Update operation of key 0x[0-9a-f]{108} \(location \d+\) has its activity bit set/);
     expect(lines[2]).toMatch(/^  checked: ops path: the operation, bitmap chunk and \d+ digests? rebuild the grafted root 0x[0-9a-f]{64}$/);
     expect(lines[3]).toMatch(new RegExp(`^  checked: combined root: H\\(ops_root 0x[0-9a-f]{64} ‖ grafted_root.*\\) = ${root} = the given state_root$`));
-    expect(lines[4]).toMatch(/note: the ops_root alone is not the state_root/);
+    expect(lines[4]).toBe(`  proved: key ${entries[1]!.key} = ${entries[1]!.value}`);
+    expect(lines[5]).toMatch(/note: the ops_root alone is not the state_root/);
     const json = JSON.parse((await cbqs("verify-proof", proofFile, "--root", root, "--json")).out);
     expect(json).toMatchObject({ valid: true, kind: "single", checked: { combined_root: root, state_root: root } });
     expect(json.checked.ops_root).not.toBe(root);

@@ -71,7 +71,20 @@ describe("cbqs node: CIP-4 §5.4 proofs", () => {
     const account = await get(n.url, "/proof/account/0x1111111111111111111111111111111111111111");
     const saved = join(dir, "account-answer.json");
     writeFileSync(saved, JSON.stringify(account.body));
-    expect(await cbqs("verify-proof", saved, "--root", account.body["state_root"] as string)).toMatchObject({ exitCode: 0, err: "" });
+    const verified = await cbqs("verify-proof", saved, "--root", account.body["state_root"] as string);
+    expect(verified).toMatchObject({ exitCode: 0, err: "" });
+    const proof = account.body["proof"] as { key: string; value: string };
+    expect(verified.out).toContain(`\n  proved: key ${proof.key} = ${proof.value}\n`);
+    // The answer names another key than the one proven: refused.
+    const other = "0x01" + "22".repeat(20) + "00".repeat(33);
+    writeFileSync(saved, JSON.stringify({ ...account.body, key: other }));
+    const swappedKey = await cbqs("verify-proof", saved, "--root", account.body["state_root"] as string);
+    expect(swappedKey.exitCode).toBe(1);
+    expect(swappedKey.out).toMatch(new RegExp(`^invalid: the answer's key ${other} is not the proven key ${proof.key}`));
+    // An absence proof says so.
+    const absent = await get(n.url, "/proof/account/0x9999999999999999999999999999999999999999");
+    writeFileSync(saved, JSON.stringify(absent.body));
+    expect((await cbqs("verify-proof", saved, "--root", absent.body["state_root"] as string)).out).toContain(`\n  proved: key 0x01${"99".repeat(20)}${"00".repeat(33)} has no value at this root\n`);
     const b = n.db.blocks({ from: 1n, to: 100n, order: "asc", limit: 100 }).find((x) => x.receipts.length > 1)!;
     const tx = await get(n.url, `/proof/tx/${toHex(b.receipts[0]!.tx_hash)}`);
     const txFile = join(dir, "tx-answer.json");
@@ -84,6 +97,19 @@ describe("cbqs node: CIP-4 §5.4 proofs", () => {
     const swapped = await cbqs("verify-bmt-proof", txFile, "--root", tx.body["tx_root"] as string);
     expect(swapped.exitCode).toBe(1);
     expect(swapped.out).toMatch(/^invalid\n.*\n  checked: the answer's transaction does not hash to the proven leaf\n$/);
+    // A /proof/receipt answer: its receipt must be the proven leaf; a forged status is caught.
+    const rc = await get(n.url, `/proof/receipt/${toHex(b.receipts[0]!.tx_hash)}`);
+    const rcFile = join(dir, "receipt-answer.json");
+    writeFileSync(rcFile, JSON.stringify(rc.body));
+    const real = await cbqs("verify-bmt-proof", rcFile, "--root", rc.body["receipt_root"] as string);
+    expect(real.exitCode).toBe(0);
+    expect(real.out).toMatch(/\n  checked: the answer's receipt \(status, error code, cycles, cells, events\) hashes to the proven leaf\n  note: the receipt's tx_hash is not part of its leaf/);
+    const receipt = rc.body["receipt"] as Record<string, unknown>;
+    expect(receipt["status"]).toBe("ok");
+    writeFileSync(rcFile, JSON.stringify({ ...rc.body, receipt: { ...receipt, cycles: String(BigInt(receipt["cycles"] as string) + 1n) } }));
+    const forged = await cbqs("verify-bmt-proof", rcFile, "--root", rc.body["receipt_root"] as string);
+    expect(forged.exitCode).toBe(1);
+    expect(forged.out).toMatch(/^invalid\n.*\n  checked: the answer's receipt .* does not hash to the proven leaf\n/);
   });
 
   it("§8.2 /proof/multi: one proof for many keys, shared digests once, verifying against the head's state_root", async () => {
