@@ -224,10 +224,12 @@ export async function follow(options: FollowOptions): Promise<FollowResult> {
       options.onBlock?.(record, nodeHeight);
     }
     if (page["next"] !== null && loaded.blocks.length > 0) continue;
-    const caughtUp = db.head()!.height >= nodeHeight;
+    // This page ended the range asked for (up to --until, or the node's head).
     if (options.until !== undefined) {
-      if (nodeHeight >= options.until && caughtUp) return { status: "synced", height: db.head()!.height, blocks, txs };
-    } else if (!options.watch && caughtUp) return { status: "synced", height: db.head()!.height, blocks, txs };
+      // Blocks are only ever added above the node's head: once it has passed --until, the range
+      // just read was complete, even when --until itself is a height without a block.
+      if (nodeHeight >= options.until) return { status: "synced", height: db.head()!.height, blocks, txs };
+    } else if (!options.watch && db.head()!.height >= nodeHeight) return { status: "synced", height: db.head()!.height, blocks, txs };
     options.onWait?.(db.head()!.height, nodeHeight);
     await sleep(options.pollMs, signal);
   }

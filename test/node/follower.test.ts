@@ -63,6 +63,22 @@ describe("cbqs follow", () => {
     }
   });
 
+  it("--until at a height without a block: synced once the node has passed it, without waiting", async () => {
+    const n = await startNode(FIXTURE);
+    try {
+      const heights = n.db.blocks({ from: 1n, to: 1000n, order: "asc", limit: 1000 }).map((b) => b.height);
+      // A height the fixture skips, below the node's head.
+      const skipped = heights.map((h) => h + 1n).find((h) => !heights.includes(h) && h < heights[heights.length - 1]!)!;
+      expect(skipped).toBeDefined();
+      const waits: bigint[] = [];
+      const r = await follow({ url: n.url, db: new MemoryChainDb(), until: skipped, watch: false, pollMs: 5, onWait: (head) => waits.push(head) });
+      expect(r).toMatchObject({ status: "synced", height: heights.filter((h) => h < skipped).pop() });
+      expect(waits).toEqual([]);
+    } finally {
+      await n.close();
+    }
+  });
+
   it("--watch follows new blocks as they are produced, until stopped (the block in progress is committed)", async () => {
     const n = await startNode(FIXTURE);
     try {
