@@ -17,9 +17,9 @@ export function register(program: Command): void {
     .command("tx")
     .description("build a raw transaction envelope for a node's POST /tx from one transaction written as in a scenario (docs/scenario-format.md §2)")
     .argument("<json>", 'the transaction, inline or @file.json: {"from": "0x…", and one of "cbqs", "gov", "transfer", "raw"}')
-    .requiredOption("--chain-id <n>", "the chain's numeric id (a node's GET /genesis)")
-    .requiredOption("--chain-instance <hex>", "chain_instance_id, 32 bytes (a node's GET /cbqs/finalized-view): signs quotes and receipts, derives stream ids")
-    .requiredOption("--nonce <n>", "the sender's account nonce: how many of its transactions the chain has included")
+    .requiredOption("--chain-id <n>", "the chain's numeric id (a node's GET /genesis: chain_id)")
+    .requiredOption("--chain-instance <hex>", "chain_instance_id, 32 bytes (a node's GET /genesis: chain_instance_id): signs quotes and receipts, derives stream ids")
+    .requiredOption("--nonce <n>", "the sender's next nonce: its account nonce (accepted transactions so far; a rejected one does not count), plus its transactions still queued")
     .option("--json", "print {envelope, tx_hash} as JSON")
     .addHelpText("after", exitCodes("the envelope is printed (0x-hex, the body POST /tx takes)", "(not used)", "malformed JSON or transaction (its JSON path named), bad options"))
     .action((arg: string, opts: { chainId: string; chainInstance: string; nonce: string; json?: boolean }) => {

@@ -186,6 +186,7 @@ function genesisJson(node: CbqsNode): Record<string, unknown> {
   const g = node.genesis;
   return {
     ...readPointJson(g.block),
+    chain_id: node.config.chain_id.toString(),
     chain_instance_id: toHex(g.chain_instance_id),
     timestamp: g.block.timestamp.toString(),
     source: toHex(g.source),

@@ -29,11 +29,13 @@ describe("cbqs tx", () => {
   it("a node accepts the envelope and mines it (POST /tx, POST /mine)", async () => {
     const n = await startNode("fixtures/corpus/create-quote.json");
     try {
-      const view = (await get(n.url, "/cbqs/finalized-view")).body["view"] as { chain_instance_id: string };
+      // GET /genesis names both identities cbqs tx needs.
+      const genesis = (await get(n.url, "/genesis")).body as { chain_id: string; chain_instance_id: string };
+      expect(genesis.chain_id).toBe(n.node.config.chain_id.toString());
       const tx = { from: OWNER, cbqs: { TopUpStream: { stream_id: { owner: OWNER, owner_nonce: "1" }, amount: "5" } } };
       const account = (await get(n.url, `/proof/account/${OWNER}`)).body["proof"] as { value: string };
       const nonce = decodeStateValueAs(fromHex(account.value), "Account").nonce.toString();
-      const r = await cbqs("tx", JSON.stringify(tx), "--chain-id", n.node.config.chain_id.toString(), "--chain-instance", view.chain_instance_id, "--nonce", nonce);
+      const r = await cbqs("tx", JSON.stringify(tx), "--chain-id", genesis.chain_id, "--chain-instance", genesis.chain_instance_id, "--nonce", nonce);
       expect((await post(n.url, "/tx", r.out.trim())).status).toBe(200);
       const mined = (await post(n.url, "/mine", "")).body as { receipts: Array<{ status: string; events: Array<{ topic: string }> }> };
       expect(mined.receipts.map((x) => [x.status, x.events.map((e) => e.topic)])).toEqual([["ok", ["cbqs.stream.topped_up"]]]);
