@@ -9,6 +9,7 @@ import type { GovAction, TxBody } from "../chain/types.js";
 import { ERRORS } from "../engine/errors.js";
 import * as S from "../codec/schema.js";
 import { LIVE_SCALARS } from "../params.js";
+import { checkFieldNames } from "./field-names.js";
 import { parseGenesisSection, type ParsedGenesis } from "./genesis.js";
 import {
   address,
@@ -233,25 +234,30 @@ function parseTxExpect(v: unknown, path: string): TxExpect {
 }
 
 /** Field names a partial record may list: a misspelled one is unusable input, never "absent". */
-const STREAM_FIELDS = S.StreamRecordV1.fields.map(([name]) => name);
-const PROVIDER_FIELDS = S.ProviderRecordV1.fields.map(([name]) => name);
 const ACCOUNT_FIELDS = ["balance", "nonce"];
 const PAUSE_FIELDS = ["completed_pause_blocks", "active"];
 
 function parseStateExpect(v: unknown, path: string): StateExpect {
   const e = obj(v, path);
   onlyKeys(e, ["streams", "providers", "accounts", "effective_rent_height", "pause", "params"], path);
-  const section = (k: string, fields: readonly string[]): JsonObject => {
+  const section = (k: string, check: (record: JsonObject, path: string) => void): JsonObject => {
     const s = e[k] === undefined ? {} : obj(e[k], at(path, k));
     // null means "no such record"
-    for (const key of Object.keys(s)) if (s[key] !== null) onlyKeys(obj(s[key], at(at(path, k), key)), fields, at(at(path, k), key));
+    for (const key of Object.keys(s)) if (s[key] !== null) check(obj(s[key], at(at(path, k), key)), at(at(path, k), key));
     return s;
   };
-  const out: StateExpect = { streams: section("streams", STREAM_FIELDS), providers: section("providers", PROVIDER_FIELDS), accounts: section("accounts", ACCOUNT_FIELDS), params: {} };
+  const out: StateExpect = {
+    streams: section("streams", (r, p) => checkFieldNames(r, S.StreamRecordV1, p)),
+    providers: section("providers", (r, p) => checkFieldNames(r, S.ProviderRecordV1, p)),
+    accounts: section("accounts", (r, p) => onlyKeys(r, ACCOUNT_FIELDS, p)),
+    params: {},
+  };
   if (e["effective_rent_height"] !== undefined) out.effective_rent_height = u64(e["effective_rent_height"], at(path, "effective_rent_height"));
   if (e["pause"] !== undefined) {
     out.pause = obj(e["pause"], at(path, "pause"));
     onlyKeys(out.pause, PAUSE_FIELDS, at(path, "pause"));
+    const active = out.pause["active"];
+    if (active !== undefined && active !== null) onlyKeys(obj(active, at(at(path, "pause"), "active")), ["paused_at_block", "expires_at_block"], at(at(path, "pause"), "active"));
   }
   if (e["params"] !== undefined) {
     const p = obj(e["params"], at(path, "params"));

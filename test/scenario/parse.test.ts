@@ -140,6 +140,11 @@ describe("scenario parsing (scenario-format §1, §2)", () => {
       [{ accounts: { [OWNER]: { balanc: "456" } } }, `$.blocks[0].expect_state.accounts["${OWNER}"].balanc`, /expected one of: balance, nonce/],
       [{ pause: { completed: "0" } }, "$.blocks[0].expect_state.pause.completed", /expected one of: completed_pause_blocks, active/],
       [{ params: { "cbqs.max_stream_per_owner": "5" } }, '$.blocks[0].expect_state.params["cbqs.max_stream_per_owner"]', /not a live parameter/],
+      // Nested members are checked as deep as the record goes.
+      [{ streams: { [stream]: { config: { retention_mss: "1" } } } }, `$.blocks[0].expect_state.streams["${stream}"].config.retention_mss`, /unknown field \(expected one of: retention_ms/],
+      [{ streams: { [stream]: { pricing_basis: { ProviderQuote: { quote_digestt: "0x00" } } } } }, `$.blocks[0].expect_state.streams["${stream}"].pricing_basis.ProviderQuote.quote_digestt`, /expected one of: quote_digest/],
+      [{ streams: { [stream]: { admin_key: { ed25519_sed: "0x00" } } } }, `$.blocks[0].expect_state.streams["${stream}"].admin_key.ed25519_sed`, /unknown field/],
+      [{ pause: { active: { paused_at_blok: "1" } } }, "$.blocks[0].expect_state.pause.active.paused_at_blok", /expected one of: paused_at_block, expires_at_block/],
     ];
     for (const [expectState, path, reason] of cases) {
       const e = errorOf(() => parseScenario(state(expectState)));
@@ -147,7 +152,7 @@ describe("scenario parsing (scenario-format §1, §2)", () => {
       expect(e.reason).toMatch(reason);
     }
     // The correctly spelled forms parse, null included ("no such record").
-    const ok = { streams: { [stream]: { status: "Closed" } }, providers: { [PROVIDER]: null }, accounts: { [OWNER]: { balance: "1" } }, pause: { active: null }, params: { "cbqs.max_streams_per_owner": "5" } };
+    const ok = { streams: { [stream]: { status: "Closed", config: { retention_ms: "1" }, admin_key: { ed25519_seed: SEED }, linked_stream_id: { owner: OWNER, owner_nonce: "2" }, pricing_basis: { ProviderQuote: { quote_digest: "0x" + "00".repeat(32) } } } }, providers: { [PROVIDER]: null }, accounts: { [OWNER]: { balance: "1" } }, pause: { active: null }, params: { "cbqs.max_streams_per_owner": "5" } };
     expect(() => parseScenario(state(ok))).not.toThrow();
   });
 
