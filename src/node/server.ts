@@ -210,22 +210,26 @@ function jsonBody(body: Buffer): unknown {
   }
 }
 
-/** POST /tx: the raw CBOR envelope (application/cbor or application/octet-stream), or its 0x hex (plain or as a JSON string). */
+const TX_BODY_FORMS =
+  "the envelope as 0x-prefixed hex (plain text, a JSON string, or cbqs tx --json's {\"envelope\": …}), or binary CBOR with Content-Type application/cbor or application/octet-stream";
+
+/** POST /tx: the raw CBOR envelope, or its 0x hex (plain, a JSON string, or `cbqs tx --json`'s object). */
 function txBody(body: Buffer, contentType: string): Uint8Array {
   if (/^application\/(cbor|octet-stream)\b/i.test(contentType)) {
     if (body.length > MAX_ENVELOPE_BYTES) throw new RequestError(413, "body_too_large", `an envelope is at most ${MAX_ENVELOPE_BYTES} bytes`);
     return new Uint8Array(body);
   }
   let text = body.toString("utf8").trim();
-  if (text.startsWith('"')) {
+  if (text.startsWith('"') || text.startsWith("{")) {
     const parsed = jsonBody(body);
-    if (typeof parsed !== "string") throw badRequest("invalid_transaction", "a JSON body must be one 0x hex string");
-    text = parsed;
+    const envelope = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>)["envelope"] : parsed;
+    if (typeof envelope !== "string") throw badRequest("invalid_transaction", `the body must be ${TX_BODY_FORMS}`);
+    text = envelope;
   }
   try {
     return fromHex(text, undefined, "transaction");
   } catch (err) {
-    if (err instanceof HexError) throw badRequest("invalid_transaction", "the body must be the envelope as 0x-prefixed hex, or binary CBOR with Content-Type application/cbor");
+    if (err instanceof HexError) throw badRequest("invalid_transaction", `the body must be ${TX_BODY_FORMS}`);
     throw err;
   }
 }
@@ -304,7 +308,7 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
 }
 
 /** Every answer may be read by a page of any origin: a local node serves public chain data. */
-const CORS = { "access-control-allow-origin": "*" };
+const CORS = { "access-control-allow-origin": "*", "access-control-expose-headers": "retry-after" };
 
 /** The methods a path takes, as an Allow header: GET implies HEAD; OPTIONS is every path's. */
 function allowed(routes: readonly Route[]): string {

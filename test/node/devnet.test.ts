@@ -16,15 +16,29 @@ const CHAIN = 7n;
 const A = address(0x11);
 
 describe("cbqs node: devnet", () => {
-  it("POST /tx takes hex, a JSON string or binary CBOR; POST /mine includes them in order with their receipts", async () => {
+  it("POST /tx names every accepted body form when it refuses one; malformed JSON is invalid_json", async () => {
+    const n = await startNode({ kind: "genesis", source: GENESIS });
+    try {
+      const bad = await post(n.url, "/tx", "not hex");
+      expect(bad.body).toMatchObject({ error: { code: "invalid_transaction" } });
+      expect((bad.body["error"] as { message: string }).message).toMatch(/JSON string.*"envelope".*application\/cbor or application\/octet-stream/);
+      expect((await post(n.url, "/tx", "{\"envelope\": ")).body).toMatchObject({ error: { code: "invalid_json" } });
+      expect((await post(n.url, "/tx", JSON.stringify({ tx: "0x00" }))).body).toMatchObject({ error: { code: "invalid_transaction" } });
+    } finally {
+      await n.close();
+    }
+  });
+
+  it("POST /tx takes hex, a JSON string, cbqs tx --json's object or binary CBOR; POST /mine includes them in order with their receipts", async () => {
     const n = await startNode({ kind: "genesis", source: GENESIS });
     try {
       expect(n.node.head().height).toBe(0n);
-      const txs = [0n, 1n, 2n].map((nonce) => transferTx(CHAIN, A, nonce, address(0x22), 5n + nonce));
+      const txs = [0n, 1n, 2n, 3n].map((nonce) => transferTx(CHAIN, A, nonce, address(0x22), 5n + nonce));
       const sent = [
         await post(n.url, "/tx", toHex(txs[0]!)),
         await post(n.url, "/tx", JSON.stringify(toHex(txs[1]!)), "application/json"),
         await post(n.url, "/tx", txs[2]!, "application/cbor"),
+        await post(n.url, "/tx", JSON.stringify({ envelope: toHex(txs[3]!), tx_hash: "0x00" }), "application/json"),
       ];
       for (const [i, r] of sent.entries()) {
         expect(r.status, JSON.stringify(r.body)).toBe(200);
