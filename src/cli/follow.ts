@@ -64,8 +64,31 @@ export function register(program: Command): void {
         const goal = until === undefined ? "new blocks" : `height ${until}`;
         process.stderr.write(`follow: verified to height ${head} (the node's head is ${nodeHeight}); waiting for ${goal}, polling every ${pollMs} ms\n`);
       };
+      let unreachable = false;
+      const onUnreachable = (message: string) => {
+        if (unreachable) return;
+        unreachable = true;
+        line.end();
+        process.stderr.write(`follow: ${message}; retrying every ${pollMs} ms (--watch)\n`);
+      };
       try {
-        const result = await follow({ url, db, watch: opts.watch === true, pollMs, signal: abort.signal, onBlock, onWait, ...(until === undefined ? {} : { until }) });
+        const result = await follow({
+          url,
+          db,
+          watch: opts.watch === true,
+          pollMs,
+          signal: abort.signal,
+          onBlock: (b, h) => {
+            unreachable = false;
+            onBlock(b, h);
+          },
+          onWait: (head, h) => {
+            unreachable = false;
+            onWait(head, h);
+          },
+          onUnreachable,
+          ...(until === undefined ? {} : { until }),
+        });
         line.end();
         const counts = `${result.blocks} block(s), ${result.txs} tx(s) verified`;
         if (result.status === "mismatch") {

@@ -18,6 +18,11 @@ export class FollowInputError extends Error {
   override name = "FollowInputError";
 }
 
+/** The node did not answer at all (connection refused, reset, timed out) after the retries. */
+export class NodeUnreachable extends FollowInputError {
+  override name = "NodeUnreachable";
+}
+
 export interface FollowOptions {
   /** The node's base URL, e.g. http://127.0.0.1:8545 */
   url: string;
@@ -34,6 +39,8 @@ export interface FollowOptions {
   onBlock?: (block: BlockRecord, nodeHeight: bigint) => void;
   /** Before each wait for blocks the node does not have yet: the follower's and the node's heads. */
   onWait?: (head: bigint, nodeHeight: bigint) => void;
+  /** With `watch`, an unreachable node (a restart) is waited for: told before each retry. */
+  onUnreachable?: (message: string) => void;
 }
 
 export type FollowResult =
@@ -60,7 +67,7 @@ async function getJson(url: string, signal?: AbortSignal): Promise<Record<string
         continue;
       }
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      throw new FollowInputError(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+      throw new NodeUnreachable(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
     }
     const text = await boundedText(res, url);
     if (res.status === 429) {
@@ -189,9 +196,17 @@ export async function follow(options: FollowOptions): Promise<FollowResult> {
     const source = `${base}/replication?${query}`;
     const page = await getJson(source, signal).catch((err: unknown) => {
       if (signal?.aborted) return null;
+      if (options.watch && err instanceof NodeUnreachable) {
+        options.onUnreachable?.(err.message);
+        return "unreachable" as const;
+      }
       throw err;
     });
     if (page === null) continue;
+    if (page === "unreachable") {
+      await sleep(options.pollMs, signal);
+      continue;
+    }
     const items = page["items"];
     if (!Array.isArray(items) || items.length > MAX_LIMIT) throw new FollowInputError(`${source}: "items" is not an array of at most ${MAX_LIMIT} blocks`);
     const nodeHeight = BigInt(/^[0-9]{1,20}$/.test(String(page["height"])) ? String(page["height"]) : "0");

@@ -79,6 +79,31 @@ describe("cbqs follow", () => {
     }
   });
 
+  it("--watch waits for a node that stops answering (a restart) and goes on when it is back", async () => {
+    const n = await startNode(FIXTURE);
+    const proxy = await flakyProxy(n.url);
+    try {
+      const db = new MemoryChainDb();
+      const abort = new AbortController();
+      const outages: string[] = [];
+      const following = follow({ url: proxy.url, db, watch: true, pollMs: 20, signal: abort.signal, onUnreachable: (m) => outages.push(m) });
+      const start = n.db.head()!.height;
+      for (let i = 0; i < 500 && (db.head()?.height ?? 0n) < start; i++) await new Promise((r) => setTimeout(r, 10));
+      proxy.down.on = true;
+      for (let i = 0; i < 500 && outages.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(outages[0]).toMatch(/^cannot reach http:\/\/127\.0\.0\.1:\d+\/replication/);
+      proxy.down.on = false;
+      await post(n.url, "/mine", "");
+      const target = n.db.head()!.height;
+      for (let i = 0; i < 500 && (db.head()?.height ?? 0n) < target; i++) await new Promise((r) => setTimeout(r, 10));
+      abort.abort();
+      expect(await following).toMatchObject({ status: "stopped", height: target });
+    } finally {
+      proxy.server.close();
+      await n.close();
+    }
+  });
+
   it("--watch follows new blocks as they are produced, until stopped (the block in progress is committed)", async () => {
     const n = await startNode(FIXTURE);
     try {
@@ -128,6 +153,25 @@ describe("cbqs follow", () => {
 });
 
 /** Forwards to the node, rewriting replication items with `edit`. */
+/** A forwarding proxy that can be taken down (every connection reset) and brought back: a node restart. */
+async function flakyProxy(target: string): Promise<{ url: string; server: Server; down: { on: boolean } }> {
+  const down = { on: false };
+  const server = createServer((req, res) => {
+    if (down.on) {
+      req.socket.destroy();
+      return;
+    }
+    void (async () => {
+      const upstream = await fetch(target + req.url);
+      const text = await upstream.text();
+      res.writeHead(upstream.status, { "content-type": "application/json", connection: "close" });
+      res.end(text);
+    })();
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, down };
+}
+
 async function tamperingProxy(target: string, edit: (item: Record<string, unknown>) => void): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     void (async () => {
