@@ -10,6 +10,7 @@ import { ERRORS } from "../engine/errors.js";
 import * as S from "../codec/schema.js";
 import { LIVE_SCALARS } from "../params.js";
 import { checkFieldNames } from "./field-names.js";
+import { checkStreamKey } from "./refs.js";
 import { parseGenesisSection, type ParsedGenesis } from "./genesis.js";
 import {
   address,
@@ -267,6 +268,7 @@ function parseStateExpect(v: unknown, path: string): StateExpect {
     }
     out.params = p;
   }
+  for (const key of Object.keys(out.streams)) checkStreamKey(key, at(at(path, "streams"), key));
   for (const key of Object.keys(out.providers)) address(key, at(at(path, "providers"), key));
   for (const key of Object.keys(out.accounts)) address(key, at(at(path, "accounts"), key));
   return out;

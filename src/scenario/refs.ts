@@ -27,6 +27,13 @@ export function resolveStreamRef(v: unknown, path: string, id: ChainIdentity): U
 const OWNER_KEY = /^owner:(0x[0-9a-fA-F]{40})\/nonce:([0-9]+)$/;
 const KEY_OF = "key_stream_of:";
 
+/** Checks an expectation key's form before anything runs (the ids need the chain's identity). */
+export function checkStreamKey(key: string, path: string): void {
+  if (key.startsWith(KEY_OF)) return checkStreamKey(key.slice(KEY_OF.length), path);
+  if (OWNER_KEY.test(key) || /^0x[0-9a-fA-F]{64}$/.test(key)) return;
+  throw new ScenarioError(path, 'stream key must be "0x<32-byte id>", "owner:0x<addr>/nonce:<n>" or "key_stream_of:<key>"');
+}
+
 /** Resolves an expectation key string to a stream id. */
 export function resolveStreamKey(key: string, path: string, id: ChainIdentity): Uint8Array {
   if (key.startsWith(KEY_OF)) return keyStreamId(resolveStreamKey(key.slice(KEY_OF.length), path, id));

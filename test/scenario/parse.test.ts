@@ -144,6 +144,7 @@ describe("scenario parsing (scenario-format §1, §2)", () => {
       [{ streams: { [stream]: { config: { retention_mss: "1" } } } }, `$.blocks[0].expect_state.streams["${stream}"].config.retention_mss`, /unknown field \(expected one of: retention_ms/],
       [{ streams: { [stream]: { pricing_basis: { ProviderQuote: { quote_digestt: "0x00" } } } } }, `$.blocks[0].expect_state.streams["${stream}"].pricing_basis.ProviderQuote.quote_digestt`, /expected one of: quote_digest/],
       [{ streams: { [stream]: { admin_key: { ed25519_sed: "0x00" } } } }, `$.blocks[0].expect_state.streams["${stream}"].admin_key.ed25519_sed`, /unknown field/],
+      [{ streams: { "owner:0x11/nonce:1": { status: "Active" } } }, '$.blocks[0].expect_state.streams["owner:0x11/nonce:1"]', /stream key must be/],
       [{ pause: { active: { paused_at_blok: "1" } } }, "$.blocks[0].expect_state.pause.active.paused_at_blok", /expected one of: paused_at_block, expires_at_block/],
     ];
     for (const [expectState, path, reason] of cases) {
