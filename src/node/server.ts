@@ -3,6 +3,7 @@
 // method, 413 oversized body, 429 + Retry-After, and an opaque 500 with an id whose details go to
 // the structured log only (CIP-4 §6.4, §10). Handlers are synchronous: an answer is built from
 // one block without yielding, so block production can never tear it.
+import { resolveStreamKey } from "../scenario/refs.js";
 import { randomUUID } from "node:crypto";
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -85,7 +86,7 @@ const ROUTES: readonly Route[] = [
     name: "cbqs.broker-state",
     query: ["stream", "block"],
     maxBody: 0,
-    handle: (c) => brokerState(c.node.db, c.node.chainInstanceId, c.node.config.governance, c.params.get("stream"), c.params.get("block"), c.brokerCache),
+    handle: (c) => brokerState(c.node.db, c.node.chainInstanceId, c.node.config.governance, streamParam(c.node, c.params.get("stream")), c.params.get("block"), c.brokerCache),
   }),
   route({
     method: "GET",
@@ -192,6 +193,20 @@ function genesisJson(node: CbqsNode): Record<string, unknown> {
     source: toHex(g.source),
     view: finalizedViewJson(g.chain_instance_id, g.block),
   };
+}
+
+/**
+ * `?stream=` as an id, or in the stream-key forms the CLI takes ("owner:0x<addr>/nonce:<n>",
+ * "key_stream_of:<key>"), derived for this chain (CIP-39 §4.1).
+ */
+function streamParam(node: CbqsNode, text: string | undefined): string | undefined {
+  if (text === undefined || text.startsWith("0x")) return text;
+  try {
+    return toHex(resolveStreamKey(text, "stream", { chainId: node.config.chain_id, chainInstanceId: node.chainInstanceId }));
+  } catch (err) {
+    if (err instanceof JsonError) throw badRequest("invalid_stream", `stream must be a 0x 32-byte id, "owner:0x<addr>/nonce:<n>" or "key_stream_of:<stream>" (got ${JSON.stringify(text.slice(0, 120))})`);
+    throw err;
+  }
 }
 
 function mineHeight(text: string | undefined): bigint | undefined {

@@ -57,6 +57,15 @@ describe("cbqs node: CIP-39 §3 reads", () => {
       }
     }
     expect([...want.streams.values()].some((s) => (s as { linked_stream_id: unknown }).linked_stream_id !== null)).toBe(true);
+    // The same answer by the stream-key forms of the CLI (CIP-39 §4.1 derivation at this chain).
+    const [id, stream] = [...want.streams].find(([, s]) => (s as { purpose: string }).purpose === "Main")!;
+    const main = stream as { owner: string; owner_nonce: string; linked_stream_id: string | null };
+    const byOwner = await get(n.url, `/cbqs/broker-state?stream=${encodeURIComponent(`owner:${main.owner}/nonce:${main.owner_nonce}`)}`);
+    expect(byOwner.body).toEqual((await get(n.url, `/cbqs/broker-state?stream=${id}`)).body);
+    if (main.linked_stream_id !== null) {
+      const byKeyOf = await get(n.url, `/cbqs/broker-state?stream=${encodeURIComponent(`key_stream_of:owner:${main.owner}/nonce:${main.owner_nonce}`)}`);
+      expect((byKeyOf.body["stream"] as { stream_id: string }).stream_id).toBe(main.linked_stream_id);
+    }
   });
 
   it("§4.5 the schedule is the stored container's active_at(H) with its keccak digest", async () => {
@@ -96,6 +105,7 @@ describe("cbqs node: CIP-39 §3 reads", () => {
       ["/cbqs/broker-state?stream=0x12", 400, "invalid_stream"],
       [`/cbqs/broker-state?stream=${"0x" + "zz".repeat(32)}`, 400, "invalid_stream"],
       [`/cbqs/broker-state?stream=${"0x" + "00".repeat(32)}`, 404, "stream_not_found"],
+      ["/cbqs/broker-state?stream=owner:0x11/nonce:1", 400, "invalid_stream"],
       [`/cbqs/finalized-view?block=${"0x" + "11".repeat(32)}`, 404, "block_not_found"],
       ["/cbqs/finalized-view?blok=1", 400, "unknown_parameter"],
       ["/cbqs/finalized-view?block=1&block=2", 400, "duplicate_parameter"],
