@@ -11,14 +11,15 @@ const name = process.env.MUTATE ?? "all";
 if (name !== "all" && !(name in MODULES)) {
   throw new Error(`MUTATE=${name}: expected one of ${Object.keys(MODULES).join(", ")} (or unset for all)`);
 }
-// MUTATE_FILE=<path>: mutate that one file, with its own incremental file and reports, so per-file
-// runs neither overwrite each other's reports nor invalidate each other's incremental results.
-const file = process.env.MUTATE_FILE;
-const tag = file ? `file/${file.replace(/\.ts$/, "").replaceAll("/", "_")}` : name;
+// MUTATE_FILE=<path>[,<path>…]: mutate those files only, with their own incremental file and
+// reports, so per-file runs neither overwrite each other's reports nor invalidate each other's
+// incremental results. Several small files in one run share one dry run.
+const files = process.env.MUTATE_FILE?.split(",").filter((f) => f !== "");
+const tag = files?.length ? `file/${files.map((f) => f.replace(/\.ts$/, "").replaceAll("/", "_")).join("+")}` : name;
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
-  mutate: file ? [file] : name === "all" ? Object.values(MODULES).flat() : MODULES[name],
+  mutate: files?.length ? files : name === "all" ? Object.values(MODULES).flat() : MODULES[name],
   testRunner: "vitest",
   vitest: { configFile: "vitest.mutate.config.ts" },
   checkers: ["typescript"],
