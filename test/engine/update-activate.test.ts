@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { keyStreamId } from "../../src/codec/derive.js";
 import type { CbqsInstructionV1, UpdateStreamArgsV1 } from "../../src/codec/types.js";
-import { PLATFORM_ADDRESS } from "../../src/engine/layout.js";
+import { encode } from "../../src/codec/core.js";
+import * as S from "../../src/codec/schema.js";
+import { PLATFORM_ADDRESS, providerKey, streamKey } from "../../src/engine/layout.js";
+import { U64_MAX } from "../../src/engine/math.js";
+import { encodeStateValue } from "../../state/value.js";
 import {
   cbqs,
   genesisConfig,
@@ -18,6 +22,7 @@ import {
   standardConfig,
   STANDARD_ONE_UNIT_RATE,
   TestChain,
+  writeOutOfBand,
 } from "./harness.js";
 
 const R = STANDARD_ONE_UNIT_RATE;
@@ -298,5 +303,42 @@ describe("§5/§6.1 spec-fidelity audit: UpdateStream and ActivateKeyGeneration 
     expect(after.status).toBe("Active");
     expect(after.escrow_balance).toBe(before.escrow_balance);
     expect(after.last_settled_block).toBe(before.last_settled_block);
+  });
+});
+
+// Refusals asserted with their reason: the name alone would let a check vanish while another
+// refused the same input. Two need state no valid chain produces (written out of band).
+describe("§5 UpdateStream refusals name what failed", () => {
+  const refusal = (t: TestChain, i: CbqsInstructionV1) => {
+    const before = snapshot(t);
+    const e = t.tx(cbqs(OWNER, i)).error;
+    expect(snapshot(t)).toEqual(before);
+    return `${e?.name}: ${e?.message}`;
+  };
+  const slot = (bytes: Uint8Array) => encodeStateValue({ kind: "StorageSlot", bytes });
+  const priced = standardConfig({ retained_bytes_limit: 2n << 30n });
+
+  it("§4.4 a replacement quote for another chain is refused as the PRICE QUOTE's context", () => {
+    const { t, id } = setup();
+    const quote = t.quote({ retained_bytes: priced.retained_bytes_limit, pricing_generation: 2n, context: { ...t.context(), chain_id: 8n } });
+    expect(refusal(t, update(id, { config: priced, price_quote: quote }))).toBe("ChainInstanceMismatch: price quote context is not this chain's (§4)");
+  });
+
+  it("§5 a repricing whose assigned provider has no record (state corruption) is RegistryStateInvalid", () => {
+    const { t, id } = setup();
+    writeOutOfBand(t, providerKey(PROVIDER), null);
+    expect(refusal(t, update(id, { config: priced }))).toBe("RegistryStateInvalid: assigned provider has no record");
+    // an administrative update never reads the provider record
+    t.ok(cbqs(OWNER, update(id, { bump_authorization_generation: true })));
+  });
+
+  it("§5 a repricing past pricing_generation = u64::MAX (state corruption) is ArithmeticOverflow, not a wrap", () => {
+    const { t, id } = setup();
+    const main = t.chain.stream(id)!;
+    writeOutOfBand(t, streamKey(id), slot(encode(S.StreamRecordV1, { ...main, pricing_generation: U64_MAX })));
+    expect(refusal(t, update(id, { config: priced }))).toBe("ArithmeticOverflow: pricing_generation overflows");
+    writeOutOfBand(t, streamKey(id), slot(encode(S.StreamRecordV1, { ...main, pricing_generation: U64_MAX - 1n })));
+    t.ok(cbqs(OWNER, update(id, { config: priced })));
+    expect(t.chain.stream(id)!.pricing_generation).toBe(U64_MAX);
   });
 });
