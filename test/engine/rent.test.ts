@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { encode } from "../../src/codec/core.js";
 import * as S from "../../src/codec/schema.js";
-import { accountKey, PLATFORM_ADDRESS, providerKey, REGISTRY_ADDRESS, streamKey } from "../../src/engine/layout.js";
+import { accountKey, ownerCountKey, PLATFORM_ADDRESS, providerKey, REGISTRY_ADDRESS, streamKey } from "../../src/engine/layout.js";
 import { U128_MAX, U64_MAX } from "../../src/engine/math.js";
 import { encodeStateValue } from "../../state/value.js";
 import { cbqs, gov, ix, OTHER, OWNER, PROVIDER, RICH, snapshot, STANDARD_ONE_UNIT_RATE, TestChain, genesisConfig, writeOutOfBand } from "./harness.js";
@@ -337,5 +337,47 @@ describe("§6.1 TopUpStream refusals name what failed", () => {
     const { t, id } = setup(5n * R);
     writeOutOfBand(t, providerKey(PROVIDER), null);
     expect(refusal(t, OTHER, ix.topUp(id, R))).toBe("RegistryStateInvalid: assigned provider has no record");
+  });
+});
+
+// The first terminal transition (instructions/terminal.ts) on state no valid chain produces:
+// each refusal names the quantity that failed, and changes nothing.
+describe("§5/§6.1 terminal transition refusals name what failed", () => {
+  const refusal = (t: TestChain, from: Uint8Array, i: ReturnType<typeof ix.close>) => {
+    const before = snapshot(t);
+    const e = t.tx(cbqs(from, i)).error;
+    expect(snapshot(t)).toEqual(before);
+    return `${e?.name}: ${e?.message}`;
+  };
+  const slot = (bytes: Uint8Array) => encodeStateValue({ kind: "StorageSlot", bytes });
+
+  it("§5 the escrow refund: custody short of the residual, and an owner credit overflowing u64", () => {
+    const { t, id } = setup(10n * R);
+    writeOutOfBand(t, accountKey(REGISTRY_ADDRESS), encodeStateValue({ kind: "Account", nonce: 0n, balance: 10n * R - 1n }));
+    // closing in the creation's own block settles nothing, so the whole escrow is the refund
+    const main = t.chain.stream(id)!;
+    writeOutOfBand(t, streamKey(id), slot(encode(S.StreamRecordV1, { ...main, last_settled_block: t.height + 2n })));
+    expect(refusal(t, OWNER, ix.close(id))).toMatch(/^RegistryStateInvalid: escrow refund: custody holds /);
+
+    const rich = setup(10n * R);
+    writeOutOfBand(rich.t, accountKey(OWNER), encodeStateValue({ kind: "Account", nonce: 1n, balance: U64_MAX }));
+    expect(refusal(rich.t, OWNER, ix.close(rich.id))).toMatch(/^ArithmeticOverflow: escrow refund: credit to /);
+  });
+
+  it("§6.1 a terminal transition whose provider record is missing (state corruption) is RegistryStateInvalid, naming the provider", () => {
+    const { t, id } = setup(10n * R);
+    writeOutOfBand(t, providerKey(PROVIDER), null);
+    expect(refusal(t, OWNER, ix.close(id))).toBe(`RegistryStateInvalid: assigned provider 0x${Buffer.from(PROVIDER).toString("hex")} has no record`);
+  });
+
+  it("§6.1 the live counters never go below zero: a provider or owner count already at 0 (state corruption) is ArithmeticOverflow", () => {
+    const provider = setup(10n * R);
+    const p = provider.t.chain.provider(PROVIDER)!;
+    writeOutOfBand(provider.t, providerKey(PROVIDER), slot(encode(S.ProviderRecordV1, { ...p, live_assigned_streams: 0n })));
+    expect(refusal(provider.t, OWNER, ix.close(provider.id))).toBe("ArithmeticOverflow: live_assigned_streams overflows");
+
+    const owner = setup(10n * R);
+    writeOutOfBand(owner.t, ownerCountKey(OWNER), null);
+    expect(refusal(owner.t, OWNER, ix.close(owner.id))).toBe("ArithmeticOverflow: owner stream count overflows");
   });
 });
