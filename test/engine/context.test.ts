@@ -6,7 +6,8 @@ import { toHex } from "../../src/bytes.js";
 import { encode } from "../../src/codec/core.js";
 import * as S from "../../src/codec/schema.js";
 import type { CbqsInstructionV1 } from "../../src/codec/types.js";
-import { GovernanceBounds, requireChainContext } from "../../src/engine/context.js";
+import { emit, GovernanceBounds, requireChainContext, type TxContext } from "../../src/engine/context.js";
+import type { Event } from "../../state/roots.js";
 import { CbqsError, EngineDefect } from "../../src/engine/errors.js";
 import { ownerCountKey, paramKey, providerKey, REGISTRY_ADDRESS, schedulesKey, singletonKey, streamKey } from "../../src/engine/layout.js";
 import { pauseRecordKey } from "../../src/engine/pause.js";
@@ -51,6 +52,14 @@ describe("registry reads fail closed on corrupted state, naming what is wrong", 
     expect(refusalAfter(t, streamKey(id), slot(encode(S.StreamRecordV1, { ...record, chain_instance_id: foreign })), ix.topUp(id, 5n))).toBe(
       `ChainInstanceMismatch: stream record ${toHex(id)} carries chain instance ${toHex(foreign)}, the registry's is ${toHex(t.chain.chainInstanceId)}`,
     );
+  });
+
+  it("every typed read names its record when the stored value is not a storage slot", () => {
+    const notSlot = encodeStateValue({ kind: "Account", nonce: 0n, balance: 1n });
+    const i = ix.createStream({ owner_nonce: 1n });
+    expect(refusalAfter(withStream(), providerKey(PROVIDER), notSlot, i)).toBe("RegistryStateInvalid: provider record: stored value is not a storage slot");
+    expect(refusalAfter(withStream(), singletonKey(), notSlot, i)).toBe("RegistryStateInvalid: singleton: stored value is not a storage slot");
+    expect(refusalAfter(withStream(), ownerCountKey(OWNER), notSlot, i)).toBe("RegistryStateInvalid: owner stream count: stored value is not a storage slot");
   });
 
   it("a provider record that does not decode, names another provider, or belongs to another chain instance", () => {
@@ -116,5 +125,18 @@ describe("registry reads fail closed on corrupted state, naming what is wrong", 
     }
     expect(thrown).toBeInstanceOf(CbqsError);
     expect([(thrown as CbqsError).errorName, (thrown as CbqsError).message]).toEqual(["ChainInstanceMismatch", "x context is not this chain's (§4)"]);
+  });
+});
+
+describe("§19 events own their bytes", () => {
+  it("emit copies the emitter and the payload: changing either buffer afterwards changes neither the event nor the registry address", () => {
+    const events: Event[] = [];
+    const ctx = { meter: { emitted: () => undefined }, events } as unknown as TxContext;
+    const payload = new Uint8Array(32).fill(7);
+    emit(ctx, "cbqs.stream.created", payload);
+    payload.fill(0);
+    expect(events[0]!.payload).toEqual(new Uint8Array(32).fill(7));
+    events[0]!.emitter.fill(0);
+    expect(REGISTRY_ADDRESS).toEqual(Uint8Array.of(...new Uint8Array(19), 0x17));
   });
 });
