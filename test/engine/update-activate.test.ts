@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { keyStreamId } from "../../src/codec/derive.js";
-import type { CbqsInstructionV1, UpdateStreamArgsV1 } from "../../src/codec/types.js";
+import type { CbqsInstructionV1, StreamRecordV1, UpdateStreamArgsV1 } from "../../src/codec/types.js";
+import { deriveKeyStream } from "../../src/engine/streams.js";
 import { encode } from "../../src/codec/core.js";
 import * as S from "../../src/codec/schema.js";
 import { PLATFORM_ADDRESS, providerKey, streamKey } from "../../src/engine/layout.js";
@@ -340,5 +341,37 @@ describe("§5 UpdateStream refusals name what failed", () => {
     writeOutOfBand(t, streamKey(id), slot(encode(S.StreamRecordV1, { ...main, pricing_generation: U64_MAX - 1n })));
     t.ok(cbqs(OWNER, update(id, { config: priced })));
     expect(t.chain.stream(id)!.pricing_generation).toBe(U64_MAX);
+  });
+});
+
+describe("§9.3 ActivateKeyGeneration refusals name what failed", () => {
+  const slot = (bytes: Uint8Array) => encodeStateValue({ kind: "StorageSlot", bytes });
+  const refusal = (t: TestChain, i: CbqsInstructionV1) => {
+    const before = snapshot(t);
+    const e = t.tx(cbqs(OWNER, i)).error;
+    expect(snapshot(t)).toEqual(before);
+    return `${e?.name}: ${e?.message}`;
+  };
+  /** Rewrites the encrypted pair with `over` applied to the main record (the key stream re-derived). */
+  const rewrite = (t: TestChain, over: Partial<StreamRecordV1>) => {
+    const main = { ...t.chain.stream(t.streamId())!, ...over };
+    writeOutOfBand(t, streamKey(main.stream_id), slot(encode(S.StreamRecordV1, main)));
+    writeOutOfBand(t, streamKey(main.linked_stream_id!), slot(encode(S.StreamRecordV1, deriveKeyStream(main))));
+  };
+
+  it("§4 a receipt for another chain is refused as the RECEIPT's context", () => {
+    const { t } = setup({ encrypted: true });
+    expect(refusal(t, activate(t, { context: { ...t.context(), chain_id: 9n } }))).toBe("ChainInstanceMismatch: receipt context is not this chain's (§4)");
+  });
+
+  it("§9.3 generations at u64::MAX (state corruption) overflow by name, never wrap", () => {
+    const enc = setup({ encrypted: true });
+    rewrite(enc.t, { encryption_generation: U64_MAX });
+    expect(refusal(enc.t, activate(enc.t, {}))).toBe("ArithmeticOverflow: encryption_generation overflows");
+
+    const auth = setup({ encrypted: true });
+    rewrite(auth.t, { authorization_generation: U64_MAX });
+    expect(refusal(auth.t, activate(auth.t, {}, true))).toBe("ArithmeticOverflow: authorization_generation overflows");
+    auth.t.ok(cbqs(OWNER, activate(auth.t, {}, false))); // without the bump nothing overflows
   });
 });
