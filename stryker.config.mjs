@@ -11,10 +11,15 @@ const name = process.env.MUTATE ?? "all";
 if (name !== "all" && !(name in MODULES)) {
   throw new Error(`MUTATE=${name}: expected one of ${Object.keys(MODULES).join(", ")} (or unset for all)`);
 }
+// MUTATE_FILE=<path>[,<path>…]: mutate those files only, with their own incremental file and
+// reports, so per-file runs neither overwrite each other's reports nor invalidate each other's
+// incremental results. Several small files in one run share one dry run.
+const files = process.env.MUTATE_FILE?.split(",").filter((f) => f !== "");
+const tag = files?.length ? `file/${files.map((f) => f.replace(/\.ts$/, "").replaceAll("/", "_")).join("+")}` : name;
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
-  mutate: name === "all" ? Object.values(MODULES).flat() : MODULES[name],
+  mutate: files?.length ? files : name === "all" ? Object.values(MODULES).flat() : MODULES[name],
   testRunner: "vitest",
   vitest: { configFile: "vitest.mutate.config.ts" },
   checkers: ["typescript"],
@@ -29,10 +34,10 @@ export default {
   // pinned by the gas-vector digest and the errors/params documentation tests instead.
   ignoreStatic: true,
   incremental: true,
-  incrementalFile: `.cache/stryker/${name}.incremental.json`,
+  incrementalFile: `.cache/stryker/${tag}.incremental.json`,
   reporters: ["clear-text", "progress-append-only", "html", "json"],
-  htmlReporter: { fileName: `.cache/stryker/${name}.html` },
-  jsonReporter: { fileName: `.cache/stryker/${name}.json` },
+  htmlReporter: { fileName: `.cache/stryker/${tag}.html` },
+  jsonReporter: { fileName: `.cache/stryker/${tag}.json` },
   tempDirName: ".cache/stryker-tmp",
   cleanTempDir: "always",
 };

@@ -93,6 +93,45 @@ describe("CIP-39 §9.1 Ed25519 fast path: the byte-level strict checks", () => {
     expect(strictRoute(PUB, concatBytes(canonical, sig.subarray(32)))).toEqual({ kind: "openssl" });
   });
 
+  it("§9.1 y >= p is recognised on every byte: an encoding that matches p's pattern except in one byte is canonical", () => {
+    // p = 0x7fff…ffed little-endian: byte 0 >= 0xed, bytes 1..30 = 0xff, byte 31 = 0x7f (sign bit aside).
+    const sig = ed25519Sign(SEED, new Uint8Array(0));
+    const nearMisses = [
+      le32(2n ** 254n - 1n), // byte 31 = 0x3f, every other byte 0xff
+      le32((ED25519_P + 5n) & ~(0xffn << 8n)), // byte 1 = 0x00
+      le32((ED25519_P + 5n) & ~(0x01n << 16n)), // byte 2 = 0xfe
+      le32((ED25519_P + 5n) & ~(0x01n << 240n)), // byte 30 = 0xfe
+    ];
+    for (const enc of nearMisses) {
+      expect(enc[0]).toBeGreaterThanOrEqual(0xed);
+      expect(strictRoute(enc, sig), toHex(enc)).toEqual({ kind: "openssl" });
+      expect(strictRoute(PUB, concatBytes(enc, sig.subarray(32))), toHex(enc)).toEqual({ kind: "openssl" });
+    }
+  });
+
+  it("§9.1 a key that is not 32 bytes or a signature that is not 64 is rejected as wrong length, on either side", () => {
+    const sig = ed25519Sign(SEED, new Uint8Array(0));
+    const wrongLength = { kind: "reject", reason: "wrong length" };
+    expect(strictRoute(PUB.subarray(0, 31), sig)).toEqual(wrongLength);
+    expect(strictRoute(concatBytes(PUB, Uint8Array.of(0)), sig)).toEqual(wrongLength);
+    expect(strictRoute(PUB, sig.subarray(0, 63))).toEqual(wrongLength);
+    expect(strictRoute(PUB, concatBytes(sig, Uint8Array.of(0)))).toEqual(wrongLength);
+    expect(nativeVerifyStrict(PUB, new Uint8Array(0), concatBytes(sig, Uint8Array.of(0)))).toBe(false);
+    expect(strictRoute(PUB, sig)).toEqual({ kind: "openssl" });
+  });
+
+  it("§9.1 the fast path does not decide the reference classes: nativeVerifyStrict returns undefined for them", () => {
+    const msg = new Uint8Array(0);
+    const sig = ed25519Sign(SEED, msg);
+    const nonCanonicalA = le32(ED25519_P + 2n);
+    expect(nativeVerifyStrict(nonCanonicalA, msg, sig)).toBeUndefined();
+    const highS = concatBytes(sig.subarray(0, 32), le32(2n ** 252n));
+    expect(nativeVerifyStrict(PUB, msg, highS)).toBeUndefined();
+    // and the consensus entry point still gives the reference's verdict for them
+    expect(ed25519VerifyStrict(nonCanonicalA, msg, sig)).toBe(verifyStrictDetailed(nonCanonicalA, msg, sig).valid);
+    expect(ed25519VerifyStrict(PUB, msg, highS)).toBe(false);
+  });
+
   it("§9.1 OpenSSL is used in this process (its self-test at load passed)", () => {
     expect(opensslAvailable).toBe(true);
     const msg = fromHex("0x0102");

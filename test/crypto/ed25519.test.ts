@@ -236,3 +236,20 @@ describe("CIP-39 §9.1 Ed25519 strict verification (ed25519-dalek 2.2 verify_str
     );
   });
 });
+
+describe("RFC 8032 key and signature from a seed (tests and scenarios)", () => {
+  it("a seed must be exactly 32 bytes: 31 and 33 are refused with our RangeError, before noble sees them", () => {
+    for (const length of [0, 31, 33, 64]) {
+      const bad = new Uint8Array(length).fill(7);
+      const message = `ed25519 seed: expected 32 bytes, got ${length}`;
+      expect(() => ed25519PublicKeyFromSeed(bad)).toThrow(new RangeError(message));
+      expect(() => ed25519Sign(bad, new Uint8Array(0))).toThrow(new RangeError(message));
+    }
+    // RFC 8032 §7.1 TEST 1: the 32-byte seed gives the published key and signature
+    const seed = fromHex("0x9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60");
+    expect(toHex(ed25519PublicKeyFromSeed(seed))).toBe("0xd75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a");
+    expect(toHex(ed25519Sign(seed, new Uint8Array(0)))).toBe(
+      "0xe5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b",
+    );
+  });
+});

@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { keyStreamId, signingKeyId } from "../../src/codec/derive.js";
 import { quoteDigest } from "../../src/codec/signing.js";
 import type { StreamConfigV1 } from "../../src/codec/types.js";
-import { REGISTRY_ADDRESS, ZERO_ADDRESS } from "../../src/engine/layout.js";
+import { encode } from "../../src/codec/core.js";
+import * as S from "../../src/codec/schema.js";
+import { accountKey, providerKey, REGISTRY_ADDRESS, streamKey, ZERO_ADDRESS } from "../../src/engine/layout.js";
+import { U128_MAX, U64_MAX } from "../../src/engine/math.js";
+import { encodeStateValue } from "../../state/value.js";
 import {
   cbqs,
   genesisConfig,
@@ -22,6 +26,7 @@ import {
   standardConfig,
   STANDARD_ONE_UNIT_RATE,
   TestChain,
+  writeOutOfBand,
 } from "./harness.js";
 
 function chainWithProvider(admission = OPEN_ADMISSION, params: Record<string, bigint> = {}) {
@@ -259,5 +264,73 @@ describe("§4.4 spec-fidelity audit: the quote is bound to the named provider's 
     expect(t.balance(ZERO_ADDRESS)).toBe(8_000n * 604_800n);
     expect(ownerBefore - t.balance(OWNER)).toBe(8_000n * 604_800n + 5n);
     expect(t.balance(REGISTRY_ADDRESS)).toBe(5n);
+  });
+});
+
+// Each refusal below is asserted with its reason as well as its name: a check (or the label of
+// the quantity it guards) that moved or vanished would otherwise pass while a neighbouring check
+// refused the same input. Several need state no valid chain produces (docs/testing.md).
+describe("§5/§6 CreateStream refusals name the quantity that failed", () => {
+  const refusal = (t: TestChain, i = ix.createStream()) => {
+    const e = t.tx(cbqs(OWNER, i)).error;
+    return `${e?.name}: ${e?.message}`;
+  };
+  const slot = (bytes: Uint8Array) => encodeStateValue({ kind: "StorageSlot", bytes });
+
+  it("§6 the creation charge and the initial escrow are debited (and refused) under their own names", () => {
+    const poor = new TestChain(genesisConfig({}, [[OWNER, 1_000n], [PROVIDER, RICH]]));
+    poor.ok(cbqs(PROVIDER, ix.registerProvider()));
+    expect(refusal(poor)).toMatch(/^InsufficientBalance: creation charge: /);
+    const t = chainWithProvider();
+    expect(refusal(t, ix.createStream({ initial_escrow: RICH }))).toMatch(/^InsufficientBalance: initial escrow: /);
+  });
+
+  it("§6 a quoted rate whose creation charge (rate × 604,800) overflows u128 is ArithmeticOverflow, before any debit", () => {
+    const t = chainWithProvider();
+    const before = snapshot(t);
+    const rate = U128_MAX / 604_800n + 1n;
+    expect(refusal(t, ix.createStream({ price_quote: t.quote({ rate_per_block: rate }) }))).toBe("ArithmeticOverflow: creation charge overflows");
+    expect(snapshot(t)).toEqual(before);
+    // one below: the charge fits u128, and the owner simply cannot pay it
+    expect(refusal(t, ix.createStream({ price_quote: t.quote({ rate_per_block: rate - 1n }) }))).toMatch(/^InsufficientBalance: creation charge: /);
+  });
+
+  it("§4.4 a quote for another chain is refused as the PRICE QUOTE's context", () => {
+    const t = chainWithProvider();
+    expect(refusal(t, ix.createStream({ price_quote: t.quote({ context: { ...t.context(), chain_id: 8n } }) }))).toBe(
+      "ChainInstanceMismatch: price quote context is not this chain's (§4)",
+    );
+  });
+
+  it("§5 credits that would overflow u64 (custody, the burn address; state corruption) are refused by name, and nothing moves", () => {
+    const custody = chainWithProvider();
+    writeOutOfBand(custody, accountKey(REGISTRY_ADDRESS), encodeStateValue({ kind: "Account", nonce: 0n, balance: U64_MAX - 5n }));
+    let before = snapshot(custody);
+    expect(refusal(custody, ix.createStream({ initial_escrow: 6n }))).toMatch(/^ArithmeticOverflow: escrow custody: credit to /);
+    expect(snapshot(custody)).toEqual(before);
+    custody.ok(cbqs(OWNER, ix.createStream({ initial_escrow: 5n }))); // reaching exactly u64::MAX is fine
+
+    const burn = chainWithProvider();
+    const charge = STANDARD_ONE_UNIT_RATE * 604_800n;
+    writeOutOfBand(burn, accountKey(ZERO_ADDRESS), encodeStateValue({ kind: "Account", nonce: 0n, balance: U64_MAX - charge + 1n }));
+    before = snapshot(burn);
+    expect(refusal(burn)).toMatch(/^ArithmeticOverflow: creation charge burn: credit to /);
+    expect(snapshot(burn)).toEqual(before);
+  });
+
+  it("§4.3 a provider whose live_assigned_streams is already u64::MAX (state corruption) cannot take another stream", () => {
+    const t = chainWithProvider();
+    const p = t.chain.provider(PROVIDER)!;
+    writeOutOfBand(t, providerKey(PROVIDER), slot(encode(S.ProviderRecordV1, { ...p, live_assigned_streams: U64_MAX })));
+    expect(refusal(t, ix.createStream({ price_quote: t.quote() }))).toBe("ArithmeticOverflow: live_assigned_streams overflows");
+  });
+
+  it("§4.1 a key stream stored under the derived key id while its main stream is absent (state corruption) fails closed", () => {
+    const t = chainWithProvider();
+    t.ok(cbqs(OWNER, ix.createStream({ encrypted: true })));
+    writeOutOfBand(t, streamKey(t.streamId()), null);
+    const before = snapshot(t);
+    expect(refusal(t, ix.createStream({ encrypted: true }))).toBe("RegistryStateInvalid: a key stream exists for a main stream that does not");
+    expect(snapshot(t)).toEqual(before);
   });
 });

@@ -1,8 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { encode } from "../../src/codec/core.js";
 import * as S from "../../src/codec/schema.js";
+import { toHex } from "../../src/bytes.js";
+import type { Transaction } from "../../src/chain/types.js";
 import { BlockInputError } from "../../src/engine/errors.js";
-import { cbqs, ix, OWNER, PROVIDER, snapshot, TestChain } from "./harness.js";
+import { accountKey, REGISTRY_ADDRESS, ZERO_ADDRESS } from "../../src/engine/layout.js";
+import { U64_MAX } from "../../src/engine/math.js";
+import { encodeStateValue } from "../../state/value.js";
+import { cbqs, genesisConfig, gov, ix, OTHER, OWNER, PROVIDER, RICH, snapshot, TestChain, transfer, writeOutOfBand } from "./harness.js";
 
 describe("§3/§5 SYS_CBQS dispatch", () => {
   it("§3 an opcode other than 218 is rejected", () => {
@@ -54,5 +59,54 @@ describe("§9.3 structural receipt invariants are decode errors", () => {
     const o = t.tx({ from: OWNER, body: { kind: "system", opcode: 218, payload: new Uint8Array(patched) } });
     expect(o.error).toMatchObject({ name: "InvalidEncoding", code: 4000 });
     expect(o.reads).toBe(0);
+  });
+});
+
+// Each dispatch-level refusal asserted with its reason (the name alone lets a check move or
+// vanish while another refuses the same transaction); the overflow cases need state no valid
+// chain produces and write it out of band.
+describe("§3/§5 dispatch refusals name what failed", () => {
+  const refusal = (t: TestChain, tx: Transaction) => {
+    const before = snapshot(t);
+    const e = t.tx(tx).error;
+    expect(snapshot(t)).toEqual(before);
+    return `${e?.name}: ${e?.message}`;
+  };
+
+  it("keyless senders, governance from another account, another opcode, and the breaker", () => {
+    const t = new TestChain();
+    expect(refusal(t, transfer(REGISTRY_ADDRESS, OWNER, 1n))).toBe(`Unauthorized: ${toHex(REGISTRY_ADDRESS)} is a keyless system account and cannot send transactions`);
+    expect(refusal(t, gov({ type: "Pause", actor: REGISTRY_ADDRESS, blocks: 5n }, OWNER))).toBe("Unauthorized: governance actions are valid only from the governance account");
+    expect(refusal(t, { from: PROVIDER, body: { kind: "system", opcode: 217, payload: encode(S.CbqsInstructionV1, ix.registerProvider()) } })).toBe(
+      "UnknownOpcode: opcode 217 is not SYS_CBQS (218)",
+    );
+    t.ok(gov({ type: "Pause", actor: REGISTRY_ADDRESS, blocks: 5n }));
+    expect(refusal(t, cbqs(PROVIDER, ix.registerProvider()))).toBe("RegistryPaused: the emergency-pause breaker covers the Stream Registry (0x17)");
+  });
+
+  it("a block height not above the previous one is refused with both heights", () => {
+    const t = new TestChain();
+    t.block([], 7n);
+    expect(() => t.block([], 7n)).toThrow("block height 7 is not above the previous height 7");
+    expect(() => t.block([], 6n)).toThrow("block height 6 is not above the previous height 7");
+    t.block([], 8n);
+  });
+
+  it("the sender's nonce step is checked: a nonce at u64::MAX (state corruption) is ArithmeticOverflow", () => {
+    const t = new TestChain();
+    writeOutOfBand(t, accountKey(OWNER), encodeStateValue({ kind: "Account", nonce: U64_MAX, balance: 10n }));
+    expect(refusal(t, transfer(OWNER, OTHER, 1n))).toBe("ArithmeticOverflow: sender nonce overflows");
+    writeOutOfBand(t, accountKey(OWNER), encodeStateValue({ kind: "Account", nonce: U64_MAX - 1n, balance: 10n }));
+    t.ok(transfer(OWNER, OTHER, 1n));
+    expect(t.chain.account(OWNER).nonce).toBe(U64_MAX);
+  });
+
+  it("the fee: a sender who cannot pay it, and a burn credit overflowing u64 (state corruption), are refused by name", () => {
+    const priced = (accounts: Array<[Uint8Array, bigint]>) => new TestChain({ ...genesisConfig({}, accounts), cycle_price: 1n, cell_price: 1n });
+    const poor = priced([[PROVIDER, 10n]]);
+    expect(refusal(poor, cbqs(PROVIDER, ix.registerProvider()))).toMatch(/^InsufficientBalance: transaction fee: /);
+    const burn = priced([[PROVIDER, RICH]]);
+    writeOutOfBand(burn, accountKey(ZERO_ADDRESS), encodeStateValue({ kind: "Account", nonce: 0n, balance: U64_MAX }));
+    expect(refusal(burn, cbqs(PROVIDER, ix.registerProvider()))).toMatch(/^ArithmeticOverflow: transaction fee burn: credit to /);
   });
 });

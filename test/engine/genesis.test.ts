@@ -4,6 +4,8 @@ import { keccak256 } from "../../src/crypto/hash.js";
 import { Chain } from "../../src/engine/chain.js";
 import { GenesisError } from "../../src/engine/errors.js";
 import { schedulesKey, singletonKey, streamKey } from "../../src/engine/layout.js";
+import { U64_MAX } from "../../src/engine/math.js";
+import type { GenesisConfig } from "../../src/chain/types.js";
 import { decodeStateValueAs, encodeStateValue } from "../../state/value.js";
 import { MemoryStateStore } from "../../state/store.js";
 import { LIVE_SCALARS } from "../../src/params.js";
@@ -66,5 +68,71 @@ describe("§3/§4/§18 genesis", () => {
     t.store.commitBlock(b);
     t.height = 10n;
     expect(t.tx(cbqs(PROVIDER, ix.registerProvider())).error!.name).toBe("RegistryStateInvalid");
+  });
+});
+
+// Every genesis refusal names the field and the bound, and each bound is checked on both sides:
+// the largest (or smallest) valid value is accepted, the next one refused with its own message.
+describe("§3/§5/§18 genesis validation: each refusal and each boundary", () => {
+  const base = genesisConfig();
+  const refusal = (over: Partial<GenesisConfig>): string | null => {
+    try {
+      Chain.genesis({ ...base, ...over }, utf8("g"), new MemoryStateStore());
+      return null;
+    } catch (e) {
+      return e instanceof GenesisError ? e.message : `not a GenesisError: ${String(e)}`;
+    }
+  };
+  const params = (entries: Record<string, bigint>) => ({ params: new Map(Object.entries(entries)) });
+  const A = (n: number) => new Uint8Array(20).fill(n);
+
+  it("chain_id is a u64", () => {
+    expect(refusal({ chain_id: -1n })).toBe("chain_id -1 is not a u64");
+    expect(refusal({ chain_id: U64_MAX + 1n })).toBe(`chain_id ${U64_MAX + 1n} is not a u64`);
+    expect(refusal({ chain_id: U64_MAX })).toBeNull();
+    expect(refusal({ chain_id: 0n })).toBeNull();
+  });
+
+  it("governance is a 20-byte address", () => {
+    expect(refusal({ governance: new Uint8Array(19) })).toBe("governance must be a 20-byte address");
+    expect(refusal({ governance: new Uint8Array(21) })).toBe("governance must be a 20-byte address");
+  });
+
+  it("parameters: unknown names, live scalars, and the other rows' [1, Maximum]", () => {
+    expect(refusal(params({ "cbqs.nope": 1n }))).toBe("params: unknown parameter cbqs.nope");
+    expect(refusal(params({ "cbqs.max_streams_per_owner": 16_385n }))).toBe("params: cbqs.max_streams_per_owner = 16385 is outside [1, 16384] (§18)");
+    expect(refusal(params({ "cbqs.max_streams_per_owner": 16_384n }))).toBeNull();
+    expect(refusal(params({ "cbqs.max_wire_frame_bytes": 5_242_881n }))).toBe("params: cbqs.max_wire_frame_bytes = 5242881 is outside [1, 5242880] (§18)");
+    expect(refusal(params({ "cbqs.max_wire_frame_bytes": 0n }))).toBe("params: cbqs.max_wire_frame_bytes = 0 is outside [1, 5242880] (§18)");
+    expect(refusal(params({ "cbqs.max_wire_frame_bytes": 5_242_880n }))).toBeNull();
+    expect(refusal(params({ "cbqs.max_wire_frame_bytes": 1n }))).toBeNull();
+    expect(refusal(params({ "cbqs.base_rate.fast.retained_unit_bytes": 0n }))).toBe(
+      "params: cbqs.base_rate.fast.retained_unit_bytes = 0 is outside [1, 1099511627776] (§18)",
+    );
+    expect(refusal(params({ "cbqs.rent.provider_bps": 9_500n }))).toBe(
+      "params: cbqs.rent.provider_bps + cbqs.rent.platform_bps = 10500, must be 10000 (§6.1)",
+    );
+    expect(refusal(params({ "cbqs.rent.provider_bps": 9_500n, "cbqs.rent.platform_bps": 500n }))).toBeNull();
+  });
+
+  it("accounts: 20-byte addresses, listed once, u64 balances, and a total supply that fits u64", () => {
+    expect(refusal({ accounts: [{ address: A(1), balance: 1n }, { address: new Uint8Array(19), balance: 1n }] })).toBe("accounts[1]: address must be 20 bytes");
+    expect(refusal({ accounts: [{ address: A(1), balance: 1n }, { address: A(1), balance: 2n }] })).toBe(
+      `accounts[1]: 0x${"01".repeat(20)} is listed twice`,
+    );
+    expect(refusal({ accounts: [{ address: A(1), balance: -1n }] })).toBe("accounts[0]: balance -1 is not a u64");
+    expect(refusal({ accounts: [{ address: A(1), balance: U64_MAX + 1n }] })).toBe(`accounts[0]: balance ${U64_MAX + 1n} is not a u64`);
+    expect(refusal({ accounts: [{ address: A(1), balance: U64_MAX }] })).toBeNull();
+    const half = U64_MAX / 2n;
+    expect(refusal({ accounts: [{ address: A(1), balance: half + 1n }, { address: A(2), balance: half + 1n }] })).toBe("accounts: total balance exceeds u64");
+    expect(refusal({ accounts: [{ address: A(1), balance: half + 1n }, { address: A(2), balance: half }] })).toBeNull(); // exactly u64::MAX
+  });
+
+  it("cycle_price and cell_price are u64", () => {
+    for (const what of ["cycle_price", "cell_price"] as const) {
+      expect(refusal({ [what]: -1n })).toBe(`${what} -1 is not a u64`);
+      expect(refusal({ [what]: U64_MAX + 1n })).toBe(`${what} ${U64_MAX + 1n} is not a u64`);
+      expect(refusal({ [what]: U64_MAX })).toBeNull();
+    }
   });
 });

@@ -125,3 +125,16 @@ export class TestChain {
 export function snapshot(t: TestChain): string[] {
   return [...t.store.entries()].map(([k, v]) => `${Buffer.from(k).toString("hex")}=${Buffer.from(v).toString("hex")}`);
 }
+
+/**
+ * Writes `key → value` (or deletes it) in a block of its own, outside any transaction: the
+ * state corruption a valid genesis and valid transactions never produce, for the checks that
+ * guard against it.
+ */
+export function writeOutOfBand(t: TestChain, key: Uint8Array, value: Uint8Array | null): void {
+  t.height += 1n;
+  const batch = t.store.beginBlock(t.height);
+  if (value === null) batch.delete(key);
+  else batch.put(key, value);
+  t.store.commitBlock(batch);
+}

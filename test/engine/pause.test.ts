@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
+import { CbqsError } from "../../src/engine/errors.js";
 import { REGISTRY_ADDRESS } from "../../src/engine/layout.js";
-import { applyExtendPause, applyPause, applyUnpause, coverage, effectiveRentHeight, isPaused, NEVER_PAUSED } from "../../src/engine/pause.js";
-import { cbqs, gov, ix, OTHER, OWNER, PROVIDER, snapshot, STANDARD_ONE_UNIT_RATE, TestChain, genesisConfig } from "./harness.js";
+import { applyExtendPause, applyPause, applyUnpause, coverage, effectiveRentHeight, isPaused, NEVER_PAUSED, pauseRecordKey } from "../../src/engine/pause.js";
+import { encodeStateValue } from "../../state/value.js";
+import { cbqs, GOV, gov, ix, OTHER, OWNER, PROVIDER, snapshot, STANDARD_ONE_UNIT_RATE, TestChain, genesisConfig, writeOutOfBand } from "./harness.js";
 
 const R = STANDARD_ONE_UNIT_RATE;
 
@@ -163,5 +165,26 @@ describe("Denial of service: pause accounting through governance transactions", 
     t.ok(gov({ type: "Pause", actor: REGISTRY_ADDRESS, blocks: 2n }), 40n);
     expect(t.chain.pause()).toEqual({ completed_pause_blocks: 12n, active: { paused_at_block: 40n, expires_at_block: 42n } });
     expect(t.tx(gov({ type: "ExtendPause", actor: REGISTRY_ADDRESS, blocks: 1n }), 50n).error!.name).toBe("InvalidGovernanceAction");
+  });
+});
+
+describe("the pause-accounting record is read fail-closed", () => {
+  it("a pause record that is not a storage slot (state corruption) is RegistryStateInvalid, and the block is not executed", () => {
+    const t = new TestChain();
+    writeOutOfBand(t, pauseRecordKey(GOV, REGISTRY_ADDRESS), encodeStateValue({ kind: "Account", nonce: 0n, balance: 1n }));
+    const before = snapshot(t);
+    // The end-of-block effective rent height reads the record outside any transaction, so
+    // the refusal aborts the whole block rather than one transaction.
+    for (const tx of [cbqs(PROVIDER, ix.registerProvider()), gov({ type: "Pause", actor: REGISTRY_ADDRESS, blocks: 5n })]) {
+      let thrown: unknown;
+      try {
+        t.tx(tx);
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown).toBeInstanceOf(CbqsError);
+      expect([(thrown as CbqsError).errorName, (thrown as CbqsError).message]).toEqual(["RegistryStateInvalid", "pause-accounting record is not a storage slot"]);
+    }
+    expect(snapshot(t)).toEqual(before);
   });
 });

@@ -90,3 +90,32 @@ describe("§4.3/§5 provider instructions", () => {
     expect([r.reads, r.writes]).toEqual([28, 1]);
   });
 });
+
+describe("§4.3/§5 provider refusals name what failed", () => {
+  it("§4.3 each cap that would drop below its reservation is named, with both numbers; each at exactly its reservation is accepted", () => {
+    const t = new TestChain();
+    t.ok(cbqs(PROVIDER, ix.registerProvider()));
+    t.ok(cbqs(OWNER, ix.createStream()));
+    const r = t.chain.provider(PROVIDER)!.base_rate_reserved;
+    const caps = [
+      ["max_active_streams", r.reserved_streams],
+      ["max_total_retained_bytes", r.retained_bytes],
+      ["max_total_append_bytes_per_sec", r.append_bytes_per_sec],
+      ["max_total_delivered_bytes_per_sec", r.delivered_bytes_per_sec],
+    ] as const;
+    for (const [name, reserved] of caps) {
+      const before = snapshot(t);
+      const e = t.tx(cbqs(PROVIDER, update({ base_rate_admission: { ...OPEN_ADMISSION, [name]: reserved - 1n } }))).error;
+      expect([e?.name, e?.message]).toEqual(["CapBelowReservation", `${name} ${reserved - 1n} is below the current reservation ${reserved}`]);
+      expect(snapshot(t)).toEqual(before);
+    }
+    const exact = Object.fromEntries(caps.map(([name, reserved]) => [name, reserved]));
+    t.ok(cbqs(PROVIDER, update({ base_rate_admission: { ...OPEN_ADMISSION, ...exact } })));
+  });
+
+  it("§5 SetProviderStatus from an account with no provider record is ProviderNotFound, saying so", () => {
+    const t = new TestChain();
+    const e = t.tx(cbqs(OWNER, status("Draining"))).error;
+    expect([e?.name, e?.message]).toEqual(["ProviderNotFound", "the sender has no provider record"]);
+  });
+});

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { accountKey, PLATFORM_ADDRESS, REGISTRY_ADDRESS } from "../../src/engine/layout.js";
-import { cbqs, gov, ix, OTHER, OWNER, PROVIDER, RICH, snapshot, STANDARD_ONE_UNIT_RATE, TestChain, genesisConfig } from "./harness.js";
+import { encode } from "../../src/codec/core.js";
+import * as S from "../../src/codec/schema.js";
+import { accountKey, ownerCountKey, PLATFORM_ADDRESS, providerKey, REGISTRY_ADDRESS, streamKey } from "../../src/engine/layout.js";
+import { U128_MAX, U64_MAX } from "../../src/engine/math.js";
+import { encodeStateValue } from "../../state/value.js";
+import { cbqs, gov, ix, OTHER, OWNER, PROVIDER, RICH, snapshot, STANDARD_ONE_UNIT_RATE, TestChain, genesisConfig, writeOutOfBand } from "./harness.js";
 
 const R = STANDARD_ONE_UNIT_RATE; // 80,067 per block
 const topics = (o: { events: { topic: string }[] }) => o.events.map((e) => e.topic);
@@ -298,5 +302,82 @@ describe("§5 wire amounts are u128, balances u64 (spec-fidelity audit)", () => 
     const state = snapshot(t);
     expect(t.tx(cbqs(OWNER, ix.createStream({ initial_escrow: 1n << 64n }))).error!.name).toBe("InsufficientBalance");
     expect(snapshot(t)).toEqual(state);
+  });
+});
+
+// Refusals asserted with their reason as well as their name (the name alone lets a check vanish
+// while a neighbouring one refuses the same input); the state-corruption cases are written out
+// of band. None of them may change state.
+describe("§6.1 TopUpStream refusals name what failed", () => {
+  const refusal = (t: TestChain, from: Uint8Array, i: ReturnType<typeof ix.topUp>) => {
+    const before = snapshot(t);
+    const e = t.tx(cbqs(from, i)).error;
+    expect(snapshot(t)).toEqual(before);
+    return `${e?.name}: ${e?.message}`;
+  };
+  const slot = (bytes: Uint8Array) => encodeStateValue({ kind: "StorageSlot", bytes });
+
+  it("§5 a payer who cannot pay, and a custody credit overflowing u64 (state corruption), are refused under their own names", () => {
+    const { t, id } = setup(5n * R);
+    expect(refusal(t, OWNER, ix.topUp(id, (1n << 64n) + 5n))).toMatch(/^InsufficientBalance: top-up: /);
+    writeOutOfBand(t, accountKey(REGISTRY_ADDRESS), encodeStateValue({ kind: "Account", nonce: 0n, balance: U64_MAX - 5n }));
+    expect(refusal(t, OWNER, ix.topUp(id, 6n))).toMatch(/^ArithmeticOverflow: escrow custody: credit to /);
+    t.ok(cbqs(OWNER, ix.topUp(id, 5n))); // reaching exactly u64::MAX is accepted
+  });
+
+  it("§5 an escrow_balance that would pass u128::MAX (state corruption) is ArithmeticOverflow, not a wrap", () => {
+    const { t, id } = setup(5n * R);
+    const main = t.chain.stream(id)!;
+    // settled through the top-up's own block, so settlement #1 pays nothing
+    writeOutOfBand(t, streamKey(id), slot(encode(S.StreamRecordV1, { ...main, escrow_balance: U128_MAX - 5n, last_settled_block: t.height + 2n })));
+    expect(refusal(t, OWNER, ix.topUp(id, 6n))).toBe("ArithmeticOverflow: escrow_balance overflows");
+  });
+
+  it("§6.1 a stream whose assigned provider has no record (state corruption) is RegistryStateInvalid", () => {
+    const { t, id } = setup(5n * R);
+    writeOutOfBand(t, providerKey(PROVIDER), null);
+    expect(refusal(t, OTHER, ix.topUp(id, R))).toBe("RegistryStateInvalid: assigned provider has no record");
+  });
+});
+
+// The first terminal transition (instructions/terminal.ts) on state no valid chain produces:
+// each refusal names the quantity that failed, and changes nothing.
+describe("§5/§6.1 terminal transition refusals name what failed", () => {
+  const refusal = (t: TestChain, from: Uint8Array, i: ReturnType<typeof ix.close>) => {
+    const before = snapshot(t);
+    const e = t.tx(cbqs(from, i)).error;
+    expect(snapshot(t)).toEqual(before);
+    return `${e?.name}: ${e?.message}`;
+  };
+  const slot = (bytes: Uint8Array) => encodeStateValue({ kind: "StorageSlot", bytes });
+
+  it("§5 the escrow refund: custody short of the residual, and an owner credit overflowing u64", () => {
+    const { t, id } = setup(10n * R);
+    writeOutOfBand(t, accountKey(REGISTRY_ADDRESS), encodeStateValue({ kind: "Account", nonce: 0n, balance: 10n * R - 1n }));
+    // closing in the creation's own block settles nothing, so the whole escrow is the refund
+    const main = t.chain.stream(id)!;
+    writeOutOfBand(t, streamKey(id), slot(encode(S.StreamRecordV1, { ...main, last_settled_block: t.height + 2n })));
+    expect(refusal(t, OWNER, ix.close(id))).toMatch(/^RegistryStateInvalid: escrow refund: custody holds /);
+
+    const rich = setup(10n * R);
+    writeOutOfBand(rich.t, accountKey(OWNER), encodeStateValue({ kind: "Account", nonce: 1n, balance: U64_MAX }));
+    expect(refusal(rich.t, OWNER, ix.close(rich.id))).toMatch(/^ArithmeticOverflow: escrow refund: credit to /);
+  });
+
+  it("§6.1 a terminal transition whose provider record is missing (state corruption) is RegistryStateInvalid, naming the provider", () => {
+    const { t, id } = setup(10n * R);
+    writeOutOfBand(t, providerKey(PROVIDER), null);
+    expect(refusal(t, OWNER, ix.close(id))).toBe(`RegistryStateInvalid: assigned provider 0x${Buffer.from(PROVIDER).toString("hex")} has no record`);
+  });
+
+  it("§6.1 the live counters never go below zero: a provider or owner count already at 0 (state corruption) is ArithmeticOverflow", () => {
+    const provider = setup(10n * R);
+    const p = provider.t.chain.provider(PROVIDER)!;
+    writeOutOfBand(provider.t, providerKey(PROVIDER), slot(encode(S.ProviderRecordV1, { ...p, live_assigned_streams: 0n })));
+    expect(refusal(provider.t, OWNER, ix.close(provider.id))).toBe("ArithmeticOverflow: live_assigned_streams overflows");
+
+    const owner = setup(10n * R);
+    writeOutOfBand(owner.t, ownerCountKey(OWNER), null);
+    expect(refusal(owner.t, OWNER, ix.close(owner.id))).toBe("ArithmeticOverflow: owner stream count overflows");
   });
 });

@@ -87,19 +87,27 @@ describe("§6.1 settle(record, H) properties (fast-check)", () => {
   });
 
   it("§6.1 a missing or inverted pinned pair, stale fields on an Active record, or H below last_settled fail closed", () => {
-    const failsClosed = (r: StreamRecordV1, H = 10n) => {
+    // Each refusal is asserted with its reason: a check that moved or vanished would otherwise
+    // pass as long as a later one refused the same record.
+    const refusal = (r: StreamRecordV1, H = 10n): string | null => {
       try {
         settle(r, H, 5n);
-        return false;
+        return null;
       } catch (e) {
-        return e instanceof CbqsError && e.errorName === "RegistryStateInvalid";
+        return e instanceof CbqsError && e.errorName === "RegistryStateInvalid" ? e.message : `other: ${String(e)}`;
       }
     };
-    expect(failsClosed(record({ status: "Suspended", suspended_at_block: 3n, suspension_grace_deadline_block: null }))).toBe(true);
-    expect(failsClosed(record({ status: "Suspended", suspended_at_block: 3n, suspension_grace_deadline_block: 2n }))).toBe(true);
-    expect(failsClosed(record({ status: "Active", suspended_at_block: 3n, suspension_grace_deadline_block: 5n }))).toBe(true);
-    expect(failsClosed(record({ last_settled_block: 11n }))).toBe(true);
-    expect(failsClosed(record({ status: "Closed" }))).toBe(true);
+    const failsClosed = (r: StreamRecordV1, H = 10n): boolean => refusal(r, H) !== null;
+    expect(refusal(record({ status: "Suspended", suspended_at_block: 3n, suspension_grace_deadline_block: null }))).toMatch(/missing pinned field/);
+    expect(refusal(record({ status: "Suspended", suspended_at_block: null, suspension_grace_deadline_block: 3n }))).toMatch(/missing pinned field/);
+    expect(refusal(record({ status: "Suspended", suspended_at_block: 3n, suspension_grace_deadline_block: 2n }))).toMatch(/inverted grace pair/);
+    expect(refusal(record({ status: "Active", suspended_at_block: 3n, suspension_grace_deadline_block: 5n }))).toMatch(/^Active record carrying stale suspension fields/);
+    expect(refusal(record({ status: "Active", suspended_at_block: null, suspension_grace_deadline_block: 5n }))).toMatch(/stale suspension fields/);
+    expect(refusal(record({ last_settled_block: 11n }))).toMatch(/settlement height below last_settled_block/);
+    expect(refusal(record({ status: "Closed" }))).toMatch(/^settle on a Closed record/);
+    expect(refusal(record({ status: "DataExpired" }))).toMatch(/^settle on a DataExpired record/);
+    // H == last_settled_block is a valid (empty) settlement
+    expect(refusal(record({ last_settled_block: 10n }))).toBeNull();
     // equality of the pair is valid (zero-length grace)
     expect(failsClosed(record({ status: "Suspended", suspended_at_block: 3n, suspension_grace_deadline_block: 3n, last_settled_block: 3n }))).toBe(false);
   });

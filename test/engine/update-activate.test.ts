@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { keyStreamId } from "../../src/codec/derive.js";
-import type { CbqsInstructionV1, UpdateStreamArgsV1 } from "../../src/codec/types.js";
-import { PLATFORM_ADDRESS } from "../../src/engine/layout.js";
+import type { CbqsInstructionV1, StreamRecordV1, UpdateStreamArgsV1 } from "../../src/codec/types.js";
+import { deriveKeyStream } from "../../src/engine/streams.js";
+import { encode } from "../../src/codec/core.js";
+import * as S from "../../src/codec/schema.js";
+import { PLATFORM_ADDRESS, providerKey, streamKey } from "../../src/engine/layout.js";
+import { U64_MAX } from "../../src/engine/math.js";
+import { encodeStateValue } from "../../state/value.js";
 import {
   cbqs,
   genesisConfig,
@@ -18,6 +23,7 @@ import {
   standardConfig,
   STANDARD_ONE_UNIT_RATE,
   TestChain,
+  writeOutOfBand,
 } from "./harness.js";
 
 const R = STANDARD_ONE_UNIT_RATE;
@@ -298,5 +304,74 @@ describe("§5/§6.1 spec-fidelity audit: UpdateStream and ActivateKeyGeneration 
     expect(after.status).toBe("Active");
     expect(after.escrow_balance).toBe(before.escrow_balance);
     expect(after.last_settled_block).toBe(before.last_settled_block);
+  });
+});
+
+// Refusals asserted with their reason: the name alone would let a check vanish while another
+// refused the same input. Two need state no valid chain produces (written out of band).
+describe("§5 UpdateStream refusals name what failed", () => {
+  const refusal = (t: TestChain, i: CbqsInstructionV1) => {
+    const before = snapshot(t);
+    const e = t.tx(cbqs(OWNER, i)).error;
+    expect(snapshot(t)).toEqual(before);
+    return `${e?.name}: ${e?.message}`;
+  };
+  const slot = (bytes: Uint8Array) => encodeStateValue({ kind: "StorageSlot", bytes });
+  const priced = standardConfig({ retained_bytes_limit: 2n << 30n });
+
+  it("§4.4 a replacement quote for another chain is refused as the PRICE QUOTE's context", () => {
+    const { t, id } = setup();
+    const quote = t.quote({ retained_bytes: priced.retained_bytes_limit, pricing_generation: 2n, context: { ...t.context(), chain_id: 8n } });
+    expect(refusal(t, update(id, { config: priced, price_quote: quote }))).toBe("ChainInstanceMismatch: price quote context is not this chain's (§4)");
+  });
+
+  it("§5 a repricing whose assigned provider has no record (state corruption) is RegistryStateInvalid", () => {
+    const { t, id } = setup();
+    writeOutOfBand(t, providerKey(PROVIDER), null);
+    expect(refusal(t, update(id, { config: priced }))).toBe("RegistryStateInvalid: assigned provider has no record");
+    // an administrative update never reads the provider record
+    t.ok(cbqs(OWNER, update(id, { bump_authorization_generation: true })));
+  });
+
+  it("§5 a repricing past pricing_generation = u64::MAX (state corruption) is ArithmeticOverflow, not a wrap", () => {
+    const { t, id } = setup();
+    const main = t.chain.stream(id)!;
+    writeOutOfBand(t, streamKey(id), slot(encode(S.StreamRecordV1, { ...main, pricing_generation: U64_MAX })));
+    expect(refusal(t, update(id, { config: priced }))).toBe("ArithmeticOverflow: pricing_generation overflows");
+    writeOutOfBand(t, streamKey(id), slot(encode(S.StreamRecordV1, { ...main, pricing_generation: U64_MAX - 1n })));
+    t.ok(cbqs(OWNER, update(id, { config: priced })));
+    expect(t.chain.stream(id)!.pricing_generation).toBe(U64_MAX);
+  });
+});
+
+describe("§9.3 ActivateKeyGeneration refusals name what failed", () => {
+  const slot = (bytes: Uint8Array) => encodeStateValue({ kind: "StorageSlot", bytes });
+  const refusal = (t: TestChain, i: CbqsInstructionV1) => {
+    const before = snapshot(t);
+    const e = t.tx(cbqs(OWNER, i)).error;
+    expect(snapshot(t)).toEqual(before);
+    return `${e?.name}: ${e?.message}`;
+  };
+  /** Rewrites the encrypted pair with `over` applied to the main record (the key stream re-derived). */
+  const rewrite = (t: TestChain, over: Partial<StreamRecordV1>) => {
+    const main = { ...t.chain.stream(t.streamId())!, ...over };
+    writeOutOfBand(t, streamKey(main.stream_id), slot(encode(S.StreamRecordV1, main)));
+    writeOutOfBand(t, streamKey(main.linked_stream_id!), slot(encode(S.StreamRecordV1, deriveKeyStream(main))));
+  };
+
+  it("§4 a receipt for another chain is refused as the RECEIPT's context", () => {
+    const { t } = setup({ encrypted: true });
+    expect(refusal(t, activate(t, { context: { ...t.context(), chain_id: 9n } }))).toBe("ChainInstanceMismatch: receipt context is not this chain's (§4)");
+  });
+
+  it("§9.3 generations at u64::MAX (state corruption) overflow by name, never wrap", () => {
+    const enc = setup({ encrypted: true });
+    rewrite(enc.t, { encryption_generation: U64_MAX });
+    expect(refusal(enc.t, activate(enc.t, {}))).toBe("ArithmeticOverflow: encryption_generation overflows");
+
+    const auth = setup({ encrypted: true });
+    rewrite(auth.t, { authorization_generation: U64_MAX });
+    expect(refusal(auth.t, activate(auth.t, {}, true))).toBe("ArithmeticOverflow: authorization_generation overflows");
+    auth.t.ok(cbqs(OWNER, activate(auth.t, {}, false))); // without the bump nothing overflows
   });
 });

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { Chain, SYS_CBQS } from "../../src/engine/chain.js";
 import { EngineDefect } from "../../src/engine/errors.js";
 import { accountKey } from "../../src/engine/layout.js";
-import { charge, COSTS, RESERVATIONS } from "../../src/engine/meter.js";
+import { charge, COSTS, Meter, RESERVATIONS, type CostSchedule } from "../../src/engine/meter.js";
 import type { InstructionName } from "../../src/codec/types.js";
 import { toHex } from "../../src/bytes.js";
 import { GENESIS_SOURCE, ix, PROVIDER, ScenarioBuilder } from "../../src/gas/builder.js";
@@ -91,5 +91,51 @@ describe("the CBQS meter against §18.1", () => {
         expect(accepted.cells).toBe(BigInt(u.writtenBytes) * COSTS.cellsPerWrittenByte + BigInt(u.eventBytes) * COSTS.cellsPerEventByte);
       }),
     );
+  });
+
+  it("§18.1 the charge is linear in every coefficient of the schedule: checked under one whose coefficients are all distinct and > 1", () => {
+    // COSTS has three coefficients equal to 1, where multiplying and dividing agree; this
+    // schedule tells every term apart.
+    const costs: CostSchedule = {
+      readCycles: 11n,
+      writeCycles: 53n,
+      hashWordCycles: 7n,
+      ed25519VerifyCycles: 3_001n,
+      decodeCyclesPerPayloadByte: 3n,
+      cellsPerWrittenByte: 5n,
+      cellsPerEventByte: 13n,
+    };
+    const usage = {
+      instruction: "CreateStream" as const,
+      payloadBytes: 101,
+      reads: 9,
+      writes: 4,
+      hashPreimageLengths: [0, 32, 33],
+      signatures: 2,
+      writtenBytes: 1_000,
+      eventBytes: 70,
+    };
+    const hashCycles = (1n + 1n + 2n) * 7n; // max(1, ceil(len / 32)) words each
+    expect(charge(usage, true, costs)).toEqual({
+      chargedReads: 9,
+      chargedWrites: 4,
+      cycles: 101n * 3n + 9n * 11n + 4n * 53n + hashCycles + 2n * 3_001n,
+      cells: 1_000n * 5n + 70n * 13n,
+    });
+    expect(charge(usage, false, costs)).toEqual({
+      chargedReads: RESERVATIONS.CreateStream.reads,
+      chargedWrites: RESERVATIONS.CreateStream.writes,
+      cycles: 101n * 3n + BigInt(RESERVATIONS.CreateStream.reads) * 11n + BigInt(RESERVATIONS.CreateStream.writes) * 53n + hashCycles + 2n * 3_001n,
+      cells: 0n,
+    });
+  });
+
+  it("§18.1 a handler that writes past its reservation fails loudly with EngineDefect at the first write too many", () => {
+    const meter = new Meter("SetProviderStatus", 0);
+    const write = { op: "write" as const, key: new Uint8Array(54), before: undefined, after: new Uint8Array(10) };
+    for (let i = 0; i < RESERVATIONS.SetProviderStatus.writes; i++) meter.observe(write);
+    expect(meter.writtenBytes).toBe(RESERVATIONS.SetProviderStatus.writes * 64);
+    expect(() => meter.observe(write)).toThrow(EngineDefect);
+    expect(() => meter.observe(write)).toThrow("SetProviderStatus exceeded its §18.1 write reservation (2)");
   });
 });

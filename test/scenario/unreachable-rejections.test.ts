@@ -8,16 +8,7 @@ import * as S from "../../src/codec/schema.js";
 import { accountKey, schedulesKey } from "../../src/engine/layout.js";
 import { U64_MAX } from "../../src/engine/math.js";
 import { decodeStateValueAs, encodeStateValue } from "../../state/value.js";
-import { cbqs, gov, ix, OTHER, OWNER, PROVIDER, snapshot, TestChain, transfer } from "../engine/harness.js";
-
-/** Writes `key → value` in its own block, outside any transaction. */
-function writeOutOfBand(t: TestChain, key: Uint8Array, value: Uint8Array | null): void {
-  t.height += 1n;
-  const batch = t.store.beginBlock(t.height);
-  if (value === null) batch.delete(key);
-  else batch.put(key, value);
-  t.store.commitBlock(batch);
-}
+import { cbqs, gov, ix, OTHER, OWNER, PROVIDER, snapshot, TestChain, transfer, writeOutOfBand } from "../engine/harness.js";
 
 describe("rejections unreachable through scenarios (docs/scenarios.md Coverage)", () => {
   it("§4.5/§17 3935 BaseRateScheduleUnavailable: an absent schedule record, and an active schedule with a zero unit size", () => {
