@@ -15,6 +15,10 @@ import type { KeyChange, StateCommitment } from "./commitment.js";
 import type { BlockBatch, CommitResult, IoCounts, StateAccess, StateStore } from "./interface.js";
 import { checkStateKey } from "./keys.js";
 import { createStateCommitment } from "./qmdb/index.js";
+import { finish, type Steps } from "../src/steps.js";
+
+/** Entries put between two units of fromEntriesSteps. */
+const FROM_ENTRIES_UNIT = 4096;
 
 export class StateStoreError extends Error {
   override name = "StateStoreError";
@@ -170,9 +174,30 @@ export class MemoryStateStore implements StateStore {
     height = 0n,
     commitment: StateCommitment = createStateCommitment(),
   ): MemoryStateStore {
+    return finish(MemoryStateStore.fromEntriesSteps(entries, height, commitment));
+  }
+
+  /**
+   * fromEntries unit by unit (src/steps.ts): a unit is FROM_ENTRIES_UNIT entries put, the commit
+   * is the last; `onCount` sees the entries put so far.
+   */
+  static *fromEntriesSteps(
+    entries: Iterable<readonly [Uint8Array, Uint8Array]>,
+    height = 0n,
+    commitment: StateCommitment = createStateCommitment(),
+    onCount?: (entries: number) => void,
+  ): Steps<MemoryStateStore> {
     const store = new MemoryStateStore(commitment);
     const batch = store.beginBlock(height);
-    for (const [key, value] of entries) batch.put(key, value);
+    let n = 0;
+    for (const [key, value] of entries) {
+      batch.put(key, value);
+      if (++n % FROM_ENTRIES_UNIT === 0) {
+        onCount?.(n);
+        yield;
+      }
+    }
+    onCount?.(n);
     store.commitBlock(batch);
     return store;
   }

@@ -11,11 +11,12 @@
 import type { Command } from "commander";
 import { fromHex, toHex } from "../bytes.js";
 import { BLAKE3, SHA256 } from "../crypto/hash.js";
-import { inFile, readDocument, readFixture, readJson } from "../harness/documents.js";
-import { proveAtHeight } from "../harness/prove-at-height.js";
+import { inFile, inFileSteps, readDocumentSteps, readFixture, readJson } from "../harness/documents.js";
+import { proveAtHeightSteps } from "../harness/prove-at-height.js";
 import { InclusionError, proveInclusion, type InclusionKind } from "../harness/inclusion.js";
 import { InputError } from "../json/read.js";
 import { Output, writing } from "../json/write.js";
+import { finish, stoppable, watchSignals, type Steps } from "../steps.js";
 import { createStateCommitment, stateDbConfig } from "../../state/qmdb/index.js";
 import { proveKey, verifyStateProofDetailed, type Reconstruction } from "../../state/proof.js";
 import { MemoryStateStore } from "../../state/store.js";
@@ -114,9 +115,10 @@ function registerProveState(program: Command): void {
         "the proof is written and the root printed",
         "a fixture does not replay to its own expected values up to the height (no proof written)",
         "unreadable or malformed input, bad --key or --height, a store in use or empty, unwritable output",
+        "no proof is written",
       ),
     )
-    .action((file: string | undefined, opts: { key: string; height?: string; db?: string; output: string }) => {
+    .action(async (file: string | undefined, opts: { key: string; height?: string; db?: string; output: string }) => {
       const key = fromHex(opts.key, STATE_KEY_LENGTH, "--key");
       if ((file === undefined) === (opts.db === undefined)) throw new UsageError("give either a file or --db <dir>");
       const height = opts.height === undefined ? undefined : decimalOption("--height", opts.height);
@@ -125,10 +127,11 @@ function registerProveState(program: Command): void {
         if (height !== undefined) throw new UsageError("--height needs a fixture; --db proves at the store's head");
         result = proveAtStoreHead(opts.db, key);
       } else {
-        const doc = readDocument(file!, ["fixture", "dump"]);
+        watchSignals();
+        const doc = await stoppable(readDocumentSteps(file!, ["fixture", "dump"]));
         if (doc.kind === "fixture") {
           if (height === undefined) throw new UsageError(`${file}: a fixture needs --height (the block whose state_root to prove against)`);
-          const proved = inFile(file!, () => proveAtHeight(doc.fixture, height, key));
+          const proved = await stoppable(inFileSteps(file!, proveAtHeightSteps(doc.fixture, height, key)));
           if ("mismatch" in proved) {
             process.stderr.write(mismatchLines(file!, proved.mismatch).join("\n") + "\n");
             process.exitCode = EXIT_REJECT;
@@ -138,7 +141,7 @@ function registerProveState(program: Command): void {
         } else {
           if (height !== undefined) throw new UsageError(`${file}: --height needs a fixture; a state dump has one state`);
           if (doc.kind !== "dump") throw new Error("unreachable");
-          result = proveStateKey(doc.entries, key);
+          result = await stoppable(proveStateKeySteps(doc.entries, key));
         }
       }
       writing(new Output(opts.output), (out) => out.write(JSON.stringify(result.proof, null, 2) + "\n"));
@@ -219,7 +222,12 @@ function registerVerifyBmtProof(program: Command): void {
  * chain's state_root only where the chain reached that state in one batch too (genesis).
  */
 export function proveStateKey(entries: Iterable<readonly [Uint8Array, Uint8Array]>, key: Uint8Array): { root: Uint8Array; proof: ReturnType<typeof proveKey> } {
+  return finish(proveStateKeySteps(entries, key));
+}
+
+/** proveStateKey unit by unit (src/steps.ts): a unit is a slice of the entries, or the commit. */
+function* proveStateKeySteps(entries: Iterable<readonly [Uint8Array, Uint8Array]>, key: Uint8Array): Steps<{ root: Uint8Array; proof: ReturnType<typeof proveKey> }> {
   const commitment = createStateCommitment();
-  const store = MemoryStateStore.fromEntries(entries, 0n, commitment);
+  const store = yield* MemoryStateStore.fromEntriesSteps(entries, 0n, commitment);
   return { root: store.root(), proof: proveKey(commitment.db, key) };
 }

@@ -7,13 +7,14 @@ import type { Command } from "commander";
 import { toHex } from "../bytes.js";
 import type { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { StoreError } from "../../state/lmdb/env.js";
-import { exportSnapshot, importSnapshot, SnapshotError } from "../node/snapshot.js";
+import { exportSnapshotSteps, importSnapshotSteps, SnapshotError } from "../node/snapshot.js";
+import { stoppable, watchSignals } from "../steps.js";
 import { EXIT_OK, exitCodes, UsageError } from "./common.js";
 import { openExistingStore } from "./store.js";
 
-function refused<T>(run: () => T): T {
+async function refused<T>(run: () => Promise<T>): Promise<T> {
   try {
-    return run();
+    return await run();
   } catch (err) {
     if (err instanceof SnapshotError || err instanceof StoreError) throw new UsageError(err.message);
     const code = (err as NodeJS.ErrnoException).code;
@@ -34,12 +35,16 @@ export function register(program: Command): void {
     .requiredOption("--db <dir>", "the store")
     .requiredOption("-o, --output <file>", "snapshot file to write (a binary file, written to a temporary name and renamed into place; never stdout)")
     .option("--height <h>", "a committed block whose operations are not pruned yet; without it, the head")
-    .addHelpText("after", exitCodes("the snapshot is written", "(not used)", "no store or an empty one, a store in use, a block whose state is pruned, an unwritable file"))
-    .action((opts: { db: string; output: string; height?: string }) => {
+    .addHelpText(
+      "after",
+      exitCodes("the snapshot is written", "(not used)", "no store or an empty one, a store in use, a block whose state is pruned, an unwritable file", "no snapshot file is written; the store is closed unchanged"),
+    )
+    .action(async (opts: { db: string; output: string; height?: string }) => {
+      watchSignals();
       if (opts.height !== undefined && !/^[0-9]{1,20}$/.test(opts.height)) throw new UsageError(`--height must be a block height (got ${opts.height})`);
       const db = openExistingStore(opts.db) as LmdbChainDb;
       try {
-        const block = refused(() => exportSnapshot(db, opts.output, opts.height === undefined ? undefined : BigInt(opts.height)));
+        const block = await refused(() => stoppable(exportSnapshotSteps(db, opts.output, opts.height === undefined ? undefined : BigInt(opts.height))));
         process.stdout.write(`snapshot of block ${block.height} (state_root ${toHex(block.state_root)}) written to ${opts.output}\n`);
       } finally {
         db.close();
@@ -52,9 +57,18 @@ export function register(program: Command): void {
     .description("rebuild a store from a snapshot after checking its checksum, its chain and its state root; replay --db then continues from the block after it")
     .argument("<file>", "snapshot file")
     .requiredOption("--db <dir>", "target store: absent, empty, or not yet holding a chain")
-    .addHelpText("after", exitCodes("the snapshot is imported", "(not used)", "unreadable, corrupt, truncated or foreign snapshot, a rebuilt root that is not its block's state_root, a target holding a chain (the target is left as it was)"))
-    .action((file: string, opts: { db: string }) => {
-      const block = refused(() => importSnapshot(file, opts.db));
+    .addHelpText(
+      "after",
+      exitCodes(
+        "the snapshot is imported",
+        "(not used)",
+        "unreadable, corrupt, truncated or foreign snapshot, a rebuilt root that is not its block's state_root, a target holding a chain (the target is left as it was)",
+        "the target is left as it was (the partly rebuilt store is removed)",
+      ),
+    )
+    .action(async (file: string, opts: { db: string }) => {
+      watchSignals();
+      const block = await refused(() => stoppable(importSnapshotSteps(file, opts.db)));
       process.stdout.write(`imported block ${block.height} (state_root ${toHex(block.state_root)}) into ${opts.db}\n`);
       process.exitCode = EXIT_OK;
     });

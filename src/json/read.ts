@@ -6,6 +6,7 @@ import { closeSync, openSync, readSync, readFileSync, statSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { MAX_DOCUMENT_BYTES } from "../bounds.js";
 import { JsonError, JsonParser, shortPath, TrailingContentError, type Json, type ParseOptions } from "./parse.js";
+import { finish, Stopped, type Steps } from "../steps.js";
 
 /** Unusable input: `file: path: reason` (exit 2 on the command line). */
 export class InputError extends Error {
@@ -81,33 +82,49 @@ function gunzip(file: string, bytes: Uint8Array, max: number): Uint8Array {
   }
 }
 
-/** Feeds `file` to `parser` in chunks (a gzip file is unpacked first). */
-function feedFile(file: string, parser: JsonParser, max: number): void {
-  io(file, () => {
-    const stat = statSync(file);
-    if (stat.isDirectory()) throw InputError.unreadable(file, { code: "EISDIR" });
-    const size = stat.size;
-    if (size > max) throw new InputError(file, "", `${size} bytes exceed the ${max}-byte bound`);
-    const fd = openSync(file, "r");
-    try {
-      const head = Buffer.alloc(2);
-      const got = readSync(fd, head, 0, 2, 0);
-      if (isGzip(head.subarray(0, got))) {
-        const all = gunzip(file, readFileSync(fd), max);
-        for (let i = 0; i < all.length; i += CHUNK) parser.feed(all.subarray(i, i + CHUNK));
-        return;
+/** `io` for a reading generator: a stop (src/steps.ts) passes through unchanged. */
+function* ioSteps<T>(file: string, read: Steps<T>): Steps<T> {
+  try {
+    return yield* read;
+  } catch (err) {
+    if (err instanceof InputError || err instanceof JsonError || err instanceof Stopped) throw err;
+    throw InputError.unreadable(file, err);
+  }
+}
+
+/** Feeds `file` to `parser` in chunks (a gzip file is unpacked first); a unit is one chunk. */
+function feedFile(file: string, parser: JsonParser, max: number): Steps<void> {
+  return ioSteps(file, feedChunks(file, parser, max));
+}
+
+function* feedChunks(file: string, parser: JsonParser, max: number): Steps<void> {
+  const stat = statSync(file);
+  if (stat.isDirectory()) throw InputError.unreadable(file, { code: "EISDIR" });
+  const size = stat.size;
+  if (size > max) throw new InputError(file, "", `${size} bytes exceed the ${max}-byte bound`);
+  const fd = openSync(file, "r");
+  try {
+    const head = Buffer.alloc(2);
+    const got = readSync(fd, head, 0, 2, 0);
+    if (isGzip(head.subarray(0, got))) {
+      const all = gunzip(file, readFileSync(fd), max);
+      for (let i = 0; i < all.length; i += CHUNK) {
+        parser.feed(all.subarray(i, i + CHUNK));
+        yield;
       }
-      for (let position = 0; ; ) {
-        const chunk = Buffer.allocUnsafe(CHUNK);
-        const n = readSync(fd, chunk, 0, CHUNK, position);
-        if (n === 0) break;
-        parser.feed(chunk.subarray(0, n));
-        position += n;
-      }
-    } finally {
-      closeSync(fd);
+      return;
     }
-  });
+    for (let position = 0; ; ) {
+      const chunk = Buffer.allocUnsafe(CHUNK);
+      const n = readSync(fd, chunk, 0, CHUNK, position);
+      if (n === 0) break;
+      parser.feed(chunk.subarray(0, n));
+      position += n;
+      yield;
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
@@ -116,10 +133,15 @@ function feedFile(file: string, parser: JsonParser, max: number): void {
  * JsonError is reported against this file).
  */
 export function readJsonFile(file: string, options: ParseOptions = {}): Json {
+  return finish(readJsonFileSteps(file, options));
+}
+
+/** readJsonFile unit by unit: a unit is one chunk of the file. */
+export function* readJsonFileSteps(file: string, options: ParseOptions = {}): Steps<Json> {
   const max = options.maxBytes ?? MAX_DOCUMENT_BYTES;
   const parser = new JsonParser({ ...options, maxBytes: max });
   try {
-    feedFile(file, parser, max);
+    yield* feedFile(file, parser, max);
     return parser.end();
   } catch (err) {
     if (err instanceof JsonError) throw new InputError(file, err.path, err.reason, err instanceof TrailingContentError);
