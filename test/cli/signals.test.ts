@@ -15,6 +15,8 @@ import { fillScenario } from "../../src/harness/fill.js";
 import { fixtureJsonText, type Fixture } from "../../src/harness/fixture.js";
 import { parseScenario } from "../../src/scenario/parse.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
+import { importSnapshotSteps } from "../../src/node/snapshot.js";
+import { Stopped } from "../../src/steps.js";
 
 const CLI = "dist/src/cli.js";
 const root = mkdtempSync(join(tmpdir(), "cbqs-signals-"));
@@ -187,4 +189,24 @@ describe("SIGINT/SIGTERM on the long-running commands", () => {
     expect(again.out).toMatch(new RegExp(`ok; resumed after height ${head}, \\d+ blocks.*store head ${fixture.blocks[fixture.blocks.length - 1]!.height}\\n$`));
     expect(temporaries(root)).toEqual([]);
   }, 30_000);
+
+  it("snapshot import stopped between two ops records: the half-built store is removed, the target untouched", async () => {
+    const db = join(root, "store");
+    const snapshot = join(root, "head.cbqs");
+    expect((await run(["snapshot", "export", "--db", db, "-o", snapshot])).code).toBe(0);
+    const target = join(root, "target");
+    mkdirSync(target);
+    const building = `${target}.import-${process.pid}`;
+    // The command runs these steps with stoppable(): after a signal it throws Stopped in at a step.
+    const steps = importSnapshotSteps(snapshot, target);
+    expect(steps.next().done).toBe(false);
+    expect(existsSync(building)).toBe(true);
+    expect(() => steps.throw(new Stopped("SIGINT"))).toThrow(Stopped);
+    expect(existsSync(building)).toBe(false);
+    expect(readdirSync(target)).toEqual([]);
+    // Unstopped, the same import succeeds.
+    const imported = await run(["snapshot", "import", snapshot, "--db", target]);
+    expect(imported.code).toBe(0);
+    expect(temporaries(root)).toEqual([]);
+  }, 20_000);
 });
