@@ -4,7 +4,7 @@
 // problem is an InputError naming the file and the JSON path.
 import { closeSync, openSync, readSync, readFileSync, statSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
-import { MAX_DOCUMENT_BYTES } from "../bounds.js";
+import { MAX_BUFFERED_DOCUMENT_BYTES, MAX_DOCUMENT_BYTES } from "../bounds.js";
 import { JsonError, JsonParser, shortPath, TrailingContentError, type Json, type ParseOptions } from "./parse.js";
 import { finish, Stopped, type Steps } from "../steps.js";
 
@@ -61,7 +61,7 @@ function io<T>(file: string, read: () => T): T {
  * A file's bytes, gunzipped when it is gzip: the whole content, bounded by `max` (for the genesis
  * file of `derive chain-instance-id`, a JSON-lines trace, and the gas artifact, whose bytes count).
  */
-export function readFileBytes(file: string, max = MAX_DOCUMENT_BYTES): Uint8Array {
+export function readFileBytes(file: string, max = MAX_BUFFERED_DOCUMENT_BYTES): Uint8Array {
   return io(file, () => {
     const stat = statSync(file);
     if (stat.isDirectory()) throw InputError.unreadable(file, { code: "EISDIR" });
@@ -77,7 +77,7 @@ function gunzip(file: string, bytes: Uint8Array, max: number): Uint8Array {
     return gunzipSync(bytes, { maxOutputLength: max });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    if (e.code === "ERR_BUFFER_TOO_LARGE") throw new InputError(file, "", `unpacks to more than the ${max}-byte bound`);
+    if (e.code === "ERR_BUFFER_TOO_LARGE") throw new InputError(file, "", `unpacks to more than the ${max}-byte bound of a document held in memory (gunzip it first)`);
     throw new InputError(file, "", `not a readable gzip file (${e.message})`);
   }
 }
@@ -107,7 +107,10 @@ function* feedChunks(file: string, parser: JsonParser, max: number): Steps<void>
     const head = Buffer.alloc(2);
     const got = readSync(fd, head, 0, 2, 0);
     if (isGzip(head.subarray(0, got))) {
-      const all = gunzip(file, readFileSync(fd), max);
+      // Unpacked into one buffer: bounded as a document held in memory (a larger one is read unpacked).
+      const inMemory = Math.min(max, MAX_BUFFERED_DOCUMENT_BYTES);
+      if (size > inMemory) throw new InputError(file, "", `a gzip file is unpacked in memory: ${size} bytes exceed the ${inMemory}-byte bound (gunzip it first)`);
+      const all = gunzip(file, readFileSync(fd), inMemory);
       for (let i = 0; i < all.length; i += CHUNK) {
         parser.feed(all.subarray(i, i + CHUNK));
         yield;
