@@ -11,7 +11,7 @@
 import type { Command } from "commander";
 import { fromHex, toHex } from "../bytes.js";
 import { BLAKE3, SHA256 } from "../crypto/hash.js";
-import { inFile, inFileSteps, readDocumentSteps, readFixture, readJson } from "../harness/documents.js";
+import { inFile, inFileSteps, readDocumentSteps, readFixtureSteps, readJson } from "../harness/documents.js";
 import { proveAtHeightSteps } from "../harness/prove-at-height.js";
 import { InclusionError, proveInclusion, type InclusionKind } from "../harness/inclusion.js";
 import { InputError } from "../json/read.js";
@@ -170,11 +170,20 @@ function registerProveInclusion(program: Command, kind: InclusionKind): void {
     .requiredOption("--block <n>", "height of the block")
     .requiredOption("--index <i>", `position of the ${what} in the block`)
     .option("-o, --output <file>", "proof file; - is stdout (with a file, the proven root is printed)", "-")
-    .addHelpText("after", exitCodes("the proof is written", `the fixture's ${kind}_root is not the root of its own ${kind === "tx" ? "transactions" : "receipts"} (no proof written)`, "unreadable or malformed fixture, no such block or index, unwritable output"))
-    .action((file: string, opts: { block: string; index: string; output: string }) => {
+    .addHelpText(
+      "after",
+      exitCodes(
+        "the proof is written",
+        `the fixture's ${kind}_root is not the root of its own ${kind === "tx" ? "transactions" : "receipts"} (no proof written)`,
+        "unreadable or malformed fixture, no such block or index, unwritable output",
+        "while the fixture is read, no proof is written",
+      ),
+    )
+    .action(async (file: string, opts: { block: string; index: string; output: string }) => {
+      watchSignals();
       const height = decimalOption("--block", opts.block);
       const index = decimalOption("--index", opts.index);
-      const fixture = readFixture(file);
+      const fixture = await stoppable(readFixtureSteps(file));
       let proof: ReturnType<typeof proveInclusion>;
       try {
         proof = proveInclusion(fixture, kind, height, index);
