@@ -5,7 +5,6 @@
 // connections, each sending its next request when the previous answer is complete (no pipelining).
 //
 //   npm run build && node dist/scripts/bench-node.js [--seconds 10] [--connections 32] [--accounts 2000]
-import { spawn } from "node:child_process";
 import { Agent, request } from "node:http";
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -17,18 +16,11 @@ import { MemoryChainDb } from "../state/chain-db-memory.js";
 import { readFixture } from "../src/harness/documents.js";
 import { CbqsNode } from "../src/node/chain-node.js";
 import { BrokerStateCache, brokerState } from "../src/node/reads.js";
+import { intArg, startNode } from "./node-process.js";
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i < 0) return fallback;
-  const v = Number(process.argv[i + 1]);
-  if (!Number.isSafeInteger(v) || v < 1) throw new Error(`--${name} must be a positive integer`);
-  return v;
-}
-
-const SECONDS = arg("seconds", 10);
-const CONNECTIONS = arg("connections", 16);
-const ACCOUNTS = arg("accounts", 2_000);
+const SECONDS = intArg("seconds", 10);
+const CONNECTIONS = intArg("connections", 16);
+const ACCOUNTS = intArg("accounts", 2_000);
 const FIXTURE = "fixtures/corpus/create-base-schedule.json";
 const FUNDED = new Uint8Array(20).fill(0x11); // 10^18 at genesis in that fixture
 const CHAIN_ID = 7n;
@@ -85,19 +77,7 @@ function cpuSeconds(pid: number): number {
 }
 
 async function main(): Promise<void> {
-  const child = spawn(process.execPath, ["dist/src/cli.js", "node", "--fixture", FIXTURE, "--port", "0", "--rate-limit", "0", "--proof-rate-limit", "0", "--quiet"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (d) => {
-      out += String(d);
-      const m = /listening on (\S+)\n/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.on("exit", (code) => reject(new Error(`the node exited (${code}) before serving`)));
-  });
-  const base = new URL(url);
+  const { child, url: base } = await startNode(["--fixture", FIXTURE, "--quiet"], "inherit");
   const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   try {
     // Grow the state: ACCOUNTS transfers from the funded account, mined in blocks of 1,000.

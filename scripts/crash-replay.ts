@@ -12,6 +12,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { mulberry32 } from "./rng.js";
 
 const CLI = new URL("../src/cli.js", import.meta.url).pathname;
 
@@ -42,18 +43,6 @@ function fail(message: string): never {
   throw new Error(message);
 }
 
-/** mulberry32: the kill schedule is the same on every run with the same seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-
 interface Run {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -79,7 +68,7 @@ function cbqs(args: string[], env: NodeJS.ProcessEnv = {}, killAfterMs?: number)
 
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
-  const random = prng(o.seed);
+  const random = mulberry32(o.seed);
   const dir = o.dir ?? mkdtempSync(join(tmpdir(), "crash-replay-"));
   mkdirSync(dir, { recursive: true });
   const store = join(dir, "store");

@@ -56,7 +56,8 @@ class Rng {
   }
 }
 
-function le32(n: bigint): Uint8Array {
+/** Little-endian 32 bytes of n (shared with the Ed25519 tests). */
+export function le32(n: bigint): Uint8Array {
   const out = new Uint8Array(32);
   for (let i = 0; i < 32; i++) {
     out[i] = Number(n & 0xffn);
@@ -64,12 +65,13 @@ function le32(n: bigint): Uint8Array {
   }
   return out;
 }
-function leToBigint(b: Uint8Array): bigint {
+export function leToBigint(b: Uint8Array): bigint {
   let n = 0n;
   for (let i = b.length - 1; i >= 0; i--) n = (n << 8n) | BigInt(b[i]!);
   return n;
 }
-function challenge(r: Uint8Array, a: Uint8Array, m: Uint8Array): bigint {
+/** k = SHA-512(R ‖ A ‖ M) mod ℓ, computed apart from the code under test. */
+export function challenge(r: Uint8Array, a: Uint8Array, m: Uint8Array): bigint {
   return leToBigint(sha512(concatBytes(r, a, m))) % ED25519_L;
 }
 function flipBit(b: Uint8Array, bit: number): Uint8Array {

@@ -3,42 +3,20 @@
 // internal error, and still shut down cleanly (exit 0) on SIGTERM. Bounded in count and time.
 //
 //   npm run build && node dist/scripts/fuzz-node.js [--cases 12000] [--seed 1] [--concurrency 16] [--max-seconds 300]
-import { spawn } from "node:child_process";
 import { Agent } from "node:http";
 import { fuzzCase, sendCase, type Outcome } from "./fuzz-node-cases.js";
+import { intArg, startNode } from "./node-process.js";
 import { Rng } from "./rng.js";
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i < 0) return fallback;
-  const v = Number(process.argv[i + 1]);
-  if (!Number.isSafeInteger(v) || v < 1) throw new Error(`--${name} must be a positive integer`);
-  return v;
-}
-
-const CASES = arg("cases", 12_000);
-const SEED = arg("seed", 1);
-const CONCURRENCY = arg("concurrency", 16);
-const MAX_SECONDS = arg("max-seconds", 300);
+const CASES = intArg("cases", 12_000);
+const SEED = intArg("seed", 1);
+const CONCURRENCY = intArg("concurrency", 16);
+const MAX_SECONDS = intArg("max-seconds", 300);
 
 async function main(): Promise<void> {
-  const child = spawn(process.execPath, ["dist/src/cli.js", "node", "--fixture", "fixtures/corpus/encrypted-pair-lifecycle.json", "--host", "127.0.0.1", "--port", "0", "--rate-limit", "0", "--proof-rate-limit", "0"], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  child.stderr.on("data", (d) => (stderr += String(d)));
-  let exited: number | null = null;
+  const { child, url: base, stderr: childStderr } = await startNode(["--fixture", "fixtures/corpus/encrypted-pair-lifecycle.json"], "pipe");
+  let exited: number | null = child.exitCode;
   child.on("exit", (code) => (exited = code ?? -1));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (d) => {
-      out += String(d);
-      const m = /listening on (\S+)\n/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.on("exit", () => reject(new Error(`the node exited before serving:\n${stderr}`)));
-  });
-  const base = new URL(url);
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const rng = new Rng(SEED);
   const outcomes = new Map<Outcome, number>();
@@ -60,10 +38,10 @@ async function main(): Promise<void> {
   agent.destroy();
   const seconds = (Date.now() - started) / 1000;
   const alive = exited === null;
-  const check = alive ? await fetch(`${url}/cbqs/finalized-view`).then((r) => r.status).catch(() => 0) : 0;
+  const check = alive ? await fetch(new URL("/cbqs/finalized-view", base)).then((r) => r.status).catch(() => 0) : 0;
   child.kill("SIGTERM");
   const code = await new Promise<number>((resolve) => (exited !== null ? resolve(exited) : child.on("exit", (c) => resolve(c ?? -1))));
-  const internal = stderr.split("\n").filter((l) => l.includes('"level":"error"'));
+  const internal = childStderr().split("\n").filter((l) => l.includes('"level":"error"'));
   const table = [...outcomes].sort((a, b) => String(a[0]).localeCompare(String(b[0]))).map(([o, k]) => `${o}: ${k}`).join(", ");
   console.log(`fuzz-node: ${sent} requests in ${seconds.toFixed(1)} s (seed ${SEED}, concurrency ${CONCURRENCY}); outcomes ${table}`);
   console.log(`fuzz-node: alive to the end: ${alive}; well-formed request afterwards: HTTP ${check}; exit on SIGTERM: ${code}; internal errors logged: ${internal.length}`);

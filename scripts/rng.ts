@@ -37,3 +37,18 @@ export class Rng {
     return width === 0 ? BigInt(this.below(24)) : v;
   }
 }
+
+/**
+ * mulberry32 as a function returning floats in [0, 1): the generator of the long chain
+ * (gen-long-chain.ts, whose transactions it fixes) and of the crash script's kill schedule.
+ */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}

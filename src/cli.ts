@@ -2,10 +2,12 @@
 // `cbqs`: the command-line face of the emulator (commands in src/cli/program.ts).
 import { CommanderError } from "commander";
 import { createRequire } from "node:module";
-import { errorLine, exitCodeOf, ignoreEpipe } from "./cli/common.js";
+import { errorLine, exitCodeOf, ignoreEpipe, UsageError } from "./cli/common.js";
 import { buildProgram } from "./cli/program.js";
 
 async function main(argv: string[]): Promise<void> {
+  // Commander would print the whole help to stderr; unusable input is one line (exit 2).
+  if (argv.length <= 2) fail(new UsageError("no command given (cbqs --help lists them)"));
   try {
     await buildProgram(packageVersion()).parseAsync(argv);
   } catch (err) {

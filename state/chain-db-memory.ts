@@ -2,27 +2,14 @@
 // ledger and indexes in maps, and, for pinned reads, the reverse diff of each of the last
 // `retainBlocks` blocks (every key the block changed → its value before the block). State at a
 // retained height h is the head state with the reverse diffs of the blocks above h applied.
-import { bytesEqual, toHex } from "../src/bytes.js";
-import {
-  ChainDbError,
-  type BlockQuery,
-  type BlockRecord,
-  type ChainDb,
-  type GenesisRecord,
-  type StateReader,
-  type TxLocation,
-} from "./chain-db.js";
-import { keyId as id, StagingStore, type ReverseDiff, type Staged } from "./chain-db-staging.js";
-import { proveKey, proveKeys, type ExclusionProof, type MultiStateProof, type StateProof } from "./proof.js";
-import { createStateCommitment, type QmdbStateCommitment } from "./qmdb/index.js";
-import { MemoryStateStore } from "./store.js";
+import { QmdbChainDb } from "./chain-db-base.js";
+import { ChainDbError, type BlockQuery, type BlockRecord, type ChainDb, type GenesisRecord, type StateReader, type TxLocation } from "./chain-db.js";
+import { keyId as id, type ReverseDiff } from "./chain-db-staging.js";
+import { createStateCommitment } from "./qmdb/index.js";
 
 export const DEFAULT_RETAIN_BLOCKS = 128;
 
-export class MemoryChainDb implements ChainDb {
-  readonly state: StagingStore;
-  private readonly commitment: QmdbStateCommitment = createStateCommitment();
-  private readonly store = new MemoryStateStore(this.commitment);
+export class MemoryChainDb extends QmdbChainDb implements ChainDb {
   private genesisRecord: GenesisRecord | undefined;
   /** Committed blocks, ascending by height; genesis first. */
   private readonly ledger: BlockRecord[] = [];
@@ -30,25 +17,10 @@ export class MemoryChainDb implements ChainDb {
   private readonly txIndex = new Map<string, TxLocation>();
   /** Reverse diffs of the last `retainBlocks` blocks, oldest first (diffs[i] undoes ledger[ledger.length - diffs.length + i]). */
   private readonly diffs: ReverseDiff[] = [];
-  private staged: Staged | undefined;
-  private closed = false;
 
   constructor(readonly retainBlocks: number = DEFAULT_RETAIN_BLOCKS) {
+    super(createStateCommitment());
     if (!Number.isSafeInteger(retainBlocks) || retainBlocks < 0) throw new ChainDbError(`retainBlocks must be a non-negative integer (got ${retainBlocks})`);
-    this.state = new StagingStore(this.store, this);
-  }
-
-  checkWritable(): void {
-    this.checkOpen();
-    if (this.staged !== undefined) throw new ChainDbError(`block ${this.staged.height} is staged and not committed: reopen the ChainDb`);
-  }
-
-  private checkOpen(): void {
-    if (this.closed) throw new ChainDbError("the ChainDb is closed");
-  }
-
-  stage(staged: Staged): void {
-    this.staged = staged;
   }
 
   genesis(): GenesisRecord | undefined {
@@ -71,6 +43,10 @@ export class MemoryChainDb implements ChainDb {
   blockByHash(hash: Uint8Array): BlockRecord | undefined {
     this.checkOpen();
     return this.byHash.get(id(hash));
+  }
+
+  protected hasBlockHash(hash: Uint8Array): boolean {
+    return this.byHash.has(id(hash));
   }
 
   txLocation(txHash: Uint8Array): TxLocation | undefined {
@@ -119,55 +95,20 @@ export class MemoryChainDb implements ChainDb {
     };
   }
 
-  proveKey(key: Uint8Array): StateProof | ExclusionProof {
-    this.checkWritable();
-    return proveKey(this.commitment.db, key);
-  }
-
-  proveKeys(keys: readonly Uint8Array[]): MultiStateProof {
-    this.checkWritable();
-    return proveKeys(this.commitment.db, keys);
-  }
-
-  exclusionProofOps(): number {
-    this.checkWritable();
-    const any = this.commitment.db.any;
-    return any.mmr.leaves - any.inactivityFloor;
-  }
-
   commitGenesis(genesis: GenesisRecord): void {
-    this.checkOpen();
-    if (this.genesisRecord !== undefined) throw new ChainDbError("genesis is already committed");
-    const b = genesis.block;
-    if (b.height !== 0n || b.transactions.length !== 0) throw new ChainDbError("the genesis block has height 0 and no transactions");
-    this.takeStaged(b);
+    this.checkGenesis(genesis);
+    this.staged = undefined;
     this.genesisRecord = genesis;
-    this.append(b);
+    this.append(genesis.block);
   }
 
   commitBlock(block: BlockRecord): void {
-    this.checkOpen();
-    const head = this.head();
-    if (head === undefined) throw new ChainDbError("commit genesis first");
-    if (block.height <= head.height) throw new ChainDbError(`block ${block.height} is not above the head ${head.height}`);
-    if (!bytesEqual(block.parent_hash, head.block_hash)) throw new ChainDbError(`block ${block.height}: parent_hash is not the head's block_hash`);
-    if (block.receipts.length !== block.transactions.length) throw new ChainDbError(`block ${block.height}: ${block.receipts.length} receipts for ${block.transactions.length} transactions`);
-    const undo = this.takeStaged(block);
+    const { undo } = this.checkNextBlock(block);
+    this.staged = undefined;
     this.append(block);
     block.receipts.forEach((r, index) => this.txIndex.set(id(r.tx_hash), { height: block.height, index }));
     this.diffs.push(undo);
     if (this.diffs.length > this.retainBlocks) this.diffs.shift();
-  }
-
-  private takeStaged(block: BlockRecord): ReverseDiff {
-    const s = this.staged;
-    if (s === undefined || s.height !== block.height) throw new ChainDbError(`block ${block.height}: no staged state at that height`);
-    if (!bytesEqual(s.stateRoot, block.state_root)) {
-      throw new ChainDbError(`block ${block.height}: state_root ${toHex(block.state_root)} is not the staged root ${toHex(s.stateRoot)}`);
-    }
-    if (this.byHash.has(id(block.block_hash))) throw new ChainDbError(`block ${block.height}: block_hash is already in the ledger`);
-    this.staged = undefined;
-    return s.undo;
   }
 
   private append(block: BlockRecord): void {

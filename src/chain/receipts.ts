@@ -7,18 +7,12 @@ import { toHex } from "../bytes.js";
 import { array, decimal, hex, object, oneOf, string } from "../json/fields.js";
 import { JsonError } from "../json/parse.js";
 import type { BlockOutcome } from "../engine/chain.js";
+import type { ReceiptRecord } from "../../state/chain-db.js";
 import { blockRoots, type Event, type Receipt } from "../../state/roots.js";
 import { txHash } from "./envelope.js";
 
-export interface TxReceipt {
-  tx_hash: Uint8Array;
-  status: "ok" | "rejected";
-  /** The consensus part of a rejection: its u16 code and name (the message is not committed). */
-  error: { code: number; name: string } | null;
-  events: Event[];
-  cycles: bigint;
-  cells: bigint;
-}
+/** One transaction's receipt: the shape a ChainDb commits with its block. */
+export type TxReceipt = ReceiptRecord;
 
 export interface BlockResults {
   receipts: TxReceipt[];

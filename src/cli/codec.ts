@@ -53,7 +53,8 @@ function required<V>(value: V | undefined, flag: string): V {
 }
 
 /** Reads a JSON argument: inline text, or `@path` for a file (the strict reader either way). */
-function jsonArg(arg: string): unknown {
+/** A JSON argument: inline text, or `@file.json`. */
+export function jsonArg(arg: string): unknown {
   return arg.startsWith("@") ? readJsonFile(arg.slice(1)) : parseJsonInput(arg, "<json>");
 }
 

@@ -36,7 +36,7 @@ export function register(program: Command): void {
     .command("commonware")
     .description("recompute commonware storage conformance digests (SHA-256) and compare with the published values")
     .option("--json", "print the results as JSON")
-    .addHelpText("after", exitCodes("all six digests match the published values", "a digest differs"))
+    .addHelpText("after", exitCodes("all six digests match the published values", "a digest differs", "(not used: the command reads no input)"))
     .action((opts: { json?: boolean }) => {
       const rows: ConformanceRow[] = COMMONWARE_WORKLOADS.map((w) => {
         const ours = conformanceDigest(w.nCases, w.commit);

@@ -4,6 +4,8 @@
 // unreachable, answers that are not the feed, a store of another chain); 130/143 when stopped by
 // SIGINT/SIGTERM before its goal (the block in progress is finished and committed first).
 import type { Command } from "commander";
+import type { BlockRecord } from "../../state/chain-db.js";
+import { Progress, progressMode } from "../harness/progress.js";
 import { FollowInputError, follow } from "../node/follower.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError } from "./common.js";
 import { mismatchLines } from "./harness.js";
@@ -20,6 +22,7 @@ export function register(program: Command): void {
     .option("--until <height>", "exit 0 once every block up to this height is verified")
     .option("--watch", "keep polling for new blocks after catching up")
     .option("--interval <ms>", "milliseconds between polls when there is nothing new", "1000")
+    .option("--quiet", "no progress and no waiting notices on stderr")
     .addHelpText(
       "after",
       exitCodes(
@@ -29,7 +32,7 @@ export function register(program: Command): void {
         "the block in progress is finished and committed; the store resumes after it",
       ),
     )
-    .action(async (url: string, opts: { db?: string; until?: string; watch?: boolean; interval: string }) => {
+    .action(async (url: string, opts: { db?: string; until?: string; watch?: boolean; interval: string; quiet?: boolean }) => {
       if (!/^https?:\/\/[^\s/]+/.test(url)) throw new UsageError(`<url> must be an http(s) URL (got ${url})`);
       let until: bigint | undefined;
       if (opts.until !== undefined) {
@@ -39,8 +42,28 @@ export function register(program: Command): void {
       const pollMs = intOption("--interval", opts.interval, 3_600_000);
       const db = openStore(opts.db);
       const signal = watchSignals();
+      const mode = progressMode(opts.quiet);
+      const line = new Progress(`follow ${url}`, mode);
+      let verified = 0;
+      let verifiedTxs = 0;
+      let waitingFor: bigint | undefined;
+      const onBlock = (b: BlockRecord, nodeHeight: bigint) => {
+        verified++;
+        verifiedTxs += b.transactions.length;
+        waitingFor = undefined;
+        line.update({ done: verified, unit: "blocks", height: { at: b.height, last: until !== undefined && until < nodeHeight ? until : nodeHeight }, txs: verifiedTxs });
+      };
+      // Said once per height reached, so a wait is never mistaken for a hang.
+      const onWait = (head: bigint, nodeHeight: bigint) => {
+        if (mode === "off" || waitingFor === head) return;
+        waitingFor = head;
+        line.end();
+        const goal = until === undefined ? "new blocks" : `height ${until}`;
+        process.stderr.write(`follow: verified to height ${head} (the node's head is ${nodeHeight}); waiting for ${goal}, polling every ${pollMs} ms\n`);
+      };
       try {
-        const result = await follow({ url, db, watch: opts.watch === true, pollMs, signal, ...(until === undefined ? {} : { until }) });
+        const result = await follow({ url, db, watch: opts.watch === true, pollMs, signal, onBlock, onWait, ...(until === undefined ? {} : { until }) });
+        line.end();
         const counts = `${result.blocks} block(s), ${result.txs} tx(s) verified`;
         if (result.status === "mismatch") {
           process.stdout.write(mismatchLines(result.source, result.mismatch).join("\n") + "\n");
@@ -54,6 +77,7 @@ export function register(program: Command): void {
         if (err instanceof FollowInputError) throw new UsageError(err.message);
         throw err;
       } finally {
+        line.end();
         db.close();
       }
     });

@@ -4,6 +4,9 @@
 //   schedule [-o file]   print gas-vectors/SCHEDULE.md (generated from the cost module)
 //   plans [-o file]      print docs/canonical-plans.md (observed per-path state-I/O plans)
 import type { Command } from "commander";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { InputError, readFileBytes } from "../json/read.js";
 import { Output, writing } from "../json/write.js";
 import { ARTIFACT_PATH, ArtifactError, generateArtifact, verifyArtifact } from "../gas/artifact.js";
@@ -31,10 +34,11 @@ export function register(program: Command): void {
   gas
     .command("verify")
     .description("re-execute every vector, compare every number, and check the file's SHA-256 against the pinned digest")
-    .argument("[file]", "the artifact", ARTIFACT_PATH)
+    .argument("[file]", `the artifact; when omitted, this installation's ${ARTIFACT_PATH} (from any working directory)`)
     .option("--json", "print the result as JSON")
     .addHelpText("after", exitCodes("every vector re-executes to its recorded numbers and the file hashes to the pinned SHA-256", "a number or the digest differs", "unreadable or malformed artifact"))
-    .action((file: string, opts: { json?: boolean }) => {
+    .action((given: string | undefined, opts: { json?: boolean }) => {
+      const file = given ?? bundledArtifact();
       let result;
       try {
         // The SHA-256 is over the file's exact bytes: they are read as they are (gzip aside).
@@ -61,4 +65,15 @@ export function register(program: Command): void {
     .option("-o, --output <file>", "output file; - is stdout", "-")
     .addHelpText("after", exitCodes("the plans are written", "(not used)", "unwritable output"))
     .action((opts: { output: string }) => output(plansMarkdown(), opts.output));
+}
+
+/** The artifact shipped with this installation: found from this module's location, not the working directory. */
+function bundledArtifact(): string {
+  // The package root is 2 (src/cli/gas.ts) or 3 (dist/src/cli/gas.js) folders up.
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let up = 0; up < 4; up++, dir = dirname(dir)) {
+    const candidate = join(dir, ARTIFACT_PATH);
+    if (existsSync(candidate)) return candidate;
+  }
+  return ARTIFACT_PATH;
 }

@@ -3,7 +3,6 @@
 // 2 = unusable input (one line naming the file and JSON path; never a stack trace).
 import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { gzipSync } from "node:zlib";
 import type { Command } from "commander";
 import { GenesisError } from "../engine/errors.js";
 import { FillError, fillSteps, type PostStateMode } from "../harness/fill.js";
@@ -114,7 +113,7 @@ function registerFill(program: Command): void {
           );
           fixtureText = inFile(file, () => fixtureJsonText(fixture));
         } catch (err) {
-          if (err instanceof GenesisError) throw new UsageError(`${file}: invalid genesis: ${err.message}`);
+          if (err instanceof GenesisError) throw new InputError(file, scenario.genesisPath, `invalid genesis: ${err.message}`);
           if (!(err instanceof FillError)) throw err;
           // A scenario that fails is reported and skipped; the others are still filled.
           process.stderr.write(`cbqs: ${oneLine(`${file}: ${err.message}`)}\n`);
@@ -133,8 +132,7 @@ function registerFill(program: Command): void {
           stoppable(
             (function* () {
               for (const { path, text } of texts) {
-                // level 9 and no header mtime (zlib never writes one): byte-stable output.
-                writing(new Output(path), (out) => out.write(opts.gzip ? gzipSync(text, { level: 9 }) : text));
+                writing(new Output(path), (out) => out.write(text)); // a .gz name is written gzipped
                 process.stdout.write(`${path}\n`);
                 written++;
                 yield;

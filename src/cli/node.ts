@@ -51,7 +51,14 @@ export function register(program: Command): void {
     .option("--max-exclusion-ops <n>", "largest exclusion proof served for an absent key, in operations", String(DEFAULT_MAX_EXCLUSION_OPS))
     .option("--snapshot-interval <n>", SNAPSHOT_INTERVAL_HELP)
     .option("--quiet", "log errors only")
-    .addHelpText("after", exitCodes("stopped cleanly by SIGINT/SIGTERM", "an imported fixture block does not verify (the replay report)"))
+    .addHelpText(
+      "after",
+      exitCodes(
+        "stopped cleanly by SIGINT/SIGTERM",
+        "an imported fixture block does not verify (the replay report)",
+        "unusable start: an unreadable or malformed fixture or genesis (file and JSON path named), a bad option, --fixture with --genesis, a port in use, a store in use, empty or of another chain",
+      ),
+    )
     .action(async (opts: NodeOpts) => {
       if (opts.fixture !== undefined && opts.genesis !== undefined) throw new UsageError("--fixture and --genesis are exclusive: a chain has one genesis");
       const port = intOption("--port", opts.port, 65_535);
@@ -79,7 +86,11 @@ export function register(program: Command): void {
           process.exitCode = EXIT_REJECT;
           return;
         }
-        if (err instanceof NodeInputError) throw new UsageError(`${opts.fixture ?? opts.genesis ?? opts.db ?? "store"}: ${err.message}`);
+        if (err instanceof NodeInputError) {
+          const source = opts.fixture ?? opts.genesis ?? (opts.db === undefined ? undefined : `--db ${opts.db}`);
+          // Neither a chain file nor a store: nothing to start from (the in-memory store is empty by definition).
+          throw new UsageError(source === undefined ? "no chain to start from: give --genesis <file> or --fixture <file> (or --db <dir> holding a chain)" : `${source}: ${err.message}`);
+        }
         if ((err as NodeJS.ErrnoException).code === "EADDRINUSE" || (err as NodeJS.ErrnoException).code === "EACCES") {
           throw new UsageError(`cannot listen on ${opts.host}:${port}: ${(err as NodeJS.ErrnoException).code}`);
         }

@@ -9,6 +9,7 @@ import { register as registerProofs } from "./proofs.js";
 import { register as registerState } from "./state.js";
 import { register as registerRun } from "./run.js";
 import { register as registerCodec } from "./codec.js";
+import { register as registerTx } from "./tx.js";
 import { register as registerHarness } from "./harness.js";
 import { register as registerGas } from "./gas.js";
 import { register as registerNode } from "./node.js";
@@ -23,6 +24,7 @@ const registrars: Registrar[] = [
   registerState,
   registerProofs,
   registerCodec,
+  registerTx,
   registerCrypto,
   registerAdmission,
   registerConformance,

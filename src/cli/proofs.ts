@@ -9,12 +9,15 @@
 // `cbqs prove-tx` / `prove-receipt <fixture> --block N --index I`: the §5.4 inclusion proof of one
 // transaction / receipt of a fixture block; `cbqs verify-bmt-proof <proof> --root <hex>` checks it.
 import type { Command } from "commander";
-import { fromHex, toHex } from "../bytes.js";
+import { bytesEqual, fromHex, toHex } from "../bytes.js";
 import { BLAKE3, SHA256 } from "../crypto/hash.js";
 import { inFile, inFileSteps, readDocumentSteps, readFixtureSteps, readJson } from "../harness/documents.js";
 import { proveAtHeightSteps } from "../harness/prove-at-height.js";
 import { InclusionError, proveInclusion, type InclusionKind } from "../harness/inclusion.js";
+import { hex } from "../json/fields.js";
 import { InputError } from "../json/read.js";
+import { MAX_ENVELOPE_BYTES } from "../bounds.js";
+import { txHash } from "../chain/envelope.js";
 import { Output, writing } from "../json/write.js";
 import { finish, stoppable, watchSignals, type Steps } from "../steps.js";
 import { createStateCommitment, stateDbConfig } from "../../state/qmdb/index.js";
@@ -60,8 +63,8 @@ function registerVerifyProof(program: Command): void {
   program
     .command("verify-proof")
     .description("verify a CIP-4 state proof (Appendix C, a §8.2 batch proof, or an exclusion proof) against a state root")
-    .argument("<proof.json>", "proof file")
-    .requiredOption("--root <hex>", "state root, 0x-prefixed 32-byte hex")
+    .argument("<proof.json>", "proof file (prove-state), or a node's /proof/account|actor|storage|multi answer as saved")
+    .requiredOption("--root <hex>", "trusted state root, 0x-prefixed 32-byte hex")
     .option("--hasher <name>", "hash function of the database: blake3 (Cowboy state) or sha256", "blake3")
     .option("--json", "print the result as JSON")
     .addHelpText("after", exitCodes("the proof verifies", "a well-formed proof that does not verify", "unreadable file, malformed proof document, bad --root or --hasher"))
@@ -69,8 +72,9 @@ function registerVerifyProof(program: Command): void {
       const hasher = HASHERS[opts.hasher as keyof typeof HASHERS];
       if (hasher === undefined) throw new UsageError(`--hasher must be blake3 or sha256 (got ${opts.hasher})`);
       const root = fromHex(opts.root, 32, "--root");
-      const result = verifyStateProofDetailed(readJson(file), root, stateDbConfig(hasher));
-      if (!result.valid && result.malformed) throw new InputError(file, result.path, result.problem);
+      const { proof, base } = proofOf(readJson(file));
+      const result = verifyStateProofDetailed(proof, root, stateDbConfig(hasher));
+      if (!result.valid && result.malformed) throw new InputError(file, base + result.path.slice(1), result.problem);
       const r = result.reconstruction;
       const steps = r === undefined ? [] : checkedSteps(r, root);
       const human = [result.valid ? "valid" : `invalid: ${result.reason}`, ...steps.map((s) => `  checked: ${s}`), ...(r ? [`  ${APPENDIX_C_NOTE}`] : [])].join("\n");
@@ -142,6 +146,12 @@ function registerProveState(program: Command): void {
           if (height !== undefined) throw new UsageError(`${file}: --height needs a fixture; a state dump has one state`);
           if (doc.kind !== "dump") throw new Error("unreachable");
           result = await stoppable(proveStateKeySteps(doc.entries, key));
+          if (doc.stateRoot !== undefined && !bytesEqual(doc.stateRoot, result.root)) {
+            process.stderr.write(
+              `note: ${file} names state_root ${toHex(doc.stateRoot)}; this proof is against ${toHex(result.root)}, its entries committed as one batch ` +
+                "(docs/fixtures.md §4). For a proof against a chain's own root use <fixture> --height <h> or --db <dir>.\n",
+            );
+          }
         }
       }
       writing(new Output(opts.output), (out) => out.write(JSON.stringify(result.proof, null, 2) + "\n"));
@@ -201,6 +211,18 @@ function registerProveInclusion(program: Command, kind: InclusionKind): void {
     });
 }
 
+/**
+ * A proof document, or a node's proof answer (docs/node.md: the read point, then `proof`), whose
+ * `proof` member is the proof; `base` is the proof's JSON path for error messages.
+ */
+function proofOf(json: unknown): { proof: unknown; base: string; answer?: Record<string, unknown> } {
+  if (typeof json === "object" && json !== null && !Array.isArray(json)) {
+    const o = json as Record<string, unknown>;
+    if ("proof" in o && "state_root" in o && "block_hash" in o) return { proof: o["proof"], base: "$.proof", answer: o };
+  }
+  return { proof: json, base: "$" };
+}
+
 function registerVerifyBmtProof(program: Command): void {
   program
     .command("verify-bmt-proof")
@@ -211,16 +233,32 @@ function registerVerifyBmtProof(program: Command): void {
     .addHelpText("after", exitCodes("the proof verifies", "a well-formed proof that does not verify", "unreadable or malformed proof document, bad --root"))
     .action((file: string, opts: { root: string; json?: boolean }) => {
       const root = fromHex(opts.root, 32, "--root");
-      const json = readJson(file);
+      const { proof: json, base, answer } = proofOf(readJson(file));
       const proof = inFile(file, () => {
         try {
           return parseInclusionProof(json);
         } catch (err) {
-          throw new InputError(file, "", (err as Error).message);
+          throw new InputError(file, base, (err as Error).message);
         }
       });
-      const valid = verifyInclusionProof(proof, root);
-      report(opts.json === true, valid ? "valid" : "invalid", { valid });
+      let valid = verifyInclusionProof(proof, root);
+      let reason = valid ? "" : "the leaf and siblings do not rebuild the given root";
+      // A node's /proof/tx answer carries the envelope: its hash must be the proven leaf.
+      const envelope = answer?.["transaction"];
+      let leafCheck: string | undefined;
+      if (typeof envelope === "string") {
+        const bytes = inFile(file, () => hex(envelope, "$.transaction", undefined, MAX_ENVELOPE_BYTES));
+        const same = bytesEqual(txHash(bytes), proof.leafHash);
+        leafCheck = same ? "the answer's transaction hashes to the proven leaf" : "the answer's transaction does not hash to the proven leaf";
+        if (!same && valid) {
+          valid = false;
+          reason = leafCheck;
+        }
+      }
+      // The verdict line stays one word, as verify-proof's does; what was checked follows, indented.
+      const path = `  checked: leaf ${toHex(proof.leafHash)} (index ${proof.leafIndex} of ${proof.leafCount} leaves) and ${proof.siblings.length} siblings ${verifyInclusionProof(proof, root) ? "rebuild" : "do not rebuild"} the root ${toHex(root)}`;
+      const human = [valid ? "valid" : "invalid", path, ...(leafCheck === undefined ? [] : [`  checked: ${leafCheck}`])].join("\n");
+      report(opts.json === true, human, { valid, ...(valid ? {} : { reason }), leaf_hash: toHex(proof.leafHash), leaf_index: String(proof.leafIndex), leaf_count: String(proof.leafCount), root: toHex(root) });
       process.exitCode = valid ? EXIT_OK : EXIT_REJECT;
     });
 }

@@ -10,7 +10,8 @@ import { count, Progress, progressMode } from "../harness/progress.js";
 import { jsonDocumentSteps, Later, Output, Streamed, writingStoppable } from "../json/write.js";
 import { keeping, watchSignals } from "../steps.js";
 import { RUN_FORMAT, ScenarioRun, type ExecutedScenarioBlock, type RunBlock } from "../scenario/run.js";
-import { EXIT_OK, EXIT_REJECT, exitCodes, oneLine, UsageError } from "./common.js";
+import { InputError } from "../json/read.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, oneLine } from "./common.js";
 
 export function register(program: Command): void {
   program
@@ -36,7 +37,7 @@ export function register(program: Command): void {
       try {
         run = inFile(file, () => new ScenarioRun(scenario));
       } catch (err) {
-        if (err instanceof GenesisError) throw new UsageError(`${file}: invalid genesis: ${err.message}`);
+        if (err instanceof GenesisError) throw new InputError(file, scenario.genesisPath, `invalid genesis: ${err.message}`);
         throw err;
       }
       const progress = new Progress(`run ${file}`, progressMode(opts.quiet));

@@ -131,7 +131,7 @@ function* scenarioFixture(file: string, scenario: Scenario): Steps<Fixture> {
   try {
     return yield* inFileSteps(file, fillSteps(scenario, "none"));
   } catch (err) {
-    if (err instanceof GenesisError) throw new UsageError(`${file}: invalid genesis: ${err.message}`);
+    if (err instanceof GenesisError) throw new InputError(file, scenario.genesisPath, `invalid genesis: ${err.message}`);
     throw err; // FillError: handled by the caller (exit 1)
   }
 }

@@ -26,7 +26,7 @@ export function openExistingStore(dir: string): ReturnType<typeof openChainDb> {
   return db;
 }
 
-export const SNAPSHOT_INTERVAL_HELP = `with --db, write a snapshot to <dir>/snapshots/ every n blocks (CIP-4 §11; 0 = never)`;
+export const SNAPSHOT_INTERVAL_HELP = `with --db, write a snapshot (CIP-4 §8.1) to <dir>/snapshots/ every n blocks; 0 = never; when omitted, ${SNAPSHOT_INTERVAL_BLOCKS.toLocaleString("en-US")} (CIP-4 §11 SNAPSHOT_INTERVAL_BLOCKS)`;
 
 /** `--snapshot-interval <n>`: a decimal block count. */
 export function snapshotInterval(text: string | undefined): bigint {

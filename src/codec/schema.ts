@@ -47,8 +47,13 @@ export const KNOWN_VERB_BITS = 0x7f;
 // ---------------------------------------------------------------- fixed byte strings
 
 export const Address = fixedBytes(20, "Address");
-/** Bytes32; JSON input may be a reference the caller's resolveBytes32 hook understands. */
-export const Bytes32 = fixedBytes(32, "Bytes32", { resolvable: true });
+export const Bytes32 = fixedBytes(32, "Bytes32");
+/**
+ * A stream id: a Bytes32 whose JSON input may also be a stream reference the caller's
+ * resolveBytes32 hook understands (a scenario's {"owner", "owner_nonce"}). Only stream-id fields
+ * take references, so a reference pasted into another Bytes32 field is refused.
+ */
+export const StreamId = fixedBytes(32, "Bytes32", { resolvable: true });
 /** Signature: raw 64 bytes (Ed25519 is the only v1 algorithm; docs/decisions.md). */
 export const Signature = fixedBytes(64, "Signature");
 
@@ -320,7 +325,7 @@ export const PricingBasisV1 = taggedUnion<T.PricingBasisV1>("PricingBasisV1", {
 export const StreamRecordV1 = struct<T.StreamRecordV1>("StreamRecordV1", {
   version: versionV1,
   chain_instance_id: Bytes32,
-  stream_id: Bytes32,
+  stream_id: StreamId,
   purpose: StreamPurpose,
   owner: Address,
   owner_nonce: u64,
@@ -328,7 +333,7 @@ export const StreamRecordV1 = struct<T.StreamRecordV1>("StreamRecordV1", {
   rotation_key: option(SigningPublicKey),
   delivery_class: DeliveryClass,
   encrypted: bool,
-  linked_stream_id: option(Bytes32),
+  linked_stream_id: option(StreamId),
   provider: Address,
   provider_epoch: providerEpochV1,
   provider_signing_key: SigningPublicKey,
@@ -352,7 +357,7 @@ export const PriceQuoteV1 = struct<T.PriceQuoteV1>("PriceQuoteV1", {
   context: CbqsSigningContextV1,
   provider: Address,
   owner: Address,
-  stream_id: Bytes32,
+  stream_id: StreamId,
   pricing_generation: u64,
   delivery_class: DeliveryClass,
   retained_bytes: u64,
@@ -391,7 +396,7 @@ export const BaseRateSchedulesV1 = struct<T.BaseRateSchedulesV1>("BaseRateSchedu
 // ---------------------------------------------------------------- §9.3 key rotation
 
 export const KeyEnvelopeV1 = struct<T.KeyEnvelopeV1>("KeyEnvelopeV1", {
-  stream_id: Bytes32,
+  stream_id: StreamId,
   encryption_generation: u64,
   recipient_hpke_key: HpkePublicKey,
   hpke_ciphertext: varBytes("hpke_ciphertext", MIN_HPKE_CIPHERTEXT_BYTES, MAX_HPKE_CIPHERTEXT_BYTES),
@@ -399,7 +404,7 @@ export const KeyEnvelopeV1 = struct<T.KeyEnvelopeV1>("KeyEnvelopeV1", {
 
 export const KeyRotationBatchV1 = struct<T.KeyRotationBatchV1>("KeyRotationBatchV1", {
   context: CbqsSigningContextV1,
-  stream_id: Bytes32,
+  stream_id: StreamId,
   encryption_generation: u64,
   previous_batch_digest: Bytes32,
   sorted_envelope_digests: vec(Bytes32, { maxCount: MAX_KEY_ENVELOPES_PER_BATCH }),
@@ -415,8 +420,8 @@ export const KeyBatchReceiptV1 = struct<T.KeyBatchReceiptV1>(
   {
     context: CbqsSigningContextV1,
     served_at: FinalizedViewV1,
-    key_stream_id: Bytes32,
-    main_stream_id: Bytes32,
+    key_stream_id: StreamId,
+    main_stream_id: StreamId,
     provider_epoch: providerEpochV1,
     encryption_generation: u64,
     batch_digest: Bytes32,
@@ -489,7 +494,7 @@ export const StreamGrantV1 = struct<T.StreamGrantV1>(
   "StreamGrantV1",
   {
     context: CbqsSigningContextV1,
-    stream_id: Bytes32,
+    stream_id: StreamId,
     authorization_generation: u64,
     grant_nonce: Bytes32,
     holder_signing_key: SigningPublicKey,
@@ -514,7 +519,7 @@ export const StreamGrantV1 = struct<T.StreamGrantV1>(
 
 export const SessionProofV1 = struct<T.SessionProofV1>("SessionProofV1", {
   context: CbqsSigningContextV1,
-  stream_id: Bytes32,
+  stream_id: StreamId,
   provider_epoch: providerEpochV1,
   grant_id: Bytes32,
   session_id: Bytes32,
@@ -573,7 +578,7 @@ export const RotationKeyUpdateV1 = taggedUnion<T.RotationKeyUpdateV1>("RotationK
 });
 
 export const UpdateStreamArgsV1 = struct<T.UpdateStreamArgsV1>("UpdateStreamArgsV1", {
-  stream_id: Bytes32,
+  stream_id: StreamId,
   config: option(StreamConfigV1),
   admin_key: option(SigningPublicKey),
   rotation_key: RotationKeyUpdateV1,
@@ -582,16 +587,16 @@ export const UpdateStreamArgsV1 = struct<T.UpdateStreamArgsV1>("UpdateStreamArgs
 });
 
 export const TopUpStreamArgsV1 = struct<T.TopUpStreamArgsV1>("TopUpStreamArgsV1", {
-  stream_id: Bytes32,
+  stream_id: StreamId,
   amount: u128,
 });
 
 export const SettleStreamRentArgsV1 = struct<T.SettleStreamRentArgsV1>("SettleStreamRentArgsV1", {
-  stream_id: Bytes32,
+  stream_id: StreamId,
 });
 
 export const CloseStreamArgsV1 = struct<T.CloseStreamArgsV1>("CloseStreamArgsV1", {
-  stream_id: Bytes32,
+  stream_id: StreamId,
 });
 
 export const ActivateKeyGenerationArgsV1 = struct<T.ActivateKeyGenerationArgsV1>("ActivateKeyGenerationArgsV1", {

@@ -6,6 +6,7 @@
 // is an InputError naming the file and the JSON path (exit 2).
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { fromHex } from "../bytes.js";
 import { JsonValueError } from "../codec/errors.js";
 import { JsonError, parseJson, TrailingContentError, type Json, type JsonObject } from "../json/parse.js";
 import { InputError, readFileBytes, readJsonFile, readJsonFileSteps } from "../json/read.js";
@@ -114,7 +115,7 @@ export function readJson(file: string): Json {
 
 export type Document =
   | { kind: "fixture"; fixture: Fixture }
-  | { kind: "dump"; entries: DumpEntries }
+  | { kind: "dump"; entries: DumpEntries; /** The dump's own `state_root` member, when it has one. */ stateRoot?: Uint8Array }
   | { kind: "scenario"; scenario: Scenario }
   | { kind: "run"; run: RunDocument }
   | { kind: "t8n"; result: Record<string, Json> }
@@ -173,8 +174,11 @@ export function* readDocumentSteps(file: string, accept: readonly DocumentKind[]
     switch (format) {
       case FIXTURE_FORMAT:
         return { kind: "fixture", fixture: loadFixture(doc, blocks) };
-      case DUMP_FORMAT:
-        return { kind: "dump", entries: loadDump(doc, "$", dump.entries) };
+      case DUMP_FORMAT: {
+        const entries = loadDump(doc, "$", dump.entries);
+        const root = doc["state_root"];
+        return typeof root === "string" ? { kind: "dump", entries, stateRoot: fromHex(root, 32) } : { kind: "dump", entries };
+      }
       case SCENARIO_FORMAT:
         return { kind: "scenario", scenario: parseScenario(doc) };
       case RUN_FORMAT:

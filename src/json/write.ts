@@ -2,8 +2,11 @@
 // the default everywhere). A file is written to `<file>.partial-<pid>` and renamed into place
 // when complete, so a failed or interrupted command never leaves a half-written document under
 // the name asked for. Large arrays (a dump's 1.25 M entries, a run's blocks) are written element
-// by element; the text is byte-identical to JSON.stringify(doc, replacer, 2) + "\n".
+// by element; the text is byte-identical to JSON.stringify(doc, replacer, 2) + "\n". A file whose
+// name ends in `.gz` is written gzipped: each flushed chunk is one gzip member (RFC 1952 §2.2: a
+// gzip file is a series of members; gunzip, zcat and our reader unpack them as one stream).
 import { closeSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { gzipSync } from "node:zlib";
 import { describeIoError } from "./read.js";
 import { finish, stoppable, type Steps } from "../steps.js";
 
@@ -13,12 +16,14 @@ const FLUSH_BYTES = 1 << 20;
 export class Output {
   private readonly fd: number | null;
   private readonly temp: string | null;
+  private readonly gzip: boolean;
   private pending: Array<string | Uint8Array> = [];
   private pendingBytes = 0;
   private closed = false;
 
   /** `path` "-" is stdout. A file that cannot be created is an OutputError naming it. */
   constructor(readonly path: string) {
+    this.gzip = path !== "-" && path.toLowerCase().endsWith(".gz");
     if (path === "-") {
       this.fd = null;
       this.temp = null;
@@ -39,7 +44,7 @@ export class Output {
     }
   }
 
-  /** Text (written as UTF-8) or raw bytes (a gzip file). */
+  /** Text (written as UTF-8) or raw bytes. */
   write(data: string | Uint8Array): void {
     this.pending.push(data);
     this.pendingBytes += data.length;
@@ -48,7 +53,9 @@ export class Output {
 
   private flush(): void {
     if (this.pending.length === 0) return;
-    const data = this.pending.every((p) => typeof p === "string") ? this.pending.join("") : Buffer.concat(this.pending.map((p) => (typeof p === "string" ? Buffer.from(p) : p)));
+    const joined = this.pending.every((p) => typeof p === "string") ? this.pending.join("") : Buffer.concat(this.pending.map((p) => (typeof p === "string" ? Buffer.from(p) : p)));
+    // Level 9, and zlib writes no modification time: the same text gives the same bytes.
+    const data = this.gzip ? gzipSync(joined, { level: 9 }) : joined;
     this.pending = [];
     this.pendingBytes = 0;
     if (this.fd === null) process.stdout.write(data);

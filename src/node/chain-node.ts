@@ -58,6 +58,8 @@ export interface MinedBlock {
 
 export class CbqsNode {
   private readonly pool: PoolTx[] = [];
+  /** Told of every produced block, whoever asked for it (the timer or POST /mine): the node's log. */
+  onMined: ((mined: MinedBlock) => void) | undefined;
 
   private constructor(
     readonly db: ChainDb,
@@ -197,7 +199,9 @@ export class CbqsNode {
       receipts: results.receipts,
     };
     this.db.commitBlock(block);
-    return { block, messages: outcome.outcomes.map((o) => o.error?.message), dropped };
+    const mined = { block, messages: outcome.outcomes.map((o) => o.error?.message), dropped };
+    this.onMined?.(mined);
+    return mined;
   }
 
   /**

@@ -30,7 +30,10 @@ export interface FollowOptions {
   pollMs: number;
   /** Checked between blocks: the block in progress is finished and committed first. */
   signal?: AbortSignal;
-  onBlock?: (block: BlockRecord) => void;
+  /** After every verified block, with the node's head height as the last page named it. */
+  onBlock?: (block: BlockRecord, nodeHeight: bigint) => void;
+  /** Before each wait for blocks the node does not have yet: the follower's and the node's heads. */
+  onWait?: (head: bigint, nodeHeight: bigint) => void;
 }
 
 export type FollowResult =
@@ -218,13 +221,14 @@ export async function follow(options: FollowOptions): Promise<FollowResult> {
       db.commitBlock(record);
       blocks++;
       txs += b.transactions.length;
-      options.onBlock?.(record);
+      options.onBlock?.(record, nodeHeight);
     }
     if (page["next"] !== null && loaded.blocks.length > 0) continue;
     const caughtUp = db.head()!.height >= nodeHeight;
     if (options.until !== undefined) {
       if (nodeHeight >= options.until && caughtUp) return { status: "synced", height: db.head()!.height, blocks, txs };
     } else if (!options.watch && caughtUp) return { status: "synced", height: db.head()!.height, blocks, txs };
+    options.onWait?.(db.head()!.height, nodeHeight);
     await sleep(options.pollMs, signal);
   }
 }

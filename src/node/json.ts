@@ -3,8 +3,8 @@
 // cbqs-fixture/v1 block (docs/fixtures.md) plus its parent_hash, so the follower loads it with the
 // fixture loader and replays it exactly as `cbqs replay` does.
 import { toHex } from "../bytes.js";
-import { receiptJson } from "../chain/receipts.js";
 import { GAS_VECTORS_SHA256 } from "../gas/pinned.js";
+import { blockJson } from "../harness/fixture.js";
 import type { BlockRecord } from "../../state/chain-db.js";
 
 /** An answer already serialized (kept by a cache: the same block gives the same bytes). */
@@ -30,18 +30,7 @@ export const finalizedViewJson = (chainInstanceId: Uint8Array, b: BlockRecord) =
 
 /** One replication item: everything a consumer needs to re-execute and verify the block. */
 export function blockItemJson(b: BlockRecord): Record<string, unknown> {
-  return {
-    height: b.height.toString(),
-    timestamp: b.timestamp.toString(),
-    parent_hash: toHex(b.parent_hash),
-    transactions: b.transactions.map(toHex),
-    effective_rent_height: b.effective_rent_height.toString(),
-    state_root: toHex(b.state_root),
-    tx_root: toHex(b.tx_root),
-    receipt_root: toHex(b.receipt_root),
-    logs_root: toHex(b.logs_root),
-    block_hash: toHex(b.block_hash),
-    gas_vectors_sha256: GAS_VECTORS_SHA256,
-    receipts: b.receipts.map((r) => receiptJson(r)),
-  };
+  // The fixture's block (same fields, same order) with parent_hash after the timestamp.
+  const { height, timestamp, ...rest } = blockJson({ ...b, gas_vectors_sha256: GAS_VECTORS_SHA256 });
+  return { height, timestamp, parent_hash: toHex(b.parent_hash), ...rest };
 }

@@ -22,6 +22,7 @@ export interface RunningNode {
 export async function runNode(db: ChainDb, start: NodeStart, options: RunOptions): Promise<RunningNode> {
   const log = options.log;
   const node = CbqsNode.open(db, start, (b) => log({ level: "debug", msg: "imported", height: b.height.toString(), txs: b.transactions.length }));
+  node.onMined = (mined) => log({ level: "info", msg: "block", height: mined.block.height.toString(), txs: mined.block.transactions.length, dropped: mined.dropped.length });
   const head = node.head();
   log({ level: "info", msg: "chain", chain_instance_id: toHex(node.chainInstanceId), height: head.height.toString() });
   const server = await startServer(node, { ...options, log });
@@ -31,11 +32,11 @@ export async function runNode(db: ChainDb, start: NodeStart, options: RunOptions
     // happen between blocks ("finish the block in progress").
     timer = setInterval(() => {
       try {
-        const mined = node.mine();
-        log({ level: "info", msg: "block", height: mined.block.height.toString(), txs: mined.block.transactions.length, dropped: mined.dropped.length });
+        node.mine();
       } catch (err) {
-        clearInterval(timer);
-        log({ level: "error", msg: "block production stopped", error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+        // Logged and retried at the next tick: the node keeps serving, and production resumes as
+        // soon as the cause is gone (docs/node.md "Running it").
+        log({ level: "error", msg: "block production failed", error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
       }
     }, options.blockTime * 1000);
   }

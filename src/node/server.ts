@@ -302,10 +302,19 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
   });
 }
 
+/** Every answer may be read by a page of any origin: a local node serves public chain data. */
+const CORS = { "access-control-allow-origin": "*" };
+
+/** The methods a path takes, as an Allow header: GET implies HEAD; OPTIONS is every path's. */
+function allowed(routes: readonly Route[]): string {
+  const methods = routes.flatMap((x) => (x.method === "GET" ? ["GET", "HEAD"] : [x.method]));
+  return [...methods, "OPTIONS"].join(", ");
+}
+
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return;
   const text = body instanceof JsonText ? body.text : JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text), ...headers });
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text), ...CORS, ...headers });
   res.end(text);
 }
 
@@ -329,11 +338,17 @@ export function startServer(node: CbqsNode, options: ServerOptions): Promise<Nod
     if (wait > 0) throw new RequestError(429, "rate_limited", `the node answers at most ${options.rateLimit} requests per second`, {}, { "retry-after": String(wait) });
     const { routes, captures } = matchRoute(pathname);
     if (routes.length === 0) throw new RequestError(404, "not_found", `no endpoint at ${JSON.stringify(pathname.slice(0, 200))} (see /.well-known/cbqs)`);
-    const r = routes.find((x) => x.method === req.method);
-    if (r === undefined) {
-      const allow = routes.map((x) => x.method).join(", ");
-      throw new RequestError(405, "method_not_allowed", `${pathname} takes ${allow}`, {}, { allow });
+    const allow = allowed(routes);
+    if (req.method === "OPTIONS") {
+      // A browser's CORS preflight: every endpoint may be called from any origin (docs/node.md).
+      res.writeHead(204, { ...CORS, "access-control-allow-methods": allow, "access-control-allow-headers": "content-type", "access-control-max-age": "600", allow });
+      res.end();
+      return;
     }
+    // HEAD is GET without the body (RFC 9110 §9.3.2); node:http leaves the body out by itself.
+    const method = req.method === "HEAD" ? "GET" : req.method;
+    const r = routes.find((x) => x.method === method);
+    if (r === undefined) throw new RequestError(405, "method_not_allowed", `${pathname} takes ${allow}`, {}, { allow });
     if (r.proof) {
       const clientWait = perClient.take(req.socket.remoteAddress ?? "", now());
       if (clientWait > 0) {

@@ -10,6 +10,8 @@ export interface ParsedGenesis {
   config: GenesisConfig;
   /** The bytes that define chain_instance_id (§3). */
   sourceBytes: Uint8Array;
+  /** Where the genesis is written: what an engine's genesis refusal points at. */
+  genesisPath: "$.genesis" | "$.genesis_source";
 }
 
 const GENESIS_KEYS = ["chain_id", "timestamp", "block_time_seconds", "governance", "params", "accounts", "cycle_price", "cell_price"];
@@ -35,11 +37,11 @@ export function parseGenesisSection(scenario: { [k: string]: Json }): ParsedGene
     if (given !== undefined && canonicalJson(given) !== canonicalJson(parsed as Json)) {
       throw new ScenarioError("$.genesis", "differs from the configuration in $.genesis_source (give one, or make them equal)");
     }
-    return { config: scenarioGenesis(parsed, "$.genesis_source"), sourceBytes: utf8(text) };
+    return { config: scenarioGenesis(parsed, "$.genesis_source"), sourceBytes: utf8(text), genesisPath: "$.genesis_source" };
   }
   const genesis = scenario["genesis"];
   if (genesis === undefined) throw new ScenarioError("$.genesis", "missing (give genesis or genesis_source)");
-  return { config: scenarioGenesis(genesis, "$.genesis"), sourceBytes: utf8(canonicalJson(genesis)) };
+  return { config: scenarioGenesis(genesis, "$.genesis"), sourceBytes: utf8(canonicalJson(genesis)), genesisPath: "$.genesis" };
 }
 
 /**

@@ -7,6 +7,8 @@ import { utf8 } from "../bytes.js";
 import { JsonError, parseJson } from "../json/parse.js";
 import type { GovAction, TxBody } from "../chain/types.js";
 import { ERRORS } from "../engine/errors.js";
+import * as S from "../codec/schema.js";
+import { LIVE_SCALARS } from "../params.js";
 import { parseGenesisSection, type ParsedGenesis } from "./genesis.js";
 import {
   address,
@@ -130,7 +132,8 @@ function parseBlock(v: unknown, path: string, genesis: ParsedGenesis): ScenarioB
   return block;
 }
 
-function parseTx(v: unknown, path: string): ScenarioTx {
+/** One transaction as a scenario block lists it (§2): `from` and one of cbqs, gov, transfer, raw. */
+export function parseTx(v: unknown, path: string): ScenarioTx {
   const t = obj(v, path);
   onlyKeys(t, ["from", ...TX_KINDS, "expect"], path);
   if (t["from"] === undefined) throw new ScenarioError(at(path, "from"), "missing");
@@ -229,21 +232,33 @@ function parseTxExpect(v: unknown, path: string): TxExpect {
   return out;
 }
 
+/** Field names a partial record may list: a misspelled one is unusable input, never "absent". */
+const STREAM_FIELDS = S.StreamRecordV1.fields.map(([name]) => name);
+const PROVIDER_FIELDS = S.ProviderRecordV1.fields.map(([name]) => name);
+const ACCOUNT_FIELDS = ["balance", "nonce"];
+const PAUSE_FIELDS = ["completed_pause_blocks", "active"];
+
 function parseStateExpect(v: unknown, path: string): StateExpect {
   const e = obj(v, path);
   onlyKeys(e, ["streams", "providers", "accounts", "effective_rent_height", "pause", "params"], path);
-  const section = (k: string): JsonObject => {
+  const section = (k: string, fields: readonly string[]): JsonObject => {
     const s = e[k] === undefined ? {} : obj(e[k], at(path, k));
     // null means "no such record"
-    for (const key of Object.keys(s)) if (s[key] !== null) obj(s[key], at(at(path, k), key));
+    for (const key of Object.keys(s)) if (s[key] !== null) onlyKeys(obj(s[key], at(at(path, k), key)), fields, at(at(path, k), key));
     return s;
   };
-  const out: StateExpect = { streams: section("streams"), providers: section("providers"), accounts: section("accounts"), params: {} };
+  const out: StateExpect = { streams: section("streams", STREAM_FIELDS), providers: section("providers", PROVIDER_FIELDS), accounts: section("accounts", ACCOUNT_FIELDS), params: {} };
   if (e["effective_rent_height"] !== undefined) out.effective_rent_height = u64(e["effective_rent_height"], at(path, "effective_rent_height"));
-  if (e["pause"] !== undefined) out.pause = obj(e["pause"], at(path, "pause"));
+  if (e["pause"] !== undefined) {
+    out.pause = obj(e["pause"], at(path, "pause"));
+    onlyKeys(out.pause, PAUSE_FIELDS, at(path, "pause"));
+  }
   if (e["params"] !== undefined) {
     const p = obj(e["params"], at(path, "params"));
-    for (const name of Object.keys(p)) u64(p[name], at(at(path, "params"), name));
+    for (const name of Object.keys(p)) {
+      if (!LIVE_SCALARS.includes(name)) throw new ScenarioError(at(at(path, "params"), name), "not a live parameter (the 25 governance scalars of CIP-39 §18.1; docs/scenario-format.md §3)");
+      u64(p[name], at(at(path, "params"), name));
+    }
     out.params = p;
   }
   for (const key of Object.keys(out.providers)) address(key, at(at(path, "providers"), key));

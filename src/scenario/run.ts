@@ -172,7 +172,8 @@ function runBlock(outcome: BlockOutcome, results: BlockResults): RunBlock {
   };
 }
 
-function resolveTx(t: ScenarioTx, ctx: Parameters<typeof resolveInstruction>[2]): Transaction {
+/** A scenario transaction as the engine takes it: a `cbqs` instruction resolved and encoded as the system payload. */
+export function resolveTx(t: ScenarioTx, ctx: Parameters<typeof resolveInstruction>[2]): Transaction {
   if (t.body.kind === "cbqs") {
     const payload = resolveInstruction(t.body.instruction, at(t.path, "cbqs"), ctx);
     if (payload.length > MAX_SYSTEM_PAYLOAD_BYTES) {

@@ -10,6 +10,7 @@ import { MAX_BLOCK_TRANSACTIONS, MAX_PARAM_NAME_BYTES, MAX_SET_PARAMS_ENTRIES, M
 import { integerSchema, type JsonSchema, type SchemaDefs } from "../codec/core.js";
 import * as S from "../codec/schema.js";
 import { SCENARIO_FORMAT } from "./parse.js";
+import { LIVE_SCALARS } from "../params.js";
 
 const U64_MAX = (1n << 64n) - 1n;
 const ref = (name: string): JsonSchema => ({ $ref: `#/$defs/${name}` });
@@ -110,7 +111,7 @@ export function scenarioSchema(): JsonSchema {
     accounts: { type: "object", propertyNames: { pattern: ADDRESS_KEY }, additionalProperties: { anyOf: [object({ balance: u64, nonce: u64 }), { type: "null" }] } },
     effective_rent_height: u64,
     pause: { type: "object", properties: { completed_pause_blocks: u64, active: {} }, additionalProperties: false },
-    params: { type: "object", additionalProperties: u64 },
+    params: { type: "object", propertyNames: { enum: [...LIVE_SCALARS] }, additionalProperties: u64, description: "live parameters (CIP-39 §18.1) by name" },
   });
   defs["Block"] = object(
     {

@@ -19,20 +19,11 @@
 // block, and replay, a node or a follower continues from the block after it.
 import { bytesEqual, concatBytes, toHex } from "../../src/bytes.js";
 import { BLAKE3 } from "../../src/crypto/hash.js";
-import {
-  ChainDbError,
-  type BlockQuery,
-  type BlockRecord,
-  type ChainDb,
-  type GenesisRecord,
-  type StateReader,
-  type TxLocation,
-} from "../chain-db.js";
-import { keyId, keyOfId, StagingStore, type Staged } from "../chain-db-staging.js";
+import { QmdbChainDb } from "../chain-db-base.js";
+import { ChainDbError, type BlockQuery, type BlockRecord, type ChainDb, type GenesisRecord, type StateReader, type TxLocation } from "../chain-db.js";
+import { keyId, keyOfId, type Staged } from "../chain-db-staging.js";
 import { STATE_KEY_LENGTH } from "../interface.js";
-import { proveKey, proveKeys, type ExclusionProof, type MultiStateProof, type StateProof } from "../proof.js";
-import { createStateCommitment, STATE_CHUNK_BYTES, type QmdbStateCommitment } from "../qmdb/index.js";
-import { MemoryStateStore } from "../store.js";
+import { createStateCommitment, STATE_CHUNK_BYTES } from "../qmdb/index.js";
 import { buf, Env, heightKey, plain, readU64Key, StoreError, u64Key, type EnvOptions, type Table } from "./env.js";
 import { LmdbQmdbStorage } from "./qmdb-storage.js";
 import { decodeBefore, decodeBlock, decodeGenesis, decodeTxLocation, encodeBefore, encodeBlock, encodeGenesis, encodeTxLocation } from "./records.js";
@@ -49,12 +40,8 @@ export interface LmdbChainDbOptions extends EnvOptions {
   afterCommit?: (db: LmdbChainDb, block: BlockRecord) => void;
 }
 
-export class LmdbChainDb implements ChainDb {
-  readonly state: StagingStore;
+export class LmdbChainDb extends QmdbChainDb implements ChainDb {
   readonly retainBlocks: number;
-  readonly storage: LmdbQmdbStorage;
-  readonly commitment: QmdbStateCommitment;
-  private readonly store: MemoryStateStore;
   private readonly meta: Table;
   private readonly blockTable: Table;
   private readonly hashes: Table;
@@ -63,15 +50,15 @@ export class LmdbChainDb implements ChainDb {
   private readonly undoKeys: Table;
   private genesisRecord: GenesisRecord | undefined;
   private headRecord: BlockRecord | undefined;
-  private staged: Staged | undefined;
   /** Set when a write transaction failed: the in-memory QMDB is ahead of the disk. */
   private broken: string | undefined;
-  private closed = false;
 
   private constructor(
     readonly env: Env,
     private readonly options: LmdbChainDbOptions,
+    readonly storage: LmdbQmdbStorage,
   ) {
+    super(createStateCommitment(BLAKE3, storage));
     this.retainBlocks = options.retainBlocks ?? 128;
     this.meta = env.table("meta");
     this.blockTable = env.table("blocks");
@@ -79,17 +66,6 @@ export class LmdbChainDb implements ChainDb {
     this.txs = env.table("txs");
     this.undo = env.table("undo");
     this.undoKeys = env.table("undokeys");
-    const format = this.meta.get(metaKey("format"));
-    if (format === undefined) {
-      if ([...this.blockTable.getKeys({ limit: 1 })].length > 0) throw new StoreError(`${env.dir} is not a cbqs store (no format record)`);
-      env.transaction(() => this.meta.putSync(metaKey("format"), Buffer.from(STORE_FORMAT)));
-    } else if (format.toString() !== STORE_FORMAT) {
-      throw new StoreError(`${env.dir} holds a store of format ${JSON.stringify(format.toString())}, not ${STORE_FORMAT}`);
-    }
-    this.storage = new LmdbQmdbStorage(env, STATE_CHUNK_BYTES);
-    this.commitment = createStateCommitment(BLAKE3, this.storage);
-    this.store = new MemoryStateStore(this.commitment);
-    this.state = new StagingStore(this.store, this);
     const genesis = this.meta.get(metaKey("genesis"));
     this.genesisRecord = genesis === undefined ? undefined : decodeGenesis(plain(genesis));
     this.headRecord = this.lastBlock();
@@ -104,27 +80,17 @@ export class LmdbChainDb implements ChainDb {
     if (!Number.isSafeInteger(retain) || retain < 0) throw new ChainDbError(`retainBlocks must be a non-negative integer (got ${retain})`);
     const env = Env.open(dir, options);
     try {
-      return new LmdbChainDb(env, options);
+      checkFormat(env);
+      return new LmdbChainDb(env, options, new LmdbQmdbStorage(env, STATE_CHUNK_BYTES));
     } catch (err) {
       env.close();
       throw err;
     }
   }
 
-  // ---- the staging protocol (chain-db-staging.ts) -------------------------------------------
-
-  checkWritable(): void {
-    this.checkOpen();
-    if (this.staged !== undefined) throw new ChainDbError(`block ${this.staged.height} is staged and not committed: reopen the ChainDb`);
-  }
-
-  private checkOpen(): void {
-    if (this.closed) throw new ChainDbError("the ChainDb is closed");
+  protected override checkOpen(): void {
+    super.checkOpen();
     if (this.broken !== undefined) throw new ChainDbError(`a commit failed (${this.broken}): reopen the ChainDb`);
-  }
-
-  stage(staged: Staged): void {
-    this.staged = staged;
   }
 
   // ---- reads --------------------------------------------------------------------------------
@@ -150,6 +116,10 @@ export class LmdbChainDb implements ChainDb {
     this.checkOpen();
     const height = this.hashes.get(buf(hash));
     return height === undefined ? undefined : this.blockByHeight(BigInt(readU64Key(height)));
+  }
+
+  protected hasBlockHash(hash: Uint8Array): boolean {
+    return this.hashes.get(buf(hash)) !== undefined;
   }
 
   txLocation(txHash: Uint8Array): TxLocation | undefined {
@@ -209,56 +179,20 @@ export class LmdbChainDb implements ChainDb {
     };
   }
 
-  proveKey(key: Uint8Array): StateProof | ExclusionProof {
-    this.checkWritable();
-    return proveKey(this.commitment.db, key);
-  }
-
-  proveKeys(keys: readonly Uint8Array[]): MultiStateProof {
-    this.checkWritable();
-    return proveKeys(this.commitment.db, keys);
-  }
-
-  exclusionProofOps(): number {
-    this.checkWritable();
-    const any = this.commitment.db.any;
-    return any.mmr.leaves - any.inactivityFloor;
-  }
-
   // ---- commits ------------------------------------------------------------------------------
 
   commitGenesis(genesis: GenesisRecord): void {
-    this.checkOpen();
-    if (this.genesisRecord !== undefined) throw new ChainDbError("genesis is already committed");
-    const b = genesis.block;
-    if (b.height !== 0n || b.transactions.length !== 0) throw new ChainDbError("the genesis block has height 0 and no transactions");
-    this.takeStaged(b);
-    this.write(b, () => this.meta.putSync(metaKey("genesis"), buf(encodeGenesis(genesis))), undefined);
+    this.checkGenesis(genesis);
+    this.write(genesis.block, () => this.meta.putSync(metaKey("genesis"), buf(encodeGenesis(genesis))), undefined);
     this.genesisRecord = genesis;
   }
 
   commitBlock(block: BlockRecord): void {
-    this.checkOpen();
-    const head = this.headRecord;
-    if (head === undefined) throw new ChainDbError("commit genesis first");
-    if (block.height <= head.height) throw new ChainDbError(`block ${block.height} is not above the head ${head.height}`);
-    if (!bytesEqual(block.parent_hash, head.block_hash)) throw new ChainDbError(`block ${block.height}: parent_hash is not the head's block_hash`);
-    if (block.receipts.length !== block.transactions.length) throw new ChainDbError(`block ${block.height}: ${block.receipts.length} receipts for ${block.transactions.length} transactions`);
-    const staged = this.takeStaged(block);
+    const staged = this.checkNextBlock(block);
     this.write(block, () => {
       block.receipts.forEach((r, index) => this.txs.putSync(buf(r.tx_hash), buf(encodeTxLocation({ height: block.height, index }))));
     }, staged);
     this.options.afterCommit?.(this, block);
-  }
-
-  private takeStaged(block: BlockRecord): Staged {
-    const s = this.staged;
-    if (s === undefined || s.height !== block.height) throw new ChainDbError(`block ${block.height}: no staged state at that height`);
-    if (!bytesEqual(s.stateRoot, block.state_root)) {
-      throw new ChainDbError(`block ${block.height}: state_root ${toHex(block.state_root)} is not the staged root ${toHex(s.stateRoot)}`);
-    }
-    if (this.hashes.get(buf(block.block_hash)) !== undefined) throw new ChainDbError(`block ${block.height}: block_hash is already in the ledger`);
-    return s;
   }
 
   /** The one write transaction of a block: state, record, indexes, reverse diffs. */
@@ -338,3 +272,15 @@ export class LmdbChainDb implements ChainDb {
 }
 
 const metaKey = (name: string): Buffer => Buffer.from(name, "utf8");
+
+/** Refuses a directory that holds something other than a store of this format; marks a new one. */
+function checkFormat(env: Env): void {
+  const meta = env.table("meta");
+  const format = meta.get(metaKey("format"));
+  if (format === undefined) {
+    if ([...env.table("blocks").getKeys({ limit: 1 })].length > 0) throw new StoreError(`${env.dir} is not a cbqs store (no format record)`);
+    env.transaction(() => meta.putSync(metaKey("format"), Buffer.from(STORE_FORMAT)));
+  } else if (format.toString() !== STORE_FORMAT) {
+    throw new StoreError(`${env.dir} holds a store of format ${JSON.stringify(format.toString())}, not ${STORE_FORMAT}`);
+  }
+}

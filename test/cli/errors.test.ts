@@ -1,5 +1,6 @@
 // The CLI error contract (src/cli/common.ts): exit 2 and exactly one terminal-safe line that
 // names the problem — never a stack trace, never a silently cut message.
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -57,6 +58,13 @@ describe("cbqs errors: exit 2 and one line", () => {
     const o = await cbqs("run", "x.json", "--jsn");
     expect(o.exitCode).toBe(2);
     expectOneErrorLine(o.err, /unknown option '--jsn'/, /Did you mean --json\?/);
+  });
+
+  it("cbqs with no command is exit 2 with one line, not the whole help on stderr", () => {
+    const r = spawnSync(process.execPath, ["dist/src/cli.js"], { encoding: "utf8" });
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe("");
+    expectOneErrorLine(r.stderr, /no command given/, /cbqs --help/);
   });
 
   it("missing required options and extra positional arguments are exit 2", async () => {

@@ -33,6 +33,20 @@ describe("cbqs prove-state / verify-proof (CIP-4 Appendix C)", () => {
     }
   });
 
+  it("a dump that names another state_root (a chain's) gets a note: the proof is against its one-batch root", async () => {
+    const named = join(dir, "named.json");
+    const chainRoot = "0x" + "ab".repeat(32);
+    writeFileSync(named, JSON.stringify({ format: "cbqs-state-dump/v1", height: "5", state_root: chainRoot, entries }));
+    const proved = await cbqs("prove-state", named, "--key", entries[0]!.key, "-o", join(dir, "named-proof.json"));
+    expect(proved.exitCode).toBe(0);
+    expect(proved.err).toContain(`names state_root ${chainRoot}; this proof is against ${proved.out.trim()}, its entries committed as one batch`);
+    // No note where the dump names no root, or names the one-batch root itself.
+    const plain = await cbqs("prove-state", dump, "--key", entries[0]!.key, "-o", join(dir, "plain-proof.json"));
+    expect(plain.err).toBe("");
+    writeFileSync(named, JSON.stringify({ format: "cbqs-state-dump/v1", state_root: plain.out.trim(), entries }));
+    expect((await cbqs("prove-state", named, "--key", entries[0]!.key, "-o", join(dir, "same-proof.json"))).err).toBe("");
+  });
+
   it("Appendix C: an absent key gets an exclusion proof (value null) that verifies", async () => {
     const absent = "0x01" + "ee".repeat(20) + "00".repeat(33);
     expect(entries.some((e) => e.key === absent)).toBe(false);

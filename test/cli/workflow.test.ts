@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import v8 from "node:v8";
 import vm from "node:vm";
-import { gzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 import type { Command } from "commander";
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -199,6 +199,24 @@ describe("issue 10: run streams block by block", () => {
     gc();
     const alive = refs.filter((r) => r.deref() !== undefined).length;
     expect(alive).toBeLessThanOrEqual(2); // at most the last block's objects, still on a stack frame
+  });
+
+  it("-o <name>.gz writes gzip (one member per flushed chunk) that gunzip and our reader unpack whole", async () => {
+    const items = Array.from({ length: 30_000 }, (_, i) => ({ i, payload: "y".repeat(60) }));
+    const file = join(dir, "big.json.gz");
+    const out = new Output(file);
+    writeJsonDocument(out, { format: "f", items: new Streamed(items) });
+    out.close();
+    const bytes = readFileSync(file);
+    expect([bytes[0], bytes[1]]).toEqual([0x1f, 0x8b]);
+    expect(gunzipSync(bytes).toString("utf8")).toBe(JSON.stringify({ format: "f", items }, null, 2) + "\n");
+    // A command's -o: the dump is gzipped, and reads back as the same document.
+    const dumpGz = join(dir, "dump.json.gz");
+    expect((await cbqs("state", "dump", FIXTURE, "-o", dumpGz)).exitCode).toBe(0);
+    expect([...readFileSync(dumpGz).subarray(0, 2)]).toEqual([0x1f, 0x8b]);
+    expect((await cbqs("state", "dump", FIXTURE, "-o", join(dir, "dump.json"))).exitCode).toBe(0);
+    expect(gunzipSync(readFileSync(dumpGz)).toString("utf8")).toBe(readFileSync(join(dir, "dump.json"), "utf8"));
+    expect(await cbqs("state", "diff", dumpGz, join(dir, "dump.json"))).toMatchObject({ exitCode: 0 });
   });
 
   it("the JSON writer keeps no element it has written", async () => {

@@ -7,20 +7,12 @@ import { ed25519 } from "@noble/curves/ed25519.js";
 import { concatBytes, fromHex, toHex } from "../../src/bytes.js";
 import { ED25519_L, ED25519_P, ed25519Sign, ed25519VerifyStrict, verifyStrictDetailed } from "../../src/crypto/ed25519.js";
 import { SMALL_ORDER_ENCODINGS, nativeVerifyStrict, opensslAvailable, strictRoute } from "../../src/crypto/ed25519-native.js";
-import { CLASSES, ed25519Cases, opensslAlone } from "../../scripts/fuzz-ed25519.js";
+import { CLASSES, ed25519Cases, le32, opensslAlone } from "../../scripts/fuzz-ed25519.js";
 import { SPECCHECK_VECTORS } from "./speccheck-vectors.js";
 
 const Point = ed25519.Point;
 type EdPoint = InstanceType<typeof Point>;
 
-function le32(n: bigint): Uint8Array {
-  const out = new Uint8Array(32);
-  for (let i = 0; i < 32; i++) {
-    out[i] = Number(n & 0xffn);
-    n >>= 8n;
-  }
-  return out;
-}
 function decodeLikeDalek(b: Uint8Array): EdPoint | null {
   try {
     return Point.fromBytes(b, true);

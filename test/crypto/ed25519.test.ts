@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { ed25519 } from "@noble/curves/ed25519.js";
-import { sha512 } from "@noble/hashes/sha2.js";
 import { concatBytes, fromHex, toHex } from "../../src/bytes.js";
 import {
   ED25519_L,
@@ -11,26 +10,11 @@ import {
   ed25519VerifyStrict,
   verifyStrictDetailed,
 } from "../../src/crypto/ed25519.js";
+import { challenge, le32, leToBigint } from "../../scripts/fuzz-ed25519.js";
 import { SPECCHECK_VECTORS } from "./speccheck-vectors.js";
 
 const Point = ed25519.Point;
 
-function le32(n: bigint): Uint8Array {
-  const out = new Uint8Array(32);
-  for (let i = 0; i < 32; i++) {
-    out[i] = Number(n & 0xffn);
-    n >>= 8n;
-  }
-  return out;
-}
-function leToBigint(b: Uint8Array): bigint {
-  let n = 0n;
-  for (let i = b.length - 1; i >= 0; i--) n = (n << 8n) | BigInt(b[i]!);
-  return n;
-}
-function challenge(r: Uint8Array, a: Uint8Array, m: Uint8Array): bigint {
-  return leToBigint(sha512(concatBytes(r, a, m))) % ED25519_L;
-}
 /** The bare cofactorless equation on decoded points, independent of the code under test. */
 function cofactorlessEquationHolds(a: Uint8Array, m: Uint8Array, sig: Uint8Array): boolean {
   const A = Point.fromBytes(a, true);

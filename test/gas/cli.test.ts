@@ -14,6 +14,18 @@ describe("cbqs gas-vectors (CIP-39 §18.1)", () => {
     expect(out).toMatch(/^ok: 13 vectors re-executed, sha256 [0-9a-f]{64}\n$/);
   });
 
+  it("§18.1 verify without a file checks this installation's artifact from any working directory", async () => {
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      const { out, exitCode } = await cbqs("gas-vectors", "verify");
+      expect(exitCode).toBe(0);
+      expect(out).toMatch(/^ok: 13 vectors re-executed/);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+
   it("§18.1 verify exits 1 with the first differing number in words", async () => {
     const file = join(dir, "tampered.json");
     writeFileSync(file, readFileSync(ARTIFACT_PATH, "utf8").replace('"payload_bytes": 3,', '"payload_bytes": 4,'));

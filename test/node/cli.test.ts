@@ -51,7 +51,7 @@ describe("cbqs node (command)", () => {
     const genesisFile = join(dir, "genesis.json");
     writeFileSync(genesisFile, '{"chain_id": "x"}');
     const cases: Array<[string[], RegExp]> = [
-      [["--port", "0"], /the store is empty: start a chain with --genesis <file> or --fixture <file>/],
+      [["--port", "0"], /no chain to start from: give --genesis <file> or --fixture <file>/],
       [["--fixture", "fixtures/corpus/create-quote.json", "--genesis", genesisFile], /--fixture and --genesis are exclusive/],
       [["--genesis", genesisFile, "--port", "0"], /invalid genesis/],
       [["--genesis", join(dir, "missing.json")], /cannot read .*missing\.json: no such file or directory \(ENOENT\)/],

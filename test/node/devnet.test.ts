@@ -9,7 +9,7 @@ import { decodeStateValueAs } from "../../state/value.js";
 import { readFixture } from "../../src/harness/documents.js";
 import { CbqsNode } from "../../src/node/chain-node.js";
 import { MemoryChainDb } from "../../state/chain-db-memory.js";
-import { expectedByHeight, fixtureOf, post, startNode, toHex, transferTx, address, cbqsTx } from "./helpers.js";
+import { expectedByHeight, fixtureOf, get, post, startNode, toHex, transferTx, address, cbqsTx } from "./helpers.js";
 
 const GENESIS = readFixture("fixtures/corpus/transfers.json").genesis.source;
 const CHAIN = 7n;
@@ -40,6 +40,8 @@ describe("cbqs node: devnet", () => {
       expect((await post(n.url, "/mine?height=10", "")).body["height"]).toBe("10");
       expect(n.db.blockByHeight(5n)).toBeUndefined();
       expect((await post(n.url, "/mine?height=10", "")).body).toMatchObject({ error: { code: "invalid_height" } });
+      // Blocks produced on request are in the node's log like the timer's (docs/node.md "Running it").
+      expect(n.logs.filter((l) => l["msg"] === "block").map((l) => [l["height"], l["txs"]])).toEqual([["1", sent.length], ["2", 0], ["10", 0]]);
       // The produced chain replays with every root and block hash matching (an independent engine run).
       expect(() => expectedByHeight(fixtureOf(n.db, n.node.config))).not.toThrow();
       // Timestamps: genesis timestamp + height × block_time_seconds (deterministic).
@@ -100,6 +102,24 @@ describe("cbqs node: devnet", () => {
     await n.close();
     expect(height).toBeGreaterThanOrEqual(3n);
     expect(() => n.db.head()).toThrow(/closed/);
+  });
+
+  it("--block-time: a block that cannot be produced is logged and retried at every tick; the node keeps serving", async () => {
+    const n = await startNode({ kind: "genesis", source: GENESIS }, { blockTime: 0.02 });
+    try {
+      // The last height whose timestamp fits in a u64: every later block's timestamp overflows.
+      const g = n.node.config;
+      const last = ((1n << 64n) - 1n - g.timestamp) / g.block_time_seconds;
+      expect((await post(n.url, `/mine?height=${last}`, "")).body["height"]).toBe(last.toString());
+      for (let i = 0; i < 500 && n.logs.filter((l) => l["msg"] === "block production failed").length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+      const failures = n.logs.filter((l) => l["msg"] === "block production failed");
+      expect(failures.length).toBeGreaterThanOrEqual(2);
+      expect(String(failures[0]!["error"])).toMatch(/exceeds u64/);
+      expect(n.node.head().height).toBe(last);
+      expect((await get(n.url, "/cbqs/finalized-view")).body["height"]).toBe(last.toString());
+    } finally {
+      await n.close();
+    }
   });
 
   it("a restart on the same store continues the chain; a different genesis is refused", () => {

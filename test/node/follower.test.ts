@@ -33,6 +33,36 @@ describe("cbqs follow", () => {
     }
   });
 
+  it("reports every verified block with the node's height, and each wait for a height the node does not have yet", async () => {
+    const n = await startNode(FIXTURE);
+    try {
+      const nodeHead = n.db.head()!.height;
+      const db = new MemoryChainDb();
+      const abort = new AbortController();
+      const seen: Array<[bigint, bigint]> = [];
+      const waits: Array<[bigint, bigint]> = [];
+      const following = follow({
+        url: n.url,
+        db,
+        until: nodeHead + 2n,
+        watch: false,
+        pollMs: 5,
+        signal: abort.signal,
+        onBlock: (b, nodeHeight) => seen.push([b.height, nodeHeight]),
+        onWait: (head, nodeHeight) => {
+          waits.push([head, nodeHeight]);
+          abort.abort();
+        },
+      });
+      expect(await following).toMatchObject({ status: "stopped", height: nodeHead });
+      expect(seen.map(([h]) => h)).toEqual(n.db.blocks({ from: 1n, to: nodeHead, order: "asc", limit: 1000 }).map((b) => b.height));
+      expect(seen.every(([, nodeHeight]) => nodeHeight === nodeHead)).toBe(true);
+      expect(waits).toEqual([[nodeHead, nodeHead]]);
+    } finally {
+      await n.close();
+    }
+  });
+
   it("--watch follows new blocks as they are produced, until stopped (the block in progress is committed)", async () => {
     const n = await startNode(FIXTURE);
     try {

@@ -65,12 +65,35 @@ describe("errors", () => {
         const r = await answer;
         expect([r.status, (r.body["error"] as { code: string }).code]).toEqual([status, code]);
       }
-      expect((await post(n.url, "/cbqs/finalized-view", "")).headers.get("allow")).toBe("GET");
+      expect((await post(n.url, "/cbqs/finalized-view", "")).headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+      expect((await get(n.url, "/tx")).headers.get("allow")).toBe("POST, OPTIONS");
       const raw = await rawExchange(n.url, "GARBAGE\r\n\r\n");
       expect(raw).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
       expect(raw).toMatch(/"code":"bad_request"/);
       // Still serving.
       expect((await get(n.url, "/cbqs/finalized-view")).status).toBe(200);
+    } finally {
+      await n.close();
+    }
+  });
+
+  it("HEAD is GET without a body; any origin may read (CORS), and a preflight is answered 204", async () => {
+    const n = await startNode(FIXTURE);
+    try {
+      const full = await fetch(n.url + "/genesis");
+      const head = await fetch(n.url + "/genesis", { method: "HEAD" });
+      expect(head.status).toBe(200);
+      expect(await head.text()).toBe("");
+      expect(head.headers.get("content-length")).toBe(full.headers.get("content-length"));
+      expect(full.headers.get("access-control-allow-origin")).toBe("*");
+      expect((await get(n.url, "/cbqs/nothing")).headers.get("access-control-allow-origin")).toBe("*");
+      const preflight = await fetch(n.url + "/tx", { method: "OPTIONS", headers: { origin: "http://localhost:3000", "access-control-request-method": "POST" } });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
+      expect(preflight.headers.get("access-control-allow-methods")).toBe("POST, OPTIONS");
+      expect(preflight.headers.get("access-control-allow-headers")).toBe("content-type");
+      expect((await fetch(n.url + "/nothing", { method: "OPTIONS" })).status).toBe(404);
+      expect((await fetch(n.url + "/tx", { method: "HEAD" })).status).toBe(405);
     } finally {
       await n.close();
     }

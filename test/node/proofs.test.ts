@@ -67,6 +67,25 @@ describe("cbqs node: CIP-4 §5.4 proofs", () => {
     expect((await get(n.url, `/proof/tx/0x${"ab".repeat(32)}`)).body).toMatchObject({ error: { code: "tx_not_found" } });
   });
 
+  it("the verifiers read a node's answer as saved; a /proof/tx answer's transaction must hash to the proven leaf", async () => {
+    const account = await get(n.url, "/proof/account/0x1111111111111111111111111111111111111111");
+    const saved = join(dir, "account-answer.json");
+    writeFileSync(saved, JSON.stringify(account.body));
+    expect(await cbqs("verify-proof", saved, "--root", account.body["state_root"] as string)).toMatchObject({ exitCode: 0, err: "" });
+    const b = n.db.blocks({ from: 1n, to: 100n, order: "asc", limit: 100 }).find((x) => x.receipts.length > 1)!;
+    const tx = await get(n.url, `/proof/tx/${toHex(b.receipts[0]!.tx_hash)}`);
+    const txFile = join(dir, "tx-answer.json");
+    writeFileSync(txFile, JSON.stringify(tx.body));
+    const ok = await cbqs("verify-bmt-proof", txFile, "--root", tx.body["tx_root"] as string);
+    expect(ok).toMatchObject({ exitCode: 0, err: "" });
+    expect(ok.out).toMatch(/^valid\n  checked: leaf .* rebuild the root .*\n  checked: the answer's transaction hashes to the proven leaf\n$/);
+    // Another transaction of the same block in the answer: the path still verifies, the leaf is not that transaction's.
+    writeFileSync(txFile, JSON.stringify({ ...tx.body, transaction: toHex(b.transactions[1]!) }));
+    const swapped = await cbqs("verify-bmt-proof", txFile, "--root", tx.body["tx_root"] as string);
+    expect(swapped.exitCode).toBe(1);
+    expect(swapped.out).toMatch(/^invalid\n.*\n  checked: the answer's transaction does not hash to the proven leaf\n$/);
+  });
+
   it("§8.2 /proof/multi: one proof for many keys, shared digests once, verifying against the head's state_root", async () => {
     const keys = [...n.db.state.entries()].map(([k]) => toHex(k));
     expect(keys.length).toBeGreaterThan(20);

@@ -73,6 +73,6 @@ describe("cbqs run (scenario-format §3, §4; exit codes of src/cli/common.ts)",
     await expect(run([file("no-blocks.json", { format: "cbqs-scenario/v1", genesis: scenario("ok").genesis })])).rejects.toThrow(/\$\.blocks: missing/);
     await expect(run([join(dir, "missing.json")])).rejects.toThrow(/cannot read .*ENOENT/);
     const badGenesis = { ...scenario("ok"), genesis: { ...scenario("ok").genesis, params: { "cbqs.rent.platform_bps": "1" } } };
-    await expect(run([file("genesis.json", badGenesis)])).rejects.toThrow(/invalid genesis: params: .*must be 10000/);
+    await expect(run([file("genesis.json", badGenesis)])).rejects.toThrow(/genesis\.json: \$\.genesis: invalid genesis: params: .*must be 10000/);
   });
 });

@@ -131,6 +131,26 @@ describe("scenario parsing (scenario-format §1, §2)", () => {
     expect(parseScenario(tx({ status: "rejected", error: "InvalidEncoding" })).blocks[0]!.txs[0]!.expect).toEqual({ status: "rejected", error: "InvalidEncoding" });
   });
 
+  it("§3: expect_state names only real record fields and live parameters: a typo is unusable input, not an expectation", () => {
+    const state = (expect_state: unknown) => scenario({ blocks: [{ height: 1, expect_state }] });
+    const stream = `owner:${OWNER}/nonce:1`;
+    const cases: Array<[unknown, string, RegExp]> = [
+      [{ streams: { [stream]: { statuss: "Closed" } } }, `$.blocks[0].expect_state.streams["${stream}"].statuss`, /unknown field \(expected one of: version, chain_instance_id, stream_id/],
+      [{ providers: { [PROVIDER]: { live_asigned_streams: "1" } } }, `$.blocks[0].expect_state.providers["${PROVIDER}"].live_asigned_streams`, /unknown field/],
+      [{ accounts: { [OWNER]: { balanc: "456" } } }, `$.blocks[0].expect_state.accounts["${OWNER}"].balanc`, /expected one of: balance, nonce/],
+      [{ pause: { completed: "0" } }, "$.blocks[0].expect_state.pause.completed", /expected one of: completed_pause_blocks, active/],
+      [{ params: { "cbqs.max_stream_per_owner": "5" } }, '$.blocks[0].expect_state.params["cbqs.max_stream_per_owner"]', /not a live parameter/],
+    ];
+    for (const [expectState, path, reason] of cases) {
+      const e = errorOf(() => parseScenario(state(expectState)));
+      expect(e.path).toBe(path);
+      expect(e.reason).toMatch(reason);
+    }
+    // The correctly spelled forms parse, null included ("no such record").
+    const ok = { streams: { [stream]: { status: "Closed" } }, providers: { [PROVIDER]: null }, accounts: { [OWNER]: { balance: "1" } }, pause: { active: null }, params: { "cbqs.max_streams_per_owner": "5" } };
+    expect(() => parseScenario(state(ok))).not.toThrow();
+  });
+
   it("§2: a block_time_seconds that overflows u64 from genesis is refused where it is given", () => {
     const huge = { ...(scenario().genesis as object), block_time_seconds: "18446744073709551615" };
     expect(errorOf(() => parseScenario(scenario({ genesis: huge, blocks: [{ height: 1 }] }))).path).toBe("$.genesis.block_time_seconds");
@@ -181,6 +201,16 @@ describe("cbqs instruction resolution (scenario-format §1/§2, CIP-39 §4.1, §
     expect(v).toEqual({ type: "TopUpStream", args: { stream_id: keyStreamId(main), amount: 9n } });
     expect(toHex(resolveStreamKey(`owner:${OWNER}/nonce:3`, "$", ctx))).toBe(toHex(main));
     expect(toHex(resolveStreamKey(`key_stream_of:owner:${OWNER}/nonce:3`, "$", ctx))).toBe(toHex(keyStreamId(main)));
+  });
+
+  it("§1: only stream-id fields take stream references; another Bytes32 field refuses one with its path", () => {
+    const ref = { owner: OWNER, owner_nonce: "1" };
+    const bad = errorOf(() => resolveInstruction({ UpdateProvider: { metadata_hash: ref } }, "$.x", ctx));
+    expect(bad.path).toBe("$.x.UpdateProvider.metadata_hash");
+    expect(bad.reason).toMatch(/expected a 0x-hex Bytes32/);
+    // The same reference in a stream-id position resolves.
+    const close = decode(codecs.CbqsInstructionV1, resolveInstruction({ CloseStream: { stream_id: ref } }, "$.x", ctx));
+    expect(close).toEqual({ type: "CloseStream", args: { stream_id: streamId(7n, INSTANCE, fromHex(OWNER), 1n) } });
   });
 
   it("§4.4/§14: a quote with signer_seed gets the chain context, its signing_key_id and a valid signature over the digest", () => {

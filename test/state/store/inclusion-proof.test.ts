@@ -155,14 +155,20 @@ describe("cbqs verify-bmt-proof (CIP-4 §5.4)", () => {
   afterAll(() => rmSync(dir, { recursive: true }));
 
   it("CIP-4 §5.4: a valid proof prints valid and exits 0", async () => {
-    expect(await cbqs("verify-bmt-proof", valid, "--root", root)).toEqual({ out: "valid\n", exitCode: 0, err: "" });
-    expect(await cbqs("verify-bmt-proof", valid, "--root", root, "--json")).toEqual({ out: '{"valid":true}\n', exitCode: 0, err: "" });
+    const proof = inclusionProofToJson(proveReceipt(list, 4));
+    const human = await cbqs("verify-bmt-proof", valid, "--root", root);
+    expect(human).toMatchObject({ exitCode: 0, err: "" });
+    expect(human.out).toBe(`valid\n  checked: leaf ${proof.leaf_hash} (index 4 of ${list.length} leaves) and ${proof.siblings.length} siblings rebuild the root ${root}\n`);
+    const json = await cbqs("verify-bmt-proof", valid, "--root", root, "--json");
+    expect(JSON.parse(json.out)).toEqual({ valid: true, leaf_hash: proof.leaf_hash, leaf_index: "4", leaf_count: String(list.length), root });
   });
 
   it("CIP-4 §5.4: a tampered proof or another root is invalid, exit 1", async () => {
     const json = inclusionProofToJson(proveReceipt(list, 4));
     const tampered = file("tampered.json", JSON.stringify({ ...json, leaf_index: 5 }));
-    expect(await cbqs("verify-bmt-proof", tampered, "--root", root)).toEqual({ out: "invalid\n", exitCode: 1, err: "" });
+    const r = await cbqs("verify-bmt-proof", tampered, "--root", root);
+    expect(r).toMatchObject({ exitCode: 1, err: "" });
+    expect(r.out).toMatch(/^invalid\n  checked: leaf 0x[0-9a-f]{64} \(index 5 of \d+ leaves\) and \d+ siblings do not rebuild the root /);
     expect((await cbqs("verify-bmt-proof", valid, "--root", toHex(txRoot(txs(6))))).exitCode).toBe(1);
   });
 

@@ -1,0 +1,34 @@
+// What the node scripts (bench-node, fuzz-node) share: integer options and a real `cbqs node`
+// child process started on a loopback port of the system's choosing.
+import { spawn, type ChildProcess } from "node:child_process";
+
+/** `--<name> <positive integer>` from the command line, or `fallback`. */
+export function intArg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i < 0) return fallback;
+  const v = Number(process.argv[i + 1]);
+  if (!Number.isSafeInteger(v) || v < 1) throw new Error(`--${name} must be a positive integer`);
+  return v;
+}
+
+/**
+ * Starts `cbqs node <args> --host 127.0.0.1 --port 0` (rate limits off) and resolves once it
+ * prints its "listening on" line. `stderr`: "pipe" collects it into the returned getter.
+ */
+export async function startNode(args: readonly string[], stderr: "inherit" | "pipe"): Promise<{ child: ChildProcess; url: URL; stderr: () => string }> {
+  const child = spawn(process.execPath, ["dist/src/cli.js", "node", ...args, "--host", "127.0.0.1", "--port", "0", "--rate-limit", "0", "--proof-rate-limit", "0"], {
+    stdio: ["ignore", "pipe", stderr],
+  });
+  let err = "";
+  child.stderr?.on("data", (d) => (err += String(d)));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (d) => {
+      out += String(d);
+      const m = /listening on (\S+)\n/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.on("exit", (code) => reject(new Error(`the node exited (${code}) before serving${err === "" ? "" : `:\n${err}`}`)));
+  });
+  return { child, url: new URL(url), stderr: () => err };
+}
