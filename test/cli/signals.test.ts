@@ -16,6 +16,7 @@ import { fixtureJsonText, type Fixture } from "../../src/harness/fixture.js";
 import { parseScenario } from "../../src/scenario/parse.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { importSnapshotSteps } from "../../src/node/snapshot.js";
+import { CbqsNode } from "../../src/node/chain-node.js";
 import { Stopped } from "../../src/steps.js";
 
 const CLI = "dist/src/cli.js";
@@ -209,4 +210,26 @@ describe("SIGINT/SIGTERM on the long-running commands", () => {
     expect(imported.code).toBe(0);
     expect(temporaries(root)).toEqual([]);
   }, 20_000);
+
+  it("node --fixture stopped during its import: the blocks committed so far are kept and a replay --db resumes after them", async () => {
+    const dir = join(root, "node-store");
+    const db = LmdbChainDb.open(dir);
+    // `cbqs node` runs these steps with stoppable(): after a signal it throws Stopped in between two blocks.
+    const steps = CbqsNode.openSteps(db, { kind: "fixture", fixture });
+    expect(steps.next().done).toBe(false);
+    expect(steps.next().done).toBe(false);
+    expect(() => steps.throw(new Stopped("SIGTERM"))).toThrow(Stopped);
+    db.close();
+    const second = fixture.blocks[1]!;
+    const reopened = LmdbChainDb.open(dir);
+    try {
+      expect(reopened.head()!.height).toBe(second.height);
+      expect(toHex(reopened.head()!.block_hash)).toBe(toHex(second.block_hash));
+    } finally {
+      reopened.close();
+    }
+    const resumed = await run(["replay", fixtureFile, "--db", dir, "--snapshot-interval", "0"]);
+    expect(resumed.code).toBe(0);
+    expect(resumed.out).toMatch(new RegExp(`ok; resumed after height ${second.height}, `));
+  }, 30_000);
 });
