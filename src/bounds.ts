@@ -21,8 +21,17 @@ export const MAX_DUMP_ENTRIES = 16_777_216;
 export const MAX_PROOF_KEYS = 256;
 /** Operations an exclusion proof may list. */
 export const MAX_EXCLUSION_PROOF_OPS = 4_194_304;
-/** One JSON document (fixture, dump, scenario, proof, …) after gunzip: the long chain is about 60 MB. */
-export const MAX_DOCUMENT_BYTES = 512 * 1024 * 1024;
+/**
+ * One JSON document read from a plain file, which is parsed in chunks and never held whole: its
+ * large arrays (a dump's entries, a fixture's blocks) are loaded element by element and bounded by
+ * count, so this bound only has to admit the largest valid document — a dump of MAX_DUMP_ENTRIES
+ * entries with decoded views is about 8 GB (470 bytes per account entry).
+ */
+export const MAX_DOCUMENT_BYTES = 8 * 1024 * 1024 * 1024;
+/** A document held whole in memory: a gzip file is unpacked into one buffer; a node's answer is buffered. */
+export const MAX_BUFFERED_DOCUMENT_BYTES = 512 * 1024 * 1024;
+/** One JSON string (the largest this project writes, an envelope in hex, is about 2 MB; a JS string holds at most 2^29 characters). */
+export const MAX_JSON_STRING_BYTES = 256 * 1024 * 1024;
 /** Nesting of a JSON document: our deepest format (a scenario's signed instruction) uses about 15. */
 export const MAX_JSON_DEPTH = 64;
 /** Characters of input an error line may echo (a 100,000-digit number is shown cut, with its length). */

@@ -17,7 +17,8 @@ async function main(argv: string[]): Promise<void> {
 
 function fail(err: unknown): never {
   // Commander has already printed its own errors; --help and --version exit here with code 0.
-  if (!(err instanceof CommanderError)) process.stderr.write(errorLine(err));
+  // On a terminal the line starts afresh: a progress line may be drawn (src/harness/progress.ts).
+  if (!(err instanceof CommanderError)) process.stderr.write((process.stderr.isTTY === true ? "\r\x1b[K" : "") + errorLine(err));
   process.exit(exitCodeOf(err));
 }
 

@@ -296,26 +296,29 @@ export function diffDumps(
   decodeSlot?: SlotDecoder,
 ): DumpDiff {
   const diff: DumpDiff = { added: [], removed: [], changed: [] };
-  const sortedA = [...a].sort((x, y) => compareBytes(x[0], y[0]));
-  const sortedB = [...b].sort((x, y) => compareBytes(x[0], y[0]));
-  let i = 0;
-  let j = 0;
-  while (i < sortedA.length || j < sortedB.length) {
-    const ea = sortedA[i];
-    const eb = sortedB[j];
-    const order = ea === undefined ? 1 : eb === undefined ? -1 : compareBytes(ea[0], eb[0]);
+  // A loaded dump is sorted already and walked in place (two 1.25 M-entry dumps are not copied
+  // into 2 × N entry arrays); anything else is sorted first.
+  const ascending = (e: Iterable<readonly [Uint8Array, Uint8Array]>) => (e instanceof DumpEntries ? e : [...e].sort((x, y) => compareBytes(x[0], y[0])));
+  const itA = ascending(a)[Symbol.iterator]();
+  const itB = ascending(b)[Symbol.iterator]();
+  let ea = itA.next();
+  let eb = itB.next();
+  while (ea.done !== true || eb.done !== true) {
+    const order = ea.done === true ? 1 : eb.done === true ? -1 : compareBytes(ea.value[0], eb.value[0]);
     if (order < 0) {
-      diff.removed.push(dumpEntry(ea![0], ea![1], decodeSlot));
-      i++;
+      const [k, v] = ea.value!;
+      diff.removed.push(dumpEntry(k, v, decodeSlot));
+      ea = itA.next();
     } else if (order > 0) {
-      diff.added.push(dumpEntry(eb![0], eb![1], decodeSlot));
-      j++;
+      const [k, v] = eb.value!;
+      diff.added.push(dumpEntry(k, v, decodeSlot));
+      eb = itB.next();
     } else {
-      if (compareBytes(ea![1], eb![1]) !== 0) {
-        diff.changed.push({ key: toHex(ea![0]), before: dumpEntry(ea![0], ea![1], decodeSlot), after: dumpEntry(eb![0], eb![1], decodeSlot) });
-      }
-      i++;
-      j++;
+      const [ka, va] = ea.value!;
+      const [kb, vb] = eb.value!;
+      if (compareBytes(va, vb) !== 0) diff.changed.push({ key: toHex(ka), before: dumpEntry(ka, va, decodeSlot), after: dumpEntry(kb, vb, decodeSlot) });
+      ea = itA.next();
+      eb = itB.next();
     }
   }
   return diff;

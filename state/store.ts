@@ -15,6 +15,10 @@ import type { KeyChange, StateCommitment } from "./commitment.js";
 import type { BlockBatch, CommitResult, IoCounts, StateAccess, StateStore } from "./interface.js";
 import { checkStateKey } from "./keys.js";
 import { createStateCommitment } from "./qmdb/index.js";
+import { finish, type Steps } from "../src/steps.js";
+
+/** Entries taken between two units of fromEntriesSteps. */
+const FROM_ENTRIES_UNIT = 4096;
 
 export class StateStoreError extends Error {
   override name = "StateStoreError";
@@ -156,6 +160,13 @@ class MemoryBlockBatch implements BlockBatch {
   }
 }
 
+/** The last change of each key, sorted by key (a batch's net changes when every write is a put). */
+function lastPerKeySorted(changes: KeyChange[]): KeyChange[] {
+  const last = new BytesMap<KeyChange>(changes.length);
+  for (const change of changes) last.set(change[0], change);
+  return [...last.entries()].map(([, change]) => change).sort((a, b) => compareBytes(a[0], b[0]));
+}
+
 export class MemoryStateStore implements StateStore {
   private lastHeight: bigint | undefined = undefined;
   /** Bumped by every commit; a batch may only commit onto the version it began from. */
@@ -176,10 +187,44 @@ export class MemoryStateStore implements StateStore {
     height = 0n,
     commitment: StateCommitment = createStateCommitment(),
   ): MemoryStateStore {
+    return finish(MemoryStateStore.fromEntriesSteps(entries, height, commitment));
+  }
+
+  /**
+   * fromEntries unit by unit (src/steps.ts): a unit is FROM_ENTRIES_UNIT entries taken, the commit
+   * is the last; `onCount` sees the entries taken so far.
+   *
+   * The batch goes to the commitment directly, as the net changes a block batch would hand it
+   * (sorted by key, the last value of a key wins), without a batch's private copy of every key
+   * and value: for a 1.25 M-entry pre-state those copies were the largest part of the peak
+   * memory (docs/performance.md "Large inputs and outputs"). So the arrays `entries` yields are
+   * read during the commit, not copied: they must stay unchanged until it returns (a dump's
+   * entries are views into its pools, never reused).
+   */
+  static *fromEntriesSteps(
+    entries: Iterable<readonly [Uint8Array, Uint8Array]>,
+    height = 0n,
+    commitment: StateCommitment = createStateCommitment(),
+    onCount?: (entries: number) => void,
+  ): Steps<MemoryStateStore> {
     const store = new MemoryStateStore(commitment);
-    const batch = store.beginBlock(height);
-    for (const [key, value] of entries) batch.put(key, value);
-    store.commitBlock(batch);
+    store.checkHeight(height);
+    const changes: KeyChange[] = [];
+    let ascending = true;
+    for (const [key, value] of entries) {
+      checkStateKey(key);
+      if (ascending && changes.length > 0 && compareBytes(changes[changes.length - 1]![0], key) >= 0) ascending = false;
+      changes.push([key, value]);
+      if (changes.length % FROM_ENTRIES_UNIT === 0) {
+        onCount?.(changes.length);
+        yield;
+      }
+    }
+    onCount?.(changes.length);
+    yield;
+    store.commitment.commitBatch(ascending ? changes : lastPerKeySorted(changes));
+    store.version++;
+    store.lastHeight = height;
     return store;
   }
 

@@ -1,6 +1,7 @@
 // Conventions shared by every `cbqs` command: exit 0 = success/accept/match,
 // 1 = reject/verification mismatch, 2 = unusable input. Errors are one line, never a stack.
 import { CommanderError, type Command } from "commander";
+import { Stopped } from "../steps.js";
 
 export const EXIT_OK = 0;
 export const EXIT_REJECT = 1;
@@ -48,12 +49,14 @@ const MAX_ERROR_LINE = 600;
 
 /** The error line every failure of `cbqs` prints on stderr. */
 export function errorLine(err: unknown): string {
+  if (err instanceof Stopped) return `cbqs: ${oneLine(`${err.message}; ${err.kept}`)}\n`;
   const message = oneLine(err instanceof Error ? err.message : String(err));
   return `cbqs: error: ${message.length > MAX_ERROR_LINE ? `${message.slice(0, MAX_ERROR_LINE)}…` : message}\n`;
 }
 
 /** Exit code for an error that escaped a command: commander's own (0 for --help/--version) or 2. */
 export function exitCodeOf(err: unknown): number {
+  if (err instanceof Stopped) return err.exitCode;
   return err instanceof CommanderError && err.exitCode === 0 ? EXIT_OK : EXIT_BAD_INPUT;
 }
 
@@ -81,8 +84,9 @@ export function ignoreEpipe(stream: NodeJS.WritableStream, fail: (err: unknown) 
 
 /**
  * The `Exit codes:` section every command's --help ends with (src/cli/program.ts checks that each
- * has one): what 0, 1 and 2 mean for that command.
+ * has one): what 0, 1 and 2 mean for that command, and for a long-running command what a
+ * SIGINT/SIGTERM leaves (src/steps.ts).
  */
-export function exitCodes(ok: string, reject: string, unusable = "unusable input (one error line naming the file and JSON path)"): string {
-  return `\nExit codes:\n  0  ${ok}\n  1  ${reject}\n  2  ${unusable}`;
+export function exitCodes(ok: string, reject: string, unusable = "unusable input (one error line naming the file and JSON path)", stopped?: string): string {
+  return `\nExit codes:\n  0  ${ok}\n  1  ${reject}\n  2  ${unusable}${stopped === undefined ? "" : `\n  130/143  stopped by SIGINT/SIGTERM: ${stopped}`}`;
 }

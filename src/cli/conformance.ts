@@ -10,6 +10,7 @@ import {
   type QmdbVariant,
 } from "../../state/conformance.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError, report } from "./common.js";
+import { stoppable, watchSignals, type Steps } from "../steps.js";
 
 const TRACEABLE: Record<string, [QmdbVariant, QmdbEncoding]> = {
   "any-variable": ["any", "variable"],
@@ -36,12 +37,21 @@ export function register(program: Command): void {
     .command("commonware")
     .description("recompute commonware storage conformance digests (SHA-256) and compare with the published values")
     .option("--json", "print the results as JSON")
-    .addHelpText("after", exitCodes("all six digests match the published values", "a digest differs", "(not used: the command reads no input)"))
-    .action((opts: { json?: boolean }) => {
-      const rows: ConformanceRow[] = COMMONWARE_WORKLOADS.map((w) => {
-        const ours = conformanceDigest(w.nCases, w.commit);
-        return { name: w.name, nCases: String(w.nCases), ours, published: w.published, match: ours === w.published };
-      });
+    .addHelpText("after", exitCodes("all six digests match the published values", "a digest differs", "(not used: the command reads no input)", "after the digest in progress; nothing printed"))
+    .action(async (opts: { json?: boolean }) => {
+      watchSignals();
+      // A unit is one workload's digest (src/steps.ts).
+      const rows = await stoppable(
+        (function* (): Steps<ConformanceRow[]> {
+          const rows: ConformanceRow[] = [];
+          for (const w of COMMONWARE_WORKLOADS) {
+            const ours = conformanceDigest(w.nCases, w.commit);
+            rows.push({ name: w.name, nCases: String(w.nCases), ours, published: w.published, match: ours === w.published });
+            yield;
+          }
+          return rows;
+        })(),
+      );
       const human = rows
         .map((r) => `${r.match ? "MATCH " : "DIFFER"} ${r.name} (${r.nCases} seeds)\n  ours:      ${r.ours}\n  published: ${r.published}`)
         .join("\n");

@@ -11,8 +11,7 @@ import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError } from "./common.js";
 import { mismatchLines } from "./harness.js";
 import { intOption } from "./node.js";
 import { openStore } from "./store.js";
-
-const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
+import { Stopped, stopRequested, watchSignals } from "../steps.js";
 
 export function register(program: Command): void {
   program
@@ -26,7 +25,12 @@ export function register(program: Command): void {
     .option("--quiet", "no progress and no waiting notices on stderr")
     .addHelpText(
       "after",
-      exitCodes("synced to the node's head or --until (130/143: stopped by SIGINT/SIGTERM, the block in progress committed)", "the first divergence (printed as cbqs replay prints a mismatch)", "node unreachable, answers that are not the feed, a store of another chain"),
+      exitCodes(
+        "synced to the node's head or --until",
+        "the first divergence (printed as cbqs replay prints a mismatch)",
+        "node unreachable, answers that are not the feed, a store of another chain",
+        "the block in progress is finished and committed; the store resumes after it",
+      ),
     )
     .action(async (url: string, opts: { db?: string; until?: string; watch?: boolean; interval: string; quiet?: boolean }) => {
       if (!/^https?:\/\/[^\s/]+/.test(url)) throw new UsageError(`<url> must be an http(s) URL (got ${url})`);
@@ -37,14 +41,7 @@ export function register(program: Command): void {
       }
       const pollMs = intOption("--interval", opts.interval, 3_600_000);
       const db = openStore(opts.db);
-      const abort = new AbortController();
-      let signalName: string | undefined;
-      const stop = (name: string) => {
-        signalName = name;
-        abort.abort();
-      };
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
+      const signal = watchSignals();
       const mode = progressMode(opts.quiet);
       const line = new Progress(`follow ${url}`, mode);
       let verified = 0;
@@ -77,7 +74,7 @@ export function register(program: Command): void {
           db,
           watch: opts.watch === true,
           pollMs,
-          signal: abort.signal,
+          signal,
           onBlock: (b, h) => {
             unreachable = false;
             onBlock(b, h);
@@ -97,15 +94,13 @@ export function register(program: Command): void {
           process.exitCode = EXIT_REJECT;
         } else {
           process.stdout.write(`follow: ${result.status} at height ${result.height}; ${counts}\n`);
-          process.exitCode = result.status === "synced" ? EXIT_OK : (SIGNAL_EXIT[signalName ?? ""] ?? 130);
+          process.exitCode = result.status === "synced" ? EXIT_OK : new Stopped(stopRequested() ?? "SIGINT").exitCode;
         }
       } catch (err) {
         if (err instanceof FollowInputError) throw new UsageError(err.message);
         throw err;
       } finally {
         line.end();
-        process.off("SIGINT", stop);
-        process.off("SIGTERM", stop);
         db.close();
       }
     });

@@ -5,32 +5,33 @@ import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { GenesisError } from "../engine/errors.js";
-import { FillError, fillScenario, type PostStateMode } from "../harness/fill.js";
+import { FillError, fillSteps, type PostStateMode } from "../harness/fill.js";
 import { fixtureFileName, fixtureJsonText } from "../harness/fixture.js";
 import { count, Progress, progressMode, rate, Stopwatch, type ProgressMode } from "../harness/progress.js";
 import { compareDocuments, DiffInputError, type DiffOutcome } from "../harness/diff.js";
-import { fixtureFiles, inFile, readDocument, readDump, readFixture, readJson, readScenario } from "../harness/documents.js";
+import { fixtureFiles, inFile, inFileSteps, readDocumentSteps, readDumpSteps, readFixture, readFixtureSteps, readJson, readScenario } from "../harness/documents.js";
 import {
   newStore,
   parseShard,
   replayExitCode,
-  replayFile,
-  replayFixture,
+  replayFileSteps,
+  replayFixtureSteps,
   ReplayInputError,
   shardOf,
   type FixtureReport,
   type Mismatch,
   type Shard,
 } from "../harness/replay.js";
-import { parseEnv, parseTxs, transition } from "../harness/t8n.js";
+import { parseEnv, parseTxs, transitionSteps } from "../harness/t8n.js";
 import { blockTraceLines, TracingStore } from "../harness/trace.js";
 import { registryRecords } from "../harness/records.js";
 import { describeIoError, InputError } from "../json/read.js";
-import { Output, Streamed, writeJsonDocument, writing } from "../json/write.js";
+import { jsonDocumentSteps, Output, Streamed, writing, writingStoppable } from "../json/write.js";
 import { dumpEntryViews, dumpHeader } from "../../state/dump.js";
-import { EXIT_OK, EXIT_REJECT, exitCodes, oneLine, UsageError } from "./common.js";
+import { errorLine, EXIT_OK, EXIT_REJECT, exitCodes, oneLine, UsageError } from "./common.js";
 import { replayIntoDb, StoredChainError } from "../node/replay-db.js";
 import { openStore, SNAPSHOT_INTERVAL_HELP, snapshotInterval } from "./store.js";
+import { keeping, stoppable, Stopped, stopRequested, watchSignals } from "../steps.js";
 
 export function register(program: Command): void {
   registerFill(program);
@@ -83,8 +84,17 @@ function registerFill(program: Command): void {
     .option("--post-state <mode>", "post-state dumps: every (block), final (block only) or none", "every")
     .option("--gzip", "write <name>.json.gz")
     .option("--quiet", "no progress on stderr")
-    .addHelpText("after", exitCodes("every scenario filled", "a scenario fails its own expectations (reported and skipped; the others are written)"))
-    .action((files: string[], opts: { output: string; postState: string; gzip?: boolean; quiet?: boolean }) => {
+    .addHelpText(
+      "after",
+      exitCodes(
+        "every scenario filled",
+        "a scenario fails its own expectations (reported and skipped; the others are written)",
+        undefined,
+        "the fixtures already written are kept (each complete), the one being written is dropped",
+      ),
+    )
+    .action(async (files: string[], opts: { output: string; postState: string; gzip?: boolean; quiet?: boolean }) => {
+      watchSignals();
       if (!["none", "final", "every"].includes(opts.postState)) throw new UsageError(`--post-state must be none, final or every (got ${opts.postState})`);
       const outputs = new Map<string, string>();
       const texts: Array<{ path: string; text: string }> = [];
@@ -97,7 +107,11 @@ function registerFill(program: Command): void {
         const progress = fillProgress(file, progressMode(opts.quiet));
         let fixtureText: string;
         try {
-          fixtureText = inFile(file, () => fixtureJsonText(fillScenario(scenario, opts.postState as PostStateMode, progress.update)));
+          const fixture = await keeping(
+            () => `no fixture written (stopped while filling ${file})`,
+            () => stoppable(inFileSteps(file, fillSteps(scenario, opts.postState as PostStateMode, progress.update))),
+          );
+          fixtureText = inFile(file, () => fixtureJsonText(fixture));
         } catch (err) {
           if (err instanceof GenesisError) throw new InputError(file, scenario.genesisPath, `invalid genesis: ${err.message}`);
           if (!(err instanceof FillError)) throw err;
@@ -111,10 +125,21 @@ function registerFill(program: Command): void {
         texts.push({ path: join(opts.output, name), text: fixtureText });
       }
       outputDirectory(opts.output);
-      for (const { path, text } of texts) {
-        writing(new Output(path), (out) => out.write(text)); // a .gz name is written gzipped
-        process.stdout.write(`${path}\n`);
-      }
+      let written = 0;
+      await keeping(
+        () => `${written} of ${texts.length} fixture(s) written, each complete`,
+        () =>
+          stoppable(
+            (function* () {
+              for (const { path, text } of texts) {
+                writing(new Output(path), (out) => out.write(text)); // a .gz name is written gzipped
+                process.stdout.write(`${path}\n`);
+                written++;
+                yield;
+              }
+            })(),
+          ),
+      );
       process.exitCode = failed > 0 ? EXIT_REJECT : EXIT_OK;
     });
 }
@@ -161,9 +186,10 @@ function registerReplay(program: Command): void {
         "every fixture matches",
         "a fixture does not match (1 wins: a mismatch is never hidden by another fixture's unusable input; every fixture is reported)",
         "a fixture is unusable (malformed, unreadable, unexecutable) and none mismatched; bad options",
+        "in memory, nothing is written (a --trace file is dropped); with --db, every block committed before the one in progress is kept, that one is finished and committed",
       ),
     )
-    .action((targets: string[], opts: { toHeight?: string; shard?: string; quiet?: boolean; json?: boolean; trace?: string; db?: string; snapshotInterval?: string; pipeline?: boolean }) => {
+    .action(async (targets: string[], opts: { toHeight?: string; shard?: string; quiet?: boolean; json?: boolean; trace?: string; db?: string; snapshotInterval?: string; pipeline?: boolean }) => {
       const toHeight = opts.toHeight === undefined ? undefined : decimalOption("--to-height", opts.toHeight);
       if (opts.pipeline === true && (opts.trace !== undefined || opts.db !== undefined)) throw new UsageError("--pipeline cannot be combined with --trace or --db");
       if (opts.db !== undefined) {
@@ -181,23 +207,31 @@ function registerReplay(program: Command): void {
           throw new UsageError((err as Error).message);
         }
       }
+      watchSignals();
       const all = targetFiles(targets);
       const files = shard === undefined ? all : shardOf(all, shard);
       if (opts.trace !== undefined && files.length !== 1) throw new UsageError("--trace needs a single fixture file");
       const clock = new Stopwatch();
       const mode = opts.json ? "off" : progressMode(opts.quiet);
-      const reports = withTrace(opts.trace, (trace) =>
-        files.map((file) => {
-          const tracing = trace === null ? null : new TracingStore(newStore());
-          return replayFile(file, {
-            progress: mode,
-            ...(toHeight === undefined ? {} : { toHeight }),
-            ...(tracing === null ? {} : { store: tracing }),
-            ...(opts.pipeline === true ? { pipeline: true } : {}),
-            onBlock: (p, executed) => {
-              if (tracing !== null) trace!.write(blockTraceLines(p.height, tracing.recorder, executed.envelopes, executed.results.receipts, executed.outcomes));
-            },
-          });
+      const reports: FixtureReport[] = [];
+      const kept = () => `${reports.length} of ${count(files.length, "fixture")} replayed before it; nothing written${opts.trace === undefined ? "" : ` (the trace ${opts.trace} is not)`}`;
+      await keeping(kept, () =>
+        withTrace(opts.trace, async (trace) => {
+          for (const file of files) {
+            const tracing = trace === null ? null : new TracingStore(newStore());
+            const report = await stoppable(
+              replayFileSteps(file, {
+                progress: mode,
+                ...(toHeight === undefined ? {} : { toHeight }),
+                ...(tracing === null ? {} : { store: tracing }),
+                ...(opts.pipeline === true ? { pipeline: true } : {}),
+                onBlock: (p, executed) => {
+                  if (tracing !== null) trace!.write(blockTraceLines(p.height, tracing.recorder, executed.envelopes, executed.results.receipts, executed.outcomes));
+                },
+              }),
+            );
+            reports.push(report);
+          }
         }),
       );
       const summary = replaySummary(reports, clock.seconds(), shard);
@@ -224,7 +258,6 @@ function registerReplay(program: Command): void {
     });
 }
 
-const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
 /**
  * `replay <fixture> --db <dir>`: the fixture replayed into a persistent store, resuming after
@@ -238,31 +271,23 @@ async function replayIntoStore(targets: readonly string[], dir: string, o: { toH
   const file = files[0]!;
   const fixture = readFixture(file);
   const db = openStore(dir, { snapshotInterval: o.interval });
-  const abort = new AbortController();
-  let signalName = "";
-  const stop = (name: string) => {
-    signalName = name;
-    abort.abort();
-  };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  const signal = watchSignals();
   const clock = new Stopwatch();
   const line = new Progress(`replay ${file}`, o.progress);
   let outcome: Awaited<ReturnType<typeof replayIntoDb>>;
   try {
-    outcome = await replayIntoDb(fixture, db, { ...(o.toHeight === undefined ? {} : { toHeight: o.toHeight }), signal: abort.signal, onBlock: (p) => line.update({ done: p.blocksDone, total: p.blocksTotal, unit: "blocks", height: { at: p.height, last: p.lastHeight }, txs: p.txsDone }) });
+    outcome = await replayIntoDb(fixture, db, { ...(o.toHeight === undefined ? {} : { toHeight: o.toHeight }), signal, onBlock: (p) => line.update({ done: p.blocksDone, total: p.blocksTotal, unit: "blocks", height: { at: p.height, last: p.lastHeight }, txs: p.txsDone }) });
   } catch (err) {
     if (err instanceof StoredChainError) throw new UsageError(`--db ${dir}: ${err.message}`);
     if (err instanceof ReplayInputError) throw new InputError(file, err.path, err.message);
     throw err;
   } finally {
     line.end();
-    process.off("SIGINT", stop);
-    process.off("SIGTERM", stop);
     db.close();
   }
   const seconds = clock.seconds();
   const from = outcome.resumedAfter === null ? "from genesis" : `resumed after height ${outcome.resumedAfter}`;
+  const signalName = stopRequested() ?? "SIGINT";
   const end = outcome.stopped ? `stopped by ${signalName}` : outcome.mismatch !== null ? "mismatch" : "ok";
   const summary =
     `replay: ${file} into ${dir}: ${end}; ${from}, ${outcome.blocks} blocks, ${outcome.txs} txs in ${seconds.toFixed(2)} s ` +
@@ -287,7 +312,12 @@ async function replayIntoStore(targets: readonly string[], dir: string, o: { toH
     if (outcome.mismatch !== null) process.stdout.write(mismatchLines(file, outcome.mismatch).join("\n") + "\n");
     process.stdout.write(summary + "\n");
   }
-  process.exitCode = outcome.stopped ? (SIGNAL_EXIT[signalName] ?? 130) : outcome.mismatch !== null ? EXIT_REJECT : EXIT_OK;
+  if (outcome.stopped) {
+    const stopped = new Stopped(signalName);
+    stopped.kept = `the store ${dir} holds every block through height ${outcome.head ?? "none"}, each committed whole; run again to resume`;
+    process.stderr.write(errorLine(stopped));
+    process.exitCode = stopped.exitCode;
+  } else process.exitCode = outcome.mismatch !== null ? EXIT_REJECT : EXIT_OK;
 }
 
 /** JSON-lines output, written as it is produced (a long chain's trace does not fit in memory). */
@@ -307,12 +337,12 @@ class TraceFile {
   }
 }
 
-/** Runs `produce` with a trace output (or none): closed after, dropped if `produce` throws. */
-function withTrace<T>(path: string | undefined, produce: (trace: TraceFile | null) => T): T {
+/** Runs `produce` with a trace output (or none): closed after, dropped if `produce` throws or is stopped. */
+async function withTrace<T>(path: string | undefined, produce: (trace: TraceFile | null) => Promise<T>): Promise<T> {
   const trace = path === undefined ? null : new TraceFile(path);
   let result: T;
   try {
-    result = produce(trace);
+    result = await produce(trace);
   } catch (err) {
     trace?.abort();
     throw err;
@@ -336,12 +366,21 @@ function registerT8n(program: Command): void {
     .option("--output.alloc <file>", "post-state dump (cbqs-state-dump/v1); not written when omitted")
     .option("--trace <file>", "write a cbqs-trace/v1 JSON line per transaction")
     .option("--quiet", "no progress on stderr")
-    .addHelpText("after", exitCodes("the block was executed and the result written (left-out transactions are listed in it, not an error)", "(not used)"))
-    .action((opts: Record<string, string | boolean | undefined>) => {
+    .addHelpText(
+      "after",
+      exitCodes(
+        "the block was executed and the result written (left-out transactions are listed in it, not an error)",
+        "(not used)",
+        undefined,
+        "nothing is written (no result, post-state or trace file)",
+      ),
+    )
+    .action(async (opts: Record<string, string | boolean | undefined>) => {
+      watchSignals();
       const allocFile = opts["input.alloc"] as string;
       const mode = progressMode(opts["quiet"] as boolean | undefined);
       const reading = new Progress(`t8n ${allocFile} (reading)`, mode);
-      const alloc = readDump(allocFile, (n) => reading.update({ done: n, unit: "entries" }));
+      const alloc = await stoppable(readDumpSteps(allocFile, (n) => reading.update({ done: n, unit: "entries" })));
       reading.end();
       const committing = new Progress(`t8n ${allocFile} (committing the pre-state)`, mode);
       const preState = (n: number) => committing.update({ done: n, total: alloc.length, unit: "entries" });
@@ -349,21 +388,31 @@ function registerT8n(program: Command): void {
       const envFile = opts["input.env"] as string;
       const txs = inFile(txsFile, () => parseTxs(readJson(txsFile)));
       const env = inFile(envFile, () => parseEnv(readJson(envFile)));
-      const run = withTrace(opts["trace"] as string | undefined, (trace) => {
+      // The result, post-state and trace appear together: stopped or failed, none of them does.
+      const result = new Output(opts["output.result"] as string);
+      await withTrace(opts["trace"] as string | undefined, async (trace) => {
         let tracing: TracingStore | null = null;
-        const r = transition(alloc, txs, env, (s) => (trace === null ? s : (tracing = new TracingStore(s))), preState);
+        const r = await stoppable(transitionSteps(alloc, txs, env, (s) => (trace === null ? s : (tracing = new TracingStore(s))), preState));
         committing.end();
         trace?.write(blockTraceLines(env.height, tracing!.recorder, r.included.envelopes, r.included.results.receipts, r.included.outcomes, r.included.indices));
-        return r;
+        try {
+          result.write(JSON.stringify(r.result, null, 2) + "\n");
+          if (opts["output.alloc"] !== undefined) {
+            // Written entry by entry: a large post-state is never one string.
+            const header = dumpHeader({ height: env.height, stateRoot: r.store.root() });
+            await writingStoppable(new Output(opts["output.alloc"] as string), (out) =>
+              jsonDocumentSteps(out, { ...header, entries: new Streamed(dumpEntryViews(r.store.entries(), registryRecords)) }),
+            );
+          }
+        } catch (err) {
+          result.abort();
+          throw err;
+        }
+        result.close();
+      }).catch((err: unknown) => {
+        result.abort();
+        throw err;
       });
-      writeJson(opts["output.result"] as string, run.result);
-      if (opts["output.alloc"] !== undefined) {
-        // Written entry by entry: a large post-state is never one string.
-        const header = dumpHeader({ height: env.height, stateRoot: run.store.root() });
-        writing(new Output(opts["output.alloc"] as string), (out) =>
-          writeJsonDocument(out, { ...header, entries: new Streamed(dumpEntryViews(run.store.entries(), registryRecords)) }),
-        );
-      }
       process.exitCode = EXIT_OK;
     });
 }
@@ -375,16 +424,25 @@ function registerTrace(program: Command): void {
     .argument("<fixture>", "fixture file (.json or .json.gz)")
     .requiredOption("--block <n>", "height of the block to trace")
     .option("-o, --output <file>", "trace file; - is stdout", "-")
-    .addHelpText("after", exitCodes("the block replays to the fixture's values and its trace is written", "the fixture does not replay to its own values before or at the block (the mismatch on stderr)"))
-    .action((file: string, opts: { block: string; output: string }) => {
+    .addHelpText(
+      "after",
+      exitCodes(
+        "the block replays to the fixture's values and its trace is written",
+        "the fixture does not replay to its own values before or at the block (the mismatch on stderr)",
+        undefined,
+        "no trace file is written",
+      ),
+    )
+    .action(async (file: string, opts: { block: string; output: string }) => {
+      watchSignals();
       const height = decimalOption("--block", opts.block);
-      const fixture = readFixture(file);
+      const fixture = await stoppable(readFixtureSteps(file));
       if (!fixture.blocks.some((b) => b.height === height)) throw new UsageError(`${file}: no block at height ${height}`);
       const tracing = new TracingStore(newStore());
       tracing.recorder.active = fixture.blocks[0]!.height === height;
-      const outcome = withTrace(opts.output, (trace) => {
+      const outcome = await withTrace(opts.output, async (trace) => {
         try {
-          return replayFixture(fixture, {
+          return await stoppable(replayFixtureSteps(fixture, {
             toHeight: height,
             store: tracing,
             onBlock: (p, executed) => {
@@ -393,7 +451,7 @@ function registerTrace(program: Command): void {
               const next = fixture.blocks[p.blocksDone];
               tracing.recorder.active = next !== undefined && next.height === height;
             },
-          });
+          }));
         } catch (err) {
           if (err instanceof ReplayInputError) throw new InputError(file, err.path, err.message);
           throw err;
@@ -414,11 +472,20 @@ function registerDiff(program: Command): void {
     )
     .argument("<ours>", "the reference (expected)")
     .argument("<theirs>", "the implementation under test (got)")
-    .addHelpText("after", exitCodes("the two are the same (prints same)", "they differ (the first difference, narrowed to the field)", "unreadable or malformed input (both are validated completely first), documents that cannot be compared"))
-    .action((ours: string, theirs: string) => {
+    .addHelpText(
+      "after",
+      exitCodes(
+        "the two are the same (prints same)",
+        "they differ (the first difference, narrowed to the field)",
+        "unreadable or malformed input (both are validated completely first), documents that cannot be compared",
+        "while reading, nothing printed",
+      ),
+    )
+    .action(async (ours: string, theirs: string) => {
+      watchSignals();
       // Both documents are read and validated completely (the loaders replay and t8n use) first.
-      const a = readDocument(ours, ["run", "fixture", "t8n", "dump", "trace"]);
-      const b = readDocument(theirs, ["run", "fixture", "t8n", "dump", "trace"]);
+      const a = await stoppable(readDocumentSteps(ours, ["run", "fixture", "t8n", "dump", "trace"]));
+      const b = await stoppable(readDocumentSteps(theirs, ["run", "fixture", "t8n", "dump", "trace"]));
       let outcome: DiffOutcome;
       try {
         outcome = compareDocuments(a, b);

@@ -13,6 +13,7 @@ import { DEFAULT_RETAIN_BLOCKS } from "../node/store.js";
 import { openStore, SNAPSHOT_INTERVAL_HELP, snapshotInterval } from "./store.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError } from "./common.js";
 import { mismatchLines } from "./harness.js";
+import { Stopped, watchSignals } from "../steps.js";
 
 interface NodeOpts {
   db?: string;
@@ -57,6 +58,7 @@ export function register(program: Command): void {
         "stopped cleanly by SIGINT/SIGTERM",
         "an imported fixture block does not verify (the replay report)",
         "unusable start: an unreadable or malformed fixture or genesis (file and JSON path named), a bad option, --fixture with --genesis, a port in use, a store in use, empty or of another chain",
+        "while a fixture is imported: the blocks committed so far are kept (with --db, a restart continues the import); the node does not start",
       ),
     )
     .action(async (opts: NodeOpts) => {
@@ -76,10 +78,15 @@ export function register(program: Command): void {
       const start = startOf(opts);
       const log: Logger = opts.quiet ? (e) => e["level"] === "error" && stderrLogger(e) : (e) => e["level"] !== "debug" && stderrLogger(e);
       const db = openStore(opts.db, { retainBlocks, snapshotInterval: snapshotInterval(opts.snapshotInterval) });
+      watchSignals();
       let running: Awaited<ReturnType<typeof runNode>>;
       try {
         running = await runNode(db, start, { ...settings, log });
       } catch (err) {
+        if (err instanceof Stopped) {
+          const head = db.head();
+          err.kept = head === undefined ? "nothing imported" : opts.db === undefined ? `imported through height ${head.height} in memory, not kept` : `the store ${opts.db} holds every block through height ${head.height}; the node did not start`;
+        }
         db.close();
         if (err instanceof ImportMismatch) {
           process.stdout.write(mismatchLines(opts.fixture!, err.mismatch).join("\n") + "\n");

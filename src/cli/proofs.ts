@@ -11,14 +11,15 @@
 import type { Command } from "commander";
 import { bytesEqual, fromHex, toHex } from "../bytes.js";
 import { BLAKE3, SHA256 } from "../crypto/hash.js";
-import { inFile, readDocument, readFixture, readJson } from "../harness/documents.js";
-import { proveAtHeight } from "../harness/prove-at-height.js";
+import { inFile, inFileSteps, readDocumentSteps, readFixtureSteps, readJson } from "../harness/documents.js";
+import { proveAtHeightSteps } from "../harness/prove-at-height.js";
 import { InclusionError, proveInclusion, type InclusionKind } from "../harness/inclusion.js";
 import { hex } from "../json/fields.js";
 import { InputError } from "../json/read.js";
 import { MAX_ENVELOPE_BYTES } from "../bounds.js";
 import { txHash } from "../chain/envelope.js";
 import { Output, writing } from "../json/write.js";
+import { finish, stoppable, watchSignals, type Steps } from "../steps.js";
 import { createStateCommitment, stateDbConfig } from "../../state/qmdb/index.js";
 import { proveKey, verifyStateProofDetailed, type Reconstruction } from "../../state/proof.js";
 import { MemoryStateStore } from "../../state/store.js";
@@ -134,9 +135,10 @@ function registerProveState(program: Command): void {
         "the proof is written and the root printed",
         "a fixture does not replay to its own expected values up to the height (no proof written)",
         "unreadable or malformed input, bad --key or --height, a store in use or empty, unwritable output",
+        "no proof is written",
       ),
     )
-    .action((file: string | undefined, opts: { key: string; height?: string; db?: string; output: string }) => {
+    .action(async (file: string | undefined, opts: { key: string; height?: string; db?: string; output: string }) => {
       const key = fromHex(opts.key, STATE_KEY_LENGTH, "--key");
       if ((file === undefined) === (opts.db === undefined)) throw new UsageError("give either a file or --db <dir>");
       const height = opts.height === undefined ? undefined : decimalOption("--height", opts.height);
@@ -145,10 +147,11 @@ function registerProveState(program: Command): void {
         if (height !== undefined) throw new UsageError("--height needs a fixture; --db proves at the store's head");
         result = proveAtStoreHead(opts.db, key);
       } else {
-        const doc = readDocument(file!, ["fixture", "dump"]);
+        watchSignals();
+        const doc = await stoppable(readDocumentSteps(file!, ["fixture", "dump"]));
         if (doc.kind === "fixture") {
           if (height === undefined) throw new UsageError(`${file}: a fixture needs --height (the block whose state_root to prove against)`);
-          const proved = inFile(file!, () => proveAtHeight(doc.fixture, height, key));
+          const proved = await stoppable(inFileSteps(file!, proveAtHeightSteps(doc.fixture, height, key)));
           if ("mismatch" in proved) {
             process.stderr.write(mismatchLines(file!, proved.mismatch).join("\n") + "\n");
             process.exitCode = EXIT_REJECT;
@@ -158,7 +161,7 @@ function registerProveState(program: Command): void {
         } else {
           if (height !== undefined) throw new UsageError(`${file}: --height needs a fixture; a state dump has one state`);
           if (doc.kind !== "dump") throw new Error("unreachable");
-          result = proveStateKey(doc.entries, key);
+          result = await stoppable(proveStateKeySteps(doc.entries, key));
           if (doc.stateRoot !== undefined && !bytesEqual(doc.stateRoot, result.root)) {
             process.stderr.write(
               `note: ${file} names state_root ${toHex(doc.stateRoot)}; this proof is against ${toHex(result.root)}, its entries committed as one batch ` +
@@ -193,11 +196,20 @@ function registerProveInclusion(program: Command, kind: InclusionKind): void {
     .requiredOption("--block <n>", "height of the block")
     .requiredOption("--index <i>", `position of the ${what} in the block`)
     .option("-o, --output <file>", "proof file; - is stdout (with a file, the proven root is printed)", "-")
-    .addHelpText("after", exitCodes("the proof is written", `the fixture's ${kind}_root is not the root of its own ${kind === "tx" ? "transactions" : "receipts"} (no proof written)`, "unreadable or malformed fixture, no such block or index, unwritable output"))
-    .action((file: string, opts: { block: string; index: string; output: string }) => {
+    .addHelpText(
+      "after",
+      exitCodes(
+        "the proof is written",
+        `the fixture's ${kind}_root is not the root of its own ${kind === "tx" ? "transactions" : "receipts"} (no proof written)`,
+        "unreadable or malformed fixture, no such block or index, unwritable output",
+        "while the fixture is read, no proof is written",
+      ),
+    )
+    .action(async (file: string, opts: { block: string; index: string; output: string }) => {
+      watchSignals();
       const height = decimalOption("--block", opts.block);
       const index = decimalOption("--index", opts.index);
-      const fixture = readFixture(file);
+      const fixture = await stoppable(readFixtureSteps(file));
       let proof: ReturnType<typeof proveInclusion>;
       try {
         proof = proveInclusion(fixture, kind, height, index);
@@ -289,7 +301,12 @@ function registerVerifyBmtProof(program: Command): void {
  * chain's state_root only where the chain reached that state in one batch too (genesis).
  */
 export function proveStateKey(entries: Iterable<readonly [Uint8Array, Uint8Array]>, key: Uint8Array): { root: Uint8Array; proof: ReturnType<typeof proveKey> } {
+  return finish(proveStateKeySteps(entries, key));
+}
+
+/** proveStateKey unit by unit (src/steps.ts): a unit is a slice of the entries, or the commit. */
+function* proveStateKeySteps(entries: Iterable<readonly [Uint8Array, Uint8Array]>, key: Uint8Array): Steps<{ root: Uint8Array; proof: ReturnType<typeof proveKey> }> {
   const commitment = createStateCommitment();
-  const store = MemoryStateStore.fromEntries(entries, 0n, commitment);
+  const store = yield* MemoryStateStore.fromEntriesSteps(entries, 0n, commitment);
   return { root: store.root(), proof: proveKey(commitment.db, key) };
 }

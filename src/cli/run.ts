@@ -7,7 +7,8 @@ import type { Command } from "commander";
 import { GenesisError } from "../engine/errors.js";
 import { inFile, readScenario } from "../harness/documents.js";
 import { count, Progress, progressMode } from "../harness/progress.js";
-import { Later, Output, Streamed, writeJsonDocument, writing } from "../json/write.js";
+import { jsonDocumentSteps, Later, Output, Streamed, writingStoppable } from "../json/write.js";
+import { keeping, watchSignals } from "../steps.js";
 import { RUN_FORMAT, ScenarioRun, type ExecutedScenarioBlock, type RunBlock } from "../scenario/run.js";
 import { InputError } from "../json/read.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, oneLine } from "./common.js";
@@ -20,8 +21,17 @@ export function register(program: Command): void {
     .option("--json", "print the run document as JSON (else one line per block and a summary)")
     .option("-o, --output <file>", "output file; - is stdout", "-")
     .option("--quiet", "no progress on stderr")
-    .addHelpText("after", exitCodes("every expectation holds", "an expectation failed (its JSON path, expected and actual on stderr)"))
-    .action((file: string, opts: { json?: boolean; output: string; quiet?: boolean }) => {
+    .addHelpText(
+      "after",
+      exitCodes(
+        "every expectation holds",
+        "an expectation failed (its JSON path, expected and actual on stderr)",
+        undefined,
+        "after the block in progress; no file is written (on stdout, the blocks so far)",
+      ),
+    )
+    .action(async (file: string, opts: { json?: boolean; output: string; quiet?: boolean }) => {
+      watchSignals();
       const scenario = readScenario(file);
       let run: ScenarioRun;
       try {
@@ -43,23 +53,28 @@ export function register(program: Command): void {
           yield b;
         }
       };
-      writing(new Output(opts.output), (out) => {
-        if (opts.json) {
-          writeJsonDocument(out, {
-            format: RUN_FORMAT,
-            chain_instance_id: run.chainInstanceId,
-            genesis_state_root: run.genesisStateRoot,
-            blocks: new Streamed(runBlocks(file, blocks())),
-            state: new Later(() => run.state()),
-            failure: new Later(() => run.failureJson()),
-          });
-        } else {
-          out.write(`chain_instance_id ${run.chainInstanceId}  genesis_state_root ${run.genesisStateRoot}\n`);
-          for (const b of runBlocks(file, blocks())) out.write(blockLine(b) + "\n");
-          out.write(summary(run, done) + "\n");
-        }
-      });
-      progress.end();
+      const kept = () => `after ${count(done, "block")}; ${opts.output === "-" ? "stdout has the blocks so far" : `${opts.output} is not written`}`;
+      await keeping(kept, () =>
+        writingStoppable(new Output(opts.output), function* (out) {
+          if (opts.json) {
+            yield* jsonDocumentSteps(out, {
+              format: RUN_FORMAT,
+              chain_instance_id: run.chainInstanceId,
+              genesis_state_root: run.genesisStateRoot,
+              blocks: new Streamed(runBlocks(file, blocks())),
+              state: new Later(() => run.state()),
+              failure: new Later(() => run.failureJson()),
+            });
+          } else {
+            out.write(`chain_instance_id ${run.chainInstanceId}  genesis_state_root ${run.genesisStateRoot}\n`);
+            for (const b of runBlocks(file, blocks())) {
+              out.write(blockLine(b) + "\n");
+              yield;
+            }
+            out.write(summary(run, done) + "\n");
+          }
+        }),
+      ).finally(() => progress.end());
       if (run.failure !== null) {
         process.stderr.write(`cbqs: ${oneLine(run.failure.message)}\n`);
         process.exitCode = EXIT_REJECT;

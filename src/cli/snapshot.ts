@@ -7,14 +7,15 @@ import type { Command } from "commander";
 import { toHex } from "../bytes.js";
 import type { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { StoreError } from "../../state/lmdb/env.js";
-import { exportSnapshot, importSnapshot, SnapshotError } from "../node/snapshot.js";
+import { exportSnapshotSteps, importSnapshotSteps, SnapshotError } from "../node/snapshot.js";
+import { stoppable, watchSignals } from "../steps.js";
 import { EXIT_OK, exitCodes, UsageError } from "./common.js";
 import { openExistingStore } from "./store.js";
 
 /** Runs `run`; a refusal becomes one exit-2 line naming the file or store it concerns. */
-function refused<T>(subject: string, run: () => T): T {
+async function refused<T>(subject: string, run: () => Promise<T>): Promise<T> {
   try {
-    return run();
+    return await run();
   } catch (err) {
     if (err instanceof SnapshotError || err instanceof StoreError) throw new UsageError(err.message.includes(subject) ? err.message : `${subject}: ${err.message}`);
     // A system error's message names its own path ("ENOENT: no such file or directory, open '…'").
@@ -36,12 +37,16 @@ export function register(program: Command): void {
     .requiredOption("--db <dir>", "the store")
     .requiredOption("-o, --output <file>", "snapshot file to write (a binary file, written to a temporary name and renamed into place; never stdout)")
     .option("--height <h>", "a committed block whose operations are not pruned yet; without it, the head")
-    .addHelpText("after", exitCodes("the snapshot is written", "(not used)", "no store or an empty one, a store in use, a block whose state is pruned, an unwritable file"))
-    .action((opts: { db: string; output: string; height?: string }) => {
+    .addHelpText(
+      "after",
+      exitCodes("the snapshot is written", "(not used)", "no store or an empty one, a store in use, a block whose state is pruned, an unwritable file", "no snapshot file is written; the store is closed unchanged"),
+    )
+    .action(async (opts: { db: string; output: string; height?: string }) => {
+      watchSignals();
       if (opts.height !== undefined && !/^[0-9]{1,20}$/.test(opts.height)) throw new UsageError(`--height must be a block height (got ${opts.height})`);
       const db = openExistingStore(opts.db) as LmdbChainDb;
       try {
-        const block = refused(`--db ${opts.db}`, () => exportSnapshot(db, opts.output, opts.height === undefined ? undefined : BigInt(opts.height)));
+        const block = await refused(`--db ${opts.db}`, () => stoppable(exportSnapshotSteps(db, opts.output, opts.height === undefined ? undefined : BigInt(opts.height))));
         process.stdout.write(`snapshot of block ${block.height} (state_root ${toHex(block.state_root)}) written to ${opts.output}\n`);
       } finally {
         db.close();
@@ -54,9 +59,18 @@ export function register(program: Command): void {
     .description("rebuild a store from a snapshot after checking its checksum, its chain and its state root; replay --db then continues from the block after it")
     .argument("<file>", "snapshot file")
     .requiredOption("--db <dir>", "target store: absent, empty, or not yet holding a chain")
-    .addHelpText("after", exitCodes("the snapshot is imported", "(not used)", "unreadable, corrupt, truncated or foreign snapshot, a rebuilt root that is not its block's state_root, a target holding a chain (the target is left as it was)"))
-    .action((file: string, opts: { db: string }) => {
-      const block = refused(file, () => importSnapshot(file, opts.db));
+    .addHelpText(
+      "after",
+      exitCodes(
+        "the snapshot is imported",
+        "(not used)",
+        "unreadable, corrupt, truncated or foreign snapshot, a rebuilt root that is not its block's state_root, a target holding a chain (the target is left as it was)",
+        "the target is left as it was (the partly rebuilt store is removed)",
+      ),
+    )
+    .action(async (file: string, opts: { db: string }) => {
+      watchSignals();
+      const block = await refused(file, () => stoppable(importSnapshotSteps(file, opts.db)));
       process.stdout.write(`imported block ${block.height} (state_root ${toHex(block.state_root)}) into ${opts.db}\n`);
       process.exitCode = EXIT_OK;
     });

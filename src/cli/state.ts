@@ -5,13 +5,13 @@ import type { Command } from "commander";
 import { fromHex, HexError } from "../bytes.js";
 import { GenesisError } from "../engine/errors.js";
 import { allDivergences, pathText, show } from "../harness/diff.js";
-import { FillError, fillScenario } from "../harness/fill.js";
-import { inFile, readDocument, readDump } from "../harness/documents.js";
+import { FillError, fillSteps } from "../harness/fill.js";
+import { inFileSteps, readDocumentSteps, readDumpSteps } from "../harness/documents.js";
 import type { Fixture } from "../harness/fixture.js";
 import { describeKey, matchesFilter, registryIdentity, registryRecords, type DumpFilter } from "../harness/records.js";
-import { newStore, replayFixture, ReplayInputError } from "../harness/replay.js";
+import { newStore, replayFixtureSteps, ReplayInputError } from "../harness/replay.js";
 import { InputError } from "../json/read.js";
-import { Output, Streamed, writeJsonDocument, writing } from "../json/write.js";
+import { jsonDocumentSteps, Output, Streamed, writingStoppable } from "../json/write.js";
 import { ScenarioError } from "../scenario/json.js";
 import type { Scenario } from "../scenario/parse.js";
 import { resolveStreamKey } from "../scenario/refs.js";
@@ -20,6 +20,7 @@ import type { StateStore } from "../../state/interface.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, jsonReplacer, oneLine, report, UsageError } from "./common.js";
 import { mismatchLines } from "./harness.js";
 import { openExistingStore } from "./store.js";
+import { keeping, stoppable, watchSignals, type Steps } from "../steps.js";
 
 /** A value as people read it: a registry record's fields, an account's nonce and balance, else the decoded view. */
 function view(e: DumpEntry): unknown {
@@ -113,18 +114,22 @@ export function stateDiffText(a: Iterable<readonly [Uint8Array, Uint8Array]>, b:
  * The docs/state.md §5 field order (height and root above the long entry list), written entry by
  * entry: a 1.25 M-entry dump is never one string.
  */
-function writeDump(source: DumpSource, opts: FilterOptions & { output: string }): void {
+async function writeDump(source: DumpSource, opts: FilterOptions & { output: string }): Promise<void> {
   const header = dumpHeader({ ...(source.height === undefined ? {} : { height: source.height }), ...(source.stateRoot === undefined ? {} : { stateRoot: source.stateRoot }) });
   const filter = dumpFilter(opts, source.entries);
-  writing(new Output(opts.output), (out) =>
-    writeJsonDocument(out, { ...header, entries: new Streamed(dumpEntryViews(filtered(source.entries, filter), registryRecords)) }, jsonReplacer),
+  await keeping(
+    () => (opts.output === "-" ? "stdout has the entries so far (an incomplete document)" : `${opts.output} is not written`),
+    () =>
+      writingStoppable(new Output(opts.output), (out) =>
+        jsonDocumentSteps(out, { ...header, entries: new Streamed(dumpEntryViews(filtered(source.entries, filter), registryRecords)) }, jsonReplacer),
+      ),
   );
 }
 
 /** A scenario as a fixture (the same pipeline as `cbqs fill`), so both replay the same way. */
-function scenarioFixture(file: string, scenario: Scenario): Fixture {
+function* scenarioFixture(file: string, scenario: Scenario): Steps<Fixture> {
   try {
-    return inFile(file, () => fillScenario(scenario, "none"));
+    return yield* inFileSteps(file, fillSteps(scenario, "none"));
   } catch (err) {
     if (err instanceof GenesisError) throw new InputError(file, scenario.genesisPath, `invalid genesis: ${err.message}`);
     throw err; // FillError: handled by the caller (exit 1)
@@ -143,11 +148,11 @@ interface DumpSource {
  * undefined) on a fresh store and dumps that store. Heights are sparse: the dump's `height` is
  * the block actually reached (0 = genesis). A mismatch on the way is returned instead.
  */
-function dumpAtHeight(file: string, fixture: Fixture, height: bigint | undefined): DumpSource | { mismatch: string[] } {
+function* dumpAtHeight(file: string, fixture: Fixture, height: bigint | undefined): Steps<DumpSource | { mismatch: string[] }> {
   const store: StateStore = newStore();
-  let outcome: ReturnType<typeof replayFixture>;
+  let outcome: { blocks: number; mismatch: Parameters<typeof mismatchLines>[1] | null };
   try {
-    outcome = replayFixture(fixture, { store, ...(height === undefined ? {} : { toHeight: height }) });
+    outcome = yield* replayFixtureSteps(fixture, { store, ...(height === undefined ? {} : { toHeight: height }) });
   } catch (err) {
     if (err instanceof ReplayInputError) throw new InputError(file, err.path, err.message);
     throw err;
@@ -158,17 +163,17 @@ function dumpAtHeight(file: string, fixture: Fixture, height: bigint | undefined
   return { height: reached, stateRoot: store.root(), entries: { [Symbol.iterator]: () => store.entries()[Symbol.iterator]() } };
 }
 
-function stateDumpOf(file: string, height: bigint | undefined): DumpSource | { mismatch: string[] } {
-  const doc = readDocument(file, ["dump", "fixture", "scenario"]);
+function* stateDumpOf(file: string, height: bigint | undefined): Steps<DumpSource | { mismatch: string[] }> {
+  const doc = yield* readDocumentSteps(file, ["dump", "fixture", "scenario"]);
   switch (doc.kind) {
     case "dump":
       if (height !== undefined) throw new UsageError(`${file}: --height needs a fixture or scenario; a state dump has one height`);
       return { entries: doc.entries };
     case "fixture":
-      return dumpAtHeight(file, doc.fixture, height);
+      return yield* dumpAtHeight(file, doc.fixture, height);
     case "scenario":
       try {
-        return dumpAtHeight(file, scenarioFixture(file, doc.scenario), height);
+        return yield* dumpAtHeight(file, yield* scenarioFixture(file, doc.scenario), height);
       } catch (err) {
         if (err instanceof FillError) return { mismatch: [oneLine(`MISMATCH ${file}: ${err.message}`)] };
         throw err;
@@ -179,12 +184,12 @@ function stateDumpOf(file: string, height: bigint | undefined): DumpSource | { m
 }
 
 /** The committed state at a store's head; the store stays open until the dump is written. */
-function withStoreDump(dir: string, write: (source: DumpSource) => void): void {
+async function withStoreDump(dir: string, write: (source: DumpSource) => Promise<void>): Promise<void> {
   const db = openExistingStore(dir);
   try {
     const head = db.head();
     if (head === undefined) throw new UsageError(`--db ${dir}: the store holds no chain yet`);
-    write({ height: head.height, stateRoot: db.state.root(), entries: { [Symbol.iterator]: () => db.state.entries()[Symbol.iterator]() } });
+    await write({ height: head.height, stateRoot: db.state.root(), entries: { [Symbol.iterator]: () => db.state.entries()[Symbol.iterator]() } });
   } finally {
     db.close();
   }
@@ -213,24 +218,33 @@ export function register(program: Command): void {
     .option("--owner <addr>", "only this owner's streams, stream count and account (repeatable)", collect)
     .option("--db <dir>", "dump the committed state of this store (its head) instead of a file")
     .option("-o, --output <file>", "output file; - is stdout", "-")
-    .addHelpText("after", exitCodes("the dump is written", "a fixture or scenario does not replay to its own expected values before the height", "unreadable or malformed input, bad --height or filter, unwritable output, a store in use or empty"))
-    .action((file: string | undefined, opts: FilterOptions & { height?: string; output: string; db?: string }) => {
+    .addHelpText(
+      "after",
+      exitCodes(
+        "the dump is written",
+        "a fixture or scenario does not replay to its own expected values before the height",
+        "unreadable or malformed input, bad --height or filter, unwritable output, a store in use or empty",
+        "no file is written (on stdout, the entries so far); a store is closed unchanged",
+      ),
+    )
+    .action(async (file: string | undefined, opts: FilterOptions & { height?: string; output: string; db?: string }) => {
+      watchSignals();
       const height = opts.height === undefined ? undefined : parseHeight(opts.height);
       if ((file === undefined) === (opts.db === undefined)) throw new UsageError("give either a file or --db <dir>");
       if (opts.db !== undefined) {
         if (height !== undefined) throw new UsageError("--height needs a fixture or scenario; --db dumps the store's head");
-        withStoreDump(opts.db, (source) => writeDump(source, opts));
+        await withStoreDump(opts.db, (source) => writeDump(source, opts));
         process.exitCode = EXIT_OK;
         return;
       }
-      const result = stateDumpOf(file!, height);
+      const result = await stoppable(stateDumpOf(file!, height));
       if ("mismatch" in result) {
         // Like `cbqs replay`: the first mismatch, its differing keys indented below; nothing dumped.
         process.stderr.write(result.mismatch.join("\n") + "\n");
         process.exitCode = EXIT_REJECT;
         return;
       }
-      writeDump(result, opts);
+      await writeDump(result, opts);
       process.exitCode = EXIT_OK;
     });
 
@@ -238,9 +252,10 @@ export function register(program: Command): void {
     .command("diff <a> <b>")
     .description("every key added, removed and changed from dump <a> to dump <b>, changed records field by field")
     .option("--json", "print the diff as JSON")
-    .addHelpText("after", exitCodes("the two states are equal", "they differ", "unreadable or malformed dump"))
-    .action((a: string, b: string, opts: { json?: boolean }) => {
-      const { lines, json, equal } = stateDiffText(readDump(a), readDump(b));
+    .addHelpText("after", exitCodes("the two states are equal", "they differ", "unreadable or malformed dump", "while reading, nothing printed"))
+    .action(async (a: string, b: string, opts: { json?: boolean }) => {
+      watchSignals();
+      const { lines, json, equal } = stateDiffText(await stoppable(readDumpSteps(a)), await stoppable(readDumpSteps(b)));
       report(opts.json === true, lines.map(oneLine).join("\n"), json);
       process.exitCode = equal ? EXIT_OK : EXIT_REJECT;
     });

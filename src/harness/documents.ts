@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { fromHex } from "../bytes.js";
 import { JsonValueError } from "../codec/errors.js";
 import { JsonError, parseJson, TrailingContentError, type Json, type JsonObject } from "../json/parse.js";
-import { InputError, readFileBytes, readJsonFile } from "../json/read.js";
+import { InputError, readFileBytes, readJsonFile, readJsonFileSteps } from "../json/read.js";
+import { finish, type Steps } from "../steps.js";
 import { parseScenario, SCENARIO_FORMAT, type Scenario } from "../scenario/parse.js";
 import { loadRunBlock, loadRunDocument } from "../scenario/run-document.js";
 import { RUN_FORMAT, type RunBlock, type RunDocument } from "../scenario/run.js";
@@ -30,6 +31,15 @@ export function asInputError(file: string, err: unknown): unknown {
 export function inFile<T>(file: string, load: () => T): T {
   try {
     return load();
+  } catch (err) {
+    throw asInputError(file, err);
+  }
+}
+
+/** inFile for a computation run unit by unit (src/steps.ts). */
+export function* inFileSteps<T>(file: string, steps: Steps<T>): Steps<T> {
+  try {
+    return yield* steps;
   } catch (err) {
     throw asInputError(file, err);
   }
@@ -57,8 +67,13 @@ export function fixtureFiles(target: string): string[] {
 const formatOf = (root: JsonObject | Json[]): unknown => (Array.isArray(root) ? undefined : root["format"]);
 
 export function readFixture(file: string): Fixture {
+  return finish(readFixtureSteps(file));
+}
+
+/** readFixture unit by unit (a unit is a chunk of the file: src/steps.ts). */
+export function* readFixtureSteps(file: string): Steps<Fixture> {
   const blocks: FixtureBlock[] = [];
-  const doc = readJsonFile(file, {
+  const doc = yield* readJsonFileSteps(file, {
     streams: {
       "$.blocks": (b, i, root) => formatOf(root) === FIXTURE_FORMAT && blocks.push(loadBlock(b, `$.blocks[${i}]`)) > 0,
     },
@@ -68,13 +83,23 @@ export function readFixture(file: string): Fixture {
 
 /** A cbqs-state-dump/v1 file (a dump or a t8n alloc) as entries sorted by key; `onEntry` sees the count read so far. */
 export function readDump(file: string, onEntry?: (entries: number) => void): DumpEntries {
+  return finish(readDumpSteps(file, onEntry));
+}
+
+/** readDump unit by unit (a unit is a chunk of the file: src/steps.ts). */
+export function* readDumpSteps(file: string, onEntry?: (entries: number) => void): Steps<DumpEntries> {
   const collector = dumpEntryCollector();
   const take = (e: Json, i: number): boolean => {
     collector.take(e, i);
     onEntry?.(i + 1);
     return true;
   };
-  const doc = inFile(file, () => readJsonFile(file, { streams: { "$.entries": (e, i, root) => formatOf(root) === DUMP_FORMAT && take(e, i) } }));
+  let doc: Json;
+  try {
+    doc = yield* readJsonFileSteps(file, { streams: { "$.entries": (e, i, root) => formatOf(root) === DUMP_FORMAT && take(e, i) } });
+  } catch (err) {
+    throw asInputError(file, err);
+  }
   return inFile(file, () => loadDump(doc, "$", collector.entries));
 }
 
@@ -113,6 +138,11 @@ const KIND_FORMATS: Record<DocumentKind, string> = {
  * values, one per line, is a cbqs-trace/v1 trace.
  */
 export function readDocument(file: string, accept: readonly DocumentKind[] = ["fixture", "dump", "scenario", "run", "t8n", "trace"]): Document {
+  return finish(readDocumentSteps(file, accept));
+}
+
+/** readDocument unit by unit (a unit is a chunk of the file: src/steps.ts). */
+export function* readDocumentSteps(file: string, accept: readonly DocumentKind[] = ["fixture", "dump", "scenario", "run", "t8n", "trace"]): Steps<Document> {
   const formats = accept.map((k) => KIND_FORMATS[k]);
   const taking = (format: unknown, kind: DocumentKind): boolean => format === KIND_FORMATS[kind] && accept.includes(kind);
   const blocks: FixtureBlock[] = [];
@@ -120,7 +150,7 @@ export function readDocument(file: string, accept: readonly DocumentKind[] = ["f
   const dump = dumpEntryCollector();
   let doc: Json;
   try {
-    doc = readJsonFile(file, {
+    doc = yield* readJsonFileSteps(file, {
       streams: {
         "$.blocks": (b, i, root) => {
           const format = formatOf(root);

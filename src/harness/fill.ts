@@ -5,10 +5,11 @@
 // runner and the replayer agree on it before anything is written.
 import { fromHex } from "../bytes.js";
 import type { Scenario } from "../scenario/parse.js";
-import { runScenario } from "../scenario/run.js";
+import { runScenarioSteps } from "../scenario/run.js";
+import { finish, type Steps } from "../steps.js";
 import type { Fixture, FixtureBlock } from "./fixture.js";
 import type { ProgressState } from "./progress.js";
-import { newStore, replayFixture, type Mismatch } from "./replay.js";
+import { newStore, replayFixtureSteps, type Mismatch } from "./replay.js";
 
 export type PostStateMode = "none" | "final" | "every";
 
@@ -20,11 +21,16 @@ export class FillError extends Error {
 export type FillProgress = (phase: "executing" | "checking", state: ProgressState) => void;
 
 export function fillScenario(scenario: Scenario, postState: PostStateMode = "every", onProgress?: FillProgress): Fixture {
+  return finish(fillSteps(scenario, postState, onProgress));
+}
+
+/** fillScenario unit by unit: a unit is one block executed or checked (src/steps.ts). */
+export function* fillSteps(scenario: Scenario, postState: PostStateMode = "every", onProgress?: FillProgress): Steps<Fixture> {
   const total = scenario.blocks.length;
   const lastHeight = total === 0 ? 0n : scenario.blocks[total - 1]!.height;
   let done = 0;
   let txs = 0;
-  const run = runScenario(scenario, (b) => {
+  const run = yield* runScenarioSteps(scenario, (b) => {
     done++;
     txs += b.run.receipts.length;
     onProgress?.("executing", { done, total, unit: "blocks", height: { at: BigInt(b.run.height), last: lastHeight }, txs });
@@ -60,7 +66,7 @@ export function fillScenario(scenario: Scenario, postState: PostStateMode = "eve
   };
   const last = blocks.length - 1;
   const store = newStore();
-  const check = replayFixture(fixture, {
+  const check = yield* replayFixtureSteps(fixture, {
     store,
     onBlock: (p) => {
       onProgress?.("checking", { done: p.blocksDone, total: p.blocksTotal, unit: "blocks", height: { at: p.height, last: p.lastHeight }, txs: p.txsDone });

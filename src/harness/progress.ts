@@ -34,6 +34,12 @@ export interface ProgressState {
 const REDRAW_MS = 250;
 export const PLAIN_INTERVAL_MS = 10_000;
 
+/** CBQS_PROGRESS_MS (milliseconds) overrides the plain-line interval: a test waits for a line to know the work began. */
+function plainInterval(): number {
+  const text = process.env["CBQS_PROGRESS_MS"];
+  return text !== undefined && /^[0-9]{1,9}$/.test(text) ? Number(text) : PLAIN_INTERVAL_MS;
+}
+
 /** 2100 → "2,100" (bigint too). */
 export const thousands = (n: number | bigint): string => n.toLocaleString("en-US");
 
@@ -87,7 +93,7 @@ export class Progress {
   update(s: ProgressState): void {
     if (this.mode === "off") return;
     const now = this.clock.now();
-    const interval = this.mode === "tty" ? REDRAW_MS : PLAIN_INTERVAL_MS;
+    const interval = this.mode === "tty" ? REDRAW_MS : plainInterval();
     if (now - this.last < interval) return;
     this.last = now;
     const text = this.line(s, (now - this.started) / 1000);

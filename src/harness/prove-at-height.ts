@@ -3,7 +3,8 @@
 // against the state_root of that block — the root the chain's header carries, not the root of a
 // dump re-committed as one batch.
 import type { Fixture } from "./fixture.js";
-import { replayFixture, type Mismatch } from "./replay.js";
+import { replayFixtureSteps, type Mismatch } from "./replay.js";
+import { finish, type Steps } from "../steps.js";
 import { MemoryStateStore } from "../../state/store.js";
 import { createStateCommitment } from "../../state/qmdb/index.js";
 import { proveKey, type ExclusionProof, type StateProof } from "../../state/proof.js";
@@ -11,9 +12,14 @@ import { proveKey, type ExclusionProof, type StateProof } from "../../state/proo
 export type HeightProof = { mismatch: Mismatch } | { height: bigint; root: Uint8Array; proof: StateProof | ExclusionProof };
 
 export function proveAtHeight(fixture: Fixture, height: bigint, key: Uint8Array): HeightProof {
+  return finish(proveAtHeightSteps(fixture, height, key));
+}
+
+/** proveAtHeight unit by unit: a unit is one block replayed (src/steps.ts). */
+export function* proveAtHeightSteps(fixture: Fixture, height: bigint, key: Uint8Array): Steps<HeightProof> {
   const commitment = createStateCommitment();
   const store = new MemoryStateStore(commitment);
-  const outcome = replayFixture(fixture, { toHeight: height, store });
+  const outcome = yield* replayFixtureSteps(fixture, { toHeight: height, store });
   if (outcome.mismatch !== null) return { mismatch: outcome.mismatch };
   const reached = outcome.blocks === 0 ? 0n : fixture.blocks[outcome.blocks - 1]!.height;
   const root = outcome.blocks === 0 ? fixture.genesis.state_root : fixture.blocks[outcome.blocks - 1]!.state_root;

@@ -21,7 +21,8 @@ import { decodeTransaction, firstNonceMismatch, startNonces, TxInputError } from
 import type { Fixture, FixtureBlock } from "./fixture.js";
 import { changedKey } from "./diff.js";
 import { registryRecords } from "./records.js";
-import { readFixture } from "./documents.js";
+import { readFixtureSteps } from "./documents.js";
+import { finish, type Steps } from "../steps.js";
 import { InputError } from "../json/read.js";
 import { Progress, type ProgressMode } from "./progress.js";
 
@@ -280,6 +281,11 @@ export interface ReplayOptions {
 
 /** Replays `fixture` up to `toHeight` (inclusive), stopping at the first mismatch. */
 export function replayFixture(fixture: Fixture, options: ReplayOptions = {}): ReplayOutcome {
+  return finish(replayFixtureSteps(fixture, options));
+}
+
+/** replayFixture unit by unit: a unit is one block (src/steps.ts); a pipelined replay is one unit. */
+export function* replayFixtureSteps(fixture: Fixture, options: ReplayOptions = {}): Steps<ReplayOutcome> {
   if (options.pipeline === true) {
     if (options.store !== undefined) throw new TypeError("a pipelined replay keeps its own store");
     return replayPipelined(fixture, options);
@@ -294,6 +300,7 @@ export function replayFixture(fixture: Fixture, options: ReplayOptions = {}): Re
     txs += blocks[i]!.transactions.length;
     options.onBlock?.({ blocksDone: i + 1, blocksTotal: blocks.length, txsDone: txs, height: blocks[i]!.height, lastHeight }, executed);
     if (mismatch !== null) return { blocks: i + 1, txs, mismatch };
+    yield;
   }
   return { blocks: blocks.length, txs, mismatch: null };
 }
@@ -424,16 +431,18 @@ export interface FixtureReport {
  * Replays one fixture file; unusable input (unreadable, malformed, unexecutable) is reported, not
  * thrown, so a directory's other fixtures still run. `onBlock` sees every executed block.
  */
-export function replayFile(
-  file: string,
-  options: ReplayOptions & { progress?: ProgressMode } = {},
-): FixtureReport {
+export function replayFile(file: string, options: ReplayOptions & { progress?: ProgressMode } = {}): FixtureReport {
+  return finish(replayFileSteps(file, options));
+}
+
+/** replayFile unit by unit: a unit is a chunk of the file read or one block replayed (src/steps.ts). */
+export function* replayFileSteps(file: string, options: ReplayOptions & { progress?: ProgressMode } = {}): Steps<FixtureReport> {
   const report: FixtureReport = { file, name: null, status: "ok", blocks: 0, txs: 0 };
   const progress = new Progress(`replay ${file}`, options.progress ?? "off");
   try {
-    const fixture = readFixture(file);
+    const fixture = yield* readFixtureSteps(file);
     report.name = fixture.name;
-    const outcome = replayFixture(fixture, {
+    const outcome = yield* replayFixtureSteps(fixture, {
       ...(options.toHeight === undefined ? {} : { toHeight: options.toHeight }),
       ...(options.store === undefined ? {} : { store: options.store }),
       ...(options.pipeline === undefined ? {} : { pipeline: options.pipeline }),

@@ -21,6 +21,7 @@ import { createStateCommitment } from "../../state/qmdb/index.js";
 import { headerHash } from "../chain/block.js";
 import { blockResults, loadReceiptJson, receiptJson, type BlockResults } from "../chain/receipts.js";
 import { decodeTransaction, firstNonceMismatch, startNonces, TxInputError } from "./execute.js";
+import { finish, type Steps } from "../steps.js";
 
 export const T8N_RESULT_FORMAT = "cbqs-t8n-result/v1";
 
@@ -59,14 +60,6 @@ export function parseEnv(v: unknown): T8nEnv {
 /** The `--input.txs` document: a JSON array of at most 65,536 0x-hex envelopes. */
 export function parseTxs(v: unknown): Uint8Array[] {
   return array(v, "$", MAX_BLOCK_TRANSACTIONS).map((t, i) => hex(t, `$[${i}]`, undefined, MAX_ENVELOPE_BYTES));
-}
-
-function* counted<T>(items: Iterable<T>, onCount: ((n: number) => void) | undefined): Generator<T> {
-  let n = 0;
-  for (const item of items) {
-    yield item;
-    onCount?.(++n);
-  }
 }
 
 /**
@@ -108,6 +101,17 @@ export function transition(
   /** Sees the count of pre-state entries committed so far (a large alloc takes a while). */
   onPreState?: (entries: number) => void,
 ): T8nRun {
+  return finish(transitionSteps(alloc, txs, env, wrapStore, onPreState));
+}
+
+/** transition unit by unit: a unit is a slice of the pre-state, its commit, or the block (src/steps.ts). */
+export function* transitionSteps(
+  alloc: Iterable<readonly [Uint8Array, Uint8Array]>,
+  txs: readonly Uint8Array[],
+  env: T8nEnv,
+  wrapStore: (s: MemoryStateStore) => StateStore = (s) => s,
+  onPreState?: (entries: number) => void,
+): Steps<T8nRun> {
   const rejected: Array<{ index: number; error: string }> = [];
   let candidates: Array<{ index: number; raw: Uint8Array; env: TxEnvelope }> = [];
   txs.forEach((raw, index) => {
@@ -119,7 +123,8 @@ export function transition(
     }
   });
   for (;;) {
-    const store = MemoryStateStore.fromEntries(counted(alloc, onPreState), env.height - 1n, createStateCommitment());
+    const store = yield* MemoryStateStore.fromEntriesSteps(alloc, env.height - 1n, createStateCommitment(), onPreState);
+    yield;
     const chain = resumeChain(env, wrapStore(store));
     const envelopes = candidates.map((c) => c.env);
     const nonces = startNonces(chain, envelopes);

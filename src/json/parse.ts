@@ -12,7 +12,7 @@
 // Large documents stream: the caller names arrays (`$.entries`, `$.blocks`) whose elements are
 // handed over one at a time as they complete and are not kept, so a 200 MB dump never exists
 // as one string or one tree.
-import { echo, MAX_DOCUMENT_BYTES, MAX_JSON_DEPTH } from "../bounds.js";
+import { echo, MAX_DOCUMENT_BYTES, MAX_JSON_DEPTH, MAX_JSON_STRING_BYTES } from "../bounds.js";
 import { concatBytes } from "../bytes.js";
 
 export type Json = null | boolean | number | string | Json[] | JsonObject;
@@ -42,6 +42,7 @@ export function shortPath(path: string): string {
 export interface ParseOptions {
   maxDepth?: number;
   maxBytes?: number;
+  maxStringBytes?: number;
   /**
    * Arrays, by JSON path ("$.entries", "$.blocks"), whose elements go to the callback one at a
    * time as each completes. The callback returns true when it took the element (it is then not
@@ -75,7 +76,7 @@ interface Frame {
 
 /** A token cut by the end of a chunk, completed by the next one. */
 type Partial =
-  | { kind: "string"; parts: Uint8Array[]; escaped: boolean; high: boolean; escapePending: boolean }
+  | { kind: "string"; parts: Uint8Array[]; bytes: number; escaped: boolean; high: boolean; escapePending: boolean }
   | { kind: "number"; text: string; length: number }
   | { kind: "literal"; text: string };
 
@@ -103,12 +104,14 @@ export class JsonParser {
   private offset = 0; // bytes consumed before the current chunk
   private readonly maxDepth: number;
   private readonly maxBytes: number;
+  private readonly maxStringBytes: number;
   private readonly streams: Record<string, StreamCallback>;
   private readonly hasStreams: boolean;
 
   constructor(options: ParseOptions = {}) {
     this.maxDepth = options.maxDepth ?? MAX_JSON_DEPTH;
     this.maxBytes = options.maxBytes ?? MAX_DOCUMENT_BYTES;
+    this.maxStringBytes = options.maxStringBytes ?? MAX_JSON_STRING_BYTES;
     this.streams = options.streams ?? {};
     this.hasStreams = Object.keys(this.streams).length > 0;
   }
@@ -158,7 +161,7 @@ export class JsonParser {
         if (this.expect !== Expect.Value && this.expect !== Expect.ValueOrEnd && this.expect !== Expect.KeyOrEnd && this.expect !== Expect.Key) {
           this.unexpected(c, at);
         }
-        this.partial = { kind: "string", parts: [], escaped: false, high: false, escapePending: false };
+        this.partial = { kind: "string", parts: [], bytes: 0, escaped: false, high: false, escapePending: false };
         i = this.scanString(buf, i + 1);
         continue;
       }
@@ -323,6 +326,8 @@ export class JsonParser {
         p.high = true;
       }
     }
+    p.bytes += n - start;
+    if (p.bytes > this.maxStringBytes) this.fail(`a string longer than the ${this.maxStringBytes}-byte bound`);
     // A copy: the caller may reuse the chunk's memory for the next read.
     p.parts.push(Uint8Array.prototype.slice.call(buf, start, n));
     return n;

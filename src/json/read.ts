@@ -4,8 +4,9 @@
 // problem is an InputError naming the file and the JSON path.
 import { closeSync, openSync, readSync, readFileSync, statSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
-import { MAX_DOCUMENT_BYTES } from "../bounds.js";
+import { MAX_BUFFERED_DOCUMENT_BYTES, MAX_DOCUMENT_BYTES } from "../bounds.js";
 import { JsonError, JsonParser, shortPath, TrailingContentError, type Json, type ParseOptions } from "./parse.js";
+import { finish, Stopped, type Steps } from "../steps.js";
 
 /** Unusable input: `file: path: reason` (exit 2 on the command line). */
 export class InputError extends Error {
@@ -60,7 +61,7 @@ function io<T>(file: string, read: () => T): T {
  * A file's bytes, gunzipped when it is gzip: the whole content, bounded by `max` (for the genesis
  * file of `derive chain-instance-id`, a JSON-lines trace, and the gas artifact, whose bytes count).
  */
-export function readFileBytes(file: string, max = MAX_DOCUMENT_BYTES): Uint8Array {
+export function readFileBytes(file: string, max = MAX_BUFFERED_DOCUMENT_BYTES): Uint8Array {
   return io(file, () => {
     const stat = statSync(file);
     if (stat.isDirectory()) throw InputError.unreadable(file, { code: "EISDIR" });
@@ -76,38 +77,57 @@ function gunzip(file: string, bytes: Uint8Array, max: number): Uint8Array {
     return gunzipSync(bytes, { maxOutputLength: max });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    if (e.code === "ERR_BUFFER_TOO_LARGE") throw new InputError(file, "", `unpacks to more than the ${max}-byte bound`);
+    if (e.code === "ERR_BUFFER_TOO_LARGE") throw new InputError(file, "", `unpacks to more than the ${max}-byte bound of a document held in memory (gunzip it first)`);
     throw new InputError(file, "", `not a readable gzip file (${e.message})`);
   }
 }
 
-/** Feeds `file` to `parser` in chunks (a gzip file is unpacked first). */
-function feedFile(file: string, parser: JsonParser, max: number): void {
-  io(file, () => {
-    const stat = statSync(file);
-    if (stat.isDirectory()) throw InputError.unreadable(file, { code: "EISDIR" });
-    const size = stat.size;
-    if (size > max) throw new InputError(file, "", `${size} bytes exceed the ${max}-byte bound`);
-    const fd = openSync(file, "r");
-    try {
-      const head = Buffer.alloc(2);
-      const got = readSync(fd, head, 0, 2, 0);
-      if (isGzip(head.subarray(0, got))) {
-        const all = gunzip(file, readFileSync(fd), max);
-        for (let i = 0; i < all.length; i += CHUNK) parser.feed(all.subarray(i, i + CHUNK));
-        return;
+/** `io` for a reading generator: a stop (src/steps.ts) passes through unchanged. */
+function* ioSteps<T>(file: string, read: Steps<T>): Steps<T> {
+  try {
+    return yield* read;
+  } catch (err) {
+    if (err instanceof InputError || err instanceof JsonError || err instanceof Stopped) throw err;
+    throw InputError.unreadable(file, err);
+  }
+}
+
+/** Feeds `file` to `parser` in chunks (a gzip file is unpacked first); a unit is one chunk. */
+function feedFile(file: string, parser: JsonParser, max: number): Steps<void> {
+  return ioSteps(file, feedChunks(file, parser, max));
+}
+
+function* feedChunks(file: string, parser: JsonParser, max: number): Steps<void> {
+  const stat = statSync(file);
+  if (stat.isDirectory()) throw InputError.unreadable(file, { code: "EISDIR" });
+  const size = stat.size;
+  if (size > max) throw new InputError(file, "", `${size} bytes exceed the ${max}-byte bound`);
+  const fd = openSync(file, "r");
+  try {
+    const head = Buffer.alloc(2);
+    const got = readSync(fd, head, 0, 2, 0);
+    if (isGzip(head.subarray(0, got))) {
+      // Unpacked into one buffer: bounded as a document held in memory (a larger one is read unpacked).
+      const inMemory = Math.min(max, MAX_BUFFERED_DOCUMENT_BYTES);
+      if (size > inMemory) throw new InputError(file, "", `a gzip file is unpacked in memory: ${size} bytes exceed the ${inMemory}-byte bound (gunzip it first)`);
+      const all = gunzip(file, readFileSync(fd), inMemory);
+      for (let i = 0; i < all.length; i += CHUNK) {
+        parser.feed(all.subarray(i, i + CHUNK));
+        yield;
       }
-      for (let position = 0; ; ) {
-        const chunk = Buffer.allocUnsafe(CHUNK);
-        const n = readSync(fd, chunk, 0, CHUNK, position);
-        if (n === 0) break;
-        parser.feed(chunk.subarray(0, n));
-        position += n;
-      }
-    } finally {
-      closeSync(fd);
+      return;
     }
-  });
+    for (let position = 0; ; ) {
+      const chunk = Buffer.allocUnsafe(CHUNK);
+      const n = readSync(fd, chunk, 0, CHUNK, position);
+      if (n === 0) break;
+      parser.feed(chunk.subarray(0, n));
+      position += n;
+      yield;
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
@@ -116,10 +136,15 @@ function feedFile(file: string, parser: JsonParser, max: number): void {
  * JsonError is reported against this file).
  */
 export function readJsonFile(file: string, options: ParseOptions = {}): Json {
+  return finish(readJsonFileSteps(file, options));
+}
+
+/** readJsonFile unit by unit: a unit is one chunk of the file. */
+export function* readJsonFileSteps(file: string, options: ParseOptions = {}): Steps<Json> {
   const max = options.maxBytes ?? MAX_DOCUMENT_BYTES;
   const parser = new JsonParser({ ...options, maxBytes: max });
   try {
-    feedFile(file, parser, max);
+    yield* feedFile(file, parser, max);
     return parser.end();
   } catch (err) {
     if (err instanceof JsonError) throw new InputError(file, err.path, err.reason, err instanceof TrailingContentError);

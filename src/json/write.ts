@@ -8,6 +8,7 @@
 import { closeSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { describeIoError } from "./read.js";
+import { finish, stoppable, type Steps } from "../steps.js";
 
 const FLUSH_BYTES = 1 << 20;
 
@@ -123,6 +124,22 @@ export function writing<T>(out: Output, produce: (out: Output) => T): T {
   return result;
 }
 
+/**
+ * `writing` for a command that can be stopped (src/steps.ts): the output is produced unit by unit
+ * and, stopped or failed, a file output is dropped (nothing under its name, no temporary left).
+ */
+export async function writingStoppable<T>(out: Output, produce: (out: Output) => Steps<T>): Promise<T> {
+  let result: T;
+  try {
+    result = await stoppable(produce(out));
+  } catch (err) {
+    out.abort();
+    throw err;
+  }
+  out.close();
+  return result;
+}
+
 /** An array member written element by element. */
 export class Streamed {
   constructor(readonly items: Iterable<unknown>) {}
@@ -143,6 +160,11 @@ const indent = (text: string, spaces: string): string => text.replace(/\n/g, `\n
  * reached; an undefined value leaves its member out, as JSON.stringify does.
  */
 export function writeJsonDocument(out: Output, doc: Record<string, unknown>, replacer?: Replacer): void {
+  finish(jsonDocumentSteps(out, doc, replacer));
+}
+
+/** writeJsonDocument unit by unit: a unit is one element of a Streamed member. */
+export function* jsonDocumentSteps(out: Output, doc: Record<string, unknown>, replacer?: Replacer): Steps<void> {
   let first = true;
   out.write("{");
   for (const [key, member] of Object.entries(doc)) {
@@ -155,6 +177,7 @@ export function writeJsonDocument(out: Output, doc: Record<string, unknown>, rep
       for (const item of value.items) {
         out.write(`${any ? "," : "["}\n    ${indent(JSON.stringify(item, replacer, 2), "    ")}`);
         any = true;
+        yield;
       }
       out.write(any ? "\n  ]" : "[]");
     } else {

@@ -20,6 +20,7 @@ import type { BlockRecord, ChainDb, GenesisRecord } from "../../state/chain-db.j
 import { logsRoot, receiptRoot, txRoot } from "../../state/roots.js";
 import { DryRunStore } from "./dry-run.js";
 import { badRequest, RequestError } from "./errors.js";
+import { finish, type Steps } from "../steps.js";
 
 /** Input the node cannot start from (an invalid genesis, a store holding another chain…): exit 2. */
 export class NodeInputError extends Error {
@@ -73,18 +74,23 @@ export class CbqsNode {
    * fixture given again must be that chain's. `onBlock` sees every block imported from a fixture.
    */
   static open(db: ChainDb, start: NodeStart, onBlock?: (block: BlockRecord) => void): CbqsNode {
+    return finish(CbqsNode.openSteps(db, start, onBlock));
+  }
+
+  /** open unit by unit: a unit is one fixture block imported and committed (src/steps.ts). */
+  static *openSteps(db: ChainDb, start: NodeStart, onBlock?: (block: BlockRecord) => void): Steps<CbqsNode> {
     const stored = db.genesis();
     if (stored === undefined) {
       if (start.kind === "store") throw new NodeInputError("the store is empty: start a chain with --genesis <file> or --fixture <file>");
       if (start.kind === "genesis") return CbqsNode.fromGenesis(db, start.source);
-      return CbqsNode.importFixture(db, start.fixture, onBlock);
+      return yield* CbqsNode.importFixture(db, start.fixture, onBlock);
     }
     const source = start.kind === "genesis" ? start.source : start.kind === "fixture" ? start.fixture.genesis.source : stored.source;
     if (!bytesEqual(source, stored.source)) {
       throw new NodeInputError(`the store holds another chain (chain_instance_id ${toHex(stored.chain_instance_id)}); use its genesis or another store`);
     }
     const config = configOf(stored.source);
-    if (start.kind === "fixture") return CbqsNode.continueFixture(db, stored, start.fixture, onBlock);
+    if (start.kind === "fixture") return yield* CbqsNode.continueFixture(db, stored, start.fixture, onBlock);
     return new CbqsNode(db, stored, config, Chain.resume(config, stored.chain_instance_id, db.state));
   }
 
@@ -103,18 +109,18 @@ export class CbqsNode {
   }
 
   /** Imports every fixture block, verifying each like `cbqs replay`; the first mismatch stops it. */
-  private static importFixture(db: ChainDb, fixture: Fixture, onBlock?: (block: BlockRecord) => void): CbqsNode {
+  private static *importFixture(db: ChainDb, fixture: Fixture, onBlock?: (block: BlockRecord) => void): Steps<CbqsNode> {
     const { replay, mismatch } = Replay.start(fixture, db.state);
     if (mismatch !== null) throw new ImportMismatch(mismatch);
     const g = fixture.genesis;
     const genesis = genesisRecord(g.source, g.chain_instance_id, g.config.timestamp, replay.chain.genesisStateRoot);
     db.commitGenesis(genesis);
-    importBlocks(db, replay, fixture, 0, onBlock);
+    yield* importBlocks(db, replay, fixture, 0, onBlock);
     return new CbqsNode(db, genesis, g.config, replay.chain);
   }
 
   /** A restart with the same fixture: the stored blocks must be the fixture's; the rest is imported. */
-  private static continueFixture(db: ChainDb, genesis: GenesisRecord, fixture: Fixture, onBlock?: (block: BlockRecord) => void): CbqsNode {
+  private static *continueFixture(db: ChainDb, genesis: GenesisRecord, fixture: Fixture, onBlock?: (block: BlockRecord) => void): Steps<CbqsNode> {
     const head = db.head()!;
     let next = 0;
     for (; next < fixture.blocks.length && fixture.blocks[next]!.height <= head.height; next++) {
@@ -125,7 +131,7 @@ export class CbqsNode {
       }
     }
     const replay = Replay.resume(fixture, db.state, head.block_hash);
-    importBlocks(db, replay, fixture, next, onBlock);
+    yield* importBlocks(db, replay, fixture, next, onBlock);
     return new CbqsNode(db, genesis, fixture.genesis.config, replay.chain);
   }
 
@@ -286,7 +292,7 @@ export function executedRecord(height: bigint, timestamp: bigint, parent: Uint8A
   };
 }
 
-function importBlocks(db: ChainDb, replay: Replay, fixture: Fixture, from: number, onBlock?: (block: BlockRecord) => void): void {
+function* importBlocks(db: ChainDb, replay: Replay, fixture: Fixture, from: number, onBlock?: (block: BlockRecord) => void): Steps<void> {
   for (let i = from; i < fixture.blocks.length; i++) {
     const b = fixture.blocks[i]!;
     let result: ReturnType<Replay["block"]>;
@@ -300,5 +306,6 @@ function importBlocks(db: ChainDb, replay: Replay, fixture: Fixture, from: numbe
     const record = executedRecord(b.height, b.timestamp, db.head()!.block_hash, b.transactions, result.executed);
     db.commitBlock(record);
     onBlock?.(record);
+    yield;
   }
 }

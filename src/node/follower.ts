@@ -4,7 +4,7 @@
 // receipt and the block hash match the node's. The first divergence stops it with replay's report.
 import { bytesEqual, fromHex, toHex } from "../bytes.js";
 import type { GenesisConfig } from "../chain/types.js";
-import { MAX_DOCUMENT_BYTES } from "../bounds.js";
+import { MAX_BUFFERED_DOCUMENT_BYTES } from "../bounds.js";
 import { FIXTURE_FORMAT, FixtureError, loadFixture, type Fixture } from "../harness/fixture.js";
 import { JsonError, parseJson } from "../json/parse.js";
 import { genesisFromSource } from "../harness/genesis.js";
@@ -100,9 +100,9 @@ async function boundedText(res: Response, url: string): Promise<string> {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.length;
-    if (size > MAX_DOCUMENT_BYTES) {
+    if (size > MAX_BUFFERED_DOCUMENT_BYTES) {
       await reader.cancel();
-      throw new FollowInputError(`${url}: the answer exceeds ${MAX_DOCUMENT_BYTES} bytes`);
+      throw new FollowInputError(`${url}: the answer exceeds ${MAX_BUFFERED_DOCUMENT_BYTES} bytes`);
     }
     chunks.push(value);
   }

@@ -5,6 +5,7 @@ import { toHex } from "../bytes.js";
 import type { ChainDb } from "../../state/chain-db.js";
 import { CbqsNode, type NodeStart } from "./chain-node.js";
 import { startServer, type Logger, type ServerOptions } from "./server.js";
+import { stoppable } from "../steps.js";
 
 export interface RunOptions extends Omit<ServerOptions, "log"> {
   /** Seconds between produced blocks; 0 = produce only on POST /mine. */
@@ -21,7 +22,8 @@ export interface RunningNode {
 
 export async function runNode(db: ChainDb, start: NodeStart, options: RunOptions): Promise<RunningNode> {
   const log = options.log;
-  const node = CbqsNode.open(db, start, (b) => log({ level: "debug", msg: "imported", height: b.height.toString(), txs: b.transactions.length }));
+  // A fixture's import can take a while: it stops between two committed blocks on SIGINT/SIGTERM (src/steps.ts).
+  const node = await stoppable(CbqsNode.openSteps(db, start, (b) => log({ level: "debug", msg: "imported", height: b.height.toString(), txs: b.transactions.length })));
   node.onMined = (mined) => log({ level: "info", msg: "block", height: mined.block.height.toString(), txs: mined.block.transactions.length, dropped: mined.dropped.length });
   const head = node.head();
   log({ level: "info", msg: "chain", chain_instance_id: toHex(node.chainInstanceId), height: head.height.toString() });

@@ -18,11 +18,12 @@ import type { BlockRecord } from "../../state/chain-db.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { hasEnv } from "../../state/lmdb/env.js";
 import { encodeBlock } from "../../state/lmdb/records.js";
-import { exportSnapshot, rebuildSnapshotState, SnapshotError, type SnapshotHead } from "../../state/lmdb/snapshot.js";
+import { exportSnapshot, exportSnapshotSteps, rebuildSnapshotStateSteps, SnapshotError, type SnapshotHead } from "../../state/lmdb/snapshot.js";
+import { finish, type Steps } from "../steps.js";
 import { blockRoots } from "../../state/roots.js";
 import { genesisRecord } from "./chain-node.js";
 
-export { exportSnapshot, SnapshotError };
+export { exportSnapshot, exportSnapshotSteps, SnapshotError };
 
 /** CIP-4 §11 SNAPSHOT_INTERVAL_BLOCKS. */
 export const SNAPSHOT_INTERVAL_BLOCKS = 100_000n;
@@ -63,11 +64,16 @@ export function verifySnapshotChain({ genesis, block }: SnapshotHead): void {
  * snapshot leaves `dir` exactly as it was. Returns the imported head block.
  */
 export function importSnapshot(file: string, dir: string): BlockRecord {
+  return finish(importSnapshotSteps(file, dir));
+}
+
+/** importSnapshot unit by unit: a unit is one ops record rebuilt (src/steps.ts); stopped, the target is untouched. */
+export function* importSnapshotSteps(file: string, dir: string): Steps<BlockRecord> {
   const held = storedChain(dir);
   const tmp = `${dir.replace(/\/+$/, "")}.import-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   try {
-    const head = rebuildSnapshotState(file, tmp, (snapshot) => {
+    const head = yield* rebuildSnapshotStateSteps(file, tmp, (snapshot) => {
       if (held !== undefined) {
         if (!bytesEqual(held.source, snapshot.genesis.source)) {
           throw new SnapshotError(

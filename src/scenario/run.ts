@@ -22,6 +22,7 @@ import { at, ScenarioError, type Json, type JsonObject } from "./json.js";
 import type { Scenario, ScenarioBlock, ScenarioTx } from "./parse.js";
 import { resolveStreamKey, type ChainIdentity } from "./refs.js";
 import { resolveInstruction, servedAtHeights } from "./resolve.js";
+import { finish, type Steps } from "../steps.js";
 
 export const RUN_FORMAT = "cbqs-run/v1";
 /** Every block of a run document (and so of a fixture) reports the pinned gas-vectors digest (§4). */
@@ -137,6 +138,11 @@ export class ScenarioRun {
 
 /** Runs the whole scenario and keeps everything (fill and tests; `cbqs run` streams instead). */
 export function runScenario(scenario: Scenario, onBlock?: (b: ExecutedScenarioBlock) => void): RunResult {
+  return finish(runScenarioSteps(scenario, onBlock));
+}
+
+/** runScenario unit by unit: a unit is one block (src/steps.ts). */
+export function* runScenarioSteps(scenario: Scenario, onBlock?: (b: ExecutedScenarioBlock) => void): Steps<RunResult> {
   const run = new ScenarioRun(scenario);
   const document: RunDocument = { format: RUN_FORMAT, chain_instance_id: run.chainInstanceId, genesis_state_root: run.genesisStateRoot, blocks: [], state: {} };
   const blocks: SealedBlock[] = [];
@@ -144,6 +150,7 @@ export function runScenario(scenario: Scenario, onBlock?: (b: ExecutedScenarioBl
     document.blocks.push(b.run);
     blocks.push(b.sealed);
     onBlock?.(b);
+    yield;
   }
   document.state = run.state();
   const failure = run.failureJson();

@@ -36,6 +36,7 @@ import type { LmdbChainDb } from "./chain-db.js";
 import { Env, readU64Key, StoreError, u64Key } from "./env.js";
 import { LmdbQmdbStorage } from "./qmdb-storage.js";
 import { decodeBlock, decodeGenesis, encodeBlock, encodeGenesis } from "./records.js";
+import { finish, type Steps } from "../../src/steps.js";
 
 const MAGIC = new TextEncoder().encode("CBQS-SNAPSHOT/1\n");
 const TAG = { genesis: 1, block: 2, qmdb: 3, ops: 4, end: 255 } as const;
@@ -112,6 +113,11 @@ class SnapshotWriter {
  * renamed into place). Returns the block.
  */
 export function exportSnapshot(db: LmdbChainDb, path: string, height?: bigint): BlockRecord {
+  return finish(exportSnapshotSteps(db, path, height));
+}
+
+/** exportSnapshot unit by unit: a unit is one ops record written (src/steps.ts). */
+export function* exportSnapshotSteps(db: LmdbChainDb, path: string, height?: bigint): Steps<BlockRecord> {
   db.checkWritable();
   const genesis = db.genesis();
   const head = db.head();
@@ -151,7 +157,10 @@ export function exportSnapshot(db: LmdbChainDb, path: string, height?: bigint): 
     for (const { key, value } of ops.getRange({ start: u64Key(floor), end: u64Key(size) })) {
       if (readU64Key(key) !== expected++) throw new StoreError(`the store is damaged: operation ${expected - 1} is missing`);
       chunk.push(new Uint8Array(value));
-      if (chunk.length === OPS_PER_RECORD) emit();
+      if (chunk.length === OPS_PER_RECORD) {
+        emit();
+        yield;
+      }
     }
     if (expected !== size) throw new StoreError(`the store is damaged: operations ${expected}..${size} are missing`);
     if (chunk.length > 0) emit();
@@ -236,6 +245,11 @@ export interface SnapshotHead {
  * (LmdbChainDb.adoptSnapshot) only after this returns.
  */
 export function rebuildSnapshotState(path: string, dir: string, checkChain: (head: SnapshotHead) => void): SnapshotHead {
+  return finish(rebuildSnapshotStateSteps(path, dir, checkChain));
+}
+
+/** rebuildSnapshotState unit by unit: a unit is one ops record rebuilt and written (src/steps.ts). */
+export function* rebuildSnapshotStateSteps(path: string, dir: string, checkChain: (head: SnapshotHead) => void): Steps<SnapshotHead> {
   const r = new SnapshotReader(path);
   let env: Env | undefined;
   try {
@@ -278,6 +292,7 @@ export function rebuildSnapshotState(path: string, dir: string, checkChain: (hea
       }
       env.transaction(() => storage.writePending());
       storage.markWritten();
+      yield;
     }
     if (codec.decode(storage.log.read(size - 1)).kind !== "commit") throw new SnapshotError("the last operation is not a commit");
     expectRecord(r, TAG.end, "end");

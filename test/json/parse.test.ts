@@ -4,7 +4,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MAX_JSON_DEPTH } from "../../src/bounds.js";
+import { MAX_DOCUMENT_BYTES, MAX_DUMP_ENTRIES, MAX_JSON_DEPTH, MAX_JSON_STRING_BYTES } from "../../src/bounds.js";
+import { dumpEntry } from "../../state/dump.js";
+import { accountKey } from "../../state/keys.js";
+import { encodeStateValue } from "../../state/value.js";
 import { JsonError, JsonParser, parseJson, type Json } from "../../src/json/parse.js";
 
 /** Strings JSON.stringify writes as UTF-8 faithfully (no lone surrogates). */
@@ -102,6 +105,26 @@ describe("strict JSON reader: refusals, each naming the JSON path", () => {
     const err = errorOf(`{"n": ${"9".repeat(100_000)}}`);
     expect(err.message.length).toBeLessThan(300);
     expect(err.message).toMatch(/\(100000 characters\)/);
+  });
+
+  it("a string longer than the string bound is refused while it is read, across chunks, naming its path", () => {
+    const p = new JsonParser({ maxStringBytes: 1000 });
+    p.feed(Buffer.from(`{"a": {"b": "${"x".repeat(600)}`));
+    expect(() => p.feed(Buffer.from("x".repeat(600)))).toThrow(/\$\.a\.b: a string longer than the 1000-byte bound/);
+    const q = new JsonParser({ maxStringBytes: 1000 });
+    q.feed(Buffer.from(`{"a": "${"x".repeat(500)}`));
+    q.feed(Buffer.from(`${"x".repeat(500)}"}`));
+    expect(q.end()).toEqual({ a: "x".repeat(1000) });
+    // The bound admits the largest string this project writes: an envelope in hex (about 2 MB).
+    expect(MAX_JSON_STRING_BYTES).toBeGreaterThan(2 * 1_049_600 + 2);
+  });
+
+  it("the document bound admits a dump of MAX_DUMP_ENTRIES decoded account entries, as state dump writes them", () => {
+    const address = new Uint8Array(20).fill(0xff);
+    const entry = dumpEntry(accountKey(address), encodeStateValue({ kind: "Account", nonce: 2n ** 64n - 1n, balance: 2n ** 64n - 1n }));
+    // The streaming writer indents an entry by 4 and separates entries with ",\n    ".
+    const bytes = JSON.stringify(entry, null, 2).replace(/\n/g, "\n    ").length + 6;
+    expect(bytes * MAX_DUMP_ENTRIES).toBeLessThanOrEqual(MAX_DOCUMENT_BYTES);
   });
 
   it("nesting beyond the bound is refused iteratively: 100,000 open arrays are one error, not a stack overflow", () => {
