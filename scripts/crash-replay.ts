@@ -25,7 +25,7 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { fixture: ".cache/long-chain.json.gz", kills: 20, seed: 0xc4a54, maxDelay: 15, dir: undefined };
+  const o: Options = { fixture: ".cache/long-chain.json.gz", kills: 20, seed: 0xc4a54, maxDelay: 4, dir: undefined };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const next = () => argv[++i] ?? fail(`${arg} needs a value`);
