@@ -47,8 +47,11 @@ describe("CIP-39 §9.2 HKDF-SHA256 derivations", () => {
     expect(() => deriveDataKey(root, id, -1n)).toThrow(RangeError);
   });
 
-  it("§9.2 derivations reject a stream_root or stream_id that is not 32 bytes", () => {
-    expect(() => deriveRotationSeed(new Uint8Array(31), new Uint8Array(32))).toThrow(RangeError);
-    expect(() => deriveDataKey(new Uint8Array(32), new Uint8Array(33), 0n)).toThrow(RangeError);
+  it("§9.2 derivations reject a stream_root or stream_id that is not 32 bytes, naming which", () => {
+    const ok = new Uint8Array(32);
+    expect(() => deriveRotationSeed(new Uint8Array(31), ok)).toThrow(new RangeError("stream_root: expected 32 bytes, got 31"));
+    expect(() => deriveRotationSeed(ok, new Uint8Array(30))).toThrow(new RangeError("stream_id: expected 32 bytes, got 30"));
+    expect(() => deriveDataKey(new Uint8Array(33), ok, 0n)).toThrow(new RangeError("stream_root: expected 32 bytes, got 33"));
+    expect(() => deriveDataKey(ok, new Uint8Array(33), 0n)).toThrow(new RangeError("stream_id: expected 32 bytes, got 33"));
   });
 });

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ERRORS } from "../../src/engine/errors.js";
+import { BlockInputError, CbqsError, EngineDefect, ERRORS, GenesisError } from "../../src/engine/errors.js";
 
 describe("§17 typed errors", () => {
   it("§17 codes are unique and docs/errors.md lists every error with its code", () => {
@@ -16,5 +16,16 @@ describe("§17 typed errors", () => {
     expect(ERRORS.BaseRateScheduleUnavailable.code).toBe(3935);
     expect(ERRORS.UnsupportedVersion.code).toBe(3937);
     expect(ERRORS.ChainInstanceMismatch.code).toBe(3938);
+  });
+});
+
+describe("engine error classes name themselves (a stack trace or log line says which class)", () => {
+  it("CbqsError, EngineDefect, GenesisError and BlockInputError carry their class name", () => {
+    expect(new GenesisError("x").name).toBe("GenesisError");
+    expect(new BlockInputError("x").name).toBe("BlockInputError");
+    expect(new EngineDefect("x").name).toBe("EngineDefect");
+    const first = Object.keys(ERRORS)[0] as keyof typeof ERRORS;
+    const e = new CbqsError(first, "x");
+    expect([e.name, e.errorName, e.code]).toEqual(["CbqsError", first, ERRORS[first].code]);
   });
 });
