@@ -2,7 +2,7 @@
 // is a COPY of dist/ in a temporary directory with one plausible consensus bug patched into one
 // function's JavaScript text. The real engine has no mutant switch of any kind. Used by
 // scripts/fuzz-mutants.ts (the table in the docs) and test/fuzz/mutants.test.ts.
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -67,11 +67,23 @@ export const MUTANTS: readonly Mutant[] = [
 /** Copies `<root>/dist` to a new temporary directory with package.json and a node_modules link, so `node <dir>/dist/src/cli.js t8n` runs. */
 export function copyDist(root: string, label: string): string {
   const dir = mkdtempSync(join(tmpdir(), `cbqs-${label}-`));
-  // Without source maps: they point at sources the copy does not have.
+  // Without source maps: they point at sources the copy does not have. The comments naming them
+  // go too, or every import of the copy makes vite log a missing-map stack trace.
   cpSync(join(root, "dist"), join(dir, "dist"), { recursive: true, filter: (from) => !from.endsWith(".map") });
+  stripSourceMapComments(join(dir, "dist"));
   cpSync(join(root, "package.json"), join(dir, "package.json"));
   symlinkSync(join(root, "node_modules"), join(dir, "node_modules"), "dir");
   return dir;
+}
+
+function stripSourceMapComments(dir: string): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !entry.name.endsWith(".js")) continue;
+    const file = join(entry.parentPath, entry.name);
+    const text = readFileSync(file, "utf8");
+    const stripped = text.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, "\n");
+    if (stripped !== text) writeFileSync(file, stripped);
+  }
 }
 
 /** A copy of dist/ with the mutant patched in; returns its directory. */

@@ -8,13 +8,15 @@ export type KeyChange = readonly [key: Uint8Array, value: Uint8Array | undefined
 export interface StateCommitment {
   /**
    * Applies one block's net changes as one batch followed by one commit, and returns the
-   * new root. `changes` are sorted by key (ascending bytes) and contain each key once.
+   * new root. `changes` are sorted by key (ascending bytes) and contain each key once; they
+   * may be read more than once (a large pre-state is not held as a list), so a non-array
+   * must be iterable again.
    */
-  commitBatch(changes: readonly KeyChange[]): Uint8Array;
+  commitBatch(changes: Iterable<KeyChange>): Uint8Array;
   /** Root after the last commit (the empty root before any). */
   root(): Uint8Array;
   /** Committed value of `key` (a fresh copy), undefined when absent. */
   get(key: Uint8Array): Uint8Array | undefined;
-  /** Every committed key and value, keys in ascending byte order. */
-  entries(): [Uint8Array, Uint8Array][];
+  /** Every committed key and value, keys in ascending byte order (read before the next batch). */
+  entries(): Iterable<[Uint8Array, Uint8Array]>;
 }

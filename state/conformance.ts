@@ -125,7 +125,7 @@ export function traceKeyedWorkload(variant: QmdbVariant, encoding: QmdbEncoding,
     return {
       batch: batch + 1,
       start: trace.start,
-      ops: trace.ops.map(toHex),
+      ops: Array.from({ length: trace.count }, (_, i) => toHex(db.any.encodedOperation(trace.start + i))),
       floor: trace.floor,
       opsRoot: toHex(db.any.root()),
       root: toHex(variant === "any" ? db.any.root() : db.root()),

@@ -161,6 +161,9 @@ class MemoryBlockBatch implements BlockBatch {
 }
 
 /** The last change of each key, sorted by key (a batch's net changes when every write is a put). */
+/** An iterator that is its own iterable (a generator): it can be read only once. */
+const isOneShot = (entries: Iterable<unknown>): boolean => (entries as { [Symbol.iterator]: () => unknown })[Symbol.iterator]() === entries;
+
 function lastPerKeySorted(changes: KeyChange[]): KeyChange[] {
   const last = new BytesMap<KeyChange>(changes.length);
   for (const change of changes) last.set(change[0], change);
@@ -191,15 +194,17 @@ export class MemoryStateStore implements StateStore {
   }
 
   /**
-   * fromEntries unit by unit (src/steps.ts): a unit is FROM_ENTRIES_UNIT entries taken, the commit
-   * is the last; `onCount` sees the entries taken so far.
+   * fromEntries unit by unit (src/steps.ts): a unit is FROM_ENTRIES_UNIT entries checked, the
+   * commit is the last; `onCount` sees the entries checked so far.
    *
    * The batch goes to the commitment directly, as the net changes a block batch would hand it
    * (sorted by key, the last value of a key wins), without a batch's private copy of every key
-   * and value: for a 1.25 M-entry pre-state those copies were the largest part of the peak
-   * memory (docs/performance.md "Large inputs and outputs"). So the arrays `entries` yields are
-   * read during the commit, not copied: they must stay unchanged until it returns (a dump's
-   * entries are views into its pools, never reused).
+   * and value. When the entries are already ascending and `entries` can be iterated again (an
+   * array, a dump's entry list: anything but a one-shot iterator), the commitment reads them a
+   * second time instead of this function holding them as a list: for a 1.25 M-entry pre-state
+   * that list was a third of the peak memory (docs/performance.md "Large inputs and outputs").
+   * So the arrays `entries` yields are read during the commit, not copied: they must stay
+   * unchanged until it returns (a dump's entries are views into its pools, never reused).
    */
   static *fromEntriesSteps(
     entries: Iterable<readonly [Uint8Array, Uint8Array]>,
@@ -209,20 +214,34 @@ export class MemoryStateStore implements StateStore {
   ): Steps<MemoryStateStore> {
     const store = new MemoryStateStore(commitment);
     store.checkHeight(height);
+    const reiterable = !isOneShot(entries);
     const changes: KeyChange[] = [];
+    let count = 0;
     let ascending = true;
-    for (const [key, value] of entries) {
+    let previous: Uint8Array | undefined;
+    for (const entry of entries) {
+      const key = entry[0];
       checkStateKey(key);
-      if (ascending && changes.length > 0 && compareBytes(changes[changes.length - 1]![0], key) >= 0) ascending = false;
-      changes.push([key, value]);
-      if (changes.length % FROM_ENTRIES_UNIT === 0) {
-        onCount?.(changes.length);
+      if (ascending && previous !== undefined && compareBytes(previous, key) >= 0) {
+        ascending = false;
+        if (reiterable) {
+          for (const earlier of entries) {
+            if (changes.length === count) break;
+            changes.push(earlier);
+          }
+        }
+      }
+      previous = key;
+      if (!reiterable || !ascending) changes.push(entry);
+      count++;
+      if (count % FROM_ENTRIES_UNIT === 0) {
+        onCount?.(count);
         yield;
       }
     }
-    onCount?.(changes.length);
+    onCount?.(count);
     yield;
-    store.commitment.commitBatch(ascending ? changes : lastPerKeySorted(changes));
+    store.commitment.commitBatch(!ascending ? lastPerKeySorted(changes) : reiterable ? entries : changes);
     store.version++;
     store.lastHeight = height;
     return store;

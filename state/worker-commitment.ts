@@ -109,7 +109,7 @@ export class WorkerCommitment implements StateCommitment {
     this.port.unref();
   }
 
-  commitBatch(changes: readonly KeyChange[]): Uint8Array {
+  commitBatch(changes: Iterable<KeyChange>): Uint8Array {
     if (this.closed) throw new WorkerCommitmentError("the commitment is closed");
     let size = 4;
     for (const [key, value] of changes) {
@@ -229,10 +229,12 @@ export class WorkerCommitment implements StateCommitment {
 }
 
 /** At `at`: count (u32), then per change: key (54 bytes), value length (u32; DELETED for a delete), value. */
-function pack(changes: readonly KeyChange[], bytes: Uint8Array, view: DataView, at: number): void {
-  view.setUint32(at, changes.length);
+function pack(changes: Iterable<KeyChange>, bytes: Uint8Array, view: DataView, at: number): void {
+  const countAt = at;
+  let count = 0;
   at += 4;
   for (const [key, value] of changes) {
+    count++;
     bytes.set(key, at);
     view.setUint32(at + STATE_KEY_LENGTH, value === undefined ? DELETED : value.length);
     at += STATE_KEY_LENGTH + 4;
@@ -241,4 +243,5 @@ function pack(changes: readonly KeyChange[], bytes: Uint8Array, view: DataView, 
       at += value.length;
     }
   }
+  view.setUint32(countAt, count);
 }

@@ -28,8 +28,8 @@ export interface QmdbConfig {
 export interface BatchTrace {
   /** Location of the first appended operation. */
   start: number;
-  /** The appended operations, encoded. */
-  ops: readonly Uint8Array[];
+  /** Number of operations appended (the commit included). */
+  count: number;
   floor: number;
 }
 
@@ -38,28 +38,31 @@ interface KeyMove {
   key: Uint8Array;
   /** New location of the key's Update; undefined when the batch deletes the key. */
   loc: number | undefined;
-  /** Committed location this entry supersedes. */
+  /** Location this entry supersedes (committed, or a create of this batch moved by the floor raise). */
   baseOld: number | undefined;
 }
 
 /**
- * The last write of each key. A state block's changes arrive sorted by key, each key once
- * (docs/state.md §3): then they are returned as they are.
+ * The batch's writes in ascending key order, each key once. A block's changes arrive that way
+ * (docs/state.md §3) and are returned as they are; any other array is reduced to the last write
+ * of each key and sorted. A non-array iterable must already be ascending (checked while it is
+ * read) and iterable more than once: a large pre-state is read twice rather than held as a list.
  */
-function lastWritePerKey(writes: readonly Write[]): readonly Write[] {
+function sortedWrites(writes: Iterable<Write>): Iterable<Write> {
+  if (!Array.isArray(writes)) return writes;
   let ascending = true;
   for (let i = 1; i < writes.length && ascending; i++) ascending = compareBytes(writes[i - 1]![0], writes[i]![0]) < 0;
   if (ascending) return writes;
   const slotOf = new BytesMap<number>(writes.length);
   const latest: Write[] = [];
-  for (const write of writes) {
+  for (const write of writes as readonly Write[]) {
     const slot = slotOf.get(write[0]);
     if (slot === undefined) {
       slotOf.set(write[0], latest.length);
       latest.push(write);
     } else latest[slot] = write;
   }
-  return latest;
+  return latest.sort((a, b) => compareBytes(a[0], b[0]));
 }
 
 export class AnyDb {
@@ -114,6 +117,11 @@ export class AnyDb {
     return this.config.codec.decode(this.log.read(loc));
   }
 
+  /** The encoding of the operation at `loc` (a copy). */
+  encodedOperation(loc: number): Uint8Array {
+    return new Uint8Array(this.log.read(loc));
+  }
+
   /** Location of the key's active Update, if the key is live. */
   locationOf(key: Uint8Array): number | undefined {
     return this.index.get(key);
@@ -127,15 +135,41 @@ export class AnyDb {
     return this.config.codec.updateValue(bytes);
   }
 
-  /** Every live key and value, keys in ascending byte order. */
-  entries(): [Uint8Array, Uint8Array][] {
-    const out: [Uint8Array, Uint8Array][] = [];
+  /**
+   * Every live key and value, keys in ascending byte order, read lazily: the keys are sorted in
+   * one packed buffer and each value is read from the log as it is reached, so a million-key
+   * state is written out without a list of a million entries. The iteration must end before the
+   * next batch (it throws if one was applied meanwhile). Keys are views into the sort buffer.
+   */
+  *entries(): Generator<[Uint8Array, Uint8Array]> {
     const k = this.config.keyLength;
+    const size = this.log.size;
+    const count = this.index.size;
+    const locs = new Uint32Array(count);
+    const keys = new Uint8Array(count * k);
+    let n = 0;
     for (const loc of this.index.locations()) {
-      const bytes = this.log.read(loc);
-      out.push([bytes.slice(1, 1 + k), this.config.codec.updateValue(bytes)]);
+      if (n === count) throw new Error("key index holds more locations than its size");
+      locs[n] = loc;
+      keys.set(this.log.read(loc).subarray(1, 1 + k), n * k);
+      n++;
     }
-    return out.sort((a, b) => compareBytes(a[0], b[0]));
+    if (n !== count) throw new Error("key index holds fewer locations than its size");
+    const order = new Uint32Array(count);
+    for (let i = 0; i < count; i++) order[i] = i;
+    order.sort((a, b) => {
+      const x = a * k;
+      const y = b * k;
+      for (let i = 0; i < k; i++) {
+        const d = keys[x + i]! - keys[y + i]!;
+        if (d !== 0) return d;
+      }
+      return 0;
+    });
+    for (const i of order) {
+      if (this.log.size !== size) throw new Error("a batch was applied while the state's entries were being read");
+      yield [keys.subarray(i * k, (i + 1) * k), this.config.codec.updateValue(this.log.read(locs[i]!))];
+    }
   }
 
   /** Root of the operation log: backward bagging with the inactive peaks below the floor. */
@@ -155,67 +189,67 @@ export class AnyDb {
   /**
    * Applies one batch and commits it (commonware `merkleize` + `apply_batch`). When a key is
    * written several times the last write wins; deleting an absent key writes nothing.
+   *
+   * Operations go to the log (and the MMR) as they are encoded, never collected: a batch of a
+   * million creates (a t8n pre-state) then costs no more than its operations in the log. The
+   * order is commonware's: updates and deletes of live keys by their current location, creates
+   * by key, the floor raise's moves, the commit.
    */
-  applyBatch(writes: readonly Write[]): BatchTrace {
+  applyBatch(writes: Iterable<Write>): BatchTrace {
     const { codec, keyLength } = this.config;
-    for (const write of writes) {
-      if (write[0].length !== keyLength) throw new RangeError(`key must be ${keyLength} bytes, got ${write[0].length}`);
-    }
-    const latest = lastWritePerKey(writes);
+    const sorted = sortedWrites(writes);
 
+    // Pass 1: which keys are live (the index is not changed before pass 2 ends).
     const existing: { loc: number; write: Write }[] = [];
-    const creates: Write[] = [];
-    for (const write of latest) {
-      const loc = this.index.get(write[0]);
+    let creates = 0;
+    let previous: Uint8Array | undefined;
+    for (const write of sorted) {
+      const key = write[0];
+      if (key.length !== keyLength) throw new RangeError(`key must be ${keyLength} bytes, got ${key.length}`);
+      if (previous !== undefined && compareBytes(previous, key) >= 0) throw new RangeError("batch keys must be strictly ascending");
+      previous = key;
+      const loc = this.index.get(key);
       if (loc !== undefined) existing.push({ loc, write });
-      else if (write[1] !== undefined) creates.push(write);
+      else if (write[1] !== undefined) creates++;
     }
 
     const baseSize = this.log.size;
-    const ops: Uint8Array[] = [];
-    /** The KeyMove each appended Update belongs to (deletes: the deleting move). */
+    /** The KeyMove of each operation appended for a live key (deletes: the deleting move). */
     const owners: KeyMove[] = [];
     const moves: KeyMove[] = [];
     const superseded = new Set<number>();
-    let activeDelta = 0;
-    const push = (op: Uint8Array, move: KeyMove): void => {
-      ops.push(op);
-      owners.push(move);
-    };
+    let deletes = 0;
 
     // Updates and deletes of live keys, in ascending order of their current location.
     existing.sort((a, b) => a.loc - b.loc);
     for (const { loc: oldLoc, write } of existing) {
       const [key, value] = write;
       superseded.add(oldLoc);
-      if (value === undefined) {
-        const move: KeyMove = { key, loc: undefined, baseOld: oldLoc };
-        push(codec.encode({ kind: "delete", key }), move);
-        moves.push(move);
-        activeDelta--;
-      } else {
-        const move: KeyMove = { key, loc: baseSize + ops.length, baseOld: oldLoc };
-        push(codec.encode({ kind: "update", key, value }), move);
-        moves.push(move);
-      }
-    }
-
-    // Creates of keys not live, in ascending key order.
-    creates.sort((a, b) => compareBytes(a[0], b[0]));
-    for (const [key, value] of creates) {
-      const move: KeyMove = { key, loc: baseSize + ops.length, baseOld: undefined };
-      push(codec.encode({ kind: "update", key, value: value! }), move);
+      const move: KeyMove = { key, loc: value === undefined ? undefined : this.log.size, baseOld: oldLoc };
+      this.append(value === undefined ? codec.encode({ kind: "delete", key }) : codec.encode({ kind: "update", key, value }));
+      owners.push(move);
       moves.push(move);
-      activeDelta++;
+      if (value === undefined) deletes++;
     }
 
-    const floor = this.raiseFloor(ops, owners, moves, superseded, baseSize, existing.length + 1, this.index.size + activeDelta);
+    // Pass 2: creates of keys not live, in ascending key order, indexed as they are appended.
+    const createStart = this.log.size;
+    for (const [key, value] of sorted) {
+      if (value === undefined || this.index.get(key) !== undefined) continue;
+      const loc = this.log.size;
+      this.append(codec.encode({ kind: "update", key, value }));
+      this.index.set(key, loc);
+    }
+    const createEnd = this.log.size;
+    if (createEnd - createStart !== creates) throw new Error(`batch changed between its two passes: ${creates} creates, then ${createEnd - createStart}`);
 
-    const commitLoc = baseSize + ops.length;
-    ops.push(codec.encode({ kind: "commit", floor }));
-    for (const op of ops) this.append(op);
+    const floor = this.raiseFloor(owners, moves, superseded, baseSize, createStart, existing.length + 1, this.index.size - deletes);
+
+    const commitLoc = this.log.size;
+    this.append(codec.encode({ kind: "commit", floor }));
 
     this.bitmap.extendTo(this.log.size);
+    for (let loc = createStart; loc < createEnd; loc++) this.bitmap.set(loc, true);
     for (const move of moves) {
       if (move.loc === undefined) this.index.delete(move.key);
       else {
@@ -230,7 +264,7 @@ export class AnyDb {
 
     this.floorLoc = floor;
     this.lastCommitLoc = commitLoc;
-    return { start: baseSize, ops, floor };
+    return { start: baseSize, count: this.log.size - baseSize, floor };
   }
 
   /**
@@ -240,43 +274,39 @@ export class AnyDb {
    * examined. With no live key left, the floor jumps to the commit location.
    */
   private raiseFloor(
-    ops: Uint8Array[],
     owners: KeyMove[],
     moves: KeyMove[],
     superseded: ReadonlySet<number>,
     baseSize: number,
+    createStart: number,
     steps: number,
     totalActive: number,
   ): number {
     if (totalActive < 0) throw new Error("active key count underflow");
-    if (totalActive === 0) return baseSize + ops.length;
+    const fixedTip = this.log.size;
+    if (totalActive === 0) return fixedTip;
     const keyLength = this.config.keyLength;
     let floor = this.floorLoc;
-    const fixedTip = baseSize + ops.length;
     let moved = 0;
     for (let loc = floor; loc < fixedTip && moved < steps; loc++) {
       if (loc < baseSize && !this.bitmap.get(loc)) continue;
       floor = loc + 1;
       if (superseded.has(loc)) continue;
-      const newLoc = baseSize + ops.length;
-      let op: Uint8Array;
-      let move: KeyMove;
-      if (loc < baseSize) {
-        // A set bit on a committed location that this batch did not supersede: an active Update
-        // of an untouched key (or the previous commit).
-        op = this.log.read(loc);
-        if (op[0] !== UPDATE_CONTEXT) continue;
-        move = { key: op.subarray(1, 1 + keyLength), loc: newLoc, baseOld: loc };
-        moves.push(move);
-      } else {
-        op = ops[loc - baseSize]!;
-        move = owners[loc - baseSize]!;
-        // Only the key's latest Update is active (an earlier one may already have been moved).
-        if (op[0] !== UPDATE_CONTEXT || move.loc !== loc) continue;
+      const newLoc = this.log.size;
+      // A copy: the log grows while the operation is re-appended.
+      const op = new Uint8Array(this.log.read(loc));
+      if (op[0] !== UPDATE_CONTEXT) continue;
+      if (loc >= baseSize && loc < createStart) {
+        // An update of a live key appended by this batch (its deletes were skipped above).
+        const move = owners[loc - baseSize]!;
+        if (move.loc !== loc) continue;
         move.loc = newLoc;
+      } else {
+        // A set bit on a committed location that this batch did not supersede (an active Update
+        // of an untouched key; the previous commit was skipped above), or a create of this batch.
+        moves.push({ key: op.subarray(1, 1 + keyLength), loc: newLoc, baseOld: loc });
       }
-      ops.push(op);
-      owners.push(move);
+      this.append(op);
       moved++;
     }
     return floor;

@@ -125,7 +125,7 @@ export class CurrentDb {
     this.height = graftingHeight(config.chunkBytes * 8);
   }
 
-  applyBatch(writes: readonly Write[]): BatchTrace {
+  applyBatch(writes: Iterable<Write>): BatchTrace {
     return this.any.applyBatch(writes);
   }
 

@@ -44,7 +44,7 @@ export class QmdbStateCommitment implements StateCommitment {
    * Applies the batch, computes the root, then prunes below the new inactivity floor once it has
    * moved PRUNE_STEP operations past the last pruning.
    */
-  commitBatch(changes: readonly KeyChange[]): Uint8Array {
+  commitBatch(changes: Iterable<KeyChange>): Uint8Array {
     this.db.applyBatch(changes);
     const root = this.db.root();
     this.db.prune(PRUNE_STEP);
@@ -55,7 +55,7 @@ export class QmdbStateCommitment implements StateCommitment {
     return this.db.get(key);
   }
 
-  entries(): [Uint8Array, Uint8Array][] {
+  entries(): Iterable<[Uint8Array, Uint8Array]> {
     return this.db.any.entries();
   }
 

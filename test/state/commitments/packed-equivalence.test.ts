@@ -79,7 +79,7 @@ describe("packed QMDB = plain reference (CIP-4 §5.1, §5.4)", () => {
           }
           for (let k = 0; k <= 60; k++) expect(db.get(key(k)) && toHex(db.get(key(k))!)).toBe(ref.get(key(k)) && toHex(ref.get(key(k))!));
           expectProofsEqual(db, ref, [...new Set(probe)]);
-          expect(db.any.entries().map(([k, v]) => toHex(k) + toHex(v).slice(2))).toEqual(
+          expect([...db.any.entries()].map(([k, v]) => toHex(k) + toHex(v).slice(2))).toEqual(
             [...ref.snapshot.keys()].sort().map((hex) => hex + toHex(ref.get(Buffer.from(hex.slice(2), "hex"))!).slice(2)),
           );
         }),
