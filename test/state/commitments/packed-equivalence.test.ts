@@ -105,6 +105,61 @@ describe("packed QMDB = plain reference (CIP-4 §5.1, §5.4)", () => {
   });
 });
 
+/** The batch as a non-array source that can be read more than once (as a dump's entry list is). */
+const reiterable = (writes: readonly Write[]): Iterable<Write> => ({ [Symbol.iterator]: () => writes[Symbol.iterator]() });
+
+describe("a batch read twice from its source instead of held as a list (CIP-4 §5.1)", () => {
+  it("§5.1 an ascending batch handed as a re-iterable source gives the reference's roots and values", () => {
+    fc.assert(
+      fc.property(fc.array(batchArb, { minLength: 1, maxLength: 20 }), (batches) => {
+        const db = new CurrentDb(config(1));
+        const ref = new ReferenceCurrentDb(SHA256, variableCodec(KEY, byteVecValue), 1);
+        for (const batch of batches) {
+          // Last write of each key, ascending: the form a block's net changes and a dump have.
+          const last = new Map(batch.map(([k, v]) => [k, v] as const));
+          const writes = toWrites([...last].sort((a, b) => toHex(key(a[0])).localeCompare(toHex(key(b[0])))));
+          db.applyBatch(reiterable(writes));
+          ref.applyBatch(writes);
+          expect(toHex(db.root())).toBe(toHex(ref.root()));
+          db.prune();
+        }
+        for (let k = 0; k <= 60; k++) expect(db.get(key(k)) && toHex(db.get(key(k))!)).toBe(ref.get(key(k)) && toHex(ref.get(key(k))!));
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("§5.1 a source that is not strictly ascending is refused before anything is appended", () => {
+    const db = new CurrentDb(config(32));
+    db.applyBatch([[key(1), value(1)]]);
+    const root = toHex(db.root());
+    const size = db.any.size;
+    expect(() => db.applyBatch(reiterable([[key(3), value(3)], [key(2), value(2)]]))).toThrow("batch keys must be strictly ascending");
+    expect(() => db.applyBatch(reiterable([[key(2), value(2)], [key(2), value(3)]]))).toThrow("batch keys must be strictly ascending");
+    expect(db.any.size).toBe(size);
+    expect(toHex(db.root())).toBe(root);
+  });
+
+  it("§5.1 a source that yields different creates on its second reading is a defect, not a silent root", () => {
+    const db = new CurrentDb(config(32));
+    let readings = 0;
+    const shrinking: Iterable<Write> = {
+      [Symbol.iterator]: () => (readings++ === 0 ? [[key(1), value(1)], [key(2), value(2)]] : [[key(1), value(1)]])[Symbol.iterator]() as Iterator<Write>,
+    };
+    expect(() => db.applyBatch(shrinking)).toThrow("batch changed between its two passes: 2 creates, then 1");
+  });
+
+  it("§5.1 entries() reads values lazily in key order and refuses to continue across a batch", () => {
+    const db = new CurrentDb(config(32));
+    db.applyBatch([[key(9), value(9)], [key(2), value(2)], [key(5), value(5)]]);
+    expect([...db.any.entries()].map(([k]) => toHex(k))).toEqual([key(2), key(5), key(9)].map(toHex));
+    const it = db.any.entries();
+    expect(toHex(it.next().value![1])).toBe(toHex(value(2)));
+    db.applyBatch([[key(7), value(7)]]);
+    expect(() => it.next()).toThrow("a batch was applied while the state's entries were being read");
+  });
+});
+
 describe("reopening a QMDB on its storage (what a persistent backend relies on)", () => {
   it("§5.1 a database reopened on the same storage, pruned, has the same root and proofs and continues identically", () => {
     fc.assert(

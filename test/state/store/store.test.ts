@@ -213,6 +213,26 @@ describe("block batch (CIP-4 §6.1 begin_batch → execute → commit_batch)", (
   });
 });
 
+describe("fromEntries reads its source once or twice, never holding a re-readable one as a list", () => {
+  const pre: Array<readonly [Uint8Array, Uint8Array]> = [[k(1), v(1)], [k(2), v(2)], [k(3), v(3)]];
+  const rootOf = (entries: Iterable<readonly [Uint8Array, Uint8Array]>) => hex(MemoryStateStore.fromEntries(entries, 0n).root());
+
+  it("CIP-4 §8.1: an array, a re-iterable source and a one-shot generator of the same entries give the same root", () => {
+    const root = rootOf(pre);
+    expect(rootOf({ [Symbol.iterator]: () => pre[Symbol.iterator]() })).toBe(root);
+    expect(rootOf((function* () { yield* pre; })())).toBe(root);
+    expect(root).not.toBe(rootOf(pre.slice(0, 2)));
+  });
+
+  it("CIP-4 §8.1: out-of-order and repeated keys give the sorted last-write-wins root, from any source", () => {
+    const shuffled: Array<readonly [Uint8Array, Uint8Array]> = [[k(3), v(9)], [k(1), v(1)], [k(2), v(2)], [k(3), v(3)]];
+    const root = rootOf(pre);
+    expect(rootOf(shuffled)).toBe(root);
+    expect(rootOf({ [Symbol.iterator]: () => shuffled[Symbol.iterator]() })).toBe(root);
+    expect(rootOf((function* () { yield* shuffled; })())).toBe(root);
+  });
+});
+
 describe("block batch against a copy-on-checkpoint model (property)", () => {
   type Op =
     | { t: "put"; k: number; v: number }
