@@ -8,6 +8,7 @@
 import { Agent, request } from "node:http";
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
+import { fileURLToPath } from "node:url";
 import { encodeEnvelope } from "../src/chain/envelope.js";
 import { accountKey } from "../state/keys.js";
 import { fromHex, toHex } from "../src/bytes.js";
@@ -21,7 +22,8 @@ import { intArg, startNode } from "./node-process.js";
 const SECONDS = intArg("seconds", 10);
 const CONNECTIONS = intArg("connections", 16);
 const ACCOUNTS = intArg("accounts", 2_000);
-const FIXTURE = "fixtures/corpus/create-base-schedule.json";
+/** The repository's corpus (dist/scripts/ is two levels below it), whatever the working directory. */
+const FIXTURE = fileURLToPath(new URL("../../fixtures/corpus/create-base-schedule.json", import.meta.url));
 const FUNDED = new Uint8Array(20).fill(0x11); // 10^18 at genesis in that fixture
 const CHAIN_ID = 7n;
 

@@ -4,6 +4,7 @@
 //
 //   npm run build && node dist/scripts/fuzz-node.js [--cases 12000] [--seed 1] [--concurrency 16] [--max-seconds 300]
 import { Agent } from "node:http";
+import { fileURLToPath } from "node:url";
 import { fuzzCase, sendCase, type Outcome } from "./fuzz-node-cases.js";
 import { intArg, startNode } from "./node-process.js";
 import { Rng } from "./rng.js";
@@ -12,9 +13,11 @@ const CASES = intArg("cases", 12_000);
 const SEED = intArg("seed", 1);
 const CONCURRENCY = intArg("concurrency", 16);
 const MAX_SECONDS = intArg("max-seconds", 300);
+/** The repository's corpus (dist/scripts/ is two levels below it), whatever the working directory. */
+const FIXTURE = fileURLToPath(new URL("../../fixtures/corpus/encrypted-pair-lifecycle.json", import.meta.url));
 
 async function main(): Promise<void> {
-  const { child, url: base, stderr: childStderr } = await startNode(["--fixture", "fixtures/corpus/encrypted-pair-lifecycle.json"], "pipe");
+  const { child, url: base, stderr: childStderr } = await startNode(["--fixture", FIXTURE], "pipe");
   let exited: number | null = child.exitCode;
   child.on("exit", (code) => (exited = code ?? -1));
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });

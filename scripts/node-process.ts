@@ -1,6 +1,10 @@
 // What the node scripts (bench-node, fuzz-node) share: integer options and a real `cbqs node`
 // child process started on a loopback port of the system's choosing.
 import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+/** This build's CLI (dist/scripts/ → dist/src/cli.js), whatever the working directory. */
+const CLI = fileURLToPath(new URL("../src/cli.js", import.meta.url));
 
 /** `--<name> <positive integer>` from the command line, or `fallback`. */
 export function intArg(name: string, fallback: number): number {
@@ -16,7 +20,7 @@ export function intArg(name: string, fallback: number): number {
  * prints its "listening on" line. `stderr`: "pipe" collects it into the returned getter.
  */
 export async function startNode(args: readonly string[], stderr: "inherit" | "pipe"): Promise<{ child: ChildProcess; url: URL; stderr: () => string }> {
-  const child = spawn(process.execPath, ["dist/src/cli.js", "node", ...args, "--host", "127.0.0.1", "--port", "0", "--rate-limit", "0", "--proof-rate-limit", "0"], {
+  const child = spawn(process.execPath, [CLI, "node", ...args, "--host", "127.0.0.1", "--port", "0", "--rate-limit", "0", "--proof-rate-limit", "0"], {
     stdio: ["ignore", "pipe", stderr],
   });
   let err = "";

@@ -293,9 +293,10 @@ export class AnyDb {
       floor = loc + 1;
       if (superseded.has(loc)) continue;
       const newLoc = this.log.size;
+      const held = this.log.read(loc);
+      if (held[0] !== UPDATE_CONTEXT) continue;
       // A copy: the log grows while the operation is re-appended.
-      const op = new Uint8Array(this.log.read(loc));
-      if (op[0] !== UPDATE_CONTEXT) continue;
+      const op = new Uint8Array(held);
       if (loc >= baseSize && loc < createStart) {
         // An update of a live key appended by this batch (its deletes were skipped above).
         const move = owners[loc - baseSize]!;
