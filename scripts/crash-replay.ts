@@ -1,13 +1,16 @@
 // Crash test of the persistent store (docs/state.md "Crash safety"): replays a fixture with
 // `cbqs replay --db`, killing the process with SIGKILL at seeded random moments — half of them
-// from outside after a random delay, half from inside a random block commit (CBQS_CRASH_IN_COMMIT,
-// after the block's state is written into the open LMDB transaction) — and restarting it each
-// time. Every run verifies every block it commits against the fixture (a mismatch exits 1 and
-// fails this script); at the end a last run must complete, and the store's state dump must equal
-// the dump of an uninterrupted in-memory replay. Loopback-free and bounded: `kills` runs.
+// from outside, half from inside a block commit (CBQS_CRASH_IN_COMMIT, after the block's state is
+// written into the open LMDB transaction) — and restarting it each time. The kills are spread
+// along the whole chain: run i aims at a seeded height in the i-th of `kills` equal stretches of
+// the chain (an outside kill lands at a random moment once the run's progress lines pass its
+// target; an inside kill at the commit of the target block). Every run verifies every block it
+// commits against the fixture (a mismatch exits 1 and fails this script); at the end a last run
+// must complete, and the store's state dump must equal the dump of an uninterrupted in-memory
+// replay. Loopback-free and bounded: `kills` runs.
 //
 //   node dist/scripts/crash-replay.js [fixture=.cache/long-chain.json.gz] [--kills 20] [--seed N]
-//        [--max-delay <s>] [--dir <path>]
+//        [--grace <ms>] [--dir <path>]
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,18 +23,19 @@ interface Options {
   fixture: string;
   kills: number;
   seed: number;
-  maxDelay: number;
+  /** An outside kill lands a random 0…grace ms after a progress line passes its target. */
+  graceMs: number;
   dir: string | undefined;
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { fixture: ".cache/long-chain.json.gz", kills: 20, seed: 0xc4a54, maxDelay: 4, dir: undefined };
+  const o: Options = { fixture: ".cache/long-chain.json.gz", kills: 20, seed: 0xc4a54, graceMs: 200, dir: undefined };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const next = () => argv[++i] ?? fail(`${arg} needs a value`);
     if (arg === "--kills") o.kills = Number(next());
     else if (arg === "--seed") o.seed = Number(next());
-    else if (arg === "--max-delay") o.maxDelay = Number(next());
+    else if (arg === "--grace") o.graceMs = Number(next());
     else if (arg === "--dir") o.dir = next();
     else if (arg.startsWith("--")) fail(`unknown option ${arg}`);
     else o.fixture = arg;
@@ -50,20 +54,39 @@ interface Run {
   err: string;
 }
 
-function cbqs(args: string[], env: NodeJS.ProcessEnv = {}, killAfterMs?: number): Promise<Run> {
+/** How a run is killed: after a delay, or once its progress lines report a height at or past `height`. */
+type Kill = { afterMs: number } | { atHeight: number; graceMs: number } | undefined;
+
+const HEIGHT_LINE = /height ([\d,]+)\//g;
+
+function cbqs(args: string[], env: NodeJS.ProcessEnv = {}, kill: Kill = undefined): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
+    let timer: NodeJS.Timeout | undefined;
+    const killNow = () => child.kill("SIGKILL");
+    if (kill !== undefined && "afterMs" in kill) timer = setTimeout(killNow, kill.afterMs);
     child.stdout.on("data", (c) => (out += String(c)));
-    child.stderr.on("data", (c) => (err += String(c)));
-    const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+    child.stderr.on("data", (c) => {
+      err += String(c);
+      if (kill === undefined || !("atHeight" in kill) || timer !== undefined) return;
+      const heights = [...String(c).matchAll(HEIGHT_LINE)].map((m) => Number(m[1]!.replaceAll(",", "")));
+      // A random moment shortly after the target: mid-block, mid-commit or between blocks.
+      if (heights.some((h) => h >= kill.atHeight)) timer = setTimeout(killNow, kill.graceMs);
+    });
     child.on("error", reject);
     child.on("close", (code, signal) => {
       if (timer !== undefined) clearTimeout(timer);
       resolve({ code, signal, out, err });
     });
   });
+}
+
+/** The last height a run's progress lines reported (0 when none). */
+function lastHeight(run: Run): number {
+  const heights = [...run.err.matchAll(HEIGHT_LINE)].map((m) => Number(m[1]!.replaceAll(",", "")));
+  return heights.length === 0 ? 0 : heights[heights.length - 1]!;
 }
 
 async function main(): Promise<void> {
@@ -79,18 +102,26 @@ async function main(): Promise<void> {
   const ref = await cbqs(["state", "dump", o.fixture, "-o", reference]);
   if (ref.code !== 0) fail(`uninterrupted replay failed (exit ${ref.code}): ${ref.err.trim()}`);
 
+  const top = Number((JSON.parse(readFileSync(reference, "utf8")) as { height: string }).height);
+  // The last twentieth is left alone: a run must still be going when its target comes.
+  const stretch = (top * 0.95) / o.kills;
+  // Progress lines every 50 ms: they tell how far a run got and when to kill it.
+  const progressEnv = { CBQS_PROGRESS_MS: "50" };
+  let head = 0;
   let killed = 0;
   let inCommit = 0;
   for (let i = 0; i < o.kills; i++) {
     const inside = i % 2 === 1;
-    const env = inside ? { CBQS_CRASH_IN_COMMIT: String(1 + Math.floor(random() * 300)) } : {};
-    const delay = inside ? undefined : Math.round(1000 + random() * (o.maxDelay - 1) * 1000);
-    const run = await cbqs(["replay", o.fixture, "--db", store, "--quiet"], env, delay);
-    const how = inside ? `in commit ${env.CBQS_CRASH_IN_COMMIT}` : `after ${delay} ms`;
+    const target = Math.max(head + 1, Math.floor(stretch * i + random() * stretch));
+    const env = inside ? { ...progressEnv, CBQS_CRASH_IN_COMMIT: String(target - head) } : progressEnv;
+    const kill: Kill = inside ? undefined : { atHeight: target, graceMs: Math.round(random() * o.graceMs) };
+    const run = await cbqs(["replay", o.fixture, "--db", store], env, kill);
+    const how = inside ? `in the commit of block ~${target} (commit ${target - head} of the run)` : `past height ${target}`;
+    head = Math.max(head, lastHeight(run));
     if (run.signal === "SIGKILL") {
       killed++;
       if (inside) inCommit++;
-      console.log(`  run ${i + 1}: killed ${how}`);
+      console.log(`  run ${i + 1}: killed ${how}; last progress line at height ${head}`);
     } else if (run.code === 0) {
       console.log(`  run ${i + 1}: finished before the kill (${how}): ${run.out.trim()}`);
     } else {
