@@ -16,7 +16,7 @@ import { proveAtHeightSteps } from "../harness/prove-at-height.js";
 import { InclusionError, proveInclusion, type InclusionKind } from "../harness/inclusion.js";
 import { hex } from "../json/fields.js";
 import { InputError } from "../json/read.js";
-import { MAX_ENVELOPE_BYTES } from "../bounds.js";
+import { echo, MAX_ENVELOPE_BYTES } from "../bounds.js";
 import { txHash } from "../chain/envelope.js";
 import { Output, writing } from "../json/write.js";
 import { finish, stoppable, watchSignals, type Steps } from "../steps.js";
@@ -79,7 +79,7 @@ function registerVerifyProof(program: Command): void {
     .addHelpText("after", exitCodes("the proof verifies", "a well-formed proof that does not verify", "unreadable file, malformed proof document, bad --root or --hasher"))
     .action((file: string, opts: { root: string; hasher: string; json?: boolean }) => {
       const hasher = HASHERS[opts.hasher as keyof typeof HASHERS];
-      if (hasher === undefined) throw new UsageError(`--hasher must be blake3 or sha256 (got ${opts.hasher})`);
+      if (hasher === undefined) throw new UsageError(`--hasher must be blake3 or sha256 (got ${echo(opts.hasher)})`);
       const root = fromHex(opts.root, 32, "--root");
       const { proof, base, answer } = proofOf(readJson(file));
       let result = verifyStateProofDetailed(proof, root, stateDbConfig(hasher));
