@@ -36,6 +36,10 @@ export const MAX_JSON_STRING_BYTES = 256 * 1024 * 1024;
 export const MAX_JSON_DEPTH = 64;
 /** Characters of input an error line may echo (a 100,000-digit number is shown cut, with its length). */
 export const MAX_ECHO_CHARS = 200;
+/** A whole `cbqs: error: …` line: every message echoes at most MAX_ECHO_CHARS of input; this is the backstop. */
+export const MAX_ERROR_LINE = 600;
+/** Steps of one cbqs-trace/v1 line, and its hash-preimage lengths. */
+export const MAX_TRACE_STEPS = 1 << 24;
 
 /** `text` cut to `max` characters with the total length said, for error lines that echo input. */
 export function echo(text: string, max = MAX_ECHO_CHARS): string {

@@ -3,21 +3,20 @@
 // The hex is authoritative; `decoded` is for people and is ignored when a dump is loaded.
 import { MAX_DUMP_ENTRIES } from "../src/bounds.js";
 import { compareBytes, fromHex, toHex } from "../src/bytes.js";
+import { formatProblem } from "../src/json/fields.js";
+import { childPath, JsonError } from "../src/json/parse.js";
 import { STATE_KEY_LENGTH, type StateStore } from "./interface.js";
 import { checkStateKey, parseStateKey, type DecodedSlot, type ParsedStateKey } from "./keys.js";
 import { decodeStateValue } from "./value.js";
 
 export const DUMP_FORMAT = "cbqs-state-dump/v1";
 
-/** A dump that cannot be loaded: `path` is the JSON path, `reason` what is wrong. */
-export class DumpError extends Error {
+/**
+ * A dump that cannot be loaded: `path` is the JSON path, `reason` what is wrong. A JsonError, so a
+ * reader that streams a dump's entries reports it against the file like any other path error.
+ */
+export class DumpError extends JsonError {
   override name = "DumpError";
-  constructor(
-    readonly path: string,
-    readonly reason: string,
-  ) {
-    super(`${path}: ${reason}`);
-  }
 }
 
 export interface DumpEntry {
@@ -140,7 +139,7 @@ const ENTRY_FIELDS = ["key", "value", "decoded"];
 function record(v: unknown, path: string, fields: readonly string[]): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) throw new DumpError(path, "expected a JSON object");
   for (const k of Object.keys(v)) {
-    if (!fields.includes(k)) throw new DumpError(`${path}.${k}`, `unknown field (expected one of: ${fields.join(", ")})`);
+    if (!fields.includes(k)) throw new DumpError(childPath(path, k), `unknown field (expected one of: ${fields.join(", ")})`);
   }
   return v as Record<string, unknown>;
 }
@@ -250,8 +249,7 @@ function grow<T extends Uint8Array | Uint32Array>(a: T, length: number): T {
  */
 export function loadDump(json: unknown, path = "$", streamed?: DumpEntries): DumpEntries {
   if (typeof json !== "object" || json === null || Array.isArray(json) || (json as { format?: unknown }).format !== DUMP_FORMAT) {
-    const format = (json as { format?: unknown } | null)?.format;
-    throw new DumpError(`${path}.format`, format === undefined ? `missing (expected "${DUMP_FORMAT}")` : `unexpected format ${JSON.stringify(format).slice(0, 60)} (expected "${DUMP_FORMAT}")`);
+    throw new DumpError(`${path}.format`, formatProblem((json as { format?: unknown } | null)?.format, [DUMP_FORMAT]));
   }
   const d = record(json, path, DUMP_FIELDS);
   if (d["height"] !== undefined && (typeof d["height"] !== "string" || !/^(0|[1-9][0-9]{0,19})$/.test(d["height"]) || BigInt(d["height"]) >> 64n !== 0n)) {

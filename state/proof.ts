@@ -3,8 +3,9 @@
 // chunk holding its activity bit, and a range proof over the grafted tree (storage/src/qmdb/
 // current/proof/mod.rs at dc41a895f069). The JSON shape is Appendix C plus the fields a
 // standalone verifier needs: `key`, `value` and `inactive_peaks` (docs/decisions.md).
-import { MAX_EXCLUSION_PROOF_OPS as OPS_BOUND, MAX_PROOF_KEYS } from "../src/bounds.js";
+import { echo, MAX_EXCLUSION_PROOF_OPS as OPS_BOUND, MAX_PROOF_KEYS } from "../src/bounds.js";
 import { bytesEqual, fromHex, toHex } from "../src/bytes.js";
+import { childPath } from "../src/json/parse.js";
 import {
   MAX_PROOF_DIGESTS_PER_ELEMENT,
   ProofError,
@@ -244,7 +245,7 @@ function asRecord(value: unknown, what: string, allowed: readonly string[]): Rec
   const record = value as Record<string, unknown>;
   for (const name of Object.keys(record)) {
     if (!allowed.includes(name)) {
-      throw new ProofFormatError(`unknown field ${name} in ${what}`, `${jsonPath(what)}.${name}`, `unknown field (expected one of: ${allowed.join(", ")})`);
+      throw new ProofFormatError(`unknown field ${echo(name)} in ${what}`, childPath(jsonPath(what), name), `unknown field (expected one of: ${allowed.join(", ")})`);
     }
   }
   return record;

@@ -6,6 +6,7 @@
 // All three trees use the commonware BMT (state/bmt.ts) with keccak256 as the node hasher.
 // §5.4 `/proof/tx` and `/proof/receipt`: inclusion proofs of one leaf of tx_root / receipt_root,
 // checkable with nothing but the proof and the root (docs/state.md §4.1).
+import { echo } from "../src/bounds.js";
 import { bytesEqual, fromHex, toHex, utf8 } from "../src/bytes.js";
 import { CodecError, decodeByteVec, encodeLength } from "./codec.js";
 import { bmtProve, bmtRoot, bmtVerify } from "./bmt.js";
@@ -348,7 +349,7 @@ export function parseInclusionProof(json: unknown): InclusionProof {
   if (typeof json !== "object" || json === null || Array.isArray(json)) throw new EncodingError("inclusion proof must be a JSON object");
   const obj = json as Record<string, unknown>;
   for (const field of Object.keys(obj)) {
-    if (!(PROOF_FIELDS as readonly string[]).includes(field)) throw new EncodingError(`inclusion proof: unknown field "${field}"`);
+    if (!(PROOF_FIELDS as readonly string[]).includes(field)) throw new EncodingError(`inclusion proof: unknown field ${JSON.stringify(echo(field))}`);
   }
   const digest = (value: unknown, what: string) => {
     try {

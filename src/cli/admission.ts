@@ -1,4 +1,5 @@
 // `cbqs admit-endpoint`: CIP-39 §4.3 consensus admission of one provider endpoint URI.
+import { echo } from "../bounds.js";
 import type { Command } from "commander";
 import { admitEndpointUri } from "../admission/endpoint.js";
 import type { ProviderEndpointTransportV1 } from "../codec/types.js";
@@ -18,7 +19,7 @@ export function register(program: Command): void {
     .action((uri: string, opts: { transport: string; json?: boolean }) => {
       const transport = TRANSPORTS.find((t) => t === opts.transport);
       if (transport === undefined) {
-        throw new UsageError(`unknown transport "${opts.transport}" (expected WebSocketTls or Https)`);
+        throw new UsageError(`unknown transport "${echo(opts.transport)}" (expected WebSocketTls or Https)`);
       }
       const maxUriBytes = Number(paramRow("cbqs.max_provider_endpoint_uri_bytes")!.default);
       const result = admitEndpointUri(transport, uri, maxUriBytes);

@@ -1,5 +1,6 @@
 // `cbqs decode|encode|derive|types`: the canonical CBQS codec (CIP-39 §14) on the command line.
 // Bad input (odd hex, wrong lengths, unknown types, trailing bytes, …) is one error line, exit 2.
+import { echo } from "../bounds.js";
 import type { Command } from "commander";
 import { HexError, fromHex, toHex } from "../bytes.js";
 import {
@@ -24,7 +25,7 @@ import { exitCodes, UsageError, jsonReplacer, type Registrar } from "./common.js
 
 function codecFor(typeName: string): Codec<unknown> {
   const codec = codecByName(typeName);
-  if (!codec) throw new UsageError(`unknown type "${typeName}" (see \`cbqs types\`)`);
+  if (!codec) throw new UsageError(`unknown type "${echo(typeName)}" (see \`cbqs types\`)`);
   return codec;
 }
 
@@ -41,9 +42,9 @@ const U64_MAX = (1n << 64n) - 1n;
 
 // Decimal digits of any length, as in JSON (scenario-format §1): "007" is 7; the range is checked after.
 function u64Arg(text: string, what: string): bigint {
-  if (!/^[0-9]+$/.test(text)) throw new UsageError(`${what}: expected a u64 decimal integer, got "${text}"`);
+  if (!/^[0-9]+$/.test(text)) throw new UsageError(`${what}: expected a u64 decimal integer, got "${echo(text)}"`);
   const value = BigInt(text);
-  if (value > U64_MAX) throw new UsageError(`${what}: ${text} exceeds the u64 maximum ${U64_MAX}`);
+  if (value > U64_MAX) throw new UsageError(`${what}: ${echo(text)} exceeds the u64 maximum ${U64_MAX}`);
   return value;
 }
 
@@ -120,7 +121,7 @@ export function deriveCommand(what: string, o: DeriveOptions, json: boolean): st
       break;
     }
     default:
-      throw new UsageError(`unknown derivation "${what}"`);
+      throw new UsageError(`unknown derivation "${echo(what)}"`);
   }
   return json ? JSON.stringify({ derive: what, value: toHex(value), ...extra }, jsonReplacer) : toHex(value);
 }

@@ -2,6 +2,7 @@
 // 1 = reject/verification mismatch, 2 = unusable input. Errors are one line, never a stack.
 import { CommanderError, type Command } from "commander";
 import { Stopped } from "../steps.js";
+import { echo, MAX_ERROR_LINE } from "../bounds.js";
 
 export const EXIT_OK = 0;
 export const EXIT_REJECT = 1;
@@ -44,14 +45,13 @@ export function oneLine(text: string): string {
     .join(" ");
 }
 
-/** Longest error line: every message echoes at most ~200 characters of input (src/bounds.ts); this is the backstop. */
-const MAX_ERROR_LINE = 600;
+/** A message as one line of at most MAX_ERROR_LINE characters (commander's own echo argv whole). */
+const boundedLine = (text: string): string => echo(oneLine(text), MAX_ERROR_LINE);
 
 /** The error line every failure of `cbqs` prints on stderr. */
 export function errorLine(err: unknown): string {
   if (err instanceof Stopped) return `cbqs: ${oneLine(`${err.message}; ${err.kept}`)}\n`;
-  const message = oneLine(err instanceof Error ? err.message : String(err));
-  return `cbqs: error: ${message.length > MAX_ERROR_LINE ? `${message.slice(0, MAX_ERROR_LINE)}…` : message}\n`;
+  return `cbqs: error: ${boundedLine(err instanceof Error ? err.message : String(err))}\n`;
 }
 
 /** Exit code for an error that escaped a command: commander's own (0 for --help/--version) or 2. */
@@ -67,7 +67,7 @@ export function exitCodeOf(err: unknown): number {
  */
 export function configureProgram(program: Command): Command {
   return program.exitOverride().configureOutput({
-    outputError: (str, write) => write(`cbqs: ${oneLine(str)}\n`),
+    outputError: (str, write) => write(`cbqs: ${boundedLine(str)}\n`),
   });
 }
 

@@ -1,6 +1,7 @@
 // `cbqs conformance commonware`: recomputes commonware's published conformance digests for the
 // Merkle roots we port (MMR, BMT, QMDB any/current) with SHA-256 and compares them with the
 // values listed in docs/anchors.md. Exit 0 only if every digest matches.
+import { echo } from "../bounds.js";
 import type { Command } from "commander";
 import {
   COMMONWARE_WORKLOADS,
@@ -68,8 +69,8 @@ export function register(program: Command): void {
     .addHelpText("after", exitCodes("printed", "(not used)", "unknown workload, bad seed"))
     .action((workload: string, seedText: string, opts: { json?: boolean }) => {
       const target = TRACEABLE[workload];
-      if (target === undefined) throw new UsageError(`unknown workload ${workload}`);
-      if (!/^\d{1,9}$/.test(seedText)) throw new UsageError(`seed must be a decimal integer from 0 to 999999999, got ${seedText}`);
+      if (target === undefined) throw new UsageError(`unknown workload ${echo(workload)}`);
+      if (!/^\d{1,9}$/.test(seedText)) throw new UsageError(`seed must be a decimal integer from 0 to 999999999, got ${echo(seedText)}`);
       const steps = traceKeyedWorkload(target[0], target[1], Number(seedText));
       const human = steps
         .map((s) =>

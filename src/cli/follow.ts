@@ -3,6 +3,7 @@
 // first divergence (printed as `cbqs replay` prints a mismatch), 2 for unusable input (node
 // unreachable, answers that are not the feed, a store of another chain); 130/143 when stopped by
 // SIGINT/SIGTERM before its goal (the block in progress is finished and committed first).
+import { echo } from "../bounds.js";
 import type { Command } from "commander";
 import type { BlockRecord } from "../../state/chain-db.js";
 import { Progress, progressMode } from "../harness/progress.js";
@@ -33,10 +34,10 @@ export function register(program: Command): void {
       ),
     )
     .action(async (url: string, opts: { db?: string; until?: string; watch?: boolean; interval: string; quiet?: boolean }) => {
-      if (!/^https?:\/\/[^\s/]+/.test(url)) throw new UsageError(`<url> must be an http(s) URL (got ${url})`);
+      if (!/^https?:\/\/[^\s/]+/.test(url)) throw new UsageError(`<url> must be an http(s) URL (got ${echo(url)})`);
       let until: bigint | undefined;
       if (opts.until !== undefined) {
-        if (!/^[0-9]{1,20}$/.test(opts.until)) throw new UsageError(`--until must be a block height (got ${opts.until})`);
+        if (!/^[0-9]{1,20}$/.test(opts.until)) throw new UsageError(`--until must be a block height (got ${echo(opts.until)})`);
         until = BigInt(opts.until);
       }
       const pollMs = intOption("--interval", opts.interval, 3_600_000);

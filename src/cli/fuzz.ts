@@ -3,6 +3,7 @@
 // to --out, first difference printed), 2 for an unusable command or options (one line).
 // SIGINT/SIGTERM kill the running command and stop: a divergence found so far is still written,
 // the temporary directory is removed, and otherwise the exit is 130/143.
+import { echo } from "../bounds.js";
 import { randomInt } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { Command } from "commander";
@@ -44,7 +45,7 @@ export function register(program: Command): void {
     )
     .action(async (opts: FuzzOpts) => {
       const int = (flag: string, v: string, min: number, max: number): number => {
-        if (!/^[0-9]+$/.test(v) || Number(v) < min || Number(v) > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max} (got ${v})`);
+        if (!/^[0-9]+$/.test(v) || Number(v) < min || Number(v) > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max} (got ${echo(v)})`);
         return Number(v);
       };
       if (opts.t8n.trim() === "") throw new UsageError("--t8n must name a command");

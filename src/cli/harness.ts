@@ -1,6 +1,7 @@
 // The replay harness commands (docs/fixtures.md), in workflow order: `cbqs fill`, `cbqs replay`,
 // `cbqs t8n`, `cbqs trace`, `cbqs diff`. Exit 0 = everything matches, 1 = a mismatch/difference,
 // 2 = unusable input (one line naming the file and JSON path; never a stack trace).
+import { echo } from "../bounds.js";
 import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
@@ -59,7 +60,7 @@ function outputDirectory(dir: string): void {
 
 /** A decimal u64 option (`--to-height`, `--block`, `--index`). */
 export function decimalOption(flag: string, text: string): bigint {
-  if (!/^[0-9]+$/.test(text) || text.length > 20 || BigInt(text) >> 64n !== 0n) throw new UsageError(`${flag} must be a decimal integer up to 2^64 - 1 (got ${text})`);
+  if (!/^[0-9]+$/.test(text) || text.length > 20 || BigInt(text) >> 64n !== 0n) throw new UsageError(`${flag} must be a decimal integer up to 2^64 - 1 (got ${echo(text)})`);
   return BigInt(text);
 }
 
@@ -95,14 +96,14 @@ function registerFill(program: Command): void {
     )
     .action(async (files: string[], opts: { output: string; postState: string; gzip?: boolean; quiet?: boolean }) => {
       watchSignals();
-      if (!["none", "final", "every"].includes(opts.postState)) throw new UsageError(`--post-state must be none, final or every (got ${opts.postState})`);
+      if (!["none", "final", "every"].includes(opts.postState)) throw new UsageError(`--post-state must be none, final or every (got ${echo(opts.postState)})`);
       const outputs = new Map<string, string>();
       const texts: Array<{ path: string; text: string }> = [];
       let failed = 0;
       for (const file of files) {
         const scenario = readScenario(file);
         const name = inFile(file, () => fixtureFileName(scenario.name)) + (opts.gzip ? ".gz" : "");
-        if (outputs.has(name)) throw new UsageError(`${file}: scenario name "${scenario.name}" is also used by ${outputs.get(name)}`);
+        if (outputs.has(name)) throw new UsageError(`${file}: scenario name "${echo(scenario.name)}" is also used by ${outputs.get(name)}`);
         outputs.set(name, file);
         const progress = fillProgress(file, progressMode(opts.quiet));
         let fixtureText: string;

@@ -2,6 +2,7 @@
 // replication feed and a devnet (POST /tx, POST /mine, --block-time). Exit 0 after a clean
 // SIGINT/SIGTERM shutdown, 1 when an imported fixture block does not verify (the replay report),
 // 2 for unusable input.
+import { echo } from "../bounds.js";
 import type { Command } from "commander";
 import { readFixture } from "../harness/documents.js";
 import { readFileBytes } from "../json/read.js";
@@ -32,7 +33,7 @@ interface NodeOpts {
 
 /** A non-negative decimal integer option, at most `max`. */
 export function intOption(name: string, text: string, max: number): number {
-  if (!/^[0-9]{1,15}$/.test(text) || Number(text) > max) throw new UsageError(`${name} must be an integer from 0 to ${max} (got ${text})`);
+  if (!/^[0-9]{1,15}$/.test(text) || Number(text) > max) throw new UsageError(`${name} must be an integer from 0 to ${max} (got ${echo(text)})`);
   return Number(text);
 }
 
@@ -65,7 +66,7 @@ export function register(program: Command): void {
       if (opts.fixture !== undefined && opts.genesis !== undefined) throw new UsageError("--fixture and --genesis are exclusive: a chain has one genesis");
       const port = intOption("--port", opts.port, 65_535);
       const blockTime = Number(opts.blockTime);
-      if (!/^[0-9]+(\.[0-9]+)?$/.test(opts.blockTime) || blockTime > 86_400) throw new UsageError(`--block-time must be seconds from 0 to 86400 (got ${opts.blockTime})`);
+      if (!/^[0-9]+(\.[0-9]+)?$/.test(opts.blockTime) || blockTime > 86_400) throw new UsageError(`--block-time must be seconds from 0 to 86400 (got ${echo(opts.blockTime)})`);
       const settings = {
         host: opts.host,
         port,

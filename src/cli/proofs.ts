@@ -16,7 +16,7 @@ import { proveAtHeightSteps } from "../harness/prove-at-height.js";
 import { InclusionError, proveInclusion, type InclusionKind } from "../harness/inclusion.js";
 import { hex } from "../json/fields.js";
 import { InputError } from "../json/read.js";
-import { MAX_ENVELOPE_BYTES } from "../bounds.js";
+import { echo, MAX_ENVELOPE_BYTES } from "../bounds.js";
 import { txHash } from "../chain/envelope.js";
 import { Output, writing } from "../json/write.js";
 import { finish, stoppable, watchSignals, type Steps } from "../steps.js";
@@ -32,7 +32,13 @@ import { openExistingStore } from "./store.js";
 
 const HASHERS = { blake3: BLAKE3, sha256: SHA256 } as const;
 
-/** The verifier's steps in words (CIP-4 Appendix C as it applies to the "current" QMDB root). */
+/**
+ * The verifier's steps in words (CIP-4 Appendix C as it applies to the "current" QMDB root). Each
+ * digest is named once and shown with its value wherever it appears: the path rebuilds the grafted
+ * root (state/proof.ts reconstructRangeRoot with the grafting hasher); ops_root is the proof's own
+ * field, bound only by the combined root. While the bitmap has no complete chunk nothing is
+ * grafted yet, so the two hold the same digest.
+ */
 export function checkedSteps(r: Reconstruction, stateRoot: Uint8Array): string[] {
   const keys = r.keys.map((k) => `${toHex(k.key)} (location ${k.loc})`).join(", ");
   const partial = r.partial === undefined ? "" : ` ‖ next_bit ${r.partial.nextBit} ‖ partial-chunk digest ${toHex(r.partial.digest)}`;
@@ -43,7 +49,7 @@ export function checkedSteps(r: Reconstruction, stateRoot: Uint8Array): string[]
   return [
     first,
     `ops path: the operation${r.kind === "single" ? "" : "s"}, bitmap chunk${r.kind === "single" ? "" : "s"} and ${r.digests} digest${r.digests === 1 ? "" : "s"} rebuild the grafted root ${toHex(r.graftedRoot)}`,
-    `combined root: H(ops_root ${toHex(r.opsRoot)} ‖ grafted_root${partial}) = ${toHex(r.root)}${
+    `combined root: H(ops_root ${toHex(r.opsRoot)} (as the proof states) ‖ grafted root ${toHex(r.graftedRoot)}${partial}) = ${toHex(r.root)}${
       r.root.length === stateRoot.length && toHex(r.root) === toHex(stateRoot) ? " = the given state_root" : `, not the given state_root ${toHex(stateRoot)}`
     }`,
   ];
@@ -79,7 +85,7 @@ function registerVerifyProof(program: Command): void {
     .addHelpText("after", exitCodes("the proof verifies", "a well-formed proof that does not verify", "unreadable file, malformed proof document, bad --root or --hasher"))
     .action((file: string, opts: { root: string; hasher: string; json?: boolean }) => {
       const hasher = HASHERS[opts.hasher as keyof typeof HASHERS];
-      if (hasher === undefined) throw new UsageError(`--hasher must be blake3 or sha256 (got ${opts.hasher})`);
+      if (hasher === undefined) throw new UsageError(`--hasher must be blake3 or sha256 (got ${echo(opts.hasher)})`);
       const root = fromHex(opts.root, 32, "--root");
       const { proof, base, answer } = proofOf(readJson(file));
       let result = verifyStateProofDetailed(proof, root, stateDbConfig(hasher));
@@ -88,7 +94,7 @@ function registerVerifyProof(program: Command): void {
       const asked = answer?.["key"];
       const provenKey = (proof as { key?: unknown }).key;
       if (result.valid && typeof asked === "string" && asked !== provenKey) {
-        result = { valid: false, malformed: false, reconstruction: result.reconstruction, reason: `the answer's key ${asked.slice(0, 120)} is not the proven key ${String(provenKey).slice(0, 120)}` };
+        result = { valid: false, malformed: false, reconstruction: result.reconstruction, reason: `the answer's key ${echo(asked, 120)} is not the proven key ${echo(String(provenKey), 120)}` };
       }
       const r = result.reconstruction;
       const steps = r === undefined ? [] : checkedSteps(r, root);

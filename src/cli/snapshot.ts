@@ -3,6 +3,7 @@
 // height whose state is no longer held, an unwritable file, or a snapshot refused on import
 // (corrupt, truncated, foreign, or its rebuilt root is not its block's state_root) — the target
 // is then left exactly as it was.
+import { echo } from "../bounds.js";
 import type { Command } from "commander";
 import { toHex } from "../bytes.js";
 import type { LmdbChainDb } from "../../state/lmdb/chain-db.js";
@@ -43,7 +44,7 @@ export function register(program: Command): void {
     )
     .action(async (opts: { db: string; output: string; height?: string }) => {
       watchSignals();
-      if (opts.height !== undefined && !/^[0-9]{1,20}$/.test(opts.height)) throw new UsageError(`--height must be a block height (got ${opts.height})`);
+      if (opts.height !== undefined && !/^[0-9]{1,20}$/.test(opts.height)) throw new UsageError(`--height must be a block height (got ${echo(opts.height)})`);
       const db = openExistingStore(opts.db) as LmdbChainDb;
       try {
         const block = await refused(`--db ${opts.db}`, () => stoppable(exportSnapshotSteps(db, opts.output, opts.height === undefined ? undefined : BigInt(opts.height))));

@@ -1,6 +1,7 @@
 // `cbqs state dump <file> [--height N] [filters]` and `cbqs state diff <a> <b>` (docs/state.md §5).
 // A dump's state comes from a dump or alloc file, from replaying a fixture (or a scenario, filled
 // to one first) from genesis up to a height, or from a persistent store (--db: its head).
+import { echo } from "../bounds.js";
 import type { Command } from "commander";
 import { fromHex, HexError } from "../bytes.js";
 import { GenesisError } from "../engine/errors.js";
@@ -35,9 +36,9 @@ const collect = (value: string, previous: string[] | undefined): string[] => [..
 
 /** `--height`: a decimal u64. */
 function parseHeight(text: string): bigint {
-  if (!/^[0-9]+$/.test(text)) throw new UsageError(`--height must be a decimal integer (got ${text})`);
+  if (!/^[0-9]+$/.test(text)) throw new UsageError(`--height must be a decimal integer (got ${echo(text)})`);
   const height = BigInt(text);
-  if (height > 0xffff_ffff_ffff_ffffn) throw new UsageError(`--height exceeds u64 (got ${text})`);
+  if (height > 0xffff_ffff_ffff_ffffn) throw new UsageError(`--height exceeds u64 (got ${echo(text)})`);
   return height;
 }
 
@@ -67,11 +68,11 @@ function dumpFilter(options: FilterOptions, entries: Iterable<readonly [Uint8Arr
   const streams = o.stream.map((text) => {
     if (/^0x[0-9a-fA-F]{64}$/.test(text)) return fromHex(text, 32);
     const id = registryIdentity(entries);
-    if (id === undefined) throw new UsageError(`--stream ${text}: a reference needs the registry singleton in the state (give the 0x stream id)`);
+    if (id === undefined) throw new UsageError(`--stream ${echo(text)}: a reference needs the registry singleton in the state (give the 0x stream id)`);
     try {
       return resolveStreamKey(text, "--stream", id);
     } catch (err) {
-      if (err instanceof ScenarioError) throw new UsageError(`--stream ${text}: ${err.reason}`);
+      if (err instanceof ScenarioError) throw new UsageError(`--stream ${echo(text)}: ${err.reason}`);
       throw err;
     }
   });

@@ -1,6 +1,7 @@
 // `--db <dir>` for the commands that keep a chain (node, follow, replay, snapshot, state dump,
 // prove-state): the LMDB store in <dir>, or an in-memory one without it. A store that cannot be
 // opened (in use by another process, not a cbqs store, damaged) is unusable input: exit 2.
+import { echo } from "../bounds.js";
 import { hasEnv } from "../../state/lmdb/env.js";
 import { openChainDb, StoreError, type StoreOptions } from "../node/store.js";
 import { SNAPSHOT_INTERVAL_BLOCKS } from "../node/snapshot.js";
@@ -31,6 +32,6 @@ export const SNAPSHOT_INTERVAL_HELP = `with --db, write a snapshot (CIP-4 §8.1)
 /** `--snapshot-interval <n>`: a decimal block count. */
 export function snapshotInterval(text: string | undefined): bigint {
   if (text === undefined) return SNAPSHOT_INTERVAL_BLOCKS;
-  if (!/^[0-9]{1,19}$/.test(text)) throw new UsageError(`--snapshot-interval must be a block count (got ${text})`);
+  if (!/^[0-9]{1,19}$/.test(text)) throw new UsageError(`--snapshot-interval must be a block count (got ${echo(text)})`);
   return BigInt(text);
 }

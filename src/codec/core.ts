@@ -2,7 +2,9 @@
 // and that one declaration yields the encoder, the strict bounded decoder, the JSON mapping
 // (docs/scenario-format.md §1) and a fast-check arbitrary.
 import type * as FC from "fast-check";
+import { echo } from "../bounds.js";
 import { HexError, fromHex, toHex } from "../bytes.js";
+import { childPath } from "../json/parse.js";
 import { DecodeError, EncodeError, JsonValueError, type DecodeErrorKind } from "./errors.js";
 
 export type FastCheck = typeof FC;
@@ -242,7 +244,7 @@ function jsonInteger(json: unknown, path: string, max: bigint): bigint {
   if (typeof json === "string" && DECIMAL_RE.test(json)) v = BigInt(json);
   else if (typeof json === "number" && Number.isSafeInteger(json) && json >= 0) v = BigInt(json);
   else return jsonFail(path, "expected a decimal integer string (or a safe-integer number)");
-  if (v > max) jsonFail(path, `integer ${v} exceeds ${max}`);
+  if (v > max) jsonFail(path, `integer ${echo(String(json))} exceeds ${max}`);
   return v;
 }
 
@@ -691,7 +693,7 @@ export function struct<T extends object>(
     },
     fromJson(j, path, ctx) {
       if (!isPlainObject(j)) jsonFail(path, `expected a ${name} object`);
-      for (const k of Object.keys(j)) if (!keys.has(k)) jsonFail(`${path}.${k}`, `unknown field of ${name}`);
+      for (const k of Object.keys(j)) if (!keys.has(k)) jsonFail(childPath(path, k), `unknown field of ${name}`);
       const out: Record<string, unknown> = {};
       for (const [k, c] of entries) {
         const fieldPath = `${path}.${k}`;
@@ -782,7 +784,7 @@ export function taggedUnion<T extends { type: string }>(
       }
       const type = Object.keys(j)[0]!;
       const d = def(type);
-      if (!d) jsonFail(path, `unknown ${name} variant "${type}"; expected one of ${choices}`);
+      if (!d) jsonFail(path, `unknown ${name} variant ${JSON.stringify(echo(type))}; expected one of ${choices}`);
       const payloadPath = `${path}.${type}`;
       if (d.kind === "unit") {
         if (j[type] !== null) jsonFail(payloadPath, `variant "${type}" has no payload`);

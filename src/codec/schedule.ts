@@ -1,4 +1,5 @@
 // §4.5 genesis base-rate schedule: built from the twelve frozen cbqs.base_rate.* values of §18.
+import { echo } from "../bounds.js";
 import { PARAMS, paramRow } from "../params.js";
 import type { BaseRateClassV1, BaseRateScheduleV1, BaseRateSchedulesV1 } from "./types.js";
 
@@ -22,7 +23,7 @@ export class ScheduleParamError extends Error {
  */
 export function genesisBaseRateSchedule(values: Readonly<Record<string, bigint>> = {}): BaseRateScheduleV1 {
   for (const name of Object.keys(values)) {
-    if (paramRow(name)?.class !== "base_rate") throw new ScheduleParamError(`${name} is not a cbqs.base_rate.* parameter`);
+    if (paramRow(name)?.class !== "base_rate") throw new ScheduleParamError(`${echo(name)} is not a cbqs.base_rate.* parameter`);
   }
   const cls = (prefix: "standard" | "fast"): BaseRateClassV1 => {
     const out = {} as BaseRateClassV1;

@@ -1,5 +1,6 @@
 // The Stream Registry chain: genesis (CIP-39 §3, §4, §4.5, §18), block execution with
 // compute-then-commit transactions (§5), and read views for the run document.
+import { echo } from "../bounds.js";
 import { bytesEqual, compareBytes, toHex } from "../bytes.js";
 import type { BlockInput, GenesisConfig, Transaction } from "../chain/types.js";
 import { decode, encode } from "../codec/core.js";
@@ -74,7 +75,7 @@ function validateGenesis(config: GenesisConfig): void {
   if (config.chain_id < 0n || config.chain_id > U64_MAX) fail(`chain_id ${config.chain_id} is not a u64`);
   if (config.governance.length !== 20) fail("governance must be a 20-byte address");
   for (const [name, value] of config.params) {
-    const row = paramRow(name) ?? fail(`params: unknown parameter ${name}`);
+    const row = paramRow(name) ?? fail(`params: unknown parameter ${echo(name)}`);
     if (row.class === "live") {
       const problem = liveScalarProblem(name, value);
       if (problem !== null) fail(`params: ${problem}`);

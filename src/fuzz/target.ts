@@ -3,6 +3,7 @@
 // command runs as `/bin/sh -c '<command> "$@"'` with the five t8n flags as separate arguments
 // (so the command string is read exactly as a shell reads it: quotes, variables, `env X=1 …`),
 // and its two output files are read back. The directory is removed by close().
+import { formatProblem } from "../json/fields.js";
 import { JsonError, parseJson } from "../json/parse.js";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -187,6 +188,6 @@ function parseOutput(text: string, format: string, flag: string): Record<string,
     throw new TargetError(`${flag} is not strict JSON (${err.message})`);
   }
   const got = typeof doc === "object" && doc !== null && !Array.isArray(doc) ? (doc as Record<string, unknown>)["format"] : undefined;
-  if (got !== format) throw new TargetError(`${flag} is not a ${format} document (format ${JSON.stringify(got)})`);
+  if (got !== format) throw new TargetError(`${flag} is not a ${format} document: ${formatProblem(got, [format])}`);
   return doc as Record<string, unknown>;
 }

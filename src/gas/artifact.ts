@@ -4,7 +4,7 @@
 // file's canonical form and its SHA-256 against the pinned digest.
 import { echo } from "../bounds.js";
 import { fromHex, toHex } from "../bytes.js";
-import { JsonError, parseJson } from "../json/parse.js";
+import { childPath, JsonError, parseJson } from "../json/parse.js";
 import { sha256 } from "../crypto/hash.js";
 import { SYS_CBQS } from "../engine/chain.js";
 import { COSTS, RESERVATIONS, type CostSchedule } from "../engine/meter.js";
@@ -117,7 +117,7 @@ type Obj = Record<string, unknown>;
 function obj(v: unknown, where: string, fields?: readonly string[]): Obj {
   if (v === null || typeof v !== "object" || Array.isArray(v)) throw new ArtifactError(`${where}: expected an object`);
   if (fields !== undefined) {
-    for (const k of Object.keys(v)) if (!fields.includes(k)) throw new ArtifactError(`${where}.${k}: unknown field (expected one of: ${fields.join(", ")})`);
+    for (const k of Object.keys(v)) if (!fields.includes(k)) throw new ArtifactError(`${childPath(where, k)}: unknown field (expected one of: ${fields.join(", ")})`);
     for (const k of fields) if (!Object.hasOwn(v, k)) throw new ArtifactError(`${where}.${k}: missing`);
   }
   return v as Obj;

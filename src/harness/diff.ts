@@ -6,6 +6,7 @@
 // implementation under test (got). The first line names the block, transaction and field; the
 // indented lines below narrow it as replay does: the differing state keys and fields, an envelope
 // decoded field by field.
+import { echo } from "../bounds.js";
 import { bytesEqual, toHex } from "../bytes.js";
 import { decodeEnvelope, type TxEnvelope } from "../chain/envelope.js";
 import { receiptJson, type TxReceipt } from "../chain/receipts.js";
@@ -96,12 +97,8 @@ export function allDivergences(a: unknown, b: unknown, limit = 100): Divergence[
   return found;
 }
 
-const MAX_VALUE_CHARS = 200;
-
 export function show(v: unknown): string {
-  if (v === undefined) return "(absent)";
-  const s = JSON.stringify(v);
-  return s.length > MAX_VALUE_CHARS ? `${s.slice(0, MAX_VALUE_CHARS)}… (${s.length} characters)` : s;
+  return v === undefined ? "(absent)" : echo(JSON.stringify(v));
 }
 
 export const pathText = (p: Path): string => p.map((x) => (typeof x === "number" ? `[${x}]` : `.${x}`)).join("").replace(/^\./, "");

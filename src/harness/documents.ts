@@ -14,7 +14,7 @@ import { finish, type Steps } from "../steps.js";
 import { parseScenario, SCENARIO_FORMAT, type Scenario } from "../scenario/parse.js";
 import { loadRunBlock, loadRunDocument } from "../scenario/run-document.js";
 import { RUN_FORMAT, type RunBlock, type RunDocument } from "../scenario/run.js";
-import { DUMP_FORMAT, DumpError, dumpEntryCollector, loadDump, type DumpEntries } from "../../state/dump.js";
+import { DUMP_FORMAT, dumpEntryCollector, loadDump, type DumpEntries } from "../../state/dump.js";
 import { formatProblem } from "../json/fields.js";
 import { FIXTURE_FORMAT, loadBlock, loadFixture, type Fixture, type FixtureBlock } from "./fixture.js";
 import { loadT8nResult, T8N_RESULT_FORMAT } from "./t8n.js";
@@ -23,7 +23,7 @@ import { loadTraceLine, TRACE_FORMAT } from "./trace.js";
 /** An error that names a JSON path, reported against `file`; anything else passes through. */
 export function asInputError(file: string, err: unknown): unknown {
   if (err instanceof InputError) return err;
-  if (err instanceof JsonError || err instanceof DumpError || err instanceof JsonValueError) return new InputError(file, err.path, err.reason);
+  if (err instanceof JsonError || err instanceof JsonValueError) return new InputError(file, err.path, err.reason);
   return err;
 }
 

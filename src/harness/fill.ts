@@ -3,6 +3,7 @@
 // envelopes, and every consensus output the run document reports — as a cbqs-fixture/v1.
 // The filled fixture is then replayed once to capture post-state dumps, which also proves the
 // runner and the replayer agree on it before anything is written.
+import { echo } from "../bounds.js";
 import { fromHex } from "../bytes.js";
 import type { Scenario } from "../scenario/parse.js";
 import { runScenarioSteps } from "../scenario/run.js";
@@ -35,7 +36,7 @@ export function* fillSteps(scenario: Scenario, postState: PostStateMode = "every
     txs += b.run.receipts.length;
     onProgress?.("executing", { done, total, unit: "blocks", height: { at: BigInt(b.run.height), last: lastHeight }, txs });
   });
-  if (run.failure !== null) throw new FillError(`scenario ${scenario.name} fails its own expectations: ${run.failure.message}`);
+  if (run.failure !== null) throw new FillError(`scenario ${echo(scenario.name)} fails its own expectations: ${run.failure.message}`);
   const doc = run.document;
   const blocks: FixtureBlock[] = doc.blocks.map((rb, i) => {
     const sealed = run.blocks[i]!;

@@ -2,6 +2,7 @@
 // block by block, and compare every expected value; stop at the first difference. Input that
 // cannot be executed at all (undecodable envelopes, another chain's envelopes, an invalid
 // genesis) is a ReplayInputError, distinct from a mismatch.
+import { echo } from "../bounds.js";
 import { bytesEqual, toHex } from "../bytes.js";
 import { genesisHash, headerHash } from "../chain/block.js";
 import type { TxEnvelope } from "../chain/envelope.js";
@@ -484,7 +485,7 @@ export interface Shard {
 
 export function parseShard(text: string): Shard {
   const m = /^([1-9][0-9]{0,5})\/([1-9][0-9]{0,5})$/.exec(text);
-  if (m === null || Number(m[1]) > Number(m[2])) throw new RangeError(`--shard must be i/n with 1 ≤ i ≤ n (got ${text})`);
+  if (m === null || Number(m[1]) > Number(m[2])) throw new RangeError(`--shard must be i/n with 1 ≤ i ≤ n (got ${echo(text)})`);
   return { index: Number(m[1]), count: Number(m[2]) };
 }
 

@@ -4,7 +4,7 @@
 // (the gas meter) through untouched. Transaction boundaries are the engine's outermost
 // checkpoints (one per transaction, src/engine/chain.ts executeTx). One JSON line per
 // transaction plus one "block" line for accesses outside any transaction.
-import { MAX_RECEIPT_EVENTS } from "../bounds.js";
+import { MAX_RECEIPT_EVENTS, MAX_TRACE_STEPS } from "../bounds.js";
 import { toHex } from "../bytes.js";
 import { array, count, decimal, formatProblem, hex, object, oneOf, string } from "../json/fields.js";
 import { JsonError, type JsonObject } from "../json/parse.js";
@@ -192,7 +192,6 @@ export type { StepRecorder };
 
 const TX_LINE = ["format", "height", "tx_index", "tx_hash", "from", "kind", "steps", "status", "error", "events", "hash_preimage_lengths", "signatures", "cycles", "cells"];
 const BLOCK_END_LINE = ["format", "height", "tx_index", "kind", "steps"];
-const MAX_TRACE_STEPS = 1 << 24;
 
 function loadStep(v: unknown, path: string): void {
   const op = (v as { op?: unknown } | null)?.op;

@@ -429,6 +429,7 @@ export class JsonParser {
         return;
       }
     }
+    // The text is kept only to 64 characters (scanNumber), so the length said is the counted one, not echo()'s.
     const shown = p.length <= 24 ? text : `${text.slice(0, 24)}… (${p.length} characters)`;
     if (p.length <= 64 && !/^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(text)) this.syntax(`invalid number ${shown}`, at);
     this.fail(

@@ -4,7 +4,7 @@
 // receipt and the block hash match the node's. The first divergence stops it with replay's report.
 import { bytesEqual, fromHex, toHex } from "../bytes.js";
 import type { GenesisConfig } from "../chain/types.js";
-import { MAX_BUFFERED_DOCUMENT_BYTES } from "../bounds.js";
+import { echo, MAX_BUFFERED_DOCUMENT_BYTES } from "../bounds.js";
 import { FIXTURE_FORMAT, FixtureError, loadFixture, type Fixture } from "../harness/fixture.js";
 import { JsonError, parseJson } from "../json/parse.js";
 import { genesisFromSource } from "../harness/genesis.js";
@@ -84,7 +84,7 @@ async function getJson(url: string, signal?: AbortSignal): Promise<Record<string
     }
     if (res.status !== 200) {
       const e = (body as { error?: { code?: unknown; message?: unknown } }).error;
-      throw new FollowInputError(`${url}: HTTP ${res.status} ${String(e?.code ?? "")}: ${String(e?.message ?? "")}`);
+      throw new FollowInputError(`${url}: HTTP ${res.status} ${echo(String(e?.code ?? ""), 60)}: ${echo(String(e?.message ?? ""))}`);
     }
     if (typeof body !== "object" || body === null || Array.isArray(body)) throw new FollowInputError(`${url}: the answer is not a JSON object`);
     return body as Record<string, unknown>;

@@ -7,6 +7,7 @@ import { resolveStreamKey } from "../scenario/refs.js";
 import { randomUUID } from "node:crypto";
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { echo } from "../bounds.js";
 import { fromHex, HexError, toHex } from "../bytes.js";
 import { JsonError, parseJson } from "../json/parse.js";
 import { MAX_ENVELOPE_BYTES } from "../chain/envelope.js";
@@ -357,7 +358,7 @@ export function startServer(node: CbqsNode, options: ServerOptions): Promise<Nod
     const wait = global.take(now());
     if (wait > 0) throw new RequestError(429, "rate_limited", `the node answers at most ${options.rateLimit} requests per second`, {}, { "retry-after": String(wait) });
     const { routes, captures } = matchRoute(pathname);
-    if (routes.length === 0) throw new RequestError(404, "not_found", `no endpoint at ${JSON.stringify(pathname.slice(0, 200))} (see /.well-known/cbqs)`);
+    if (routes.length === 0) throw new RequestError(404, "not_found", `no endpoint at ${JSON.stringify(echo(pathname))} (see /.well-known/cbqs)`);
     const allow = allowed(routes);
     if (req.method === "OPTIONS") {
       // A browser's CORS preflight: every endpoint may be called from any origin (docs/node.md).
@@ -368,7 +369,7 @@ export function startServer(node: CbqsNode, options: ServerOptions): Promise<Nod
     // HEAD is GET without the body (RFC 9110 §9.3.2); node:http leaves the body out by itself.
     const method = req.method === "HEAD" ? "GET" : req.method;
     const r = routes.find((x) => x.method === method);
-    if (r === undefined) throw new RequestError(405, "method_not_allowed", `${pathname} takes ${allow}`, {}, { allow });
+    if (r === undefined) throw new RequestError(405, "method_not_allowed", `${echo(pathname)} takes ${allow}`, {}, { allow });
     if (r.proof) {
       const clientWait = perClient.take(req.socket.remoteAddress ?? "", now());
       if (clientWait > 0) {

@@ -44,7 +44,7 @@ export function uint(v: unknown, path: string, max: bigint): bigint {
   if (typeof v === "string" && /^[0-9]+$/.test(v)) n = BigInt(v);
   else if (typeof v === "number" && Number.isSafeInteger(v) && v >= 0) n = BigInt(v);
   else throw new ScenarioError(path, "expected an unsigned integer (decimal string or safe JSON integer)");
-  if (n > max) throw new ScenarioError(path, `${n} exceeds the maximum ${max}`);
+  if (n > max) throw new ScenarioError(path, `${echo(String(v))} exceeds the maximum ${max}`);
   return n;
 }
 

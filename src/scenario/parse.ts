@@ -2,7 +2,7 @@
 // transactions are resolved later, one block at a time, just before that block executes:
 // signed objects may need the emulator hash of an earlier block (served_at.block_hash).
 // Everything that needs no chain context is checked here, up front, with JSON paths.
-import { MAX_BLOCK_TRANSACTIONS, MAX_PARAM_NAME_BYTES, MAX_SET_PARAMS_ENTRIES, MAX_SYSTEM_PAYLOAD_BYTES } from "../bounds.js";
+import { echo, MAX_BLOCK_TRANSACTIONS, MAX_PARAM_NAME_BYTES, MAX_SET_PARAMS_ENTRIES, MAX_SYSTEM_PAYLOAD_BYTES } from "../bounds.js";
 import { utf8 } from "../bytes.js";
 import { JsonError, parseJson } from "../json/parse.js";
 import type { GovAction, TxBody } from "../chain/types.js";
@@ -226,7 +226,7 @@ function parseTxExpect(v: unknown, path: string): TxExpect {
   if (e["error"] !== undefined) {
     const error = str(e["error"], at(path, "error"));
     // An error name outside the engine's table could never match: the expectation is unusable.
-    if (!Object.hasOwn(ERRORS, error)) throw new ScenarioError(at(path, "error"), `unknown error name ${JSON.stringify(error)} (docs/errors.md lists them)`);
+    if (!Object.hasOwn(ERRORS, error)) throw new ScenarioError(at(path, "error"), `unknown error name ${JSON.stringify(echo(error))} (docs/errors.md lists them)`);
     if (out.status === "ok") throw new ScenarioError(at(path, "error"), 'contradicts "status": "ok" (an accepted transaction has no error)');
     out.error = error;
   }

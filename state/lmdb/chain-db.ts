@@ -17,6 +17,7 @@
 // reverse diff and the removal of the reverse diff that left the retention window all commit
 // together or not at all. Recovery is therefore opening: the store is at its last committed
 // block, and replay, a node or a follower continues from the block after it.
+import { echo } from "../../src/bounds.js";
 import { bytesEqual, concatBytes, toHex } from "../../src/bytes.js";
 import { BLAKE3 } from "../../src/crypto/hash.js";
 import { QmdbChainDb } from "../chain-db-base.js";
@@ -281,6 +282,6 @@ function checkFormat(env: Env): void {
     if ([...env.table("blocks").getKeys({ limit: 1 })].length > 0) throw new StoreError(`${env.dir} is not a cbqs store (no format record)`);
     env.transaction(() => meta.putSync(metaKey("format"), Buffer.from(STORE_FORMAT)));
   } else if (format.toString() !== STORE_FORMAT) {
-    throw new StoreError(`${env.dir} holds a store of format ${JSON.stringify(format.toString())}, not ${STORE_FORMAT}`);
+    throw new StoreError(`${env.dir} holds a store of format ${JSON.stringify(echo(format.toString(), 60))}, not ${STORE_FORMAT}`);
   }
 }

@@ -1,8 +1,9 @@
 // Byte encodings of what the persistent ChainDb stores besides the QMDB: block records, the
 // genesis record, transaction locations and reverse-diff values. Fixed-width integers are
-// big-endian, lengths and counts commonware-codec varints (state/codec.ts), text UTF-8. Decoding
-// checks every length against the remaining bytes first; a record that does not decode means
-// the store is damaged (StoreError).
+// big-endian, lengths and counts commonware-codec varints (state/codec.ts), text UTF-8, flags one
+// byte 0 or 1. Decoding is canonical (decode then encode gives the same bytes) and checks every
+// length against the remaining bytes first; a record that does not decode means the store is
+// damaged (StoreError).
 import { concatBytes, u64BE } from "../../src/bytes.js";
 import type { BlockRecord, GenesisRecord, ReceiptRecord, TxLocation } from "../chain-db.js";
 import { CodecError, decodeByteVec, decodeLength, encodeByteVec, encodeLength } from "../codec.js";
@@ -38,6 +39,9 @@ class Writer {
   }
 }
 
+// ignoreBOM: a leading U+FEFF is part of the text (stripping it would decode two records to one).
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
 class Reader {
   private offset = 0;
   constructor(
@@ -72,7 +76,13 @@ class Reader {
     return b;
   }
   text(): string {
-    return new TextDecoder("utf-8", { fatal: true }).decode(this.vec());
+    return STRICT_UTF8.decode(this.vec());
+  }
+  /** A flag byte: 0 or 1, nothing else, so each record has one encoding. */
+  flag(): boolean {
+    const b = this.u8();
+    if (b > 1) throw new CodecError(`${this.what}: flag byte ${b} is not 0 or 1`);
+    return b === 1;
   }
   /** A count of items, each at least `minBytes` long: checked against the remaining bytes. */
   count(minBytes: number): number {
@@ -116,8 +126,8 @@ function writeReceipt(w: Writer, rc: ReceiptRecord): void {
 
 function readReceipt(r: Reader): ReceiptRecord {
   const tx_hash = r.fixed(32);
-  const status = r.u8() === 1 ? "ok" : "rejected";
-  const error = r.u8() === 0 ? null : { code: r.u16(), name: r.text() };
+  const status = r.flag() ? "ok" : "rejected";
+  const error = r.flag() ? { code: r.u16(), name: r.text() } : null;
   const events: Event[] = [];
   for (let n = r.count(22); n > 0; n--) events.push(readEvent(r));
   return { tx_hash, status, error, events, cycles: r.u64(), cells: r.u64() };

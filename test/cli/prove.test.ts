@@ -103,7 +103,7 @@ describe("cbqs prove-state / verify-proof (CIP-4 Appendix C)", () => {
     const r = await cbqs("verify-proof", tampered, "--root", proved.out.trim());
     expect(r.exitCode).toBe(1);
     expect(r.out).toMatch(/^invalid: root mismatch\n  checked: /);
-    expect(r.out).toMatch(/combined root: H\(ops_root 0x[0-9a-f]{64} ‖ grafted_root.*\) = 0x[0-9a-f]{64}, not the given state_root/);
+    expect(r.out).toMatch(/combined root: H\(ops_root 0x[0-9a-f]{64} \(as the proof states\) ‖ grafted root 0x[0-9a-f]{64}.*\) = 0x[0-9a-f]{64}, not the given state_root/);
   });
 
   it("issue 9 §5: verify-proof says what it checked: activity bit, ops path to the grafted root, combined root = state_root", async () => {
@@ -114,8 +114,13 @@ describe("cbqs prove-state / verify-proof (CIP-4 Appendix C)", () => {
     const lines = r.out.trimEnd().split("\n");
     expect(lines[0]).toBe("valid");
     expect(lines[1]).toMatch(/^  checked: the Update operation of key 0x[0-9a-f]{108} \(location \d+\) has its activity bit set/);
-    expect(lines[2]).toMatch(/^  checked: ops path: the operation, bitmap chunk and \d+ digests? rebuild the grafted root 0x[0-9a-f]{64}$/);
-    expect(lines[3]).toMatch(new RegExp(`^  checked: combined root: H\\(ops_root 0x[0-9a-f]{64} ‖ grafted_root.*\\) = ${root} = the given state_root$`));
+    // Each digest under one name, with its value: the path's grafted root is the one combined, and
+    // ops_root is the proof's own field.
+    const grafted = /^  checked: ops path: the operation, bitmap chunk and \d+ digests? rebuild the grafted root (0x[0-9a-f]{64})$/.exec(lines[2]!)?.[1];
+    expect(grafted, lines[2]).toBeDefined();
+    const opsRoot = (JSON.parse(readFileSync(proofFile, "utf8")) as { ops_root: string }).ops_root;
+    expect(lines[3]!.startsWith(`  checked: combined root: H(ops_root ${opsRoot} (as the proof states) ‖ grafted root ${grafted!} ‖ next_bit `)).toBe(true);
+    expect(lines[3]).toMatch(new RegExp(`\\) = ${root} = the given state_root$`));
     expect(lines[4]).toBe(`  proved: key ${entries[1]!.key} = ${entries[1]!.value}`);
     expect(lines[5]).toMatch(/note: the ops_root alone is not the state_root/);
     const json = JSON.parse((await cbqs("verify-proof", proofFile, "--root", root, "--json")).out);

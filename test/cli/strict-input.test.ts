@@ -70,6 +70,34 @@ describe("issue 9 §3: bounds enforced at the earliest point, errors short and i
     expect(r.err.length).toBeLessThan(400);
   });
 
+  it("the echo class: every reader and argument check shows a 100,000-character input cut, with its length, path and reason", async () => {
+    const D = "9".repeat(100_000);
+    const K = "k".repeat(100_000);
+    const root = "0x" + "00".repeat(32);
+    const transfer = (amount: string) => scenario([{ height: "1", txs: [{ from: P1, transfer: { to: GOV, amount } }] }]);
+    const withGenesis = (extra: object) => ({ ...scenario([]), genesis: { ...scenario([]).genesis, ...extra } });
+    const cases: Array<[string[], RegExp]> = [
+      // The scenario reader's integers (once echoed whole, cut only by the 600-character backstop).
+      [["run", put("amount.json", JSON.stringify(transfer(D)))], /\$\.blocks\[0\]\.txs\[0\]\.transfer\.amount: 9{200}… \(100000 characters\) exceeds the maximum 18446744073709551615/],
+      [["run", put("chain-id.json", JSON.stringify(withGenesis({ chain_id: D })))], /\$\.genesis\.chain_id: 9{200}… \(100000 characters\) exceeds the maximum/],
+      // The genesis validation's parameter name, a scenario's expected error name.
+      [["run", put("param.json", JSON.stringify(withGenesis({ params: { [K]: "1" } })))], /unknown parameter k{200}… \(100000 characters\)/],
+      [["run", put("error-name.json", JSON.stringify(scenario([{ height: "1", txs: [{ from: P1, transfer: { to: GOV, amount: "1" }, expect: { status: "rejected", error: K } }] }])))], /\$\.blocks\[0\]\.txs\[0\]\.expect\.error: unknown error name "k{200}… \(100000 characters\)"/],
+      // Unknown member names in a dump, a state proof and an inclusion proof.
+      [["state", "dump", put("dump-key.json", JSON.stringify({ format: "cbqs-state-dump/v1", entries: [{ key: "0x00", value: "0x00", [K]: 1 }] }))], /dump-key\.json: \$\.entries\[0\]\["k{120}… \(100000 characters\)"\]: unknown field/],
+      [["verify-proof", put("proof-key.json", JSON.stringify({ [K]: 1 })), "--root", root], /proof-key\.json: \$\["k{120}… \(100000 characters\)"\]: unknown field/],
+      [["verify-bmt-proof", put("bmt-key.json", JSON.stringify({ [K]: 1 })), "--root", root], /bmt-key\.json: .*unknown field "k{200}… \(100000 characters\)"/],
+      // Arguments.
+      [["state", "dump", put("empty.json", "{}"), "--height", D], /--height exceeds u64 \(got 9{200}… \(100000 characters\)\)/],
+      [["decode", K, "0x00"], /unknown type "k{200}… \(100000 characters\)"/],
+    ];
+    for (const [args, problem] of cases) {
+      const r = await cbqs(...args);
+      expect(r, args[0]).toEqual(unusableInput(problem));
+      expect(r.err.length, args.join(" ").slice(0, 80)).toBeLessThan(400);
+    }
+  });
+
   it("a 300-character unknown key is echoed cut in the JSON path", async () => {
     const text = JSON.stringify({ ...scenario([]), ["k".repeat(300)]: 1 });
     const r = await cbqs("run", put("long-key.json", text));

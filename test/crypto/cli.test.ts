@@ -21,11 +21,13 @@ describe("cbqs verify-sig (CIP-39 §9.1)", () => {
       exitCode: 1,
       err: "",
     });
-    expect(await cbqs("verify-sig", "--pub", "0x01", "--msg", "0x", "--sig", SIG)).toEqual({
-      out: "invalid: wrong length\n",
-      exitCode: 1,
-      err: "",
-    });
+  });
+
+  it("verifier exit rule (issue 9 §3): a key or signature of the wrong length is malformed input, exit 2, not an invalid signature", async () => {
+    expect(await cbqs("verify-sig", "--pub", "0x01", "--msg", "0x", "--sig", SIG)).toEqual(unusableInput(/--pub: expected 32 bytes, got 1(?!\d)/));
+    expect(await cbqs("verify-sig", "--pub", PUB + "00", "--msg", "0x", "--sig", SIG)).toEqual(unusableInput(/--pub: expected 32 bytes, got 33/));
+    expect(await cbqs("verify-sig", "--pub", PUB, "--msg", "0x", "--sig", SIG.slice(0, -2))).toEqual(unusableInput(/--sig: expected 64 bytes, got 63/));
+    expect(await cbqs("verify-sig", "--pub", PUB, "--msg", "0x", "--sig", "0x")).toEqual(unusableInput(/--sig: expected 64 bytes, got 0/));
   });
 
   it("§9.1 CLI treats malformed hex as unusable input", async () => {
