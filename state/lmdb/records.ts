@@ -3,7 +3,7 @@
 // big-endian, lengths and counts commonware-codec varints (state/codec.ts), text UTF-8, flags one
 // byte 0 or 1. Decoding is canonical (decode then encode gives the same bytes) and checks every
 // length against the remaining bytes first; a record that does not decode means the store is
-// damaged (StoreError).
+// damaged (DamagedRecordError, a StoreError), or, read from a snapshot file, that the file is.
 import { concatBytes, u64BE } from "../../src/bytes.js";
 import type { BlockRecord, GenesisRecord, ReceiptRecord, TxLocation } from "../chain-db.js";
 import { CodecError, decodeByteVec, decodeLength, encodeByteVec, encodeLength } from "../codec.js";
@@ -95,6 +95,13 @@ class Reader {
   }
 }
 
+/** A record that does not decode; `detail` says why, without naming where the record came from. */
+export class DamagedRecordError extends StoreError {
+  constructor(readonly detail: string) {
+    super(`the store is damaged: ${detail}`);
+  }
+}
+
 function decoding<T>(what: string, data: Uint8Array, read: (r: Reader) => T): T {
   try {
     const r = new Reader(data, what);
@@ -102,7 +109,7 @@ function decoding<T>(what: string, data: Uint8Array, read: (r: Reader) => T): T 
     r.end();
     return value;
   } catch (err) {
-    if (err instanceof CodecError || err instanceof TypeError) throw new StoreError(`the store is damaged: ${(err as Error).message}`);
+    if (err instanceof CodecError || err instanceof TypeError) throw new DamagedRecordError((err as Error).message);
     throw err;
   }
 }

@@ -35,7 +35,7 @@ import { STATE_KEY_LENGTH } from "../interface.js";
 import type { LmdbChainDb } from "./chain-db.js";
 import { Env, readU64Key, StoreError, u64Key } from "./env.js";
 import { LmdbQmdbStorage } from "./qmdb-storage.js";
-import { decodeBlock, decodeGenesis, encodeBlock, encodeGenesis } from "./records.js";
+import { DamagedRecordError, decodeBlock, decodeGenesis, encodeBlock, encodeGenesis } from "./records.js";
 import { finish, type Steps } from "../../src/steps.js";
 
 const MAGIC = new TextEncoder().encode("CBQS-SNAPSHOT/1\n");
@@ -310,6 +310,7 @@ function decodeRecord<T>(decode: () => T): T {
     return decode();
   } catch (err) {
     if (err instanceof SnapshotError) throw err;
-    throw new SnapshotError(`malformed record: ${(err as Error).message}`);
+    // The record came from the file, not from a store: say so, not "the store is damaged".
+    throw new SnapshotError(`malformed record: ${err instanceof DamagedRecordError ? err.detail : (err as Error).message}`);
   }
 }

@@ -125,6 +125,18 @@ describe("cbqs snapshot (CIP-4 §8.1)", () => {
     expect(await cbqs("snapshot", "import", corrupt, "--db", empty)).toEqual(unusableInput(new RegExp(`${corrupt.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: .*(checksum mismatch|malformed|state root)`)));
     expect(await cbqs("snapshot", "import", truncated, "--db", empty)).toEqual(unusableInput(/truncated/));
     expect(existsSync(empty)).toBe(false);
+    // A flip in the first records (genesis, block) is found as they decode, before the checksum:
+    // the file is malformed, and no store is said to be damaged.
+    for (const at of [12, 20, 40, 80]) {
+      const early = Buffer.from(bytes);
+      early[at]! ^= 0x80;
+      writeFileSync(corrupt, early);
+      const r = await cbqs("snapshot", "import", corrupt, "--db", empty);
+      expect(r.exitCode, `flip at ${at}: ${r.err}`).toBe(2);
+      expect(r.err).toContain(corrupt);
+      expect(r.err).not.toMatch(/store is damaged/);
+    }
+    expect(existsSync(empty)).toBe(false);
 
     const other = join(root, "other-chain");
     expect((await cbqs("replay", OTHER, "--db", other)).exitCode).toBe(0);
