@@ -13,6 +13,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { fuzz, SHRINK_BUDGET, type Finding } from "../src/fuzz/fuzz.js";
 import { CommandTarget, type T8nTarget } from "../src/fuzz/target.js";
+import { count } from "../src/harness/progress.js";
 import { buildMutant, moduleTarget, MUTANTS, removeMutant, type Mutant } from "./mutants.js";
 
 interface Options {
@@ -99,7 +100,7 @@ async function main(): Promise<void> {
       out(`| ${mutant.name} | ${runs.map(show).join(", ")} | ${show(sorted[Math.floor((sorted.length - 1) / 2)]!)} | ${show(sorted.at(-1)!)} | ${largest === undefined ? "" : `${largest.blocks}, ${largest.txs}`} |`);
     }
   }
-  out(`\nload average ${loadavg()[0]!.toFixed(1)} at the end; ${missed === 0 ? "every mutant found" : `${missed} mutant run(s) NOT found`}`);
+  out(`\nload average ${loadavg()[0]!.toFixed(1)} at the end; ${missed === 0 ? "every mutant found" : `${count(missed, "mutant run")} NOT found`}`);
   process.exitCode = missed === 0 ? 0 : 1;
 }
 

@@ -6,16 +6,18 @@
 // total, so tests replay a short prefix of the very chain the bench replays in full.
 //
 //   node dist/scripts/gen-long-chain.js [--blocks 10000] [--min-txs 50000]
-//        [--scenario <file.json>] [--fixture <file.json[.gz]>]
+//        [--scenario <file.json>] [--fixture <file.json[.gz]>] [--quiet]
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { pathToFileURL } from "node:url";
 import { fillScenario } from "../src/harness/fill.js";
 import { fixtureJsonText } from "../src/harness/fixture.js";
-import { count, Progress, progressMode, type ProgressMode } from "../src/harness/progress.js";
+import { count, Phases, progressMode, type ProgressMode } from "../src/harness/progress.js";
 import { Output, writing } from "../src/json/write.js";
 import { parseScenario } from "../src/scenario/parse.js";
 import { mulberry32 } from "./rng.js";
+import { scriptArgs } from "./script-args.js";
+import { errorLine, exitCodeOf, UsageError } from "../src/cli/common.js";
 
 const SEED = 0x5eed_cb95;
 const PROVIDERS = 40;
@@ -254,29 +256,53 @@ export function fillLongChain(fixturePath: string, options: LongChainOptions & {
   const chain = scenario["blocks"] as Array<{ txs: unknown[] }>;
   process.stderr.write(`long-chain: ${count(chain.length, "block")}, ${count(chain.reduce((n, b) => n + b.txs.length, 0), "transaction")}\n`);
   mkdirSync(dirname(fixturePath), { recursive: true });
-  process.stderr.write(`long-chain: filling ${fixturePath} (executes the chain, then checks it by replay; about 20 s on 2 idle cores)\n`);
-  const phases = new Map<string, Progress>();
-  const fixture = fillScenario(parseScenario(scenario), "final", (phase, state) => {
-    if (!phases.has(phase)) phases.set(phase, new Progress(`long-chain fill (${phase})`, options.progress));
-    phases.get(phase)!.update(state);
-  });
-  phases.forEach((p) => p.end());
+  // The progress line gives the rate and ETA: a fixed time estimate would be wrong for any other --blocks.
+  process.stderr.write(`long-chain: filling ${fixturePath} (executes the chain, then checks it by replay)\n`);
+  const phases = new Phases(options.progress);
+  const fixture = fillScenario(parseScenario(scenario), "final", (phase, state) => phases.update(`long-chain fill (${phase})`, state));
+  phases.end();
   const text = fixtureJsonText(fixture);
   writing(new Output(fixturePath), (out) => out.write(text)); // a .gz name is written gzipped
   process.stderr.write(`long-chain: wrote ${fixturePath}\n`);
 }
 
-function main(argv: string[]): void {
-  const arg = (name: string): string | undefined => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  const blocks = Number(arg("--blocks") ?? "10000");
-  const minTxs = Number(arg("--min-txs") ?? "50000");
-  const scenarioPath = arg("--scenario");
+const USAGE = `Usage: node dist/scripts/gen-long-chain.js [--blocks <n>] [--min-txs <n>] [--scenario <file.json>] [--fixture <file.json[.gz]>] [--quiet]
+
+Generates the deterministic long chain (docs/fixtures.md §7): the same seed, so every prefix is stable.
+
+Options:
+  --blocks <n>       blocks (default 10000)
+  --min-txs <n>      at least this many transactions: blocks are added past --blocks until there are (default 50000)
+  --scenario <file>  write the cbqs-scenario/v1
+  --fixture <file>   fill it into a cbqs-fixture/v1 (gzipped when the name ends in .gz), checked by replay
+  --quiet            no progress on stderr
+  -h, --help         this text
+
+At least one of --scenario and --fixture.
+
+Exit codes:
+  0  written
+  1  (not used)
+  2  unknown option, bad value, neither --scenario nor --fixture, unwritable file
+`;
+
+export function main(argv: string[]): void {
+  const args = scriptArgs(argv, USAGE, ["blocks", "min-txs", "scenario", "fixture"], ["quiet"]);
+  if (args === null) return;
+  const blocks = args.integer("blocks", 10_000, 1);
+  const minTxs = args.integer("min-txs", 50_000, 0);
+  const scenarioPath = args.value("scenario");
+  const fixturePath = args.value("fixture");
+  if (scenarioPath === undefined && fixturePath === undefined) throw new UsageError("give --scenario <file> or --fixture <file> (see --help)");
   if (scenarioPath !== undefined) writeFileSync(scenarioPath, JSON.stringify(generateLongChainScenario({ blocks, minTxs })) + "\n");
-  const fixturePath = arg("--fixture");
-  if (fixturePath !== undefined) fillLongChain(fixturePath, { blocks, minTxs, progress: progressMode(argv.includes("--quiet")) });
+  if (fixturePath !== undefined) fillLongChain(fixturePath, { blocks, minTxs, progress: progressMode(args.flag("quiet")) });
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) main(process.argv.slice(2));
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  try {
+    main(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(errorLine(err));
+    process.exitCode = exitCodeOf(err);
+  }
+}

@@ -2,22 +2,26 @@
 // deterministic long chain, replays every fixture of the corpus and the long chain from genesis
 // (every root, receipt and the gas-vector digest of every block), and re-verifies the gas-vector
 // artifact (every vector re-executed, the file's SHA-256 against the pinned one). Progress and
-// every detail go to stderr; stdout gets one line:
+// every detail go to stderr; stdout gets one line naming what was verified:
 //   OK: 24 fixtures (10,120 blocks, 53,162 txs) replayed and matched; gas-vector SHA-256 a1dc… verified (13 vectors re-executed)
-//   FAILED: … (what failed)
-// Exit 0 OK, 1 a mismatch or a gas-vector difference, 2 unusable input.
+//   FAILED: (what failed); (what was verified nonetheless)
+// Exit 0 OK, 1 a mismatch or a gas-vector difference, 2 unusable input; as in replay, a mismatch
+// wins over unusable input, so it is never hidden.
 //
 //   npm run build && node dist/scripts/start.js [--corpus fixtures/corpus] [--long-chain .cache/long-chain.json.gz]
 //        [--long-chain-blocks 10000] [--long-chain-min-txs 50000] [--quiet]
-import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { errorLine, oneLine } from "../src/cli/common.js";
+import { verifyArtifactFile } from "../src/cli/gas.js";
 import { mismatchLines, replaySummary } from "../src/cli/harness.js";
 import { fixtureFiles } from "../src/harness/documents.js";
 import { count, progressMode, Stopwatch } from "../src/harness/progress.js";
-import { replayExitCode, replayFile } from "../src/harness/replay.js";
-import { ARTIFACT_PATH, verifyArtifact } from "../src/gas/artifact.js";
+import { replayExitCode, replayFile, type FixtureReport } from "../src/harness/replay.js";
+import { ARTIFACT_PATH } from "../src/gas/artifact.js";
+import { InputError } from "../src/json/read.js";
+import { GAS_VECTORS_SHA256 } from "../src/gas/pinned.js";
 import { fillLongChain } from "./gen-long-chain.js";
+import { scriptArgs } from "./script-args.js";
 
 interface Options {
   corpus: string;
@@ -27,22 +31,38 @@ interface Options {
   quiet: boolean;
 }
 
-function parseArgs(argv: string[]): Options {
-  const arg = (name: string, dflt: string): string => {
-    const i = argv.indexOf(name);
-    return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1]! : dflt;
-  };
+const USAGE = `Usage: npm start [-- options]   (node dist/scripts/start.js [options])
+
+Fills the long chain, replays the corpus and the long chain, re-verifies the gas vectors; one OK:/FAILED: line on stdout.
+
+Options:
+  --corpus <dir>              fixtures to replay (default fixtures/corpus)
+  --long-chain <file>         where the long chain is filled (default .cache/long-chain.json.gz)
+  --long-chain-blocks <n>     its blocks (default 10000)
+  --long-chain-min-txs <n>    its minimum transactions (default 50000)
+  --quiet                     no progress on stderr
+  -h, --help                  this text
+
+Exit codes:
+  0  everything replayed and matched, the gas vectors verified
+  1  a fixture mismatched or the gas vectors differ (1 wins: never hidden by unusable input)
+  2  unusable input (a fixture or the gas-vector artifact), bad options
+`;
+
+function parseOptions(argv: string[]): Options | null {
+  const args = scriptArgs(argv, USAGE, ["corpus", "long-chain", "long-chain-blocks", "long-chain-min-txs"], ["quiet"]);
+  if (args === null) return null;
   return {
-    corpus: arg("--corpus", "fixtures/corpus"),
-    longChain: arg("--long-chain", ".cache/long-chain.json.gz"),
-    blocks: Number(arg("--long-chain-blocks", "10000")),
-    minTxs: Number(arg("--long-chain-min-txs", "50000")),
-    quiet: argv.includes("--quiet"),
+    corpus: args.value("corpus") ?? "fixtures/corpus",
+    longChain: args.value("long-chain") ?? ".cache/long-chain.json.gz",
+    blocks: args.integer("long-chain-blocks", 10_000, 1),
+    minTxs: args.integer("long-chain-min-txs", 50_000, 0),
+    quiet: args.flag("quiet"),
   };
 }
 
 /** Runs everything and returns the verdict line and the exit code. */
-export function start(o: Options): { line: string; exitCode: number } {
+export function start(o: Options): Verdict {
   const mode = progressMode(o.quiet);
   fillLongChain(o.longChain, { blocks: o.blocks, minTxs: o.minTxs, progress: mode });
   const clock = new Stopwatch();
@@ -53,35 +73,61 @@ export function start(o: Options): { line: string; exitCode: number } {
     if (r.mismatch !== undefined) process.stderr.write(mismatchLines(r.file, r.mismatch).join("\n") + "\n");
   }
   process.stderr.write(replaySummary(reports, clock.seconds()) + "\n");
-  const gas = verifyArtifact(readFileSync(ARTIFACT_PATH, "utf8"));
-  const blocks = reports.reduce((n, r) => n + r.blocks, 0);
-  const txs = reports.reduce((n, r) => n + r.txs, 0);
-  const replayCode = replayExitCode(reports);
-  const failures: string[] = [];
-  if (replayCode !== 0) {
-    const bad = reports.filter((r) => r.status !== "ok");
-    failures.push(`${count(bad.length, "fixture")} of ${reports.length} did not replay (${bad.map((r) => `${r.file}: ${r.status}`).join(", ")})`);
+  return verdict(reports, checkGasVectors(ARTIFACT_PATH));
+}
+
+/** The gas-vector artifact re-verified: its digest and vectors, a difference (1) or unusable (2). */
+export type GasCheck = { status: "ok"; sha256: string; vectors: number } | { status: "mismatch" | "unusable"; reason: string };
+
+function checkGasVectors(file: string): GasCheck {
+  try {
+    const r = verifyArtifactFile(file);
+    return r.ok ? { status: "ok", sha256: r.sha256, vectors: r.vectors } : { status: "mismatch", reason: r.reason };
+  } catch (err) {
+    if (err instanceof InputError) return { status: "unusable", reason: err.message };
+    throw err;
   }
-  if (!gas.ok) failures.push(`gas-vector artifact: ${gas.reason}`);
-  if (failures.length > 0) return { line: `FAILED: ${failures.join("; ")}`, exitCode: replayCode !== 0 ? replayCode : 1 };
-  return {
-    line:
-      `OK: ${count(reports.length, "fixture")} (${count(blocks, "block")}, ${count(txs, "tx", "txs")}) replayed and matched; ` +
-      `gas-vector SHA-256 ${gas.ok ? gas.sha256 : ""} verified (${count(gas.ok ? gas.vectors : 0, "vector")} re-executed)`,
-    exitCode: 0,
-  };
+}
+
+export interface Verdict {
+  line: string;
+  exitCode: number;
+}
+
+/**
+ * The one verdict line: what failed, then what was verified (the fixtures that matched, their
+ * blocks and transactions, the gas-vector SHA-256). The exit code is replay's rule over the
+ * fixtures and the gas vectors together: 1 for any mismatch, else 2 for anything unusable.
+ */
+export function verdict(reports: readonly FixtureReport[], gas: GasCheck): Verdict {
+  const matched = reports.filter((r) => r.status === "ok");
+  const blocks = matched.reduce((n, r) => n + r.blocks, 0);
+  const txs = matched.reduce((n, r) => n + r.txs, 0);
+  const bad = reports.filter((r) => r.status !== "ok");
+  const failures = [
+    ...(bad.length === 0 ? [] : [`${count(bad.length, "fixture")} of ${reports.length} did not replay (${bad.map((r) => `${r.file}: ${r.status}`).join(", ")})`]),
+    ...(gas.status === "ok" ? [] : [`gas-vector SHA-256 ${GAS_VECTORS_SHA256} not verified (${gas.status}: ${gas.reason})`]),
+  ];
+  const verified = [
+    `${count(matched.length, "fixture")} (${count(blocks, "block")}, ${count(txs, "tx", "txs")}) replayed and matched`,
+    ...(gas.status === "ok" ? [`gas-vector SHA-256 ${gas.sha256} verified (${count(gas.vectors, "vector")} re-executed)`] : []),
+  ];
+  const exitCode = replayExitCode([...reports, gas]);
+  return { line: `${exitCode === 0 ? "OK" : "FAILED"}: ${[...failures, ...verified].join("; ")}`, exitCode };
 }
 
 function main(argv: string[]): void {
-  let verdict: { line: string; exitCode: number };
+  let result: Verdict;
   try {
-    verdict = start(parseArgs(argv));
+    const options = parseOptions(argv);
+    if (options === null) return;
+    result = start(options);
   } catch (err) {
     process.stderr.write(errorLine(err));
-    verdict = { line: `FAILED: ${oneLine(err instanceof Error ? err.message : String(err))}`, exitCode: 2 };
+    result = { line: `FAILED: ${oneLine(err instanceof Error ? err.message : String(err))}`, exitCode: 2 };
   }
-  process.stdout.write(`${verdict.line}\n`);
-  process.exitCode = verdict.exitCode;
+  process.stdout.write(`${result.line}\n`);
+  process.exitCode = result.exitCode;
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) main(process.argv.slice(2));

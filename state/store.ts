@@ -16,6 +16,7 @@ import type { BlockBatch, CommitResult, IoCounts, StateAccess, StateStore } from
 import { checkStateKey } from "./keys.js";
 import { createStateCommitment } from "./qmdb/index.js";
 import { finish, type Steps } from "../src/steps.js";
+import { count } from "../src/harness/progress.js";
 
 /** Entries taken between two units of fromEntriesSteps. */
 const FROM_ENTRIES_UNIT = 4096;
@@ -280,7 +281,7 @@ export class MemoryStateStore implements StateStore {
       throw new StateStoreError("batch was not begun by this store");
     }
     if (batch.baseVersion !== this.version) throw new StateStoreError("batch is stale: another block was committed since it began");
-    if (batch.openCheckpoints !== 0) throw new StateStoreError(`batch has ${batch.openCheckpoints} open checkpoint(s)`);
+    if (batch.openCheckpoints !== 0) throw new StateStoreError(`batch has ${count(batch.openCheckpoints, "open checkpoint")}`);
     this.checkHeight(batch.height);
     const stateRoot = this.commitment.commitBatch(batch.netChanges());
     this.version++;

@@ -20,6 +20,7 @@ import {
   toJson,
   type Codec,
 } from "../codec/index.js";
+import { inFile } from "../harness/documents.js";
 import { parseJsonInput, readFileBytes, readJsonFile } from "../json/read.js";
 import { exitCodes, UsageError, jsonReplacer, type Registrar } from "./common.js";
 
@@ -53,10 +54,13 @@ function required<V>(value: V | undefined, flag: string): V {
   return value;
 }
 
-/** Reads a JSON argument: inline text, or `@path` for a file (the strict reader either way). */
-/** A JSON argument: inline text, or `@file.json`. */
-export function jsonArg(arg: string): unknown {
-  return arg.startsWith("@") ? readJsonFile(arg.slice(1)) : parseJsonInput(arg, "<json>");
+/**
+ * `use` applied to a JSON argument — inline text, or `@file.json` (the strict reader either way) —
+ * so that a value the command refuses is reported against its source: the file, or <json>.
+ */
+export function withJsonArg<T>(arg: string, use: (value: unknown) => T): T {
+  const file = arg.startsWith("@") ? arg.slice(1) : undefined;
+  return inFile(file ?? "<json>", () => use(file === undefined ? parseJsonInput(arg, "<json>") : readJsonFile(file)));
 }
 
 /** `cbqs decode <TypeName> <hex>`: canonical JSON of the strictly decoded value. */
@@ -69,7 +73,7 @@ export function decodeCommand(typeName: string, hexText: string, json: boolean):
 /** `cbqs encode <TypeName> <json|@file>`: the canonical bytes as 0x-hex. */
 export function encodeCommand(typeName: string, arg: string, json: boolean): string {
   const codec = codecFor(typeName);
-  const bytes = encode(codec, fromJson(codec, jsonArg(arg)));
+  const bytes = withJsonArg(arg, (value) => encode(codec, fromJson(codec, value)));
   return json ? JSON.stringify({ type: typeName, hex: toHex(bytes), length: bytes.length }) : toHex(bytes);
 }
 
@@ -152,7 +156,7 @@ export const register: Registrar = (program: Command) => {
   const derive = program
     .command("derive")
     .description("derive CIP-39 identifiers and digests")
-    .addHelpText("after", exitCodes("(see each subcommand)", "(see each subcommand)", "(see each subcommand)"));
+    .addHelpText("after", exitCodes("derived", "(not used)", "a missing or malformed option, an unreadable genesis file (chain-instance-id), an unknown subcommand"));
   const sub = (name: string, description: string, flags: [string, string][]): void => {
     const cmd = derive
       .command(name)
@@ -181,6 +185,6 @@ export const register: Registrar = (program: Command) => {
     .command("types")
     .description("list the type names `cbqs decode` and `cbqs encode` accept")
     .option("--json", "JSON array output")
-    .addHelpText("after", exitCodes("listed", "(not used)", "(not used)"))
+    .addHelpText("after", exitCodes("listed", "(not used)", "an unknown option"))
     .action((opts: { json?: boolean }) => print(typesCommand(!!opts.json)));
 };

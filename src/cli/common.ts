@@ -1,6 +1,6 @@
 // Conventions shared by every `cbqs` command: exit 0 = success/accept/match,
 // 1 = reject/verification mismatch, 2 = unusable input. Errors are one line, never a stack.
-import { CommanderError, type Command } from "commander";
+import { CommanderError, Help, type Command } from "commander";
 import { Stopped } from "../steps.js";
 import { echo, MAX_ERROR_LINE } from "../bounds.js";
 
@@ -61,14 +61,21 @@ export function exitCodeOf(err: unknown): number {
 }
 
 /**
- * The top-level program's conventions: commander throws instead of exiting, and its own usage
+ * The top-level program's conventions: commander throws instead of exiting, its own usage
  * errors ("error: unknown option '--jsn' (Did you mean --json?)") come out as one
- * `cbqs: error: …` line like every other error.
+ * `cbqs: error: …` line like every other error, and --help marks each `requiredOption` as
+ * required (commander enforces it but does not say so). Subcommands created after this inherit it.
  */
 export function configureProgram(program: Command): Command {
-  return program.exitOverride().configureOutput({
-    outputError: (str, write) => write(`cbqs: ${boundedLine(str)}\n`),
-  });
+  return program
+    .exitOverride()
+    .configureOutput({ outputError: (str, write) => write(`cbqs: ${boundedLine(str)}\n`) })
+    .configureHelp({
+      optionDescription(option) {
+        const text = Help.prototype.optionDescription.call(this as Help, option);
+        return option.mandatory ? `${text} (required)` : text;
+      },
+    });
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   type QmdbEncoding,
   type QmdbVariant,
 } from "../../state/conformance.js";
+import { count } from "../harness/progress.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError, report } from "./common.js";
 import { stoppable, watchSignals, type Steps } from "../steps.js";
 
@@ -33,7 +34,11 @@ export function register(program: Command): void {
   const conformance = program
     .command("conformance")
     .description("external conformance checks")
-    .addHelpText("after", exitCodes("(see each subcommand)", "(see each subcommand)", "(see each subcommand)"));
+    .addHelpText("after", exitCodes(
+        "commonware: every digest matches the published value; trace: printed",
+        "commonware: a digest differs",
+        "trace: unknown workload or bad seed; an unknown subcommand",
+      ));
   conformance
     .command("commonware")
     .description("recompute commonware storage conformance digests (SHA-256) and compare with the published values")
@@ -54,7 +59,7 @@ export function register(program: Command): void {
         })(),
       );
       const human = rows
-        .map((r) => `${r.match ? "MATCH " : "DIFFER"} ${r.name} (${r.nCases} seeds)\n  ours:      ${r.ours}\n  published: ${r.published}`)
+        .map((r) => `${r.match ? "MATCH " : "DIFFER"} ${r.name} (${count(Number(r.nCases), "seed")})\n  ours:      ${r.ours}\n  published: ${r.published}`)
         .join("\n");
       const allMatch = rows.every((r) => r.match);
       report(opts.json === true, human, { allMatch, results: rows });

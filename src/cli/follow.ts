@@ -6,7 +6,7 @@
 import { echo } from "../bounds.js";
 import type { Command } from "commander";
 import type { BlockRecord } from "../../state/chain-db.js";
-import { Progress, progressMode } from "../harness/progress.js";
+import { count, Progress, progressMode } from "../harness/progress.js";
 import { FollowInputError, follow } from "../node/follower.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError } from "./common.js";
 import { mismatchLines } from "./harness.js";
@@ -88,7 +88,7 @@ export function register(program: Command): void {
           ...(until === undefined ? {} : { until }),
         });
         line.end();
-        const counts = `${result.blocks} block(s), ${result.txs} tx(s) verified`;
+        const counts = `${count(result.blocks, "block")}, ${count(result.txs, "tx", "txs")} verified`;
         if (result.status === "mismatch") {
           process.stdout.write(mismatchLines(result.source, result.mismatch).join("\n") + "\n");
           process.stdout.write(`follow: stopped at the first divergence; ${counts}\n`);

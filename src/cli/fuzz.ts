@@ -5,10 +5,9 @@
 // the temporary directory is removed, and otherwise the exit is 130/143.
 import { echo } from "../bounds.js";
 import { randomInt } from "node:crypto";
-import { performance } from "node:perf_hooks";
 import type { Command } from "commander";
 import { EXIT_OK, EXIT_REJECT, exitCodes, oneLine, UsageError } from "./common.js";
-import type { FuzzProgress } from "../fuzz/fuzz.js";
+import { count, Phases, progressMode, Stopwatch } from "../harness/progress.js";
 
 interface FuzzOpts {
   t8n: string;
@@ -85,9 +84,9 @@ async function fuzzCommand(s: Settings): Promise<void> {
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-  const line = new ProgressLine(!s.quiet, process.stderr.isTTY === true, s);
-  const started = performance.now();
-  if (!s.quiet) process.stderr.write(`fuzz: seed ${s.seed}, runs ${s.firstRun}…${s.firstRun + s.runs - 1}, ${s.blocks} blocks per chain, t8n: ${oneLine(s.command)}\n`);
+  const progress = new Phases(progressMode(s.quiet));
+  const clock = new Stopwatch();
+  if (!s.quiet) process.stderr.write(`fuzz: seed ${s.seed}, runs ${s.firstRun}…${s.firstRun + s.runs - 1}, ${count(s.blocks, "block")} per chain, t8n: ${oneLine(s.command)}\n`);
   let result: Awaited<ReturnType<typeof fuzz>>;
   try {
     result = await fuzz(target, {
@@ -97,11 +96,14 @@ async function fuzzCommand(s: Settings): Promise<void> {
       blocks: s.blocks,
       compare: { stateRoot: s.stateRoot },
       shrinkBudget: SHRINK_BUDGET,
-      onProgress: (p) => line.update(p),
+      onProgress: (p) =>
+        p.phase === "shrink"
+          ? progress.update(`fuzz (shrinking run ${p.run})`, { done: p.candidates!, unit: "candidate chains", detail: `smallest so far ${sizeText(p.size!)}` })
+          : progress.update("fuzz", { done: p.runsDone, total: s.runs, unit: "runs", txs: p.txs }),
       stopped: () => signal !== null,
     });
   } catch (err) {
-    line.end();
+    progress.end();
     if (err instanceof TargetFailure) {
       const where = `block ${err.block.height} of run ${err.run}`;
       let kept = "";
@@ -118,15 +120,15 @@ async function fuzzCommand(s: Settings): Promise<void> {
     process.off("SIGTERM", onSignal);
     target.close();
   }
-  line.end();
-  const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  const totals = `${result.runsDone} run(s) (seed ${s.seed}), ${result.blocks} blocks, ${result.txs} txs in ${seconds} s`;
+  progress.end();
+  const seconds = clock.seconds().toFixed(1);
+  const totals = `${count(result.runsDone, "run")} (seed ${s.seed}), ${count(result.blocks, "block")}, ${count(result.txs, "tx", "txs")} in ${seconds} s`;
   const f = result.finding;
   if (f !== null) {
     let wrote: string;
     let failed: string | null = null;
     try {
-      wrote = `wrote ${writeReport(s.out, f, meta).length} files to ${s.out}: fixture.json (cbqs replay ${s.out}/fixture.json), report.json, the block's t8n inputs and both outputs`;
+      wrote = `wrote ${count(writeReport(s.out, f, meta).length, "file")} to ${s.out}: fixture.json (cbqs replay ${s.out}/fixture.json), report.json, the block's t8n inputs and both outputs`;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === undefined) throw err;
@@ -135,7 +137,7 @@ async function fuzzCommand(s: Settings): Promise<void> {
     }
     // Text from the command's output is shown terminal-safe (oneLine), details indented under the first line.
     const details = [
-      `shrunk from ${f.original.blocks} blocks, ${f.original.txs} txs to ${f.shrunk.blocks} blocks, ${f.shrunk.txs} txs (${f.candidates} candidate chains${result.interrupted ? ", interrupted" : ""})`,
+      `shrunk from ${sizeText(f.original)} to ${sizeText(f.shrunk)} (${count(f.candidates, "candidate chain")}${result.interrupted ? ", interrupted" : ""})`,
       ...chainLines(f.divergence.summary),
       wrote,
       `reproduce: ${reproduceLine(meta, f.seed, f.run)}`,
@@ -156,38 +158,4 @@ async function fuzzCommand(s: Settings): Promise<void> {
   process.exitCode = EXIT_OK;
 }
 
-/** One self-overwriting stderr line on a TTY (≤ 4 redraws/s); elsewhere a plain line at most every 10 s. */
-class ProgressLine {
-  private last = 0;
-  private drawn = false;
-  private readonly started = performance.now();
-
-  constructor(
-    private readonly enabled: boolean,
-    private readonly tty: boolean,
-    private readonly s: Settings,
-  ) {}
-
-  update(p: FuzzProgress): void {
-    if (!this.enabled) return;
-    const now = performance.now();
-    if (now - this.last < (this.tty ? 250 : 10_000)) return;
-    this.last = now;
-    const secs = (now - this.started) / 1000;
-    const text =
-      p.phase === "shrink"
-        ? `fuzz: shrinking run ${p.run}: ${p.candidates} candidate chains, smallest so far ${p.size!.blocks} blocks, ${p.size!.txs} txs`
-        : `fuzz: ${p.runsDone} of ${this.s.runs} runs, ${p.blocks} blocks, ${p.txs} txs, ${(p.blocks / secs).toFixed(1)} blocks/s, ETA ${p.runsDone === 0 ? "-" : `${Math.ceil(((this.s.runs - p.runsDone) * secs) / p.runsDone)} s`}`;
-    if (this.tty) {
-      process.stderr.write(`\r\x1b[K${text}`);
-      this.drawn = true;
-    } else {
-      process.stderr.write(text + "\n");
-    }
-  }
-
-  end(): void {
-    if (this.drawn) process.stderr.write("\r\x1b[K");
-    this.drawn = false;
-  }
-}
+const sizeText = (chain: { blocks: number; txs: number }): string => `${count(chain.blocks, "block")}, ${count(chain.txs, "tx", "txs")}`;

@@ -9,8 +9,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { InputError, readFileBytes } from "../json/read.js";
 import { Output, writing } from "../json/write.js";
-import { ARTIFACT_PATH, ArtifactError, generateArtifact, verifyArtifact } from "../gas/artifact.js";
+import { ARTIFACT_PATH, ArtifactError, generateArtifact, verifyArtifact, type VerifyResult } from "../gas/artifact.js";
 import { plansMarkdown } from "../gas/plans.js";
+import { count } from "../harness/progress.js";
 import { scheduleMarkdown } from "../gas/schedule.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, report } from "./common.js";
 
@@ -20,11 +21,27 @@ export function output(text: string, file: string): void {
 
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
+/** `verifyArtifact` of a file (as `npm start` checks it too); unusable input is an InputError naming it. */
+export function verifyArtifactFile(file: string): VerifyResult {
+  try {
+    // The SHA-256 is over the file's exact bytes: they are read as they are (gzip aside).
+    return verifyArtifact(STRICT_UTF8.decode(readFileBytes(file)));
+  } catch (err) {
+    if (err instanceof ArtifactError) throw new InputError(file, "", err.message);
+    if (err instanceof TypeError) throw new InputError(file, "", "not valid UTF-8");
+    throw err;
+  }
+}
+
 export function register(program: Command): void {
   const gas = program
     .command("gas-vectors")
     .description("CIP-39 §18.1 gas schedule, canonical plans and gas vectors")
-    .addHelpText("after", exitCodes("(see each subcommand)", "(see each subcommand)", "(see each subcommand)"));
+    .addHelpText("after", exitCodes(
+        "generate, schedule, plans: written; verify: every vector re-executes to its recorded numbers and the file hashes to the pinned SHA-256",
+        "verify: a number or the digest differs",
+        "verify: unreadable or malformed artifact; generate, schedule, plans: unwritable output; an unknown subcommand",
+      ));
   gas
     .command("generate")
     .description("re-derive the gas-vector artifact from the engine")
@@ -39,16 +56,8 @@ export function register(program: Command): void {
     .addHelpText("after", exitCodes("every vector re-executes to its recorded numbers and the file hashes to the pinned SHA-256", "a number or the digest differs", "unreadable or malformed artifact"))
     .action((given: string | undefined, opts: { json?: boolean }) => {
       const file = given ?? bundledArtifact();
-      let result;
-      try {
-        // The SHA-256 is over the file's exact bytes: they are read as they are (gzip aside).
-        result = verifyArtifact(STRICT_UTF8.decode(readFileBytes(file)));
-      } catch (err) {
-        if (err instanceof ArtifactError) throw new InputError(file, "", err.message);
-        if (err instanceof TypeError) throw new InputError(file, "", "not valid UTF-8");
-        throw err;
-      }
-      const human = result.ok ? `ok: ${result.vectors} vectors re-executed, sha256 ${result.sha256}` : `mismatch: ${result.reason}`;
+      const result = verifyArtifactFile(file);
+      const human = result.ok ? `ok: ${count(result.vectors, "vector")} re-executed, sha256 ${result.sha256}` : `mismatch: ${result.reason}`;
       // scenario-format §1: integers are decimal strings on output.
       report(opts.json === true, human, result.ok ? { ...result, vectors: String(result.vectors) } : result);
       process.exitCode = result.ok ? EXIT_OK : EXIT_REJECT;

@@ -8,7 +8,7 @@ import type { Command } from "commander";
 import { GenesisError } from "../engine/errors.js";
 import { FillError, fillSteps, type PostStateMode } from "../harness/fill.js";
 import { fixtureFileName, fixtureJsonText } from "../harness/fixture.js";
-import { count, Progress, progressMode, rate, Stopwatch, type ProgressMode } from "../harness/progress.js";
+import { count, Phases, Progress, progressMode, rate, Stopwatch, type ProgressMode } from "../harness/progress.js";
 import { compareDocuments, DiffInputError, type DiffOutcome } from "../harness/diff.js";
 import { fixtureFiles, inFile, inFileSteps, readDocumentSteps, readDumpSteps, readFixture, readFixtureSteps, readJson, readScenario } from "../harness/documents.js";
 import {
@@ -64,18 +64,6 @@ export function decimalOption(flag: string, text: string): bigint {
   return BigInt(text);
 }
 
-/** Progress of one fill, phase by phase (executing the scenario, then checking it by replay). */
-function fillProgress(file: string, mode: ProgressMode) {
-  const phases = new Map<string, Progress>();
-  return {
-    update: (phase: string, s: Parameters<Progress["update"]>[0]) => {
-      if (!phases.has(phase)) phases.set(phase, new Progress(`fill ${file} (${phase})`, mode));
-      phases.get(phase)!.update(s);
-    },
-    end: () => phases.forEach((p) => p.end()),
-  };
-}
-
 function registerFill(program: Command): void {
   program
     .command("fill")
@@ -105,12 +93,12 @@ function registerFill(program: Command): void {
         const name = inFile(file, () => fixtureFileName(scenario.name)) + (opts.gzip ? ".gz" : "");
         if (outputs.has(name)) throw new UsageError(`${file}: scenario name "${echo(scenario.name)}" is also used by ${outputs.get(name)}`);
         outputs.set(name, file);
-        const progress = fillProgress(file, progressMode(opts.quiet));
+        const progress = new Phases(progressMode(opts.quiet));
         let fixtureText: string;
         try {
           const fixture = await keeping(
             () => `no fixture written (stopped while filling ${file})`,
-            () => stoppable(inFileSteps(file, fillSteps(scenario, opts.postState as PostStateMode, progress.update))),
+            () => stoppable(inFileSteps(file, fillSteps(scenario, opts.postState as PostStateMode, (phase, s) => progress.update(`fill ${file} (${phase})`, s)))),
           );
           fixtureText = inFile(file, () => fixtureJsonText(fixture));
         } catch (err) {
@@ -128,7 +116,7 @@ function registerFill(program: Command): void {
       outputDirectory(opts.output);
       let written = 0;
       await keeping(
-        () => `${written} of ${texts.length} fixture(s) written, each complete`,
+        () => `${written} of ${count(texts.length, "fixture")} written, each complete`,
         () =>
           stoppable(
             (function* () {
@@ -174,7 +162,7 @@ function registerReplay(program: Command): void {
     .description("re-execute cbqs-fixture/v1 fixtures from genesis and check every root, receipt and digest")
     .argument("<fixture...>", "fixture files (.json or .json.gz) or directories of them")
     .option("--to-height <n>", "stop after the last block at or below this height")
-    .option("--shard <i/n>", "replay shard i of n: every n-th fixture by sorted path, from the i-th (CI matrices)")
+    .option("--shard <i/n>", "replay shard i of n: every n-th fixture by sorted file name, from the i-th (CI matrices)")
     .option("--quiet", "no progress on stderr")
     .option("--json", "print a cbqs-replay/v1 JSON report instead of text")
     .option("--trace <file>", "write a cbqs-trace/v1 JSON line per transaction (single fixture only)")
@@ -291,7 +279,7 @@ async function replayIntoStore(targets: readonly string[], dir: string, o: { toH
   const signalName = stopRequested() ?? "SIGINT";
   const end = outcome.stopped ? `stopped by ${signalName}` : outcome.mismatch !== null ? "mismatch" : "ok";
   const summary =
-    `replay: ${file} into ${dir}: ${end}; ${from}, ${outcome.blocks} blocks, ${outcome.txs} txs in ${seconds.toFixed(2)} s ` +
+    `replay: ${file} into ${dir}: ${end}; ${from}, ${count(outcome.blocks, "block")}, ${count(outcome.txs, "tx", "txs")} in ${seconds.toFixed(2)} s ` +
     `(${rate(outcome.blocks, seconds)} blocks/s, ${rate(outcome.txs, seconds)} tx/s); store head ${outcome.head ?? "none"}`;
   if (o.json) {
     const m = outcome.mismatch;
@@ -491,7 +479,7 @@ function registerDiff(program: Command): void {
       try {
         outcome = compareDocuments(a, b);
       } catch (err) {
-        if (err instanceof DiffInputError) throw new UsageError(err.message);
+        if (err instanceof DiffInputError) throw new UsageError(`${ours} and ${theirs}: ${err.message}`);
         throw err;
       }
       // Values echo input: terminal-safe like every error line (detail lines keep their indent).

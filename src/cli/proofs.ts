@@ -26,6 +26,7 @@ import { MemoryStateStore } from "../../state/store.js";
 import { STATE_KEY_LENGTH } from "../../state/interface.js";
 import { inclusionProofToJson, parseInclusionProof, receiptLeaf, verifyInclusionProof } from "../../state/roots.js";
 import { committedReceipt, loadReceiptJson } from "../chain/receipts.js";
+import { count } from "../harness/progress.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, oneLine, report, UsageError } from "./common.js";
 import { decimalOption, mismatchLines, writeJson } from "./harness.js";
 import { openExistingStore } from "./store.js";
@@ -58,7 +59,7 @@ export function checkedSteps(r: Reconstruction, stateRoot: Uint8Array): string[]
 /** What a verified proof establishes, in words: the key's value, its absence, or how many keys. */
 function provedText(r: Reconstruction, proof: unknown): string {
   if (r.kind === "exclusion") return `key ${toHex(r.keys[0]!.key)} has no value at this root`;
-  if (r.kind === "batch") return `the values of ${r.keys.length} keys at this root (listed in the proof)`;
+  if (r.kind === "batch") return `the values of ${count(r.keys.length, "key")} at this root (listed in the proof)`;
   const value = (proof as { value?: unknown }).value;
   return `key ${toHex(r.keys[0]!.key)} = ${typeof value === "string" ? value : "?"}`;
 }
@@ -294,7 +295,7 @@ function registerVerifyBmtProof(program: Command): void {
         reason = leafCheck.checked;
       }
       // The verdict line stays one word, as verify-proof's does; what was checked follows, indented.
-      const path = `  checked: leaf ${toHex(proof.leafHash)} (index ${proof.leafIndex} of ${proof.leafCount} leaves) and ${proof.siblings.length} siblings ${verifyInclusionProof(proof, root) ? "rebuild" : "do not rebuild"} the root ${toHex(root)}`;
+      const path = `  checked: leaf ${toHex(proof.leafHash)} (index ${proof.leafIndex} of ${count(proof.leafCount, "leaf", "leaves")}) and ${count(proof.siblings.length, "sibling")} ${verifyInclusionProof(proof, root) ? "rebuild" : "do not rebuild"} the root ${toHex(root)}`;
       const human = [valid ? "valid" : "invalid", path, ...(leafCheck === undefined ? [] : [`  checked: ${leafCheck.checked}`]), ...(leafCheck?.note === undefined ? [] : [`  note: ${leafCheck.note}`])].join("\n");
       report(opts.json === true, human, { valid, ...(valid ? {} : { reason }), leaf_hash: toHex(proof.leafHash), leaf_index: String(proof.leafIndex), leaf_count: String(proof.leafCount), root: toHex(root) });
       process.exitCode = valid ? EXIT_OK : EXIT_REJECT;

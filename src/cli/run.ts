@@ -16,7 +16,7 @@ import { EXIT_OK, EXIT_REJECT, exitCodes, oneLine } from "./common.js";
 export function register(program: Command): void {
   program
     .command("run")
-    .description("execute a cbqs-scenario/v1 document and print its cbqs-run/v1 run document, block by block")
+    .description("execute a cbqs-scenario/v1 document, printing block by block: one line per block and a summary, or with --json its cbqs-run/v1 run document")
     .argument("<scenario>", "scenario file (.json or .json.gz)")
     .option("--json", "print the run document as JSON (else one line per block and a summary)")
     .option("-o, --output <file>", "output file; - is stdout", "-")

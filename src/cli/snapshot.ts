@@ -30,7 +30,12 @@ export function register(program: Command): void {
   const snapshot = program
     .command("snapshot")
     .description("state snapshots for fast sync (CIP-4 §8.1): export from a store, import into an empty one")
-    .addHelpText("after", exitCodes("(see each subcommand)", "(see each subcommand)", "(see each subcommand)"));
+    .addHelpText("after", exitCodes(
+        "export: the snapshot is written; import: the store is rebuilt from it",
+        "(not used)",
+        "export: no store, an empty or busy one, a pruned block, an unwritable file; import: an unusable or foreign snapshot, a target holding a chain; an unknown subcommand",
+        "no snapshot file is written and no store is changed",
+      ));
 
   snapshot
     .command("export")

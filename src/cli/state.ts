@@ -200,7 +200,12 @@ export function register(program: Command): void {
   const state = program
     .command("state")
     .description("state dumps (CIP-4 keys and values, decoded) and their differences")
-    .addHelpText("after", exitCodes("(see each subcommand)", "(see each subcommand)", "(see each subcommand)"));
+    .addHelpText("after", exitCodes(
+        "dump: the dump is written; diff: the two states are equal",
+        "dump: a fixture or scenario does not replay to its own expected values; diff: the states differ",
+        "unusable input (one error line naming the file and JSON path), bad options, an unknown subcommand",
+        "no file is written (a dump to stdout keeps the entries printed so far)",
+      ));
 
   state
     .command("dump [file]")

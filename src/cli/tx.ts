@@ -8,7 +8,7 @@ import { encodeEnvelope, txHash } from "../chain/envelope.js";
 import { ScenarioError } from "../scenario/json.js";
 import { parseTx } from "../scenario/parse.js";
 import { resolveTx } from "../scenario/run.js";
-import { jsonArg } from "./codec.js";
+import { withJsonArg } from "./codec.js";
 import { EXIT_OK, exitCodes, report } from "./common.js";
 import { decimalOption } from "./harness.js";
 
@@ -26,10 +26,12 @@ export function register(program: Command): void {
       const chainId = decimalOption("--chain-id", opts.chainId);
       const nonce = decimalOption("--nonce", opts.nonce);
       const chainInstanceId = fromHex(opts.chainInstance, 32, "--chain-instance");
-      const t = parseTx(jsonArg(arg), "$");
-      if (t.expect !== undefined) throw new ScenarioError("$.expect", "expectations belong to scenarios; a transaction for a node has none");
-      // A receipt's served_at.block_hash cannot be looked up here: it must be written out.
-      const tx = resolveTx(t, { chainId, chainInstanceId, blockHashAt: () => undefined });
+      const tx = withJsonArg(arg, (value) => {
+        const t = parseTx(value, "$");
+        if (t.expect !== undefined) throw new ScenarioError("$.expect", "expectations belong to scenarios; a transaction for a node has none");
+        // A receipt's served_at.block_hash cannot be looked up here: it must be written out.
+        return resolveTx(t, { chainId, chainInstanceId, blockHashAt: () => undefined });
+      });
       const envelope = encodeEnvelope({ chain_id: chainId, nonce, tx });
       report(opts.json === true, toHex(envelope), { envelope: toHex(envelope), tx_hash: toHex(txHash(envelope)) });
       process.exitCode = EXIT_OK;

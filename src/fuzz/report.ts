@@ -8,6 +8,7 @@ import { fixtureJsonText } from "../harness/fixture.js";
 import { registryRecords } from "../harness/records.js";
 import { replayFixture } from "../harness/replay.js";
 import { dumpState } from "../../state/dump.js";
+import { count } from "../harness/progress.js";
 import { FuzzInternalError, type BuiltBlock } from "./build.js";
 import type { BlockSummary, Finding } from "./fuzz.js";
 import { inputTexts } from "./target.js";
@@ -53,7 +54,7 @@ export function writeReport(dir: string, finding: Finding, meta: ReportMeta): st
   const fixture = {
     ...d.fixture,
     name: `fuzz-seed-${finding.seed}-run-${finding.run}`,
-    description: `cbqs fuzz seed ${finding.seed} run ${finding.run}, shrunk to ${finding.shrunk.blocks} block(s); the last block diverged: ${d.text}`,
+    description: `cbqs fuzz seed ${finding.seed} run ${finding.run}, shrunk to ${count(finding.shrunk.blocks, "block")}; the last block diverged: ${d.text}`,
   };
   // Like `cbqs fill`: the fixture must replay against this emulator before it is written.
   const check = replayFixture(fixture);

@@ -19,6 +19,7 @@ import { diffDumps, type DumpEntry } from "../../state/dump.js";
 import { KIND_NAMES, type Document } from "./documents.js";
 import type { Fixture, FixtureBlock } from "./fixture.js";
 import { registryRecords } from "./records.js";
+import { count } from "./progress.js";
 import { txKind } from "./trace.js";
 
 /** Two documents that cannot be compared (different kinds, or a kind diff does not take): exit 2. */
@@ -133,7 +134,7 @@ export function describeDiff(ours: Document, theirs: Document): string[] | null 
     }
     case "dump": {
       const lines = stateDiffLines(ours.entries, (theirs as typeof ours).entries);
-      return lines.length === 0 ? null : [`state: ${lines[0]}${lines.length > 1 ? ` (and ${plural(lines.length - 1, "more differing key")})` : ""}`];
+      return lines.length === 0 ? null : [`state: ${lines[0]}${lines.length > 1 ? ` (and ${count(lines.length - 1, "more differing key")})` : ""}`];
     }
     case "trace": {
       const line = traceDiff(ours.lines, (theirs as typeof ours).lines);
@@ -143,8 +144,6 @@ export function describeDiff(ours: Document, theirs: Document): string[] | null 
       throw new DiffInputError(`cbqs diff does not compare a ${KIND_NAMES[ours.kind]}`);
   }
 }
-
-const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? "" : "s"}`;
 
 // ---- envelopes, field by field --------------------------------------------------------------------
 
@@ -262,7 +261,7 @@ function blockDiff(index: number, ours: FixtureBlock, theirs: FixtureBlock): str
   if ((ours.post_state === undefined) !== (theirs.post_state === undefined)) return [`${label}: post_state ${ours.post_state === undefined ? "absent" : "present"} expected, got ${theirs.post_state === undefined ? "absent" : "present"}`];
   if (ours.post_state !== undefined && theirs.post_state !== undefined) {
     const keys = stateDiffLines(ours.post_state, theirs.post_state);
-    if (keys.length > 0) return [`${label}: post_state differs (${plural(keys.length, "key")})`, ...keys.map((k) => `  ${k}`)];
+    if (keys.length > 0) return [`${label}: post_state differs (${count(keys.length, "key")})`, ...keys.map((k) => `  ${k}`)];
   }
   return null;
 }

@@ -7,7 +7,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fromHex } from "../bytes.js";
-import { JsonValueError } from "../codec/errors.js";
+import { EncodeError, JsonValueError } from "../codec/errors.js";
 import { JsonError, parseJson, TrailingContentError, type Json, type JsonObject } from "../json/parse.js";
 import { InputError, readFileBytes, readJsonFile, readJsonFileSteps } from "../json/read.js";
 import { finish, type Steps } from "../steps.js";
@@ -23,7 +23,7 @@ import { loadTraceLine, TRACE_FORMAT } from "./trace.js";
 /** An error that names a JSON path, reported against `file`; anything else passes through. */
 export function asInputError(file: string, err: unknown): unknown {
   if (err instanceof InputError) return err;
-  if (err instanceof JsonError || err instanceof JsonValueError) return new InputError(file, err.path, err.reason);
+  if (err instanceof JsonError || err instanceof JsonValueError || err instanceof EncodeError) return new InputError(file, err.path, err.reason);
   return err;
 }
 

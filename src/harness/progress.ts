@@ -29,6 +29,8 @@ export interface ProgressState {
   height?: { at: bigint; last: bigint };
   /** Transactions done so far (adds a tx/s rate). */
   txs?: number;
+  /** What the counts do not say, last on the line ("smallest so far 2 blocks, 3 txs"). */
+  detail?: string;
 }
 
 const REDRAW_MS = 250;
@@ -87,6 +89,7 @@ export class Progress {
     const parts = [where, `${rate(s.done, seconds)} ${s.unit}/s`];
     if (s.txs !== undefined) parts.push(`${rate(s.txs, seconds)} tx/s`);
     if (s.total !== undefined && s.done > 0 && s.done < s.total && seconds > 0) parts.push(`ETA ${Math.ceil(((s.total - s.done) * seconds) / s.done)} s`);
+    if (s.detail !== undefined) parts.push(s.detail);
     return `${this.label}: ${parts.join(", ")}`;
   }
 
@@ -109,5 +112,22 @@ export class Progress {
   end(): void {
     if (this.drawn) this.out.write("\r\x1b[K");
     this.drawn = false;
+  }
+}
+
+/** Work in phases (a fill executes, then checks by replay): one Progress per phase label, each with its own rates. */
+export class Phases {
+  private readonly phases = new Map<string, Progress>();
+
+  constructor(private readonly mode: ProgressMode) {}
+
+  update(label: string, s: ProgressState): void {
+    let phase = this.phases.get(label);
+    if (phase === undefined) this.phases.set(label, (phase = new Progress(label, this.mode)));
+    phase.update(s);
+  }
+
+  end(): void {
+    this.phases.forEach((p) => p.end());
   }
 }

@@ -2,6 +2,7 @@
 // block by block, and compare every expected value; stop at the first difference. Input that
 // cannot be executed at all (undecodable envelopes, another chain's envelopes, an invalid
 // genesis) is a ReplayInputError, distinct from a mismatch.
+import { basename } from "node:path";
 import { echo } from "../bounds.js";
 import { bytesEqual, toHex } from "../bytes.js";
 import { genesisHash, headerHash } from "../chain/block.js";
@@ -472,7 +473,7 @@ export function* replayFileSteps(file: string, options: ReplayOptions & { progre
  * The exit code of a set of replays: 1 when any fixture mismatched (a mismatch is never hidden,
  * even beside unusable fixtures), else 2 when any was unusable, else 0.
  */
-export function replayExitCode(reports: readonly FixtureReport[]): 0 | 1 | 2 {
+export function replayExitCode(reports: readonly Pick<FixtureReport, "status">[]): 0 | 1 | 2 {
   if (reports.some((r) => r.status === "mismatch")) return 1;
   return reports.some((r) => r.status === "unusable") ? 2 : 0;
 }
@@ -489,10 +490,16 @@ export function parseShard(text: string): Shard {
   return { index: Number(m[1]), count: Number(m[2]) };
 }
 
+/** UTF-16 code-unit order: the same on every machine and in every locale. */
+const codeUnitOrder = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 /**
- * The files of shard i/n: every n-th file of the list sorted by path, starting at the i-th, so the
- * n shards are disjoint, cover every file exactly once, and differ in size by at most one.
+ * The files of shard i/n: every n-th file of the list sorted by file name (equal names in
+ * different directories by full path), starting at the i-th, so the n shards are disjoint, cover
+ * every file exactly once, and differ in size by at most one.
  */
 export function shardOf(files: readonly string[], shard: Shard): string[] {
-  return [...files].sort().filter((_, k) => k % shard.count === shard.index - 1);
+  return [...files]
+    .sort((a, b) => codeUnitOrder(basename(a), basename(b)) || codeUnitOrder(a, b))
+    .filter((_, k) => k % shard.count === shard.index - 1);
 }

@@ -2,6 +2,7 @@
 // every fixture and never hides a mismatch, shards cover a corpus exactly once, progress is
 // bounded and quiet on request, npm start ends with one verdict line, run streams, diffs name
 // the field, state dumps filter, and the CLI follows one set of conventions.
+import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,11 +14,12 @@ import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { buildProgram } from "../../src/cli/program.js";
 import { Progress, progressMode, type Clock } from "../../src/harness/progress.js";
+import type { FixtureReport } from "../../src/harness/replay.js";
 import { shardOf } from "../../src/harness/replay.js";
 import { Output, Streamed, writeJsonDocument } from "../../src/json/write.js";
 import { parseScenario } from "../../src/scenario/parse.js";
 import { runScenario, ScenarioRun } from "../../src/scenario/run.js";
-import { start } from "../../scripts/start.js";
+import { start, verdict } from "../../scripts/start.js";
 import { cbqs, unusableInput } from "./program.js";
 
 const dir = mkdtempSync(join(tmpdir(), "cbqs-workflow-"));
@@ -29,6 +31,10 @@ const put = (name: string, data: string | Uint8Array): string => {
 const FIXTURE = "fixtures/corpus/create-quote.json";
 const fixture = () => JSON.parse(readFileSync(FIXTURE, "utf8")) as { genesis: { chain_instance_id: string }; blocks: Array<Record<string, any>> };
 const gz = (name: string, text: string): string => put(name, gzipSync(text));
+const fakeClock = (): Clock & { advance(ms: number): void } => {
+  let t = 0;
+  return { now: () => t, advance: (ms) => void (t += ms) };
+};
 
 describe("issue 10: .json.gz is read wherever a document is read (one file reader)", () => {
   it("replay, trace, state dump, diff, state diff, prove-state, verify-proof, t8n, run, fill and gas-vectors verify", async () => {
@@ -99,6 +105,12 @@ describe("issue 10: replay --shard i/n", () => {
     );
   });
 
+  it("files are ordered by file name, not by directory; the same name in two directories by full path", () => {
+    const files = ["b/a.json", "a/z.json", "c/m.json"];
+    expect([1, 2, 3].map((index) => shardOf(files, { index, count: 3 }))).toEqual([["b/a.json"], ["c/m.json"], ["a/z.json"]]);
+    expect(shardOf(["y/s.json", "x/s.json"], { index: 1, count: 2 })).toEqual(["x/s.json"]);
+  });
+
   it("on the CLI: three shards of the corpus replay every fixture once; a bad --shard is exit 2", async () => {
     const seen: string[] = [];
     for (const i of [1, 2, 3]) {
@@ -113,10 +125,6 @@ describe("issue 10: replay --shard i/n", () => {
 });
 
 describe("issue 10: progress (one module): a terminal line, a plain line at most every 10 s of work, --quiet none", () => {
-  const fakeClock = (): Clock & { advance(ms: number): void } => {
-    let t = 0;
-    return { now: () => t, advance: (ms) => void (t += ms) };
-  };
   const state = (done: number) => ({ done, total: 10_000, unit: "blocks", height: { at: BigInt(done), last: 10_000n }, txs: done * 5 });
 
   it("non-TTY: nothing before 10 s of work, then one line per 10 s, with height, rates and ETA", () => {
@@ -175,7 +183,45 @@ describe("issue 10: npm start ends with exactly one verdict line", () => {
     writeFileSync(join(corpus, "bad.json"), JSON.stringify(bad));
     const r = start({ corpus, longChain: join(dir, "lc2", "long-chain.json.gz"), blocks: 10, minTxs: 0, quiet: true });
     expect(r.exitCode).toBe(1);
-    expect(r.line).toMatch(/^FAILED: 1 fixture of 2 did not replay \(.*bad\.json: mismatch\)$/);
+    // What failed, then what was verified all the same: the long chain, and the gas vectors.
+    expect(r.line).toMatch(/^FAILED: 1 fixture of 2 did not replay \(.*bad\.json: mismatch\); 1 fixture \(10 blocks, [0-9,]+ txs\) replayed and matched; gas-vector SHA-256 [0-9a-f]{64} verified \(13 vectors re-executed\)$/);
+  });
+
+  it("a mismatch wins the exit code over unusable input, whether of a fixture or of the gas vectors", () => {
+    const report = (file: string, status: FixtureReport["status"], blocks = 0, txs = 0): FixtureReport => ({ file, name: null, status, blocks, txs });
+    const gasOk = { status: "ok", sha256: "ab".repeat(32), vectors: 13 } as const;
+    const unusableAndGasMismatch = verdict([report("a.json", "ok", 1, 1), report("b.json", "unusable")], { status: "mismatch", reason: "vector x: cycles differ" });
+    expect(unusableAndGasMismatch.exitCode).toBe(1);
+    expect(unusableAndGasMismatch.line).toMatch(
+      /^FAILED: 1 fixture of 2 did not replay \(b\.json: unusable\); gas-vector SHA-256 [0-9a-f]{64} not verified \(mismatch: vector x: cycles differ\); 1 fixture \(1 block, 1 tx\) replayed and matched$/,
+    );
+    expect(verdict([report("a.json", "mismatch")], { status: "unusable", reason: "g.json: $: expected an object" }).exitCode).toBe(1);
+    expect(verdict([report("a.json", "unusable")], gasOk)).toEqual({
+      exitCode: 2,
+      line: expect.stringMatching(/^FAILED: 1 fixture of 1 did not replay \(a\.json: unusable\); 0 fixtures \(0 blocks, 0 txs\) replayed and matched; gas-vector SHA-256 (ab){32} verified/),
+    });
+    expect(verdict([report("a.json", "ok", 2, 3)], gasOk)).toEqual({ exitCode: 0, line: `OK: 1 fixture (2 blocks, 3 txs) replayed and matched; gas-vector SHA-256 ${"ab".repeat(32)} verified (13 vectors re-executed)` });
+  });
+});
+
+describe("issue 10: the scripts a user runs take --help and refuse unknown options", () => {
+  const script = (name: string, ...args: string[]) => spawnSync(process.execPath, [join("dist", "scripts", name), ...args], { encoding: "utf8" });
+
+  it("gen-long-chain and start: --help is the usage (exit 0); an unknown option, a bad value or nothing to do is one error line, exit 2", () => {
+    for (const name of ["gen-long-chain.js", "start.js"]) {
+      const help = script(name, "--help");
+      expect([help.status, help.stdout], name).toEqual([0, expect.stringMatching(/^Usage: [^]*\nExit codes:\n  0  .+\n  1  .+\n  2  .+\n$/)]);
+      const bad = script(name, "--bogus");
+      expect([bad.status, bad.stderr], name).toEqual([2, "cbqs: error: unknown option '--bogus' (see --help)\n"]);
+    }
+    expect(script("gen-long-chain.js").stderr).toBe("cbqs: error: give --scenario <file> or --fixture <file> (see --help)\n");
+    expect(script("gen-long-chain.js", "--blocks", "ten", "--scenario", join(dir, "x.json"))).toMatchObject({ status: 2, stderr: "cbqs: error: --blocks must be an integer of at least 1 (got ten)\n" });
+  });
+
+  it("gen-long-chain states no fixed time estimate (it would be wrong for any other --blocks)", () => {
+    const r = script("gen-long-chain.js", "--blocks", "3", "--min-txs", "0", "--fixture", join(dir, "lc3", "long-chain.json.gz"), "--quiet");
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^long-chain: 3 blocks, \d+ transactions\nlong-chain: filling .* \(executes the chain, then checks it by replay\)\nlong-chain: wrote /);
   });
 });
 
@@ -335,11 +381,28 @@ describe("issue 10: CLI conventions", () => {
   const commands = (c: Command, path: string[] = []): string[][] => [path, ...c.commands.flatMap((s) => commands(s, [...path, s.name()]))];
   const all = commands(buildProgram("test"));
 
-  it("every command's --help ends with an Exit codes: section (0, 1 and 2)", async () => {
+  it("every command's --help ends with an Exit codes: section (0, 1 and 2), each code with its own meaning", async () => {
     for (const path of all) {
       const r = await cbqs(...path, "--help");
-      expect(r.out, path.join(" ")).toMatch(/\nExit codes:\n  0  .+\n  1  .+\n  2  .+\n(  130\/143  stopped by SIGINT\/SIGTERM: .+\n)?$/);
+      const m = /\nExit codes:\n  0  (.+)\n  1  (.+)\n  2  (.+)\n(  130\/143  stopped by SIGINT\/SIGTERM: .+\n)?$/.exec(r.out);
+      expect(m, path.join(" ")).not.toBeNull();
+      // A group says what its subcommands' codes mean, not "(see each subcommand)".
+      const meanings = m!.slice(1, 4);
+      expect(meanings.filter((x) => /^\(see /.test(x)), path.join(" ")).toEqual([]);
+      expect(new Set(meanings).size, path.join(" ")).toBe(3);
     }
+  });
+
+  it("--help marks every required option (required), and only those", async () => {
+    const visit = (c: Command, path: string): void => {
+      const help = c.createHelp();
+      for (const o of c.options) expect([path, o.flags, help.optionDescription(o).endsWith(" (required)")]).toEqual([path, o.flags, o.mandatory]);
+      c.commands.forEach((s) => visit(s, `${path} ${s.name()}`));
+    };
+    visit(buildProgram("test"), "cbqs");
+    expect((await cbqs("t8n", "--help")).out).toMatch(/\n  --input\.alloc <file> +pre-state: a cbqs-state-dump\/v1 file \(required\)\n/);
+    expect((await cbqs("derive", "stream-id", "--help")).out).toMatch(/\n  --nonce <n> +owner nonce \(u64\) \(required\)\n/);
+    expect((await cbqs("t8n", "--help")).out).toMatch(/\n  --output\.result <file> +result JSON; - is stdout \(default: "-"\)\n/);
   });
 
   it("-o means an output file defaulting to stdout everywhere, and no default is stated twice", () => {
@@ -376,6 +439,77 @@ describe("issue 10: CLI conventions", () => {
     const r = await cbqs("run", put("one.json", JSON.stringify(doc)));
     expect(r.out).toMatch(/^block 1 \(rent height 1\): 1 tx, 1 ok, 0 rejected, 0 events, state_root 0x/m);
     expect(r.out).toMatch(/^ok: 1 block, 0 streams, 0 providers, 1 account$/m);
+  });
+
+  it("no user-facing string of src/ or scripts/ hedges a plural with (s): counts go through count() of src/harness/progress.ts", () => {
+    const offenders: string[] = [];
+    const walk = (d: string): void => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        const p = join(d, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (e.name.endsWith(".ts"))
+          readFileSync(p, "utf8")
+            .split("\n")
+            .forEach((line, i) => {
+              // The text of string and template literals, without ${…} code; "http(s)" is a scheme, not a count.
+              const literals = (line.match(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`/g) ?? []).map((l) => l.replace(/\$\{[^}]*\}/g, "").replace(/http\(s\)/g, ""));
+              if (literals.some((l) => /[a-z]\((s|es)\)/.test(l))) offenders.push(`${p}:${i + 1}`);
+            });
+      }
+    };
+    ["src", "scripts", "state"].forEach(walk);
+    expect(offenders).toEqual([]);
+  });
+
+  it("singular counts on the CLI: replay --db, verify-bmt-proof, state diff, fuzz (and fuzz progress from the shared module)", async () => {
+    const one = fixture();
+    one.blocks = one.blocks.slice(0, 1);
+    const db = await cbqs("replay", put("one-block.json", JSON.stringify(one)), "--db", join(dir, "one-block-db"), "--quiet");
+    expect(db.out).toMatch(/: ok; from genesis, 1 block, 2 txs in /);
+
+    const proof = join(dir, "one-leaf.json");
+    const single = "fixtures/corpus/encrypted-key-stream.json";
+    const txRoot = (JSON.parse(readFileSync(single, "utf8")) as { blocks: Array<{ tx_root: string }> }).blocks[0]!.tx_root;
+    expect((await cbqs("prove-tx", single, "--block", "1", "--index", "0", "-o", proof)).exitCode).toBe(0);
+    expect((await cbqs("verify-bmt-proof", proof, "--root", txRoot)).out).toMatch(/\(index 0 of 1 leaf\) and 0 siblings rebuild/);
+    expect((await cbqs("prove-tx", FIXTURE, "--block", "1", "--index", "0", "-o", proof)).exitCode).toBe(0);
+    expect((await cbqs("verify-bmt-proof", proof, "--root", fixture().blocks[0]!["tx_root"])).out).toMatch(/\(index 0 of 2 leaves\) and 1 sibling rebuild/);
+
+    const post = fixture().blocks[0]!["post_state"] as { entries: unknown[] };
+    const fewer = { ...post, entries: post.entries.slice(2) };
+    delete (fewer as { state_root?: unknown }).state_root;
+    expect((await cbqs("diff", put("all.json", JSON.stringify(post)), put("fewer.json", JSON.stringify(fewer)))).out).toMatch(/^state: .* \(and 1 more differing key\)\n$/);
+
+    process.env["CBQS_PROGRESS_MS"] = "0";
+    let fuzz;
+    try {
+      fuzz = await cbqs("fuzz", "--t8n", "node dist/src/cli.js t8n", "--seed", "1", "--runs", "2", "--blocks", "1");
+    } finally {
+      delete process.env["CBQS_PROGRESS_MS"];
+    }
+    expect(fuzz.err).toMatch(/^fuzz: seed 1, runs 0…1, 1 block per chain, t8n: /);
+    expect(fuzz.err).toMatch(/^fuzz: 1\/2 runs, [\d.,]+ runs\/s, [\d.,]+ tx\/s, ETA \d+ s$/m);
+    expect(fuzz.out).toMatch(/^fuzz: 2 runs \(seed 1\), 2 blocks, [\d,]+ txs? in [\d.]+ s: no divergence\n$/);
+  });
+
+  it("a progress line may end with a detail the counts do not give (the fuzz shrinker's smallest chain)", () => {
+    let out = "";
+    const clock = fakeClock();
+    const p = new Progress("fuzz (shrinking run 2)", "plain", { write: (t: string) => void (out += t) }, clock);
+    clock.advance(10_000);
+    p.update({ done: 1_200, unit: "candidate chains", detail: "smallest so far 2 blocks, 3 txs" });
+    expect(out).toBe("fuzz (shrinking run 2): 1,200 candidate chains, 120 candidate chains/s, smallest so far 2 blocks, 3 txs\n");
+  });
+
+  it("every exit-2 error about a file's content names the file: diff of two kinds, encode @file, tx @file", async () => {
+    const f = fixture();
+    const dump = put("kind-dump.json", JSON.stringify(f.blocks[0]!["post_state"]));
+    const run = put("kind-run.json", (await cbqs("run", "fixtures/scenarios/transfers.json", "--json")).out);
+    expect(await cbqs("diff", dump, run)).toEqual(unusableInput(/kind-dump\.json and .*kind-run\.json: cannot compare a state dump with a run document/));
+    expect(await cbqs("encode", "ProviderStatus", `@${put("status.json", '"Bogus"')}`)).toEqual(unusableInput(/status\.json: \$: expected one of "Active"/));
+    expect(await cbqs("encode", "ProviderStatus", '"Bogus"')).toEqual(unusableInput(/<json>: \$: expected one of "Active"/));
+    const tx = put("bad-tx.json", JSON.stringify({ from: "0x1111111111111111111111111111111111111111", transfer: { to: "0x1111111111111111111111111111111111111111", amount: "x" } }));
+    expect(await cbqs("tx", `@${tx}`, "--chain-id", "7", "--chain-instance", f.genesis.chain_instance_id, "--nonce", "0")).toEqual(unusableInput(/bad-tx\.json: \$\.transfer\.amount: expected an unsigned integer/));
   });
 });
 

@@ -7,7 +7,7 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 import { decodeCommand, deriveCommand, encodeCommand, typesCommand } from "../../src/cli/codec.js";
 import { UsageError } from "../../src/cli/common.js";
 import { InputError } from "../../src/json/read.js";
-import { DecodeError, JsonValueError } from "../../src/codec/index.js";
+import { DecodeError } from "../../src/codec/index.js";
 
 const k = (hex: string): string => "0x" + Buffer.from(keccak_256(Buffer.from(hex, "hex"))).toString("hex");
 const ascii = (s: string): string => Buffer.from(s).toString("hex");
@@ -32,7 +32,7 @@ describe("cbqs codec CLI", () => {
     expect(encodeCommand("SetProviderStatusArgsV1", "@" + file, false)).toBe("0x03");
   });
 
-  it("bad input is a UsageError / DecodeError / JsonValueError (one line, exit 2 in src/cli.ts)", () => {
+  it("bad input is a UsageError / DecodeError / InputError (one line, exit 2 in src/cli.ts)", () => {
     expect(() => decodeCommand("Nope", "0x00", false)).toThrow(UsageError);
     expect(() => decodeCommand("CbqsInstructionV1", "0x010", false)).toThrow(UsageError);
     expect(() => decodeCommand("CbqsInstructionV1", "010300", false)).toThrow(UsageError);
@@ -48,8 +48,10 @@ describe("cbqs codec CLI", () => {
     expect((err as DecodeError).message).toMatch(/offset 2 \(args\.status\)/);
     expect(() => encodeCommand("SetProviderStatusArgsV1", "{", false)).toThrow(InputError);
     expect(() => encodeCommand("SetProviderStatusArgsV1", '{"status":"Active","status":"Paused"}', false)).toThrow(/<json>: \$\.status: duplicate key/);
-    expect(() => encodeCommand("SetProviderStatusArgsV1", '{"status":"Paused"}', false)).toThrow(JsonValueError);
-    expect(() => encodeCommand("CloseStreamArgsV1", '{"stream_id":"0x01"}', false)).toThrow(JsonValueError);
+    // A value the type does not allow is reported against its source (<json>, or the @file), like malformed JSON.
+    expect(() => encodeCommand("SetProviderStatusArgsV1", '{"status":"Paused"}', false)).toThrow(InputError);
+    expect(() => encodeCommand("SetProviderStatusArgsV1", '{"status":"Paused"}', false)).toThrow(/^<json>: \$\.status: expected one of "Active"/);
+    expect(() => encodeCommand("CloseStreamArgsV1", '{"stream_id":"0x01"}', false)).toThrow(/^<json>: \$\.stream_id: /);
   });
 
   it("§4.1/§8/§9.1: derive stream-id, key-stream-id, lane-id, signing-key-id", () => {
