@@ -61,7 +61,7 @@ describe("cbqs fuzz", () => {
     );
     expect(await run(`sh -c 'echo garbage > "$8"; echo "{}" > "\${10}"' sh`)).toEqual(unusableInput(/--output\.result is not strict JSON/));
     expect(await run(`sh -c 'node dist/src/cli.js t8n "$@" && echo "{}" > "\${10}"' sh`)).toEqual(
-      unusableInput(/--output\.alloc is not a cbqs-state-dump\/v1 document \(format undefined\)/),
+      unusableInput(/--output\.alloc is not a cbqs-state-dump\/v1 document: missing \(expected "cbqs-state-dump\/v1"\)/),
     );
   });
 

@@ -33,7 +33,7 @@ describe("cbqs replay --db", () => {
     const dir = join(root, "resume");
     const first = await cbqs("replay", FIXTURE, "--db", dir, "--to-height", "4");
     expect(first.exitCode).toBe(0);
-    expect(first.out).toMatch(/ok; from genesis, 1 blocks, .*store head 1\n$/);
+    expect(first.out).toMatch(/ok; from genesis, 1 block, .*store head 1\n$/);
     expect(stored(dir)).toEqual({ head: 1n, root: toHex(fixture.blocks[0]!.state_root) });
     const second = await cbqs("replay", FIXTURE, "--db", dir);
     expect(second.exitCode).toBe(0);
@@ -49,7 +49,7 @@ describe("cbqs replay --db", () => {
     process.emit("SIGTERM", "SIGTERM"); // lands while the first block's commit yields to the event loop
     const r = await running;
     expect(r.exitCode).toBe(143);
-    expect(r.out).toMatch(/stopped by SIGTERM; from genesis, 1 blocks, .*store head 1\n$/);
+    expect(r.out).toMatch(/stopped by SIGTERM; from genesis, 1 block, .*store head 1\n$/);
     expect(stored(dir).head).toBe(1n);
     expect((await cbqs("replay", FIXTURE, "--db", dir)).out).toMatch(/ok; resumed after height 1, 2 blocks/);
   });
@@ -106,7 +106,7 @@ describe("cbqs snapshot (CIP-4 §8.1)", () => {
     expect(imported.exitCode).toBe(0);
     expect(stored(target)).toEqual({ head: 5n, root: toHex(fixture.blocks[1]!.state_root) });
     const resumed = await cbqs("replay", FIXTURE, "--db", target);
-    expect(resumed.out).toMatch(/ok; resumed after height 5, 1 blocks/);
+    expect(resumed.out).toMatch(/ok; resumed after height 5, 1 block,/);
     expect(resumed.exitCode).toBe(0); // every root of block 6 matched the fixture's
     const a = await cbqs("state", "dump", "--db", target);
     const b = await cbqs("state", "dump", FIXTURE);

@@ -49,7 +49,7 @@ describe("persistent node and follower (--db) across restarts", () => {
     expect((await post(url, "/mine", "")).status).toBe(200);
     const f1 = start(["follow", url, "--db", followerDb]);
     expect(await f1.exit).toBe(0);
-    expect(f1.out).toMatch(/synced at height 2; 2 block\(s\)/);
+    expect(f1.out).toMatch(/synced at height 2; 2 blocks, \d+ txs? verified/);
     const head = (await get(url, "/cbqs/finalized-view")).body;
     first.child.kill("SIGTERM");
     expect(await first.exit).toBe(0);
@@ -60,7 +60,7 @@ describe("persistent node and follower (--db) across restarts", () => {
     expect((await post(url, "/mine", "")).status).toBe(200);
     const f2 = start(["follow", url, "--db", followerDb]);
     expect(await f2.exit).toBe(0);
-    expect(f2.out).toMatch(/synced at height 3; 1 block\(s\)/);
+    expect(f2.out).toMatch(/synced at height 3; 1 block, \d+ txs? verified/);
     second.child.kill("SIGINT");
     expect(await second.exit).toBe(0);
   });

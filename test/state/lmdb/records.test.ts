@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { BlockRecord, ReceiptRecord } from "../../../state/chain-db.js";
 import { StoreError } from "../../../state/lmdb/env.js";
-import { decodeBlock, decodeGenesis, encodeBlock, encodeGenesis } from "../../../state/lmdb/records.js";
+import { DamagedRecordError, decodeBlock, decodeGenesis, encodeBlock, encodeGenesis } from "../../../state/lmdb/records.js";
 
 const b32 = (n: number) => new Uint8Array(32).fill(n);
 const receipt = (over: Partial<ReceiptRecord> = {}): ReceiptRecord => ({
@@ -57,7 +57,7 @@ describe("store records: one accepted byte string per record", () => {
     for (const v of [2, 0x80, 0xff]) {
       const bad = bytes.slice();
       bad[at] = v;
-      expect(() => decodeBlock(bad), String(v)).toThrow(new StoreError(`the store is damaged: block record: flag byte ${v} is not 0 or 1`));
+      expect(() => decodeBlock(bad), String(v)).toThrow(new DamagedRecordError(`block record: flag byte ${v} is not 0 or 1`));
     }
   });
 
