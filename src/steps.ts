@@ -77,20 +77,29 @@ export function finish<T>(steps: Steps<T>): T {
   }
 }
 
+/** When the event loop last turned inside `stoppable`: work is timed across calls, so many short pieces of work turn it too. */
+let lastTurn = performance.now();
+
+/** Turns the event loop (so a signal handler can run) once YIELD_MS of work have passed since the last turn. */
+async function turnIfDue(): Promise<void> {
+  if (performance.now() - lastTurn < YIELD_MS) return;
+  await nextTurn();
+  lastTurn = performance.now();
+}
+
 /**
  * Runs `steps` to the end, turning the event loop between units; after a SIGINT/SIGTERM, throws
- * Stopped into the generator (so it rolls back its unit) and then to the caller.
+ * Stopped into the generator (so it rolls back its unit) and then to the caller. A signal that
+ * arrived before the call stops it before its first unit; one that arrives during its last unit
+ * lets the finished result return (nothing is lost) and stops the next call.
  */
 export async function stoppable<T>(steps: Steps<T>): Promise<T> {
   listen();
-  let last = performance.now();
+  if (session.received !== null) throw new Stopped(session.received);
   for (;;) {
     const r = steps.next();
+    await turnIfDue();
     if (r.done === true) return r.value;
-    if (performance.now() - last >= YIELD_MS) {
-      await nextTurn();
-      last = performance.now();
-    }
     const received = session.received;
     if (received !== null) {
       const stop = new Stopped(received);

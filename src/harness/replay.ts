@@ -286,11 +286,11 @@ export function replayFixture(fixture: Fixture, options: ReplayOptions = {}): Re
   return finish(replayFixtureSteps(fixture, options));
 }
 
-/** replayFixture unit by unit: a unit is one block (src/steps.ts); a pipelined replay is one unit. */
+/** replayFixture unit by unit: a unit is one block (src/steps.ts), also when pipelined. */
 export function* replayFixtureSteps(fixture: Fixture, options: ReplayOptions = {}): Steps<ReplayOutcome> {
   if (options.pipeline === true) {
     if (options.store !== undefined) throw new TypeError("a pipelined replay keeps its own store");
-    return replayPipelined(fixture, options);
+    return yield* replayPipelined(fixture, options);
   }
   const { replay, mismatch } = Replay.start(fixture, options.store);
   if (mismatch !== null) return { blocks: 0, txs: 0, mismatch };
@@ -324,7 +324,7 @@ const PIPELINE_DEPTH = 16;
  * replay run again from genesis to that block, so the report — state diff included, which needs
  * the state exactly at that block — is the plain replay's own.
  */
-function replayPipelined(fixture: Fixture, options: ReplayOptions): ReplayOutcome {
+function* replayPipelined(fixture: Fixture, options: ReplayOptions): Steps<ReplayOutcome> {
   const commitment = new WorkerCommitment();
   const signatures = new SpeculativeSignatures();
   try {
@@ -391,6 +391,8 @@ function replayPipelined(fixture: Fixture, options: ReplayOptions): ReplayOutcom
       // A post_state dump is compared with the live state, so that block is checked before the next executes.
       const bad = drain(blocks[i]!.post_state === undefined && i + 1 < blocks.length ? PIPELINE_DEPTH : 0);
       if (bad >= 0) return referenceAt(fixture, blocks, bad, options);
+      // A stop here abandons the blocks in flight (the finally closes the workers): nothing is written.
+      yield;
     }
     return { blocks: blocks.length, txs, mismatch: null };
   } finally {

@@ -138,6 +138,18 @@ describe("SIGINT/SIGTERM on the long-running commands", () => {
     expect(lastLine(many.err)).toMatch(/^cbqs: stopped by SIGTERM; [1-5] of 6 fixtures replayed before it; nothing written$/);
   }, 30_000);
 
+  it("replay --pipeline: stopped inside a fixture and between fixtures, exit 130 (a pipelined fixture was one unit and ran on)", async () => {
+    const dir = join(root, "replay");
+    const one = await stopWhen(["replay", join(dir, "copy-0.json"), "--pipeline"], "SIGINT", (err) => /replay .*: height/.test(err));
+    expect(one.signalled).toBe(true);
+    expect(one.code).toBe(130);
+    expect(lastLine(one.err)).toBe("cbqs: stopped by SIGINT; 0 of 1 fixture replayed before it; nothing written");
+    const many = await stopWhen(["replay", dir, "--pipeline"], "SIGINT", (err) => /replay .*copy-1\.json: height/.test(err));
+    expect(many.signalled).toBe(true);
+    expect(many.code).toBe(130);
+    expect(lastLine(many.err)).toMatch(/^cbqs: stopped by SIGINT; [1-5] of 6 fixtures replayed before it; nothing written$/);
+  }, 30_000);
+
   for (const [signal, phase, code] of [
     ["SIGINT", "reading", 130],
     ["SIGTERM", "committing the pre-state", 143],
