@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fromHex } from "../bytes.js";
 import { EncodeError, JsonValueError } from "../codec/errors.js";
 import { JsonError, parseJson, TrailingContentError, type Json, type JsonObject } from "../json/parse.js";
-import { InputError, readFileBytes, readJsonFile, readJsonFileSteps } from "../json/read.js";
+import { InputError, readFileBytes, readJsonFile, readJsonFileSteps, STDIN } from "../json/read.js";
 import { finish, type Steps } from "../steps.js";
 import { parseScenario, SCENARIO_FORMAT, type Scenario } from "../scenario/parse.js";
 import { loadRunBlock, loadRunDocument } from "../scenario/run-document.js";
@@ -49,6 +49,7 @@ const isFixtureName = (name: string): boolean => name.endsWith(".json") || name.
 
 /** The fixture files named by `target`: the file itself, or a directory's `*.json`/`*.json.gz`, sorted by name. */
 export function fixtureFiles(target: string): string[] {
+  if (target === STDIN) return [target];
   let isDir: boolean;
   try {
     isDir = statSync(target).isDirectory();

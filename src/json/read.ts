@@ -1,8 +1,9 @@
 // The one file reader of every command (docs/fixtures.md §0): a file, `.json` or gzipped
 // (recognized by its magic bytes, so `.json.gz` works wherever a document is read), bounded
-// before it is read and parsed by the strict reader of ./parse.ts in 1 MiB chunks. Every
-// problem is an InputError naming the file and the JSON path.
-import { closeSync, openSync, readSync, readFileSync, statSync } from "node:fs";
+// before it is read and parsed by the strict reader of ./parse.ts in 1 MiB chunks. `-` is the
+// standard input, and a pipe (`/dev/stdin`, `<(…)`) is read like a file: in order, never by
+// position, bounded as it arrives. Every problem is an InputError naming the file and the JSON path.
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { MAX_BUFFERED_DOCUMENT_BYTES, MAX_DOCUMENT_BYTES } from "../bounds.js";
 import { JsonError, JsonParser, shortPath, TrailingContentError, type Json, type ParseOptions } from "./parse.js";
@@ -40,6 +41,7 @@ export function describeIoError(err: unknown): string {
     EEXIST: "it already exists",
     ENOSPC: "no space left on the device",
     EROFS: "the file system is read-only",
+    ENXIO: "no such device or address",
   };
   return code === undefined ? String((err as Error).message ?? err) : `${words[code] ?? "system error"} (${code})`;
 }
@@ -57,18 +59,78 @@ function io<T>(file: string, read: () => T): T {
   }
 }
 
+/** The name that means the standard input wherever a file is read. */
+export const STDIN = "-";
+
+let stdinTaken = false;
+
+/**
+ * An open source of bytes: the file, or the standard input for `-` (once per command: a second
+ * `-` would read nothing). `size` is known for a regular file only; a pipe is bounded as it is read.
+ */
+function open(file: string): { fd: number; size: number | undefined; close: () => void } {
+  // /dev/stdin is taken as it is, not reopened by name: a socket there (a spawning program's
+  // stdin) cannot be opened again.
+  if (file === STDIN || file === "/dev/stdin") {
+    if (stdinTaken) throw new InputError(file, "", "the standard input was already read by another argument");
+    stdinTaken = true;
+    return { fd: 0, size: undefined, close: () => {} };
+  }
+  const fd = openSync(file, "r");
+  try {
+    const stat = fstatSync(fd);
+    if (stat.isDirectory()) throw InputError.unreadable(file, { code: "EISDIR" });
+    return { fd, size: stat.isFile() ? stat.size : undefined, close: () => closeSync(fd) };
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+}
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/** The next bytes from the current position (0 at the end); a non-blocking pipe with nothing yet is waited for. */
+function readNext(fd: number, into: Buffer): number {
+  for (;;) {
+    try {
+      return readSync(fd, into, 0, into.length, null);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== "EAGAIN") throw err;
+      Atomics.wait(pause, 0, 0, 5);
+    }
+  }
+}
+
+/** Every byte of a source, bounded by `max` before (a file) or while (a pipe) it is read. */
+function readAll(file: string, src: { fd: number; size: number | undefined }, max: number, first?: Uint8Array): Uint8Array {
+  if (src.size !== undefined && src.size > max) throw new InputError(file, "", `${src.size} bytes exceed the ${max}-byte bound`);
+  const parts: Uint8Array[] = first === undefined ? [] : [first];
+  let total = first?.length ?? 0;
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(CHUNK);
+    const n = readNext(src.fd, chunk);
+    if (n === 0) break;
+    total += n;
+    if (total > max) throw new InputError(file, "", `more than the ${max}-byte bound`);
+    parts.push(chunk.subarray(0, n));
+  }
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts, total);
+}
+
 /**
  * A file's bytes, gunzipped when it is gzip: the whole content, bounded by `max` (for the genesis
  * file of `derive chain-instance-id`, a JSON-lines trace, and the gas artifact, whose bytes count).
  */
 export function readFileBytes(file: string, max = MAX_BUFFERED_DOCUMENT_BYTES): Uint8Array {
   return io(file, () => {
-    const stat = statSync(file);
-    if (stat.isDirectory()) throw InputError.unreadable(file, { code: "EISDIR" });
-    const size = stat.size;
-    if (size > max) throw new InputError(file, "", `${size} bytes exceed the ${max}-byte bound`);
-    const bytes = readFileSync(file);
-    return isGzip(bytes) ? gunzip(file, bytes, max) : bytes;
+    const src = open(file);
+    try {
+      const bytes = readAll(file, src, max);
+      return isGzip(bytes) ? gunzip(file, bytes, max) : bytes;
+    } finally {
+      src.close();
+    }
   });
 }
 
@@ -98,35 +160,33 @@ function feedFile(file: string, parser: JsonParser, max: number): Steps<void> {
 }
 
 function* feedChunks(file: string, parser: JsonParser, max: number): Steps<void> {
-  const stat = statSync(file);
-  if (stat.isDirectory()) throw InputError.unreadable(file, { code: "EISDIR" });
-  const size = stat.size;
-  if (size > max) throw new InputError(file, "", `${size} bytes exceed the ${max}-byte bound`);
-  const fd = openSync(file, "r");
+  const src = open(file);
   try {
-    const head = Buffer.alloc(2);
-    const got = readSync(fd, head, 0, 2, 0);
-    if (isGzip(head.subarray(0, got))) {
-      // Unpacked into one buffer: bounded as a document held in memory (a larger one is read unpacked).
-      const inMemory = Math.min(max, MAX_BUFFERED_DOCUMENT_BYTES);
-      if (size > inMemory) throw new InputError(file, "", `a gzip file is unpacked in memory: ${size} bytes exceed the ${inMemory}-byte bound (gunzip it first)`);
-      const all = gunzip(file, readFileSync(fd), inMemory);
-      for (let i = 0; i < all.length; i += CHUNK) {
-        parser.feed(all.subarray(i, i + CHUNK));
-        yield;
-      }
-      return;
-    }
-    for (let position = 0; ; ) {
+    if (src.size !== undefined && src.size > max) throw new InputError(file, "", `${src.size} bytes exceed the ${max}-byte bound`);
+    let total = 0;
+    for (let first = true; ; first = false) {
       const chunk = Buffer.allocUnsafe(CHUNK);
-      const n = readSync(fd, chunk, 0, CHUNK, position);
+      const n = readNext(src.fd, chunk);
       if (n === 0) break;
-      parser.feed(chunk.subarray(0, n));
-      position += n;
+      const bytes = chunk.subarray(0, n);
+      if (first && isGzip(bytes)) {
+        // Unpacked into one buffer: bounded as a document held in memory (a larger one is read unpacked).
+        const inMemory = Math.min(max, MAX_BUFFERED_DOCUMENT_BYTES);
+        if (src.size !== undefined && src.size > inMemory) throw new InputError(file, "", `a gzip file is unpacked in memory: ${src.size} bytes exceed the ${inMemory}-byte bound (gunzip it first)`);
+        const all = gunzip(file, readAll(file, src, inMemory, bytes), inMemory);
+        for (let i = 0; i < all.length; i += CHUNK) {
+          parser.feed(all.subarray(i, i + CHUNK));
+          yield;
+        }
+        return;
+      }
+      total += n;
+      if (total > max) throw new InputError(file, "", `more than the ${max}-byte bound`);
+      parser.feed(bytes);
       yield;
     }
   } finally {
-    closeSync(fd);
+    src.close();
   }
 }
 

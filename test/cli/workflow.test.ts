@@ -36,6 +36,30 @@ const fakeClock = (): Clock & { advance(ms: number): void } => {
   return { now: () => t, advance: (ms) => void (t += ms) };
 };
 
+describe("the standard input as `-` and pipes named as files (one file reader)", () => {
+  const cli = (args: string[], input?: string | Uint8Array) => spawnSync(process.execPath, ["dist/src/cli.js", ...args], { encoding: "utf8", ...(input === undefined ? {} : { input }) });
+  const text = readFileSync(FIXTURE, "utf8");
+
+  it("a fixture piped in plain or gzipped replays as from its file; a pipe named /dev/stdin too", () => {
+    for (const input of [text, gzipSync(text)]) {
+      const r = cli(["replay", "-", "--quiet"], input);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^replay: 1 fixture: 1 ok, 0 mismatches, 0 unusable; 3 blocks, 18 txs/);
+    }
+    expect(cli(["replay", "/dev/stdin", "--quiet"], text).status).toBe(0);
+    expect(cli(["diff", "-", FIXTURE], text).stdout).toBe("same\n");
+  });
+
+  it("strict reading holds on the standard input, and a second `-` is refused in words", () => {
+    const dup = cli(["replay", "-"], '{"format":"cbqs-fixture/v1","format":"x"}');
+    expect(dup.status).toBe(2);
+    expect(dup.stderr).toMatch(/^cbqs: error: -: \$\.format: duplicate key/m);
+    const twice = cli(["diff", "-", "-"], text);
+    expect(twice.status).toBe(2);
+    expect(twice.stderr).toBe("cbqs: error: -: the standard input was already read by another argument\n");
+  });
+});
+
 describe("issue 10: .json.gz is read wherever a document is read (one file reader)", () => {
   it("replay, trace, state dump, diff, state diff, prove-state, verify-proof, t8n, run, fill and gas-vectors verify", async () => {
     const f = fixture();
