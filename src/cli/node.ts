@@ -137,9 +137,14 @@ export function register(program: Command): void {
           // Neither a chain file nor a store: nothing to start from (the in-memory store is empty by definition).
           throw new UsageError(source === undefined ? "no chain to start from: give --genesis <file> or --fixture <file> (or --db <dir> holding a chain)" : `${source}: ${err.message}`);
         }
-        if ((err as NodeJS.ErrnoException).code === "EADDRINUSE" || (err as NodeJS.ErrnoException).code === "EACCES") {
-          throw new UsageError(`cannot listen on ${opts.host}:${port}: ${(err as NodeJS.ErrnoException).code}`);
-        }
+        const code = (err as NodeJS.ErrnoException).code;
+        const hint: Record<string, string> = {
+          EADDRINUSE: "the port is in use (--port 0 picks a free one)",
+          EACCES: "not allowed to listen there (ports below 1024 need privileges; --port 0 picks a free one)",
+          ENOTFOUND: "--host is not an address of this machine",
+          EADDRNOTAVAIL: "--host is not an address of this machine",
+        };
+        if (code !== undefined && hint[code] !== undefined) throw new UsageError(`cannot listen on ${opts.host}:${port}: ${code}: ${hint[code]}`);
         throw err;
       }
       process.stdout.write(`listening on ${running.url}\n`);

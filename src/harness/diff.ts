@@ -148,7 +148,14 @@ export function dumpHeaderNote(a: DumpHeader, b: DumpHeader): string | null {
 export function describeDiff(ours: Document, theirs: Document): string[] | null {
   if (ours.kind === "fixture" && theirs.kind === "t8n") return fixtureVsT8n(ours.fixture, theirs.result, "ours");
   if (ours.kind === "t8n" && theirs.kind === "fixture") return fixtureVsT8n(theirs.fixture, ours.result, "theirs");
-  if (ours.kind !== theirs.kind) throw new DiffInputError(`cannot compare a ${KIND_NAMES[ours.kind]} with a ${KIND_NAMES[theirs.kind]}`);
+  if (ours.kind !== theirs.kind) {
+    // A run document holds the scenario's results, not a fixture's blocks and roots: the way to compare is to fill it.
+    const kinds = new Set([ours.kind, theirs.kind]);
+    const next = kinds.has("run") && kinds.has("fixture")
+      ? "fill the scenario (cbqs fill) and diff the two fixtures, or check the fixture alone with cbqs replay"
+      : "give two documents of the same kind (or a t8n result and a fixture)";
+    throw new DiffInputError(`cannot compare a ${KIND_NAMES[ours.kind]} with a ${KIND_NAMES[theirs.kind]}: ${next}`);
+  }
   switch (ours.kind) {
     case "fixture":
       return fixtureDiff(ours.fixture, (theirs as typeof ours).fixture);

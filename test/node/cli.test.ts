@@ -60,6 +60,7 @@ describe("cbqs node (command)", () => {
       [["--fixture", "fixtures/corpus/create-quote.json", "--port", "70000"], /--port must be an integer from 0 to 65535/],
       [["--fixture", "fixtures/corpus/create-quote.json", "--block-time", "-1"], /--block-time must be seconds/],
       [["--fixture", "fixtures/corpus/create-quote.json", "--rate-limit", "many"], /--rate-limit must be an integer/],
+      [["--fixture", "fixtures/corpus/create-quote.json", "--host", "0.0.0.0x", "--port", "0", "--quiet"], /cannot listen on 0\.0\.0\.0x:0: ENOTFOUND: --host is not an address of this machine/],
     ];
     for (const [args, problem] of cases) expect(await cbqs("node", ...args), args.join(" ")).toEqual(unusableInput(problem));
   });
@@ -95,7 +96,7 @@ describe("cbqs node (command)", () => {
     let busy = "";
     await withNodeCommand(["--fixture", "fixtures/corpus/create-quote.json", "--port", "0", "--quiet"], "SIGTERM", async (url) => {
       busy = new URL(url).port;
-      expect(await cbqs("node", "--fixture", "fixtures/corpus/create-quote.json", "--port", busy, "--quiet")).toEqual(unusableInput(/cannot listen on 127\.0\.0\.1:\d+: EADDRINUSE/));
+      expect(await cbqs("node", "--fixture", "fixtures/corpus/create-quote.json", "--port", busy, "--quiet")).toEqual(unusableInput(/cannot listen on 127\.0\.0\.1:\d+: EADDRINUSE: the port is in use \(--port 0 picks a free one\)/));
     });
     expect(busy).not.toBe("");
   });
