@@ -105,7 +105,7 @@ async function fuzzCommand(s: Settings): Promise<void> {
       const where = `block ${err.block.height} of run ${err.run}`;
       let kept = "";
       try {
-        kept = ` (its inputs: ${writeInputs(s.out, err.block, err.stderr).join(", ")})`;
+        kept = ` (kept for a look: ${writeInputs(s.out, err.block, err.stderr).join(", ")}: the block's inputs and the command's stderr)`;
       } catch {
         // the report directory is not writable: the error line alone
       }

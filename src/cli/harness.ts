@@ -70,7 +70,7 @@ function registerFill(program: Command): void {
     .description("run cbqs-scenario/v1 documents and write one cbqs-fixture/v1 per scenario (bytes + expected results)")
     .argument("<scenario...>", "scenario files (.json or .json.gz)")
     .requiredOption("-o, --output <dir>", "directory for the fixtures (file name from the scenario name)")
-    .option("--post-state <mode>", "post-state dumps: every (block), final (block only) or none", "every")
+    .option("--post-state <mode>", "which blocks carry a post_state dump: every (each block), final (the last block only) or none", "every")
     .option("--gzip", "write <name>.json.gz")
     .option("--quiet", "no progress on stderr")
     .addHelpText(
