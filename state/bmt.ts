@@ -112,18 +112,16 @@ export function bmtProve(hasher: Hasher, leaves: readonly Uint8Array[], position
   return { leafCount: leaves.length, siblings };
 }
 
-/** True when `proof` shows `leaf` at `position` under the finalized `root`. */
-export function bmtVerify(
-  hasher: Hasher,
-  leaf: Uint8Array,
-  position: number,
-  proof: BmtProof,
-  root: Uint8Array,
-): boolean {
+/**
+ * The finalized root that `leaf` at `position` and `proof` rebuild, or null when the proof is not
+ * a path of that tree (bad count or position, a missing, extra or wrong-sized sibling). A failed
+ * check can then say what the proof does rebuild.
+ */
+export function bmtRebuild(hasher: Hasher, leaf: Uint8Array, position: number, proof: BmtProof): Uint8Array | null {
   const { leafCount, siblings } = proof;
-  if (!Number.isInteger(leafCount) || leafCount < 1 || leafCount > MAX_LEAVES) return false;
-  if (!Number.isInteger(position) || position < 0 || position >= leafCount) return false;
-  if (leaf.length !== DIGEST_LENGTH) return false;
+  if (!Number.isInteger(leafCount) || leafCount < 1 || leafCount > MAX_LEAVES) return null;
+  if (!Number.isInteger(position) || position < 0 || position >= leafCount) return null;
+  if (leaf.length !== DIGEST_LENGTH) return null;
   let computed = positionHashed(hasher, position, leaf);
   let index = position;
   let levelSize = leafCount;
@@ -134,7 +132,7 @@ export function bmtVerify(
     const lastOdd = index % 2 === 0 && index + 1 >= levelSize;
     if (!lastOdd) {
       const sibling = siblings[used++];
-      if (sibling === undefined || sibling.length !== DIGEST_LENGTH) return false;
+      if (sibling === undefined || sibling.length !== DIGEST_LENGTH) return null;
       if (index % 2 === 0) right = sibling;
       else left = sibling;
     }
@@ -142,8 +140,14 @@ export function bmtVerify(
     index = Math.floor(index / 2);
     levelSize = Math.ceil(levelSize / 2);
   }
-  if (used !== siblings.length) return false; // unconsumed siblings: unaligned proof
-  return bytesEqual(finalize(hasher, leafCount, computed), root);
+  if (used !== siblings.length) return null; // unconsumed siblings: unaligned proof
+  return finalize(hasher, leafCount, computed);
+}
+
+/** True when `proof` shows `leaf` at `position` under the finalized `root`. */
+export function bmtVerify(hasher: Hasher, leaf: Uint8Array, position: number, proof: BmtProof, root: Uint8Array): boolean {
+  const rebuilt = bmtRebuild(hasher, leaf, position, proof);
+  return rebuilt !== null && bytesEqual(rebuilt, root);
 }
 
 /**

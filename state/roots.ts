@@ -9,7 +9,7 @@
 import { echo } from "../src/bounds.js";
 import { bytesEqual, fromHex, toHex, utf8 } from "../src/bytes.js";
 import { CodecError, decodeByteVec, encodeLength } from "./codec.js";
-import { bmtProve, bmtRoot, bmtVerify } from "./bmt.js";
+import { bmtProve, bmtRebuild, bmtRoot, bmtVerify } from "./bmt.js";
 import { KECCAK256, keccak256, type Hasher } from "../src/crypto/hash.js";
 
 export class EncodingError extends Error {
@@ -315,6 +315,11 @@ export function proveReceipt(receipts: readonly Receipt[], index: number): Inclu
 export function verifyInclusionProof(proof: InclusionProof, root: Uint8Array): boolean {
   const { leafIndex, leafCount, leafHash, siblings } = proof;
   return bytesEqual(proof.root, root) && bmtVerify(KECCAK256, leafHash, leafIndex, { leafCount, siblings }, root);
+}
+
+/** The root the proof's leaf and siblings rebuild, or null when they are not a path of its tree. */
+export function rebuiltInclusionRoot(proof: InclusionProof): Uint8Array | null {
+  return bmtRebuild(KECCAK256, proof.leafHash, proof.leafIndex, { leafCount: proof.leafCount, siblings: proof.siblings });
 }
 
 export function inclusionProofToJson(proof: InclusionProof): InclusionProofJson {

@@ -1,7 +1,7 @@
 // `cbqs decode|encode|derive|types`: the canonical CBQS codec (CIP-39 §14) on the command line.
 // Bad input (odd hex, wrong lengths, unknown types, trailing bytes, …) is one error line, exit 2.
 import { echo } from "../bounds.js";
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { HexError, fromHex, toHex } from "../bytes.js";
 import {
   CODEC_NAMES,
@@ -21,8 +21,9 @@ import {
   type Codec,
 } from "../codec/index.js";
 import { inFile } from "../harness/documents.js";
-import { parseJsonInput, readFileBytes, readJsonFile } from "../json/read.js";
+import { parseJsonInput, readJsonFile } from "../json/read.js";
 import { exitCodes, UsageError, jsonReplacer, type Registrar } from "./common.js";
+import { readGenesisFile } from "./node.js";
 
 function codecFor(typeName: string): Codec<unknown> {
   const codec = codecByName(typeName);
@@ -84,7 +85,7 @@ export interface DeriveOptions {
   nonce?: string;
   streamId?: string;
   laneNonce?: string;
-  genesisFile?: string;
+  genesis?: string;
   ed25519?: string;
 }
 
@@ -111,8 +112,8 @@ export function deriveCommand(what: string, o: DeriveOptions, json: boolean): st
       );
       break;
     case "chain-instance-id": {
-      const file = required(o.genesisFile, "--genesis-file");
-      value = chainInstanceId(readFileBytes(file)); // the exact bytes of the genesis text (§3), unpacked if gzip
+      // The exact bytes of the genesis text (§3), unpacked if gzip; a fixture or scenario is refused, as by node --genesis.
+      value = chainInstanceId(readGenesisFile(required(o.genesis, "--genesis")));
       break;
     }
     case "signing-key-id":
@@ -157,14 +158,14 @@ export const register: Registrar = (program: Command) => {
     .command("derive")
     .description("derive CIP-39 identifiers and digests")
     .addHelpText("after", exitCodes("derived", "(not used)", "a missing or malformed option, an unreadable genesis file (chain-instance-id), an unknown subcommand"));
-  const sub = (name: string, description: string, flags: [string, string][]): void => {
+  const sub = (name: string, description: string, flags: [string, string][]): Command => {
     const cmd = derive
       .command(name)
       .description(description)
       .option("--json", "one-line machine output")
       .addHelpText("after", exitCodes("derived", "(not used)", "a missing or malformed option"));
     for (const [flag, help] of flags) cmd.requiredOption(flag, help);
-    cmd.action((opts: DeriveOptions & { json?: boolean }) => print(deriveCommand(name, opts, !!opts.json)));
+    return cmd.action((opts: DeriveOptions & { json?: boolean }) => print(deriveCommand(name, opts, !!opts.json)));
   };
   sub("stream-id", "§4.1 main stream id", [
     ["--chain-id <n>", "numeric chain id (u64)"],
@@ -177,7 +178,13 @@ export const register: Registrar = (program: Command) => {
     ["--stream-id <hex>", "stream id"],
     ["--lane-nonce <hex>", "lane nonce (32 bytes)"],
   ]);
-  sub("chain-instance-id", "§3 chain instance id of a genesis file's exact bytes", [["--genesis-file <path>", "genesis file"]]);
+  const chainInstance = sub("chain-instance-id", "§3 chain instance id: the fingerprint of a genesis file's bytes, hashed as they are (not re-serialized)", [
+    ["--genesis <file>", "genesis file, as node --genesis takes it (cbqs genesis writes a fixture's or scenario's)"],
+  ]);
+  // The option's earlier name, still accepted: set before commander checks the required --genesis.
+  chainInstance
+    .addOption(new Option("--genesis-file <file>").hideHelp())
+    .on("option:genesis-file", (file: string) => chainInstance.setOptionValueWithSource("genesis", file, "cli"));
   sub("signing-key-id", "§9.1 signing key id of an Ed25519 public key", [["--ed25519 <hex>", "public key (32 bytes)"]]);
   sub("schedule-digest", "§4.5 schedule digest of the genesis default schedule", []);
 

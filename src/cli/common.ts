@@ -1,6 +1,6 @@
 // Conventions shared by every `cbqs` command: exit 0 = success/accept/match,
 // 1 = reject/verification mismatch, 2 = unusable input. Errors are one line, never a stack.
-import { CommanderError, Help, type Command } from "commander";
+import { Command, CommanderError, Help, type Option } from "commander";
 import { Stopped } from "../steps.js";
 import { echo, MAX_ERROR_LINE } from "../bounds.js";
 
@@ -60,14 +60,40 @@ export function exitCodeOf(err: unknown): number {
   return err instanceof CommanderError && err.exitCode === 0 ? EXIT_OK : EXIT_BAD_INPUT;
 }
 
+/** Commander's report of a required option left out (a method its typings do not declare). */
+interface MandatoryReport {
+  missingMandatoryOptionValue(option: Option): void;
+}
+
+/**
+ * Commander checks required options before unknown ones, so a typo (`trace f --blok 5`) would be
+ * reported as the option it was meant to be, missing. Here a missing required option is held back
+ * and reported in preAction, which commander runs after its unknown-option check: the typo wins,
+ * with its "(Did you mean --block?)". Every subcommand is made this way (createCommand).
+ */
+function unknownOptionsFirst(command: Command): Command {
+  const reporter = command as unknown as MandatoryReport;
+  const report = reporter.missingMandatoryOptionValue.bind(command);
+  let missing: Option | undefined;
+  reporter.missingMandatoryOptionValue = (option) => {
+    missing ??= option;
+  };
+  command.hook("preAction", () => {
+    if (missing !== undefined) report(missing);
+  });
+  command.createCommand = (name?: string) => unknownOptionsFirst(new Command(name));
+  return command;
+}
+
 /**
  * The top-level program's conventions: commander throws instead of exiting, its own usage
  * errors ("error: unknown option '--jsn' (Did you mean --json?)") come out as one
- * `cbqs: error: …` line like every other error, and --help marks each `requiredOption` as
- * required (commander enforces it but does not say so). Subcommands created after this inherit it.
+ * `cbqs: error: …` line like every other error, an unknown option is reported before a missing
+ * required one, and --help marks each `requiredOption` as required (commander enforces it but does
+ * not say so). Subcommands created after this inherit it.
  */
 export function configureProgram(program: Command): Command {
-  return program
+  return unknownOptionsFirst(program)
     .exitOverride()
     .configureOutput({ outputError: (str, write) => write(`cbqs: ${boundedLine(str)}\n`) })
     .configureHelp({

@@ -8,7 +8,7 @@ import type { Command } from "commander";
 import type { BlockRecord } from "../../state/chain-db.js";
 import { count, Progress, progressMode } from "../harness/progress.js";
 import { FollowInputError, follow } from "../node/follower.js";
-import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError } from "./common.js";
+import { errorLine, EXIT_OK, EXIT_REJECT, exitCodes, UsageError } from "./common.js";
 import { mismatchLines } from "./harness.js";
 import { intOption } from "./node.js";
 import { openStore } from "./store.js";
@@ -95,7 +95,14 @@ export function register(program: Command): void {
           process.exitCode = EXIT_REJECT;
         } else {
           process.stdout.write(`follow: ${result.status} at height ${result.height}; ${counts}\n`);
-          process.exitCode = result.status === "synced" ? EXIT_OK : new Stopped(stopRequested() ?? "SIGINT").exitCode;
+          if (result.status === "synced") process.exitCode = EXIT_OK;
+          else {
+            // The line every stopped command ends with (src/steps.ts).
+            const stopped = new Stopped(stopRequested() ?? "SIGINT");
+            stopped.kept = opts.db === undefined ? `verified through height ${result.height} in memory, not kept` : `the store ${opts.db} holds every block through height ${result.height}; run again to resume`;
+            process.stderr.write(errorLine(stopped));
+            process.exitCode = stopped.exitCode;
+          }
         }
       } catch (err) {
         if (err instanceof FollowInputError) throw new UsageError(err.message);

@@ -6,8 +6,9 @@
 import { echo } from "../bounds.js";
 import { randomInt } from "node:crypto";
 import type { Command } from "commander";
-import { EXIT_OK, EXIT_REJECT, exitCodes, oneLine, UsageError } from "./common.js";
+import { errorLine, EXIT_OK, EXIT_REJECT, exitCodes, oneLine, UsageError } from "./common.js";
 import { count, Phases, progressMode, Stopwatch } from "../harness/progress.js";
+import { Stopped, stopRequested, watchSignals } from "../steps.js";
 
 interface FuzzOpts {
   t8n: string;
@@ -77,13 +78,9 @@ async function fuzzCommand(s: Settings): Promise<void> {
   const { chainLines, reproduceLine, writeInputs, writeReport } = await import("../fuzz/report.js");
   const meta = { command: s.command, blocks: s.blocks, stateRoot: s.stateRoot };
   const target = new CommandTarget(s.command, s.timeout * 1000);
-  let signal: NodeJS.Signals | null = null;
-  const onSignal = (sig: NodeJS.Signals) => {
-    signal = sig;
-    target.close();
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  // The shared signal session (src/steps.ts); the running command is killed at once, not after it ends.
+  const signal = watchSignals();
+  signal.addEventListener("abort", () => target.close());
   const progress = new Phases(progressMode(s.quiet));
   const clock = new Stopwatch();
   if (!s.quiet) process.stderr.write(`fuzz: seed ${s.seed}, runs ${s.firstRun}…${s.firstRun + s.runs - 1}, ${count(s.blocks, "block")} per chain, t8n: ${oneLine(s.command)}\n`);
@@ -100,7 +97,7 @@ async function fuzzCommand(s: Settings): Promise<void> {
         p.phase === "shrink"
           ? progress.update(`fuzz (shrinking run ${p.run})`, { done: p.candidates!, unit: "candidate chains", detail: `smallest so far ${sizeText(p.size!)}` })
           : progress.update("fuzz", { done: p.runsDone, total: s.runs, unit: "runs", txs: p.txs }),
-      stopped: () => signal !== null,
+      stopped: () => signal.aborted,
     });
   } catch (err) {
     progress.end();
@@ -108,7 +105,7 @@ async function fuzzCommand(s: Settings): Promise<void> {
       const where = `block ${err.block.height} of run ${err.run}`;
       let kept = "";
       try {
-        kept = ` (its inputs: ${writeInputs(s.out, err.block, err.stderr).join(", ")})`;
+        kept = ` (kept for a look: ${writeInputs(s.out, err.block, err.stderr).join(", ")}: the block's inputs and the command's stderr)`;
       } catch {
         // the report directory is not writable: the error line alone
       }
@@ -116,8 +113,6 @@ async function fuzzCommand(s: Settings): Promise<void> {
     }
     throw err;
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
     target.close();
   }
   progress.end();
@@ -149,9 +144,14 @@ async function fuzzCommand(s: Settings): Promise<void> {
     process.exitCode = EXIT_REJECT;
     return;
   }
-  if (signal !== null) {
-    process.stdout.write(`fuzz: interrupted by ${signal} after ${totals}: no divergence so far\n`);
-    process.exitCode = signal === "SIGINT" ? 130 : 143;
+  const received = stopRequested();
+  if (received !== null) {
+    // The summary on stdout as for a finished run, then the line every stopped command ends with.
+    const stopped = new Stopped(received);
+    stopped.kept = `after ${count(result.runsDone, "run")}: no divergence so far, nothing written`;
+    process.stdout.write(`fuzz: ${totals}: no divergence so far\n`);
+    process.stderr.write(errorLine(stopped));
+    process.exitCode = stopped.exitCode;
     return;
   }
   process.stdout.write(`fuzz: ${totals}: no divergence\n`);

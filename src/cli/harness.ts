@@ -70,7 +70,7 @@ function registerFill(program: Command): void {
     .description("run cbqs-scenario/v1 documents and write one cbqs-fixture/v1 per scenario (bytes + expected results)")
     .argument("<scenario...>", "scenario files (.json or .json.gz)")
     .requiredOption("-o, --output <dir>", "directory for the fixtures (file name from the scenario name)")
-    .option("--post-state <mode>", "post-state dumps: every (block), final (block only) or none", "every")
+    .option("--post-state <mode>", "which blocks carry a post_state dump: every (each block), final (the last block only) or none", "every")
     .option("--gzip", "write <name>.json.gz")
     .option("--quiet", "no progress on stderr")
     .addHelpText(
@@ -168,7 +168,11 @@ function registerReplay(program: Command): void {
     .option("--trace <file>", "write a cbqs-trace/v1 JSON line per transaction (single fixture only)")
     .option("--db <dir>", "commit every verified block to this store (LMDB) and, run again, resume after its last block (one fixture file)")
     .option("--snapshot-interval <n>", SNAPSHOT_INTERVAL_HELP)
-    .option("--pipeline", "merkleize the state on a second thread while the next block executes (same report; not with --trace or --db)")
+    .option(
+      "--pipeline",
+      "compute each block's state root, tx/receipt/logs roots and signature checks on worker threads while the next block executes " +
+        "(same report; for long chains: each fixture starts its workers, so small fixtures replay slower; not with --trace or --db)",
+    )
     .addHelpText(
       "after",
       exitCodes(

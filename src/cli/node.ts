@@ -4,8 +4,12 @@
 // 2 for unusable input.
 import { echo } from "../bounds.js";
 import type { Command } from "commander";
-import { readFixture } from "../harness/documents.js";
+import { readDocument, readFixture } from "../harness/documents.js";
+import { FIXTURE_FORMAT } from "../harness/fixture.js";
+import { JsonError, parseJson } from "../json/parse.js";
 import { readFileBytes } from "../json/read.js";
+import { Output, writing } from "../json/write.js";
+import { SCENARIO_FORMAT } from "../scenario/parse.js";
 import { ImportMismatch, NodeInputError, type NodeStart } from "../node/chain-node.js";
 import { DEFAULT_MAX_EXCLUSION_OPS } from "../node/proofs.js";
 import { runNode } from "../node/run.js";
@@ -37,7 +41,41 @@ export function intOption(name: string, text: string, max: number): number {
   return Number(text);
 }
 
+/**
+ * A genesis file's exact bytes (CIP-39 §3: they are hashed as they are). A fixture or scenario
+ * given instead is named as such, with the way to its genesis: it holds one but is not one, and
+ * its bytes would define another chain instance.
+ */
+export function readGenesisFile(file: string): Uint8Array {
+  const source = readFileBytes(file);
+  let format: unknown;
+  try {
+    format = (parseJson(source) as { format?: unknown } | null)?.format;
+  } catch (err) {
+    if (!(err instanceof JsonError)) throw err;
+    // Not JSON: the genesis reader says why, where it is used.
+  }
+  if (format === FIXTURE_FORMAT || format === SCENARIO_FORMAT) {
+    const start = format === FIXTURE_FORMAT ? `cbqs node --fixture ${file} starts its chain` : `cbqs fill makes it a fixture for cbqs node --fixture`;
+    throw new UsageError(`${file}: a ${format} document, not a genesis file: cbqs genesis ${file} -o genesis.json writes its genesis source; ${start}`);
+  }
+  return source;
+}
+
 export function register(program: Command): void {
+  program
+    .command("genesis <file>")
+    .description("write the exact genesis source bytes of a cbqs-fixture/v1 or cbqs-scenario/v1: the file node --genesis and derive chain-instance-id take")
+    .option("-o, --output <file>", "output file; - is stdout", "-")
+    .addHelpText("after", exitCodes("written", "(not used)", "unreadable or malformed input (file and JSON path named), an unwritable output"))
+    .action((file: string, opts: { output: string }) => {
+      const doc = readDocument(file, ["fixture", "scenario"]);
+      if (doc.kind !== "fixture" && doc.kind !== "scenario") throw new Error("unreachable");
+      const source = doc.kind === "fixture" ? doc.fixture.genesis.source : doc.scenario.sourceBytes;
+      writing(new Output(opts.output), (out) => out.write(source));
+      process.exitCode = EXIT_OK;
+    });
+
   program
     .command("node")
     .description("run a local CBQS node: CIP-39 §3 reads, CIP-4 §5.4 proofs, the replication feed and a devnet (docs/node.md)")
@@ -99,9 +137,14 @@ export function register(program: Command): void {
           // Neither a chain file nor a store: nothing to start from (the in-memory store is empty by definition).
           throw new UsageError(source === undefined ? "no chain to start from: give --genesis <file> or --fixture <file> (or --db <dir> holding a chain)" : `${source}: ${err.message}`);
         }
-        if ((err as NodeJS.ErrnoException).code === "EADDRINUSE" || (err as NodeJS.ErrnoException).code === "EACCES") {
-          throw new UsageError(`cannot listen on ${opts.host}:${port}: ${(err as NodeJS.ErrnoException).code}`);
-        }
+        const code = (err as NodeJS.ErrnoException).code;
+        const hint: Record<string, string> = {
+          EADDRINUSE: "the port is in use (--port 0 picks a free one)",
+          EACCES: "not allowed to listen there (ports below 1024 need privileges; --port 0 picks a free one)",
+          ENOTFOUND: "--host is not an address of this machine",
+          EADDRNOTAVAIL: "--host is not an address of this machine",
+        };
+        if (code !== undefined && hint[code] !== undefined) throw new UsageError(`cannot listen on ${opts.host}:${port}: ${code}: ${hint[code]}`);
         throw err;
       }
       process.stdout.write(`listening on ${running.url}\n`);
@@ -125,7 +168,7 @@ function startOf(opts: NodeOpts): NodeStart {
   }
   if (opts.genesis !== undefined) {
     // CIP-39 §3: the bytes are captured once; chain_instance_id and the config both come from them.
-    return { kind: "genesis", source: readFileBytes(opts.genesis) };
+    return { kind: "genesis", source: readGenesisFile(opts.genesis) };
   }
   return { kind: "store" };
 }

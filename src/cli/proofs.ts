@@ -24,7 +24,7 @@ import { createStateCommitment, stateDbConfig } from "../../state/qmdb/index.js"
 import { proveKey, verifyStateProofDetailed, type Reconstruction } from "../../state/proof.js";
 import { MemoryStateStore } from "../../state/store.js";
 import { STATE_KEY_LENGTH } from "../../state/interface.js";
-import { inclusionProofToJson, parseInclusionProof, receiptLeaf, verifyInclusionProof } from "../../state/roots.js";
+import { inclusionProofToJson, parseInclusionProof, rebuiltInclusionRoot, receiptLeaf, verifyInclusionProof } from "../../state/roots.js";
 import { committedReceipt, loadReceiptJson } from "../chain/receipts.js";
 import { count } from "../harness/progress.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, oneLine, report, UsageError } from "./common.js";
@@ -286,7 +286,8 @@ function registerVerifyBmtProof(program: Command): void {
           throw new InputError(file, base, (err as Error).message);
         }
       });
-      let valid = verifyInclusionProof(proof, root);
+      const rebuilds = verifyInclusionProof(proof, root);
+      let valid = rebuilds;
       let reason = valid ? "" : "the leaf and siblings do not rebuild the given root";
       // A node's /proof/tx or /proof/receipt answer carries what it proves: it must be the leaf.
       const leafCheck = answer === undefined ? undefined : inFile(file, () => answerLeafCheck(answer, proof.leafHash));
@@ -295,9 +296,12 @@ function registerVerifyBmtProof(program: Command): void {
         reason = leafCheck.checked;
       }
       // The verdict line stays one word, as verify-proof's does; what was checked follows, indented.
-      const path = `  checked: leaf ${toHex(proof.leafHash)} (index ${proof.leafIndex} of ${count(proof.leafCount, "leaf", "leaves")}) and ${count(proof.siblings.length, "sibling")} ${verifyInclusionProof(proof, root) ? "rebuild" : "do not rebuild"} the root ${toHex(root)}`;
+      // On a failure, what they rebuild instead, as verify-proof shows its computed root.
+      const rebuilt = rebuiltInclusionRoot(proof);
+      const instead = rebuilt === null ? "they are not a path of a tree of that many leaves" : `they rebuild ${toHex(rebuilt)}`;
+      const path = `  checked: leaf ${toHex(proof.leafHash)} (index ${proof.leafIndex} of ${count(proof.leafCount, "leaf", "leaves")}) and ${count(proof.siblings.length, "sibling")} ${rebuilds ? "rebuild the root" : "do not rebuild the root"} ${toHex(root)}${rebuilds ? "" : `: ${instead}`}`;
       const human = [valid ? "valid" : "invalid", path, ...(leafCheck === undefined ? [] : [`  checked: ${leafCheck.checked}`]), ...(leafCheck?.note === undefined ? [] : [`  note: ${leafCheck.note}`])].join("\n");
-      report(opts.json === true, human, { valid, ...(valid ? {} : { reason }), leaf_hash: toHex(proof.leafHash), leaf_index: String(proof.leafIndex), leaf_count: String(proof.leafCount), root: toHex(root) });
+      report(opts.json === true, human, { valid, ...(valid ? {} : { reason, rebuilt: rebuilt === null ? null : toHex(rebuilt) }), leaf_hash: toHex(proof.leafHash), leaf_index: String(proof.leafIndex), leaf_count: String(proof.leafCount), root: toHex(root) });
       process.exitCode = valid ? EXIT_OK : EXIT_REJECT;
     });
 }

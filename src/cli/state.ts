@@ -5,9 +5,9 @@ import { echo } from "../bounds.js";
 import type { Command } from "commander";
 import { fromHex, HexError } from "../bytes.js";
 import { GenesisError } from "../engine/errors.js";
-import { allDivergences, pathText, show } from "../harness/diff.js";
+import { allDivergences, dumpHeaderNote, pathText, show } from "../harness/diff.js";
 import { FillError, fillSteps } from "../harness/fill.js";
-import { inFileSteps, readDocumentSteps, readDumpSteps } from "../harness/documents.js";
+import { inFileSteps, readDocumentSteps, type Document } from "../harness/documents.js";
 import type { Fixture } from "../harness/fixture.js";
 import { describeKey, matchesFilter, registryIdentity, registryRecords, type DumpFilter } from "../harness/records.js";
 import { newStore, replayFixtureSteps, ReplayInputError } from "../harness/replay.js";
@@ -89,7 +89,7 @@ function* filtered(entries: Iterable<readonly [Uint8Array, Uint8Array]>, filter:
 }
 
 /** `state diff`'s lines: each changed field of a changed key (`provider 0x…: live_assigned_streams "0" → "1"`). */
-export function stateDiffText(a: Iterable<readonly [Uint8Array, Uint8Array]>, b: Iterable<readonly [Uint8Array, Uint8Array]>): { lines: string[]; json: unknown; equal: boolean } {
+export function stateDiffText(a: Iterable<readonly [Uint8Array, Uint8Array]>, b: Iterable<readonly [Uint8Array, Uint8Array]>): { lines: string[]; json: Record<string, unknown>; equal: boolean } {
   const diff = diffDumps(a, b, registryRecords);
   const name = (key: string) => describeKey(fromHex(key, 54));
   const changed = diff.changed.map((c) => ({ key: c.key, name: name(c.key), fields: allDivergences(view(c.before), view(c.after)) }));
@@ -196,6 +196,13 @@ async function withStoreDump(dir: string, write: (source: DumpSource) => Promise
   }
 }
 
+/** A dump or alloc file with its own `height` and `state_root` members. */
+async function readDumpDocument(file: string): Promise<Extract<Document, { kind: "dump" }>> {
+  const doc = await stoppable(readDocumentSteps(file, ["dump"]));
+  if (doc.kind !== "dump") throw new Error("unreachable");
+  return doc;
+}
+
 export function register(program: Command): void {
   const state = program
     .command("state")
@@ -261,8 +268,11 @@ export function register(program: Command): void {
     .addHelpText("after", exitCodes("the two states are equal", "they differ", "unreadable or malformed dump", "while reading, nothing printed"))
     .action(async (a: string, b: string, opts: { json?: boolean }) => {
       watchSignals();
-      const { lines, json, equal } = stateDiffText(await stoppable(readDumpSteps(a)), await stoppable(readDumpSteps(b)));
-      report(opts.json === true, lines.map(oneLine).join("\n"), json);
+      const [da, db] = [await readDumpDocument(a), await readDumpDocument(b)];
+      const { lines, json, equal } = stateDiffText(da.entries, db.entries);
+      // The verdict is the entries' alone; differing height/state_root members get a note after it.
+      const note = dumpHeaderNote(da, db);
+      report(opts.json === true, [...lines, ...(note === null ? [] : [`note: ${note}`])].map(oneLine).join("\n"), note === null ? json : { ...json, note });
       process.exitCode = equal ? EXIT_OK : EXIT_REJECT;
     });
 }

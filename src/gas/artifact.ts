@@ -224,13 +224,14 @@ export function verifyArtifact(text: string, pinned: string = GAS_VECTORS_SHA256
   }
   const root = obj(parsed, "$", ROOT_FIELDS);
   if (root.schema !== SCHEMA_ID) throw new ArtifactError(`$.schema: ${echo(JSON.stringify(root.schema), 60)} is not "${SCHEMA_ID}"`);
-  // Everywhere below "expected" is what the file records and "actual" what the engine gives.
+  // Everywhere below "expected" is what the file records and "actual" what the engine gives; the reason says so.
+  const sides = " (expected: the file's value, actual: the engine's)";
   const header = firstDifference(
     { schedule: (root.schedule ?? null) as Json, reservations: (root.reservations ?? null) as Json },
     { schedule: scheduleJson(COSTS), reservations: reservationsJson() },
     "",
   );
-  if (header !== null) return { ok: false, reason: `cost table differs from the engine: ${header}` };
+  if (header !== null) return { ok: false, reason: `cost table differs from the engine: ${header}${sides}` };
   const vectors = arr(root.vectors, "$.vectors");
   for (const [i, v] of vectors.entries()) {
     const o = obj(v, `$.vectors[${i}]`, VECTOR_FIELDS);
@@ -247,7 +248,7 @@ export function verifyArtifact(text: string, pinned: string = GAS_VECTORS_SHA256
     const fresh = measurementJson(m);
     for (const k of Object.keys(fresh)) recorded[k] = (o[k] ?? null) as Json;
     const d = firstDifference(recorded, fresh, "");
-    if (d !== null) return { ok: false, reason: `vector ${id}: ${d}` };
+    if (d !== null) return { ok: false, reason: `vector ${id}: ${d}${sides}` };
   }
   if (canonicalJson(parsed as Json) !== text) return { ok: false, reason: "the file is not in canonical form (key order, whitespace or trailing newline)" };
   const digest = sha256Hex(text);

@@ -114,15 +114,48 @@ export interface DiffOutcome {
 }
 
 export function compareDocuments(ours: Document, theirs: Document): DiffOutcome {
-  const note = ours.kind !== theirs.kind ? `note: ${T8N_STATE_ROOT_CAVEAT}` : null;
-  return { lines: describeDiff(ours, theirs), note };
+  const lines = describeDiff(ours, theirs);
+  if (ours.kind !== theirs.kind) return { lines, note: `note: ${T8N_STATE_ROOT_CAVEAT}` };
+  return { lines, note: ours.kind === "dump" && theirs.kind === "dump" ? notePrefixed(dumpHeaderNote(ours, theirs)) : null };
+}
+
+const notePrefixed = (note: string | null): string | null => (note === null ? null : `note: ${note}`);
+
+/** A dump's own `height` and `state_root` members, when it has them. */
+interface DumpHeader {
+  height?: bigint;
+  stateRoot?: Uint8Array;
+}
+
+/**
+ * Two dumps are compared by their entries alone; when their `height` or `state_root` members
+ * differ, this note says so (`diff` and `state diff` both print it): a QMDB state root commits to
+ * the history of operations that reached the state, not only to the state, so equal entries can
+ * stand under different roots (docs/state.md §5).
+ */
+export function dumpHeaderNote(a: DumpHeader, b: DumpHeader): string | null {
+  const text = (v: bigint | Uint8Array | undefined): string => (v === undefined ? "(absent)" : typeof v === "bigint" ? v.toString() : toHex(v));
+  const sameRoot = a.stateRoot === undefined || b.stateRoot === undefined ? a.stateRoot === b.stateRoot : bytesEqual(a.stateRoot, b.stateRoot);
+  const differing = [
+    ...(a.height === b.height ? [] : [`height ${text(a.height)} vs ${text(b.height)}`]),
+    ...(sameRoot ? [] : [`state_root ${text(a.stateRoot)} vs ${text(b.stateRoot)}`]),
+  ];
+  if (differing.length === 0) return null;
+  return `${differing.join(", ")}: not compared, only the entries are (a state root commits to the history that reached the state, so equal entries can have different roots; docs/state.md §5)`;
 }
 
 /** The first divergence in words (a first line, then indented detail lines), or null when the two are the same. */
 export function describeDiff(ours: Document, theirs: Document): string[] | null {
   if (ours.kind === "fixture" && theirs.kind === "t8n") return fixtureVsT8n(ours.fixture, theirs.result, "ours");
   if (ours.kind === "t8n" && theirs.kind === "fixture") return fixtureVsT8n(theirs.fixture, ours.result, "theirs");
-  if (ours.kind !== theirs.kind) throw new DiffInputError(`cannot compare a ${KIND_NAMES[ours.kind]} with a ${KIND_NAMES[theirs.kind]}`);
+  if (ours.kind !== theirs.kind) {
+    // A run document holds the scenario's results, not a fixture's blocks and roots: the way to compare is to fill it.
+    const kinds = new Set([ours.kind, theirs.kind]);
+    const next = kinds.has("run") && kinds.has("fixture")
+      ? "fill the scenario (cbqs fill) and diff the two fixtures, or check the fixture alone with cbqs replay"
+      : "give two documents of the same kind (or a t8n result and a fixture)";
+    throw new DiffInputError(`cannot compare a ${KIND_NAMES[ours.kind]} with a ${KIND_NAMES[theirs.kind]}: ${next}`);
+  }
   switch (ours.kind) {
     case "fixture":
       return fixtureDiff(ours.fixture, (theirs as typeof ours).fixture);

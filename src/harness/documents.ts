@@ -116,7 +116,7 @@ export function readJson(file: string): Json {
 
 export type Document =
   | { kind: "fixture"; fixture: Fixture }
-  | { kind: "dump"; entries: DumpEntries; /** The dump's own `state_root` member, when it has one. */ stateRoot?: Uint8Array }
+  | { kind: "dump"; entries: DumpEntries; /** The dump's own `height` and `state_root` members, when it has them. */ height?: bigint; stateRoot?: Uint8Array }
   | { kind: "scenario"; scenario: Scenario }
   | { kind: "run"; run: RunDocument }
   | { kind: "t8n"; result: Record<string, Json> }
@@ -177,8 +177,13 @@ export function* readDocumentSteps(file: string, accept: readonly DocumentKind[]
         return { kind: "fixture", fixture: loadFixture(doc, blocks) };
       case DUMP_FORMAT: {
         const entries = loadDump(doc, "$", dump.entries);
-        const root = doc["state_root"];
-        return typeof root === "string" ? { kind: "dump", entries, stateRoot: fromHex(root, 32) } : { kind: "dump", entries };
+        const { height, state_root: root } = doc;
+        return {
+          kind: "dump",
+          entries,
+          ...(typeof height === "string" ? { height: BigInt(height) } : {}),
+          ...(typeof root === "string" ? { stateRoot: fromHex(root, 32) } : {}),
+        };
       }
       case SCENARIO_FORMAT:
         return { kind: "scenario", scenario: parseScenario(doc) };

@@ -8,7 +8,8 @@ import type { GenesisConfig } from "../chain/types.js";
 import { JsonError, parseJson } from "../json/parse.js";
 import { parseGenesis } from "../scenario/genesis.js";
 
-export function genesisFromSource(source: Uint8Array): GenesisConfig {
+/** `path` names the source in refusals: inside a fixture or store, `genesis_source`; a genesis file is `$` itself. */
+export function genesisFromSource(source: Uint8Array, path = "genesis_source"): GenesisConfig {
   let json: unknown;
   try {
     json = parseJson(source);
@@ -17,5 +18,5 @@ export function genesisFromSource(source: Uint8Array): GenesisConfig {
     throw err;
   }
   // ScenarioError messages carry the path inside the source ("genesis_source.chain_id: …").
-  return parseGenesis(json, "genesis_source");
+  return parseGenesis(json, path);
 }

@@ -94,8 +94,9 @@ export class CbqsNode {
     return new CbqsNode(db, stored, config, Chain.resume(config, stored.chain_instance_id, db.state));
   }
 
+  /** A chain from a genesis file: refusals name the path in the file ("$.chain_id"). */
   private static fromGenesis(db: ChainDb, source: Uint8Array): CbqsNode {
-    const config = configOf(source);
+    const config = configOf(source, "$");
     let chain: Chain;
     try {
       chain = Chain.genesis(config, source, db.state);
@@ -245,9 +246,9 @@ export class CbqsNode {
   }
 }
 
-function configOf(source: Uint8Array): GenesisConfig {
+function configOf(source: Uint8Array, path?: string): GenesisConfig {
   try {
-    return genesisFromSource(source);
+    return genesisFromSource(source, path);
   } catch (err) {
     throw new NodeInputError(`invalid genesis: ${(err as Error).message}`);
   }

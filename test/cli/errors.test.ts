@@ -4,10 +4,12 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Command } from "commander";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { oneLine } from "../../src/cli/common.js";
-import { cbqs } from "./program.js";
+import { buildProgram } from "../../src/cli/program.js";
+import { cbqs, unusableInput } from "./program.js";
 
 const dir = mkdtempSync(join(tmpdir(), "cbqs-cli-"));
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/;
@@ -65,6 +67,25 @@ describe("cbqs errors: exit 2 and one line", () => {
     expect(r.status).toBe(2);
     expect(r.stdout).toBe("");
     expectOneErrorLine(r.stderr, /no command given/, /cbqs --help/);
+  });
+
+  it("a misspelled option is reported as unknown, not as the required option it was meant to be", async () => {
+    expect(await cbqs("trace", "fixtures/corpus/create-quote.json", "--blok", "5")).toEqual(unusableInput(/unknown option '--blok' \(Did you mean --block\?\)/));
+    expect(await cbqs("t8n", "--input-alloc", "a.json")).toEqual(unusableInput(/unknown option '--input-alloc' \(Did you mean --input\.alloc\?\)/));
+    expect(await cbqs("prove-tx", "f.json", "--block", "1", "--idx", "1")).toEqual(unusableInput(/unknown option '--idx' \(Did you mean --index\?\)/));
+    // Every command with a required option: the unknown one wins over the required ones missing.
+    const withRequired: string[][] = [];
+    const walk = (command: Command, path: string[]): void => {
+      if (command.options.some((o) => o.mandatory)) withRequired.push(path);
+      for (const sub of command.commands) walk(sub, [...path, sub.name()]);
+    };
+    walk(buildProgram("test"), []);
+    expect(withRequired.length).toBeGreaterThan(10);
+    for (const path of withRequired) {
+      expect(await cbqs(...path, "--no-such-option"), path.join(" ")).toEqual(unusableInput(/unknown option '--no-such-option'/));
+    }
+    // Without a typo, a missing required option is still named.
+    expect(await cbqs("trace", "fixtures/corpus/create-quote.json")).toEqual(unusableInput(/required option '--block <n>' not specified/));
   });
 
   it("missing required options and extra positional arguments are exit 2", async () => {

@@ -3,6 +3,7 @@
 // run with the documented outcome — exit 1 where the row says "(reject…", else exit 0.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { get, post, startNode } from "../node/helpers.js";
 import { cbqs } from "./program.js";
 
 interface Example {
@@ -56,4 +57,26 @@ describe("README CLI table", () => {
       expect(r.out.length).toBeGreaterThan(0);
     });
   }
+});
+
+describe("README: Run a local node", () => {
+  const section = readFileSync("README.md", "utf8").split("## Run a local node")[1]!.split("\n## ")[0]!;
+
+  it("the tx example is accepted and mined by the node the section starts", async () => {
+    const fixture = /npx cbqs node --fixture (\S+)/.exec(section)![1]!;
+    // The shell block's `npx cbqs tx …` command, its line continuation joined.
+    const tx = /\$\((npx cbqs tx [^)]+)\)/.exec(section.replace(/\\\n\s*/g, ""))![1]!;
+    const envelope = await cbqs(...words(tx).slice(2));
+    expect([envelope.exitCode, envelope.err]).toEqual([0, ""]);
+    const node = await startNode(fixture);
+    try {
+      const genesis = await get(node.url, "/genesis");
+      expect(tx).toContain(`--chain-id ${String(genesis.body["chain_id"])} --chain-instance ${String(genesis.body["chain_instance_id"])} `);
+      expect(await post(node.url, "/tx", envelope.out.trim())).toMatchObject({ status: 200 });
+      const mined = await post(node.url, "/mine", "");
+      expect(mined).toMatchObject({ status: 200, body: { height: "7", receipts: [{ status: "ok" }] } });
+    } finally {
+      await node.close();
+    }
+  });
 });

@@ -100,16 +100,41 @@ describe("cbqs state dump of a fixture (docs/state.md §5, CIP-4 §6.1 replay)",
     const r = await cbqs("state", "diff", a, b);
     expect(r.exitCode).toBe(1);
     const lines = r.out.trim().split("\n");
-    expect(lines.slice(0, -1).length).toBeGreaterThan(0);
-    expect(lines.slice(0, -1).every((l) => /^[+~-] (account|stream|provider|owner stream count|registry singleton|base-rate schedules|key) /.test(l))).toBe(true);
+    // The changes, the summary, then the note on the dumps' differing heights and roots.
+    const changes = lines.slice(0, -2);
+    expect(changes.length).toBeGreaterThan(0);
+    expect(changes.every((l) => /^[+~-] (account|stream|provider|owner stream count|registry singleton|base-rate schedules|key) /.test(l))).toBe(true);
     // A changed record is one line per changed field, never two whole records.
     expect(lines).toContainEqual(expect.stringMatching(/^~ account 0x[0-9a-f]{40}: (balance|nonce) "\d+" → "\d+"$/));
     expect(lines.filter((l) => l.startsWith("~ ")).every((l) => l.length < 400)).toBe(true);
-    expect(lines.at(-1)).toMatch(/^\d+ added, \d+ removed, \d+ changed$/);
+    expect(lines.at(-2)).toMatch(/^\d+ added, \d+ removed, \d+ changed$/);
+    expect(lines.at(-1)).toMatch(/^note: height 1 vs 6, state_root 0x[0-9a-f]{64} vs 0x[0-9a-f]{64}: not compared/);
     expect((await cbqs("state", "diff", b, b)).out).toBe("equal\n");
     const json = JSON.parse((await cbqs("state", "diff", a, b, "--json")).out) as { changed: Array<{ name: string; fields: Array<{ path: string }> }> };
     expect(json.changed.length).toBeGreaterThan(0);
     expect(json.changed[0]!.fields.length).toBeGreaterThan(0);
+  });
+
+  it("docs/state.md §5: `state diff` and `diff` compare entries only, and note a differing height or state_root", async () => {
+    const [a, b] = [join(dir, "note-a.json"), join(dir, "note-b.json")];
+    expect((await cbqs("state", "dump", QUOTE, "--height", "5", "-o", a)).exitCode).toBe(0);
+    const moved = JSON.parse(readFileSync(a, "utf8")) as DumpJson;
+    const root = moved.state_root!;
+    writeFileSync(b, JSON.stringify({ ...moved, height: "99", state_root: "0x" + "ab".repeat(32) }));
+    const note = `note: height 5 vs 99, state_root ${root} vs 0x${"ab".repeat(32)}: not compared, only the entries are`;
+    const stateDiff = await cbqs("state", "diff", a, b);
+    expect([stateDiff.exitCode, stateDiff.err]).toEqual([0, ""]);
+    expect(stateDiff.out).toMatch(new RegExp(`^equal\n${note} \\(a state root commits to the history`));
+    expect(JSON.parse((await cbqs("state", "diff", a, b, "--json")).out)).toMatchObject({ changed: [], note: expect.stringMatching(/^height 5 vs 99, /) });
+    const diff = await cbqs("diff", a, b);
+    expect([diff.exitCode, diff.err]).toEqual([0, ""]);
+    expect(diff.out).toMatch(new RegExp(`^same\n  ${note} `));
+    // Only the root differs (the same height, e.g. a t8n alloc against the chain's dump): only it is named.
+    writeFileSync(b, JSON.stringify({ ...moved, state_root: "0x" + "cd".repeat(32) }));
+    expect((await cbqs("diff", a, b)).out).toMatch(new RegExp(`^same\n  note: state_root ${root} vs 0x${"cd".repeat(32)}: not compared`));
+    // Equal members: no note.
+    expect((await cbqs("state", "diff", a, a)).out).toBe("equal\n");
+    expect((await cbqs("diff", a, a)).out).toBe("same\n");
   });
 
   it("CIP-4 §6.1: a mismatch before the height exits 1 with the MISMATCH line and dumps nothing", async () => {

@@ -529,7 +529,9 @@ describe("issue 10: CLI conventions", () => {
     const f = fixture();
     const dump = put("kind-dump.json", JSON.stringify(f.blocks[0]!["post_state"]));
     const run = put("kind-run.json", (await cbqs("run", "fixtures/scenarios/transfers.json", "--json")).out);
-    expect(await cbqs("diff", dump, run)).toEqual(unusableInput(/kind-dump\.json and .*kind-run\.json: cannot compare a state dump with a run document/));
+    expect(await cbqs("diff", dump, run)).toEqual(unusableInput(/kind-dump\.json and .*kind-run\.json: cannot compare a state dump with a run document: give two documents of the same kind/));
+    // A run document against a fixture: the next step is named.
+    expect(await cbqs("diff", run, "fixtures/corpus/transfers.json")).toEqual(unusableInput(/cannot compare a run document with a fixture: fill the scenario \(cbqs fill\) and diff the two fixtures, or check the fixture alone with cbqs replay/));
     expect(await cbqs("encode", "ProviderStatus", `@${put("status.json", '"Bogus"')}`)).toEqual(unusableInput(/status\.json: \$: expected one of "Active"/));
     expect(await cbqs("encode", "ProviderStatus", '"Bogus"')).toEqual(unusableInput(/<json>: \$: expected one of "Active"/));
     const tx = put("bad-tx.json", JSON.stringify({ from: "0x1111111111111111111111111111111111111111", transfer: { to: "0x1111111111111111111111111111111111111111", amount: "x" } }));

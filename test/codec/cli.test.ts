@@ -75,7 +75,7 @@ describe("cbqs codec CLI", () => {
     const file = join(dir, "genesis.json");
     const text = '{ "chain_id": "7" }\r\n';
     writeFileSync(file, text);
-    expect(deriveCommand("chain-instance-id", { genesisFile: file }, false)).toBe(k(ascii("cowboy-chain-identity-v1:") + ascii(text)));
+    expect(deriveCommand("chain-instance-id", { genesis: file }, false)).toBe(k(ascii("cowboy-chain-identity-v1:") + ascii(text)));
   });
 
   it("§4.5: derive schedule-digest is the genesis default schedule digest; --json includes the schedule", () => {

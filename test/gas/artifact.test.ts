@@ -47,19 +47,19 @@ describe("gas vectors artifact (CIP-39 §18.1)", () => {
     expect(COSTS.writeCycles).toBe(50n); // the injection did not mutate the engine's schedule
     const result = verifyArtifact(perturbed);
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.reason).toBe('cost table differs from the engine: schedule.write_cycles: expected 51, actual 50');
+    if (!result.ok) expect(result.reason).toBe('cost table differs from the engine: schedule.write_cycles: expected 51, actual 50 (expected: the file\'s value, actual: the engine\'s)');
     // Same file with the engine's cost table restored: the first differing vector number is reported.
     const restored = JSON.parse(perturbed) as Record<string, Json>;
     restored.schedule = (JSON.parse(committed) as Record<string, Json>).schedule!;
     const second = verifyArtifact(canonicalJson(restored as Json));
     expect(second.ok).toBe(false);
-    if (!second.ok) expect(second.reason).toMatch(/^vector register-provider: cycles: expected \d+, actual \d+$/);
+    if (!second.ok) expect(second.reason).toMatch(/^vector register-provider: cycles: expected \d+, actual \d+ \(expected: the file's value, actual: the engine's\)$/);
   });
 
   it("§18.1 verify reports the first differing number in words, then canonical form, then the pinned digest", () => {
     const tampered = committed.replace(/"signatures": 1,/, '"signatures": 2,');
     const r1 = verifyArtifact(tampered);
-    expect(r1).toEqual({ ok: false, reason: "vector create-stream: signatures: expected 2, actual 1" });
+    expect(r1).toEqual({ ok: false, reason: "vector create-stream: signatures: expected 2, actual 1 (expected: the file's value, actual: the engine's)" });
     const r2 = verifyArtifact(committed.replace("\n", "\n "));
     expect(r2).toEqual({ ok: false, reason: "the file is not in canonical form (key order, whitespace or trailing newline)" });
     const r3 = verifyArtifact(committed, "00".repeat(32));

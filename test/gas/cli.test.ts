@@ -27,7 +27,7 @@ describe("cbqs gas-vectors (CIP-39 §18.1)", () => {
     writeFileSync(file, readFileSync(ARTIFACT_PATH, "utf8").replace('"payload_bytes": 3,', '"payload_bytes": 4,'));
     const { out, exitCode } = await cbqs("gas-vectors", "verify", file);
     expect(exitCode).toBe(1);
-    expect(out).toBe("mismatch: vector set-provider-status: payload_bytes: expected 4, actual 3\n");
+    expect(out).toBe("mismatch: vector set-provider-status: payload_bytes: expected 4, actual 3 (expected: the file's value, actual: the engine's)\n");
   });
 
   it("§18.1 verify reports unusable input on one error line, exit 2", async () => {

@@ -84,7 +84,7 @@ describe("cbqs diff CLI", () => {
   it("exit 2 for different kinds, unknown formats and unreadable files", async () => {
     const fixture = put("f.json", readDoc(FIXTURE));
     const dump = put("d.json", readDoc(FIXTURE).blocks[0]!["post_state"]);
-    expect(await cli(["diff", fixture, dump])).toMatchObject({ exitCode: 2, thrown: `${fixture} and ${dump}: cannot compare a fixture with a state dump` });
+    expect(await cli(["diff", fixture, dump])).toMatchObject({ exitCode: 2, thrown: `${fixture} and ${dump}: cannot compare a fixture with a state dump: give two documents of the same kind (or a t8n result and a fixture)` });
     expect((await cli(["diff", fixture, put("u.json", { format: "x" })])).thrown).toMatch(/u\.json: \$\.format: unexpected format "x" \(expected "cbqs-run\/v1", /);
     expect((await cli(["diff", fixture, join(dir, "missing.json")])).thrown).toMatch(/cannot read .*missing\.json: no such file or directory \(ENOENT\)/);
   });

@@ -1,7 +1,7 @@
 // The `cbqs node` command itself: "listening on http://<host>:<port>" once it serves, a clean exit 0
 // on SIGTERM/SIGINT (the store closed, nothing half-done), and one-line exit-2 errors for unusable
 // input.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
@@ -53,21 +53,50 @@ describe("cbqs node (command)", () => {
     const cases: Array<[string[], RegExp]> = [
       [["--port", "0"], /no chain to start from: give --genesis <file> or --fixture <file>/],
       [["--fixture", "fixtures/corpus/create-quote.json", "--genesis", genesisFile], /--fixture and --genesis are exclusive/],
-      [["--genesis", genesisFile, "--port", "0"], /invalid genesis/],
+      // The path is the genesis file's own ($ is the file), not genesis_source's.
+      [["--genesis", genesisFile, "--port", "0"], /genesis\.json: invalid genesis: \$\.timestamp: missing/],
       [["--genesis", join(dir, "missing.json")], /cannot read .*missing\.json: no such file or directory \(ENOENT\)/],
       [["--fixture", join(dir, "missing.json")], /cannot read .*missing\.json: no such file or directory \(ENOENT\)/],
       [["--fixture", "fixtures/corpus/create-quote.json", "--port", "70000"], /--port must be an integer from 0 to 65535/],
       [["--fixture", "fixtures/corpus/create-quote.json", "--block-time", "-1"], /--block-time must be seconds/],
       [["--fixture", "fixtures/corpus/create-quote.json", "--rate-limit", "many"], /--rate-limit must be an integer/],
+      [["--fixture", "fixtures/corpus/create-quote.json", "--host", "0.0.0.0x", "--port", "0", "--quiet"], /cannot listen on 0\.0\.0\.0x:0: ENOTFOUND: --host is not an address of this machine/],
     ];
     for (const [args, problem] of cases) expect(await cbqs("node", ...args), args.join(" ")).toEqual(unusableInput(problem));
+  });
+
+  it("a fixture or scenario given as --genesis is named, with the way to its genesis (cbqs genesis) and to start it", async () => {
+    const fixture = "fixtures/corpus/create-quote.json";
+    const scenario = "fixtures/scenarios/create-quote.json";
+    const isFixture = new RegExp(`${fixture}: a cbqs-fixture/v1 document, not a genesis file: cbqs genesis ${fixture} -o genesis\\.json writes its genesis source; cbqs node --fixture ${fixture} starts its chain$`, "m");
+    expect(await cbqs("node", "--genesis", fixture, "--port", "0")).toEqual(unusableInput(isFixture));
+    expect(await cbqs("derive", "chain-instance-id", "--genesis", fixture)).toEqual(unusableInput(isFixture));
+    expect(await cbqs("node", "--genesis", scenario, "--port", "0")).toEqual(unusableInput(/a cbqs-scenario\/v1 document, not a genesis file: .*cbqs fill makes it a fixture/));
+  });
+
+  it("cbqs genesis writes a fixture's genesis source: its chain instance id is the fixture's, and node --genesis starts that chain", async () => {
+    const fixture = "fixtures/corpus/create-quote.json";
+    const genesis = join(dir, "extracted-genesis.json");
+    expect(await cbqs("genesis", fixture, "-o", genesis)).toMatchObject({ exitCode: 0, err: "" });
+    const expected = (JSON.parse(readFileSync(fixture, "utf8")) as { genesis: { chain_instance_id: string; source: string } }).genesis;
+    expect("0x" + readFileSync(genesis).toString("hex")).toBe(expected.source);
+    for (const option of ["--genesis", "--genesis-file"]) {
+      expect(await cbqs("derive", "chain-instance-id", option, genesis)).toEqual({ exitCode: 0, out: expected.chain_instance_id + "\n", err: "" });
+    }
+    let instance = "";
+    const r = await withNodeCommand(["--genesis", genesis, "--port", "0", "--quiet"], "SIGTERM", async (url) => {
+      instance = (await get(url, "/genesis")).body["chain_instance_id"] as string;
+    });
+    expect([r.exitCode, instance]).toEqual([0, expected.chain_instance_id]);
+    // A scenario's genesis source too: the one its filled fixture carries.
+    expect((await cbqs("genesis", "fixtures/scenarios/create-quote.json")).out).toBe(readFileSync(genesis, "utf8"));
   });
 
   it("a port in use is exit 2, one line", async () => {
     let busy = "";
     await withNodeCommand(["--fixture", "fixtures/corpus/create-quote.json", "--port", "0", "--quiet"], "SIGTERM", async (url) => {
       busy = new URL(url).port;
-      expect(await cbqs("node", "--fixture", "fixtures/corpus/create-quote.json", "--port", busy, "--quiet")).toEqual(unusableInput(/cannot listen on 127\.0\.0\.1:\d+: EADDRINUSE/));
+      expect(await cbqs("node", "--fixture", "fixtures/corpus/create-quote.json", "--port", busy, "--quiet")).toEqual(unusableInput(/cannot listen on 127\.0\.0\.1:\d+: EADDRINUSE: the port is in use \(--port 0 picks a free one\)/));
     });
     expect(busy).not.toBe("");
   });

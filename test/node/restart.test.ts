@@ -61,6 +61,13 @@ describe("persistent node and follower (--db) across restarts", () => {
     const f2 = start(["follow", url, "--db", followerDb]);
     expect(await f2.exit).toBe(0);
     expect(f2.out).toMatch(/synced at height 3; 1 block, \d+ txs? verified/);
+    // --watch, stopped while waiting: the line every stopped command ends with, naming what is kept.
+    const f3 = start(["follow", url, "--db", followerDb, "--watch"]);
+    for (let i = 0; i < 600 && !/waiting for new blocks/.test(f3.err); i++) await new Promise((r) => setTimeout(r, 50));
+    f3.child.kill("SIGTERM");
+    expect(await f3.exit).toBe(143);
+    expect(f3.out).toMatch(/^follow: stopped at height 3; 0 blocks, 0 txs verified\n$/);
+    expect(f3.err).toMatch(new RegExp(`\ncbqs: stopped by SIGTERM; the store ${followerDb} holds every block through height 3; run again to resume\n$`));
     second.child.kill("SIGINT");
     expect(await second.exit).toBe(0);
   });

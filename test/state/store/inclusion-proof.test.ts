@@ -168,8 +168,17 @@ describe("cbqs verify-bmt-proof (CIP-4 §5.4)", () => {
     const tampered = file("tampered.json", JSON.stringify({ ...json, leaf_index: 5 }));
     const r = await cbqs("verify-bmt-proof", tampered, "--root", root);
     expect(r).toMatchObject({ exitCode: 1, err: "" });
-    expect(r.out).toMatch(/^invalid\n  checked: leaf 0x[0-9a-f]{64} \(index 5 of \d+ leaves\) and \d+ siblings do not rebuild the root /);
-    expect((await cbqs("verify-bmt-proof", valid, "--root", toHex(txRoot(txs(6))))).exitCode).toBe(1);
+    expect(r.out).toMatch(/^invalid\n  checked: leaf 0x[0-9a-f]{64} \(index 5 of \d+ leaves\) and \d+ siblings do not rebuild the root 0x[0-9a-f]{64}: they rebuild 0x[0-9a-f]{64}\n$/);
+    expect(r.out).not.toContain(`they rebuild ${root}`);
+    // A good proof against another root: what it rebuilds is its own root, shown next to the given one.
+    const other = toHex(txRoot(txs(6)));
+    const against = await cbqs("verify-bmt-proof", valid, "--root", other);
+    expect(against).toMatchObject({ exitCode: 1, err: "" });
+    expect(against.out).toMatch(new RegExp(`do not rebuild the root ${other}: they rebuild ${root}\n$`));
+    expect(JSON.parse((await cbqs("verify-bmt-proof", valid, "--root", other, "--json")).out)).toMatchObject({ valid: false, root: other, rebuilt: root });
+    // Siblings that are no path of the tree rebuild nothing.
+    const short = file("short.json", JSON.stringify({ ...json, siblings: json.siblings.slice(1) }));
+    expect((await cbqs("verify-bmt-proof", short, "--root", root)).out).toMatch(/: they are not a path of a tree of that many leaves\n$/);
   });
 
   it("CIP-4 §5.4: unusable input (missing file, not JSON, malformed proof, bad --root) is an error, exit 2", async () => {
