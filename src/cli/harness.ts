@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { Command } from "commander";
 import { GenesisError } from "../engine/errors.js";
 import { FillError, fillSteps, type PostStateMode } from "../harness/fill.js";
-import { fixtureFileName, fixtureJsonText } from "../harness/fixture.js";
+import { fixtureFileName, fixtureJsonText, noBlockAt } from "../harness/fixture.js";
 import { count, Phases, Progress, progressMode, rate, Stopwatch, type ProgressMode } from "../harness/progress.js";
 import { compareDocuments, DiffInputError, type DiffOutcome } from "../harness/diff.js";
 import { fixtureFiles, inFile, inFileSteps, readDocumentSteps, readDumpSteps, readFixture, readFixtureSteps, readJson, readScenario } from "../harness/documents.js";
@@ -430,7 +430,7 @@ function registerTrace(program: Command): void {
       watchSignals();
       const height = decimalOption("--block", opts.block);
       const fixture = await stoppable(readFixtureSteps(file));
-      if (!fixture.blocks.some((b) => b.height === height)) throw new UsageError(`${file}: no block at height ${height}`);
+      if (!fixture.blocks.some((b) => b.height === height)) throw new UsageError(`${file}: ${noBlockAt(fixture, height)}`);
       const tracing = new TracingStore(newStore());
       tracing.recorder.active = fixture.blocks[0]!.height === height;
       const outcome = await withTrace(opts.output, async (trace) => {

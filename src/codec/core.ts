@@ -693,7 +693,7 @@ export function struct<T extends object>(
     },
     fromJson(j, path, ctx) {
       if (!isPlainObject(j)) jsonFail(path, `expected a ${name} object`);
-      for (const k of Object.keys(j)) if (!keys.has(k)) jsonFail(childPath(path, k), `unknown field of ${name}`);
+      for (const k of Object.keys(j)) if (!keys.has(k)) jsonFail(childPath(path, k), `unknown field of ${name} (expected one of: ${[...keys].join(", ")})`);
       const out: Record<string, unknown> = {};
       for (const [k, c] of entries) {
         const fieldPath = `${path}.${k}`;

@@ -182,6 +182,14 @@ export function fixtureJsonText(f: Fixture): string {
 }
 
 /** The fixture file name of a scenario name: its kebab name, never a path. */
+/** "no block at height h", with the heights the fixture has (the first and last few of a long chain). */
+export function noBlockAt(f: Fixture, height: bigint): string {
+  const heights = f.blocks.map((b) => b.height.toString());
+  if (heights.length === 0) return `no block at height ${height} (the fixture has no blocks)`;
+  const shown = heights.length <= 8 ? heights.join(", ") : `${heights.slice(0, 4).join(", ")}, …, ${heights.slice(-3).join(", ")}`;
+  return `no block at height ${height} (the fixture's ${heights.length === 1 ? "block is" : `${heights.length} blocks are`} at ${shown})`;
+}
+
 export function fixtureFileName(name: string): string {
   const safe = name.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[-.]+|-+$/g, "");
   if (safe === "") throw new FixtureError("$.name", "the scenario has no usable name for a fixture file");

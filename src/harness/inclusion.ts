@@ -5,7 +5,7 @@
 import { bytesEqual, toHex } from "../bytes.js";
 import { committedReceipt } from "../chain/receipts.js";
 import { proveReceipt, proveTx, type InclusionProof} from "../../state/roots.js";
-import type { Fixture } from "./fixture.js";
+import { noBlockAt, type Fixture } from "./fixture.js";
 
 export type InclusionKind = "tx" | "receipt";
 
@@ -22,7 +22,7 @@ export class InclusionError extends Error {
 
 export function proveInclusion(fixture: Fixture, kind: InclusionKind, height: bigint, index: bigint): InclusionProof {
   const block = fixture.blocks.find((b) => b.height === height);
-  if (block === undefined) throw new InclusionError(`no block at height ${height}`, false);
+  if (block === undefined) throw new InclusionError(noBlockAt(fixture, height), false);
   const count = block.transactions.length;
   if (index >= BigInt(count)) throw new InclusionError(`block ${height} has ${count} ${count === 1 ? "transaction" : "transactions"}; --index ${index} is out of range`, false);
   const i = Number(index);

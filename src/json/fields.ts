@@ -86,8 +86,21 @@ export function alternatives(items: readonly string[]): string {
  */
 export function formatProblem(format: unknown, expected: readonly string[]): string {
   const wanted = `expected ${alternatives(expected.map((f) => `"${f}"`))}`;
-  return format === undefined ? `missing (${wanted})` : `unexpected format ${echo(JSON.stringify(format), 60)} (${wanted})`;
+  if (format === undefined) return `missing (${wanted})`;
+  const use = typeof format === "string" ? READ_BY[format] : undefined;
+  return `unexpected format ${echo(JSON.stringify(format), 60)} (${wanted})${use === undefined ? "" : `; this is ${use}`}`;
 }
+
+/** What each of this project's documents is and which command takes it, for a document given to the wrong one. */
+const READ_BY: Record<string, string> = {
+  "cbqs-scenario/v1": "a scenario: cbqs run executes it, cbqs fill turns it into a fixture",
+  "cbqs-fixture/v1": "a fixture: cbqs replay checks it, cbqs diff compares two",
+  "cbqs-run/v1": "a run document (cbqs run --json): cbqs diff compares two",
+  "cbqs-t8n-result/v1": "a t8n result: cbqs diff compares it with another or with a fixture",
+  "cbqs-state-dump/v1": "a state dump: cbqs state diff compares two, cbqs t8n takes it as --input.alloc",
+  "cbqs-trace/v1": "a trace (JSON lines): cbqs diff compares two",
+  "cbqs-fuzz-report/v1": "a cbqs fuzz report: its fixture.json replays with cbqs replay",
+};
 
 /** Checks a document's `format` member. */
 export function format(doc: JsonObject, expected: string): void {

@@ -4,6 +4,7 @@
 // Everything that needs no chain context is checked here, up front, with JSON paths.
 import { echo, MAX_BLOCK_TRANSACTIONS, MAX_PARAM_NAME_BYTES, MAX_SET_PARAMS_ENTRIES, MAX_SYSTEM_PAYLOAD_BYTES } from "../bounds.js";
 import { utf8 } from "../bytes.js";
+import { formatProblem } from "../json/fields.js";
 import { JsonError, parseJson } from "../json/parse.js";
 import type { GovAction, TxBody } from "../chain/types.js";
 import { ERRORS } from "../engine/errors.js";
@@ -78,7 +79,7 @@ export function parseScenario(doc: unknown): Scenario {
   const root = obj(doc, "$");
   onlyKeys(root, TOP_KEYS, "$");
   if (root["format"] !== SCENARIO_FORMAT) {
-    throw new ScenarioError("$.format", `expected "${SCENARIO_FORMAT}"`);
+    throw new ScenarioError("$.format", formatProblem(root["format"], [SCENARIO_FORMAT]));
   }
   const name = root["name"] === undefined ? "" : str(root["name"], "$.name");
   const description = root["description"] === undefined ? "" : str(root["description"], "$.description");
@@ -226,7 +227,10 @@ function parseTxExpect(v: unknown, path: string): TxExpect {
   if (e["error"] !== undefined) {
     const error = str(e["error"], at(path, "error"));
     // An error name outside the engine's table could never match: the expectation is unusable.
-    if (!Object.hasOwn(ERRORS, error)) throw new ScenarioError(at(path, "error"), `unknown error name ${JSON.stringify(echo(error))} (docs/errors.md lists them)`);
+    if (!Object.hasOwn(ERRORS, error)) {
+      const near = closestNames(error, Object.keys(ERRORS));
+      throw new ScenarioError(at(path, "error"), `unknown error name ${JSON.stringify(echo(error))} (${near.length === 0 ? "" : `did you mean ${near.join(" or ")}? `}docs/errors.md lists them)`);
+    }
     if (out.status === "ok") throw new ScenarioError(at(path, "error"), 'contradicts "status": "ok" (an accepted transaction has no error)');
     out.error = error;
   }
@@ -284,4 +288,21 @@ export function parseScenarioText(text: string): Scenario {
     throw err;
   }
   return parseScenario(doc);
+}
+
+/** The names at the smallest edit distance from `word` (at most 3 edits, case ignored), for a suggestion. */
+function closestNames(word: string, names: readonly string[]): string[] {
+  if (word.length > 64) return [];
+  const distance = (a: string, b: string): number => {
+    let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      const next = [i];
+      for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      row = next;
+    }
+    return row[b.length]!;
+  };
+  const scored = names.map((n) => ({ n, d: distance(word.toLowerCase(), n.toLowerCase()) })).filter((x) => x.d <= 3);
+  const best = Math.min(...scored.map((x) => x.d));
+  return scored.filter((x) => x.d === best).map((x) => x.n).sort();
 }

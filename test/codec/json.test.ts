@@ -30,6 +30,12 @@ describe("scenario-format §1 JSON mapping", () => {
     }
   });
 
+  it("§1: an unknown field is refused with the struct's fields listed (a typo in an argument name)", () => {
+    const err = jsonError(() => fromJson(codecs.TopUpStreamArgsV1, { stream_id: hex(32, "01"), amout: "5" }));
+    expect(err.path).toBe("$.amout");
+    expect(err.reason).toBe("unknown field of TopUpStreamArgsV1 (expected one of: stream_id, amount)");
+  });
+
   it("§1: byte strings are 0x-hex of exact length; input accepts either case, output is lowercase", () => {
     const v = fromJson(codecs.CloseStreamArgsV1, { stream_id: "0x" + "AB".repeat(32) });
     expect(v.stream_id).toEqual(fill(32, 0xab));

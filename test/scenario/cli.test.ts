@@ -66,6 +66,14 @@ describe("cbqs run (scenario-format §3, §4; exit codes of src/cli/common.ts)",
     // §3: an expectation that can never hold is the scenario's defect (exit 2), not a failed run (exit 1)
     const withExpect = (expect: unknown) => ({ ...scenario("ok"), blocks: [{ height: "1", txs: [{ from: P1, transfer: { to: GOV, amount: "0" }, expect }] }] });
     await expect(run([file("unknown-error.json", withExpect({ status: "rejected", error: "Nope" }))])).rejects.toThrow(`${join(dir, "unknown-error.json")}: $.blocks[0].txs[0].expect.error: unknown error name "Nope" (docs/errors.md lists them)`);
+    // A near miss is named (the closest known names, at most three edits away).
+    await expect(run([file("typo-error.json", withExpect({ status: "rejected", error: "InsuficientBalance" }))])).rejects.toThrow(
+      `$.blocks[0].txs[0].expect.error: unknown error name "InsuficientBalance" (did you mean InsufficientBalance? docs/errors.md lists them)`,
+    );
+    // A fixture given to run: what it is and which command takes it.
+    await expect(run([file("a-fixture.json", { format: "cbqs-fixture/v1" })])).rejects.toThrow(
+      `$.format: unexpected format "cbqs-fixture/v1" (expected "cbqs-scenario/v1"); this is a fixture: cbqs replay checks it, cbqs diff compares two`,
+    );
     await expect(run([file("ok-error.json", withExpect({ status: "ok", error: "Unauthorized" }))])).rejects.toThrow(/\$\.blocks\[0\]\.txs\[0\]\.expect\.error: contradicts/);
     await expect(run([file("backwards.json", { ...scenario("ok"), blocks: [{ height: "1", timestamp: "5" }, { height: "2", timestamp: "4" }] })])).rejects.toThrow(
       /\$\.blocks\[1\]\.timestamp: 4 is earlier than the previous block's timestamp 5/,
