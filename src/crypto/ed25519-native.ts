@@ -107,11 +107,15 @@ function importPublicKey(publicKey: Uint8Array): KeyObject {
 
 // Importing a key on every call makes a verification ~15% slower (scripts/bench-crypto.ts), and a
 // chain reuses few keys. The cache is a pure memo of importPublicKey (a KeyObject is immutable),
-// bounded by clearing it when full: no verdict depends on what it holds.
-const KEY_CACHE_LIMIT = 4096;
+// bounded by clearing it when full: no verdict depends on what it holds. Exported (with its
+// size) for test/crypto/ed25519-native.test.ts, which checks the memo and its bound.
+export const KEY_CACHE_LIMIT = 4096;
 const keyCache = new Map<string, KeyObject>();
 
-function cachedPublicKey(publicKey: Uint8Array): KeyObject {
+/** How many keys the memo holds (tests only). */
+export const keyCacheSize = (): number => keyCache.size;
+
+export function cachedPublicKey(publicKey: Uint8Array): KeyObject {
   const id = Buffer.from(publicKey.buffer, publicKey.byteOffset, 32).toString("latin1");
   let key = keyCache.get(id);
   if (key === undefined) {

@@ -6,7 +6,7 @@ import type { BlockInput, GenesisConfig, Transaction } from "../chain/types.js";
 import { decode, encode } from "../codec/core.js";
 import { chainInstanceId } from "../codec/derive.js";
 import { DecodeError } from "../codec/errors.js";
-import { genesisBaseRateSchedules, ScheduleParamError } from "../codec/schedule.js";
+import { genesisBaseRateSchedules } from "../codec/schedule.js";
 import * as S from "../codec/schema.js";
 import type { Address, Bytes32, CbqsInstructionV1, ProviderRecordV1, StreamRecordV1 } from "../codec/types.js";
 import { LIVE_SCALARS, paramRow } from "../params.js";
@@ -129,13 +129,9 @@ export class Chain {
     const instance = chainInstanceId(sourceBytes);
     const baseRates: Record<string, bigint> = {};
     for (const [name, value] of config.params) if (paramRow(name)?.class === "base_rate") baseRates[name] = value;
-    let schedules;
-    try {
-      schedules = genesisBaseRateSchedules(baseRates);
-    } catch (err) {
-      if (err instanceof ScheduleParamError) throw new GenesisError(`params: ${err.message}`);
-      throw err;
-    }
+    // validateGenesis has checked every base-rate value against its §18 row, the bounds
+    // genesisBaseRateSchedules checks, so it cannot refuse them here.
+    const schedules = genesisBaseRateSchedules(baseRates);
     const batch = store.beginBlock(0n);
     const slot = (bytes: Uint8Array) => encodeStateValue({ kind: "StorageSlot", bytes });
     // §3/§4.1: the singleton carrying the chain instance (and the numeric chain id of §4 contexts).

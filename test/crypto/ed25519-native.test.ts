@@ -6,7 +6,15 @@ import { describe, expect, it } from "vitest";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { concatBytes, fromHex, toHex } from "../../src/bytes.js";
 import { ED25519_L, ED25519_P, ed25519Sign, ed25519VerifyStrict, verifyStrictDetailed } from "../../src/crypto/ed25519.js";
-import { SMALL_ORDER_ENCODINGS, nativeVerifyStrict, opensslAvailable, strictRoute } from "../../src/crypto/ed25519-native.js";
+import {
+  cachedPublicKey,
+  KEY_CACHE_LIMIT,
+  keyCacheSize,
+  SMALL_ORDER_ENCODINGS,
+  nativeVerifyStrict,
+  opensslAvailable,
+  strictRoute,
+} from "../../src/crypto/ed25519-native.js";
 import { CLASSES, ed25519Cases, le32, opensslAlone } from "../../scripts/fuzz-ed25519.js";
 import { SPECCHECK_VECTORS } from "./speccheck-vectors.js";
 
@@ -167,5 +175,34 @@ describe("CIP-39 §9.1 Ed25519 fast path agrees with the reference", () => {
     expect(stats.get("mixed-order A, cofactorless equation holds")!.valid).toBe(perClass);
     expect(stats.get("mixed-order R and A, cofactorless equation holds")!.valid).toBe(perClass);
     expect(stats.get("small-order A (14 encodings), cofactorless equation holds")!.opensslAloneWrong).toBe(perClass);
+  });
+});
+
+describe("the fast path's public-key memo", () => {
+  it("holds at most KEY_CACHE_LIMIT keys and, full, is cleared before the next new key; a held key comes back as the same KeyObject", () => {
+    // Keys no other test uses (OpenSSL imports any 32 bytes as an Ed25519 key).
+    let n = 0;
+    const fresh = (): Uint8Array => {
+      const b = new Uint8Array(32).fill(0x42);
+      new DataView(b.buffer).setUint32(0, n++, true);
+      return b;
+    };
+    // Fill the memo to exactly the limit (it holds what earlier tests verified): it never clears on the way there.
+    for (let i = 0; i <= KEY_CACHE_LIMIT && keyCacheSize() < KEY_CACHE_LIMIT; i++) {
+      const before = keyCacheSize();
+      cachedPublicKey(fresh());
+      expect(keyCacheSize()).toBe(before + 1);
+    }
+    expect(keyCacheSize()).toBe(KEY_CACHE_LIMIT);
+    // Full: the next new key clears it first.
+    const first = fresh();
+    const held = cachedPublicKey(first);
+    expect(keyCacheSize()).toBe(1);
+    expect(cachedPublicKey(first)).toBe(held); // a hit, not a re-import
+    const second = cachedPublicKey(fresh());
+    expect(keyCacheSize()).toBe(2);
+    expect(second).not.toBe(held);
+    expect(cachedPublicKey(first)).toBe(held); // a second key did not evict the first
+    expect(held.equals(cachedPublicKey(Uint8Array.from(first)))).toBe(true); // keyed by bytes, not by array
   });
 });

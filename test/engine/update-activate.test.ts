@@ -2,6 +2,11 @@ import { describe, expect, it } from "vitest";
 import { keyStreamId } from "../../src/codec/derive.js";
 import type { CbqsInstructionV1, StreamRecordV1, UpdateStreamArgsV1 } from "../../src/codec/types.js";
 import { deriveKeyStream } from "../../src/engine/streams.js";
+import { activateKeyGeneration } from "../../instructions/activate-key-generation.js";
+import { AccountLedger, readAccount } from "../../src/engine/accounts.js";
+import type { TxContext } from "../../src/engine/context.js";
+import { CbqsError } from "../../src/engine/errors.js";
+import { Meter } from "../../src/engine/meter.js";
 import { encode } from "../../src/codec/core.js";
 import * as S from "../../src/codec/schema.js";
 import { PLATFORM_ADDRESS, providerKey, streamKey } from "../../src/engine/layout.js";
@@ -10,6 +15,7 @@ import { encodeStateValue } from "../../state/value.js";
 import {
   cbqs,
   genesisConfig,
+  GOV,
   gov,
   ix,
   OPEN_ADMISSION,
@@ -373,5 +379,34 @@ describe("§9.3 ActivateKeyGeneration refusals name what failed", () => {
     rewrite(auth.t, { authorization_generation: U64_MAX });
     expect(refusal(auth.t, activate(auth.t, {}, true))).toBe("ArithmeticOverflow: authorization_generation overflows");
     auth.t.ok(cbqs(OWNER, activate(auth.t, {}, false))); // without the bump nothing overflows
+  });
+
+  it("§9.3 a receipt whose provider_epoch is not the record's is refused by name, before the generation and the signature (handler called directly: the v1 codec admits epoch 0 only)", () => {
+    const { t } = setup({ encrypted: true });
+    const run = (receipt: ReturnType<TestChain["receipt"]>): unknown => {
+      const height = t.height + 1n;
+      const batch = t.store.beginBlock(height);
+      const ctx: TxContext = {
+        batch,
+        meter: new Meter("ActivateKeyGeneration", 0),
+        height,
+        sender: OWNER,
+        governance: GOV,
+        accounts: new AccountLedger(batch, OWNER, readAccount(batch, OWNER)),
+        events: [],
+      };
+      try {
+        activateKeyGeneration(ctx, { receipt, bump_authorization_generation: false });
+        return ctx.events.map((e) => e.topic);
+      } catch (e) {
+        return e instanceof CbqsError ? `${e.errorName}: ${e.message}` : e;
+      }
+    };
+    const good = t.receipt();
+    expect(run(good)).toEqual(["cbqs.stream.key_generation_activated"]);
+    expect(run({ ...good, provider_epoch: 1n })).toBe("ProviderEpochStale: receipt provider_epoch 1 is not 0");
+    // checked before the next-generation rule and the signature: both are wrong here too
+    expect(run({ ...good, provider_epoch: 1n, encryption_generation: 5n })).toBe("ProviderEpochStale: receipt provider_epoch 1 is not 0");
+    expect(run({ ...good, encryption_generation: 5n })).toBe("InvalidKeyBatch: receipt generation 5 is not the next generation 1");
   });
 });
