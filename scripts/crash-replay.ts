@@ -57,7 +57,8 @@ interface Run {
 /** How a run is killed: after a delay, or once its progress lines report a height at or past `height`. */
 type Kill = { afterMs: number } | { atHeight: number; graceMs: number } | undefined;
 
-const HEIGHT_LINE = /height ([\d,]+)\//g;
+/** The heights named by progress lines ("… height 1,234/10,000 …") in `text`. */
+const heightsIn = (text: string): number[] => [...text.matchAll(/height ([\d,]+)\//g)].map((m) => Number(m[1]!.replaceAll(",", "")));
 
 function cbqs(args: string[], env: NodeJS.ProcessEnv = {}, kill: Kill = undefined): Promise<Run> {
   return new Promise((resolve, reject) => {
@@ -71,9 +72,8 @@ function cbqs(args: string[], env: NodeJS.ProcessEnv = {}, kill: Kill = undefine
     child.stderr.on("data", (c) => {
       err += String(c);
       if (kill === undefined || !("atHeight" in kill) || timer !== undefined) return;
-      const heights = [...String(c).matchAll(HEIGHT_LINE)].map((m) => Number(m[1]!.replaceAll(",", "")));
       // A random moment shortly after the target: mid-block, mid-commit or between blocks.
-      if (heights.some((h) => h >= kill.atHeight)) timer = setTimeout(killNow, kill.graceMs);
+      if (heightsIn(String(c)).some((h) => h >= kill.atHeight)) timer = setTimeout(killNow, kill.graceMs);
     });
     child.on("error", reject);
     child.on("close", (code, signal) => {
@@ -85,8 +85,7 @@ function cbqs(args: string[], env: NodeJS.ProcessEnv = {}, kill: Kill = undefine
 
 /** The last height a run's progress lines reported (0 when none). */
 function lastHeight(run: Run): number {
-  const heights = [...run.err.matchAll(HEIGHT_LINE)].map((m) => Number(m[1]!.replaceAll(",", "")));
-  return heights.length === 0 ? 0 : heights[heights.length - 1]!;
+  return heightsIn(run.err).at(-1) ?? 0;
 }
 
 async function main(): Promise<void> {

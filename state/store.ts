@@ -216,24 +216,17 @@ export class MemoryStateStore implements StateStore {
     const store = new MemoryStateStore(commitment);
     store.checkHeight(height);
     const reiterable = !isOneShot(entries);
-    const changes: KeyChange[] = [];
+    /** The entries, held only when the source cannot be read again. */
+    const held: KeyChange[] = [];
     let count = 0;
     let ascending = true;
     let previous: Uint8Array | undefined;
     for (const entry of entries) {
       const key = entry[0];
       checkStateKey(key);
-      if (ascending && previous !== undefined && compareBytes(previous, key) >= 0) {
-        ascending = false;
-        if (reiterable) {
-          for (const earlier of entries) {
-            if (changes.length === count) break;
-            changes.push(earlier);
-          }
-        }
-      }
+      if (ascending && previous !== undefined && compareBytes(previous, key) >= 0) ascending = false;
       previous = key;
-      if (!reiterable || !ascending) changes.push(entry);
+      if (!reiterable) held.push(entry);
       count++;
       if (count % FROM_ENTRIES_UNIT === 0) {
         onCount?.(count);
@@ -242,7 +235,8 @@ export class MemoryStateStore implements StateStore {
     }
     onCount?.(count);
     yield;
-    store.commitment.commitBatch(!ascending ? lastPerKeySorted(changes) : reiterable ? entries : changes);
+    const changes: Iterable<KeyChange> = reiterable ? entries : held;
+    store.commitment.commitBatch(ascending ? changes : lastPerKeySorted([...changes]));
     store.version++;
     store.lastHeight = height;
     return store;
