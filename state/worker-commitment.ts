@@ -21,6 +21,7 @@ import type { KeyChange, StateCommitment } from "./commitment.js";
 import { STATE_KEY_LENGTH } from "./interface.js";
 import { createStateCommitment } from "./qmdb/index.js";
 import type { BlockRoots } from "./roots.js";
+import type { SignatureRingShared } from "../src/crypto/signature-ring.js";
 
 export const ROOT_BYTES = 32;
 /** Bytes of one result slot: a state root, or a block's tx, receipt and logs roots. */
@@ -48,8 +49,12 @@ export const H = {
   failed: 2,
   /** Set by the main thread to stop the worker. */
   closed: 3,
+  /** Bumped by the main thread whenever it gives the worker something to do; the worker sleeps on it. */
+  bell: 4,
+  /** Set by the worker while it sleeps (or is about to): only then is a wake-up, a system call, worth making. */
+  asleep: 5,
 } as const;
-const HEADER_INTS = 4;
+const HEADER_INTS = 6;
 export const SLOT_INTS = 3;
 
 /**
@@ -61,6 +66,8 @@ export interface WorkerShared {
   slots: SharedArrayBuffer;
   data: SharedArrayBuffer;
   roots: SharedArrayBuffer;
+  /** Ed25519 checks the worker verifies between its jobs (src/crypto/signature-ring.ts), if any. */
+  signatures: SignatureRingShared | undefined;
 }
 
 export class WorkerCommitmentError extends Error {
@@ -87,12 +94,14 @@ export class WorkerCommitment implements StateCommitment {
   private last: Uint8Array = createStateCommitment().root();
   private closed = false;
 
-  constructor() {
+  /** `signatures`: a ring of Ed25519 checks the worker also serves (call `wake` after posting one). */
+  constructor(signatures?: SignatureRingShared) {
     const shared: WorkerShared = {
       header: new SharedArrayBuffer(4 * HEADER_INTS),
       slots: new SharedArrayBuffer(4 * SLOT_INTS * RING),
       data: new SharedArrayBuffer(DATA_BYTES),
       roots: new SharedArrayBuffer(RING * RESULT_BYTES),
+      signatures,
     };
     this.header = new Int32Array(shared.header);
     this.slots = new Int32Array(shared.slots);
@@ -165,8 +174,15 @@ export class WorkerCommitment implements StateCommitment {
     this.unfilled.push(results);
     Atomics.store(this.header, H.posted, this.posted);
     // Waking the worker costs a context switch; it is woken for a few jobs at a time (and by settle).
-    if (!this.deferred || this.posted - Atomics.load(this.header, H.done) >= WAKE_AFTER) Atomics.notify(this.header, H.posted);
+    if (!this.deferred || this.posted - Atomics.load(this.header, H.done) >= WAKE_AFTER) this.wake();
+    else Atomics.add(this.header, H.bell, 1);
   }
+
+  /** Tells the worker there is work: wakes it if it sleeps. */
+  readonly wake = (): void => {
+    Atomics.add(this.header, H.bell, 1);
+    if (Atomics.load(this.header, H.asleep) !== 0) Atomics.notify(this.header, H.bell);
+  };
 
   /** True when job number `n` (0-based) has its result (without waiting). */
   ready(n: number): boolean {
@@ -175,9 +191,11 @@ export class WorkerCommitment implements StateCommitment {
 
   /** Waits until the first `count` jobs are done and fills in their roots. */
   settle(count: number): void {
-    if (this.settled < count) Atomics.notify(this.header, H.posted);
+    if (this.settled < count && Atomics.load(this.header, H.done) < count) this.wake();
     while (this.settled < count) {
       let done = Atomics.load(this.header, H.done);
+      // The worker is at it (a block takes it ~0.2 ms): looking again is cheaper than sleeping and being woken.
+      for (let spins = 0; done <= this.settled && spins < 1 << 16; spins++) done = Atomics.load(this.header, H.done);
       while (done <= this.settled) {
         this.checkFailed();
         if (Atomics.wait(this.header, H.done, done, STALL_MS) === "timed-out") throw new WorkerCommitmentError(`no root from the commit worker for ${STALL_MS / 1000} s`);
@@ -222,7 +240,7 @@ export class WorkerCommitment implements StateCommitment {
     if (this.closed) return;
     this.closed = true;
     Atomics.store(this.header, H.closed, 1);
-    Atomics.notify(this.header, H.posted);
+    this.wake();
     this.port.close();
     void this.worker.terminate();
   }

@@ -85,6 +85,22 @@ export class CborWriter {
 // different bytes (a second accepted form, so a different tx_hash for the same transaction).
 const utf8Decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
+/** Head arguments 0…23 (no allocation for the common case). */
+const SMALL: readonly bigint[] = Array.from({ length: 24 }, (_, i) => BigInt(i));
+
+const keyEncodings = new Map<string, Uint8Array>();
+/** A map key's canonical encoding (text head in shortest form, then its UTF-8), kept per key name. */
+function canonicalKey(key: string): Uint8Array {
+  let bytes = keyEncodings.get(key);
+  if (bytes === undefined) {
+    const w = new CborWriter();
+    w.text(key);
+    bytes = w.finish();
+    keyEncodings.set(key, bytes);
+  }
+  return bytes;
+}
+
 /** Strict reader over one buffer. */
 export class CborReader {
   pos = 0;
@@ -107,7 +123,7 @@ export class CborReader {
       );
     }
     const info = first & 0x1f;
-    if (info < 24) return BigInt(info);
+    if (info < 24) return SMALL[info]!;
     if (info > 27) throw new CborError("Unsupported", start, `${what}: indefinite or reserved length`);
     const width = 1 << (info - 24);
     if (this.remaining < width) throw new CborError("Truncated", start, `${what}: head needs ${width} more bytes`);
@@ -156,6 +172,17 @@ export class CborReader {
 
   /** Reads a text map key and requires it to be exactly `key`. */
   key(key: string): void {
+    // The one accepted form of `key` is its canonical encoding: when the bytes are exactly that,
+    // text() would return `key`, so there is nothing to decode.
+    const expected = canonicalKey(key);
+    const buf = this.buf;
+    const at = this.pos;
+    let same = at + expected.length <= buf.length;
+    for (let i = 0; same && i < expected.length; i++) same = buf[at + i] === expected[i];
+    if (same) {
+      this.pos = at + expected.length;
+      return;
+    }
     const start = this.pos;
     const got = this.text("map key", 64);
     if (got !== key) throw new CborError("NonCanonical", start, `expected key "${key}", got "${got}"`);

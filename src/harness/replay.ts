@@ -18,6 +18,7 @@ import { createStateCommitment } from "../../state/qmdb/index.js";
 import { WorkerCommitment } from "../../state/worker-commitment.js";
 import { blockRoots, rootsJob, type BlockRoots, type Receipt } from "../../state/roots.js";
 import { ed25519VerifyStrict } from "../crypto/ed25519.js";
+import { allocateSignatureRing } from "../crypto/signature-ring.js";
 import { SignatureCheckedStore, SpeculativeSignatures } from "./signatures.js";
 import { decodeTransaction, firstNonceMismatch, startNonces, TxInputError } from "./execute.js";
 import type { Fixture, FixtureBlock } from "./fixture.js";
@@ -325,8 +326,9 @@ const PIPELINE_DEPTH = 16;
  * the state exactly at that block — is the plain replay's own.
  */
 function* replayPipelined(fixture: Fixture, options: ReplayOptions): Steps<ReplayOutcome> {
-  const commitment = new WorkerCommitment();
-  const signatures = new SpeculativeSignatures();
+  const ring = allocateSignatureRing();
+  const commitment = new WorkerCommitment(ring);
+  const signatures = new SpeculativeSignatures(ring, commitment.wake);
   try {
     const { replay, mismatch } = Replay.start(fixture, new SignatureCheckedStore(new MemoryStateStore(commitment), signatures));
     if (mismatch !== null) return { blocks: 0, txs: 0, mismatch };
@@ -397,7 +399,6 @@ function* replayPipelined(fixture: Fixture, options: ReplayOptions): Steps<Repla
     return { blocks: blocks.length, txs, mismatch: null };
   } finally {
     commitment.close();
-    signatures.close();
   }
 }
 
