@@ -52,8 +52,31 @@ function spinFor(done: number): boolean {
 }
 
 /**
- * The worker's loop: signature checks first (the main thread needs their verdicts before its
- * block commits), then the next job; with neither, it sleeps on the bell.
+ * Refuses state batch `job` (executed with an invalid signature check) and waits, still verifying
+ * the checks posted meanwhile, until the main thread has rewound; then drops the messages of the
+ * jobs it discarded. False when the commitment was closed meanwhile.
+ */
+function refuse(job: number): boolean {
+  Atomics.store(header, H.refused, job + 1);
+  Atomics.notify(header, H.done);
+  while (Atomics.load(header, H.refused) !== 0) {
+    if (Atomics.load(header, H.closed) !== 0) return false;
+    if (signatures?.pending() === true) {
+      signatures.serve();
+      continue;
+    }
+    const bell = Atomics.load(header, H.bell);
+    Atomics.store(header, H.asleep, 1);
+    if (Atomics.load(header, H.refused) !== 0 && signatures?.pending() !== true && Atomics.load(header, H.closed) === 0) Atomics.wait(header, H.bell, bell, 1000);
+    Atomics.store(header, H.asleep, 0);
+  }
+  for (let n = Atomics.load(header, H.discardedMessages); n > 0; n--) receiveMessageOnPort(shared.port);
+  return true;
+}
+
+/**
+ * The worker's loop: signature checks first (a state batch may be applied only once the checks it
+ * was executed with are verified), then the next job; with neither, it sleeps on the bell.
  */
 function run(): void {
   let done = 0;
@@ -70,7 +93,11 @@ function run(): void {
       continue;
     }
     const slot = (done % RING) * SLOT_INTS;
-    const [offset, length, kind] = [slots[slot]!, slots[slot + 1]!, slots[slot + 2]!];
+    const [offset, length, kind, from, to] = [slots[slot]!, slots[slot + 1]!, slots[slot + 2]!, slots[slot + 3]!, slots[slot + 4]!];
+    if (kind === JOB.stateBatch && from < to && signatures?.anyInvalid(from, to) === true) {
+      if (!refuse(done)) return;
+      continue;
+    }
     const bytes = length === -1 ? new Uint8Array(receiveMessageOnPort(shared.port)!.message as ArrayBuffer) : data.subarray(offset, offset + length);
     const at = (done % RING) * RESULT_BYTES;
     if (kind === JOB.stateBatch) roots.set(commitment.commitBatch(unpack(bytes, 0)), at);

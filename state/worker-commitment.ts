@@ -53,9 +53,18 @@ export const H = {
   bell: 4,
   /** Set by the worker while it sleeps (or is about to): only then is a wake-up, a system call, worth making. */
   asleep: 5,
+  /**
+   * Set by the worker to job + 1 when it refuses a state batch because one of the signature
+   * checks it was executed with is invalid; it then applies nothing until the main thread has
+   * rewound (`rewind`) and cleared this.
+   */
+  refused: 6,
+  /** Set by `rewind`: how many of the discarded jobs came by message (the worker drops them from its port). */
+  discardedMessages: 7,
 } as const;
-const HEADER_INTS = 6;
-export const SLOT_INTS = 3;
+const HEADER_INTS = 8;
+/** Per job: offset and length in `data`, kind (JOB), and the signature checks [from, to) a state batch was executed with. */
+export const SLOT_INTS = 5;
 
 /**
  * What both threads share: the header (H), per ring slot the job's offset and length in `data`
@@ -74,9 +83,22 @@ export class WorkerCommitmentError extends Error {
   override name = "WorkerCommitmentError";
 }
 
+/** Thrown where a root is awaited: the worker refused state batch `job` (an invalid signature check); `rewind(job)` undoes it and everything after it. */
+export class BatchRefused extends Error {
+  override name = "BatchRefused";
+  constructor(readonly job: number) {
+    super(`the commit worker refused state batch ${job}: it was executed with an invalid signature check`);
+  }
+}
+
 export class WorkerCommitment implements StateCommitment {
   /** When true, commitBatch returns at once and its root is filled in by a later `settle`. */
   deferred = false;
+  /**
+   * The signature checks (numbers in the signature ring) the next state batch was executed with:
+   * the worker applies it only if all were valid, and refuses it otherwise (BatchRefused).
+   */
+  checks = { from: 0, to: 0 };
   private readonly values = new BytesMap<Uint8Array>(1 << 12);
   private readonly worker: Worker;
   private readonly port: MessagePort;
@@ -89,6 +111,8 @@ export class WorkerCommitment implements StateCommitment {
   private writeAt = 0;
   /** Roots handed out and not yet filled in, oldest first, per job; the first is job number `settled`. */
   private readonly unfilled: Uint8Array[][] = [];
+  /** Per job in `unfilled`: for a state batch, each changed key's value before it (to rewind it); null for roots. */
+  private readonly undo: (KeyChange[] | null)[] = [];
   private settled = 0;
   private posted = 0;
   private last: Uint8Array = createStateCommitment().root();
@@ -121,14 +145,21 @@ export class WorkerCommitment implements StateCommitment {
   commitBatch(changes: Iterable<KeyChange>): Uint8Array {
     if (this.closed) throw new WorkerCommitmentError("the commitment is closed");
     let size = 4;
-    for (const [key, value] of changes) {
+    for (const [key] of changes) {
       if (key.length !== STATE_KEY_LENGTH) throw new WorkerCommitmentError(`state key of ${key.length} bytes`);
-      size += STATE_KEY_LENGTH + 4 + (value?.length ?? 0);
-      if (value === undefined) this.values.delete(key);
-      else this.values.set(key.slice(), value.slice());
+    }
+    for (const [, value] of changes) size += STATE_KEY_LENGTH + 4 + (value?.length ?? 0);
+    // Room first (it may wait, and throw BatchRefused): nothing of this batch is applied before it is posted.
+    this.makeRoom(size);
+    const undo: KeyChange[] = [];
+    for (const [key, value] of changes) {
+      const own = key.slice();
+      undo.push([own, this.values.get(own)]);
+      if (value === undefined) this.values.delete(own);
+      else this.values.set(own, value.slice());
     }
     const root = new Uint8Array(ROOT_BYTES);
-    this.post(JOB.stateBatch, size, (bytes, view, at) => pack(changes, bytes, view, at), [root]);
+    this.post(JOB.stateBatch, size, (bytes, view, at) => pack(changes, bytes, view, at), [root], undo);
     if (!this.deferred) this.settle(this.posted);
     return root;
   }
@@ -140,7 +171,8 @@ export class WorkerCommitment implements StateCommitment {
   deferRoots(job: Uint8Array): BlockRoots {
     if (this.closed) throw new WorkerCommitmentError("the commitment is closed");
     const roots: BlockRoots = { tx_root: new Uint8Array(ROOT_BYTES), receipt_root: new Uint8Array(ROOT_BYTES), logs_root: new Uint8Array(ROOT_BYTES) };
-    this.post(JOB.blockRoots, job.length, (bytes, _, at) => bytes.set(job, at), [roots.tx_root, roots.receipt_root, roots.logs_root]);
+    this.makeRoom(job.length);
+    this.post(JOB.blockRoots, job.length, (bytes, _, at) => bytes.set(job, at), [roots.tx_root, roots.receipt_root, roots.logs_root], null);
     return roots;
   }
 
@@ -149,8 +181,17 @@ export class WorkerCommitment implements StateCommitment {
     return this.posted;
   }
 
-  private post(kind: number, size: number, write: (bytes: Uint8Array, view: DataView, at: number) => void, results: Uint8Array[]): void {
+  /** Waits until a job of `size` bytes fits: a free ring slot and, unless it goes by message, room in `data` (reused from its start once every job in it is done). */
+  private makeRoom(size: number): void {
     if (this.posted - this.settled >= RING) this.settle(this.posted - RING + 1);
+    if (size <= DATA_BYTES && this.writeAt + size > DATA_BYTES) {
+      this.settle(this.posted);
+      this.writeAt = 0;
+    }
+  }
+
+  /** Publishes a job; `makeRoom(size)` came just before. */
+  private post(kind: number, size: number, write: (bytes: Uint8Array, view: DataView, at: number) => void, results: Uint8Array[], undo: KeyChange[] | null): void {
     const slot = (this.posted % RING) * SLOT_INTS;
     if (size > DATA_BYTES) {
       const buffer = new ArrayBuffer(size);
@@ -159,19 +200,17 @@ export class WorkerCommitment implements StateCommitment {
       this.slots[slot] = 0;
       this.slots[slot + 1] = -1;
     } else {
-      // The ring is reused from its start once every job in it is done.
-      if (this.writeAt + size > DATA_BYTES) {
-        this.settle(this.posted);
-        this.writeAt = 0;
-      }
       write(this.data, this.dataView, this.writeAt);
       this.slots[slot] = this.writeAt;
       this.slots[slot + 1] = size;
       this.writeAt += size;
     }
     this.slots[slot + 2] = kind;
+    this.slots[slot + 3] = this.checks.from;
+    this.slots[slot + 4] = this.checks.to;
     this.posted++;
     this.unfilled.push(results);
+    this.undo.push(this.deferred ? undo : null);
     Atomics.store(this.header, H.posted, this.posted);
     // Waking the worker costs a context switch; it is woken for a few jobs at a time (and by settle).
     if (!this.deferred || this.posted - Atomics.load(this.header, H.done) >= WAKE_AFTER) this.wake();
@@ -198,11 +237,14 @@ export class WorkerCommitment implements StateCommitment {
       for (let spins = 0; done <= this.settled && spins < 1 << 16; spins++) done = Atomics.load(this.header, H.done);
       while (done <= this.settled) {
         this.checkFailed();
+        const refused = Atomics.load(this.header, H.refused);
+        if (refused !== 0) throw new BatchRefused(refused - 1);
         if (Atomics.wait(this.header, H.done, done, STALL_MS) === "timed-out") throw new WorkerCommitmentError(`no root from the commit worker for ${STALL_MS / 1000} s`);
         done = Atomics.load(this.header, H.done);
       }
       for (; this.settled < done && this.settled < count; this.settled++) {
         const results = this.unfilled.shift()!;
+        this.undo.shift();
         let at = (this.settled % RING) * RESULT_BYTES;
         for (const r of results) {
           r.set(this.roots.subarray(at, at + ROOT_BYTES));
@@ -218,6 +260,31 @@ export class WorkerCommitment implements StateCommitment {
     if (Atomics.load(this.header, H.failed) === 0) return;
     const message = receiveMessageOnPort(this.port)?.message;
     throw new WorkerCommitmentError(`the commit worker failed: ${typeof message === "string" ? message : "(no message)"}`);
+  }
+
+  /**
+   * After BatchRefused(job): undoes state batch `job` and every job posted after it (their values
+   * here, their roots never come) and lets the worker go on from there; the next job posted is
+   * number `job` again. Every job before `job` is done.
+   */
+  rewind(job: number): void {
+    if (Atomics.load(this.header, H.refused) !== job + 1) throw new WorkerCommitmentError(`rewind to job ${job}, but the worker refused ${Atomics.load(this.header, H.refused) - 1}`);
+    this.settle(job);
+    for (let i = this.undo.length - 1; i >= job - this.settled; i--) {
+      for (const [key, value] of this.undo[i] ?? []) {
+        if (value === undefined) this.values.delete(key);
+        else this.values.set(key, value);
+      }
+    }
+    let messages = 0;
+    for (let j = job; j < this.posted; j++) if (this.slots[(j % RING) * SLOT_INTS + 1] === -1) messages++;
+    this.unfilled.length = job - this.settled;
+    this.undo.length = job - this.settled;
+    this.posted = job;
+    Atomics.store(this.header, H.posted, job);
+    Atomics.store(this.header, H.discardedMessages, messages);
+    Atomics.store(this.header, H.refused, 0);
+    this.wake();
   }
 
   root(): Uint8Array {

@@ -1,10 +1,10 @@
 // Ed25519 checks handed to another thread through shared memory (the pipelined replay,
-// docs/performance.md). The posting thread writes each check into a ring slot marked PENDING;
-// whichever thread first swaps the mark from PENDING — the helper (`SignatureServer.serve`) or the
-// poster itself when it needs the verdict (`SignatureRing.verdicts`) — verifies it. So the poster
-// never waits for a helper that has not started: on two busy cores a woken thread may not run for
-// a while, and verifying on the spot is then quicker than waiting. Every verdict is
-// ed25519VerifyStrict's, whichever thread computed it.
+// docs/performance.md). The posting thread writes each check into the next ring slot; the helper
+// thread (`SignatureServer`) verifies every check in order with ed25519VerifyStrict and writes its
+// verdict next to it. The poster never verifies: it reads verdicts only when it must (a full ring,
+// or a block that failed and needs to know why), and the helper remembers which checks were
+// invalid so that it can refuse a state batch executed with a wrong answer
+// (state/commit-worker.ts).
 import { ed25519VerifyStrict, ED25519_PUBLIC_KEY_LENGTH, ED25519_SIGNATURE_LENGTH } from "./ed25519.js";
 
 /** Checks in flight at most. */
@@ -15,129 +15,99 @@ export const MAX_RING_MESSAGE = 256;
 const SLOT_BYTES = ED25519_PUBLIC_KEY_LENGTH + ED25519_SIGNATURE_LENGTH + 4 + MAX_RING_MESSAGE;
 const LENGTH_AT = ED25519_PUBLIC_KEY_LENGTH + ED25519_SIGNATURE_LENGTH;
 const MESSAGE_AT = LENGTH_AT + 4;
-/** Who holds a slot's check, in its claim word. */
-const OWNER = { pending: 0, helper: 1, poster: 2 } as const;
-/** A verdict word's low bits. */
+/** A verdict word: the check's number (so a reused slot is never read for the check before it), then VALID or INVALID. */
 const VALID = 1;
 const INVALID = 2;
-/** Claims and verdicts carry the check's number, so a lagging helper never takes a reused slot. */
-const tag = (seq: number, low: number): number => ((seq & 0xfffffff) << 2) | low;
+const tag = (seq: number, verdict: number): number => ((seq & 0xfffffff) << 2) | verdict;
 const STALL_MS = 120_000;
 
-/** The memory both threads share: `posted` (one Int32), the slots, a claim word and a verdict word per slot. */
+/** The memory both threads share: `posted` (one Int32), the slots, and a verdict word per slot. */
 export interface SignatureRingShared {
   posted: SharedArrayBuffer;
   slots: SharedArrayBuffer;
-  claims: SharedArrayBuffer;
   verdicts: SharedArrayBuffer;
 }
 
 export const allocateSignatureRing = (): SignatureRingShared => ({
   posted: new SharedArrayBuffer(4),
   slots: new SharedArrayBuffer(SIGNATURE_RING * SLOT_BYTES),
-  claims: new SharedArrayBuffer(4 * SIGNATURE_RING),
   verdicts: new SharedArrayBuffer(4 * SIGNATURE_RING),
 });
 
-class RingView {
-  protected readonly posted: Int32Array;
-  protected readonly bytes: Uint8Array;
-  protected readonly view: DataView;
-  protected readonly claims: Int32Array;
-  protected readonly verdictWords: Int32Array;
+/** Numbers of the invalid checks seen, ascending: which of a range of checks were invalid. */
+class InvalidChecks {
+  private readonly seqs: number[] = [];
 
-  constructor(shared: SignatureRingShared) {
-    this.posted = new Int32Array(shared.posted);
-    this.bytes = new Uint8Array(shared.slots);
-    this.view = new DataView(shared.slots);
-    this.claims = new Int32Array(shared.claims);
-    this.verdictWords = new Int32Array(shared.verdicts);
+  add(seq: number): void {
+    this.seqs.push(seq);
   }
 
-  /** Takes check `seq` for `owner`; false when another thread took it first (or its slot was reused). */
-  protected claim(seq: number, owner: number): boolean {
-    const slot = seq % SIGNATURE_RING;
-    return Atomics.compareExchange(this.claims, slot, tag(seq, OWNER.pending), tag(seq, owner)) === tag(seq, OWNER.pending);
-  }
-
-  /** Verifies the check in its slot; an exception counts as invalid (a plain re-run then meets it itself). */
-  protected verifySlot(seq: number): boolean {
-    const at = (seq % SIGNATURE_RING) * SLOT_BYTES;
-    const length = this.view.getUint32(at + LENGTH_AT);
-    try {
-      return ed25519VerifyStrict(
-        this.bytes.slice(at, at + ED25519_PUBLIC_KEY_LENGTH),
-        this.bytes.slice(at + MESSAGE_AT, at + MESSAGE_AT + length),
-        this.bytes.slice(at + ED25519_PUBLIC_KEY_LENGTH, at + LENGTH_AT),
-      );
-    } catch {
-      return false;
-    }
+  /** True when a check numbered in [from, to) was invalid; forgets those below `from` (ranges are asked in ascending order). */
+  anyIn(from: number, to: number): boolean {
+    while (this.seqs.length > 0 && this.seqs[0]! < from) this.seqs.shift();
+    return this.seqs.length > 0 && this.seqs[0]! < to;
   }
 }
 
 /** The posting side. */
-export class SignatureRing extends RingView {
+export class SignatureRing {
+  private readonly posted: Int32Array;
+  private readonly bytes: Uint8Array;
+  private readonly view: DataView;
+  private readonly verdictWords: Int32Array;
   private count = 0;
-  /** Checks whose verdicts were taken. */
-  private taken = 0;
-  /** Of those, the invalid ones. */
-  private invalidCount = 0;
+  /** Checks whose verdicts were read here. */
+  private read = 0;
+  private readonly invalid = new InvalidChecks();
 
   /** `wake` tells the helper thread there is work (it decides whether a wake-up is due). */
   constructor(
-    readonly shared: SignatureRingShared,
+    shared: SignatureRingShared,
     private readonly wake: () => void,
   ) {
-    super(shared);
+    this.posted = new Int32Array(shared.posted);
+    this.bytes = new Uint8Array(shared.slots);
+    this.view = new DataView(shared.slots);
+    this.verdictWords = new Int32Array(shared.verdicts);
   }
 
-  /** Checks posted so far. */
+  /** Checks posted so far; the next check's number. */
   get size(): number {
     return this.count;
-  }
-
-  /** Invalid verdicts among those taken so far (by `verdicts`, or by `post` when the ring was full). */
-  get invalid(): number {
-    return this.invalidCount;
   }
 
   /** Posts a check; false (nothing posted) when its lengths do not fit a slot. */
   post(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
     if (publicKey.length !== ED25519_PUBLIC_KEY_LENGTH || signature.length !== ED25519_SIGNATURE_LENGTH || message.length > MAX_RING_MESSAGE) return false;
-    // A slot is reused only once its verdict was taken: take the oldest when the ring is full.
-    if (this.count - this.taken >= SIGNATURE_RING) this.verdicts(this.count - SIGNATURE_RING + 1);
-    const slot = this.count % SIGNATURE_RING;
-    const at = slot * SLOT_BYTES;
+    // A slot is reused only once the check it held has its verdict.
+    if (this.count - this.read >= SIGNATURE_RING) this.readVerdicts(this.count - SIGNATURE_RING + 1);
+    const at = (this.count % SIGNATURE_RING) * SLOT_BYTES;
     this.bytes.set(publicKey, at);
     this.bytes.set(signature, at + ED25519_PUBLIC_KEY_LENGTH);
     this.view.setUint32(at + LENGTH_AT, message.length);
     this.bytes.set(message, at + MESSAGE_AT);
-    Atomics.store(this.claims, slot, tag(this.count, OWNER.pending));
     this.count++;
     Atomics.store(this.posted, 0, this.count);
     this.wake();
     return true;
   }
 
-  /**
-   * Takes the verdicts of every check before number `upTo` (counted in `invalid`): verifies here
-   * each check the helper has not started, waits for the others.
-   */
-  verdicts(upTo: number): void {
-    // First the checks nobody has started, so that the helper's are likely done when we come to them.
-    const helpers: number[] = [];
-    for (let seq = this.taken; seq < upTo; seq++) {
-      if (!this.claim(seq, OWNER.poster)) helpers.push(seq);
-      else if (!this.verifySlot(seq)) this.invalidCount++;
+  /** Waits for the verdicts of the checks numbered in [from, to) (to ≤ size); true when one was invalid. */
+  anyInvalid(from: number, to: number): boolean {
+    this.readVerdicts(to);
+    return this.invalid.anyIn(from, to);
+  }
+
+  private readVerdicts(upTo: number): void {
+    for (; this.read < upTo; this.read++) {
+      if (!this.awaitVerdict(this.read)) this.invalid.add(this.read);
     }
-    for (const seq of helpers) if (!this.awaitVerdict(seq)) this.invalidCount++;
-    this.taken = Math.max(this.taken, upTo);
   }
 
   private awaitVerdict(seq: number): boolean {
     const slot = seq % SIGNATURE_RING;
-    // The helper is verifying it (tens of µs): looking again is cheaper than sleeping and being woken.
+    this.wake();
+    // The helper verifies in tens of µs: looking again is cheaper than sleeping and being woken.
     for (let spins = 0; spins < 1 << 16; spins++) {
       const word = Atomics.load(this.verdictWords, slot);
       if (word >> 2 === (seq & 0xfffffff)) return (word & 3) === VALID;
@@ -150,26 +120,58 @@ export class SignatureRing extends RingView {
   }
 }
 
-/** The helper side: verifies the checks the poster has not taken. */
-export class SignatureServer extends RingView {
+/** The helper side: verifies every posted check, in order, and remembers the invalid ones. */
+export class SignatureServer {
+  private readonly posted: Int32Array;
+  private readonly bytes: Uint8Array;
+  private readonly view: DataView;
+  private readonly verdictWords: Int32Array;
   private next = 0;
+  private readonly invalid = new InvalidChecks();
 
-  /** True when checks were posted that this side has not looked at. */
+  constructor(shared: SignatureRingShared) {
+    this.posted = new Int32Array(shared.posted);
+    this.bytes = new Uint8Array(shared.slots);
+    this.view = new DataView(shared.slots);
+    this.verdictWords = new Int32Array(shared.verdicts);
+  }
+
+  /** True when checks were posted that are not verified yet. */
   pending(): boolean {
     return Atomics.load(this.posted, 0) !== this.next;
   }
 
-  /** Verifies every posted check nobody has taken yet. */
+  /** Verifies every check posted so far. */
   serve(): void {
     const posted = Atomics.load(this.posted, 0);
-    // Checks more than a ring behind were taken by the poster (it reused their slots).
-    if (posted - this.next > SIGNATURE_RING) this.next = posted - SIGNATURE_RING;
     for (; this.next < posted; this.next++) {
       const seq = this.next;
-      if (!this.claim(seq, OWNER.helper)) continue;
+      const valid = this.verify(seq);
+      if (!valid) this.invalid.add(seq);
       const slot = seq % SIGNATURE_RING;
-      Atomics.store(this.verdictWords, slot, tag(seq, this.verifySlot(seq) ? VALID : INVALID));
+      Atomics.store(this.verdictWords, slot, tag(seq, valid ? VALID : INVALID));
       Atomics.notify(this.verdictWords, slot);
+    }
+  }
+
+  /** Verifies what is posted, then: true when a check numbered in [from, to) was invalid (to ≤ posted; ranges asked in ascending order). */
+  anyInvalid(from: number, to: number): boolean {
+    this.serve();
+    return this.invalid.anyIn(from, to);
+  }
+
+  /** ed25519VerifyStrict of the check in its slot; an exception counts as invalid (the block is then executed again with the real verifier, which meets it itself). */
+  private verify(seq: number): boolean {
+    const at = (seq % SIGNATURE_RING) * SLOT_BYTES;
+    const length = this.view.getUint32(at + LENGTH_AT);
+    try {
+      return ed25519VerifyStrict(
+        this.bytes.slice(at, at + ED25519_PUBLIC_KEY_LENGTH),
+        this.bytes.slice(at + MESSAGE_AT, at + MESSAGE_AT + length),
+        this.bytes.slice(at + ED25519_PUBLIC_KEY_LENGTH, at + LENGTH_AT),
+      );
+    } catch {
+      return false;
     }
   }
 }

@@ -15,7 +15,7 @@ import type { StateStore } from "../../state/interface.js";
 import { diffDumps, type DumpEntry } from "../../state/dump.js";
 import { MemoryStateStore } from "../../state/store.js";
 import { createStateCommitment } from "../../state/qmdb/index.js";
-import { WorkerCommitment } from "../../state/worker-commitment.js";
+import { BatchRefused, WorkerCommitment } from "../../state/worker-commitment.js";
 import { blockRoots, rootsJob, type BlockRoots, type Receipt } from "../../state/roots.js";
 import { ed25519VerifyStrict } from "../crypto/ed25519.js";
 import { allocateSignatureRing } from "../crypto/signature-ring.js";
@@ -85,6 +85,11 @@ export class Replay {
     readonly store: StateStore,
   ) {
     this.parent = genesisHash(chain.chainInstanceId, fixture.genesis.config.timestamp, chain.genesisStateRoot);
+  }
+
+  /** The hash of the last block checked (genesis before any): the next block's parent. */
+  get parentHash(): Uint8Array {
+    return this.parent;
   }
 
   /** Commits genesis; a genesis the engine refuses is unusable input. */
@@ -315,10 +320,16 @@ const blocksUpTo = (fixture: Fixture, toHeight: bigint | undefined): FixtureBloc
 const PIPELINE_DEPTH = 16;
 
 /**
- * The replay with the state commitment's merkleization and the hashing of the tx/receipt/logs
- * roots on a worker thread (WorkerCommitment): the main thread executes block N+1 — which needs
- * block N's values, not its roots — while the worker computes block N's roots. Blocks are checked strictly in order once their root is in,
- * each with `Replay.check`, as in the plain replay; the outcome depends on no thread timing.
+ * The replay with the state commitment's merkleization, the hashing of the tx/receipt/logs
+ * roots and the Ed25519 checks on a worker thread (WorkerCommitment): the main thread executes
+ * block N+1 — which needs block N's values, not its roots — while the worker computes block N's
+ * roots. Blocks are checked strictly in order once their root is in, each with `Replay.check`, as
+ * in the plain replay; the outcome depends on no thread timing.
+ *
+ * Signature checks answer "valid" at once (src/harness/signatures.ts). When the worker refuses a
+ * block's state batch because one of its checks was invalid, the blocks before it are checked,
+ * that block and every later one executed so far are undone (WorkerCommitment.rewind), and the
+ * replay goes on from that block, executed again with the real verifier.
  *
  * The pipeline only vouches for blocks that match completely. At the first block that does not
  * (or whose post_state must be compared), it stops, and a mismatch is reported by the plain
@@ -329,41 +340,37 @@ function* replayPipelined(fixture: Fixture, options: ReplayOptions): Steps<Repla
   const ring = allocateSignatureRing();
   const commitment = new WorkerCommitment(ring);
   const signatures = new SpeculativeSignatures(ring, commitment.wake);
+  const storeOverCommitment = () => new SignatureCheckedStore(new MemoryStateStore(commitment), signatures, commitment);
   try {
-    const { replay, mismatch } = Replay.start(fixture, new SignatureCheckedStore(new MemoryStateStore(commitment), signatures));
-    if (mismatch !== null) return { blocks: 0, txs: 0, mismatch };
+    const started = Replay.start(fixture, storeOverCommitment());
+    if (started.mismatch !== null) return { blocks: 0, txs: 0, mismatch: started.mismatch };
+    let replay = started.replay;
     commitment.deferred = true;
-    replay.rootsOf = (txHashes, receipts) => commitment.deferRoots(rootsJob(txHashes, receipts));
-    replay.chain.verifySignature = signatures.verify;
-    /**
-     * Executes block i with speculative signature answers; when one was wrong (the commit was
-     * refused, or the block failed some other way after it), executes it again, nothing of the
-     * first attempt having been committed, with the real verifier.
-     */
-    const execute = (i: number): ExecutedHalf => {
-      signatures.beginBlock();
-      try {
-        return replay.execute(i);
-      } catch (err) {
-        if (!signatures.anyInvalid()) throw err;
-        options.onReexecute?.(i);
-        signatures.beginBlock();
-        replay.chain.verifySignature = ed25519VerifyStrict;
-        try {
-          return replay.execute(i);
-        } finally {
-          replay.chain.verifySignature = signatures.verify;
-        }
-      }
+    const speculate = (r: Replay): void => {
+      r.rootsOf = (txHashes, receipts) => commitment.deferRoots(rootsJob(txHashes, receipts));
+      r.chain.verifySignature = signatures.verify;
     };
+    speculate(replay);
     const blocks = blocksUpTo(fixture, options.toHeight);
     const lastHeight = blocks.length === 0 ? 0n : blocks[blocks.length - 1]!.height;
-    const queue: { half: ExecutedHalf; commit: number }[] = [];
+    /** Executed blocks not yet checked, oldest first: the block, its state batch's job and its last job. */
+    const queue: { half: ExecutedHalf; batchJob: number; lastJob: number }[] = [];
     let txs = 0;
+    /** Executes block i (speculatively, or with the real verifier) and queues it. */
+    const execute = (i: number, verified: boolean): void => {
+      signatures.beginBlock();
+      const batchJob = commitment.jobs;
+      if (verified) replay.chain.verifySignature = ed25519VerifyStrict;
+      try {
+        queue.push({ half: replay.execute(i), batchJob, lastJob: commitment.jobs - 1 });
+      } finally {
+        replay.chain.verifySignature = signatures.verify;
+      }
+    };
     /** Checks the oldest executed block; false when it does not match. */
     const checkOldest = (): boolean => {
-      const { half, commit } = queue.shift()!;
-      commitment.settle(commit + 1);
+      commitment.settle(queue[0]!.lastJob + 1);
+      const { half } = queue.shift()!;
       const { executed, mismatch } = replay.check(half);
       if (mismatch !== null) return false;
       const i = half.index;
@@ -373,27 +380,66 @@ function* replayPipelined(fixture: Fixture, options: ReplayOptions): Steps<Repla
     };
     /** Checks queued blocks until at most `depth` wait (and none whose root is in); the first mismatching index, or -1. */
     const drain = (depth: number): number => {
-      while (queue.length > depth || (queue.length > 0 && commitment.ready(queue[0]!.commit))) {
+      while (queue.length > depth || (queue.length > 0 && commitment.ready(queue[0]!.lastJob))) {
         const index = queue[0]!.half.index;
         if (!checkOldest()) return index;
       }
       return -1;
     };
-    for (let i = 0; i < blocks.length; i++) {
-      let half: ExecutedHalf;
-      try {
-        half = execute(i);
-      } catch (err) {
-        // Unusable input (or an engine failure): unless an earlier block mismatched, the plain replay throws it too.
-        const bad = drain(0);
-        if (bad >= 0) return referenceAt(fixture, blocks, bad, options);
-        throw err;
+    /**
+     * The worker refused a state batch (`refused`; `current`: the block being executed when it
+     * was noticed): checks the blocks before the refused one, undoes it and everything after it,
+     * and continues on the state before it. The refused block's index, or a mismatch before it.
+     */
+    const rewind = (refused: BatchRefused, current: number): { index: number } | { mismatchAt: number } => {
+      const index = queue.find((q) => q.batchJob === refused.job)?.half.index ?? current;
+      while (queue.length > 0 && queue[0]!.half.index < index) {
+        const at = queue[0]!.half.index;
+        if (!checkOldest()) return { mismatchAt: at };
       }
-      queue.push({ half, commit: commitment.jobs - 1 });
-      // A post_state dump is compared with the live state, so that block is checked before the next executes.
-      const bad = drain(blocks[i]!.post_state === undefined && i + 1 < blocks.length ? PIPELINE_DEPTH : 0);
-      if (bad >= 0) return referenceAt(fixture, blocks, bad, options);
-      // A stop here abandons the blocks in flight (the finally closes the workers): nothing is written.
+      const parent = replay.parentHash;
+      commitment.rewind(refused.job);
+      queue.length = 0;
+      replay = Replay.resume(fixture, storeOverCommitment(), parent);
+      speculate(replay);
+      return { index };
+    };
+    let i = 0;
+    let verified = false;
+    while (i < blocks.length) {
+      try {
+        try {
+          execute(i, verified);
+        } catch (err) {
+          if (err instanceof BatchRefused) throw err;
+          // Only a wrong speculative answer (an earlier block's, which settling everything brings
+          // out as BatchRefused, or this block's own) can make a block fail that the plain replay runs.
+          commitment.settle(commitment.jobs);
+          if (!verified && signatures.blockInvalid()) {
+            options.onReexecute?.(i);
+            verified = true;
+            continue;
+          }
+          // Unusable input (or an engine failure): unless an earlier block mismatched, the plain replay throws it too.
+          const bad = drain(0);
+          if (bad >= 0) return referenceAt(fixture, blocks, bad, options);
+          throw err;
+        }
+        verified = false;
+        // A post_state dump is compared with the live state, so that block is checked before the next executes.
+        const bad = drain(blocks[i]!.post_state === undefined && i + 1 < blocks.length ? PIPELINE_DEPTH : 0);
+        if (bad >= 0) return referenceAt(fixture, blocks, bad, options);
+      } catch (err) {
+        if (!(err instanceof BatchRefused)) throw err;
+        const r = rewind(err, i);
+        if ("mismatchAt" in r) return referenceAt(fixture, blocks, r.mismatchAt, options);
+        options.onReexecute?.(r.index);
+        i = r.index;
+        verified = true;
+        continue;
+      }
+      i++;
+      // A stop here abandons the blocks in flight (the finally closes the worker): nothing is written.
       yield;
     }
     return { blocks: blocks.length, txs, mismatch: null };

@@ -1,60 +1,61 @@
 // Speculative signature checks for the pipelined replay (docs/performance.md "Pipelined
 // replay"): the engine's Ed25519 verifier answers "valid" at once and posts the check to a ring
-// the commit worker serves between its jobs (src/crypto/signature-ring.ts), so the main thread
-// keeps executing. Before the block commits, every answer of the block is confirmed
-// (SignatureCheckedStore) — checks the worker has not started are verified then and there; if one
-// was wrong, the commit is refused — nothing of the block reaches the state — and the harness
-// executes the block again with the real verifier. So every committed block was executed with
-// exactly the answers ed25519VerifyStrict gives, whatever the threads' timing.
+// the commit worker serves (src/crypto/signature-ring.ts), so the main thread keeps executing
+// and never verifies. Each block's state batch carries the range of checks it was executed with
+// (SignatureCheckedStore); the worker applies the batch only when all of them were valid, and
+// otherwise refuses it (state/worker-commitment.ts BatchRefused): the harness then undoes that
+// block and every block after it and executes it again with the real verifier. So every block
+// whose root is ever used was executed with exactly the answers ed25519VerifyStrict gives,
+// whatever the threads' timing.
 import { ed25519VerifyStrict } from "../crypto/ed25519.js";
 import { SignatureRing, type SignatureRingShared } from "../crypto/signature-ring.js";
 import type { SignatureVerifier } from "../engine/meter.js";
 import type { BlockBatch, CommitResult, StateStore } from "../../state/interface.js";
 import { ForwardingStore } from "../../state/forwarding.js";
-
-/** Thrown by SignatureCheckedStore.commitBlock: a speculative answer of this block was wrong. */
-export class SpeculationFailed extends Error {
-  override name = "SpeculationFailed";
-}
+import type { WorkerCommitment } from "../../state/worker-commitment.js";
 
 export class SpeculativeSignatures {
   private readonly ring: SignatureRing;
-  /** Invalid verdicts before this block's checks. */
-  private invalidBefore = 0;
+  /** The first check of the block being executed. */
+  private blockFrom = 0;
 
   /** `wake` tells the thread serving `shared` that a check is waiting. */
   constructor(shared: SignatureRingShared, wake: () => void) {
     this.ring = new SignatureRing(shared, wake);
   }
 
-  /** The engine's verifier: "valid" now, checked before the block commits. */
+  /** The engine's verifier: "valid" now, checked by the worker before the block's state is applied. */
   readonly verify: SignatureVerifier = (publicKey, message, signature) =>
     this.ring.post(publicKey, message, signature) || ed25519VerifyStrict(publicKey, message, signature);
 
-  /** Starts a block's execution: its verdicts are judged from here on. */
+  /** Starts a block's execution: its checks are numbered from here on. */
   beginBlock(): void {
-    this.ring.verdicts(this.ring.size);
-    this.invalidBefore = this.ring.invalid;
+    this.blockFrom = this.ring.size;
   }
 
-  /** Every check posted so far, done; true when one since beginBlock was invalid. */
-  anyInvalid(): boolean {
-    this.ring.verdicts(this.ring.size);
-    return this.ring.invalid > this.invalidBefore;
+  /** The checks posted since beginBlock: [from, to). */
+  get block(): { from: number; to: number } {
+    return { from: this.blockFrom, to: this.ring.size };
+  }
+
+  /** Waits for the verdicts of the checks posted since beginBlock; true when one was invalid. */
+  blockInvalid(): boolean {
+    return this.ring.anyInvalid(this.blockFrom, this.ring.size);
   }
 }
 
-/** A store that refuses to commit a block whose speculative signature answers were not all right. */
+/** A store whose every block commit tells the commitment which signature checks the block was executed with. */
 export class SignatureCheckedStore extends ForwardingStore {
   constructor(
     inner: StateStore,
     private readonly signatures: SpeculativeSignatures,
+    private readonly commitment: WorkerCommitment,
   ) {
     super(inner);
   }
 
   override commitBlock(batch: BlockBatch): CommitResult {
-    if (this.signatures.anyInvalid()) throw new SpeculationFailed("a signature answered valid ahead of its check is invalid");
+    this.commitment.checks = this.signatures.block;
     return super.commitBlock(batch);
   }
 }

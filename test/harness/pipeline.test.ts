@@ -5,7 +5,11 @@
 // ahead of its check was not. A worker thread runs compiled JavaScript, so these tests run dist/.
 import { beforeAll, describe, expect, it } from "vitest";
 import { requireFreshDist } from "../fuzz/dist.js";
+import { readFileSync } from "node:fs";
 import { cli, corpusFiles, flipHex, readDoc, type Doc } from "./helpers.js";
+import { fillScenario } from "../../src/harness/fill.js";
+import { fixtureJsonText } from "../../src/harness/fixture.js";
+import { parseScenario } from "../../src/scenario/parse.js";
 
 type ReplayModule = typeof import("../../src/harness/replay.js");
 type FixtureModule = typeof import("../../src/harness/fixture.js");
@@ -49,6 +53,23 @@ describe("pipelined replay = plain replay", () => {
     }
     // The corpus has invalid quote signatures: blocks whose speculative "valid" was wrong were executed again.
     expect(reexecuted).toBeGreaterThan(0);
+  });
+
+  it("an invalid signature found 16 blocks late: the blocks executed after it are undone, and every block matches the plain replay's", () => {
+    // encrypted-key-stream has invalid quote signatures in blocks 2 and 3 (heights 3 and 4); with
+    // empty blocks after each, the pipeline has executed a full window past them when the worker refuses.
+    const scenario = JSON.parse(readFileSync("fixtures/scenarios/encrypted-key-stream.json", "utf8")) as { blocks: { height: string; txs: unknown[] }[] };
+    const empty = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, k) => ({ height: String(from + k), txs: [] }));
+    const last = Number(scenario.blocks.at(-1)!.height);
+    scenario.blocks = [...scenario.blocks.slice(0, 4), ...empty(5, 19), ...scenario.blocks.slice(4), ...empty(last + 1, last + 40)];
+    const doc = JSON.parse(fixtureJsonText(fillScenario(parseScenario(scenario), "final"))) as Doc;
+    const indices: number[] = [];
+    const outcome = replay.replayFixture(fixtures.loadFixture(JSON.parse(JSON.stringify(doc))), { pipeline: true, onReexecute: (i) => indices.push(i) });
+    expect(outcome).toEqual({ blocks: doc.blocks.length, txs: 27, mismatch: null });
+    expect(indices).toEqual([2, 3]);
+    const { plain, pipelined } = both(doc);
+    expect(plain.outcome?.mismatch).toBeNull();
+    expect(pipelined).toEqual(plain);
   });
 
   it("--to-height: the same prefix", () => {
