@@ -17,6 +17,12 @@ export interface StateCommitment {
   root(): Uint8Array;
   /** Committed value of `key` (a fresh copy), undefined when absent. */
   get(key: Uint8Array): Uint8Array | undefined;
+  /**
+   * Like `get` without the copy, where the commitment keeps values as arrays it never modifies:
+   * the caller must not modify the array either. A block batch reads through it (the batch keeps
+   * each value it read, unmodified, until it is committed or dropped).
+   */
+  view?(key: Uint8Array): Uint8Array | undefined;
   /** Every committed key and value, keys in ascending byte order (read before the next batch). */
   entries(): Iterable<[Uint8Array, Uint8Array]>;
 }

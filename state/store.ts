@@ -82,7 +82,7 @@ class MemoryBlockBatch implements BlockBatch {
     checkStateKey(key);
     let entry = this.seen.get(key);
     if (entry === undefined) {
-      entry = { key: key.slice(), value: this.committed.get(key) ?? null, written: false };
+      entry = { key: key.slice(), value: (this.committed.view !== undefined ? this.committed.view(key) : this.committed.get(key)) ?? null, written: false };
       this.seen.set(entry.key, entry);
     }
     const value = entry.value ?? undefined;

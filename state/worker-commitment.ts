@@ -296,6 +296,11 @@ export class WorkerCommitment implements StateCommitment {
     return this.values.get(key)?.slice();
   }
 
+  // The table's arrays are this side's own copies, replaced (never modified) by a later commit or rewind.
+  view(key: Uint8Array): Uint8Array | undefined {
+    return this.values.get(key);
+  }
+
   entries(): [Uint8Array, Uint8Array][] {
     const all: [Uint8Array, Uint8Array][] = [];
     for (const [k, v] of this.values.entries()) all.push([k.slice(), v.slice()]);
