@@ -79,8 +79,12 @@ export class SignatureRing {
   /** Posts a check; false (nothing posted) when its lengths do not fit a slot. */
   post(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
     if (publicKey.length !== ED25519_PUBLIC_KEY_LENGTH || signature.length !== ED25519_SIGNATURE_LENGTH || message.length > MAX_RING_MESSAGE) return false;
-    // A slot is reused only once the check it held has its verdict.
-    if (this.count - this.read >= SIGNATURE_RING) this.readVerdicts(this.count - SIGNATURE_RING + 1);
+    // A slot is reused only once the check it held has its verdict: take every verdict already
+    // written (so a full ring is not waited on at each post), then wait for the oldest if need be.
+    if (this.count - this.read >= SIGNATURE_RING) {
+      while (this.read < this.count && this.verdictOf(this.read) !== undefined) this.take(this.verdictOf(this.read)!);
+      this.readVerdicts(this.count - SIGNATURE_RING + 1);
+    }
     const at = (this.count % SIGNATURE_RING) * SLOT_BYTES;
     this.bytes.set(publicKey, at);
     this.bytes.set(signature, at + ED25519_PUBLIC_KEY_LENGTH);
@@ -99,9 +103,19 @@ export class SignatureRing {
   }
 
   private readVerdicts(upTo: number): void {
-    for (; this.read < upTo; this.read++) {
-      if (!this.awaitVerdict(this.read)) this.invalid.add(this.read);
-    }
+    while (this.read < upTo) this.take(this.verdictOf(this.read) ?? this.awaitVerdict(this.read));
+  }
+
+  /** Records the verdict of check number `read` and moves on. */
+  private take(valid: boolean): void {
+    if (!valid) this.invalid.add(this.read);
+    this.read++;
+  }
+
+  /** The helper's verdict on check `seq`, if it is written. */
+  private verdictOf(seq: number): boolean | undefined {
+    const word = Atomics.load(this.verdictWords, seq % SIGNATURE_RING);
+    return word >> 2 === (seq & 0xfffffff) ? (word & 3) === VALID : undefined;
   }
 
   private awaitVerdict(seq: number): boolean {
@@ -109,8 +123,8 @@ export class SignatureRing {
     this.wake();
     // The helper verifies in tens of µs: looking again is cheaper than sleeping and being woken.
     for (let spins = 0; spins < 1 << 16; spins++) {
-      const word = Atomics.load(this.verdictWords, slot);
-      if (word >> 2 === (seq & 0xfffffff)) return (word & 3) === VALID;
+      const verdict = this.verdictOf(seq);
+      if (verdict !== undefined) return verdict;
     }
     for (;;) {
       const word = Atomics.load(this.verdictWords, slot);
