@@ -21,9 +21,10 @@
 // verified on a worker thread while the previous block executes, and the engine takes the
 // worker's answers; it alternates blocks with a plain replay of the same build.
 // With --pipeline, whole pipelined replays (`replayFixture(…, { pipeline: true })`: roots and
-// signature checks on worker threads) alternate with plain whole replays (plain, pipelined,
-// pipelined, plain), each timed in wall time, process CPU time (all threads) and the main
-// thread's own CPU time (/proc; what bounds the pipelined replay when a core is free).
+// signature checks on a worker thread) alternate with plain whole replays and with each
+// baseline build's pipelined replays (plain, pipelined, baselines…, baselines…, pipelined,
+// plain), each timed in wall time, process CPU time (all threads) and the main thread's own CPU
+// time (/proc; what bounds the pipelined replay when a core is free).
 // The final figures are the last lines of the output (or one JSON document with --json;
 // progress always goes to stderr).
 import { readFileSync, writeFileSync } from "node:fs";
@@ -108,6 +109,8 @@ interface ReplayBuild {
   label: string;
   start(): { block(index: number): { mismatch: { field: string } | null } };
   fixture: Fixture;
+  /** The build's whole replay (pass 5 runs it pipelined). */
+  replayFixture: typeof replayFixture;
 }
 
 /** `--baseline label=dir` or `--baseline dir`. */
@@ -119,10 +122,10 @@ function splitBaseline(arg: string): { label: string; dir: string } {
 async function loadBaseline(arg: string, fixturePath: string | undefined, fixture: Fixture): Promise<ReplayBuild> {
   const { label, dir } = splitBaseline(arg);
   const url = (path: string) => pathToFileURL(resolve(dir, path)).href;
-  const replayModule = (await import(url("src/harness/replay.js"))) as { Replay: typeof Replay };
+  const replayModule = (await import(url("src/harness/replay.js"))) as { Replay: typeof Replay; replayFixture: typeof replayFixture };
   // Every build replays the same parsed fixture (its shape is the same in all of them).
   const own = { ...fixture, blocks: fixture.blocks.slice(0, fixture.blocks.length) };
-  return { label, fixture: own, start: () => startReplay(replayModule.Replay, own) };
+  return { label, fixture: own, start: () => startReplay(replayModule.Replay, own), replayFixture: replayModule.replayFixture };
 }
 
 function startReplay(R: typeof Replay, fixture: Fixture) {
@@ -438,18 +441,23 @@ function mainThreadCpu(): number {
   }
 }
 
-/** Whole replays, plain and pipelined in the order P Q Q P, twice each; the sums. */
-function pipelinePass(fixture: Fixture): { plain: WholeRun; pipelined: WholeRun } {
-  const sum = { plain: { seconds: 0, cpuSeconds: 0, mainThreadCpuSeconds: 0 }, pipelined: { seconds: 0, cpuSeconds: 0, mainThreadCpuSeconds: 0 } };
-  for (const pipeline of [false, true, true, false]) {
+const noRun = (): WholeRun => ({ seconds: 0, cpuSeconds: 0, mainThreadCpuSeconds: 0 });
+
+/**
+ * Whole replays, twice each: this build plain (P) and pipelined (Q), and each baseline build
+ * pipelined (B), in the order P Q B… B… Q P; the sums.
+ */
+function pipelinePass(self: ReplayBuild, baselines: readonly ReplayBuild[]): { plain: WholeRun; pipelined: WholeRun; baselines: WholeRun[] } {
+  const sum = { plain: noRun(), pipelined: noRun(), baselines: baselines.map(noRun) };
+  const half: [ReplayBuild, boolean, WholeRun][] = [[self, false, sum.plain], [self, true, sum.pipelined], ...baselines.map((b, i): [ReplayBuild, boolean, WholeRun] => [b, true, sum.baselines[i]!])];
+  for (const [build, pipeline, run] of [...half, ...[...half].reverse()]) {
     const t = ms();
     const c = process.cpuUsage();
     const main = mainThreadCpu();
-    const outcome = replayFixture(fixture, { pipeline });
+    const outcome = build.replayFixture(build.fixture, { pipeline });
     const used = process.cpuUsage(c);
     const mainUsed = mainThreadCpu() - main;
-    if (outcome.mismatch !== null) throw new Error(`${pipeline ? "pipelined" : "plain"} replay mismatch at block ${outcome.mismatch.height}: ${outcome.mismatch.field}`);
-    const run = pipeline ? sum.pipelined : sum.plain;
+    if (outcome.mismatch !== null) throw new Error(`${build.label}: ${pipeline ? "pipelined" : "plain"} replay mismatch at block ${outcome.mismatch.height}: ${outcome.mismatch.field}`);
     run.seconds += (ms() - t) / 1000;
     run.cpuSeconds += (used.user + used.system) / 1e6;
     run.mainThreadCpuSeconds += mainUsed;
@@ -469,7 +477,7 @@ async function main(argv: string[]): Promise<void> {
   log(`machine: ${machine}; load average at start ${loadStart}`);
   process.stderr.write(`bench: replaying ${fixture.blocks.length} blocks, ${txs} transactions…\n`);
 
-  const self: ReplayBuild = { label: "this build", fixture, start: () => startReplay(Replay, fixture) };
+  const self: ReplayBuild = { label: "this build", fixture, start: () => startReplay(Replay, fixture), replayFixture };
   // This build alone (its absolute figures and the chart), then, with baselines, every build in
   // turn block by block (the ratios; sharing a process costs each build some speed).
   const main = throughput([self], fixture)[0]!;
@@ -489,7 +497,7 @@ async function main(argv: string[]): Promise<void> {
   let pipelined: ReturnType<typeof pipelinePass> | undefined;
   if (o.pipeline) {
     process.stderr.write("bench: pipelined vs plain whole replays…\n");
-    pipelined = pipelinePass(fixture);
+    pipelined = pipelinePass(self, builds.slice(1));
   }
   const loadEnd = loadAverage();
 
@@ -578,6 +586,12 @@ async function main(argv: string[]): Promise<void> {
             pipelinedOtherThreadsCpuSeconds: +((pipelined.pipelined.cpuSeconds - pipelined.pipelined.mainThreadCpuSeconds) / 2).toFixed(3),
             pipelinedTxPerSecond: Math.round((2 * txs) / pipelined.pipelined.seconds),
             wallSpeedup: +(pipelined.plain.seconds / pipelined.pipelined.seconds).toFixed(2),
+            baselines: pipelined.baselines.map((b, i) => ({
+              label: builds[i + 1]!.label,
+              pipelinedSeconds: +(b.seconds / 2).toFixed(3),
+              pipelinedMainThreadCpuSeconds: +(b.mainThreadCpuSeconds / 2).toFixed(3),
+              speedup: +(b.seconds / pipelined.pipelined.seconds).toFixed(2),
+            })),
           },
         }
       : {}),
@@ -633,6 +647,9 @@ async function main(argv: string[]): Promise<void> {
         `plain main thread ${p.plainMainThreadCpuSeconds.toFixed(2)} s; on two idle cores the pipelined replay would take about max(main, other threads) = ` +
         `${Math.max(p.pipelinedMainThreadCpuSeconds, p.pipelinedOtherThreadsCpuSeconds).toFixed(2)} s against ${p.plainCpuSeconds.toFixed(2)} s plain`,
     );
+    for (const b of p.baselines) {
+      log(`${b.label}, pipelined in the same pass: ${b.pipelinedSeconds.toFixed(2)} s (main thread ${b.pipelinedMainThreadCpuSeconds.toFixed(2)} s CPU); this build's pipelined replay is ${b.speedup}x faster (wall)`);
+    }
   }
   log(`load average: ${loadStart} at start, ${loadAfterThroughput} after the throughput pass, ${loadEnd} at the end`);
   for (const b of result.baselines) {
