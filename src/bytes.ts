@@ -76,12 +76,21 @@ export function uintBE(value: bigint | number, width: number): Uint8Array {
 
 const U64_LIMIT = 1n << 64n;
 const U32_MASK = 0xffff_ffffn;
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** Big-endian u64 (the most frequent width: a few BigInt operations instead of one per byte). */
 export function u64BE(value: bigint | number): Uint8Array {
   const v = BigInt(value);
   if (v < 0n || v >= U64_LIMIT) throw new RangeError(`value ${v} does not fit in 8 bytes`);
   const out = new Uint8Array(8);
+  if (v <= MAX_SAFE) {
+    // Below 2^53 split as a number: no BigInt arithmetic.
+    const n = Number(v);
+    const lo = n % 0x1_0000_0000;
+    writeU32BE(out, 0, (n - lo) / 0x1_0000_0000);
+    writeU32BE(out, 4, lo);
+    return out;
+  }
   writeU32BE(out, 0, Number(v >> 32n));
   writeU32BE(out, 4, Number(v & U32_MASK));
   return out;
@@ -99,6 +108,9 @@ const readU32BE = (bytes: Uint8Array, offset: number): number =>
 
 /** The big-endian u64 at `offset` (the caller checks the length). */
 export function readU64BE(bytes: Uint8Array, offset: number): bigint {
-  return (BigInt(readU32BE(bytes, offset)) << 32n) | BigInt(readU32BE(bytes, offset + 4));
+  const hi = readU32BE(bytes, offset);
+  const lo = readU32BE(bytes, offset + 4);
+  // Below 2^53 the value is exact as a number: one BigInt instead of four.
+  return hi < 0x20_0000 ? BigInt(hi * 0x1_0000_0000 + lo) : (BigInt(hi) << 32n) | BigInt(lo);
 }
 export const u32BE = (v: bigint | number): Uint8Array => uintBE(v, 4);

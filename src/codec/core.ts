@@ -70,6 +70,20 @@ export const integerSchema = (max: bigint, what: string): JsonSchema => ({
 
 // ---------------------------------------------------------------- byte cursors
 
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** Big-endian u32 at `at`. */
+function readWord(b: Uint8Array, at: number): number {
+  return ((b[at]! << 24) | (b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]!) >>> 0;
+}
+
+function writeWord(b: Uint8Array, at: number, word: number): void {
+  b[at] = word >>> 24;
+  b[at + 1] = (word >>> 16) & 0xff;
+  b[at + 2] = (word >>> 8) & 0xff;
+  b[at + 3] = word & 0xff;
+}
+
 export class Writer {
   private buf = new Uint8Array(256);
   private len = 0;
@@ -97,6 +111,18 @@ export class Writer {
   /** Big-endian unsigned integer of `width` bytes; the caller has range-checked `value`. */
   uint(value: bigint, width: number): void {
     this.reserve(width);
+    if (value <= MAX_SAFE && width >= 8) {
+      // Most u64/u128 values are below 2^53: split them as a number, no BigInt arithmetic.
+      const n = Number(value);
+      const lo = n % 0x1_0000_0000;
+      const hi = (n - lo) / 0x1_0000_0000;
+      const end = this.len + width;
+      this.buf.fill(0, this.len, end - 8);
+      writeWord(this.buf, end - 8, hi);
+      writeWord(this.buf, end - 4, lo);
+      this.len = end;
+      return;
+    }
     // 32 bits per BigInt step (records are mostly u64/u128 fields), then single bytes.
     let v = value;
     let i = width - 1;
@@ -163,6 +189,17 @@ export class Reader {
   uint(width: number, path: string): bigint {
     this.need(width, path);
     const b = this.bytes;
+    if (width >= 8) {
+      // Below 2^53 (the top bytes zero, the high word < 2^21) the value is built as a number: one BigInt, not five.
+      const end = this.pos + width;
+      let zero = true;
+      for (let k = this.pos; zero && k < end - 8; k++) zero = b[k] === 0;
+      const hi = readWord(b, end - 8);
+      if (zero && hi < 0x20_0000) {
+        this.pos = end;
+        return BigInt(hi * 0x1_0000_0000 + readWord(b, end - 4));
+      }
+    }
     let v = 0n;
     let i = 0;
     for (; i < width % 4; i++) v = (v << 8n) | BigInt(b[this.pos + i]!);
