@@ -85,6 +85,9 @@ export class CborWriter {
 // different bytes (a second accepted form, so a different tx_hash for the same transaction).
 const utf8Decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
+/** Per argument width (1, 2, 4, 8 bytes), the smallest value that needs it (§ canonical CBOR: shortest form). */
+const SHORTEST: Record<number, bigint> = { 1: 24n, 2: 1n << 8n, 4: 1n << 16n, 8: 1n << 32n };
+
 /** Head arguments 0…23 (no allocation for the common case). */
 const SMALL: readonly bigint[] = Array.from({ length: 24 }, (_, i) => BigInt(i));
 
@@ -127,10 +130,16 @@ export class CborReader {
     if (info > 27) throw new CborError("Unsupported", start, `${what}: indefinite or reserved length`);
     const width = 1 << (info - 24);
     if (this.remaining < width) throw new CborError("Truncated", start, `${what}: head needs ${width} more bytes`);
-    let v = 0n;
-    for (let i = 0; i < width; i++) v = (v << 8n) | BigInt(this.buf[this.pos++]!);
-    const minimum = width === 1 ? 24n : 1n << BigInt(4 * width); // smallest value needing this width
-    if (v < minimum) throw new CborError("NonCanonical", start, `${what}: head is not in shortest form`);
+    // As a number while exact (below 2^53), then one BigInt.
+    let hi = 0;
+    let lo = 0;
+    for (let i = 0; i < width; i++) {
+      const byte = this.buf[this.pos++]!;
+      if (i < width - 4) hi = hi * 256 + byte;
+      else lo = lo * 256 + byte;
+    }
+    const v = hi < 0x20_0000 ? BigInt(hi * 0x1_0000_0000 + lo) : (BigInt(hi) << 32n) | BigInt(lo);
+    if (v < SHORTEST[width]!) throw new CborError("NonCanonical", start, `${what}: head is not in shortest form`);
     return v;
   }
 

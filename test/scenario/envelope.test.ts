@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { decode as cborxDecode } from "cbor-x";
 import { decodeEnvelope, encodeEnvelope, EnvelopeError, txHash, type TxEnvelope } from "../../src/chain/envelope.js";
 import type { GovAction, TxBody } from "../../src/chain/types.js";
-import { CborWriter } from "../../src/chain/cbor.js";
+import { CborReader, CborWriter } from "../../src/chain/cbor.js";
 import { keccak256 } from "../../src/crypto/hash.js";
 import { bytesEqual, toHex, utf8 } from "../../src/bytes.js";
 import { MUTATIONS, nthMutant } from "../../scripts/envelope-mutations.js";
@@ -70,6 +70,18 @@ describe("transaction envelope (docs/transactions.md, CIP-4 §4.3/§5.2)", () =>
     const bytes = encodeEnvelope(sample);
     for (let n = 0; n < bytes.length; n++) {
       expect(() => decodeEnvelope(bytes.subarray(0, n))).toThrow(EnvelopeError);
+    }
+  });
+
+  it("CBOR unsigned heads: every width reads back what CborWriter wrote (around 2^53 too), and each width's smallest value is its floor", () => {
+    const values = [0n, 23n, 24n, 255n, 256n, 65535n, 65536n, 2n ** 32n - 1n, 2n ** 32n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 2n ** 64n - 1n];
+    for (const v of values) expect(new CborReader(new CborWriter().uint(v).finish()).uint("v")).toBe(v);
+    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }), (v) => new CborReader(new CborWriter().uint(v).finish()).uint("v") === v), { numRuns: 2000 });
+    // [info, width, the smallest value this width may carry]: one below it is not in shortest form.
+    for (const [info, width, floor] of [[24, 1, 24n], [25, 2, 256n], [26, 4, 65536n], [27, 8, 2n ** 32n]] as const) {
+      const head = (v: bigint) => Uint8Array.of(info, ...Array.from({ length: width }, (_, i) => Number((v >> BigInt(8 * (width - 1 - i))) & 0xffn)));
+      expect(new CborReader(head(floor)).uint("v")).toBe(floor);
+      expect(() => new CborReader(head(floor - 1n)).uint("v")).toThrow(/shortest form/);
     }
   });
 
