@@ -150,6 +150,11 @@ export class BytesMap<V> extends OpenTable {
     return true;
   }
 
+  /** Calls `fn` with each value in slot order (arbitrary but deterministic): no pair per entry. */
+  forEachValue(fn: (value: V) => void): void {
+    for (let slot = 0; slot <= this.mask; slot++) if (this.keys[slot] !== undefined) fn(this.values[slot]!);
+  }
+
   /** Entries in slot order (arbitrary but deterministic). */
   *entries(): IterableIterator<[Uint8Array, V]> {
     for (let slot = 0; slot <= this.mask; slot++) {

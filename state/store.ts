@@ -152,11 +152,11 @@ class MemoryBlockBatch implements BlockBatch {
   /** Final values of the written keys, sorted by key, minus deletes of keys never committed. */
   netChanges(): KeyChange[] {
     const changes: KeyChange[] = [];
-    for (const [key, entry] of this.seen.entries()) {
-      if (!entry.written) continue;
-      if (entry.value === null && this.committed.get(key) === undefined) continue;
-      changes.push([key, entry.value ?? undefined]);
-    }
+    this.seen.forEachValue((entry) => {
+      if (!entry.written) return;
+      if (entry.value === null && this.committed.get(entry.key) === undefined) return;
+      changes.push([entry.key, entry.value ?? undefined]);
+    });
     return changes.sort((a, b) => compareBytes(a[0], b[0]));
   }
 }

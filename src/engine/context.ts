@@ -92,13 +92,16 @@ export const encodeScalar = (value: bigint): Uint8Array => encodeStateValue({ ki
 const lastBoundsBytes = new Uint8Array(9 * LIVE_SCALAR_READ_KEYS.length);
 let lastBounds: GovernanceBounds | undefined;
 
+/** The views one call reads (reused: a call never runs inside another). */
+const boundsViews: (Uint8Array | undefined)[] = new Array(LIVE_SCALAR_READ_KEYS.length);
+
 export function readGovernanceBounds(ctx: TxContext): GovernanceBounds {
   // Every scalar is read (metered) either way; only the decoding is skipped when the bytes are the last ones.
-  const views: (Uint8Array | undefined)[] = [];
+  const views = boundsViews;
   let same = lastBounds !== undefined;
   for (let i = 0; i < LIVE_SCALAR_READ_KEYS.length; i++) {
     const bytes = ctx.batch.getView(LIVE_SCALAR_READ_KEYS[i]![1]);
-    views.push(bytes);
+    views[i] = bytes;
     if (same && (bytes === undefined || bytes.length !== 9 || !sameAt(lastBoundsBytes, 9 * i, bytes))) same = false;
   }
   if (same) return lastBounds!;
