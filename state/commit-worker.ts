@@ -17,7 +17,7 @@ const header = new Int32Array(shared.header);
 const slots = new Int32Array(shared.slots);
 const data = new Uint8Array(shared.data);
 const roots = new Uint8Array(shared.roots);
-const commitment = createStateCommitment();
+let commitment = createStateCommitment();
 const signatures = shared.signatures === undefined ? undefined : new SignatureServer(shared.signatures);
 
 /** Unpacks one batch (WorkerCommitment's `pack` layout) into changes whose keys and values are copies. */
@@ -101,6 +101,7 @@ function run(): void {
     const bytes = length === -1 ? new Uint8Array(receiveMessageOnPort(shared.port)!.message as ArrayBuffer) : data.subarray(offset, offset + length);
     const at = (done % RING) * RESULT_BYTES;
     if (kind === JOB.stateBatch) roots.set(commitment.commitBatch(unpack(bytes, 0)), at);
+    else if (kind === JOB.reset) commitment = createStateCommitment();
     else {
       const r = rootsOfJob(bytes, 0);
       roots.set(r.tx_root, at);

@@ -27,7 +27,7 @@ export const ROOT_BYTES = 32;
 /** Bytes of one result slot: a state root, or a block's tx, receipt and logs roots. */
 export const RESULT_BYTES = 3 * ROOT_BYTES;
 /** Job kinds (a slot's third int). */
-export const JOB = { stateBatch: 0, blockRoots: 1 } as const;
+export const JOB = { stateBatch: 0, blockRoots: 1, reset: 2 } as const;
 /** Value length that marks a deleted key in a packed batch. */
 export const DELETED = 0xffff_ffff;
 /** How many commits may be in flight (the rings of batch descriptors and roots). */
@@ -99,7 +99,7 @@ export class WorkerCommitment implements StateCommitment {
    * the worker applies it only if all were valid, and refuses it otherwise (BatchRefused).
    */
   checks = { from: 0, to: 0 };
-  private readonly values = new BytesMap<Uint8Array>(1 << 12);
+  private values = new BytesMap<Uint8Array>(1 << 12);
   private readonly worker: Worker;
   private readonly port: MessagePort;
   private readonly header: Int32Array;
@@ -285,6 +285,32 @@ export class WorkerCommitment implements StateCommitment {
     Atomics.store(this.header, H.discardedMessages, messages);
     Atomics.store(this.header, H.refused, 0);
     this.wake();
+  }
+
+  /**
+   * Empties the commitment for another chain, keeping the worker: what is in flight is finished
+   * or undone (a refused batch is rewound), the worker starts a fresh database, and this side
+   * forgets every value. Then it is as new (not deferred).
+   */
+  reset(): void {
+    if (this.closed) throw new WorkerCommitmentError("the commitment is closed");
+    for (;;) {
+      const refused = Atomics.load(this.header, H.refused);
+      if (refused !== 0) this.rewind(refused - 1);
+      try {
+        this.settle(this.posted);
+        break;
+      } catch (err) {
+        if (!(err instanceof BatchRefused)) throw err;
+      }
+    }
+    this.values = new BytesMap<Uint8Array>(1 << 12);
+    this.deferred = false;
+    this.checks = { from: 0, to: 0 };
+    this.makeRoom(0);
+    this.post(JOB.reset, 0, () => {}, [], null);
+    this.settle(this.posted);
+    this.last = createStateCommitment().root();
   }
 
   root(): Uint8Array {

@@ -16,6 +16,7 @@ import {
   parseShard,
   replayExitCode,
   replayFileSteps,
+  ReplayPipeline,
   replayFixtureSteps,
   ReplayInputError,
   shardOf,
@@ -210,20 +211,26 @@ function registerReplay(program: Command): void {
       const kept = () => `${reports.length} of ${count(files.length, "fixture")} replayed before it; nothing written${opts.trace === undefined ? "" : ` (the trace ${opts.trace} is not)`}`;
       await keeping(kept, () =>
         withTrace(opts.trace, async (trace) => {
-          for (const file of files) {
-            const tracing = trace === null ? null : new TracingStore(newStore());
-            const report = await stoppable(
-              replayFileSteps(file, {
-                progress: mode,
-                ...(toHeight === undefined ? {} : { toHeight }),
-                ...(tracing === null ? {} : { store: tracing }),
-                ...(opts.pipeline === true ? { pipeline: true } : {}),
-                onBlock: (p, executed) => {
-                  if (tracing !== null) trace!.write(blockTraceLines(p.height, tracing.recorder, executed.envelopes, executed.results.receipts, executed.outcomes));
-                },
-              }),
-            );
-            reports.push(report);
+          // One worker for the whole run, started before the first fixture is read (docs/performance.md).
+          const pipeline = opts.pipeline === true ? new ReplayPipeline() : undefined;
+          try {
+            for (const file of files) {
+              const tracing = trace === null ? null : new TracingStore(newStore());
+              const report = await stoppable(
+                replayFileSteps(file, {
+                  progress: mode,
+                  ...(toHeight === undefined ? {} : { toHeight }),
+                  ...(tracing === null ? {} : { store: tracing }),
+                  ...(pipeline === undefined ? {} : { pipeline }),
+                  onBlock: (p, executed) => {
+                    if (tracing !== null) trace!.write(blockTraceLines(p.height, tracing.recorder, executed.envelopes, executed.results.receipts, executed.outcomes));
+                  },
+                }),
+              );
+              reports.push(report);
+            }
+          } finally {
+            pipeline?.close();
           }
         }),
       );

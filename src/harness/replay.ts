@@ -281,8 +281,9 @@ export interface ReplayOptions {
   /**
    * Merkleize the state on a second thread while the next block executes (see
    * `replayPipelined`); same outcome, same mismatch, same `onBlock` calls. Not with `store`.
+   * A ReplayPipeline is that thread kept for consecutive replays (`true` starts and stops one).
    */
-  pipeline?: boolean;
+  pipeline?: boolean | ReplayPipeline;
   /** Pipelined only: block index `i` was executed again because a signature answered valid ahead of its check was invalid. */
   onReexecute?: (i: number) => void;
 }
@@ -294,9 +295,15 @@ export function replayFixture(fixture: Fixture, options: ReplayOptions = {}): Re
 
 /** replayFixture unit by unit: a unit is one block (src/steps.ts), also when pipelined. */
 export function* replayFixtureSteps(fixture: Fixture, options: ReplayOptions = {}): Steps<ReplayOutcome> {
-  if (options.pipeline === true) {
+  if (options.pipeline !== undefined && options.pipeline !== false) {
     if (options.store !== undefined) throw new TypeError("a pipelined replay keeps its own store");
-    return yield* replayPipelined(fixture, options);
+    if (options.pipeline instanceof ReplayPipeline) return yield* replayPipelined(fixture, options, options.pipeline);
+    const pipeline = new ReplayPipeline();
+    try {
+      return yield* replayPipelined(fixture, options, pipeline);
+    } finally {
+      pipeline.close();
+    }
   }
   const { replay, mismatch } = Replay.start(fixture, options.store);
   if (mismatch !== null) return { blocks: 0, txs: 0, mismatch };
@@ -336,115 +343,129 @@ const PIPELINE_DEPTH = 16;
  * replay run again from genesis to that block, so the report — state diff included, which needs
  * the state exactly at that block — is the plain replay's own.
  */
-function* replayPipelined(fixture: Fixture, options: ReplayOptions): Steps<ReplayOutcome> {
-  const ring = allocateSignatureRing();
-  const commitment = new WorkerCommitment(ring);
-  const signatures = new SpeculativeSignatures(ring, commitment.wake);
+function* replayPipelined(fixture: Fixture, options: ReplayOptions, pipeline: ReplayPipeline): Steps<ReplayOutcome> {
+  const { commitment, signatures } = pipeline;
+  // A pipeline used before (or a replay abandoned half way) starts from an empty state again.
+  if (pipeline.used) commitment.reset();
+  pipeline.used = true;
   const storeOverCommitment = () => new SignatureCheckedStore(new MemoryStateStore(commitment), signatures, commitment);
-  try {
-    const started = Replay.start(fixture, storeOverCommitment());
-    if (started.mismatch !== null) return { blocks: 0, txs: 0, mismatch: started.mismatch };
-    let replay = started.replay;
-    commitment.deferred = true;
-    const speculate = (r: Replay): void => {
-      r.rootsOf = (txHashes, receipts) => commitment.deferRoots(rootsJob(txHashes, receipts));
-      r.chain.verifySignature = signatures.verify;
-    };
-    speculate(replay);
-    const blocks = blocksUpTo(fixture, options.toHeight);
-    const lastHeight = blocks.length === 0 ? 0n : blocks[blocks.length - 1]!.height;
-    /** Executed blocks not yet checked, oldest first: the block, its state batch's job and its last job. */
-    const queue: { half: ExecutedHalf; batchJob: number; lastJob: number }[] = [];
-    let txs = 0;
-    /** Executes block i (speculatively, or with the real verifier) and queues it. */
-    const execute = (i: number, verified: boolean): void => {
-      signatures.beginBlock();
-      const batchJob = commitment.jobs;
-      if (verified) replay.chain.verifySignature = ed25519VerifyStrict;
-      try {
-        queue.push({ half: replay.execute(i), batchJob, lastJob: commitment.jobs - 1 });
-      } finally {
-        replay.chain.verifySignature = signatures.verify;
-      }
-    };
-    /** Checks the oldest executed block; false when it does not match. */
-    const checkOldest = (): boolean => {
-      commitment.settle(queue[0]!.lastJob + 1);
-      const { half } = queue.shift()!;
-      const { executed, mismatch } = replay.check(half);
-      if (mismatch !== null) return false;
-      const i = half.index;
-      txs += blocks[i]!.transactions.length;
-      options.onBlock?.({ blocksDone: i + 1, blocksTotal: blocks.length, txsDone: txs, height: blocks[i]!.height, lastHeight }, executed);
-      return true;
-    };
-    /** Checks queued blocks until at most `depth` wait (and none whose root is in); the first mismatching index, or -1. */
-    const drain = (depth: number): number => {
-      while (queue.length > depth || (queue.length > 0 && commitment.ready(queue[0]!.lastJob))) {
-        const index = queue[0]!.half.index;
-        if (!checkOldest()) return index;
-      }
-      return -1;
-    };
-    /**
-     * The worker refused a state batch (`refused`; `current`: the block being executed when it
-     * was noticed): checks the blocks before the refused one, undoes it and everything after it,
-     * and continues on the state before it. The refused block's index, or a mismatch before it.
-     */
-    const rewind = (refused: BatchRefused, current: number): { index: number } | { mismatchAt: number } => {
-      const index = queue.find((q) => q.batchJob === refused.job)?.half.index ?? current;
-      while (queue.length > 0 && queue[0]!.half.index < index) {
-        const at = queue[0]!.half.index;
-        if (!checkOldest()) return { mismatchAt: at };
-      }
-      const parent = replay.parentHash;
-      commitment.rewind(refused.job);
-      queue.length = 0;
-      replay = Replay.resume(fixture, storeOverCommitment(), parent);
-      speculate(replay);
-      return { index };
-    };
-    let i = 0;
-    let verified = false;
-    while (i < blocks.length) {
-      try {
-        try {
-          execute(i, verified);
-        } catch (err) {
-          if (err instanceof BatchRefused) throw err;
-          // Only a wrong speculative answer (an earlier block's, which settling everything brings
-          // out as BatchRefused, or this block's own) can make a block fail that the plain replay runs.
-          commitment.settle(commitment.jobs);
-          if (!verified && signatures.blockInvalid()) {
-            options.onReexecute?.(i);
-            verified = true;
-            continue;
-          }
-          // Unusable input (or an engine failure): unless an earlier block mismatched, the plain replay throws it too.
-          const bad = drain(0);
-          if (bad >= 0) return referenceAt(fixture, blocks, bad, options);
-          throw err;
-        }
-        verified = false;
-        // A post_state dump is compared with the live state, so that block is checked before the next executes.
-        const bad = drain(blocks[i]!.post_state === undefined && i + 1 < blocks.length ? PIPELINE_DEPTH : 0);
-        if (bad >= 0) return referenceAt(fixture, blocks, bad, options);
-      } catch (err) {
-        if (!(err instanceof BatchRefused)) throw err;
-        const r = rewind(err, i);
-        if ("mismatchAt" in r) return referenceAt(fixture, blocks, r.mismatchAt, options);
-        options.onReexecute?.(r.index);
-        i = r.index;
-        verified = true;
-        continue;
-      }
-      i++;
-      // A stop here abandons the blocks in flight (the finally closes the worker): nothing is written.
-      yield;
+  const started = Replay.start(fixture, storeOverCommitment());
+  if (started.mismatch !== null) return { blocks: 0, txs: 0, mismatch: started.mismatch };
+  let replay = started.replay;
+  commitment.deferred = true;
+  const speculate = (r: Replay): void => {
+    r.rootsOf = (txHashes, receipts) => commitment.deferRoots(rootsJob(txHashes, receipts));
+    r.chain.verifySignature = signatures.verify;
+  };
+  speculate(replay);
+  const blocks = blocksUpTo(fixture, options.toHeight);
+  const lastHeight = blocks.length === 0 ? 0n : blocks[blocks.length - 1]!.height;
+  /** Executed blocks not yet checked, oldest first: the block, its state batch's job and its last job. */
+  const queue: { half: ExecutedHalf; batchJob: number; lastJob: number }[] = [];
+  let txs = 0;
+  /** Executes block i (speculatively, or with the real verifier) and queues it. */
+  const execute = (i: number, verified: boolean): void => {
+    signatures.beginBlock();
+    const batchJob = commitment.jobs;
+    if (verified) replay.chain.verifySignature = ed25519VerifyStrict;
+    try {
+      queue.push({ half: replay.execute(i), batchJob, lastJob: commitment.jobs - 1 });
+    } finally {
+      replay.chain.verifySignature = signatures.verify;
     }
-    return { blocks: blocks.length, txs, mismatch: null };
-  } finally {
-    commitment.close();
+  };
+  /** Checks the oldest executed block; false when it does not match. */
+  const checkOldest = (): boolean => {
+    commitment.settle(queue[0]!.lastJob + 1);
+    const { half } = queue.shift()!;
+    const { executed, mismatch } = replay.check(half);
+    if (mismatch !== null) return false;
+    const i = half.index;
+    txs += blocks[i]!.transactions.length;
+    options.onBlock?.({ blocksDone: i + 1, blocksTotal: blocks.length, txsDone: txs, height: blocks[i]!.height, lastHeight }, executed);
+    return true;
+  };
+  /** Checks queued blocks until at most `depth` wait (and none whose root is in); the first mismatching index, or -1. */
+  const drain = (depth: number): number => {
+    while (queue.length > depth || (queue.length > 0 && commitment.ready(queue[0]!.lastJob))) {
+      const index = queue[0]!.half.index;
+      if (!checkOldest()) return index;
+    }
+    return -1;
+  };
+  /**
+   * The worker refused a state batch (`refused`; `current`: the block being executed when it
+   * was noticed): checks the blocks before the refused one, undoes it and everything after it,
+   * and continues on the state before it. The refused block's index, or a mismatch before it.
+   */
+  const rewind = (refused: BatchRefused, current: number): { index: number } | { mismatchAt: number } => {
+    const index = queue.find((q) => q.batchJob === refused.job)?.half.index ?? current;
+    while (queue.length > 0 && queue[0]!.half.index < index) {
+      const at = queue[0]!.half.index;
+      if (!checkOldest()) return { mismatchAt: at };
+    }
+    const parent = replay.parentHash;
+    commitment.rewind(refused.job);
+    queue.length = 0;
+    replay = Replay.resume(fixture, storeOverCommitment(), parent);
+    speculate(replay);
+    return { index };
+  };
+  let i = 0;
+  let verified = false;
+  while (i < blocks.length) {
+    try {
+      try {
+        execute(i, verified);
+      } catch (err) {
+        if (err instanceof BatchRefused) throw err;
+        // Only a wrong speculative answer (an earlier block's, which settling everything brings
+        // out as BatchRefused, or this block's own) can make a block fail that the plain replay runs.
+        commitment.settle(commitment.jobs);
+        if (!verified && signatures.blockInvalid()) {
+          options.onReexecute?.(i);
+          verified = true;
+          continue;
+        }
+        // Unusable input (or an engine failure): unless an earlier block mismatched, the plain replay throws it too.
+        const bad = drain(0);
+        if (bad >= 0) return referenceAt(fixture, blocks, bad, options);
+        throw err;
+      }
+      verified = false;
+      // A post_state dump is compared with the live state, so that block is checked before the next executes.
+      const bad = drain(blocks[i]!.post_state === undefined && i + 1 < blocks.length ? PIPELINE_DEPTH : 0);
+      if (bad >= 0) return referenceAt(fixture, blocks, bad, options);
+    } catch (err) {
+      if (!(err instanceof BatchRefused)) throw err;
+      const r = rewind(err, i);
+      if ("mismatchAt" in r) return referenceAt(fixture, blocks, r.mismatchAt, options);
+      options.onReexecute?.(r.index);
+      i = r.index;
+      verified = true;
+      continue;
+    }
+    i++;
+    // A stop here abandons the blocks in flight (the finally closes the worker): nothing is written.
+    yield;
+  }
+  return { blocks: blocks.length, txs, mismatch: null };
+}
+
+/**
+ * The worker thread of pipelined replays (state root, block roots, signature checks) with its
+ * signature ring, kept across replays so that a run over many fixtures starts it once — and
+ * can start it before it reads the first fixture. One replay at a time; `close` stops it.
+ */
+export class ReplayPipeline {
+  private readonly ring = allocateSignatureRing();
+  readonly commitment = new WorkerCommitment(this.ring);
+  readonly signatures = new SpeculativeSignatures(this.ring, this.commitment.wake);
+  /** A replay has run on it: the next one resets it first. */
+  used = false;
+
+  close(): void {
+    this.commitment.close();
   }
 }
 

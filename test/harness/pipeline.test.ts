@@ -5,6 +5,7 @@
 // ahead of its check was not. A worker thread runs compiled JavaScript, so these tests run dist/.
 import { beforeAll, describe, expect, it } from "vitest";
 import { requireFreshDist } from "../fuzz/dist.js";
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { cli, corpusFiles, flipHex, readDoc, type Doc } from "./helpers.js";
 import { fillScenario } from "../../src/harness/fill.js";
@@ -25,8 +26,8 @@ beforeAll(async () => {
 let reexecuted = 0;
 
 /** Runs `doc` both ways; everything each reported (outcome, every onBlock call, or the error thrown). */
-function both(doc: Doc, toHeight?: bigint) {
-  const run = (pipeline: boolean) => {
+function both(doc: Doc, toHeight?: bigint, shared?: InstanceType<ReplayModule["ReplayPipeline"]>) {
+  const run = (pipeline: boolean | InstanceType<ReplayModule["ReplayPipeline"]>) => {
     const blocks: unknown[] = [];
     try {
       const outcome = replay.replayFixture(fixtures.loadFixture(JSON.parse(JSON.stringify(doc))), {
@@ -40,7 +41,16 @@ function both(doc: Doc, toHeight?: bigint) {
       return { thrown: `${(err as Error).name}: ${(err as Error).message}`, blocks };
     }
   };
-  return { plain: run(false), pipelined: run(true) };
+  return { plain: run(false), pipelined: run(shared ?? true) };
+}
+
+/** The encrypted-key-stream fixture (invalid quote signatures in blocks 2 and 3) with empty blocks after each: a refusal is found a full window late. */
+function lateRefusals(): Doc {
+  const scenario = JSON.parse(readFileSync("fixtures/scenarios/encrypted-key-stream.json", "utf8")) as { blocks: { height: string; txs: unknown[] }[] };
+  const empty = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, k) => ({ height: String(from + k), txs: [] }));
+  const last = Number(scenario.blocks.at(-1)!.height);
+  scenario.blocks = [...scenario.blocks.slice(0, 4), ...empty(5, 19), ...scenario.blocks.slice(4), ...empty(last + 1, last + 40)];
+  return JSON.parse(fixtureJsonText(fillScenario(parseScenario(scenario), "final"))) as Doc;
 }
 
 describe("pipelined replay = plain replay", () => {
@@ -58,11 +68,7 @@ describe("pipelined replay = plain replay", () => {
   it("an invalid signature found 16 blocks late: the blocks executed after it are undone, and every block matches the plain replay's", () => {
     // encrypted-key-stream has invalid quote signatures in blocks 2 and 3 (heights 3 and 4); with
     // empty blocks after each, the pipeline has executed a full window past them when the worker refuses.
-    const scenario = JSON.parse(readFileSync("fixtures/scenarios/encrypted-key-stream.json", "utf8")) as { blocks: { height: string; txs: unknown[] }[] };
-    const empty = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, k) => ({ height: String(from + k), txs: [] }));
-    const last = Number(scenario.blocks.at(-1)!.height);
-    scenario.blocks = [...scenario.blocks.slice(0, 4), ...empty(5, 19), ...scenario.blocks.slice(4), ...empty(last + 1, last + 40)];
-    const doc = JSON.parse(fixtureJsonText(fillScenario(parseScenario(scenario), "final"))) as Doc;
+    const doc = lateRefusals();
     const indices: number[] = [];
     const outcome = replay.replayFixture(fixtures.loadFixture(JSON.parse(JSON.stringify(doc))), { pipeline: true, onReexecute: (i) => indices.push(i) });
     expect(outcome).toEqual({ blocks: doc.blocks.length, txs: 27, mismatch: null });
@@ -70,6 +76,23 @@ describe("pipelined replay = plain replay", () => {
     const { plain, pipelined } = both(doc);
     expect(plain.outcome?.mismatch).toBeNull();
     expect(pipelined).toEqual(plain);
+  });
+
+  it("one ReplayPipeline for many replays, some abandoned half way (a mismatch, a refusal in flight): each the plain replay's", () => {
+    const shared = new replay.ReplayPipeline();
+    try {
+      const late = lateRefusals();
+      const tampered = JSON.parse(JSON.stringify(late)) as Doc;
+      // Block 3's own state root: the replay stops there, with block 3's refusal and later blocks in flight.
+      tampered.blocks[3]!.state_root = flipHex(tampered.blocks[3]!.state_root as string);
+      const docs = [late, tampered, ...corpusFiles().map(readDoc), tampered, late];
+      for (const [i, doc] of docs.entries()) {
+        const { plain, pipelined } = both(doc, undefined, shared);
+        expect(pipelined, `replay ${i}`).toEqual(plain);
+      }
+    } finally {
+      shared.close();
+    }
   });
 
   it("--to-height: the same prefix", () => {
@@ -132,6 +155,15 @@ describe("pipelined replay = plain replay", () => {
 });
 
 describe("cbqs replay --pipeline", () => {
+  it("the corpus through one worker (compiled CLI): the same --json report as the plain replay", () => {
+    const run = (...extra: string[]) => spawnSync(process.execPath, ["dist/src/cli.js", "replay", "--json", ...extra, "fixtures/corpus"], { encoding: "utf8" });
+    const [plain, pipelined] = [run(), run("--pipeline")];
+    expect(plain.status).toBe(0);
+    expect(pipelined.status).toBe(0);
+    expect(pipelined.stdout).toBe(plain.stdout);
+    expect(JSON.parse(plain.stdout).fixtures).toHaveLength(corpusFiles().length);
+  });
+
   it("is refused with --trace or --db (exit 2): both need the plain replay's store", async () => {
     for (const extra of [["--trace", "-"], ["--db", "/nonexistent-cbqs-db"]]) {
       const r = await cli(["replay", "--pipeline", ...extra, "fixtures/corpus/provider-lifecycle.json"]);
