@@ -21,6 +21,7 @@ import { concatBytes } from "../src/bytes.js";
 import { BLAKE3, KECCAK256, blake3, hashParts, keccak256, sha256 } from "../src/crypto/hash.js";
 import { ed25519VerifyStrict, verifyStrictDetailed } from "../src/crypto/ed25519.js";
 import { strictRoute } from "../src/crypto/ed25519-native.js";
+import { checkScriptArgs } from "./script-args.js";
 
 interface Pair {
   name: string;
@@ -127,7 +128,10 @@ function rate(f: () => void, sliceMs: number): number {
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
+const USAGE = "usage: bench-crypto [--rounds N] [--slice-ms MS] [--json]";
+
 function main(argv: string[]): void {
+  checkScriptArgs(argv, USAGE, ["--rounds", "--slice-ms"], ["--json"]);
   const arg = (name: string): string | undefined => {
     const i = argv.indexOf(name);
     return i >= 0 ? argv[i + 1] : undefined;
@@ -136,7 +140,7 @@ function main(argv: string[]): void {
   const sliceMs = Number(arg("--slice-ms") ?? "100");
   const json = argv.includes("--json");
   if (!Number.isInteger(rounds) || rounds < 1 || !(sliceMs > 0)) {
-    process.stderr.write("usage: bench-crypto [--rounds N] [--slice-ms MS] [--json]\n");
+    process.stderr.write(`${USAGE}\n`);
     process.exit(2);
   }
   const load = loadavg()[0]!;

@@ -18,7 +18,9 @@ import { readFixture } from "../src/harness/documents.js";
 import { CbqsNode } from "../src/node/chain-node.js";
 import { BrokerStateCache, brokerState } from "../src/node/reads.js";
 import { intArg, startNode } from "./node-process.js";
+import { checkScriptArgs } from "./script-args.js";
 
+checkScriptArgs(process.argv.slice(2), "usage: bench-node [--seconds N] [--connections N] [--accounts N]", ["--seconds", "--connections", "--accounts"]);
 const SECONDS = intArg("seconds", 10);
 const CONNECTIONS = intArg("connections", 16);
 const ACCOUNTS = intArg("accounts", 2_000);

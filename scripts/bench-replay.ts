@@ -52,6 +52,7 @@ import { MemoryStateStore } from "../state/store.js";
 import { createStateCommitment } from "../state/qmdb/index.js";
 import { lineChartSvg } from "./chart.js";
 import { generateLongChainScenario } from "./gen-long-chain.js";
+import { exitOnHelp, usageExit } from "./script-args.js";
 
 /** Points along the chain for the progress lines and the chart. */
 const SEGMENTS = 50;
@@ -66,7 +67,10 @@ interface Options {
   pipeline: boolean;
 }
 
+const USAGE = "usage: bench-replay [--fixture f.json.gz] [--blocks N] [--baseline [label=]dist-dir]... [--json] [--svg file] [--signature-worker] [--pipeline]";
+
 function parseArgs(argv: string[]): Options {
+  exitOnHelp(argv, USAGE);
   const o: Options = { fixture: undefined, blocks: 10_000, baselines: [], json: false, svg: undefined, signatureWorker: false, pipeline: false };
   const value = (i: number, flag: string): string => argv[i] ?? fail(`${flag} needs a value`);
   for (let i = 0; i < argv.length; i++) {
@@ -85,7 +89,7 @@ function parseArgs(argv: string[]): Options {
 }
 
 function fail(message: string): never {
-  throw new Error(`${message}\nusage: bench-replay [--fixture f.json.gz] [--blocks N] [--baseline dist-dir]... [--json] [--svg file] [--signature-worker] [--pipeline]`);
+  return usageExit("bench-replay", message, USAGE);
 }
 
 const ms = () => performance.now();

@@ -62,6 +62,7 @@ import { join } from "node:path";
 import { Env } from "../state/lmdb/env.js";
 import { LmdbQmdbStorage } from "../state/lmdb/qmdb-storage.js";
 import { STATE_CHUNK_BYTES } from "../state/qmdb/index.js";
+import { exitOnHelp, usageExit } from "./script-args.js";
 
 const KEY_LENGTH = STATE_KEY_LENGTH;
 const VALUE_LENGTH = 100;
@@ -91,6 +92,7 @@ const USAGE =
   "usage: bench-state [blocks] [writesPerBlock] [--seed N] [--qmdb-only] [--backend memory|lmdb] [--with-memory] [--lmdb-index] [--dir path] [--no-sync] [--no-profile] [--json] [--svg file] [--baseline [label=]dist-dir]...";
 
 function parseArgs(argv: string[]): Options {
+  exitOnHelp(argv, USAGE);
   const positional: number[] = [];
   const options: Options = {
     blocks: 1000,
@@ -133,7 +135,7 @@ function parseArgs(argv: string[]): Options {
 }
 
 function fail(message: string): never {
-  throw new Error(`${message}\n${USAGE}`);
+  return usageExit("bench-state", message, USAGE);
 }
 
 function positiveInteger(what: string, text: string | undefined): number {

@@ -16,6 +16,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { mulberry32 } from "./rng.js";
+import { exitOnHelp, usageExit } from "./script-args.js";
 
 const CLI = new URL("../src/cli.js", import.meta.url).pathname;
 
@@ -28,16 +29,19 @@ interface Options {
   dir: string | undefined;
 }
 
+const USAGE = "usage: crash-replay [fixture.json.gz] [--kills N] [--seed S] [--grace MS] [--dir path]";
+
 function parseArgs(argv: string[]): Options {
+  exitOnHelp(argv, USAGE);
   const o: Options = { fixture: ".cache/long-chain.json.gz", kills: 20, seed: 0xc4a54, graceMs: 200, dir: undefined };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    const next = () => argv[++i] ?? fail(`${arg} needs a value`);
+    const next = () => argv[++i] ?? usageExit("crash-replay", `${arg} needs a value`, USAGE);
     if (arg === "--kills") o.kills = Number(next());
     else if (arg === "--seed") o.seed = Number(next());
     else if (arg === "--grace") o.graceMs = Number(next());
     else if (arg === "--dir") o.dir = next();
-    else if (arg.startsWith("--")) fail(`unknown option ${arg}`);
+    else if (arg.startsWith("--")) usageExit("crash-replay", `unknown option ${arg}`, USAGE);
     else o.fixture = arg;
   }
   return o;

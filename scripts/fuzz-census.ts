@@ -5,14 +5,15 @@
 //   npm run build && node dist/scripts/fuzz-census.js [--seed 1] [--runs 200] [--blocks 8]
 import { ChainBuilder } from "../src/fuzz/build.js";
 import { generateChain } from "../src/fuzz/plan.js";
+import { exitOnHelp, usageExit } from "./script-args.js";
 
 function parseArgs(argv: string[]): { seed: number; runs: number; blocks: number } {
+  exitOnHelp(argv, "usage: fuzz-census [--seed S] [--runs N] [--blocks B]");
   const opts = { seed: 1, runs: 200, blocks: 8 };
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]];
     if (value === undefined || !/^[0-9]+$/.test(value) || !["--seed", "--runs", "--blocks"].includes(flag!)) {
-      process.stderr.write("usage: fuzz-census [--seed S] [--runs N] [--blocks B]\n");
-      process.exit(2);
+      usageExit("fuzz-census", `${flag} ${value ?? ""}: expected --seed, --runs or --blocks with a decimal integer`.replace(" :", ":"), "usage: fuzz-census [--seed S] [--runs N] [--blocks B]");
     }
     opts[flag!.slice(2) as keyof typeof opts] = Number(value);
   }

@@ -8,6 +8,7 @@ import { Rng } from "./rng.js";
 import * as fc from "fast-check";
 import { bytesEqual, toHex } from "../src/bytes.js";
 import { CODEC_NAMES, DecodeError, codecByName, decode, encode, type Codec } from "../src/codec/index.js";
+import { exitOnHelp, usageExit } from "./script-args.js";
 
 interface Options {
   count: number;
@@ -16,6 +17,7 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
+  exitOnHelp(argv, `usage: fuzz-codec [--count N] [--seed S] [--type ${CODEC_NAMES.join("|")}]`);
   const opts: Options = { count: 100_000, seed: 1, types: [...CODEC_NAMES] };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
@@ -24,8 +26,7 @@ function parseArgs(argv: string[]): Options {
     else if (flag === "--seed" && value && /^[0-9]+$/.test(value)) opts.seed = Number(value);
     else if (flag === "--type" && value && codecByName(value)) opts.types = [value];
     else {
-      process.stderr.write(`usage: fuzz-codec [--count N] [--seed S] [--type ${CODEC_NAMES[0]}|…]\n`);
-      process.exit(2);
+      usageExit("fuzz-codec", `${flag} ${value ?? ""}: expected --count N, --seed S or --type <codec>`.replace(" :", ":"), `usage: fuzz-codec [--count N] [--seed S] [--type ${CODEC_NAMES[0]}|…]`);
     }
     i++;
   }

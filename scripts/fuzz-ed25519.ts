@@ -15,6 +15,7 @@ import { sha512 } from "@noble/hashes/sha2.js";
 import { concatBytes, toHex } from "../src/bytes.js";
 import { ED25519_L, ED25519_P, ed25519VerifyStrict, verifyStrictDetailed } from "../src/crypto/ed25519.js";
 import { SMALL_ORDER_ENCODINGS, strictRoute } from "../src/crypto/ed25519-native.js";
+import { checkScriptArgs } from "./script-args.js";
 
 const Point = ed25519.Point;
 type EdPoint = InstanceType<typeof Point>;
@@ -363,7 +364,10 @@ interface ClassTally {
   mismatches: number;
 }
 
+const FUZZ_ED25519_USAGE = "usage: fuzz-ed25519 [--count N] [--seed S] [--json]";
+
 function main(argv: string[]): void {
+  checkScriptArgs(argv, FUZZ_ED25519_USAGE, ["--count", "--seed"], ["--json"]);
   const arg = (name: string): string | undefined => {
     const i = argv.indexOf(name);
     return i >= 0 ? argv[i + 1] : undefined;
@@ -372,7 +376,7 @@ function main(argv: string[]): void {
   const seed = Number(arg("--seed") ?? "1");
   const json = argv.includes("--json");
   if (!Number.isSafeInteger(count) || count < 1 || !Number.isSafeInteger(seed)) {
-    process.stderr.write("usage: fuzz-ed25519 [--count N] [--seed S] [--json]\n");
+    process.stderr.write(`${FUZZ_ED25519_USAGE}\n`);
     process.exit(2);
   }
   const tallies = new Map<string, ClassTally>(CLASSES.map(([name]) => [name, { cases: 0, accepted: 0, routes: {}, opensslAloneDisagrees: 0, mismatches: 0 }]));

@@ -10,16 +10,17 @@ import { bytesEqual, toHex } from "../src/bytes.js";
 import { decodeEnvelope, encodeEnvelope, EnvelopeError } from "../src/chain/envelope.js";
 import { MUTATIONS, nthMutant, type Mutation } from "./envelope-mutations.js";
 import { Rng } from "./rng.js";
+import { exitOnHelp, usageExit } from "./script-args.js";
 
 function parseArgs(argv: string[]): { count: number; seed: number } {
+  exitOnHelp(argv, "usage: fuzz-envelope [--count N] [--seed S]");
   const opts = { count: 100_000, seed: 1 };
   for (let i = 0; i < argv.length; i += 2) {
     const value = argv[i + 1];
     if (argv[i] === "--count" && value && /^[0-9]+$/.test(value)) opts.count = Number(value);
     else if (argv[i] === "--seed" && value && /^[0-9]+$/.test(value)) opts.seed = Number(value);
     else {
-      process.stderr.write("usage: fuzz-envelope [--count N] [--seed S]\n");
-      process.exit(2);
+      usageExit("fuzz-envelope", `${argv[i]} ${value ?? ""}: expected --count N or --seed S`.replace(" :", ":"), "usage: fuzz-envelope [--count N] [--seed S]");
     }
   }
   return opts;

@@ -15,6 +15,7 @@ import { fuzz, SHRINK_BUDGET, type Finding } from "../src/fuzz/fuzz.js";
 import { CommandTarget, type T8nTarget } from "../src/fuzz/target.js";
 import { count } from "../src/harness/progress.js";
 import { buildMutant, moduleTarget, MUTANTS, removeMutant, type Mutant } from "./mutants.js";
+import { exitOnHelp, usageExit } from "./script-args.js";
 
 interface Options {
   seed: number;
@@ -26,6 +27,8 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
+  const usage = `usage: fuzz-mutants [--seed S | --seeds N] [--blocks B] [--max-runs N] [--in-process] [--mutant ${MUTANTS.map((m) => m.name).join("|")}]`;
+  exitOnHelp(argv, usage);
   const opts: Options = { seed: 1, seeds: null, blocks: 8, maxRuns: 200, inProcess: false, only: null };
   for (let i = 0; i < argv.length; i++) {
     const [flag, value] = [argv[i], argv[i + 1]];
@@ -38,8 +41,7 @@ function parseArgs(argv: string[]): Options {
       if (flag === "--max-runs") opts.maxRuns = Number(value);
       i++;
     } else {
-      process.stderr.write(`usage: fuzz-mutants [--seed S | --seeds N] [--blocks B] [--max-runs N] [--in-process] [--mutant ${MUTANTS.map((m) => m.name).join("|")}]\n`);
-      process.exit(2);
+      usageExit("fuzz-mutants", `${flag} ${value ?? ""}: not an option of fuzz-mutants, or a bad value`.replace(" :", ":"), usage);
     }
   }
   return opts;

@@ -8,7 +8,9 @@ import { fileURLToPath } from "node:url";
 import { fuzzCase, sendCase, type Outcome } from "./fuzz-node-cases.js";
 import { intArg, startNode } from "./node-process.js";
 import { Rng } from "./rng.js";
+import { checkScriptArgs } from "./script-args.js";
 
+checkScriptArgs(process.argv.slice(2), "usage: fuzz-node [--cases N] [--seed S] [--concurrency N] [--max-seconds N]", ["--cases", "--seed", "--concurrency", "--max-seconds"]);
 const CASES = intArg("cases", 12_000);
 const SEED = intArg("seed", 1);
 const CONCURRENCY = intArg("concurrency", 16);

@@ -10,6 +10,7 @@ import { Output, Streamed, writeJsonDocument, writing } from "../src/json/write.
 import { DUMP_FORMAT, dumpEntry } from "../state/dump.js";
 import { accountKey } from "../state/keys.js";
 import { encodeStateValue } from "../state/value.js";
+import { checkScriptArgs } from "./script-args.js";
 
 function* entries(n: number, decoded: boolean): Iterable<unknown> {
   // Addresses 0x00…00‖u64(i) are ascending in i, so the dump is already in key order.
@@ -22,12 +23,15 @@ function* entries(n: number, decoded: boolean): Iterable<unknown> {
   }
 }
 
+const USAGE = "usage: gen-big-dump <file> [--entries N] [--decoded]";
+
 function main(argv: string[]): void {
-  const file = argv[0];
+  checkScriptArgs(argv, USAGE, ["--entries"], ["--decoded"], 1);
+  const file = argv.find((a, i) => !a.startsWith("--") && argv[i - 1] !== "--entries");
   const at = argv.indexOf("--entries");
   const n = at >= 0 ? Number(argv[at + 1]) : 1_250_000;
   if (file === undefined || !Number.isSafeInteger(n) || n < 0) {
-    process.stderr.write("usage: gen-big-dump <file> [--entries N] [--decoded]\n");
+    process.stderr.write(`${USAGE}\n`);
     process.exit(2);
   }
   writing(new Output(file), (out) => writeJsonDocument(out, { format: DUMP_FORMAT, entries: new Streamed(entries(n, argv.includes("--decoded"))) }));

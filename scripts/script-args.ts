@@ -44,3 +44,42 @@ export function scriptArgs(argv: string[], usage: string, valued: readonly strin
     flag: (name) => values[name] === true,
   };
 }
+
+/**
+ * For the developer scripts that read their own options (benches, fuzzers, generators): `--help`
+ * or `-h` prints `usage` and exits 0; an option not in `valued` or `switches`, a valued option
+ * without its value, or more than `positionals` other arguments print the problem and `usage`
+ * on stderr and exit 2 — before the script does anything.
+ */
+export function checkScriptArgs(argv: readonly string[], usage: string, valued: readonly string[], switches: readonly string[] = [], positionals = 0): void {
+  exitOnHelp(argv, usage);
+  const text = usage.endsWith("\n") ? usage : `${usage}\n`;
+  let extra = 0;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    let problem: string | undefined;
+    if (valued.includes(arg)) {
+      if (argv[i + 1] === undefined || argv[i + 1]!.startsWith("--")) problem = `${arg} needs a value`;
+      i++;
+    } else if (arg.startsWith("-") && arg !== "-") {
+      if (!switches.includes(arg)) problem = `unknown option ${arg}`;
+    } else if (++extra > positionals) problem = `unexpected argument ${arg}`;
+    if (problem !== undefined) {
+      process.stderr.write(`${problem}\n${text}`);
+      process.exit(2);
+    }
+  }
+}
+
+/** `--help` or `-h` in `argv`: prints `usage` on stdout and exits 0 (for scripts whose own parser checks the rest). */
+export function exitOnHelp(argv: readonly string[], usage: string): void {
+  if (!argv.includes("--help") && !argv.includes("-h")) return;
+  process.stdout.write(usage.endsWith("\n") ? usage : `${usage}\n`);
+  process.exit(0);
+}
+
+/** A usage error of a developer script: the problem and `usage` on stderr, exit 2 (as the CLI's usage errors). */
+export function usageExit(script: string, problem: string, usage: string): never {
+  process.stderr.write(`${script}: ${problem}\n${usage.endsWith("\n") ? usage : `${usage}\n`}`);
+  process.exit(2);
+}

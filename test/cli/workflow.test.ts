@@ -242,6 +242,24 @@ describe("issue 10: the scripts a user runs take --help and refuse unknown optio
     expect(script("gen-long-chain.js", "--blocks", "ten", "--scenario", join(dir, "x.json"))).toMatchObject({ status: 2, stderr: "cbqs: error: --blocks must be an integer of at least 1 (got ten)\n" });
   });
 
+  it("every developer script (benches, fuzzers, generators): --help is its usage (exit 0) and an unknown option exit 2, before it does anything", () => {
+    const scripts = readdirSync(join("dist", "scripts")).filter((f) => f.endsWith(".js") && !["gen-long-chain.js", "start.js"].includes(f));
+    // Modules other scripts import, not run on their own.
+    const libraries = new Set(["chart.js", "envelope-mutations.js", "fuzz-node-cases.js", "mutants.js", "node-process.js", "rng.js", "script-args.js"]);
+    const runnable = scripts.filter((f) => !libraries.has(f));
+    expect(runnable.length).toBeGreaterThanOrEqual(13);
+    const before = readdirSync(".").sort();
+    for (const name of runnable) {
+      const help = script(name, "--help");
+      expect([help.status, help.stdout], name).toEqual([0, expect.stringMatching(/^usage: /)]);
+      const bad = script(name, "--bogus");
+      expect(bad.status, `${name}: ${bad.stderr}`).toBe(2);
+      expect(bad.stderr, name).toMatch(/--bogus[^]*\nusage: /);
+    }
+    // Nothing was written (gen-big-dump once wrote a file named "--help").
+    expect(readdirSync(".").sort()).toEqual(before);
+  });
+
   it("gen-long-chain states no fixed time estimate (it would be wrong for any other --blocks)", () => {
     const r = script("gen-long-chain.js", "--blocks", "3", "--min-txs", "0", "--fixture", join(dir, "lc3", "long-chain.json.gz"), "--quiet");
     expect(r.status, r.stderr).toBe(0);
