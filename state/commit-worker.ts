@@ -51,6 +51,12 @@ function spinFor(done: number): boolean {
   return false;
 }
 
+/** Tells a main thread waiting for a root that `done`, `refused` or `failed` changed. */
+function signal(): void {
+  Atomics.add(header, H.events, 1);
+  Atomics.notify(header, H.events);
+}
+
 /**
  * Refuses state batch `job` (executed with an invalid signature check) and waits, still verifying
  * the checks posted meanwhile, until the main thread has rewound; then drops the messages of the
@@ -58,7 +64,7 @@ function spinFor(done: number): boolean {
  */
 function refuse(job: number): boolean {
   Atomics.store(header, H.refused, job + 1);
-  Atomics.notify(header, H.done);
+  signal();
   while (Atomics.load(header, H.refused) !== 0) {
     if (Atomics.load(header, H.closed) !== 0) return false;
     if (signatures?.pending() === true) {
@@ -110,7 +116,7 @@ function run(): void {
     }
     done++;
     Atomics.store(header, H.done, done);
-    Atomics.notify(header, H.done);
+    signal();
   }
 }
 
@@ -119,5 +125,5 @@ try {
 } catch (err) {
   shared.port.postMessage(err instanceof Error ? (err.stack ?? err.message) : String(err));
   Atomics.store(header, H.failed, 1);
-  Atomics.notify(header, H.done);
+  signal();
 }

@@ -61,8 +61,13 @@ export const H = {
   refused: 6,
   /** Set by `rewind`: how many of the discarded jobs came by message (the worker drops them from its port). */
   discardedMessages: 7,
+  /**
+   * Bumped by the worker after each of `done`, `refused` and `failed` changes: the main thread
+   * waits on it, so a refusal or failure between its look at the flags and its wait still wakes it.
+   */
+  events: 8,
 } as const;
-const HEADER_INTS = 8;
+const HEADER_INTS = 9;
 /** Per job: offset and length in `data`, kind (JOB), and the signature checks [from, to) a state batch was executed with. */
 export const SLOT_INTS = 5;
 
@@ -210,7 +215,9 @@ export class WorkerCommitment implements StateCommitment {
     this.slots[slot + 4] = this.checks.to;
     this.posted++;
     this.unfilled.push(results);
-    this.undo.push(this.deferred ? undo : null);
+    this.undo.push(undo);
+    // A range of checks belongs to one batch: the next batch has none unless it is given its own.
+    if (kind === JOB.stateBatch) this.checks = { from: this.checks.to, to: this.checks.to };
     Atomics.store(this.header, H.posted, this.posted);
     // Waking the worker costs a context switch; it is woken for a few jobs at a time (and by settle).
     if (!this.deferred || this.posted - Atomics.load(this.header, H.done) >= WAKE_AFTER) this.wake();
@@ -236,10 +243,13 @@ export class WorkerCommitment implements StateCommitment {
       // The worker is at it (a block takes it ~0.2 ms): looking again is cheaper than sleeping and being woken.
       for (let spins = 0; done <= this.settled && spins < 1 << 16; spins++) done = Atomics.load(this.header, H.done);
       while (done <= this.settled) {
+        const events = Atomics.load(this.header, H.events);
         this.checkFailed();
         const refused = Atomics.load(this.header, H.refused);
         if (refused !== 0) throw new BatchRefused(refused - 1);
-        if (Atomics.wait(this.header, H.done, done, STALL_MS) === "timed-out") throw new WorkerCommitmentError(`no root from the commit worker for ${STALL_MS / 1000} s`);
+        done = Atomics.load(this.header, H.done);
+        if (done > this.settled) break;
+        if (Atomics.wait(this.header, H.events, events, STALL_MS) === "timed-out") throw new WorkerCommitmentError(`no root from the commit worker for ${STALL_MS / 1000} s`);
         done = Atomics.load(this.header, H.done);
       }
       for (; this.settled < done && this.settled < count; this.settled++) {

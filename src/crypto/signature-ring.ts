@@ -28,11 +28,12 @@ export interface SignatureRingShared {
   verdicts: SharedArrayBuffer;
 }
 
-export const allocateSignatureRing = (): SignatureRingShared => ({
-  posted: new SharedArrayBuffer(4),
-  slots: new SharedArrayBuffer(SIGNATURE_RING * SLOT_BYTES),
-  verdicts: new SharedArrayBuffer(4 * SIGNATURE_RING),
-});
+export function allocateSignatureRing(): SignatureRingShared {
+  const verdicts = new SharedArrayBuffer(4 * SIGNATURE_RING);
+  // No verdict yet: -1 carries no check number (a zeroed word would read as check 0, invalid).
+  new Int32Array(verdicts).fill(-1);
+  return { posted: new SharedArrayBuffer(4), slots: new SharedArrayBuffer(SIGNATURE_RING * SLOT_BYTES), verdicts };
+}
 
 /** Numbers of the invalid checks seen, ascending: which of a range of checks were invalid. */
 class InvalidChecks {

@@ -90,6 +90,10 @@ describe("Ed25519 signature ring (pipelined replay)", () => {
     expect(wakes).toBe(10);
   });
 
+  it("a fresh ring holds no verdict: no word reads as a verdict on check 0 before the helper wrote one", () => {
+    expect([...new Int32Array(allocateSignatureRing().verdicts)].every((w) => w === -1)).toBe(true);
+  });
+
   it("the helper verifies each check once and says when it has none left; an empty range holds nothing invalid", () => {
     const shared = allocateSignatureRing();
     const ring = new SignatureRing(shared, () => {});
