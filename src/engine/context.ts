@@ -56,11 +56,12 @@ function writeSlot(ctx: TxContext, key: Uint8Array, bytes: Uint8Array): void {
   ctx.batch.put(key, encodeStateValue({ kind: "StorageSlot", bytes }));
 }
 
-function decodeStored<T>(codec: Codec<T>, bytes: Uint8Array, what: string): T {
+/** `what` and `id` name the record in the rejection (built only then: records are read on every instruction). */
+function decodeStored<T>(codec: Codec<T>, bytes: Uint8Array, what: string, id: Uint8Array): T {
   try {
     return decode(codec, bytes);
   } catch {
-    return reject("RegistryStateInvalid", `${what}: stored record is malformed`);
+    return reject("RegistryStateInvalid", `${what} ${toHex(id)}: stored record is malformed`);
   }
 }
 
@@ -167,9 +168,9 @@ export function requireChainContext(s: Singleton, context: CbqsSigningContextV1,
   }
 }
 
-function requireSameInstance(s: Singleton, carried: Bytes32, what: string): void {
+function requireSameInstance(s: Singleton, carried: Bytes32, what: string, id: Uint8Array): void {
   if (!bytesEqual(carried, s.chain_instance_id)) {
-    reject("ChainInstanceMismatch", `${what} carries chain instance ${toHex(carried)}, the registry's is ${toHex(s.chain_instance_id)}`);
+    reject("ChainInstanceMismatch", `${what} ${toHex(id)} carries chain instance ${toHex(carried)}, the registry's is ${toHex(s.chain_instance_id)}`);
   }
 }
 
@@ -178,8 +179,8 @@ function requireSameInstance(s: Singleton, carried: Bytes32, what: string): void
 export function readProvider(ctx: TxContext, s: Singleton, provider: Address): ProviderRecordV1 | null {
   const bytes = readSlot(ctx, providerKey(provider), "provider record");
   if (bytes === undefined) return null;
-  const record = decodeStored(S.ProviderRecordV1, bytes, `provider ${toHex(provider)}`);
-  requireSameInstance(s, record.chain_instance_id, `provider record ${toHex(provider)}`);
+  const record = decodeStored(S.ProviderRecordV1, bytes, "provider", provider);
+  requireSameInstance(s, record.chain_instance_id, "provider record", provider);
   if (!bytesEqual(record.provider, provider)) reject("RegistryStateInvalid", `provider record under ${toHex(provider)} names another provider`);
   return record;
 }
@@ -193,8 +194,8 @@ export function writeProvider(ctx: TxContext, record: ProviderRecordV1): void {
 export function readStream(ctx: TxContext, s: Singleton, id: Bytes32): StreamRecordV1 | null {
   const bytes = readSlot(ctx, streamKey(id), "stream record");
   if (bytes === undefined) return null;
-  const record = decodeStored(S.StreamRecordV1, bytes, `stream ${toHex(id)}`);
-  requireSameInstance(s, record.chain_instance_id, `stream record ${toHex(id)}`);
+  const record = decodeStored(S.StreamRecordV1, bytes, "stream", id);
+  requireSameInstance(s, record.chain_instance_id, "stream record", id);
   if (!bytesEqual(record.stream_id, id)) reject("RegistryStateInvalid", `stream record under ${toHex(id)} names another stream`);
   return record;
 }
