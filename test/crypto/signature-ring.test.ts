@@ -3,7 +3,9 @@
 // invalid?" as the reference does, and a reused slot is never mistaken for the check that held it
 // before. The two sides run here in one thread, interleaved as the test picks; the threaded run is
 // test/harness/pipeline.test.ts (the corpus has invalid quote signatures, and blocks after them).
+import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
+import { requireFreshDist } from "../fuzz/dist.js";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { fromHex } from "../../src/bytes.js";
 import { ed25519Sign, ed25519VerifyStrict } from "../../src/crypto/ed25519.js";
@@ -73,6 +75,56 @@ describe("Ed25519 signature ring (pipelined replay)", () => {
       const got = run(all, serveEvery, blockSize);
       expect(got.helper, `helper, serving every ${serveEvery}`).toEqual(expected);
       expect(got.poster, `poster, serving every ${serveEvery}`).toEqual(expected);
+    }
+  });
+
+  it("a poster that never asks: a full ring takes the verdicts already written before reusing a slot, and remembers the invalid ones", () => {
+    // The helper serves every 100 posts, the poster asks nothing until the end: from the 257th post
+    // on every post finds the ring full and must take verdicts (never overwrite an unread slot).
+    const shared = allocateSignatureRing();
+    const ring = new SignatureRing(shared, () => {});
+    const server = new SignatureServer(shared);
+    all.forEach((c, i) => {
+      ring.post(c.publicKey, c.message, c.signature);
+      if (i % 100 === 99) server.serve();
+    });
+    server.serve();
+    const poster: boolean[] = [];
+    for (let at = 0; at + 5 <= all.length; at += 5) poster.push(ring.anyInvalid(at, at + 5));
+    expect(poster).toEqual(reference(all, 5));
+  });
+
+  it("a helper thread that lags a whole ring behind: the 257th post waits for it instead of overwriting an unverified check (compiled build)", async () => {
+    requireFreshDist();
+    const ringUrl = new URL("../../dist/src/crypto/signature-ring.js", import.meta.url).href;
+    const { allocateSignatureRing: allocate, SignatureRing: Ring } = (await import(ringUrl)) as typeof import("../../src/crypto/signature-ring.js");
+    const shared = allocate();
+    // The helper sleeps 300 ms before serving anything, then serves every millisecond until terminated.
+    const helper = new Worker(
+      `const { workerData } = require("node:worker_threads");
+       import(workerData.ringUrl).then(({ SignatureServer }) => {
+         const server = new SignatureServer(workerData.shared);
+         const pause = new Int32Array(new SharedArrayBuffer(4));
+         Atomics.wait(pause, 0, 0, 300);
+         for (;;) { server.serve(); Atomics.wait(pause, 0, 0, 1); }
+       });`,
+      { eval: true, workerData: { ringUrl, shared } },
+    );
+    try {
+      const ring = new Ring(shared, () => {});
+      // Checks 0 … 255 fill the ring unverified; check 256 has the opposite validity of check 0.
+      const checksOf = all.slice(0, SIGNATURE_RING);
+      const bad = all.find((c) => !ed25519VerifyStrict(c.publicKey, c.message, c.signature))!;
+      const good = all.find((c) => ed25519VerifyStrict(c.publicKey, c.message, c.signature))!;
+      checksOf[0] = good;
+      for (const c of checksOf) ring.post(c.publicKey, c.message, c.signature);
+      const started = Date.now();
+      ring.post(bad.publicKey, bad.message, bad.signature); // waits for check 0's verdict
+      expect(Date.now() - started).toBeGreaterThan(100);
+      expect(ring.anyInvalid(0, 1)).toBe(false); // check 0 was verified as posted, not as overwritten
+      expect(ring.anyInvalid(SIGNATURE_RING, SIGNATURE_RING + 1)).toBe(true);
+    } finally {
+      await helper.terminate();
     }
   });
 
