@@ -83,17 +83,22 @@ export function u64BE(value: bigint | number): Uint8Array {
   const v = BigInt(value);
   if (v < 0n || v >= U64_LIMIT) throw new RangeError(`value ${v} does not fit in 8 bytes`);
   const out = new Uint8Array(8);
+  writeU64BE(out, 0, v);
+  return out;
+}
+
+/** Writes the big-endian u64 `v` at `offset` (the caller checks that it is a u64 and fits). */
+export function writeU64BE(out: Uint8Array, offset: number, v: bigint): void {
   if (v <= MAX_SAFE) {
     // Below 2^53 split as a number: no BigInt arithmetic.
     const n = Number(v);
     const lo = n % 0x1_0000_0000;
-    writeU32BE(out, 0, (n - lo) / 0x1_0000_0000);
-    writeU32BE(out, 4, lo);
-    return out;
+    writeU32BE(out, offset, (n - lo) / 0x1_0000_0000);
+    writeU32BE(out, offset + 4, lo);
+    return;
   }
-  writeU32BE(out, 0, Number(v >> 32n));
-  writeU32BE(out, 4, Number(v & U32_MASK));
-  return out;
+  writeU32BE(out, offset, Number(v >> 32n));
+  writeU32BE(out, offset + 4, Number(v & U32_MASK));
 }
 
 function writeU32BE(out: Uint8Array, offset: number, n: number): void {

@@ -114,10 +114,12 @@ export class WorkerCommitment implements StateCommitment {
   private readonly roots: Uint8Array;
   /** Where the next batch goes in `data`. */
   private writeAt = 0;
-  /** Roots handed out and not yet filled in, oldest first, per job; the first is job number `settled`. */
-  private readonly unfilled: Uint8Array[][] = [];
-  /** Per job in `unfilled`: for a state batch, each changed key's value before it (to rewind it); null for roots. */
-  private readonly undo: (KeyChange[] | null)[] = [];
+  /**
+   * The jobs not yet settled, oldest first (the first is job number `settled`): the roots handed
+   * out and not yet filled in, and for a state batch each changed key's value before it (to
+   * rewind it; null for roots).
+   */
+  private readonly unsettled: { results: Uint8Array[]; undo: KeyChange[] | null }[] = [];
   private settled = 0;
   private posted = 0;
   private last: Uint8Array = createStateCommitment().root();
@@ -150,10 +152,10 @@ export class WorkerCommitment implements StateCommitment {
   commitBatch(changes: Iterable<KeyChange>): Uint8Array {
     if (this.closed) throw new WorkerCommitmentError("the commitment is closed");
     let size = 4;
-    for (const [key] of changes) {
+    for (const [key, value] of changes) {
       if (key.length !== STATE_KEY_LENGTH) throw new WorkerCommitmentError(`state key of ${key.length} bytes`);
+      size += STATE_KEY_LENGTH + 4 + (value?.length ?? 0);
     }
-    for (const [, value] of changes) size += STATE_KEY_LENGTH + 4 + (value?.length ?? 0);
     // Room first (it may wait, and throw BatchRefused): nothing of this batch is applied before it is posted.
     this.makeRoom(size);
     const undo: KeyChange[] = [];
@@ -214,8 +216,7 @@ export class WorkerCommitment implements StateCommitment {
     this.slots[slot + 3] = this.checks.from;
     this.slots[slot + 4] = this.checks.to;
     this.posted++;
-    this.unfilled.push(results);
-    this.undo.push(undo);
+    this.unsettled.push({ results, undo });
     // A range of checks belongs to one batch: the next batch has none unless it is given its own.
     if (kind === JOB.stateBatch) this.checks = { from: this.checks.to, to: this.checks.to };
     Atomics.store(this.header, H.posted, this.posted);
@@ -253,8 +254,7 @@ export class WorkerCommitment implements StateCommitment {
         done = Atomics.load(this.header, H.done);
       }
       for (; this.settled < done && this.settled < count; this.settled++) {
-        const results = this.unfilled.shift()!;
-        this.undo.shift();
+        const { results } = this.unsettled.shift()!;
         let at = (this.settled % RING) * RESULT_BYTES;
         for (const r of results) {
           r.set(this.roots.subarray(at, at + ROOT_BYTES));
@@ -280,16 +280,15 @@ export class WorkerCommitment implements StateCommitment {
   rewind(job: number): void {
     if (Atomics.load(this.header, H.refused) !== job + 1) throw new WorkerCommitmentError(`rewind to job ${job}, but the worker refused ${Atomics.load(this.header, H.refused) - 1}`);
     this.settle(job);
-    for (let i = this.undo.length - 1; i >= job - this.settled; i--) {
-      for (const [key, value] of this.undo[i] ?? []) {
+    for (let i = this.unsettled.length - 1; i >= job - this.settled; i--) {
+      for (const [key, value] of this.unsettled[i]!.undo ?? []) {
         if (value === undefined) this.values.delete(key);
         else this.values.set(key, value);
       }
     }
     let messages = 0;
     for (let j = job; j < this.posted; j++) if (this.slots[(j % RING) * SLOT_INTS + 1] === -1) messages++;
-    this.unfilled.length = job - this.settled;
-    this.undo.length = job - this.settled;
+    this.unsettled.length = job - this.settled;
     this.posted = job;
     Atomics.store(this.header, H.posted, job);
     Atomics.store(this.header, H.discardedMessages, messages);

@@ -3,7 +3,7 @@
 // arrays and maps, all with definite lengths and shortest-form heads. The reader refuses
 // everything else (negative ints, tags, floats, indefinite lengths, non-shortest heads)
 // and checks every length against the remaining input BEFORE slicing or allocating.
-import { uintBE } from "../bytes.js";
+import { readU64BE, uintBE } from "../bytes.js";
 
 export type CborErrorKind = "Truncated" | "NonCanonical" | "Unsupported" | "BoundExceeded" | "InvalidUtf8";
 
@@ -130,15 +130,15 @@ export class CborReader {
     if (info > 27) throw new CborError("Unsupported", start, `${what}: indefinite or reserved length`);
     const width = 1 << (info - 24);
     if (this.remaining < width) throw new CborError("Truncated", start, `${what}: head needs ${width} more bytes`);
-    // As a number while exact (below 2^53), then one BigInt.
-    let hi = 0;
-    let lo = 0;
-    for (let i = 0; i < width; i++) {
-      const byte = this.buf[this.pos++]!;
-      if (i < width - 4) hi = hi * 256 + byte;
-      else lo = lo * 256 + byte;
+    // Built as a number (exact up to 4 bytes; readU64BE for 8), then one BigInt.
+    let v: bigint;
+    if (width === 8) v = readU64BE(this.buf, this.pos);
+    else {
+      let n = 0;
+      for (let i = 0; i < width; i++) n = n * 256 + this.buf[this.pos + i]!;
+      v = BigInt(n);
     }
-    const v = hi < 0x20_0000 ? BigInt(hi * 0x1_0000_0000 + lo) : (BigInt(hi) << 32n) | BigInt(lo);
+    this.pos += width;
     if (v < SHORTEST[width]!) throw new CborError("NonCanonical", start, `${what}: head is not in shortest form`);
     return v;
   }

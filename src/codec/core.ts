@@ -3,7 +3,7 @@
 // (docs/scenario-format.md §1) and a fast-check arbitrary.
 import type * as FC from "fast-check";
 import { echo } from "../bounds.js";
-import { HexError, fromHex, toHex } from "../bytes.js";
+import { HexError, fromHex, readU64BE, toHex, writeU64BE } from "../bytes.js";
 import { childPath } from "../json/parse.js";
 import { DecodeError, EncodeError, JsonValueError, type DecodeErrorKind } from "./errors.js";
 
@@ -70,19 +70,7 @@ export const integerSchema = (max: bigint, what: string): JsonSchema => ({
 
 // ---------------------------------------------------------------- byte cursors
 
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-
-/** Big-endian u32 at `at`. */
-function readWord(b: Uint8Array, at: number): number {
-  return ((b[at]! << 24) | (b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]!) >>> 0;
-}
-
-function writeWord(b: Uint8Array, at: number, word: number): void {
-  b[at] = word >>> 24;
-  b[at + 1] = (word >>> 16) & 0xff;
-  b[at + 2] = (word >>> 8) & 0xff;
-  b[at + 3] = word & 0xff;
-}
+const U64_LIMIT = 1n << 64n;
 
 export class Writer {
   private buf = new Uint8Array(256);
@@ -111,15 +99,11 @@ export class Writer {
   /** Big-endian unsigned integer of `width` bytes; the caller has range-checked `value`. */
   uint(value: bigint, width: number): void {
     this.reserve(width);
-    if (value <= MAX_SAFE && width >= 8) {
-      // Most u64/u128 values are below 2^53: split them as a number, no BigInt arithmetic.
-      const n = Number(value);
-      const lo = n % 0x1_0000_0000;
-      const hi = (n - lo) / 0x1_0000_0000;
+    if (width >= 8 && value < U64_LIMIT) {
+      // Most u64/u128 values fit 64 bits (and most of those 2^53: writeU64BE then needs no BigInt arithmetic).
       const end = this.len + width;
       this.buf.fill(0, this.len, end - 8);
-      writeWord(this.buf, end - 8, hi);
-      writeWord(this.buf, end - 4, lo);
+      writeU64BE(this.buf, end - 8, value);
       this.len = end;
       return;
     }
@@ -190,14 +174,13 @@ export class Reader {
     this.need(width, path);
     const b = this.bytes;
     if (width >= 8) {
-      // Below 2^53 (the top bytes zero, the high word < 2^21) the value is built as a number: one BigInt, not five.
+      // A value within 64 bits (the bytes above them zero) is read by readU64BE: one BigInt below 2^53, not five.
       const end = this.pos + width;
       let zero = true;
       for (let k = this.pos; zero && k < end - 8; k++) zero = b[k] === 0;
-      const hi = readWord(b, end - 8);
-      if (zero && hi < 0x20_0000) {
+      if (zero) {
         this.pos = end;
-        return BigInt(hi * 0x1_0000_0000 + readWord(b, end - 4));
+        return readU64BE(b, end - 8);
       }
     }
     let v = 0n;

@@ -108,8 +108,8 @@ export class Chain {
   private lastHeight = 0n;
   /**
    * §9.1 strict Ed25519 for every charged verification. Only a harness replaces it (a pipelined
-   * replay answers "valid" at once and verifies on another thread, re-executing any block where
-   * that answer was wrong before it is committed: src/harness/signatures.ts).
+   * replay answers "valid" at once and verifies on another thread; a block where that answer was
+   * wrong is undone before its root is used and executed again: src/harness/signatures.ts).
    */
   verifySignature: SignatureVerifier = ed25519VerifyStrict;
 

@@ -448,7 +448,7 @@ function* replayPipelined(fixture: Fixture, options: ReplayOptions, pipeline: Re
       continue;
     }
     i++;
-    // A stop here abandons the blocks in flight (the finally closes the worker): nothing is written.
+    // A stop here abandons the blocks in flight (the worker is closed, or reset by its next replay): nothing is written.
     yield;
   }
   return { blocks: blocks.length, txs, mismatch: null };

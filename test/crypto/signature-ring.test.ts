@@ -57,7 +57,7 @@ const reference = (all: Check[], blockSize: number): boolean[] => {
   return out;
 };
 
-describe("Ed25519 signature ring (pipelined replay)", () => {
+describe("CIP-39 §9.1 strict Ed25519 through the signature ring (pipelined replay)", () => {
   const all = checks(3 * SIGNATURE_RING + 17);
   const invalidTotal = all.filter((c) => !ed25519VerifyStrict(c.publicKey, c.message, c.signature)).length;
 
