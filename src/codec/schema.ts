@@ -90,7 +90,7 @@ export const SigningPublicKey: Codec<T.SigningPublicKey> = {
   write(w, v, path) {
     if (v?.algorithm !== "Ed25519") throw new EncodeError(path, "only Ed25519 signing keys exist in v1 (§4)");
     w.byte(ED25519_TAG);
-    Key32.write(w, v.key, `${path}.key`);
+    Key32.write(w, v.key, joinPath(path, "key"));
   },
   read(r, path) {
     const at = r.pos;
@@ -123,7 +123,7 @@ export const HpkePublicKey: Codec<T.HpkePublicKey> = {
   write(w, v, path) {
     if (v?.suite !== "X25519_HKDF_SHA256_CHACHA20POLY1305") throw new EncodeError(path, "unknown HPKE suite");
     w.byte(HPKE_X25519_SUITE_TAG);
-    Key32.write(w, v.key, `${path}.key`);
+    Key32.write(w, v.key, joinPath(path, "key"));
   },
   read(r, path) {
     const at = r.pos;

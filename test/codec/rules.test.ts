@@ -12,6 +12,7 @@ import {
   type Codec,
   type DecodeErrorKind,
 } from "../../src/codec/index.js";
+import { Reader } from "../../src/codec/core.js";
 import type * as T from "../../src/codec/types.js";
 import * as S from "./samples.js";
 
@@ -442,5 +443,47 @@ describe("decoded values are independent of the input", () => {
     expect(Buffer.isBuffer(v.stream_id)).toBe(false);
     buf[0] = 9;
     expect(v.stream_id[0]).toBe(7);
+  });
+});
+
+// decode and encode run without field paths first and build them only to report a failure
+// (src/codec/core.ts `withPaths`): the error must name the same place as a path-building run would.
+describe("errors name the offending field's full path", () => {
+  const record = S.providerRecord;
+  const bytes = encode(codecs.ProviderRecordV1, record);
+  // endpoints[1] starts after its vec count and endpoints[0] (transport byte, u32 length, uri).
+  const endpointsAt = 1 + 32 + 20 + 33 + 4;
+  const secondAt = endpointsAt + 1 + 4 + record.endpoints[0]!.uri.length;
+
+  it("§14: a bad tag inside a vector element of a struct is reported at endpoints[1].transport", () => {
+    const bad = bytes.slice();
+    expect(bad[secondAt]).toBe(2); // Https
+    bad[secondAt] = 9;
+    const err = expectReject(codecs.ProviderRecordV1, bad, { kind: "InvalidTag", path: "endpoints[1].transport", offset: secondAt });
+    expect(err.message).toContain("endpoints[1].transport");
+  });
+
+  it("§4.3: a struct invariant inside a vector element is reported at endpoints[1].uri, encoding and decoding", () => {
+    const wrong = { ...record, endpoints: [record.endpoints[0]!, S.endpoint("wss://provider.example")] };
+    let encodeErr: unknown;
+    try {
+      encode(codecs.ProviderRecordV1, wrong);
+    } catch (err) {
+      encodeErr = err;
+    }
+    expect(encodeErr).toBeInstanceOf(EncodeError);
+    expect((encodeErr as EncodeError).path).toBe("endpoints[1].uri");
+    const bad = bytes.slice();
+    bad[secondAt] = 1; // WebSocketTls with an https:// uri
+    expectReject(codecs.ProviderRecordV1, bad, { kind: "InvalidValue", path: "endpoints[1].uri" });
+  });
+
+  it("§14: a failure leaves nothing behind, and a codec read outside decode builds paths throughout", () => {
+    const bad = bytes.slice();
+    bad[secondAt] = 9;
+    decodeError(codecs.ProviderRecordV1, bad);
+    expect(decode(codecs.ProviderRecordV1, bytes)).toEqual(record);
+    // A nested failure inside a successful outer call still carries its path.
+    expect(() => codecs.ProviderRecordV1.read(new Reader(bad), "")).toThrow(/endpoints\[1\]\.transport/);
   });
 });
