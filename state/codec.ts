@@ -27,9 +27,33 @@ export function encodeVarint(value: number): Uint8Array {
   return Uint8Array.from(out);
 }
 
+/** Bytes in the varint of a u32 length or count (encodeLength's length, without building it). */
+export function lengthSize(length: number): number {
+  checkLength(length);
+  let size = 1;
+  for (let v = length; v >= 0x80; v = Math.floor(v / 0x80)) size++;
+  return size;
+}
+
+/** Writes encodeLength(length) into `out` at `at`; returns the offset after it. */
+export function writeLength(out: Uint8Array, at: number, length: number): number {
+  checkLength(length);
+  let v = length;
+  while (v >= 0x80) {
+    out[at++] = (v % 0x80) | 0x80;
+    v = Math.floor(v / 0x80);
+  }
+  out[at++] = v;
+  return at;
+}
+
+function checkLength(length: number): void {
+  if (!Number.isInteger(length) || length < 0 || length > U32_MAX) throw new CodecError(`length ${length} does not fit in u32`);
+}
+
 /** A `usize` length or count: a varint of a value that fits in u32. */
 export function encodeLength(length: number): Uint8Array {
-  if (!Number.isInteger(length) || length < 0 || length > U32_MAX) throw new CodecError(`length ${length} does not fit in u32`);
+  checkLength(length);
   return encodeVarint(length);
 }
 

@@ -10,7 +10,8 @@ export interface StateCommitment {
    * Applies one block's net changes as one batch followed by one commit, and returns the
    * new root. `changes` are sorted by key (ascending bytes) and contain each key once; they
    * may be read more than once (a large pre-state is not held as a list), so a non-array
-   * must be iterable again.
+   * must be iterable again. The caller hands the keys and values over: the commitment may keep
+   * the arrays themselves, so they must not be modified afterwards.
    */
   commitBatch(changes: Iterable<KeyChange>): Uint8Array;
   /** Root after the last commit (the empty root before any). */

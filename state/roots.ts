@@ -8,7 +8,7 @@
 // checkable with nothing but the proof and the root (docs/state.md §4.1).
 import { echo } from "../src/bounds.js";
 import { bytesEqual, fromHex, toHex, utf8 } from "../src/bytes.js";
-import { CodecError, decodeByteVec, encodeLength } from "./codec.js";
+import { CodecError, decodeByteVec, lengthSize, writeLength } from "./codec.js";
 import { bmtProve, bmtRebuild, bmtRoot, bmtVerify } from "./bmt.js";
 import { KECCAK256, keccak256, type Hasher } from "../src/crypto/hash.js";
 
@@ -30,21 +30,30 @@ const EMITTER_LENGTH = 20;
  * (varint length ‖ UTF-8) ‖ payload as `Vec<u8>` (varint length ‖ bytes).
  */
 export function encodeEvent(event: Event): Uint8Array {
+  const out = new Uint8Array(eventSize(event));
+  writeEvent(out, 0, event);
+  return out;
+}
+
+/** Length of encodeEvent(event). */
+function eventSize(event: Event): number {
+  const topic = topicBytes(event.topic).length;
+  const payload = event.payload.length;
+  return guard(() => EMITTER_LENGTH + lengthSize(topic) + topic + lengthSize(payload) + payload);
+}
+
+/** Writes encodeEvent(event) at `at` (every event of every block is encoded for its leaf: in place, no parts); returns the offset after it. */
+function writeEvent(out: Uint8Array, at: number, event: Event): number {
   if (event.emitter.length !== EMITTER_LENGTH) {
     throw new EncodingError(`event emitter must be ${EMITTER_LENGTH} bytes, got ${event.emitter.length}`);
   }
-  // Written in place (one allocation): every event of every block is encoded for its leaf.
   const topic = topicBytes(event.topic);
-  const topicLength = guard(() => encodeLength(topic.length));
-  const payloadLength = guard(() => encodeLength(event.payload.length));
-  const out = new Uint8Array(EMITTER_LENGTH + topicLength.length + topic.length + payloadLength.length + event.payload.length);
-  out.set(event.emitter, 0);
-  let at = EMITTER_LENGTH;
-  for (const part of [topicLength, topic, payloadLength, event.payload]) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+  out.set(event.emitter, at);
+  at = writeLength(out, at + EMITTER_LENGTH, topic.length);
+  out.set(topic, at);
+  at = writeLength(out, at + topic.length, event.payload.length);
+  out.set(event.payload, at);
+  return at + event.payload.length;
 }
 
 // The UTF-8 of the topics seen so far (the engine emits a dozen fixed topics on every block).
@@ -118,36 +127,36 @@ const STATUS_BYTE = { rejected: 0, ok: 1 } as const;
  * each event's encoding).
  */
 export function encodeReceipt(receipt: Receipt): Uint8Array {
-  return encodeReceiptWith(receipt, logsRoot(receipt.events), receipt.events.map(encodeEvent));
+  const out = new Uint8Array(receiptSize(receipt));
+  writeReceipt(out, new DataView(out.buffer), 0, receipt, logsRoot(receipt.events));
+  return out;
 }
 
 const U64_LIMIT = 1n << 64n;
 
-/** encodeReceipt given the receipt's own logs root and its events' encodings. */
-function encodeReceiptWith(receipt: Receipt, ownLogsRoot: Uint8Array, events: readonly Uint8Array[]): Uint8Array {
+/** Length of encodeReceipt(receipt). */
+function receiptSize(receipt: Receipt): number {
+  let size = RECEIPT_HEAD + guard(() => lengthSize(receipt.events.length));
+  for (const e of receipt.events) size += eventSize(e);
+  return size;
+}
+
+/** Writes encodeReceipt(receipt) at `at`, with `ownLogsRoot` as its logs root; returns the offset after it. */
+function writeReceipt(out: Uint8Array, view: DataView, at: number, receipt: Receipt, ownLogsRoot: Uint8Array): number {
   if (receipt.status === "ok" && receipt.errorCode !== 0) throw new EncodingError("ok receipt with an error code");
   if (receipt.status === "rejected" && receipt.errorCode === 0) throw new EncodingError("rejected receipt without an error code");
   if (!Number.isInteger(receipt.errorCode) || receipt.errorCode < 0 || receipt.errorCode > 0xffff) {
     throw new RangeError(`value ${receipt.errorCode} does not fit in 2 bytes`);
   }
   for (const v of [receipt.cycles, receipt.cells]) if (v < 0n || v >= U64_LIMIT) throw new RangeError(`value ${v} does not fit in 8 bytes`);
-  const count = guard(() => encodeLength(events.length));
-  let length = RECEIPT_HEAD + count.length;
-  for (const e of events) length += e.length;
-  const out = new Uint8Array(length);
-  const view = new DataView(out.buffer);
-  out[0] = STATUS_BYTE[receipt.status];
-  view.setUint16(1, receipt.errorCode);
-  view.setBigUint64(3, receipt.cycles);
-  view.setBigUint64(11, receipt.cells);
-  out.set(ownLogsRoot, LOGS_ROOT_AT);
-  out.set(count, RECEIPT_HEAD);
-  let at = RECEIPT_HEAD + count.length;
-  for (const e of events) {
-    out.set(e, at);
-    at += e.length;
-  }
-  return out;
+  out[at] = STATUS_BYTE[receipt.status];
+  view.setUint16(at + 1, receipt.errorCode);
+  view.setBigUint64(at + 3, receipt.cycles);
+  view.setBigUint64(at + 11, receipt.cells);
+  out.set(ownLogsRoot, at + LOGS_ROOT_AT);
+  at = writeLength(out, at + RECEIPT_HEAD, receipt.events.length);
+  for (const e of receipt.events) at = writeEvent(out, at, e);
+  return at;
 }
 
 /** status ‖ error_code ‖ cycles ‖ cells ‖ logs_root. */
@@ -205,12 +214,8 @@ const ZERO_ROOT = new Uint8Array(32);
  * the encoding's last bytes). Integers big-endian.
  */
 export function rootsJob(txHashes: readonly Uint8Array[], receipts: readonly Receipt[]): Uint8Array {
-  const encodings = receipts.map((receipt) => {
-    const events = receipt.events.map(encodeEvent);
-    return { events, encoding: encodeReceiptWith(receipt, ZERO_ROOT, events) };
-  });
   let size = 4 + 32 * txHashes.length + 4;
-  for (const { events, encoding } of encodings) size += 4 + 4 * events.length + 4 + encoding.length;
+  for (const receipt of receipts) size += 4 + 4 * receipt.events.length + 4 + receiptSize(receipt);
   const out = new Uint8Array(size);
   const view = new DataView(out.buffer);
   view.setUint32(0, txHashes.length);
@@ -222,16 +227,16 @@ export function rootsJob(txHashes: readonly Uint8Array[], receipts: readonly Rec
   }
   view.setUint32(at, receipts.length);
   at += 4;
-  for (const { events, encoding } of encodings) {
-    view.setUint32(at, events.length);
+  for (const receipt of receipts) {
+    view.setUint32(at, receipt.events.length);
     at += 4;
-    for (const e of events) {
-      view.setUint32(at, e.length);
+    for (const e of receipt.events) {
+      view.setUint32(at, eventSize(e));
       at += 4;
     }
-    view.setUint32(at, encoding.length);
-    out.set(encoding, at + 4);
-    at += 4 + encoding.length;
+    const end = writeReceipt(out, view, at + 4, receipt, ZERO_ROOT);
+    view.setUint32(at, end - (at + 4));
+    at = end;
   }
   return out;
 }

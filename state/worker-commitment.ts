@@ -159,11 +159,11 @@ export class WorkerCommitment implements StateCommitment {
     // Room first (it may wait, and throw BatchRefused): nothing of this batch is applied before it is posted.
     this.makeRoom(size);
     const undo: KeyChange[] = [];
+    // The arrays are kept as given (StateCommitment.commitBatch: the caller hands them over).
     for (const [key, value] of changes) {
-      const own = key.slice();
-      undo.push([own, this.values.get(own)]);
-      if (value === undefined) this.values.delete(own);
-      else this.values.set(own, value.slice());
+      undo.push([key, this.values.get(key)]);
+      if (value === undefined) this.values.delete(key);
+      else this.values.set(key, value);
     }
     const root = new Uint8Array(ROOT_BYTES);
     this.post(JOB.stateBatch, size, (bytes, view, at) => pack(changes, bytes, view, at), [root], undo);

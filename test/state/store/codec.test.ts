@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { toHex } from "../../../src/bytes.js";
-import { decodeByteVec, decodeLength, encodeByteVec, encodeLength } from "../../../state/codec.js";
+import { decodeByteVec, decodeLength, encodeByteVec, encodeLength, lengthSize, writeLength } from "../../../state/codec.js";
 
 describe("commonware-codec primitives (CIP-4 §5.3; state/codec.ts)", () => {
   it("varint lengths: 7 bits per byte, low group first (commonware's own examples)", () => {
@@ -14,6 +14,24 @@ describe("commonware-codec primitives (CIP-4 §5.3; state/codec.ts)", () => {
       expect(decodeLength(encodeLength(n), 0, "n")).toEqual([n, (hex.length - 2) / 2]);
     }
     expect(() => encodeLength(2 ** 32)).toThrow(/does not fit in u32/);
+  });
+
+  it("in place (lengthSize, writeLength) is encodeLength, at every varint width and offset; over-u32 is refused", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 0xffff_ffff })), fc.nat(7), (n, at) => {
+        const want = encodeLength(n);
+        expect(lengthSize(n)).toBe(want.length);
+        const out = new Uint8Array(at + want.length + 2).fill(0xaa);
+        expect(writeLength(out, at, n)).toBe(at + want.length);
+        expect(toHex(out.subarray(at, at + want.length))).toBe(toHex(want));
+        expect(out[at + want.length]).toBe(0xaa);
+      }),
+      { numRuns: 5_000 },
+    );
+    for (const bad of [2 ** 32, -1, 1.5]) {
+      expect(() => lengthSize(bad)).toThrow(/does not fit in u32/);
+      expect(() => writeLength(new Uint8Array(8), 0, bad)).toThrow(/does not fit in u32/);
+    }
   });
 
   it("exactly one accepted encoding per length: decode(b) accepted ⇒ encode(value) = b", () => {

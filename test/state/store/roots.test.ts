@@ -123,4 +123,19 @@ describe("block roots (CIP-4 §5.2/§5.3, docs/state.md)", () => {
       { numRuns: 150 },
     );
   });
+
+  it("CIP-4 §5.3: blockRoots writes multi-byte varint lengths in place (a 20,000-byte payload, 130 events)", () => {
+    const big = ev("big", new Array(20_000).fill(7));
+    const many = Array.from({ length: 130 }, (_, i) => ev(`t${i}`, [i]));
+    const receipts: Receipt[] = [
+      { status: "ok", errorCode: 0, cycles: 5n, cells: 6n, events: [big] },
+      { status: "ok", errorCode: 0, cycles: 1n, cells: 2n, events: many },
+    ];
+    const txs = [Uint8Array.of(1), Uint8Array.of(2)];
+    const roots = blockRoots(txs.map((t) => keccak_256(t)), receipts);
+    expect(toHex(roots.receipt_root)).toBe(toHex(refBmt(receipts.map((r) => keccak_256(encodeReceipt(r))))));
+    expect(toHex(roots.logs_root)).toBe(toHex(refBmt([big, ...many].map((e) => keccak_256(encodeEvent(e))))));
+    // emitter ‖ varint(3) "big" ‖ varint(20,000) = 0xa0 0x9c 0x01 ‖ payload
+    expect(toHex(encodeEvent(big).subarray(20, 27))).toBe("0x03626967a09c01");
+  });
 });
