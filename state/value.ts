@@ -2,7 +2,7 @@
 // names the variants but not their discriminant values or payload layouts; ours are in
 // docs/state.md and docs/decisions.md. Only the variants this emulator stores are implemented;
 // any other discriminant is rejected on decode.
-import { concatBytes, readU64BE, u64BE } from "../src/bytes.js";
+import { concatBytes, readU64BE, u64BE, writeU64BE } from "../src/bytes.js";
 import { decodeLength, encodeLength } from "./codec.js";
 import { decodeEventAt, encodeEvent, MIN_EVENT_LENGTH, type Event } from "./roots.js";
 
@@ -53,8 +53,12 @@ const U64_MAX = (1n << 64n) - 1n;
 const ACCOUNT_PAYLOAD_LENGTH = 16;
 const SCALAR_PAYLOAD_LENGTH = 8;
 
-function u64(what: string, v: bigint): Uint8Array {
+function checkU64(what: string, v: bigint): void {
   if (typeof v !== "bigint" || v < 0n || v > U64_MAX) throw new StateValueError(`${what} ${String(v)} is not a u64`);
+}
+
+function u64(what: string, v: bigint): Uint8Array {
+  checkU64(what, v);
   return u64BE(v);
 }
 
@@ -66,13 +70,24 @@ const tag = (kind: StateValueKind) => Uint8Array.of(ValueTag[kind]);
 
 export function encodeStateValue(value: StateValue): Uint8Array {
   switch (value.kind) {
-    case "Account":
-      // tag ‖ nonce u64 BE ‖ balance u64 BE
-      return concatBytes(tag("Account"), u64("account nonce", value.nonce), u64("account balance", value.balance));
+    case "Account": {
+      // tag ‖ nonce u64 BE ‖ balance u64 BE (written in place: every transaction writes accounts)
+      checkU64("account nonce", value.nonce);
+      checkU64("account balance", value.balance);
+      const out = new Uint8Array(1 + ACCOUNT_PAYLOAD_LENGTH);
+      out[0] = ValueTag.Account;
+      writeU64BE(out, 1, value.nonce);
+      writeU64BE(out, 9, value.balance);
+      return out;
+    }
     case "StorageSlot":
-    case "SystemBytes":
+    case "SystemBytes": {
       // tag ‖ raw bytes (the value's length delimits them)
-      return concatBytes(tag(value.kind), value.bytes);
+      const out = new Uint8Array(1 + value.bytes.length);
+      out[0] = ValueTag[value.kind];
+      out.set(value.bytes, 1);
+      return out;
+    }
     case "ActorEventList": {
       // tag ‖ Vec<Event> (commonware-codec: varint count ‖ events)
       if (value.events.length > MAX_ACTOR_EVENTS) {
