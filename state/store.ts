@@ -46,7 +46,8 @@ interface JournalEntry {
   previous: { value: Uint8Array | null; written: boolean } | undefined;
 }
 
-const copy = (v: Uint8Array | undefined): Uint8Array | undefined => (v === undefined ? undefined : v.slice());
+// `new Uint8Array(v)` copies a whole array about twice as fast as `v.slice()` (no species lookup): these run on every state access.
+const copy = (v: Uint8Array | undefined): Uint8Array | undefined => (v === undefined ? undefined : new Uint8Array(v));
 
 class MemoryBlockBatch implements BlockBatch {
   observer: ((access: StateAccess) => void) | undefined = undefined;
@@ -73,7 +74,7 @@ class MemoryBlockBatch implements BlockBatch {
   }
 
   get(key: Uint8Array): Uint8Array | undefined {
-    return this.getView(key)?.slice();
+    return copy(this.getView(key));
   }
 
   // Values in `seen` are never modified in place (a write replaces the array), so the view stays
@@ -82,7 +83,7 @@ class MemoryBlockBatch implements BlockBatch {
     checkStateKey(key);
     let entry = this.seen.get(key);
     if (entry === undefined) {
-      entry = { key: key.slice(), value: (this.committed.view !== undefined ? this.committed.view(key) : this.committed.get(key)) ?? null, written: false };
+      entry = { key: new Uint8Array(key), value: (this.committed.view !== undefined ? this.committed.view(key) : this.committed.get(key)) ?? null, written: false };
       this.seen.set(entry.key, entry);
     }
     const value = entry.value ?? undefined;
@@ -92,7 +93,7 @@ class MemoryBlockBatch implements BlockBatch {
   }
 
   put(key: Uint8Array, value: Uint8Array): void {
-    this.write(key, value.slice(), value);
+    this.write(key, new Uint8Array(value), value);
   }
 
   delete(key: Uint8Array): void {
@@ -107,7 +108,7 @@ class MemoryBlockBatch implements BlockBatch {
     const previous = entry === undefined ? undefined : { value: entry.value, written: entry.written };
     const before = observer === undefined ? undefined : entry === undefined ? this.committed.get(key) : copy(entry.value ?? undefined);
     if (entry === undefined) {
-      entry = { key: key.slice(), value, written: true };
+      entry = { key: new Uint8Array(key), value, written: true };
       this.seen.set(entry.key, entry);
     } else {
       entry.value = value;

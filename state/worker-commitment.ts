@@ -328,7 +328,8 @@ export class WorkerCommitment implements StateCommitment {
   }
 
   get(key: Uint8Array): Uint8Array | undefined {
-    return this.values.get(key)?.slice();
+    const value = this.values.get(key);
+    return value === undefined ? undefined : new Uint8Array(value);
   }
 
   // The table's arrays are this side's own copies, replaced (never modified) by a later commit or rewind.
