@@ -202,6 +202,14 @@ describe("block batch (CIP-4 §6.1 begin_batch → execute → commit_batch)", (
     val[1] = 99;
     b.get(k(1))![1] = 98;
     expect(hex(b.get(k(1)))).toBe(hex(v(1)));
+    // Node Buffers too (Buffer#slice aliases): the key and the value are copied, not viewed.
+    const key = Buffer.from(k(2));
+    const value = Buffer.from(v(2));
+    b.put(key, value);
+    key[1] ^= 0xff;
+    value[1] = 97;
+    expect(hex(b.get(k(2)))).toBe(hex(v(2)));
+    expect(b.get(key)).toBeUndefined();
   });
 
   it("CIP-4 §8.1: fromEntries builds a pre-state committed as one sorted batch", () => {
