@@ -20,7 +20,7 @@ export interface Account {
 
 /** Reads an account; absent means nonce 0, balance 0; a malformed value fails closed. */
 export function readAccount(batch: BlockBatch, address: Address): Account {
-  const bytes = batch.get(accountKey(address));
+  const bytes = batch.getView(accountKey(address)); // decoded at once: no copy needed
   if (bytes === undefined) return { nonce: 0n, balance: 0n };
   try {
     const v = decodeStateValueAs(bytes, "Account");

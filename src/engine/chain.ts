@@ -166,7 +166,7 @@ export class Chain {
     }
     const batch = this.store.beginBlock(block.height);
     const outcomes = block.txs.map((tx) => this.executeTx(batch, block.height, tx));
-    const pause = readPauseRecord((k) => batch.get(k), this.config.governance, REGISTRY_ADDRESS);
+    const pause = readPauseRecord((k) => batch.getView(k), this.config.governance, REGISTRY_ADDRESS);
     const effective = effectiveRentHeight(pause, block.height);
     const { stateRoot } = this.store.commitBlock(batch);
     this.lastHeight = block.height;
@@ -214,7 +214,7 @@ export class Chain {
       case "system": {
         if (body.opcode !== SYS_CBQS) reject("UnknownOpcode", `opcode ${body.opcode} is not SYS_CBQS (${SYS_CBQS})`);
         // CIP-12 breaker: a paused 0x17 rejects every CBQS instruction before any registry read.
-        if (isPaused(readPauseRecord((k) => batch.get(k), this.config.governance, REGISTRY_ADDRESS), height)) {
+        if (isPaused(readPauseRecord((k) => batch.getView(k), this.config.governance, REGISTRY_ADDRESS), height)) {
           reject("RegistryPaused", "the emergency-pause breaker covers the Stream Registry (0x17)");
         }
         const instruction = decodeInstruction(body.payload);
