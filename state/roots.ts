@@ -39,6 +39,8 @@ export function encodeEvent(event: Event): Uint8Array {
 function eventSize(event: Event): number {
   const topic = topicBytes(event.topic).length;
   const payload = event.payload.length;
+  // Almost every event has one-byte lengths; the general case checks each length fits u32.
+  if (topic < 0x80 && payload < 0x80) return EMITTER_LENGTH + 1 + topic + 1 + payload;
   return guard(() => EMITTER_LENGTH + lengthSize(topic) + topic + lengthSize(payload) + payload);
 }
 
