@@ -206,7 +206,7 @@ describe("block batch (CIP-4 §6.1 begin_batch → execute → commit_batch)", (
     const key = Buffer.from(k(2));
     const value = Buffer.from(v(2));
     b.put(key, value);
-    key[1] ^= 0xff;
+    key[1] = key[1]! ^ 0xff;
     value[1] = 97;
     expect(hex(b.get(k(2)))).toBe(hex(v(2)));
     expect(b.get(key)).toBeUndefined();
