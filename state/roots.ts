@@ -35,8 +35,14 @@ export function encodeEvent(event: Event): Uint8Array {
   return out;
 }
 
-/** Length of encodeEvent(event). */
+/**
+ * Length of encodeEvent(event), after every check of the event: the size pass is where encodings
+ * are validated (the write pass after it cannot fail), in the order they always were.
+ */
 function eventSize(event: Event): number {
+  if (event.emitter.length !== EMITTER_LENGTH) {
+    throw new EncodingError(`event emitter must be ${EMITTER_LENGTH} bytes, got ${event.emitter.length}`);
+  }
   const topic = topicBytes(event.topic).length;
   const payload = event.payload.length;
   // Almost every event has one-byte lengths; the general case checks each length fits u32.
@@ -44,11 +50,11 @@ function eventSize(event: Event): number {
   return guard(() => EMITTER_LENGTH + lengthSize(topic) + topic + lengthSize(payload) + payload);
 }
 
-/** Writes encodeEvent(event) at `at` (every event of every block is encoded for its leaf: in place, no parts); returns the offset after it. */
+/**
+ * Writes encodeEvent(event) at `at`, once eventSize has checked it (every event of every block is
+ * encoded for its leaf: in place, no parts); returns the offset after it.
+ */
 function writeEvent(out: Uint8Array, at: number, event: Event): number {
-  if (event.emitter.length !== EMITTER_LENGTH) {
-    throw new EncodingError(`event emitter must be ${EMITTER_LENGTH} bytes, got ${event.emitter.length}`);
-  }
   const topic = topicBytes(event.topic);
   out.set(event.emitter, at);
   at = writeLength(out, at + EMITTER_LENGTH, topic.length);
@@ -136,21 +142,21 @@ export function encodeReceipt(receipt: Receipt): Uint8Array {
 
 const U64_LIMIT = 1n << 64n;
 
-/** Length of encodeReceipt(receipt). */
+/** Length of encodeReceipt(receipt), after every check: its events' first, then its own fields. */
 function receiptSize(receipt: Receipt): number {
-  let size = RECEIPT_HEAD + guard(() => lengthSize(receipt.events.length));
+  let size = RECEIPT_HEAD;
   for (const e of receipt.events) size += eventSize(e);
-  return size;
-}
-
-/** Writes encodeReceipt(receipt) at `at`, with `ownLogsRoot` as its logs root; returns the offset after it. */
-function writeReceipt(out: Uint8Array, view: DataView, at: number, receipt: Receipt, ownLogsRoot: Uint8Array): number {
   if (receipt.status === "ok" && receipt.errorCode !== 0) throw new EncodingError("ok receipt with an error code");
   if (receipt.status === "rejected" && receipt.errorCode === 0) throw new EncodingError("rejected receipt without an error code");
   if (!Number.isInteger(receipt.errorCode) || receipt.errorCode < 0 || receipt.errorCode > 0xffff) {
     throw new RangeError(`value ${receipt.errorCode} does not fit in 2 bytes`);
   }
   for (const v of [receipt.cycles, receipt.cells]) if (v < 0n || v >= U64_LIMIT) throw new RangeError(`value ${v} does not fit in 8 bytes`);
+  return size + guard(() => lengthSize(receipt.events.length));
+}
+
+/** Writes encodeReceipt(receipt) at `at` once receiptSize has checked it, with `ownLogsRoot` as its logs root; returns the offset after it. */
+function writeReceipt(out: Uint8Array, view: DataView, at: number, receipt: Receipt, ownLogsRoot: Uint8Array): number {
   out[at] = STATUS_BYTE[receipt.status];
   view.setUint16(at + 1, receipt.errorCode);
   view.setBigUint64(at + 3, receipt.cycles);

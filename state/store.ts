@@ -93,6 +93,8 @@ class MemoryBlockBatch implements BlockBatch {
   }
 
   put(key: Uint8Array, value: Uint8Array): void {
+    // new Uint8Array(x) would also accept undefined, null or a number (an empty or zero-filled value).
+    if (!(value instanceof Uint8Array)) throw new TypeError("a state value must be a Uint8Array");
     this.write(key, new Uint8Array(value), value);
   }
 
@@ -205,8 +207,9 @@ export class MemoryStateStore implements StateStore {
    * array, a dump's entry list: anything but a one-shot iterator), the commitment reads them a
    * second time instead of this function holding them as a list: for a 1.25 M-entry pre-state
    * that list was a third of the peak memory (docs/performance.md "Large inputs and outputs").
-   * So the arrays `entries` yields are read during the commit, not copied: they must stay
-   * unchanged until it returns (a dump's entries are views into its pools, never reused).
+   * So the arrays `entries` yields are handed to the commitment, not copied: they must stay
+   * unchanged afterwards (StateCommitment.commitBatch; a dump's entries are views into its pools,
+   * never reused, and the QMDB commitment copies what it keeps).
    */
   static *fromEntriesSteps(
     entries: Iterable<readonly [Uint8Array, Uint8Array]>,

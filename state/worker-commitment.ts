@@ -332,7 +332,7 @@ export class WorkerCommitment implements StateCommitment {
     return value === undefined ? undefined : new Uint8Array(value);
   }
 
-  // The table's arrays are this side's own copies, replaced (never modified) by a later commit or rewind.
+  // The table's arrays are the ones commitBatch was handed (never modified, by contract), replaced by a later commit or rewind.
   view(key: Uint8Array): Uint8Array | undefined {
     return this.values.get(key);
   }

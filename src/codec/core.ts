@@ -213,10 +213,11 @@ export function encode<T>(codec: Codec<T>, value: T): Uint8Array {
   try {
     return encodeOnce(codec, value);
   } catch (err) {
-    if (!(err instanceof EncodeError)) throw err;
+    if (!isCodecError(err)) throw err;
     // As in decode: the same value fails at the same place; again, with field paths.
     withPaths = true;
-    return encodeOnce(codec, value);
+    encodeOnce(codec, value);
+    throw err;
   } finally {
     withPaths = outer;
   }
@@ -249,14 +250,19 @@ export function decode<T>(codec: Codec<T>, bytes: Uint8Array): T {
   try {
     return decodeOnce(codec, bytes);
   } catch (err) {
-    if (!(err instanceof DecodeError)) throw err;
-    // The same input fails at the same place: again, with field paths, to name it.
+    if (!isCodecError(err)) throw err;
+    // The same input fails at the same place: again, with field paths, to name it. (Should the
+    // second run succeed, the input still failed: the first error stands.)
     withPaths = true;
-    return decodeOnce(codec, bytes);
+    decodeOnce(codec, bytes);
+    throw err;
   } finally {
     withPaths = outer;
   }
 }
+
+/** The errors that carry a field path (a codec's read may encode, as derive.ts does, and the reverse). */
+const isCodecError = (err: unknown): boolean => err instanceof DecodeError || err instanceof EncodeError;
 
 function decodeOnce<T>(codec: Codec<T>, bytes: Uint8Array): T {
   const r = new Reader(bytes);

@@ -12,7 +12,7 @@ import {
   type Codec,
   type DecodeErrorKind,
 } from "../../src/codec/index.js";
-import { Reader } from "../../src/codec/core.js";
+import { Reader, Writer, struct, u8 } from "../../src/codec/core.js";
 import type * as T from "../../src/codec/types.js";
 import * as S from "./samples.js";
 
@@ -483,7 +483,30 @@ describe("errors name the offending field's full path", () => {
     bad[secondAt] = 9;
     decodeError(codecs.ProviderRecordV1, bad);
     expect(decode(codecs.ProviderRecordV1, bytes)).toEqual(record);
-    // A nested failure inside a successful outer call still carries its path.
+    // A codec's read called directly (not through decode) builds its paths from the start.
     expect(() => codecs.ProviderRecordV1.read(new Reader(bad), "")).toThrow(/endpoints\[1\]\.transport/);
+  });
+
+  it("§14: an EncodeError inside a decode (a read that writes) names its field; a failure that does not repeat still fails", () => {
+    // A field whose read writes an invalid value with a codec's own write (as derive.ts does):
+    // decode runs again with paths, so the EncodeError names the field.
+    const encodingRead: Codec<number> = {
+      ...u8,
+      read: (r, path) => (codecs.ProviderEndpointV1.write(new Writer(), S.endpoint("wss://x", "Https"), "endpoint"), u8.read(r, path)),
+    };
+    let inner: unknown;
+    try {
+      decode(struct<{ a: number }>("EncodingRead", { a: encodingRead }), Uint8Array.of(1));
+    } catch (err) {
+      inner = err;
+    }
+    expect(inner).toBeInstanceOf(EncodeError);
+    expect((inner as EncodeError).path).toBe("endpoint.uri");
+    // A read that fails only the first time: decode still refuses the input (the first error).
+    let calls = 0;
+    const flaky: Codec<number> = { ...u8, read: (r, path) => (calls++ === 0 ? r.fail("InvalidValue", path, "first run only") : u8.read(r, path)) };
+    const err = decodeError(struct<{ b: number }>("Flaky", { b: flaky }), Uint8Array.of(1));
+    expect(err.reason).toBe("first run only");
+    expect(calls).toBe(2);
   });
 });

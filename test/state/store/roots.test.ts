@@ -138,4 +138,37 @@ describe("block roots (CIP-4 §5.2/§5.3, docs/state.md)", () => {
     // emitter ‖ varint(3) "big" ‖ varint(20,000) = 0xa0 0x9c 0x01 ‖ payload
     expect(toHex(encodeEvent(big).subarray(20, 27))).toBe("0x03626967a09c01");
   });
+
+  it("CIP-4 §5.3: events at every varint width boundary (lengths 127, 128, 16,383, 16,384) encode as emitter ‖ Vec topic ‖ Vec payload, alone and inside a receipt", () => {
+    // An independent reference: LEB128 by hand, the parts concatenated.
+    const leb = (n: number): number[] => {
+      const out: number[] = [];
+      for (; n >= 0x80; n = Math.floor(n / 0x80)) out.push((n % 0x80) | 0x80);
+      return [...out, n];
+    };
+    const refEvent = (e: Event): Uint8Array => cat(e.emitter, Uint8Array.from(leb(enc(e.topic).length)), enc(e.topic), Uint8Array.from(leb(e.payload.length)), e.payload);
+    const be = (v: bigint, width: number) => Uint8Array.from({ length: width }, (_, i) => Number((v >> BigInt(8 * (width - 1 - i))) & 0xffn));
+    for (const topicLength of [0, 127, 128, 16_383, 16_384]) {
+      for (const payloadLength of [0, 127, 128, 16_383, 16_384]) {
+        const e = ev("t".repeat(topicLength), new Array(payloadLength).fill(topicLength & 0xff));
+        expect(toHex(encodeEvent(e))).toBe(toHex(refEvent(e)));
+        const r: Receipt = { status: "ok", errorCode: 0, cycles: 3n, cells: 4n, events: [e, e] };
+        const own = refBmt([e, e].map((x) => keccak_256(refEvent(x))));
+        const want = cat(Uint8Array.of(1, 0, 0), be(3n, 8), be(4n, 8), own, Uint8Array.of(2), refEvent(e), refEvent(e));
+        expect(toHex(encodeReceipt(r))).toBe(toHex(want));
+        expect(toHex(blockRoots([keccak_256(Uint8Array.of(1))], [r]).receipt_root)).toBe(toHex(refBmt([keccak_256(want)])));
+      }
+    }
+  });
+
+  it("CIP-4 §5.3: an invalid receipt or event is refused before anything is written, its events' faults first", () => {
+    const badEmitter: Event = { emitter: new Uint8Array(19), topic: "x", payload: new Uint8Array(0) };
+    const okWithCode: Receipt = { status: "ok", errorCode: 7, cycles: 0n, cells: 0n, events: [badEmitter] };
+    for (const run of [() => encodeReceipt(okWithCode), () => blockRoots([new Uint8Array(31)], [okWithCode])]) {
+      expect(run).toThrow(/event emitter must be 20 bytes, got 19/);
+    }
+    const okWithCodeOnly: Receipt = { ...okWithCode, events: [] };
+    expect(() => blockRoots([new Uint8Array(31)], [okWithCodeOnly])).toThrow(/ok receipt with an error code/);
+    expect(() => blockRoots([new Uint8Array(31)], [])).toThrow(/tx hash of 31 bytes/);
+  });
 });

@@ -210,6 +210,9 @@ describe("block batch (CIP-4 §6.1 begin_batch → execute → commit_batch)", (
     value[1] = 97;
     expect(hex(b.get(k(2)))).toBe(hex(v(2)));
     expect(b.get(key)).toBeUndefined();
+    // Not a byte array: refused, not stored as an empty or zero-filled value.
+    for (const bad of [undefined, null, 5, [1, 2]]) expect(() => b.put(k(3), bad as unknown as Uint8Array)).toThrow(TypeError);
+    expect(b.get(k(3))).toBeUndefined();
   });
 
   it("CIP-4 §8.1: fromEntries builds a pre-state committed as one sorted batch", () => {
