@@ -208,19 +208,7 @@ export class Reader {
 // ---------------------------------------------------------------- top-level entry points
 
 export function encode<T>(codec: Codec<T>, value: T): Uint8Array {
-  const outer = withPaths;
-  withPaths = false;
-  try {
-    return encodeOnce(codec, value);
-  } catch (err) {
-    if (!isCodecError(err)) throw err;
-    // As in decode: the same value fails at the same place; again, with field paths.
-    withPaths = true;
-    encodeOnce(codec, value);
-    throw err;
-  } finally {
-    withPaths = outer;
-  }
+  return withPathsOnFailure(encodeOnce, codec, value);
 }
 
 function encodeOnce<T>(codec: Codec<T>, value: T): Uint8Array {
@@ -245,24 +233,32 @@ let scratchBusy = false;
 
 /** Strict decode: the whole input must be exactly one canonical value (§14). */
 export function decode<T>(codec: Codec<T>, bytes: Uint8Array): T {
+  return withPathsOnFailure(decodeOnce, codec, bytes);
+}
+
+/**
+ * `once(codec, input)` without field paths; when it fails, again with them, to name the field (the
+ * same input fails at the same place). Should the second run succeed, the first error stands.
+ */
+function withPathsOnFailure<C, I, R>(once: (codec: C, input: I) => R, codec: C, input: I): R {
   const outer = withPaths;
   withPaths = false;
   try {
-    return decodeOnce(codec, bytes);
+    return once(codec, input);
   } catch (err) {
     if (!isCodecError(err)) throw err;
-    // The same input fails at the same place: again, with field paths, to name it. (Should the
-    // second run succeed, the input still failed: the first error stands.)
     withPaths = true;
-    decodeOnce(codec, bytes);
+    once(codec, input);
     throw err;
   } finally {
     withPaths = outer;
   }
 }
 
-/** The errors that carry a field path (a codec's read may encode, as derive.ts does, and the reverse). */
-const isCodecError = (err: unknown): boolean => err instanceof DecodeError || err instanceof EncodeError;
+/** The errors that carry a field path (a codec's read may write, as derive.ts does, and the reverse). */
+function isCodecError(err: unknown): boolean {
+  return err instanceof DecodeError || err instanceof EncodeError;
+}
 
 function decodeOnce<T>(codec: Codec<T>, bytes: Uint8Array): T {
   const r = new Reader(bytes);
