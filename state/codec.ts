@@ -17,38 +17,42 @@ const U32_MAX = 0xffff_ffff;
 /** Unsigned LEB128 (`varint::UInt`) of a non-negative safe integer. */
 export function encodeVarint(value: number): Uint8Array {
   if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`varint ${value} out of range`);
-  const out: number[] = [];
-  let v = value;
-  while (v >= 0x80) {
-    out.push((v % 0x80) | 0x80);
-    v = Math.floor(v / 0x80);
-  }
-  out.push(v);
-  return Uint8Array.from(out);
+  const out = new Uint8Array(varintSize(value));
+  writeVarint(out, 0, value);
+  return out;
 }
 
 /** Bytes in the varint of a u32 length or count (encodeLength's length, without building it). */
 export function lengthSize(length: number): number {
   checkLength(length);
-  let size = 1;
-  for (let v = length; v >= 0x80; v = Math.floor(v / 0x80)) size++;
-  return size;
+  return varintSize(length);
 }
 
 /** Writes encodeLength(length) into `out` at `at`; returns the offset after it. */
 export function writeLength(out: Uint8Array, at: number, length: number): number {
   checkLength(length);
-  let v = length;
+  return writeVarint(out, at, length);
+}
+
+function checkLength(length: number): void {
+  if (!Number.isInteger(length) || length < 0 || length > U32_MAX) throw new CodecError(`length ${length} does not fit in u32`);
+}
+
+/** 7 bits per byte, low group first; `value` is a checked non-negative safe integer. */
+function varintSize(value: number): number {
+  let size = 1;
+  for (let v = value; v >= 0x80; v = Math.floor(v / 0x80)) size++;
+  return size;
+}
+
+function writeVarint(out: Uint8Array, at: number, value: number): number {
+  let v = value;
   while (v >= 0x80) {
     out[at++] = (v % 0x80) | 0x80;
     v = Math.floor(v / 0x80);
   }
   out[at++] = v;
   return at;
-}
-
-function checkLength(length: number): void {
-  if (!Number.isInteger(length) || length < 0 || length > U32_MAX) throw new CodecError(`length ${length} does not fit in u32`);
 }
 
 /** A `usize` length or count: a varint of a value that fits in u32. */
