@@ -106,8 +106,27 @@ function raw(rng: Rng): Buffer {
   ])();
 }
 
+/**
+ * A state key for POST /proof/multi: every prefix byte (CIP-4 §4.2 has 0x01–0x1d; 0x00 and
+ * 0x1e–0xff are unknown) at the right length of 54 bytes, or any prefix at a wrong length.
+ */
+function stateKey(rng: Rng): string {
+  const prefix = rng.pick([() => 0x00, () => 0x1e + rng.below(0xff - 0x1e + 1), () => rng.below(256), () => 1 + rng.below(0x1d)])();
+  const length = rng.float() < 0.7 ? 54 : rng.pick([0, 1, 20, 21, 53, 55, 64, 108, rng.below(120)]);
+  const bytes = Buffer.from(rng.bytes(length));
+  if (length > 0) bytes[0] = prefix;
+  return "0x" + bytes.toString("hex");
+}
+
+/** A well-formed POST /proof/multi whose keys are of every prefix and length: the class that once answered 500. */
+function multiKeys(rng: Rng): FuzzCase {
+  const keys = Array.from({ length: 1 + rng.below(4) }, () => stateKey(rng));
+  return { kind: "http", method: "POST", path: "/proof/multi", headers: { "content-type": "application/json" }, body: Buffer.from(JSON.stringify({ keys })) };
+}
+
 export function fuzzCase(rng: Rng): FuzzCase {
   if (rng.float() < 0.12) return { kind: "raw", bytes: raw(rng) };
+  if (rng.float() < 0.06) return multiKeys(rng);
   const b = body(rng);
   const headers: Record<string, string> = {};
   const type = rng.pick(TYPES);

@@ -3,10 +3,10 @@
 // writes and `cbqs verify-proof` checks; transaction and receipt proofs are BMT inclusion proofs
 // against the tx_root / receipt_root of the block that included the transaction, checked by
 // `cbqs verify-bmt-proof`. The proof itself is the answer's `proof` member, verbatim.
-import { toHex } from "../bytes.js";
+import { fromHex, HexError, toHex } from "../bytes.js";
 import { committedReceipt, receiptJson } from "../chain/receipts.js";
 import type { ChainDb } from "../../state/chain-db.js";
-import { accountKey, actorKey, actorStorageKey } from "../../state/keys.js";
+import { accountKey, actorKey, actorStorageKey, checkStateKey, StateKeyError } from "../../state/keys.js";
 import { MAX_MULTI_PROOF_KEYS } from "../../state/proof.js";
 import { inclusionProofToJson, proveReceipt, proveTx } from "../../state/roots.js";
 import { STATE_KEY_LENGTH } from "../../state/interface.js";
@@ -52,6 +52,30 @@ export function storageProof(db: ChainDb, address: string, userKey: string, limi
   return stateProof(db, actorStorageKey(actor, Buffer.from(userKey.slice(2), "hex")), limits);
 }
 
+/**
+ * keys[i] of a /proof/multi body: 0x hex of exactly 54 bytes whose prefix is a CIP-4 §4.2 one.
+ * The prefix is checked here, by the one table (state/keys.ts), because the store refuses a key
+ * of an unknown prefix by throwing: unchecked, that reached the client as a 500.
+ */
+function multiKey(k: unknown, i: number): Uint8Array {
+  const form = `keys[${i}] must be a 0x-prefixed ${STATE_KEY_LENGTH}-byte hex string`;
+  if (typeof k !== "string" || k.length !== 2 + 2 * STATE_KEY_LENGTH) throw badRequest("invalid_key", form);
+  let key: Uint8Array;
+  try {
+    key = fromHex(k, STATE_KEY_LENGTH, "key");
+  } catch (err) {
+    if (err instanceof HexError) throw badRequest("invalid_key", form);
+    throw err;
+  }
+  try {
+    checkStateKey(key);
+  } catch (err) {
+    if (err instanceof StateKeyError) throw badRequest("invalid_key", `keys[${i}]: ${err.message} (CIP-4 §4.2 prefixes are 0x01–0x1d)`);
+    throw err;
+  }
+  return key;
+}
+
 /** POST /proof/multi body: {"keys": ["0x<54-byte key>", …]}, 1 to 256 distinct keys with a value. */
 export function multiProof(db: ChainDb, body: unknown): Record<string, unknown> {
   if (typeof body !== "object" || body === null || Array.isArray(body) || Object.keys(body).some((k) => k !== "keys")) {
@@ -62,10 +86,7 @@ export function multiProof(db: ChainDb, body: unknown): Record<string, unknown> 
   if (raw.length > MAX_MULTI_PROOF_KEYS) {
     throw badRequest("too_many_keys", `${raw.length} keys requested; a batch proof covers at most ${MAX_MULTI_PROOF_KEYS} (CIP-4 §8.2)`);
   }
-  const keys = raw.map((k, i) => {
-    if (typeof k !== "string") throw badRequest("invalid_key", `keys[${i}] must be a 0x-prefixed ${STATE_KEY_LENGTH}-byte hex string`);
-    return parseHash(k, "key", STATE_KEY_LENGTH);
-  });
+  const keys = raw.map((k, i) => multiKey(k, i));
   if (new Set(keys.map(toHex)).size !== keys.length) throw badRequest("duplicate_key", "every key may appear once in a batch proof");
   const head = db.head()!;
   const absent = keys.find((k) => db.state.read(k) === undefined);

@@ -4,8 +4,9 @@
 // block (skipped heights) are not items.
 //
 //   GET /replication?since=&until=&limit=&order=
-//   since, until  inclusive block heights (defaults: 1 and the highest u64)
+//   since, until  inclusive block heights (defaults: 0 and the highest u64)
 //   limit         default 10, at most 100: larger values are clamped to 100, smaller to 1
+//   (numbers: src/node/decimal.ts, the one rule of every numeric parameter)
 //   order         asc (default) or desc; anything else is 400
 //   → {height, block_hash, state_root, items, prev, next}
 //
@@ -15,12 +16,13 @@
 // other side of the page's start bound (asc: below since; desc: above until): asc walks back
 // with until=prev&order=desc, desc walks forward with since=prev&order=asc.
 import type { ChainDb } from "../../state/chain-db.js";
+import { U64_MAX } from "../engine/math.js";
+import { parseDecimal, type DecimalParam } from "./decimal.js";
 import { badRequest } from "./errors.js";
 import { blockItemJson, readPointJson } from "./json.js";
 
 export const DEFAULT_LIMIT = 10;
 export const MAX_LIMIT = 100;
-const U64_MAX = (1n << 64n) - 1n;
 
 export interface FeedQuery {
   since: bigint;
@@ -29,22 +31,20 @@ export interface FeedQuery {
   order: "asc" | "desc";
 }
 
-function height(text: string, name: string): bigint {
-  if (!/^[0-9]{1,20}$/.test(text) || BigInt(text) > U64_MAX) throw badRequest(`invalid_${name}`, `${name} must be a block height (a u64 in decimal)`);
-  return BigInt(text);
-}
+const HEIGHT = { what: "a block height", max: U64_MAX };
+const LIMIT = { name: "limit", what: "an integer", max: BigInt(MAX_LIMIT), clamp: { min: 1n } };
 
 export function parseFeedQuery(params: ReadonlyMap<string, string>): FeedQuery {
-  const since = params.has("since") ? height(params.get("since")!, "since") : 1n;
-  const until = params.has("until") ? height(params.get("until")!, "until") : U64_MAX;
+  const number = (name: string, p: Omit<DecimalParam, "name">, fallback: bigint) => {
+    const text = params.get(name);
+    return text === undefined ? fallback : parseDecimal(text, { name, ...p });
+  };
+  // since defaults to 0, the lowest height, so an omitted bound means the same as any bound
+  // below the first block: ?until=0 and ?since=0&until=0 are one (empty) range.
+  const since = number("since", HEIGHT, 0n);
+  const until = number("until", HEIGHT, U64_MAX);
   if (since > until) throw badRequest("invalid_range", `since ${since} is above until ${until}`);
-  let limit = DEFAULT_LIMIT;
-  const l = params.get("limit");
-  if (l !== undefined) {
-    if (!/^-?[0-9]{1,30}$/.test(l)) throw badRequest("invalid_limit", "limit must be an integer");
-    const n = BigInt(l);
-    limit = n > BigInt(MAX_LIMIT) ? MAX_LIMIT : n < 1n ? 1 : Number(n);
-  }
+  const limit = Number(number("limit", LIMIT, BigInt(DEFAULT_LIMIT)));
   const order = params.get("order") ?? "asc";
   if (order !== "asc" && order !== "desc") throw badRequest("invalid_order", `order must be asc or desc (got ${JSON.stringify(order)})`);
   return { since, until, limit, order };

@@ -11,7 +11,9 @@ import { echo } from "../bounds.js";
 import { fromHex, HexError, toHex } from "../bytes.js";
 import { JsonError, parseJson } from "../json/parse.js";
 import { MAX_ENVELOPE_BYTES } from "../chain/envelope.js";
+import { U64_MAX } from "../engine/math.js";
 import { CbqsNode } from "./chain-node.js";
+import { parseDecimal } from "./decimal.js";
 import { badRequest, errorBody, RequestError } from "./errors.js";
 import { finalizedViewJson, JsonText, readPointJson } from "./json.js";
 import { accountProof, actorProof, multiProof, receiptProof, storageProof, txProof, type ProofLimits } from "./proofs.js";
@@ -60,6 +62,8 @@ interface Route {
   /** RFC 6570 template for service discovery. */
   template: string;
   name: string;
+  /** Further discovery names of the same endpoint (a standard's name for it). */
+  aliases?: readonly string[];
   query: readonly string[];
   maxBody: number;
   proof?: boolean;
@@ -94,6 +98,9 @@ const ROUTES: readonly Route[] = [
     path: "/replication",
     template: "/replication{?since,until,limit,order}",
     name: "cbqs.replication",
+    // CIP-16 §3: the feed MUST be advertised under this name. Its template has no `owner`: a
+    // block has no single owner, so there is nothing to filter by (docs/decisions.md).
+    aliases: ["net.concrnt.core.replication"],
     query: ["since", "until", "limit", "order"],
     maxBody: 0,
     handle: (c) => feedPage(c.node.db, parseFeedQuery(c.params)),
@@ -180,7 +187,7 @@ const ROUTES: readonly Route[] = [
 
 function discovery(node: CbqsNode): Record<string, unknown> {
   const endpoints: Record<string, string> = {};
-  for (const r of ROUTES) endpoints[r.name] = r.template;
+  for (const r of ROUTES) for (const name of [r.name, ...(r.aliases ?? [])]) endpoints[name] = r.template;
   return { ...readPointJson(node.head()), endpoints };
 }
 
@@ -211,9 +218,7 @@ function streamParam(node: CbqsNode, text: string | undefined): string | undefin
 }
 
 function mineHeight(text: string | undefined): bigint | undefined {
-  if (text === undefined) return undefined;
-  if (!/^[0-9]{1,20}$/.test(text)) throw badRequest("invalid_height", "height must be a block height (a u64 in decimal)");
-  return BigInt(text);
+  return text === undefined ? undefined : parseDecimal(text, { name: "height", what: "a block height", max: U64_MAX });
 }
 
 function jsonBody(body: Buffer): unknown {

@@ -147,6 +147,37 @@ describe("cbqs node: CIP-4 §5.4 proofs", () => {
     }
   });
 
+  it("issue 21: /proof/multi keys of an unknown prefix (0x00, 0x1e–0xff) or a wrong length are 400 invalid_key naming the index, never 500 (CIP-4 §4.2)", async () => {
+    const present = toHex(accountKey(new Uint8Array(20).fill(0x11)));
+    const withPrefix = (b: number) => "0x" + b.toString(16).padStart(2, "0") + present.slice(4);
+    const unknown = [0x00, ...Array.from({ length: 0xff - 0x1e + 1 }, (_, i) => 0x1e + i)];
+    for (const b of unknown) {
+      const r = await post(n.url, "/proof/multi", JSON.stringify({ keys: [present, withPrefix(b)] }), "application/json");
+      expect([r.status, r.body["error"]], withPrefix(b)).toEqual([
+        400,
+        { code: "invalid_key", message: `keys[1]: unknown state key prefix 0x${b.toString(16).padStart(2, "0")} (CIP-4 §4.2 prefixes are 0x01–0x1d)` },
+      ]);
+    }
+    for (const bytes of [0, 1, 20, 53, 55, 108]) {
+      const r = await post(n.url, "/proof/multi", JSON.stringify({ keys: ["0x" + "01".repeat(bytes), present] }), "application/json");
+      expect([r.status, r.body["error"]], `${bytes} bytes`).toEqual([400, { code: "invalid_key", message: "keys[0] must be a 0x-prefixed 54-byte hex string" }]);
+    }
+    const notHex = await post(n.url, "/proof/multi", JSON.stringify({ keys: [present, present, "0x" + "zz".repeat(54)] }), "application/json");
+    expect(notHex.body["error"]).toEqual({ code: "invalid_key", message: "keys[2] must be a 0x-prefixed 54-byte hex string" });
+    // The single-key routes build their keys from an address (prefixes 0x01, 0x02, 0x03): only its form can be wrong.
+    const single: Array<[string, string]> = [
+      ["/proof/account/0x" + "11".repeat(19), "invalid_address"],
+      ["/proof/actor/0x" + "11".repeat(21), "invalid_address"],
+      ["/proof/storage/0x00/0x00", "invalid_address"],
+      ["/proof/storage/0x" + "1e".repeat(20) + "/0x0", "invalid_key"],
+    ];
+    for (const [path, code] of single) {
+      const r = await get(n.url, path);
+      expect([r.status, (r.body["error"] as { code: string }).code], path).toEqual([400, code]);
+    }
+    expect(n.logs.filter((e) => e["level"] === "error")).toEqual([]);
+  });
+
   it("an absent key whose exclusion proof would be too large is refused (422), a present key is still proven", async () => {
     const small = await startNode("fixtures/corpus/create-quote.json", { proofLimits: { maxExclusionOps: 2 } });
     try {

@@ -49,8 +49,7 @@ describe("cbqs node: replication feed", () => {
     expect((await page(n, "")).items).toHaveLength(10);
     expect((await page(n, "?limit=1000000000000000000000")).items).toHaveLength(Math.min(100, heights.length));
     expect((await page(n, "?limit=0")).items).toHaveLength(1);
-    expect((await page(n, "?limit=-5")).items).toHaveLength(1);
-    for (const q of ["?limit=ten", "?limit=1.5", "?limit="]) {
+    for (const q of ["?limit=ten", "?limit=1.5", "?limit=", "?limit=-5"]) {
       const r = await get(n.url, `/replication${q}`);
       expect([r.status, (r.body["error"] as { code: string }).code], q).toEqual([400, "invalid_limit"]);
     }
@@ -93,6 +92,59 @@ describe("cbqs node: replication feed", () => {
     }
   });
 
+  it("issue 21: one rule for every numeric parameter — digits only, no sign or leading zeros; above the maximum 400, except limit, clamped (CIP-16 §3.1)", async () => {
+    const d30 = "9".repeat(30);
+    const d31 = "9".repeat(31);
+    // The exact cases of the issue: limit of 30 and 31 digits are both clamped; until=0 alone and with since=0 are one empty range.
+    expect((await page(n, `?limit=${d30}`)).items).toHaveLength(Math.min(100, heights.length));
+    expect((await page(n, `?limit=${d31}`)).items).toHaveLength(Math.min(100, heights.length));
+    expect((await page(n, `?limit=1${"0".repeat(2000)}`)).items).toHaveLength(Math.min(100, heights.length));
+    for (const q of ["?until=0", "?since=0&until=0", "?until=0&order=desc", "?since=0&until=0&order=desc"]) {
+      const p = await page(n, q);
+      expect([p.items, p.next], q).toEqual([[], null]);
+      expect(p.prev, q).toBe(q.includes("desc") ? heights[0] : null);
+    }
+    expect((await page(n, "?since=0&limit=100")).items.map((i) => i.height)).toEqual(heights);
+    const refused = async (path: string, code: string, message?: string) => {
+      const r = path.startsWith("/mine") ? await post(n.url, path, "") : await get(n.url, path);
+      expect([r.status, (r.body["error"] as { code: string }).code], path).toEqual([400, code]);
+      if (message !== undefined) expect((r.body["error"] as { message: string }).message, path).toBe(message);
+    };
+    await refused("/replication?since=1&until=0", "invalid_range", "since 1 is above until 0");
+    // Malformed: the same refusal for every numeric parameter of every route.
+    const malformed = ["", "-1", "%2B1", "+1", " 1", "1%20", "01", "00", "1.0", "1e3", "0x10", "%EF%BC%99", "1_000", "ten"];
+    const numeric: Array<[string, string]> = [
+      ["/replication?since=", "since"],
+      ["/replication?until=", "until"],
+      ["/replication?limit=", "limit"],
+      ["/mine?height=", "height"],
+    ];
+    for (const [prefix, name] of numeric) {
+      for (const v of malformed) await refused(prefix + v, `invalid_${name}`);
+      // Well-formed but above the maximum: refused naming the parameter and its maximum, whatever the digits (limit clamps, above).
+      if (name === "limit") continue;
+      await refused(prefix + "18446744073709551616", `invalid_${name}`, `${name} must be a block height of at most 18446744073709551615 (got 18446744073709551616)`);
+      await refused(prefix + d30, `invalid_${name}`);
+      await refused(prefix + d31, `invalid_${name}`, `${name} must be a block height of at most 18446744073709551615 (got 31 digits)`);
+    }
+    await refused("/replication?since=01", "invalid_since", 'since must be a block height: decimal digits without sign or leading zeros (got "01")');
+    // At the maximum: accepted.
+    expect((await page(n, "?since=18446744073709551615")).items).toEqual([]);
+    expect((await page(n, "?until=18446744073709551615&limit=100")).items.map((i) => i.height)).toEqual(heights);
+    expect((await page(n, "?limit=100")).items).toHaveLength(Math.min(100, heights.length));
+    expect((await page(n, "?limit=0")).items).toHaveLength(1);
+    expect(n.db.head()!.height.toString()).toBe(heights.at(-1)); // no refused /mine produced a block
+  });
+
+  it("issue 21: the feed is advertised as net.concrnt.core.replication (CIP-16 §3) next to cbqs.replication, without owner", async () => {
+    const endpoints = (await get(n.url, "/.well-known/cbqs")).body["endpoints"] as Record<string, string>;
+    expect(endpoints["net.concrnt.core.replication"]).toBe("/replication{?since,until,limit,order}");
+    expect(endpoints["cbqs.replication"]).toBe(endpoints["net.concrnt.core.replication"]);
+    // owner is not a parameter here (docs/decisions.md): asked for, it is refused, not ignored.
+    const r = await get(n.url, "/replication?owner=con1abc");
+    expect([r.status, (r.body["error"] as { code: string }).code]).toEqual([400, "unknown_parameter"]);
+  });
+
   it("service discovery lists every endpoint with its template", async () => {
     const r = await get(n.url, "/.well-known/cbqs");
     expect(r.status).toBe(200);
@@ -102,6 +154,7 @@ describe("cbqs node: replication feed", () => {
       "cbqs.finalized-view": "/cbqs/finalized-view{?block}",
       "cbqs.broker-state": "/cbqs/broker-state{?stream,block}",
       "cbqs.replication": "/replication{?since,until,limit,order}",
+      "net.concrnt.core.replication": "/replication{?since,until,limit,order}",
       "cip4.proof.account": "/proof/account/{address}",
       "cip4.proof.actor": "/proof/actor/{address}",
       "cip4.proof.storage": "/proof/storage/{address}/{key}",
