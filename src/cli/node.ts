@@ -12,6 +12,7 @@ import { Output, writing } from "../json/write.js";
 import { SCENARIO_FORMAT } from "../scenario/parse.js";
 import { ImportMismatch, NodeInputError, type NodeStart } from "../node/chain-node.js";
 import { DEFAULT_MAX_EXCLUSION_OPS } from "../node/proofs.js";
+import { CLIENT_SHARE } from "../node/rate-limit.js";
 import { runNode } from "../node/run.js";
 import { DEFAULT_PROOF_RATE_LIMIT, DEFAULT_RATE_LIMIT, stderrLogger, type Logger } from "../node/server.js";
 import { DEFAULT_RETAIN_BLOCKS } from "../node/store.js";
@@ -28,6 +29,7 @@ interface NodeOpts {
   genesis?: string;
   blockTime: string;
   rateLimit: string;
+  clientRateLimit?: string;
   proofRateLimit: string;
   retainBlocks: string;
   maxExclusionOps: string;
@@ -86,6 +88,7 @@ export function register(program: Command): void {
     .option("--genesis <file>", "start a fresh chain from this genesis file (its exact bytes define chain_instance_id)")
     .option("--block-time <s>", "produce a block every <s> seconds; 0 = only on POST /mine", "0")
     .option("--rate-limit <n>", "global limit, requests per second on all endpoints (CIP-4 §10); 0 = off", String(DEFAULT_RATE_LIMIT))
+    .option("--client-rate-limit <n>", `limit per client address on all endpoints, requests per second (default: --rate-limit / ${CLIENT_SHARE}, 25); 0 = off`)
     .option("--proof-rate-limit <n>", "per-client limit on the /proof endpoints, requests per second; 0 = off", String(DEFAULT_PROOF_RATE_LIMIT))
     .option("--retain-blocks <n>", "blocks below the head whose state pinned reads (?block=) can still serve", String(DEFAULT_RETAIN_BLOCKS))
     .option("--max-exclusion-ops <n>", "largest exclusion proof served for an absent key, in operations", String(DEFAULT_MAX_EXCLUSION_OPS))
@@ -110,6 +113,7 @@ export function register(program: Command): void {
         port,
         blockTime,
         rateLimit: intOption("--rate-limit", opts.rateLimit, 1_000_000),
+        ...(opts.clientRateLimit === undefined ? {} : { clientRateLimit: intOption("--client-rate-limit", opts.clientRateLimit, 1_000_000) }),
         proofRateLimit: intOption("--proof-rate-limit", opts.proofRateLimit, 1_000_000),
         proofLimits: { maxExclusionOps: intOption("--max-exclusion-ops", opts.maxExclusionOps, 1 << 22) },
       };

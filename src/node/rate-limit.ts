@@ -1,7 +1,9 @@
-// CIP-4 §10: a global RPC rate limit on every endpoint (100 req/s by default) and a per-IP limiter
-// on the proof endpoints. Token buckets holding one second of burst; a refused request learns
-// when a token will be there (Retry-After, whole seconds). Time comes from the caller (wall clock
-// in the server, a fake one in tests); none of this touches consensus.
+// CIP-4 §10: a global RPC rate limit on every endpoint (100 req/s by default); below it a
+// per-client (remote address) limit on every endpoint, so that one client flooding the node cannot
+// spend the global budget of the others; and a per-client limiter on the proof endpoints. Token
+// buckets holding one second of burst; a refused request learns when a token will be there
+// (Retry-After, whole seconds). Time comes from the caller (wall clock in the server, a fake one
+// in tests); none of this touches consensus.
 
 export class TokenBucket {
   private tokens: number;
@@ -29,7 +31,18 @@ export class TokenBucket {
   }
 }
 
-/** One bucket per client address, at most `maxClients` of them (the least recently used are dropped). */
+/**
+ * The per-client limit when none is given: a quarter of the global one (25 of 100 req/s), so three
+ * clients at their full rate still leave a quarter of the global budget to everyone else; 0 (off)
+ * when the global limit is off.
+ */
+export const CLIENT_SHARE = 4;
+export const defaultClientRateLimit = (globalRate: number): number => (globalRate === 0 ? 0 : Math.max(1, Math.floor(globalRate / CLIENT_SHARE)));
+
+/**
+ * One bucket per client address, at most `maxClients` of them: beyond that the least recently
+ * seen client's bucket is dropped (it comes back full, which a client that idle has earned).
+ */
 export class PerClientLimiter {
   private readonly buckets = new Map<string, TokenBucket>();
 
@@ -37,6 +50,11 @@ export class PerClientLimiter {
     readonly rate: number,
     private readonly maxClients = 10_000,
   ) {}
+
+  /** Buckets held: never more than maxClients. */
+  get size(): number {
+    return this.buckets.size;
+  }
 
   take(client: string, now: number): number {
     if (this.rate === 0) return 0;

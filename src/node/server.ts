@@ -17,7 +17,7 @@ import { parseDecimal } from "./decimal.js";
 import { badRequest, errorBody, RequestError } from "./errors.js";
 import { finalizedViewJson, JsonText, readPointJson } from "./json.js";
 import { accountProof, actorProof, multiProof, receiptProof, storageProof, txProof, type ProofLimits } from "./proofs.js";
-import { PerClientLimiter, TokenBucket } from "./rate-limit.js";
+import { defaultClientRateLimit, PerClientLimiter, TokenBucket } from "./rate-limit.js";
 import { BrokerStateCache, brokerState, finalizedView } from "./reads.js";
 import { feedPage, parseFeedQuery } from "./replication.js";
 
@@ -31,6 +31,8 @@ export interface ServerOptions {
   port: number;
   /** Global limit on every endpoint, requests per second (CIP-4 §10: 100); 0 = off. */
   rateLimit: number;
+  /** Per client address on every endpoint, requests per second; 0 = off. Default: defaultClientRateLimit(rateLimit). */
+  clientRateLimit?: number;
   /** Per client address on the proof endpoints, requests per second; 0 = off. */
   proofRateLimit: number;
   proofLimits: ProofLimits;
@@ -353,6 +355,8 @@ export interface NodeServer {
 export function startServer(node: CbqsNode, options: ServerOptions): Promise<NodeServer> {
   const now = options.now ?? (() => performance.now());
   const global = new TokenBucket(options.rateLimit, now());
+  const clientRate = options.clientRateLimit ?? defaultClientRateLimit(options.rateLimit);
+  const clients = new PerClientLimiter(clientRate);
   const perClient = new PerClientLimiter(options.proofRateLimit);
   const brokerCache = new BrokerStateCache();
 
@@ -360,6 +364,11 @@ export function startServer(node: CbqsNode, options: ServerOptions): Promise<Nod
     const url = req.url ?? "/";
     const q = url.indexOf("?");
     const pathname = q < 0 ? url : url.slice(0, q);
+    const client = req.socket.remoteAddress ?? "";
+    // The client's own bucket first: a request it refuses takes nothing from the global budget,
+    // so a flooding client exhausts its share only, never the other clients' (docs/node.md).
+    const own = clients.take(client, now());
+    if (own > 0) throw new RequestError(429, "rate_limited", `one client may make at most ${clientRate} requests per second`, {}, { "retry-after": String(own) });
     const wait = global.take(now());
     if (wait > 0) throw new RequestError(429, "rate_limited", `the node answers at most ${options.rateLimit} requests per second`, {}, { "retry-after": String(wait) });
     const { routes, captures } = matchRoute(pathname);
@@ -376,7 +385,7 @@ export function startServer(node: CbqsNode, options: ServerOptions): Promise<Nod
     const r = routes.find((x) => x.method === method);
     if (r === undefined) throw new RequestError(405, "method_not_allowed", `${echo(pathname)} takes ${allow}`, {}, { allow });
     if (r.proof) {
-      const clientWait = perClient.take(req.socket.remoteAddress ?? "", now());
+      const clientWait = perClient.take(client, now());
       if (clientWait > 0) {
         throw new RequestError(429, "rate_limited", `proof endpoints answer at most ${options.proofRateLimit} requests per second per client`, {}, { "retry-after": String(clientWait) });
       }

@@ -34,6 +34,7 @@ export async function startNode(
     port: 0,
     blockTime: options.blockTime ?? 0,
     rateLimit: options.rateLimit ?? 0,
+    ...(options.clientRateLimit === undefined ? {} : { clientRateLimit: options.clientRateLimit }),
     proofRateLimit: options.proofRateLimit ?? 0,
     proofLimits: options.proofLimits ?? { maxExclusionOps: 4096 },
     ...(options.now === undefined ? {} : { now: options.now }),

@@ -2,9 +2,11 @@
 // limit on proof endpoints (429 + Retry-After), 404/405/413 with the error shape, a malformed HTTP
 // request answered 400, and an internal or storage error answered by an opaque 500 whose details
 // only reach the server's structured log.
+import { Agent, request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
-import { PerClientLimiter, TokenBucket } from "../../src/node/rate-limit.js";
+import { defaultClientRateLimit, PerClientLimiter, TokenBucket } from "../../src/node/rate-limit.js";
+import { DEFAULT_PROOF_RATE_LIMIT, DEFAULT_RATE_LIMIT } from "../../src/node/server.js";
 import type { ChainDb } from "../../state/chain-db.js";
 import { MemoryChainDb } from "../../state/chain-db-memory.js";
 import { get, post, request, startNode } from "./helpers.js";
@@ -30,7 +32,7 @@ describe("rate limiting (CIP-4 §10)", () => {
 
   it("over the global limit every endpoint answers 429 with Retry-After; proofs also have a per-client limit", async () => {
     let clock = 0;
-    const n = await startNode(FIXTURE, { rateLimit: 5, proofRateLimit: 2, now: () => clock });
+    const n = await startNode(FIXTURE, { rateLimit: 5, clientRateLimit: 0, proofRateLimit: 2, now: () => clock });
     try {
       const codes: number[] = [];
       for (let i = 0; i < 6; i++) codes.push((await get(n.url, i % 2 === 0 ? "/cbqs/finalized-view" : "/nowhere")).status);
@@ -44,6 +46,95 @@ describe("rate limiting (CIP-4 §10)", () => {
       expect([(await get(n.url, proof)).status, (await get(n.url, proof)).status, (await get(n.url, proof)).status]).toEqual([200, 200, 429]);
       expect((await get(n.url, "/cbqs/finalized-view")).status).toBe(200); // the global budget still has room
     } finally {
+      await n.close();
+    }
+  });
+});
+
+/** A GET sent from `localAddress` (127.0.0.2, 127.0.0.3, …: every loopback address is this host), so two test clients are two clients to the node. */
+function getFrom(localAddress: string, url: string, agent?: Agent): Promise<{ status: number; body: Record<string, unknown>; retryAfter: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { localAddress, ...(agent === undefined ? {} : { agent }) }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (d: string) => (text += d));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown>, retryAfter: res.headers["retry-after"] }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+const BROKER_STATE = `/cbqs/broker-state?stream=${encodeURIComponent("owner:0x1111111111111111111111111111111111111111/nonce:1")}`;
+
+describe("issue 21: a fair share per client below the global limit (CIP-4 §10)", () => {
+  it("the default per-client limit is a quarter of the global one; the per-client table stays bounded", () => {
+    expect([defaultClientRateLimit(100), defaultClientRateLimit(1_000), defaultClientRateLimit(3), defaultClientRateLimit(0)]).toEqual([25, 250, 1, 0]);
+    const l = new PerClientLimiter(5, 100);
+    for (let i = 0; i < 20_000; i++) l.take(`10.0.${i >> 8}.${i & 255}`, i);
+    expect(l.size).toBe(100);
+  });
+
+  it("issue 21: at default limits a client flooding /nowhere is refused 429 (Retry-After) while another's broker-state read every 200 ms is always answered (injected clock)", async () => {
+    let clock = 0;
+    const n = await startNode(FIXTURE, { rateLimit: DEFAULT_RATE_LIMIT, proofRateLimit: DEFAULT_PROOF_RATE_LIMIT, now: () => clock });
+    try {
+      const flood: number[] = [];
+      const reads: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        if (i > 0) clock += 200;
+        for (let j = 0; j < 30; j++) flood.push((await getFrom("127.0.0.2", n.url + "/nowhere")).status);
+        reads.push((await getFrom("127.0.0.3", n.url + BROKER_STATE)).status);
+      }
+      expect(reads).toEqual(Array(20).fill(200));
+      // The flooder had its burst (25) and then its refill (25/s, 5 per 200 ms) — no more.
+      expect(flood.filter((s) => s === 404).length).toBe(25 + 19 * 5);
+      expect(flood.filter((s) => s === 429).length).toBe(600 - 25 - 19 * 5);
+      const refused = await getFrom("127.0.0.2", n.url + "/nowhere");
+      expect(refused).toEqual({ status: 429, retryAfter: "1", body: { error: { code: "rate_limited", message: "one client may make at most 25 requests per second" } } });
+      // The global limit is still there: clients each within their share, together above it, are refused.
+      clock += 10_000;
+      const many = [];
+      for (let c = 0; c < 5; c++) for (let j = 0; j < 25; j++) many.push((await getFrom(`127.0.1.${c + 1}`, n.url + "/cbqs/finalized-view")).status);
+      expect(many.filter((s) => s === 200).length).toBe(100);
+      expect(many.slice(100)).toEqual(Array(25).fill(429));
+    } finally {
+      await n.close();
+    }
+  });
+
+  it("issue 21: over real sockets and the real clock, client A floods (bounded) while client B's 10 reads 100 ms apart all answer 200", async () => {
+    const n = await startNode(FIXTURE, { rateLimit: DEFAULT_RATE_LIMIT, proofRateLimit: DEFAULT_PROOF_RATE_LIMIT });
+    const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+    try {
+      let done = false;
+      const flood = new Map<number, number>();
+      let sent = 0;
+      const a = Promise.all(
+        Array.from({ length: 8 }, async () => {
+          while (!done && sent < 4_000) {
+            sent++;
+            const s = (await getFrom("127.0.0.2", n.url + "/nowhere", agent)).status;
+            flood.set(s, (flood.get(s) ?? 0) + 1);
+          }
+        }),
+      );
+      const reads: number[] = [];
+      const started = performance.now();
+      for (let i = 0; i < 10; i++) {
+        reads.push((await getFrom("127.0.0.3", n.url + BROKER_STATE)).status);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const seconds = (performance.now() - started) / 1000;
+      done = true;
+      await a;
+      expect(reads).toEqual(Array(10).fill(200));
+      // A really flooded: far beyond its share, and was held to it (burst + 25/s over the run).
+      expect(flood.get(429) ?? 0).toBeGreaterThan(200);
+      expect(flood.get(404) ?? 0).toBeLessThanOrEqual(25 + Math.ceil(25 * (seconds + 1)));
+    } finally {
+      agent.destroy();
       await n.close();
     }
   });
