@@ -6,6 +6,7 @@ import { echo } from "../bounds.js";
 import type { Command } from "commander";
 import { readDocument, readFixture } from "../harness/documents.js";
 import { FIXTURE_FORMAT } from "../harness/fixture.js";
+import { DEFAULT_GENESIS_SOURCE } from "../harness/genesis.js";
 import { JsonError, parseJson } from "../json/parse.js";
 import { readFileBytes } from "../json/read.js";
 import { Output, writing } from "../json/write.js";
@@ -85,7 +86,7 @@ export function register(program: Command): void {
     .option("--host <address>", "address to listen on", "127.0.0.1")
     .option("--port <n>", "port to listen on (0 = any free port)", "8545")
     .option("--fixture <file>", "import a cbqs-fixture/v1 chain first, verifying every block as cbqs replay does")
-    .option("--genesis <file>", "start a fresh chain from this genesis file (its exact bytes define chain_instance_id)")
+    .option("--genesis <file>", "start a fresh chain from this genesis file (its exact bytes define chain_instance_id); without it, --fixture or a stored chain: the default genesis (CIP-39 §3)")
     .option("--block-time <s>", "produce a block every <s> seconds; 0 = only on POST /mine", "0")
     .option("--rate-limit <n>", "global limit, requests per second on all endpoints (CIP-4 §10); 0 = off", String(DEFAULT_RATE_LIMIT))
     .option("--client-rate-limit <n>", `limit per client address on all endpoints, requests per second (default: --rate-limit / ${CLIENT_SHARE}, 25); 0 = off`)
@@ -99,7 +100,7 @@ export function register(program: Command): void {
       exitCodes(
         "stopped cleanly by SIGINT/SIGTERM",
         "an imported fixture block does not verify (the replay report)",
-        "unusable start: an unreadable or malformed fixture or genesis (file and JSON path named), a bad option, --fixture with --genesis, a port in use, a store in use, empty or of another chain",
+        "unusable start: an unreadable or malformed fixture or genesis (file and JSON path named), a bad option, --fixture with --genesis, a port in use, a store in use or of another chain",
         "while a fixture is imported: the blocks committed so far are kept (with --db, a restart continues the import); the node does not start",
       ),
     )
@@ -124,7 +125,9 @@ export function register(program: Command): void {
       watchSignals();
       let running: Awaited<ReturnType<typeof runNode>>;
       try {
-        running = await runNode(db, start, { ...settings, log });
+        // CIP-39 §3: no genesis file and no stored chain — the default genesis config's canonical bytes.
+        const from: NodeStart = start.kind === "store" && db.genesis() === undefined ? { kind: "genesis", source: DEFAULT_GENESIS_SOURCE } : start;
+        running = await runNode(db, from, { ...settings, log });
       } catch (err) {
         if (err instanceof Stopped) {
           const head = db.head();
@@ -137,9 +140,8 @@ export function register(program: Command): void {
           return;
         }
         if (err instanceof NodeInputError) {
-          const source = opts.fixture ?? opts.genesis ?? (opts.db === undefined ? undefined : `--db ${opts.db}`);
-          // Neither a chain file nor a store: nothing to start from (the in-memory store is empty by definition).
-          throw new UsageError(source === undefined ? "no chain to start from: give --genesis <file> or --fixture <file> (or --db <dir> holding a chain)" : `${source}: ${err.message}`);
+          const source = opts.fixture ?? opts.genesis ?? (opts.db === undefined ? "the default genesis" : `--db ${opts.db}`);
+          throw new UsageError(`${source}: ${err.message}`);
         }
         const code = (err as NodeJS.ErrnoException).code;
         const hint: Record<string, string> = {

@@ -1,7 +1,8 @@
 // A running node: the chain (opened from genesis, a fixture or its store), the HTTP server, and
 // devnet block production every `blockTime` seconds (0 = only on POST /mine). `cbqs node` is this
 // plus argument parsing and signals; tests start it in-process the same way.
-import { toHex } from "../bytes.js";
+import { bytesEqual, toHex } from "../bytes.js";
+import { DEFAULT_GENESIS_SOURCE } from "../harness/genesis.js";
 import type { ChainDb } from "../../state/chain-db.js";
 import { CbqsNode, type NodeStart } from "./chain-node.js";
 import { startServer, type Logger, type ServerOptions } from "./server.js";
@@ -25,9 +26,11 @@ export async function runNode(db: ChainDb, start: NodeStart, options: RunOptions
   // A fixture's import can take a while: it stops between two committed blocks on SIGINT/SIGTERM (src/steps.ts).
   const node = await stoppable(CbqsNode.openSteps(db, start, (b) => log({ level: "debug", msg: "imported", height: b.height.toString(), txs: b.transactions.length })));
   node.onMined = (mined) => log({ level: "info", msg: "block", height: mined.block.height.toString(), txs: mined.block.transactions.length, dropped: mined.dropped.length });
-  const head = node.head();
-  log({ level: "info", msg: "chain", chain_instance_id: toHex(node.chainInstanceId), height: head.height.toString() });
   const server = await startServer(node, { ...options, log });
+  // The chain instance with the URL: what a client needs first (cbqs tx --chain-instance). The
+  // default genesis (CIP-39 §3: no genesis file given) is named, so it is not mistaken for a file's.
+  const defaultGenesis = bytesEqual(node.genesis.source, DEFAULT_GENESIS_SOURCE);
+  log({ level: "info", msg: "serving", url: server.url, chain_instance_id: toHex(node.chainInstanceId), height: node.head().height.toString(), ...(defaultGenesis ? { genesis: "default" } : {}) });
   let timer: NodeJS.Timeout | undefined;
   if (options.blockTime > 0) {
     // Block production is synchronous: a timer tick runs one whole block, so a shutdown can only

@@ -7,7 +7,10 @@ import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { buildProgram } from "../../src/cli/program.js";
 import { cbqs, unusableInput } from "../cli/program.js";
-import { get } from "./helpers.js";
+import { chainInstanceId } from "../../src/codec/derive.js";
+import { DEFAULT_GENESIS, DEFAULT_GENESIS_SOURCE } from "../../src/harness/genesis.js";
+import { parseGenesisSection } from "../../src/scenario/genesis.js";
+import { get, toHex } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "cbqs-node-cli-"));
 
@@ -51,7 +54,6 @@ describe("cbqs node (command)", () => {
     const genesisFile = join(dir, "genesis.json");
     writeFileSync(genesisFile, '{"chain_id": "x"}');
     const cases: Array<[string[], RegExp]> = [
-      [["--port", "0"], /no chain to start from: give --genesis <file> or --fixture <file>/],
       [["--fixture", "fixtures/corpus/create-quote.json", "--genesis", genesisFile], /--fixture and --genesis are exclusive/],
       // The path is the genesis file's own ($ is the file), not genesis_source's.
       [["--genesis", genesisFile, "--port", "0"], /genesis\.json: invalid genesis: \$\.timestamp: missing/],
@@ -60,6 +62,7 @@ describe("cbqs node (command)", () => {
       [["--fixture", "fixtures/corpus/create-quote.json", "--port", "70000"], /--port must be an integer from 0 to 65535/],
       [["--fixture", "fixtures/corpus/create-quote.json", "--block-time", "-1"], /--block-time must be seconds/],
       [["--fixture", "fixtures/corpus/create-quote.json", "--rate-limit", "many"], /--rate-limit must be an integer/],
+      [["--fixture", "fixtures/corpus/create-quote.json", "--client-rate-limit", "-1"], /--client-rate-limit must be an integer from 0 to 1000000/],
       [["--fixture", "fixtures/corpus/create-quote.json", "--host", "0.0.0.0x", "--port", "0", "--quiet"], /cannot listen on 0\.0\.0\.0x:0: ENOTFOUND: --host is not an address of this machine/],
     ];
     for (const [args, problem] of cases) expect(await cbqs("node", ...args), args.join(" ")).toEqual(unusableInput(problem));
@@ -90,6 +93,37 @@ describe("cbqs node (command)", () => {
     expect([r.exitCode, instance]).toEqual([0, expected.chain_instance_id]);
     // A scenario's genesis source too: the one its filled fixture carries.
     expect((await cbqs("genesis", "fixtures/scenarios/create-quote.json")).out).toBe(readFileSync(genesis, "utf8"));
+  });
+
+  it("issue 21: with no --genesis/--fixture on an empty store the node starts from the canonical serialization of its default genesis config (CIP-39 §3) and logs the chain instance with the URL", async () => {
+    const expectedId = toHex(chainInstanceId(DEFAULT_GENESIS_SOURCE));
+    // The same bytes a scenario whose genesis is the default config is identified by.
+    expect(parseGenesisSection({ genesis: DEFAULT_GENESIS }).sourceBytes).toEqual(DEFAULT_GENESIS_SOURCE);
+    const store = join(dir, "default-db");
+    for (const args of [["--port", "0"], ["--port", "0", "--db", store], ["--port", "0", "--db", store]]) {
+      let genesis: Record<string, unknown> = {};
+      let url = "";
+      const r = await withNodeCommand(args, "SIGTERM", async (u) => {
+        url = u;
+        genesis = (await get(u, "/genesis")).body;
+      });
+      expect(r.exitCode, args.join(" ")).toBe(0);
+      expect(genesis["chain_instance_id"]).toBe(expectedId);
+      expect(genesis["source"]).toBe(toHex(DEFAULT_GENESIS_SOURCE));
+      expect(r.err).toContain(`"msg":"serving","url":"${url}","chain_instance_id":"${expectedId}","height":"0","genesis":"default"}`);
+    }
+    // cbqs derive over those exact bytes names the same chain instance, and node --genesis with them is that chain.
+    const file = join(dir, "default-genesis.json");
+    writeFileSync(file, DEFAULT_GENESIS_SOURCE);
+    expect(await cbqs("derive", "chain-instance-id", "--genesis", file)).toEqual({ exitCode: 0, out: expectedId + "\n", err: "" });
+    // A stored chain of another genesis is continued, not replaced by the default.
+    const other = join(dir, "other-db");
+    await withNodeCommand(["--fixture", "fixtures/corpus/create-quote.json", "--port", "0", "--db", other, "--quiet"], "SIGTERM", async () => undefined);
+    let instance = "";
+    await withNodeCommand(["--port", "0", "--db", other], "SIGTERM", async (u) => {
+      instance = (await get(u, "/genesis")).body["chain_instance_id"] as string;
+    });
+    expect(instance).toBe(JSON.parse(readFileSync("fixtures/corpus/create-quote.json", "utf8")).genesis.chain_instance_id);
   });
 
   it("a port in use is exit 2, one line", async () => {
