@@ -7,7 +7,7 @@ import { connect } from "node:net";
 import { Rng } from "./rng.js";
 
 export type FuzzCase =
-  | { kind: "http"; method: string; path: string; headers: Record<string, string>; body: Buffer | null }
+  | { kind: "http"; method: string; path: string; headers: Record<string, string>; body: Buffer | null; class?: "multi-keys" }
   | { kind: "raw"; bytes: Buffer };
 
 const PATHS = [
@@ -121,7 +121,7 @@ function stateKey(rng: Rng): string {
 /** A well-formed POST /proof/multi whose keys are of every prefix and length: the class that once answered 500. */
 function multiKeys(rng: Rng): FuzzCase {
   const keys = Array.from({ length: 1 + rng.below(4) }, () => stateKey(rng));
-  return { kind: "http", method: "POST", path: "/proof/multi", headers: { "content-type": "application/json" }, body: Buffer.from(JSON.stringify({ keys })) };
+  return { kind: "http", method: "POST", path: "/proof/multi", headers: { "content-type": "application/json" }, body: Buffer.from(JSON.stringify({ keys })), class: "multi-keys" };
 }
 
 export function fuzzCase(rng: Rng): FuzzCase {
