@@ -89,7 +89,7 @@ export function register(program: Command): void {
     .option("--genesis <file>", "start a fresh chain from this genesis file (its exact bytes define chain_instance_id); without it, --fixture or a stored chain: the default genesis (CIP-39 §3)")
     .option("--block-time <s>", "produce a block every <s> seconds; 0 = only on POST /mine", "0")
     .option("--rate-limit <n>", "global limit, requests per second on all endpoints (CIP-4 §10); 0 = off", String(DEFAULT_RATE_LIMIT))
-    .option("--client-rate-limit <n>", `limit per client address on all endpoints, requests per second (default: --rate-limit / ${CLIENT_SHARE}, 25); 0 = off`)
+    .option("--client-rate-limit <n>", `limit per client address on all endpoints, requests per second, checked before the global one; 0 = off. Unset: --rate-limit / ${CLIENT_SHARE} (25 at its default)`)
     .option("--proof-rate-limit <n>", "per-client limit on the /proof endpoints, requests per second; 0 = off", String(DEFAULT_PROOF_RATE_LIMIT))
     .option("--retain-blocks <n>", "blocks below the head whose state pinned reads (?block=) can still serve", String(DEFAULT_RETAIN_BLOCKS))
     .option("--max-exclusion-ops <n>", "largest exclusion proof served for an absent key, in operations", String(DEFAULT_MAX_EXCLUSION_OPS))
