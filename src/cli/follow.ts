@@ -81,7 +81,7 @@ export function register(program: Command): void {
       };
       let unreachable = false;
       const onUnreachable = (message: string) => {
-        if (unreachable || mode === "off") return;
+        if (unreachable) return;
         unreachable = true;
         line.end();
         process.stderr.write(`follow: ${message}; retrying after ${pollMs} ms, doubling the wait up to ${Math.max(pollMs, MAX_BACKOFF_MS) / 1000} s (--watch)\n`);

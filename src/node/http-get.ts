@@ -53,7 +53,8 @@ export function httpGet(url: string, options: GetOptions): Promise<{ status: num
     const onAbort = () => fail(new RequestAborted("aborted"));
     const connectionError = (err: NodeJS.ErrnoException) => fail(new ConnectionFailed(err.code ?? err.message));
     const get = url.startsWith("https:") ? httpsGetRaw : httpGetRaw;
-    const req = get(url, { headers: { accept: "application/json" } }, (res) => {
+    // A kept-alive socket would hold the process open after its last request (until the server drops it).
+    const req = get(url, { agent: false, headers: { accept: "application/json" } }, (res) => {
       arm();
       res.on("data", (chunk: Buffer) => {
         if (settled) return;
