@@ -1,14 +1,18 @@
 // `cbqs follow <url>`: follow a node's replication feed, re-executing and verifying every block
 // (docs/node.md "Follower"). Exit 0 once synced (to the node's head, or to --until), 1 at the
-// first divergence (printed as `cbqs replay` prints a mismatch), 2 for unusable input (node
-// unreachable, answers that are not the feed, a store of another chain); 130/143 when stopped by
-// SIGINT/SIGTERM before its goal (the block in progress is finished and committed first).
+// first divergence (printed as `cbqs replay` prints a mismatch) or when the node's chain no longer
+// holds the follower's head block, 2 for unusable input (node unreachable or silent past
+// --timeout, answers that are not the feed, a store of another chain, a node whose history starts
+// above the follower's head); 130/143 when stopped by SIGINT/SIGTERM before its goal (the block in
+// progress is finished and committed first; a request in flight is dropped).
+import { rmSync } from "node:fs";
 import { echo } from "../bounds.js";
 import type { Command } from "commander";
 import type { BlockRecord } from "../../state/chain-db.js";
 import { count, Progress, progressMode } from "../harness/progress.js";
-import { FollowInputError, follow } from "../node/follower.js";
+import { DEFAULT_TIMEOUT_MS, downloadSnapshot, FollowInputError, follow, MAX_BACKOFF_MS } from "../node/follower.js";
 import { errorLine, EXIT_OK, EXIT_REJECT, exitCodes, UsageError } from "./common.js";
+import { importSnapshotCli, TRUSTED_BLOCK_HASH_HELP, trustedBlockHash } from "./snapshot.js";
 import { mismatchLines } from "./harness.js";
 import { intOption } from "./node.js";
 import { openStore } from "./store.js";
@@ -20,29 +24,42 @@ export function register(program: Command): void {
     .description("follow a cbqs node's replication feed, re-executing and verifying every root and block hash (docs/node.md)")
     .argument("<url>", "the node's base URL, e.g. http://127.0.0.1:8545")
     .option("--db <dir>", "the follower's store (LMDB); it resumes after its own last verified block")
-    .option("--until <height>", "exit 0 once every block up to this height is verified")
-    .option("--watch", "keep polling for new blocks after catching up")
+    .option("--until <height>", "exit 0 once every block up to this height is verified (not with --watch)")
+    .option("--watch", "keep polling for new blocks after catching up (not with --until)")
     .option("--interval <ms>", "milliseconds between polls when there is nothing new", "1000")
+    .option("--timeout <seconds>", "per request: a node that sends nothing for this long is unreachable (exit 2; under --watch, retried with backoff)", String(DEFAULT_TIMEOUT_MS / 1000))
+    .option("--snapshot <file|url>", "start from a snapshot (cbqs snapshot export) imported into the empty --db with cbqs snapshot import's checks, e.g. when the node's history starts at a snapshot")
+    .option("--trusted-block-hash <0x…>", `with --snapshot: ${TRUSTED_BLOCK_HASH_HELP}`)
     .option("--quiet", "no progress and no waiting notices on stderr")
     .addHelpText(
       "after",
       exitCodes(
         "synced to the node's head or --until",
-        "the first divergence (printed as cbqs replay prints a mismatch)",
-        "node unreachable, answers that are not the feed, a store of another chain",
+        "the first divergence (printed as cbqs replay prints a mismatch); the node's chain no longer holds our head block; a --snapshot that is not --trusted-block-hash",
+        "node unreachable or silent past --timeout, answers that are not the feed, a store of another chain, a node whose history starts above ours",
         "the block in progress is finished and committed; the store resumes after it",
       ),
     )
-    .action(async (url: string, opts: { db?: string; until?: string; watch?: boolean; interval: string; quiet?: boolean }) => {
-      if (!/^https?:\/\/[^\s/]+/.test(url)) throw new UsageError(`<url> must be an http(s) URL (got ${echo(url)})`);
+    .action(async (url: string, opts: { db?: string; until?: string; watch?: boolean; interval: string; timeout: string; snapshot?: string; trustedBlockHash?: string; quiet?: boolean }) => {
+      checkUrl(url, "<url>");
       let until: bigint | undefined;
       if (opts.until !== undefined) {
         if (!/^[0-9]{1,20}$/.test(opts.until)) throw new UsageError(`--until must be a block height (got ${echo(opts.until)})`);
         until = BigInt(opts.until);
       }
+      // --until stops at a height and --watch never stops: together one of them would be ignored.
+      if (until !== undefined && opts.watch === true) throw new UsageError("--until and --watch do not combine: --until exits once that height is verified, --watch keeps following; give one");
       const pollMs = intOption("--interval", opts.interval, 3_600_000);
-      const db = openStore(opts.db);
+      if (!/^[0-9]{1,4}$/.test(opts.timeout) || Number(opts.timeout) < 1 || Number(opts.timeout) > 3600) throw new UsageError(`--timeout must be a number of seconds from 1 to 3600 (got ${echo(opts.timeout)})`);
+      const timeoutMs = Number(opts.timeout) * 1000;
+      const trusted = trustedBlockHash(opts.trustedBlockHash);
+      if (trusted !== undefined && opts.snapshot === undefined) throw new UsageError("--trusted-block-hash checks a --snapshot: give the snapshot too");
       const signal = watchSignals();
+      if (opts.snapshot !== undefined) {
+        if (opts.db === undefined) throw new UsageError("--snapshot needs --db <dir>: the snapshot is imported into that store");
+        if (!(await startFromSnapshot(opts.snapshot, opts.db, trusted, timeoutMs, signal))) return;
+      }
+      const db = openStore(opts.db);
       const mode = progressMode(opts.quiet);
       const line = new Progress(`follow ${url}`, mode);
       let verified = 0;
@@ -67,7 +84,7 @@ export function register(program: Command): void {
         if (unreachable) return;
         unreachable = true;
         line.end();
-        process.stderr.write(`follow: ${message}; retrying every ${pollMs} ms (--watch)\n`);
+        process.stderr.write(`follow: ${message}; retrying after ${pollMs} ms, doubling the wait up to ${Math.max(pollMs, MAX_BACKOFF_MS) / 1000} s (--watch)\n`);
       };
       try {
         const result = await follow({
@@ -75,6 +92,7 @@ export function register(program: Command): void {
           db,
           watch: opts.watch === true,
           pollMs,
+          timeoutMs,
           signal,
           onBlock: (b, h) => {
             unreachable = false;
@@ -93,6 +111,16 @@ export function register(program: Command): void {
           process.stdout.write(mismatchLines(result.source, result.mismatch).join("\n") + "\n");
           process.stdout.write(`follow: stopped at the first divergence; ${counts}\n`);
           process.exitCode = EXIT_REJECT;
+        } else if (result.status === "diverged") {
+          process.stdout.write(`follow: ${result.source}: ${result.message}\n`);
+          process.stdout.write(`follow: stopped; ${counts}\n`);
+          process.exitCode = EXIT_REJECT;
+        } else if (result.status === "stopped" && result.height === undefined) {
+          // Stopped before the store held the chain (a request to the node was in flight).
+          const stopped = new Stopped(stopRequested() ?? "SIGINT");
+          stopped.kept = "nothing verified yet; the store is unchanged";
+          process.stderr.write(errorLine(stopped));
+          process.exitCode = stopped.exitCode;
         } else {
           process.stdout.write(`follow: ${result.status} at height ${result.height}; ${counts}\n`);
           if (result.status === "synced") process.exitCode = EXIT_OK;
@@ -112,4 +140,45 @@ export function register(program: Command): void {
         db.close();
       }
     });
+}
+
+/** An http(s) URL node:http can request (any port 1–65535: no fetch-style block list). */
+function checkUrl(text: string, name: string): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:") || url.hostname === "") {
+    throw new UsageError(`${name} must be an http(s) URL (got ${echo(text)})`);
+  }
+  if (url.port === "0") throw new UsageError(`${name} must name a port from 1 to 65535 (got ${echo(text)})`);
+}
+
+/**
+ * `--snapshot <file|url>`: the snapshot is imported into the (empty) store first, with `cbqs
+ * snapshot import`'s checks; a URL is downloaded next to the store and removed after. Returns
+ * whether following may go on (false: the anchor did not match, exit 1 is set).
+ */
+async function startFromSnapshot(snapshot: string, db: string, trusted: Uint8Array | undefined, timeoutMs: number, signal: AbortSignal): Promise<boolean> {
+  if (!/^https?:\/\//i.test(snapshot)) return importSnapshotCli(snapshot, db, trusted, "follow: ");
+  checkUrl(snapshot, "--snapshot");
+  const file = `${db.replace(/\/+$/, "")}.snapshot-download-${process.pid}.cbqs`;
+  try {
+    try {
+      await downloadSnapshot(snapshot, file, timeoutMs, signal);
+    } catch (err) {
+      if (signal.aborted) {
+        const stopped = new Stopped(stopRequested() ?? "SIGINT");
+        stopped.kept = "the snapshot download was dropped; the store is unchanged";
+        throw stopped;
+      }
+      if (err instanceof FollowInputError) throw new UsageError(err.message);
+      throw err;
+    }
+    return await importSnapshotCli(file, db, trusted, "follow: ", snapshot);
+  } finally {
+    rmSync(file, { force: true });
+  }
 }

@@ -5,12 +5,12 @@
 // is then left exactly as it was.
 import { echo } from "../bounds.js";
 import type { Command } from "commander";
-import { toHex } from "../bytes.js";
+import { fromHex, toHex } from "../bytes.js";
 import type { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { StoreError } from "../../state/lmdb/env.js";
-import { exportSnapshotSteps, importSnapshotSteps, SnapshotError } from "../node/snapshot.js";
+import { AnchorMismatch, exportSnapshotSteps, importSnapshotSteps, SnapshotError } from "../node/snapshot.js";
 import { stoppable, watchSignals } from "../steps.js";
-import { EXIT_OK, exitCodes, UsageError } from "./common.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError } from "./common.js";
 import { openExistingStore } from "./store.js";
 
 /** Runs `run`; a refusal becomes one exit-2 line naming the file or store it concerns. */
@@ -26,13 +26,46 @@ async function refused<T>(subject: string, run: () => Promise<T>): Promise<T> {
   }
 }
 
+export const TRUSTED_BLOCK_HASH_HELP =
+  "the hash of the snapshot's block, from a source you trust (a node, a published checkpoint): import refuses a snapshot whose block is another (exit 1)";
+
+/** `--trusted-block-hash` as 32 bytes (undefined when not given). */
+export function trustedBlockHash(text: string | undefined): Uint8Array | undefined {
+  if (text === undefined) return undefined;
+  if (!/^0x[0-9a-fA-F]{64}$/.test(text)) throw new UsageError(`--trusted-block-hash must be a 0x-prefixed 32-byte hex block hash (got ${echo(text)})`);
+  return fromHex(text, 32, "--trusted-block-hash");
+}
+
+/**
+ * `cbqs snapshot import` and `cbqs follow --snapshot`: imports with every check, prints what was
+ * imported and what it was checked against. A snapshot that is not the trusted block prints
+ * replay's MISMATCH form and sets exit 1; returns whether the import happened.
+ */
+export async function importSnapshotCli(file: string, db: string, trusted: Uint8Array | undefined, prefix = "", shown = file): Promise<boolean> {
+  try {
+    const block = await refused(shown, () => stoppable(importSnapshotSteps(file, db, trusted)));
+    process.stdout.write(`${prefix}imported block ${block.height} (state_root ${toHex(block.state_root)}) into ${db}\n`);
+    process.stdout.write(
+      trusted === undefined
+        ? `${prefix}no trusted anchor given: the snapshot is checked only against its own block record\n`
+        : `${prefix}block ${block.height}'s hash is the trusted ${toHex(trusted)}\n`,
+    );
+    return true;
+  } catch (err) {
+    if (!(err instanceof AnchorMismatch)) throw err;
+    process.stdout.write(`MISMATCH ${shown}: ${err.message}\n${prefix}snapshot refused; ${db} is left as it was\n`);
+    process.exitCode = EXIT_REJECT;
+    return false;
+  }
+}
+
 export function register(program: Command): void {
   const snapshot = program
     .command("snapshot")
     .description("state snapshots for fast sync (CIP-4 §8.1): export from a store, import into an empty one")
     .addHelpText("after", exitCodes(
         "export: the snapshot is written; import: the store is rebuilt from it",
-        "(not used)",
+        "import: the snapshot's block is not --trusted-block-hash (nothing is written)",
         "export: no store, an empty or busy one, a pruned block, an unwritable file; import: an unusable or foreign snapshot, a target holding a chain; an unknown subcommand",
         "no snapshot file is written and no store is changed",
       ));
@@ -65,19 +98,19 @@ export function register(program: Command): void {
     .description("rebuild a store from a snapshot after checking its checksum, its chain and its state root; replay --db then continues from the block after it")
     .argument("<file>", "snapshot file")
     .requiredOption("--db <dir>", "target store: absent, empty, or not yet holding a chain")
+    .option("--trusted-block-hash <0x…>", TRUSTED_BLOCK_HASH_HELP)
     .addHelpText(
       "after",
       exitCodes(
         "the snapshot is imported",
-        "(not used)",
+        "the snapshot's block is not --trusted-block-hash (nothing is written)",
         "unreadable, corrupt, truncated or foreign snapshot, a rebuilt root that is not its block's state_root, a target holding a chain (the target is left as it was)",
         "the target is left as it was (the partly rebuilt store is removed)",
       ),
     )
-    .action(async (file: string, opts: { db: string }) => {
+    .action(async (file: string, opts: { db: string; trustedBlockHash?: string }) => {
+      const trusted = trustedBlockHash(opts.trustedBlockHash);
       watchSignals();
-      const block = await refused(file, () => stoppable(importSnapshotSteps(file, opts.db)));
-      process.stdout.write(`imported block ${block.height} (state_root ${toHex(block.state_root)}) into ${opts.db}\n`);
-      process.exitCode = EXIT_OK;
+      if (await importSnapshotCli(file, opts.db, trusted)) process.exitCode = EXIT_OK;
     });
 }

@@ -144,6 +144,17 @@ export class CbqsNode {
     return this.db.head()!;
   }
 
+  /**
+   * The block the node's history starts at (docs/node.md "history_start"): genesis when the store
+   * holds the chain from its start, else the lowest block it holds above genesis — the block a
+   * snapshot import made its first (its parent is not held): the feed has nothing a follower could
+   * verify below it.
+   */
+  historyStart(): BlockRecord {
+    const first = this.db.blocks({ from: 1n, to: U64_MAX, order: "asc", limit: 1 })[0];
+    return first === undefined || bytesEqual(first.parent_hash, this.genesis.block.block_hash) ? this.genesis.block : first;
+  }
+
   get pending(): number {
     return this.pool.length;
   }

@@ -4,13 +4,16 @@
 // receipt and the block hash match the node's. The first divergence stops it with replay's report.
 import { bytesEqual, fromHex, toHex } from "../bytes.js";
 import type { GenesisConfig } from "../chain/types.js";
+import { closeSync, openSync, rmSync, writeSync } from "node:fs";
+import type { IncomingHttpHeaders } from "node:http";
 import { echo, MAX_BUFFERED_DOCUMENT_BYTES } from "../bounds.js";
-import { FIXTURE_FORMAT, FixtureError, loadFixture, type Fixture } from "../harness/fixture.js";
+import { FIXTURE_FORMAT, loadFixture, type Fixture } from "../harness/fixture.js";
 import { JsonError, parseJson } from "../json/parse.js";
 import { genesisFromSource } from "../harness/genesis.js";
 import { Replay, ReplayInputError, type Mismatch } from "../harness/replay.js";
 import type { BlockRecord, ChainDb } from "../../state/chain-db.js";
 import { executedRecord, genesisRecord } from "./chain-node.js";
+import { ConnectionFailed, httpGet, RequestTimeout } from "./http-get.js";
 import { MAX_LIMIT } from "./replication.js";
 
 /** The node cannot be followed (unreachable, answers that are not the feed, another chain in the store): exit 2. */
@@ -33,45 +36,65 @@ export interface FollowOptions {
   watch: boolean;
   /** Milliseconds between polls when there is nothing new. */
   pollMs: number;
+  /** Per request: a node that sends nothing for this long is unreachable (default DEFAULT_TIMEOUT_MS). */
+  timeoutMs?: number;
   /** Checked between blocks: the block in progress is finished and committed first. */
   signal?: AbortSignal;
   /** After every verified block, with the node's head height as the last page named it. */
   onBlock?: (block: BlockRecord, nodeHeight: bigint) => void;
   /** Before each wait for blocks the node does not have yet: the follower's and the node's heads. */
   onWait?: (head: bigint, nodeHeight: bigint) => void;
-  /** With `watch`, an unreachable node (a restart) is waited for: told before each retry. */
-  onUnreachable?: (message: string) => void;
+  /** With `watch`, an unreachable node (a restart) is waited for: told before each retry, with the wait. */
+  onUnreachable?: (message: string, retryMs: number) => void;
 }
 
 export type FollowResult =
-  | { status: "synced" | "stopped"; height: bigint; blocks: number; txs: number }
-  | { status: "mismatch"; mismatch: Mismatch; source: string; blocks: number; txs: number };
+  | { status: "synced"; height: bigint; blocks: number; txs: number }
+  /** height: the store's head; undefined when stopped before the store held the chain. */
+  | { status: "stopped"; height: bigint | undefined; blocks: number; txs: number }
+  | { status: "mismatch"; mismatch: Mismatch; source: string; blocks: number; txs: number }
+  /** The node's chain no longer holds the follower's head block (a replaced or rolled-back node). */
+  | { status: "diverged"; message: string; source: string; blocks: number; txs: number };
 
-const REQUEST_TIMEOUT_MS = 60_000;
+export const DEFAULT_TIMEOUT_MS = 30_000;
 const FETCH_ATTEMPTS = 3;
+/** Under --watch, the wait between retries of an unreachable node doubles up to this (or the poll interval, if longer). */
+export const MAX_BACKOFF_MS = 30_000;
 
 /**
- * GET `url` as JSON, reading at most MAX_FIXTURE_BYTES; waits out a 429 as told by Retry-After and
- * retries a failed connection twice.
+ * GET `url` as JSON, reading at most MAX_BUFFERED_DOCUMENT_BYTES; waits out a 429 as told by
+ * Retry-After and retries a failed connection twice. A timeout is not retried here (the caller's
+ * --watch loop retries it with backoff). Throws RequestAborted when `signal` ends it.
  */
-async function getJson(url: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
+async function getJson(url: string, timeoutMs: number, signal?: AbortSignal): Promise<Record<string, unknown>> {
   for (let attempt = 1; ; attempt++) {
-    let res: Response;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let status: number;
+    let headers: IncomingHttpHeaders;
     try {
-      res = await fetch(url, { signal: signal === undefined ? AbortSignal.timeout(REQUEST_TIMEOUT_MS) : AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) });
+      ({ status, headers } = await httpGet(url, {
+        timeoutMs,
+        signal,
+        onChunk: (chunk) => {
+          size += chunk.length;
+          if (size > MAX_BUFFERED_DOCUMENT_BYTES) throw new FollowInputError(`${url}: the answer exceeds ${MAX_BUFFERED_DOCUMENT_BYTES} bytes`);
+          chunks.push(chunk);
+        },
+      }));
     } catch (err) {
-      if (signal?.aborted) throw err;
+      if (err instanceof RequestTimeout) throw new NodeUnreachable(`${url}: ${err.message} (--timeout ${timeoutMs / 1000})`);
+      if (!(err instanceof ConnectionFailed)) throw err;
       // A kept-alive connection the node closed while we were verifying is not an outage: retry.
       if (attempt < FETCH_ATTEMPTS) {
         await sleep(250 * attempt, signal);
         continue;
       }
-      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      throw new NodeUnreachable(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+      throw new NodeUnreachable(`cannot reach ${url}: ${err.message}`);
     }
-    const text = await boundedText(res, url);
-    if (res.status === 429) {
-      await sleep(1000 * Math.min(60, Math.max(1, Number(res.headers.get("retry-after")) || 1)), signal);
+    const text = Buffer.concat(chunks).toString("utf8");
+    if (status === 429) {
+      await sleep(1000 * Math.min(60, Math.max(1, Number(headers["retry-after"]) || 1)), signal);
       continue;
     }
     let body: unknown;
@@ -80,33 +103,15 @@ async function getJson(url: string, signal?: AbortSignal): Promise<Record<string
       body = parseJson(text);
     } catch (err) {
       if (!(err instanceof JsonError)) throw err;
-      throw new FollowInputError(`${url}: HTTP ${res.status}, not a usable JSON answer (${err.message})`);
+      throw new FollowInputError(`${url}: HTTP ${status}, not a usable JSON answer (${err.message})`);
     }
-    if (res.status !== 200) {
+    if (status !== 200) {
       const e = (body as { error?: { code?: unknown; message?: unknown } }).error;
-      throw new FollowInputError(`${url}: HTTP ${res.status} ${echo(String(e?.code ?? ""), 60)}: ${echo(String(e?.message ?? ""))}`);
+      throw new FollowInputError(`${url}: HTTP ${status} ${echo(String(e?.code ?? ""), 60)}: ${echo(String(e?.message ?? ""))}`);
     }
     if (typeof body !== "object" || body === null || Array.isArray(body)) throw new FollowInputError(`${url}: the answer is not a JSON object`);
     return body as Record<string, unknown>;
   }
-}
-
-async function boundedText(res: Response, url: string): Promise<string> {
-  const reader = res.body?.getReader();
-  if (reader === undefined) return "";
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > MAX_BUFFERED_DOCUMENT_BYTES) {
-      await reader.cancel();
-      throw new FollowInputError(`${url}: the answer exceeds ${MAX_BUFFERED_DOCUMENT_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -137,10 +142,22 @@ function hexField(obj: Record<string, unknown>, name: string, where: string, len
   }
 }
 
+const DECIMAL = /^[0-9]{1,20}$/;
+
+function heightField(obj: Record<string, unknown>, name: string, where: string): bigint {
+  const v = field(obj, name, where);
+  if (!DECIMAL.test(v)) throw new FollowInputError(`${where}: "${name}" is not a block height`);
+  return BigInt(v);
+}
+
+/** The message a follower gets when it would need blocks below the node's history (docs/node.md "history_start"). */
+export const historyStartsAt = (where: string, height: bigint): string =>
+  `${where}: the node's history starts at ${height}: start from its snapshot (cbqs follow --snapshot <file|url> --db <dir>)`;
+
 /** The chain as the node declares it at GET /genesis. */
-async function nodeGenesis(base: string, signal?: AbortSignal) {
+async function nodeGenesis(base: string, timeoutMs: number, signal?: AbortSignal) {
   const where = `${base}/genesis`;
-  const g = await getJson(where, signal);
+  const g = await getJson(where, timeoutMs, signal);
   const source = hexField(g, "source", where);
   let config: GenesisConfig;
   try {
@@ -148,36 +165,56 @@ async function nodeGenesis(base: string, signal?: AbortSignal) {
   } catch (err) {
     throw new FollowInputError(`${where}: the node's genesis source is invalid: ${(err as Error).message}`);
   }
+  const start = g["history_start"];
+  if (typeof start !== "object" || start === null || Array.isArray(start)) throw new FollowInputError(`${where}: "history_start" is missing or not an object`);
   return {
+    where,
     source,
     config,
     chain_instance_id: hexField(g, "chain_instance_id", where, 32),
     state_root: hexField(g, "state_root", where, 32),
     block_hash: hexField(g, "block_hash", where, 32),
+    historyStart: heightField(start as Record<string, unknown>, "height", `${where}: $.history_start`),
   };
 }
 
 export async function follow(options: FollowOptions): Promise<FollowResult> {
   const base = options.url.replace(/\/+$/, "");
   const { db, signal } = options;
-  const genesis = await nodeGenesis(base, signal);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  let blocks = 0;
+  let txs = 0;
+  const stopped = (): FollowResult => ({ status: "stopped", height: db.head()?.height, blocks, txs });
+  const diverged = (source: string, message: string): FollowResult => ({ status: "diverged", message, source, blocks, txs });
+  // A signal while a request is in flight ends the request: that is a stop, not an error.
+  const get = async <T>(request: () => Promise<T>): Promise<T | null> => {
+    try {
+      return await request();
+    } catch (err) {
+      if (signal?.aborted) return null;
+      throw err;
+    }
+  };
+
+  const genesis = await get(() => nodeGenesis(base, timeoutMs, signal));
+  if (genesis === null) return stopped();
   const fixture: Fixture = {
     name: base,
     description: "",
     genesis: { source: genesis.source, config: genesis.config, chain_instance_id: genesis.chain_instance_id, state_root: genesis.state_root },
     blocks: [],
   };
-  let blocks = 0;
-  let txs = 0;
   let replay: Replay;
   const stored = db.genesis();
   if (stored === undefined) {
+    // A node started from a snapshot lacks the blocks below it: a fresh follower could not verify them.
+    if (genesis.historyStart > 0n) throw new FollowInputError(historyStartsAt(genesis.where, genesis.historyStart));
     const started = Replay.start(fixture, db.state);
-    if (started.mismatch !== null) return { status: "mismatch", mismatch: started.mismatch, source: `${base}/genesis`, blocks, txs };
+    if (started.mismatch !== null) return { status: "mismatch", mismatch: started.mismatch, source: genesis.where, blocks, txs };
     const record = genesisRecord(genesis.source, started.replay.chain.chainInstanceId, genesis.config.timestamp, started.replay.chain.genesisStateRoot);
     if (!bytesEqual(record.block.block_hash, genesis.block_hash)) {
       const mismatch: Mismatch = { height: 0n, path: "$.block_hash", field: "genesis block_hash", expected: toHex(genesis.block_hash), actual: toHex(record.block.block_hash), details: [] };
-      return { status: "mismatch", mismatch, source: `${base}/genesis`, blocks, txs };
+      return { status: "mismatch", mismatch, source: genesis.where, blocks, txs };
     }
     db.commitGenesis(record);
     replay = started.replay;
@@ -185,52 +222,65 @@ export async function follow(options: FollowOptions): Promise<FollowResult> {
     if (!bytesEqual(stored.source, genesis.source)) {
       throw new FollowInputError(`the store follows another chain (chain_instance_id ${toHex(stored.chain_instance_id)}), not ${base}'s`);
     }
+    if (db.head()!.height < genesis.historyStart) throw new FollowInputError(historyStartsAt(genesis.where, genesis.historyStart));
     replay = Replay.resume(fixture, db.state, db.head()!.block_hash);
   }
 
+  let failures = 0;
   for (;;) {
-    if (signal?.aborted) return { status: "stopped", height: db.head()!.height, blocks, txs };
+    if (signal?.aborted) return stopped();
     const head = db.head()!;
     if (options.until !== undefined && head.height >= options.until) return { status: "synced", height: head.height, blocks, txs };
-    const query = `since=${head.height + 1n}&limit=${MAX_LIMIT}${options.until === undefined ? "" : `&until=${options.until}`}`;
+    // Every page starts at our own head block (genesis is GET /genesis): the node must still hold it.
+    const since = head.height > 0n ? head.height : 1n;
+    const query = `since=${since}&limit=${MAX_LIMIT}${options.until === undefined ? "" : `&until=${options.until}`}`;
     const source = `${base}/replication?${query}`;
-    const page = await getJson(source, signal).catch((err: unknown) => {
-      if (signal?.aborted) return null;
-      if (options.watch && err instanceof NodeUnreachable) {
-        options.onUnreachable?.(err.message);
-        return "unreachable" as const;
-      }
-      throw err;
-    });
-    if (page === null) continue;
-    if (page === "unreachable") {
-      await sleep(options.pollMs, signal);
+    let page: Record<string, unknown> | null;
+    try {
+      page = await get(() => getJson(source, timeoutMs, signal));
+    } catch (err) {
+      if (!(options.watch && err instanceof NodeUnreachable)) throw err;
+      // A restart, or a node too busy to answer in time: wait longer after each failure.
+      failures++;
+      const retryMs = Math.min(Math.max(options.pollMs, MAX_BACKOFF_MS), options.pollMs * 2 ** Math.min(failures - 1, 20));
+      options.onUnreachable?.(err.message, retryMs);
+      await sleep(retryMs, signal);
       continue;
     }
+    if (page === null) return stopped();
+    failures = 0;
     const items = page["items"];
     if (!Array.isArray(items) || items.length > MAX_LIMIT) throw new FollowInputError(`${source}: "items" is not an array of at most ${MAX_LIMIT} blocks`);
-    const nodeHeight = BigInt(/^[0-9]{1,20}$/.test(String(page["height"])) ? String(page["height"]) : "0");
-    const loaded = loadItems(fixture, items, source);
+    const nodeHeight = heightField(page, "height", source);
+    let offset = 0;
+    if (head.height > 0n) {
+      const problem = await ourBlockProblem(head, nodeHeight, items[0], source);
+      if (problem === null) return stopped();
+      if (problem !== undefined) return diverged(source, problem);
+      offset = 1;
+    }
+    const loaded = loadItems(fixture, items.slice(offset), offset, source);
     fixture.blocks = loaded.blocks;
     for (let j = 0; j < loaded.blocks.length; j++) {
-      if (signal?.aborted) return { status: "stopped", height: db.head()!.height, blocks, txs };
+      if (signal?.aborted) return stopped();
       const b = loaded.blocks[j]!;
+      const path = `$.items[${j + offset}]`;
       const parent = db.head()!;
-      if (b.height <= parent.height) throw new FollowInputError(`${source}: item ${j} has height ${b.height}, not above the verified ${parent.height}`);
+      if (b.height <= parent.height) throw new FollowInputError(`${source}: block ${b.height}: ${path}.height: not above the verified ${parent.height}`);
       if (!bytesEqual(loaded.parents[j]!, parent.block_hash)) {
-        const mismatch: Mismatch = { height: b.height, path: `$.items[${j}].parent_hash`, field: "parent_hash", expected: toHex(loaded.parents[j]!), actual: toHex(parent.block_hash), details: [] };
+        const mismatch: Mismatch = { height: b.height, path: `${path}.parent_hash`, field: "parent_hash", expected: toHex(loaded.parents[j]!), actual: toHex(parent.block_hash), details: [] };
         return { status: "mismatch", mismatch, source, blocks, txs };
       }
       let result: ReturnType<Replay["block"]>;
       try {
         result = replay.block(j);
       } catch (err) {
-        if (err instanceof ReplayInputError) throw new FollowInputError(`${source}: ${err.message.replace(/\$\.blocks\[/g, "$.items[")}`);
+        if (err instanceof ReplayInputError) throw new FollowInputError(`${source}: block ${b.height}: ${itemPaths(err.message, offset)}`);
         throw err;
       }
       if (result.mismatch !== null) {
         const m = result.mismatch;
-        return { status: "mismatch", mismatch: { ...m, path: m.path.replace(/^\$\.blocks\[/, "$.items[") }, source, blocks, txs };
+        return { status: "mismatch", mismatch: { ...m, path: itemPaths(m.path, offset) }, source, blocks, txs };
       }
       const record = executedRecord(b.height, b.timestamp, parent.block_hash, b.transactions, result.executed);
       db.commitBlock(record);
@@ -248,15 +298,48 @@ export async function follow(options: FollowOptions): Promise<FollowResult> {
     options.onWait?.(db.head()!.height, nodeHeight);
     await sleep(options.pollMs, signal);
   }
+
+  /**
+   * Whether the page (asked from our head's height) still starts with our head block: undefined
+   * when it does, else why not (the node's chain has diverged), null when stopped meanwhile. A node
+   * without a block at our height whose history now starts above us is not a divergence but a node
+   * restarted from a snapshot: exit 2 as at the start.
+   */
+  async function ourBlockProblem(head: BlockRecord, nodeHeight: bigint, first: unknown, source: string): Promise<string | undefined | null> {
+    const ours = `our block ${head.height} (ours ${toHex(head.block_hash)}`;
+    if (nodeHeight < head.height) return `the node's chain no longer contains ${ours}, node's head is ${nodeHeight})`;
+    const item = typeof first === "object" && first !== null && !Array.isArray(first) ? (first as Record<string, unknown>) : undefined;
+    if (item === undefined && first !== undefined) throw new FollowInputError(`${source}: $.items[0] is not an object`);
+    const height = item === undefined ? undefined : heightField(item, "height", `${source}: $.items[0]`);
+    if (height !== head.height) {
+      const now = await get(() => nodeGenesis(base, timeoutMs, signal));
+      if (now === null) return null;
+      if (now.historyStart > head.height) throw new FollowInputError(historyStartsAt(now.where, now.historyStart));
+      return `the node's chain no longer contains ${ours}, the node has no block ${head.height})`;
+    }
+    const hash = hexField(item!, "block_hash", `${source}: $.items[0]`, 32);
+    if (!bytesEqual(hash, head.block_hash)) return `the node's chain no longer contains ${ours}, node's ${toHex(hash)})`;
+    return undefined;
+  }
+}
+
+/** Replay and the fixture loader name paths in the loaded blocks (`$.blocks[j]`): in the page they are `$.items[j + offset]`. */
+function itemPaths(text: string, offset: number): string {
+  return text.replace(/\$\.blocks\[(\d+)\]/g, (_, j: string) => `$.items[${Number(j) + offset}]`);
 }
 
 /** Feed items are fixture blocks plus parent_hash: the fixture loader checks them strictly. */
-function loadItems(fixture: Fixture, items: unknown[], source: string): { blocks: Fixture["blocks"]; parents: Uint8Array[] } {
+function loadItems(fixture: Fixture, items: unknown[], offset: number, source: string): { blocks: Fixture["blocks"]; parents: Uint8Array[] } {
   const parents: Uint8Array[] = [];
+  // The height each item claims, for an error's "block N" (the loader has not checked it yet).
+  const claimed = (j: number): string => {
+    const h = (items[j] as { height?: unknown } | undefined)?.height;
+    return typeof h === "string" && DECIMAL.test(h) ? `block ${h}` : `the block after ${j === 0 ? "our head" : claimed(j - 1)}`;
+  };
   const rest = items.map((item, j) => {
-    if (typeof item !== "object" || item === null || Array.isArray(item)) throw new FollowInputError(`${source}: $.items[${j}] is not an object`);
+    if (typeof item !== "object" || item === null || Array.isArray(item)) throw new FollowInputError(`${source}: ${claimed(j)}: $.items[${j + offset}]: not an object`);
     const { parent_hash, ...block } = item as Record<string, unknown>;
-    parents.push(hexField({ parent_hash }, "parent_hash", `${source}: $.items[${j}]`, 32));
+    parents.push(hexField({ parent_hash }, "parent_hash", `${source}: ${claimed(j)}: $.items[${j + offset}]`, 32));
     return block;
   });
   try {
@@ -269,7 +352,37 @@ function loadItems(fixture: Fixture, items: unknown[], source: string): { blocks
     };
     return { blocks: loadFixture(doc).blocks, parents };
   } catch (err) {
-    if (err instanceof FixtureError) throw new FollowInputError(`${source}: ${err.message.replace(/^\$\.blocks\[/, "$.items[")}`);
+    // The loader's JsonError names the path in the document it was given (`$.blocks[j]…`).
+    if (err instanceof JsonError) {
+      const j = /^\$\.blocks\[(\d+)\]/.exec(err.path)?.[1];
+      throw new FollowInputError(`${source}: ${j === undefined ? "" : `${claimed(Number(j))}: `}${itemPaths(err.message, offset)}`);
+    }
+    throw err;
+  }
+}
+
+/**
+ * `follow --snapshot <url>`: downloads a snapshot file to `file` (a node serves none itself; any
+ * HTTP(S) server will do, the import checks it). Removed again on any failure.
+ */
+export async function downloadSnapshot(url: string, file: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  const fd = openSync(file, "w");
+  let open = true;
+  try {
+    let status: number;
+    try {
+      ({ status } = await httpGet(url, { timeoutMs, signal, onChunk: (chunk) => writeSync(fd, chunk) }));
+    } catch (err) {
+      if (err instanceof RequestTimeout) throw new NodeUnreachable(`${url}: ${err.message} (--timeout ${timeoutMs / 1000})`);
+      if (err instanceof ConnectionFailed) throw new NodeUnreachable(`cannot reach ${url}: ${err.message}`);
+      throw err;
+    }
+    if (status !== 200) throw new FollowInputError(`${url}: HTTP ${status}, not a snapshot file`);
+    open = false;
+    closeSync(fd);
+  } catch (err) {
+    if (open) closeSync(fd);
+    rmSync(file, { force: true });
     throw err;
   }
 }

@@ -190,7 +190,7 @@ const ROUTES: readonly Route[] = [
 function discovery(node: CbqsNode): Record<string, unknown> {
   const endpoints: Record<string, string> = {};
   for (const r of ROUTES) for (const name of [r.name, ...(r.aliases ?? [])]) endpoints[name] = r.template;
-  return { ...readPointJson(node.head()), endpoints };
+  return { ...readPointJson(node.head()), history_start: historyStartJson(node), endpoints };
 }
 
 function genesisJson(node: CbqsNode): Record<string, unknown> {
@@ -202,7 +202,14 @@ function genesisJson(node: CbqsNode): Record<string, unknown> {
     timestamp: g.block.timestamp.toString(),
     source: toHex(g.source),
     view: finalizedViewJson(g.chain_instance_id, g.block),
+    history_start: historyStartJson(node),
   };
+}
+
+/** Where the node's history starts: the first block whose state it has held (docs/node.md "history_start"). */
+function historyStartJson(node: CbqsNode): Record<"height" | "block_hash", string> {
+  const b = node.historyStart();
+  return { height: b.height.toString(), block_hash: toHex(b.block_hash) };
 }
 
 /**

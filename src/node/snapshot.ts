@@ -59,16 +59,36 @@ export function verifySnapshotChain({ genesis, block }: SnapshotHead): void {
 }
 
 /**
+ * The snapshot's block is not the trusted one given on import (`--trusted-block-hash`): a
+ * verification mismatch (exit 1), not unusable input. Checked before anything is written.
+ */
+export class AnchorMismatch extends Error {
+  override name = "AnchorMismatch";
+  constructor(
+    readonly height: bigint,
+    readonly trusted: Uint8Array,
+    readonly actual: Uint8Array,
+  ) {
+    super(`block ${height}: block_hash: expected ${toHex(trusted)} (the trusted anchor) got ${toHex(actual)}`);
+  }
+}
+
+/**
  * Imports the snapshot at `file` into `dir`, which must be absent, empty, or not yet hold a
  * chain. Built in a sibling directory and renamed into place once every check held: a refused
  * snapshot leaves `dir` exactly as it was. Returns the imported head block.
+ *
+ * Every check but `trustedBlockHash` is against the snapshot's own records: a consistent snapshot
+ * of another history of the same genesis passes them. The trusted block hash (obtained out of
+ * band: a node you trust, a published checkpoint) ties it to the chain meant: block H's hash
+ * commits to its state_root, which the rebuilt state must reproduce.
  */
-export function importSnapshot(file: string, dir: string): BlockRecord {
-  return finish(importSnapshotSteps(file, dir));
+export function importSnapshot(file: string, dir: string, trustedBlockHash?: Uint8Array): BlockRecord {
+  return finish(importSnapshotSteps(file, dir, trustedBlockHash));
 }
 
 /** importSnapshot unit by unit: a unit is one ops record rebuilt (src/steps.ts); stopped, the target is untouched. */
-export function* importSnapshotSteps(file: string, dir: string): Steps<BlockRecord> {
+export function* importSnapshotSteps(file: string, dir: string, trustedBlockHash?: Uint8Array): Steps<BlockRecord> {
   const held = storedChain(dir);
   const tmp = `${dir.replace(/\/+$/, "")}.import-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
@@ -83,6 +103,8 @@ export function* importSnapshotSteps(file: string, dir: string): Steps<BlockReco
         throw new SnapshotError(`${dir} already holds this chain (head ${held.head}); import into an empty directory`);
       }
       verifySnapshotChain(snapshot);
+      const { block } = snapshot;
+      if (trustedBlockHash !== undefined && !bytesEqual(block.block_hash, trustedBlockHash)) throw new AnchorMismatch(block.height, trustedBlockHash, block.block_hash);
     });
     const db = LmdbChainDb.open(tmp);
     try {

@@ -31,7 +31,7 @@ export async function startNode(
   const from: NodeStart = typeof start === "string" ? { kind: "fixture", fixture: readFixture(start) } : start;
   const running = await runNode(db, from, {
     host: "127.0.0.1",
-    port: 0,
+    port: options.port ?? 0,
     blockTime: options.blockTime ?? 0,
     rateLimit: options.rateLimit ?? 0,
     ...(options.clientRateLimit === undefined ? {} : { clientRateLimit: options.clientRateLimit }),

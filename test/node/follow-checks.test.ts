@@ -1,0 +1,383 @@
+// Issue 21, the follower's checks against the node it follows: the node must still hold the
+// follower's head block (every start, every poll); a request that never gets an answer times out
+// (and a signal stops it); a malformed feed answer names the URL, the path in the answer and the
+// height; a node whose history starts at a snapshot is refused for a fresh follower, which can
+// start from that snapshot (with a trusted anchor, as `cbqs snapshot import` can); any port works;
+// --until with --watch is refused. Real sockets, real LMDB stores in a temp dir, the spawned CLI
+// where signals and exit codes matter.
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer as createHttpServer, type Server } from "node:http";
+import { createServer as createNetServer, type Socket } from "node:net";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { readFixture } from "../../src/harness/documents.js";
+import { CbqsNode } from "../../src/node/chain-node.js";
+import { follow, FollowInputError } from "../../src/node/follower.js";
+import { exportSnapshot } from "../../src/node/snapshot.js";
+import { MemoryChainDb } from "../../state/chain-db-memory.js";
+import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
+import { cbqs } from "../cli/program.js";
+import { address, get, post, startNode, toHex, transferTx, type TestNode } from "./helpers.js";
+
+const FIXTURE = "fixtures/corpus/rent-settle-suspend-expire.json";
+const GENESIS = readFixture("fixtures/corpus/transfers.json").genesis.source;
+const CHAIN = 7n;
+const root = mkdtempSync(join(tmpdir(), "cbqs-follow-checks-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let dirs = 0;
+const tmp = (name: string) => join(root, `${name}-${dirs++}`);
+const re = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** A devnet from GENESIS with `blocks` empty blocks, after `transfers` transfers in block 1. */
+async function devnet(blocks: number, transfers = 0): Promise<TestNode> {
+  const n = await startNode({ kind: "genesis", source: GENESIS });
+  for (let i = 0; i < transfers; i++) await post(n.url, "/tx", toHex(transferTx(CHAIN, address(0x11), BigInt(i), address(0x22), 1n)));
+  for (let i = 0; i < blocks; i++) await post(n.url, "/mine", "");
+  return n;
+}
+
+/** Forwards every request to `target.url` (switchable: the node behind it is replaced); `hang` accepts and never answers. */
+async function switchingProxy(url: string): Promise<{ url: string; target: { url: string }; hang: { on: boolean }; server: Server }> {
+  const target = { url };
+  const hang = { on: false };
+  const server = createHttpServer((req, res) => {
+    if (hang.on) return;
+    void (async () => {
+      const upstream = await fetch(target.url + req.url);
+      const text = await upstream.text();
+      res.writeHead(upstream.status, { "content-type": "application/json", connection: "close" });
+      res.end(text);
+    })();
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, target, hang, server };
+}
+
+/** A TCP server that accepts and never answers; `connected` resolves at the first connection. */
+async function silentServer(): Promise<{ url: string; close: () => void; connected: Promise<void> }> {
+  const sockets: Socket[] = [];
+  let onConnect: () => void = () => {};
+  const connected = new Promise<void>((r) => (onConnect = r));
+  const server = createNetServer((s) => {
+    sockets.push(s);
+    onConnect();
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    connected,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
+  };
+}
+
+async function until(cond: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 1000 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!cond()) throw new Error(`timed out waiting for ${what}`);
+}
+
+describe("issue 21: the node must still hold the follower's head block", () => {
+  it("issue 21: follow --db refuses (exit 1) a restarted node whose block 10 differs, or whose head (3) is below ours", async () => {
+    const db = tmp("store");
+    const a = await devnet(10);
+    const ours = toHex(a.db.blockByHeight(10n)!.block_hash);
+    try {
+      const first = await cbqs("follow", a.url, "--db", db);
+      expect(first.exitCode, first.err).toBe(0);
+      expect(first.out).toMatch(/^follow: synced at height 10; 10 blocks/);
+    } finally {
+      await a.close();
+    }
+    // The same genesis, another history: one transfer, 10 blocks.
+    const b = await devnet(10, 1);
+    try {
+      const theirs = toHex(b.db.blockByHeight(10n)!.block_hash);
+      expect(theirs).not.toBe(ours);
+      const r = await cbqs("follow", b.url, "--db", db);
+      expect(r.exitCode, r.err).toBe(1);
+      expect(r.out).toBe(
+        `follow: ${b.url}/replication?since=10&limit=100: the node's chain no longer contains our block 10 (ours ${ours}, node's ${theirs})\nfollow: stopped; 0 blocks, 0 txs verified\n`,
+      );
+    } finally {
+      await b.close();
+    }
+    const c = await devnet(3);
+    try {
+      const r = await cbqs("follow", c.url, "--db", db);
+      expect(r.exitCode, r.err).toBe(1);
+      expect(r.out).toMatch(new RegExp(`^follow: ${re(c.url)}/replication\\?since=10&limit=100: the node's chain no longer contains our block 10 \\(ours ${ours}, node's head is 3\\)\\n`));
+    } finally {
+      await c.close();
+    }
+  });
+
+  it("issue 21: under --watch, a node replaced by another history (block 10 differs) or a shorter one (head 3) stops the follower with exit 1's divergence", async () => {
+    for (const replacement of [() => devnet(12, 1), () => devnet(3)]) {
+      const a = await devnet(10);
+      const proxy = await switchingProxy(a.url);
+      const b = await replacement();
+      try {
+        const db = new MemoryChainDb();
+        const abort = new AbortController();
+        const following = follow({ url: proxy.url, db, watch: true, pollMs: 10, signal: abort.signal });
+        await until(() => (db.head()?.height ?? 0n) === 10n, "height 10");
+        proxy.target.url = b.url;
+        const r = await Promise.race([following, new Promise((r) => setTimeout(r, 5000, "still watching"))]);
+        abort.abort();
+        const bHead = b.db.head()!.height;
+        const expected =
+          bHead < 10n
+            ? `the node's chain no longer contains our block 10 (ours ${toHex(a.db.blockByHeight(10n)!.block_hash)}, node's head is ${bHead})`
+            : `the node's chain no longer contains our block 10 (ours ${toHex(a.db.blockByHeight(10n)!.block_hash)}, node's ${toHex(b.db.blockByHeight(10n)!.block_hash)})`;
+        expect(r).toMatchObject({ status: "diverged", message: expected, source: `${proxy.url}/replication?since=10&limit=100` });
+      } finally {
+        proxy.server.close();
+        await a.close();
+        await b.close();
+      }
+    }
+  });
+});
+
+describe("issue 21: request timeout and signals", () => {
+  it("issue 21: a node that accepts and never answers is exit 2 after --timeout, naming the URL and the timeout", async () => {
+    const silent = await silentServer();
+    try {
+      const r = await cbqs("follow", silent.url, "--timeout", "1");
+      expect(r).toEqual({ exitCode: 2, out: "", err: `cbqs: error: ${silent.url}/genesis: no answer within 1 s (--timeout 1)\n` });
+      expect((await cbqs("follow", silent.url, "--timeout", "0")).err).toMatch(/^cbqs: error: --timeout must be a number of seconds from 1 to 3600/);
+    } finally {
+      silent.close();
+    }
+  });
+
+  it("issue 21: under --watch a node that stops answering is retried with a doubling wait, and followed again once it answers", async () => {
+    const n = await startNode(FIXTURE);
+    const proxy = await switchingProxy(n.url);
+    try {
+      const db = new MemoryChainDb();
+      const abort = new AbortController();
+      const retries: Array<[string, number]> = [];
+      const following = follow({ url: proxy.url, db, watch: true, pollMs: 10, timeoutMs: 100, signal: abort.signal, onUnreachable: (m, ms) => retries.push([m, ms]) });
+      await until(() => db.head()?.height === n.db.head()!.height, "the node's head");
+      proxy.hang.on = true;
+      await until(() => retries.length >= 3, "three retries");
+      expect(retries[0]![0]).toMatch(new RegExp(`^${re(proxy.url)}/replication\\?since=\\d+&limit=100: no answer within 0\\.1 s \\(--timeout 0\\.1\\)$`));
+      expect(retries.slice(0, 3).map(([, ms]) => ms)).toEqual([10, 20, 40]);
+      proxy.hang.on = false;
+      await post(n.url, "/mine", "");
+      const target = n.db.head()!.height;
+      await until(() => db.head()?.height === target, "the new block");
+      abort.abort();
+      expect(await following).toMatchObject({ status: "stopped", height: target });
+    } finally {
+      proxy.server.closeAllConnections();
+      proxy.server.close();
+      await n.close();
+    }
+  });
+
+  for (const [signal, code] of [
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+  ] as const) {
+    it(`issue 21: ${signal} while a request hangs stops follow at once: exit ${code}, "cbqs: stopped by ${signal}; …"`, async () => {
+      const silent = await silentServer();
+      try {
+        const child = spawn(process.execPath, ["dist/src/cli.js", "follow", silent.url, "--db", tmp("signal")], { stdio: ["ignore", "pipe", "pipe"] });
+        let err = "";
+        child.stderr.on("data", (c: Buffer) => (err += c.toString()));
+        const closed = new Promise<number | null>((r) => child.on("close", r));
+        await silent.connected;
+        child.kill(signal);
+        expect(await closed).toBe(code);
+        expect(err).toBe(`cbqs: stopped by ${signal}; nothing verified yet; the store is unchanged\n`);
+      } finally {
+        silent.close();
+      }
+    });
+  }
+});
+
+describe("issue 21: malformed feed answers", () => {
+  it("issue 21: an unknown field in a feed item is exit 2 naming the page URL with its query, $.items[i] and the block's height", async () => {
+    const n = await startNode(FIXTURE);
+    const server = createHttpServer((req, res) => {
+      void (async () => {
+        const upstream = await fetch(n.url + req.url);
+        let text = await upstream.text();
+        if (req.url!.startsWith("/replication")) {
+          const page = JSON.parse(text) as { items: Array<Record<string, unknown>> };
+          for (const item of page.items) if (item["height"] === "10") item["note"] = "x";
+          text = JSON.stringify(page);
+        }
+        res.writeHead(upstream.status, { "content-type": "application/json" });
+        res.end(text);
+      })();
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const r = await cbqs("follow", url, "--quiet");
+      expect(r.exitCode).toBe(2);
+      expect(r.err).toMatch(new RegExp(`^cbqs: error: ${re(url)}/replication\\?since=1&limit=100: block 10: \\$\\.items\\[3\\]\\.note: unknown field \\(expected one of: [^\\n]*\\)\\n$`));
+    } finally {
+      server.close();
+      await n.close();
+    }
+  });
+});
+
+describe("issue 21: a node whose history starts at a snapshot", () => {
+  /** A node on an LMDB store rebuilt from the snapshot of FIXTURE's chain at its head H, then 2 blocks more. */
+  async function snapshotNode(): Promise<{ node: TestNode; file: string; h: bigint; hash: string }> {
+    const full = LmdbChainDb.open(tmp("full"));
+    CbqsNode.open(full, { kind: "fixture", fixture: readFixture(FIXTURE) });
+    const file = tmp("snap") + ".cbqs";
+    const block = exportSnapshot(full, file);
+    full.close();
+    const dir = tmp("from-snapshot");
+    expect((await cbqs("snapshot", "import", file, "--db", dir)).exitCode).toBe(0);
+    const node = await startNode({ kind: "store" }, { db: LmdbChainDb.open(dir) });
+    await post(node.url, "/mine", "");
+    await post(node.url, "/mine", "");
+    return { node, file, h: block.height, hash: toHex(block.block_hash) };
+  }
+
+  it("issue 21: GET /genesis and discovery say where the history starts: genesis for a whole chain, block H for a node started from a snapshot (CIP-4 §8.1)", async () => {
+    const whole = await startNode(FIXTURE);
+    const { node, h, hash } = await snapshotNode();
+    try {
+      const genesisHash = toHex(whole.db.genesis()!.block.block_hash);
+      expect((await get(whole.url, "/genesis")).body["history_start"]).toEqual({ height: "0", block_hash: genesisHash });
+      expect((await get(whole.url, "/.well-known/cbqs")).body["history_start"]).toEqual({ height: "0", block_hash: genesisHash });
+      expect((await get(node.url, "/genesis")).body["history_start"]).toEqual({ height: h.toString(), block_hash: hash });
+      expect((await get(node.url, "/.well-known/cbqs")).body["history_start"]).toEqual({ height: h.toString(), block_hash: hash });
+    } finally {
+      await whole.close();
+      await node.close();
+    }
+  });
+
+  it("issue 21: a fresh follower (or one below H) is refused with exit 2 and the way to start; with --snapshot <file> or <url> it follows to the head (CIP-4 §8.1)", async () => {
+    const { node, file, h, hash } = await snapshotNode();
+    const files = createHttpServer((req, res) => {
+      if (req.url !== "/snap.cbqs") return res.writeHead(404).end();
+      res.writeHead(200, { "content-type": "application/octet-stream" });
+      res.end(readFileSync(file));
+    });
+    await new Promise<void>((r) => files.listen(0, "127.0.0.1", r));
+    const filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+    const whole = await startNode(FIXTURE);
+    try {
+      const refused = await cbqs("follow", node.url);
+      expect(refused).toEqual({
+        exitCode: 2,
+        out: "",
+        err: `cbqs: error: ${node.url}/genesis: the node's history starts at ${h}: start from its snapshot (cbqs follow --snapshot <file|url> --db <dir>)\n`,
+      });
+      // A follower that has verified the chain only up to block 5 lacks the blocks up to H as well.
+      const behind = new MemoryChainDb();
+      await follow({ url: whole.url, db: behind, until: 5n, watch: false, pollMs: 5 });
+      await expect(follow({ url: node.url, db: behind, watch: false, pollMs: 5 })).rejects.toThrow(new FollowInputError(`${node.url}/genesis: the node's history starts at ${h}: start from its snapshot (cbqs follow --snapshot <file|url> --db <dir>)`));
+
+      const head = node.db.head()!;
+      for (const source of [file, `${filesUrl}/snap.cbqs`]) {
+        const db = tmp("follower");
+        const r = await cbqs("follow", node.url, "--db", db, "--snapshot", source, "--trusted-block-hash", hash, "--quiet");
+        expect(r.exitCode, r.err).toBe(0);
+        expect(r.out).toBe(
+          `follow: imported block ${h} (state_root ${toHex(node.db.blockByHeight(h)!.state_root)}) into ${db}\n` +
+            `follow: block ${h}'s hash is the trusted ${hash}\n` +
+            `follow: synced at height ${head.height}; 2 blocks, 0 txs verified\n`,
+        );
+        const ours = LmdbChainDb.open(db);
+        expect(toHex(ours.head()!.block_hash)).toBe(toHex(head.block_hash));
+        ours.close();
+      }
+      expect(readdirNames(root).filter((f) => f.includes(".snapshot-download-"))).toEqual([]);
+      // --snapshot needs a store to import into; a URL that is not a snapshot is exit 2.
+      expect((await cbqs("follow", node.url, "--snapshot", file)).err).toMatch(/^cbqs: error: --snapshot needs --db <dir>/);
+      const missing = await cbqs("follow", node.url, "--db", tmp("follower"), "--snapshot", `${filesUrl}/nothing`);
+      expect(missing).toEqual({ exitCode: 2, out: "", err: `cbqs: error: ${filesUrl}/nothing: HTTP 404, not a snapshot file\n` });
+    } finally {
+      files.close();
+      await whole.close();
+      await node.close();
+    }
+  });
+});
+
+function readdirNames(dir: string): string[] {
+  return existsSync(dir) ? readdirSync(dir) : [];
+}
+
+describe("issue 21: snapshot import --trusted-block-hash (CIP-4 §8.1)", () => {
+  it("issue 21: import with a matching anchor says so; a mismatching one is exit 1 with nothing written; none says the snapshot is checked only against itself", async () => {
+    const full = LmdbChainDb.open(tmp("full"));
+    CbqsNode.open(full, { kind: "fixture", fixture: readFixture(FIXTURE) });
+    const file = tmp("snap") + ".cbqs";
+    const block = exportSnapshot(full, file);
+    const other = toHex(full.blockByHeight(block.height - 1n)?.block_hash ?? full.genesis()!.block.block_hash);
+    full.close();
+    const hash = toHex(block.block_hash);
+    const line = `imported block ${block.height} (state_root ${toHex(block.state_root)}) into`;
+
+    const none = tmp("none");
+    expect(await cbqs("snapshot", "import", file, "--db", none)).toEqual({
+      exitCode: 0,
+      out: `${line} ${none}\nno trusted anchor given: the snapshot is checked only against its own block record\n`,
+      err: "",
+    });
+    const match = tmp("match");
+    expect(await cbqs("snapshot", "import", file, "--db", match, "--trusted-block-hash", hash)).toEqual({
+      exitCode: 0,
+      out: `${line} ${match}\nblock ${block.height}'s hash is the trusted ${hash}\n`,
+      err: "",
+    });
+    const mismatch = tmp("mismatch");
+    expect(await cbqs("snapshot", "import", file, "--db", mismatch, "--trusted-block-hash", other)).toEqual({
+      exitCode: 1,
+      out: `MISMATCH ${file}: block ${block.height}: block_hash: expected ${other} (the trusted anchor) got ${hash}\nsnapshot refused; ${mismatch} is left as it was\n`,
+      err: "",
+    });
+    expect(existsSync(mismatch)).toBe(false);
+    expect(readdirNames(root).filter((f) => f.includes(".import-"))).toEqual([]);
+    expect((await cbqs("snapshot", "import", file, "--db", tmp("bad"), "--trusted-block-hash", "0x12")).err).toMatch(/^cbqs: error: --trusted-block-hash must be a 0x-prefixed 32-byte hex/);
+  });
+});
+
+describe("issue 21: smaller refusals", () => {
+  it("issue 21: follow reaches a node on a port fetch would refuse ('bad port'), and http://127.0.0.1:1 is a plain connection refusal", async () => {
+    const r1 = await cbqs("follow", "http://127.0.0.1:1");
+    expect(r1).toEqual({ exitCode: 2, out: "", err: "cbqs: error: cannot reach http://127.0.0.1:1/genesis: ECONNREFUSED\n" });
+    // 10080 is on the fetch spec's blocked-port list.
+    let n: TestNode;
+    try {
+      n = await startNode(FIXTURE, { port: 10080 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EADDRINUSE") return;
+      throw err;
+    }
+    try {
+      const r = await cbqs("follow", n.url, "--quiet");
+      expect(r.exitCode, r.err).toBe(0);
+      expect(r.out).toMatch(/^follow: synced at height \d+/);
+    } finally {
+      await n.close();
+    }
+  });
+
+  it("issue 21: --until with --watch is refused with exit 2 (one would be ignored)", async () => {
+    expect(await cbqs("follow", "http://127.0.0.1:8545", "--until", "3", "--watch")).toEqual({
+      exitCode: 2,
+      out: "",
+      err: "cbqs: error: --until and --watch do not combine: --until exits once that height is verified, --watch keeps following; give one\n",
+    });
+  });
+});
