@@ -7,11 +7,14 @@
 // replay mismatch (block, field, expected = the fixture's value, got = the store's); nothing is
 // executed or written. The comparison streams the store in pages (one decoded page at a time).
 import { bytesEqual, toHex } from "../bytes.js";
-import { genesisHash } from "../chain/block.js";
+import { genesisHash, headerHash } from "../chain/block.js";
+import { txHash } from "../chain/envelope.js";
+import { committedReceipt } from "../chain/receipts.js";
 import type { Fixture, FixtureBlock } from "../harness/fixture.js";
 import { differs, mismatchOf, receiptsMismatch, type Mismatch } from "../harness/replay.js";
 import { GAS_VECTORS_SHA256 } from "../gas/pinned.js";
 import type { BlockRecord, ChainDb } from "../../state/chain-db.js";
+import { blockRoots } from "../../state/roots.js";
 
 /** The store holds another chain (another genesis source): unusable input, exit 2, nothing touched. */
 export class StoredChainError extends Error {
@@ -27,8 +30,14 @@ export interface StoredComparison {
   last: bigint | null;
   /** Index of the first fixture block above the store's head (fixture.blocks.length: none). */
   next: number;
-  /** The store's lowest block above genesis when it starts at an imported snapshot: it holds no block below it. */
+  /**
+   * The store's lowest block above genesis when it starts at an imported snapshot: it holds no
+   * block below it. The fixture's blocks below it (`belowSnapshot` of them, within the heights
+   * compared) are checked against the hash chain that ends at that block instead: each one's
+   * roots against its transactions and receipts, its block hash against its header fields.
+   */
   snapshotBase: bigint | null;
+  belowSnapshot: number;
   /** The store holds blocks above the fixture's last block, through its head: not compared (the fixture has none). */
   beyond: { from: bigint; head: bigint } | null;
 }
@@ -59,6 +68,7 @@ export function compareStoredChain(fixture: Fixture, db: ChainDb, upTo?: bigint)
     last: null,
     next: after === -1 ? fixture.blocks.length : after,
     snapshotBase: null,
+    belowSnapshot: 0,
     beyond: head > fixtureLast ? { from: fixtureLast + 1n, head } : null,
   };
   const genesisMismatch =
@@ -74,13 +84,15 @@ export function compareStoredChain(fixture: Fixture, db: ChainDb, upTo?: bigint)
   let stored = pages.next().value;
   for (let i = 0; i < fixture.blocks.length && fixture.blocks[i]!.height <= through; i++) {
     const f = fixture.blocks[i]!;
-    if (out.snapshotBase !== null && f.height < out.snapshotBase) continue;
     const parent =
       i === 0
         ? { path: "$.genesis (its block hash)", hash: genesisHash(g.chain_instance_id, g.config.timestamp, g.state_root) }
         : { path: `$.blocks[${i - 1}].block_hash`, hash: fixture.blocks[i - 1]!.block_hash };
     let m: Mismatch | null;
-    if (stored !== undefined && stored.height < f.height) {
+    if (out.snapshotBase !== null && f.height < out.snapshotBase) {
+      m = chainedBlock(g.chain_instance_id, f, `$.blocks[${i}]`, parent.hash, out.snapshotBase);
+      out.belowSnapshot++;
+    } else if (stored !== undefined && stored.height < f.height) {
       m = mismatchOf(stored.height, "$.blocks", "block", `no block at height ${stored.height} (the fixture skips it)`, `a stored block (block_hash ${toHex(stored.block_hash)})`);
     } else if (stored === undefined || stored.height > f.height) {
       m = mismatchOf(f.height, `$.blocks[${i}]`, "block", `a block at height ${f.height}`, "no stored block at that height");
@@ -137,15 +149,40 @@ function compareBlock(f: FixtureBlock, path: string, parent: { path: string; has
   );
 }
 
+/**
+ * A fixture block below the snapshot a store starts at: the store does not hold it, but the
+ * snapshot's block commits to it through its parent hash. So its claimed roots must be the roots
+ * of its own transactions and receipts, and its block hash the hash of its header fields over
+ * the claimed parent (the block before it, whose hash is checked the same way, up to the
+ * snapshot's block, whose parent_hash is compared with the store's). Not executed: its
+ * effective_rent_height, which no hash covers, is not checked.
+ */
+function chainedBlock(chainInstanceId: Uint8Array, f: FixtureBlock, path: string, parent: Uint8Array, base: bigint): Mismatch | null {
+  const h = f.height;
+  const roots = blockRoots(f.transactions.map(txHash), f.receipts.map(committedReceipt));
+  const m =
+    differs(h, `${path}.tx_root`, "tx_root", f.tx_root, roots.tx_root) ??
+    differs(h, `${path}.receipt_root`, "receipt_root", f.receipt_root, roots.receipt_root) ??
+    differs(h, `${path}.logs_root`, "logs_root", f.logs_root, roots.logs_root) ??
+    differs(h, `${path}.block_hash`, "block_hash", f.block_hash, headerHash(chainInstanceId, h, f.timestamp, parent, f.state_root, f));
+  if (m === null) return null;
+  m.details.push(`(computed from the fixture's own block: the store starts at a snapshot of block ${base} and holds no block below it; the snapshot's block commits to this one through the parent hashes)`);
+  return m;
+}
+
+/** Says where "got" comes from (the store, unless the mismatch says otherwise) and that nothing ran. */
 function withNote(m: Mismatch): Mismatch {
-  return { ...m, details: [...m.details, NOTHING_DONE] };
+  return { ...m, details: m.details.length === 0 ? [NOTHING_DONE] : [...m.details, "(nothing was executed, the store is unchanged)"] };
 }
 
 /** What the comparison covered, in words (one line; "" when the store holds no block above genesis). */
 export function comparedText(c: StoredComparison): string {
   const parts: string[] = [];
-  parts.push(c.compared === 0 ? "genesis compared with the fixture's, no stored block above it" : `genesis and ${c.compared === 1 ? "1 stored block" : `${c.compared} stored blocks`} (${heightSpan(c.first!, c.last!)}) compared with the fixture's: identical`);
-  if (c.snapshotBase !== null) parts.push(`the store starts at a snapshot of block ${c.snapshotBase}: the fixture's blocks below it are not in the store, not compared`);
+  parts.push(c.compared === 0 ? "genesis compared with the fixture's (no stored block in the heights compared)" : `genesis and ${c.compared === 1 ? "1 stored block" : `${c.compared} stored blocks`} (${heightSpan(c.first!, c.last!)}) compared with the fixture's: identical`);
+  if (c.snapshotBase !== null) {
+    const below = c.belowSnapshot === 0 ? "" : `; the fixture's ${c.belowSnapshot === 1 ? "block" : `${c.belowSnapshot} blocks`} below it checked against the hash chain that ends at it (roots and block hashes, not executed)`;
+    parts.push(`the store starts at a snapshot of block ${c.snapshotBase}, holding no block below it${below}`);
+  }
   if (c.beyond !== null) parts.push(`the store also holds blocks ${c.beyond.from}–${c.beyond.head}, above the fixture's last block: not compared`);
   return parts.join("; ");
 }

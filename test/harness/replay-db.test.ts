@@ -255,6 +255,22 @@ describe("cbqs snapshot (CIP-4 §8.1)", () => {
     expect(JSON.parse(a.out)).toEqual(JSON.parse(b.out));
   });
 
+  it("issue 21: on a store started from a snapshot, the fixture's blocks below it are checked against the hash chain ending at the snapshot's block", async () => {
+    const target = join(root, "snap-target");
+    const ok = await cbqs("replay", FIXTURE, "--db", target, "--quiet");
+    expect(ok.exitCode).toBe(0);
+    expect(ok.out).toMatch(/^stored chain: genesis and 2 stored blocks \(blocks 5–6\) compared with the fixture's: identical; the store starts at a snapshot of block 5, holding no block below it; the fixture's block below it checked against the hash chain that ends at it \(roots and block hashes, not executed\)\n/);
+    const doc = JSON.parse(readFileSync(FIXTURE, "utf8")) as { blocks: Record<string, unknown>[] };
+    doc.blocks[0]!["state_root"] = "0x" + "cd".repeat(32); // block 1 is not in the store: its block hash no longer fits its fields
+    const tamperedFile = join(root, "snap-tampered.json");
+    writeFileSync(tamperedFile, JSON.stringify(doc));
+    const before = readFileSync(join(target, "data.mdb"));
+    const r = await cbqs("replay", tamperedFile, "--db", target, "--quiet");
+    expect(r.exitCode).toBe(1);
+    expect(r.out).toMatch(/^MISMATCH [^\n]*: block 1: block_hash \(\$\.blocks\[0\]\.block_hash\): expected 0x[0-9a-f]{64} got 0x[0-9a-f]{64}\n  \(computed from the fixture's own block: the store starts at a snapshot of block 5/);
+    expect(readFileSync(join(target, "data.mdb")).equals(before)).toBe(true);
+  });
+
   it("corrupt, truncated and foreign snapshots are refused with one error line; the target is left as it was", async () => {
     const bytes = readFileSync(file);
     const corrupt = join(root, "corrupt.cbqs");
