@@ -11,6 +11,7 @@ import { genesisHash, headerHash } from "../chain/block.js";
 import { txHash } from "../chain/envelope.js";
 import { committedReceipt } from "../chain/receipts.js";
 import type { Fixture, FixtureBlock } from "../harness/fixture.js";
+import { count } from "../harness/progress.js";
 import { differs, mismatchOf, receiptsMismatch, type Mismatch } from "../harness/replay.js";
 import { GAS_VECTORS_SHA256 } from "../gas/pinned.js";
 import type { BlockRecord, ChainDb } from "../../state/chain-db.js";
@@ -178,9 +179,9 @@ function withNote(m: Mismatch): Mismatch {
 /** What the comparison covered, in words (one line; "" when the store holds no block above genesis). */
 export function comparedText(c: StoredComparison): string {
   const parts: string[] = [];
-  parts.push(c.compared === 0 ? "genesis compared with the fixture's (no stored block in the heights compared)" : `genesis and ${c.compared === 1 ? "1 stored block" : `${c.compared} stored blocks`} (${heightSpan(c.first!, c.last!)}) compared with the fixture's: identical`);
+  parts.push(c.compared === 0 ? "genesis compared with the fixture's (no stored block in the heights compared)" : `genesis and ${count(c.compared, "stored block")} (${heightSpan(c.first!, c.last!)}) compared with the fixture's: identical`);
   if (c.snapshotBase !== null) {
-    const below = c.belowSnapshot === 0 ? "" : `; the fixture's ${c.belowSnapshot === 1 ? "block" : `${c.belowSnapshot} blocks`} below it checked against the hash chain that ends at it (roots and block hashes, not executed)`;
+    const below = c.belowSnapshot === 0 ? "" : `; the fixture's ${c.belowSnapshot === 1 ? "block" : count(c.belowSnapshot, "block")} below it checked against the hash chain that ends at it (roots and block hashes, not executed)`;
     parts.push(`the store starts at a snapshot of block ${c.snapshotBase}, holding no block below it${below}`);
   }
   if (c.beyond !== null) parts.push(`the store also holds blocks ${c.beyond.from}–${c.beyond.head}, above the fixture's last block: not compared`);
