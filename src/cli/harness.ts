@@ -170,7 +170,7 @@ function registerReplay(program: Command): void {
     .option("--quiet", "no progress on stderr")
     .option("--json", "print a cbqs-replay/v1 JSON report instead of text")
     .option("--trace <file>", "write a cbqs-trace/v1 JSON line per transaction (single fixture only)")
-    .option("--db <dir>", "commit every verified block to this store (LMDB) and, run again, resume after its last block (one fixture file)")
+    .option("--db <dir>", "commit every verified block to this store (LMDB); run again, compare every stored block with the fixture's, then resume after its last block (one fixture file)")
     .option("--snapshot-interval <n>", SNAPSHOT_INTERVAL_HELP)
     .option("--retain-blocks <n>", `with --db, blocks below the head whose undo rows the store keeps (as cbqs node --retain-blocks; older ones are pruned); default ${DEFAULT_RETAIN_BLOCKS}`)
     .option(

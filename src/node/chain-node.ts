@@ -19,7 +19,7 @@ import { Replay, ReplayInputError, type ExecutedBlock, type Mismatch } from "../
 import type { BlockRecord, ChainDb, GenesisRecord } from "../../state/chain-db.js";
 import { logsRoot, receiptRoot, txRoot } from "../../state/roots.js";
 import { DryRunStore } from "./dry-run.js";
-import { compareStoredChain, StoredChainError, type StoredComparison } from "./stored-chain.js";
+import { compareStoredChain } from "./stored-chain.js";
 import { badRequest, RequestError } from "./errors.js";
 import { finish, type Steps } from "../steps.js";
 
@@ -128,13 +128,8 @@ export class CbqsNode {
    */
   private static *continueFixture(db: ChainDb, genesis: GenesisRecord, fixture: Fixture, onBlock?: (block: BlockRecord) => void): Steps<CbqsNode> {
     const head = db.head()!;
-    let compared: StoredComparison;
-    try {
-      compared = compareStoredChain(fixture, db);
-    } catch (err) {
-      if (err instanceof StoredChainError) throw new NodeInputError(err.message);
-      throw err;
-    }
+    // The genesis source was checked by openSteps: compareStoredChain cannot find another chain here.
+    const compared = compareStoredChain(fixture, db);
     if (compared.mismatch !== null) throw new ImportMismatch(compared.mismatch);
     const next = compared.next;
     const replay = Replay.resume(fixture, db.state, head.block_hash);

@@ -14,7 +14,7 @@
 // ONE LMDB write transaction per block (CIP-4 §6.2 allows one commit per database plus
 // recovery; one transaction is simpler and strictly stronger): the block's QMDB operations, new
 // MMR nodes, index changes and pruning, its record, its hash and transaction indexes, its
-// reverse diff and the removal of the reverse diff that left the retention window all commit
+// reverse diff and the removal of the reverse diffs that left the retention window all commit
 // together or not at all. Recovery is therefore opening: the store is at its last committed
 // block, and replay, a node or a follower continues from the block after it.
 import { echo } from "../../src/bounds.js";
