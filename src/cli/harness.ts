@@ -298,7 +298,7 @@ async function replayIntoStore(targets: readonly string[], dir: string, o: { toH
   const rates = `${count(outcome.blocks, "block")}, ${count(outcome.txs, "tx", "txs")} in ${seconds.toFixed(2)} s (${rate(outcome.blocks, seconds)} blocks/s, ${rate(outcome.txs, seconds)} tx/s)`;
   let what: string;
   if (outcome.resumedAfter === null) what = `from genesis, ${rates}`;
-  else if (compared !== null && compared.mismatch !== null) what = `the stored chain differs from the fixture at block ${compared.mismatch.height}: nothing executed, the store is unchanged`;
+  else if (compared !== null && compared.mismatch !== null) what = `the stored chain differs from the fixture at ${compared.mismatch.height === 0n ? "genesis" : `block ${compared.mismatch.height}`}: nothing executed, the store is unchanged`;
   else if (o.toHeight !== undefined && o.toHeight < outcome.resumedAfter) {
     const span = compared === null || compared.compared === 0 ? `genesis only (the store holds no block at or below height ${o.toHeight})` : `${heightSpan(compared.first!, compared.last!)} (${count(compared.compared, "stored block")})`;
     what = `the store is at height ${outcome.resumedAfter}, above --to-height ${o.toHeight}: ${span} compared with the store, identical; nothing executed`;
