@@ -75,6 +75,12 @@ export class MemoryChainDb extends QmdbChainDb implements ChainDb {
     return lo;
   }
 
+  /** Never anything to prune: an in-memory store lives with one retainBlocks, and drops each diff as it leaves the window. */
+  pruneUndo(): null {
+    this.checkWritable();
+    return null;
+  }
+
   stateAt(height: bigint): StateReader | undefined {
     this.checkOpen();
     const i = this.indexAtOrAbove(height);

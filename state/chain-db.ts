@@ -103,12 +103,27 @@ export interface ChainDb {
   /** Operations an exclusion proof at the head lists now (it grows with the live state). */
   exclusionProofOps(): number;
 
+  /**
+   * Removes, in one commit, the reverse diffs (undo rows) of blocks below the retention window:
+   * those a store kept with a larger `retainBlocks` than it is opened with now. Afterwards the
+   * blocks with undo rows are exactly the retained ones (at most the top `retainBlocks`). Null
+   * when there was nothing to remove.
+   */
+  pruneUndo(): PrunedUndo | null;
+
   /** Commits the staged genesis state (height 0) with the genesis record. */
   commitGenesis(genesis: GenesisRecord): void;
   /** Commits the staged state of `block.height` with its record and indexes, atomically. */
   commitBlock(block: BlockRecord): void;
   /** Releases the store; every later call throws. */
   close(): void;
+}
+
+/** Undo rows removed by `pruneUndo`: those of `blocks` blocks, heights from..to. */
+export interface PrunedUndo {
+  from: bigint;
+  to: bigint;
+  blocks: number;
 }
 
 /** A call the contract forbids (wrong order, mismatched root, a closed db…). */

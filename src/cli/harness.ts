@@ -32,6 +32,9 @@ import { jsonDocumentSteps, Output, Streamed, writing, writingStoppable } from "
 import { dumpEntryViews, dumpHeader } from "../../state/dump.js";
 import { errorLine, EXIT_OK, EXIT_REJECT, exitCodes, oneLine, UsageError } from "./common.js";
 import { replayIntoDb, StoredChainError } from "../node/replay-db.js";
+import { comparedText, heightSpan } from "../node/stored-chain.js";
+import { DEFAULT_RETAIN_BLOCKS } from "../node/store.js";
+import { intOption } from "./node.js";
 import { openStore, SNAPSHOT_INTERVAL_HELP, snapshotInterval } from "./store.js";
 import { keeping, stoppable, Stopped, stopRequested, watchSignals } from "../steps.js";
 
@@ -167,8 +170,9 @@ function registerReplay(program: Command): void {
     .option("--quiet", "no progress on stderr")
     .option("--json", "print a cbqs-replay/v1 JSON report instead of text")
     .option("--trace <file>", "write a cbqs-trace/v1 JSON line per transaction (single fixture only)")
-    .option("--db <dir>", "commit every verified block to this store (LMDB) and, run again, resume after its last block (one fixture file)")
+    .option("--db <dir>", "commit every verified block to this store (LMDB); run again, compare every stored block with the fixture's, then resume after its last block (one fixture file)")
     .option("--snapshot-interval <n>", SNAPSHOT_INTERVAL_HELP)
+    .option("--retain-blocks <n>", `with --db, blocks below the head whose undo rows the store keeps (as cbqs node --retain-blocks; older ones are pruned); default ${DEFAULT_RETAIN_BLOCKS}`)
     .option(
       "--pipeline",
       "compute each block's state root, tx/receipt/logs roots and signature checks on worker threads while the next block executes " +
@@ -183,16 +187,18 @@ function registerReplay(program: Command): void {
         "in memory, nothing is written (a --trace file is dropped); with --db, every block committed before the one in progress is kept, that one is finished and committed",
       ),
     )
-    .action(async (targets: string[], opts: { toHeight?: string; shard?: string; quiet?: boolean; json?: boolean; trace?: string; db?: string; snapshotInterval?: string; pipeline?: boolean }) => {
+    .action(async (targets: string[], opts: { toHeight?: string; shard?: string; quiet?: boolean; json?: boolean; trace?: string; db?: string; snapshotInterval?: string; retainBlocks?: string; pipeline?: boolean }) => {
       const toHeight = opts.toHeight === undefined ? undefined : decimalOption("--to-height", opts.toHeight);
       if (opts.pipeline === true && (opts.trace !== undefined || opts.db !== undefined)) throw new UsageError("--pipeline cannot be combined with --trace or --db");
       if (opts.db !== undefined) {
         if (opts.trace !== undefined) throw new UsageError("--trace and --db are exclusive");
         if (opts.shard !== undefined) throw new UsageError("--shard and --db are exclusive: a store holds one chain");
         const interval = snapshotInterval(opts.snapshotInterval);
-        return replayIntoStore(targets, opts.db, { toHeight, interval, progress: opts.json ? "off" : progressMode(opts.quiet), json: opts.json === true });
+        const retainBlocks = opts.retainBlocks === undefined ? DEFAULT_RETAIN_BLOCKS : intOption("--retain-blocks", opts.retainBlocks, 1_000_000);
+        return replayIntoStore(targets, opts.db, { toHeight, interval, retainBlocks, progress: opts.json ? "off" : progressMode(opts.quiet), json: opts.json === true });
       }
       if (opts.snapshotInterval !== undefined) throw new UsageError("--snapshot-interval needs --db");
+      if (opts.retainBlocks !== undefined) throw new UsageError("--retain-blocks needs --db");
       let shard: Shard | undefined;
       if (opts.shard !== undefined) {
         try {
@@ -265,12 +271,12 @@ function registerReplay(program: Command): void {
  * committed), 2 unusable input or a store holding another chain (nothing touched), 130/143 when
  * stopped by SIGINT/SIGTERM (after the block in progress is committed).
  */
-async function replayIntoStore(targets: readonly string[], dir: string, o: { toHeight: bigint | undefined; interval: bigint; progress: ProgressMode; json: boolean }): Promise<void> {
+async function replayIntoStore(targets: readonly string[], dir: string, o: { toHeight: bigint | undefined; interval: bigint; retainBlocks: number; progress: ProgressMode; json: boolean }): Promise<void> {
   const files = targetFiles(targets);
   if (files.length !== 1 || files[0] !== targets[0]) throw new UsageError("--db needs one fixture file (a store holds one chain)");
   const file = files[0]!;
   const fixture = readFixture(file);
-  const db = openStore(dir, { snapshotInterval: o.interval });
+  const db = openStore(dir, { snapshotInterval: o.interval, retainBlocks: o.retainBlocks });
   const signal = watchSignals();
   const clock = new Stopwatch();
   const line = new Progress(`replay ${file}`, o.progress);
@@ -286,12 +292,22 @@ async function replayIntoStore(targets: readonly string[], dir: string, o: { toH
     db.close();
   }
   const seconds = clock.seconds();
-  const from = outcome.resumedAfter === null ? "from genesis" : `resumed after height ${outcome.resumedAfter}`;
   const signalName = stopRequested() ?? "SIGINT";
   const end = outcome.stopped ? `stopped by ${signalName}` : outcome.mismatch !== null ? "mismatch" : "ok";
-  const summary =
-    `replay: ${file} into ${dir}: ${end}; ${from}, ${count(outcome.blocks, "block")}, ${count(outcome.txs, "tx", "txs")} in ${seconds.toFixed(2)} s ` +
-    `(${rate(outcome.blocks, seconds)} blocks/s, ${rate(outcome.txs, seconds)} tx/s); store head ${outcome.head ?? "none"}`;
+  const compared = outcome.compared;
+  const rates = `${count(outcome.blocks, "block")}, ${count(outcome.txs, "tx", "txs")} in ${seconds.toFixed(2)} s (${rate(outcome.blocks, seconds)} blocks/s, ${rate(outcome.txs, seconds)} tx/s)`;
+  let what: string;
+  if (outcome.resumedAfter === null) what = `from genesis, ${rates}`;
+  else if (compared !== null && compared.mismatch !== null) what = `the stored chain differs from the fixture at ${compared.mismatch.height === 0n ? "genesis" : `block ${compared.mismatch.height}`}: nothing executed, the store is unchanged`;
+  else if (o.toHeight !== undefined && o.toHeight < outcome.resumedAfter) {
+    const span = compared === null || compared.compared === 0 ? `genesis only (the store holds no block at or below height ${o.toHeight})` : `${heightSpan(compared.first!, compared.last!)} (${count(compared.compared, "stored block")})`;
+    what = `the store is at height ${outcome.resumedAfter}, above --to-height ${o.toHeight}: ${span} compared with the store, identical; nothing executed`;
+  } else what = `resumed after height ${outcome.resumedAfter}, ${rates}`;
+  const summary = `replay: ${file} into ${dir}: ${end}; ${what}; store head ${outcome.head ?? "none"}`;
+  if (outcome.pruned !== null) {
+    const p = outcome.pruned;
+    process.stderr.write(`cbqs: pruned undo rows of blocks ${p.from}–${p.to} (${count(p.blocks, "block")} below the window of --retain-blocks ${o.retainBlocks})\n`);
+  }
   if (o.json) {
     const m = outcome.mismatch;
     process.stdout.write(
@@ -301,7 +317,24 @@ async function replayIntoStore(targets: readonly string[], dir: string, o: { toH
           fixtures: [{ file, name: fixture.name, status: m === null ? "ok" : "mismatch", blocks: String(outcome.blocks), txs: String(outcome.txs), ...(m === null ? {} : { mismatch: { ...m, height: m.height.toString() } }) }],
           blocks: String(outcome.blocks),
           txs: String(outcome.txs),
-          store: { dir, resumed_after: outcome.resumedAfter?.toString() ?? null, head: outcome.head?.toString() ?? null, stopped: outcome.stopped },
+          store: {
+            dir,
+            resumed_after: outcome.resumedAfter?.toString() ?? null,
+            head: outcome.head?.toString() ?? null,
+            stopped: outcome.stopped,
+            // What of the stored chain was compared with the fixture before anything ran (null: the store was empty).
+            compared:
+              compared === null
+                ? null
+                : {
+                    blocks: String(compared.compared),
+                    first: compared.first?.toString() ?? null,
+                    last: compared.last?.toString() ?? null,
+                    snapshot_base: compared.snapshotBase?.toString() ?? null,
+                    beyond: compared.beyond === null ? null : { from: compared.beyond.from.toString(), head: compared.beyond.head.toString() },
+                  },
+            pruned_undo: outcome.pruned === null ? null : { from: outcome.pruned.from.toString(), to: outcome.pruned.to.toString(), blocks: String(outcome.pruned.blocks) },
+          },
         },
         null,
         2,
@@ -310,6 +343,7 @@ async function replayIntoStore(targets: readonly string[], dir: string, o: { toH
     process.stderr.write(summary + "\n");
   } else {
     if (outcome.mismatch !== null) process.stdout.write(mismatchLines(file, outcome.mismatch).join("\n") + "\n");
+    else if (compared !== null) process.stdout.write(`stored chain: ${comparedText(compared)}\n`);
     process.stdout.write(summary + "\n");
   }
   if (outcome.stopped) {

@@ -167,12 +167,8 @@ export class Replay {
 
   private compare(b: FixtureBlock, path: string, x: ExecutedBlock): Mismatch | null {
     const h = b.height;
-    for (let i = 0; i < b.receipts.length; i++) {
-      const [expected, actual] = [b.receipts[i]!, x.results.receipts[i]!];
-      if (sameReceipt(expected, actual)) continue;
-      const m = compareReceipt(h, `${path}.receipts[${i}]`, `receipts[${i}]`, expected, actual);
-      if (m !== null) return m;
-    }
+    const receipts = receiptsMismatch(h, path, b.receipts, x.results.receipts);
+    if (receipts !== null) return receipts;
     const state = differs(h, `${path}.state_root`, "state_root", b.state_root, x.stateRoot);
     if (state !== null) {
       if (b.post_state === undefined) state.details = ["(the fixture has no post_state at this block to name the differing keys)"];
@@ -219,12 +215,26 @@ export class Replay {
 
 const view = (e: DumpEntry): string => JSON.stringify(e.decoded?.value ?? e.value);
 
-function mismatchOf(height: bigint, path: string, field: string, expected: string, actual: string): Mismatch {
+export function mismatchOf(height: bigint, path: string, field: string, expected: string, actual: string): Mismatch {
   return { height, path, field, expected, actual, details: [] };
 }
 
-function differs(height: bigint, path: string, field: string, expected: Uint8Array, actual: Uint8Array): Mismatch | null {
+export function differs(height: bigint, path: string, field: string, expected: Uint8Array, actual: Uint8Array): Mismatch | null {
   return bytesEqual(expected, actual) ? null : mismatchOf(height, path, field, toHex(expected), toHex(actual));
+}
+
+/**
+ * The first of a block's receipts (`actual`, as many as the fixture's `expected`) that differs
+ * from the fixture's, field by field: tx_hash, status, error code and name, events, cycles, cells.
+ */
+export function receiptsMismatch(h: bigint, blockPath: string, expected: readonly TxReceipt[], actual: readonly TxReceipt[]): Mismatch | null {
+  for (let i = 0; i < expected.length; i++) {
+    const [e, a] = [expected[i]!, actual[i]!];
+    if (sameReceipt(e, a)) continue;
+    const m = compareReceipt(h, `${blockPath}.receipts[${i}]`, `receipts[${i}]`, e, a);
+    if (m !== null) return m;
+  }
+  return null;
 }
 
 /** Quick equality of every field compareReceipt checks (it builds its messages only on a difference). */

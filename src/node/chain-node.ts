@@ -19,6 +19,7 @@ import { Replay, ReplayInputError, type ExecutedBlock, type Mismatch } from "../
 import type { BlockRecord, ChainDb, GenesisRecord } from "../../state/chain-db.js";
 import { logsRoot, receiptRoot, txRoot } from "../../state/roots.js";
 import { DryRunStore } from "./dry-run.js";
+import { compareStoredChain } from "./stored-chain.js";
 import { badRequest, RequestError } from "./errors.js";
 import { finish, type Steps } from "../steps.js";
 
@@ -120,17 +121,17 @@ export class CbqsNode {
     return new CbqsNode(db, genesis, g.config, replay.chain);
   }
 
-  /** A restart with the same fixture: the stored blocks must be the fixture's; the rest is imported. */
+  /**
+   * A restart with the same fixture: every stored block must be the fixture's, field by field
+   * (src/node/stored-chain.ts; a difference is the replay mismatch, exit 1, nothing written);
+   * the fixture's blocks above the store's head are then imported.
+   */
   private static *continueFixture(db: ChainDb, genesis: GenesisRecord, fixture: Fixture, onBlock?: (block: BlockRecord) => void): Steps<CbqsNode> {
     const head = db.head()!;
-    let next = 0;
-    for (; next < fixture.blocks.length && fixture.blocks[next]!.height <= head.height; next++) {
-      const b = fixture.blocks[next]!;
-      const stored = db.blockByHeight(b.height);
-      if (stored === undefined || !bytesEqual(stored.block_hash, b.block_hash)) {
-        throw new NodeInputError(`the store's chain differs from the fixture at block ${b.height} ($.blocks[${next}])`);
-      }
-    }
+    // The genesis source was checked by openSteps: compareStoredChain cannot find another chain here.
+    const compared = compareStoredChain(fixture, db);
+    if (compared.mismatch !== null) throw new ImportMismatch(compared.mismatch);
+    const next = compared.next;
     const replay = Replay.resume(fixture, db.state, head.block_hash);
     yield* importBlocks(db, replay, fixture, next, onBlock);
     return new CbqsNode(db, genesis, fixture.genesis.config, replay.chain);

@@ -1,20 +1,18 @@
 // `cbqs replay <fixture> --db <dir>`: replay that survives. Every verified block is committed to
-// a ChainDb (one atomic commit per block); run again on the same store, it first checks that the
-// stored chain is this fixture's (same genesis, the same block at every stored height), then
-// resumes after the last committed block. A block that does not verify is never committed.
+// a ChainDb (one atomic commit per block); run again on the same store, it first compares every
+// stored block with the fixture's, field by field (src/node/stored-chain.ts: a difference is a
+// mismatch and nothing is touched), then resumes after the last committed block. A block that
+// does not verify is never committed.
 // Between blocks it yields to the event loop, so a SIGINT/SIGTERM stops it after the block in
 // progress is committed.
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { bytesEqual, toHex } from "../bytes.js";
 import type { Fixture } from "../harness/fixture.js";
 import { Replay, type Mismatch, type ReplayProgress } from "../harness/replay.js";
-import type { ChainDb } from "../../state/chain-db.js";
+import type { ChainDb, PrunedUndo } from "../../state/chain-db.js";
 import { executedRecord, genesisRecord } from "./chain-node.js";
+import { compareStoredChain, type StoredComparison } from "./stored-chain.js";
 
-/** The store holds a chain that is not the fixture's: exit 2, nothing touched. */
-export class StoredChainError extends Error {
-  override name = "StoredChainError";
-}
+export { StoredChainError } from "./stored-chain.js";
 
 export interface DbReplayOptions {
   toHeight?: bigint;
@@ -33,9 +31,11 @@ export interface DbReplayOutcome {
   stopped: boolean;
   /** The store's head after this run (null: still empty, genesis did not verify). */
   head: bigint | null;
+  /** A resumed run: what the comparison of the stored chain with the fixture covered. */
+  compared: StoredComparison | null;
+  /** Undo rows of blocks below the retention window removed on opening (a store kept with a larger --retain-blocks). */
+  pruned: PrunedUndo | null;
 }
-
-const PAGE = 1_000;
 
 /** Replays `fixture` into `db`, from genesis or after the store's head. */
 export async function replayIntoDb(fixture: Fixture, db: ChainDb, options: DbReplayOptions = {}): Promise<DbReplayOutcome> {
@@ -43,15 +43,21 @@ export async function replayIntoDb(fixture: Fixture, db: ChainDb, options: DbRep
   const stored = db.head();
   let replay: Replay;
   let next: number;
+  let compared: StoredComparison | null = null;
+  let pruned: PrunedUndo | null = null;
   if (stored === undefined) {
     const started = Replay.start(fixture, db.state);
-    if (started.mismatch !== null) return { resumedAfter: null, blocks: 0, txs: 0, mismatch: started.mismatch, stopped: false, head: null };
+    if (started.mismatch !== null) return { resumedAfter: null, blocks: 0, txs: 0, mismatch: started.mismatch, stopped: false, head: null, compared, pruned };
     const g = fixture.genesis;
     db.commitGenesis(genesisRecord(g.source, g.chain_instance_id, g.config.timestamp, started.replay.chain.genesisStateRoot));
     replay = started.replay;
     next = 0;
   } else {
-    next = checkStoredChain(fixture, db);
+    compared = compareStoredChain(fixture, db, toHeight);
+    if (compared.mismatch !== null) return { resumedAfter: stored.height, blocks: 0, txs: 0, mismatch: compared.mismatch, stopped: false, head: stored.height, compared, pruned };
+    // Only once the stored chain is known to be the fixture's is anything written.
+    pruned = db.pruneUndo();
+    next = compared.next;
     replay = Replay.resume(fixture, db.state, stored.block_hash);
   }
   const blocks = fixture.blocks.slice(next).filter((b) => toHeight === undefined || b.height <= toHeight);
@@ -63,42 +69,12 @@ export async function replayIntoDb(fixture: Fixture, db: ChainDb, options: DbRep
     const b = blocks[done]!;
     const parent = db.head()!.block_hash;
     const { executed, mismatch } = replay.block(next + done);
-    if (mismatch !== null) return { resumedAfter: stored?.height ?? null, blocks: done + 1, txs: txs + b.transactions.length, mismatch, stopped: false, head: db.head()!.height };
+    if (mismatch !== null) return { resumedAfter: stored?.height ?? null, blocks: done + 1, txs: txs + b.transactions.length, mismatch, stopped: false, head: db.head()!.height, compared, pruned };
     db.commitBlock(executedRecord(b.height, b.timestamp, parent, b.transactions, executed));
     txs += b.transactions.length;
     options.onBlock?.({ blocksDone: done + 1, blocksTotal: blocks.length, txsDone: txs, height: b.height, lastHeight });
     await nextTurn();
   }
-  return { resumedAfter: stored?.height ?? null, blocks: done, txs, mismatch: null, stopped: done < blocks.length, head: db.head()!.height };
+  return { resumedAfter: stored?.height ?? null, blocks: done, txs, mismatch: null, stopped: done < blocks.length, head: db.head()!.height, compared, pruned };
 }
 
-/**
- * Throws StoredChainError unless every block the store holds is the fixture's block at that
- * height (same genesis source, same block hash: a block hash commits to its parent, its state
- * root and its roots). Returns the index of the first fixture block above the store's head.
- */
-function checkStoredChain(fixture: Fixture, db: ChainDb): number {
-  const genesis = db.genesis()!;
-  if (!bytesEqual(genesis.source, fixture.genesis.source)) {
-    throw new StoredChainError(`the store holds another chain (chain_instance_id ${toHex(genesis.chain_instance_id)}, the fixture's is ${toHex(fixture.genesis.chain_instance_id)})`);
-  }
-  if (!bytesEqual(genesis.block.state_root, fixture.genesis.state_root)) {
-    throw new StoredChainError(`the store's genesis state_root ${toHex(genesis.block.state_root)} is not the fixture's ($.genesis.state_root)`);
-  }
-  const index = new Map(fixture.blocks.map((b, i) => [b.height, i]));
-  const head = db.head()!.height;
-  for (let from = 1n; from <= head; ) {
-    const page = db.blocks({ from, to: head, order: "asc", limit: PAGE });
-    for (const b of page) {
-      const i = index.get(b.height);
-      if (i === undefined) throw new StoredChainError(`the store holds block ${b.height}, which the fixture does not have`);
-      if (!bytesEqual(fixture.blocks[i]!.block_hash, b.block_hash)) {
-        throw new StoredChainError(`the store's chain differs from the fixture at block ${b.height} ($.blocks[${i}].block_hash)`);
-      }
-    }
-    if (page.length < PAGE) break;
-    from = page[page.length - 1]!.height + 1n;
-  }
-  const after = fixture.blocks.findIndex((b) => b.height > head);
-  return after === -1 ? fixture.blocks.length : after;
-}

@@ -25,6 +25,9 @@ export async function runNode(db: ChainDb, start: NodeStart, options: RunOptions
   const log = options.log;
   // A fixture's import can take a while: it stops between two committed blocks on SIGINT/SIGTERM (src/steps.ts).
   const node = await stoppable(CbqsNode.openSteps(db, start, (b) => log({ level: "debug", msg: "imported", height: b.height.toString(), txs: b.transactions.length })));
+  // A store kept with a larger --retain-blocks: the undo rows below the window go (after a fixture's stored blocks are verified).
+  const pruned = db.pruneUndo();
+  if (pruned !== null) log({ level: "info", msg: "pruned undo rows", from: pruned.from.toString(), to: pruned.to.toString(), blocks: pruned.blocks, retain_blocks: db.retainBlocks });
   node.onMined = (mined) => log({ level: "info", msg: "block", height: mined.block.height.toString(), txs: mined.block.transactions.length, dropped: mined.dropped.length });
   const server = await startServer(node, { ...options, log });
   // The chain instance with the URL: what a client needs first (cbqs tx --chain-instance). The

@@ -14,14 +14,14 @@
 // ONE LMDB write transaction per block (CIP-4 §6.2 allows one commit per database plus
 // recovery; one transaction is simpler and strictly stronger): the block's QMDB operations, new
 // MMR nodes, index changes and pruning, its record, its hash and transaction indexes, its
-// reverse diff and the removal of the reverse diff that left the retention window all commit
+// reverse diff and the removal of the reverse diffs that left the retention window all commit
 // together or not at all. Recovery is therefore opening: the store is at its last committed
 // block, and replay, a node or a follower continues from the block after it.
 import { echo } from "../../src/bounds.js";
 import { bytesEqual, concatBytes, toHex } from "../../src/bytes.js";
 import { BLAKE3 } from "../../src/crypto/hash.js";
 import { QmdbChainDb } from "../chain-db-base.js";
-import { ChainDbError, type BlockQuery, type BlockRecord, type ChainDb, type GenesisRecord, type StateReader, type TxLocation } from "../chain-db.js";
+import { ChainDbError, type PrunedUndo, type BlockQuery, type BlockRecord, type ChainDb, type GenesisRecord, type StateReader, type TxLocation } from "../chain-db.js";
 import { keyId, keyOfId, type Staged } from "../chain-db-staging.js";
 import { STATE_KEY_LENGTH } from "../interface.js";
 import { createStateCommitment, STATE_CHUNK_BYTES } from "../qmdb/index.js";
@@ -229,14 +229,46 @@ export class LmdbChainDb extends QmdbChainDb implements ChainDb {
     this.undoKeys.putSync(h, buf(concatBytes(...keys)));
   }
 
-  /** Removes the reverse diff of the block that is now retainBlocks + 1 blocks from the top. */
-  private dropExpiredUndo(): void {
-    for (const h of this.blockTable.getKeys({ reverse: true, offset: this.retainBlocks, limit: 1 })) {
-      const keys = this.undoKeys.get(h);
-      if (keys === undefined) return;
-      for (let i = 0; i < keys.length; i += STATE_KEY_LENGTH) this.undo.removeSync(buf(concatBytes(keys.subarray(i, i + STATE_KEY_LENGTH), h)));
-      this.undoKeys.removeSync(h);
+  /**
+   * Removes the reverse diffs of the block that is now retainBlocks + 1 blocks from the top and of
+   * every block below it (inside a write transaction); returns their height keys, ascending.
+   * Usually that is the one block that just left the window; all of them when the store was kept
+   * with a larger retainBlocks before. So the blocks with undo rows are always the top ones, with
+   * no hole — stateAt relies on it (it checks only the lowest block above the height it reads).
+   */
+  private dropExpiredUndo(): Buffer[] {
+    const [cut] = [...this.blockTable.getKeys({ reverse: true, offset: this.retainBlocks, limit: 1 })];
+    if (cut === undefined) return [];
+    const top = heightOf(cut);
+    const expired = [...this.undoKeys.getKeys(top < U64_MAX ? { end: heightKey(top + 1n) } : {})].map((k) => Buffer.from(k));
+    for (const h of expired) this.dropUndo(h);
+    return expired;
+  }
+
+  /** Removes the reverse diff of the block at height key `h` (inside a write transaction). */
+  private dropUndo(h: Buffer): void {
+    const keys = this.undoKeys.get(h)!;
+    for (let i = 0; i < keys.length; i += STATE_KEY_LENGTH) this.undo.removeSync(buf(concatBytes(keys.subarray(i, i + STATE_KEY_LENGTH), h)));
+    this.undoKeys.removeSync(h);
+  }
+
+  /**
+   * Removes the undo rows of every block below the window of the top retainBlocks blocks, in one
+   * write transaction (see dropExpiredUndo): those a store written with a larger retainBlocks
+   * still holds. A node or `replay --db` calls it on opening a store, to say what it removed.
+   */
+  pruneUndo(): PrunedUndo | null {
+    this.checkWritable();
+    let pruned: Buffer[] = [];
+    try {
+      this.env.transaction(() => {
+        pruned = this.dropExpiredUndo();
+      });
+    } catch (err) {
+      this.broken = (err as Error).message;
+      throw err;
     }
+    return pruned.length === 0 ? null : { from: heightOf(pruned[0]!), to: heightOf(pruned[pruned.length - 1]!), blocks: pruned.length };
   }
 
   /**
@@ -273,6 +305,7 @@ export class LmdbChainDb extends QmdbChainDb implements ChainDb {
 }
 
 const metaKey = (name: string): Buffer => Buffer.from(name, "utf8");
+const heightOf = (key: Buffer): bigint => key.readBigUInt64BE(0);
 
 /** Refuses a directory that holds something other than a store of this format; marks a new one. */
 function checkFormat(env: Env): void {

@@ -54,7 +54,7 @@ describe("cbqs replay --db", () => {
     expect((await cbqs("replay", FIXTURE, "--db", dir)).out).toMatch(/ok; resumed after height 1, 2 blocks/);
   });
 
-  it("a store holding another chain, or this chain with another block, is refused (exit 2) and not touched", async () => {
+  it("a store holding another chain is refused (exit 2); this chain with another block hash is a mismatch (exit 1); neither is touched", async () => {
     const dir = join(root, "foreign");
     expect((await cbqs("replay", OTHER, "--db", dir)).exitCode).toBe(0);
     const before = stored(dir);
@@ -68,7 +68,9 @@ describe("cbqs replay --db", () => {
     const forked = join(root, "forked.json");
     writeFileSync(forked, JSON.stringify(doc));
     const ownBefore = stored(own);
-    expect(await cbqs("replay", forked, "--db", own)).toEqual(unusableInput(/differs from the fixture at block 5 \(\$\.blocks\[1\]\.block_hash\)/));
+    const r = await cbqs("replay", forked, "--db", own);
+    expect(r.exitCode).toBe(1);
+    expect(r.out).toMatch(/^MISMATCH [^\n]*: block 5: block_hash \(\$\.blocks\[1\]\.block_hash\): expected 0x(ab){32} got 0x[0-9a-f]{64}\n/);
     expect(stored(own)).toEqual(ownBefore);
   });
 
@@ -93,6 +95,146 @@ describe("cbqs replay --db", () => {
   });
 });
 
+describe("issue 21: replay --db compares every stored block with the fixture's before it resumes (CIP-4 §6.1)", () => {
+  /** A copy of FIXTURE changed by `edit`, written to a file. */
+  function tampered(name: string, edit: (doc: { blocks: Record<string, unknown>[] }) => void): string {
+    const doc = JSON.parse(readFileSync(FIXTURE, "utf8")) as { blocks: Record<string, unknown>[] };
+    edit(doc);
+    const file = join(root, `${name}.json`);
+    writeFileSync(file, JSON.stringify(doc));
+    return file;
+  }
+  /** Every byte of the store's data file: "untouched" means exactly that. */
+  const bytesOf = (dir: string): Buffer => readFileSync(join(dir, "data.mdb"));
+  /** A store holding FIXTURE through `height`. */
+  async function storeAt(name: string, height: string): Promise<string> {
+    const dir = join(root, name);
+    expect((await cbqs("replay", FIXTURE, "--db", dir, "--to-height", height)).exitCode).toBe(0);
+    return dir;
+  }
+  const NOTE = "\n  \\(the value the store holds for this block: nothing was executed, the store is unchanged\\)\n";
+
+  it("issue 21: a fixture whose block 1 state_root differs from the store's is a mismatch at block 1 state_root (exit 1), the store untouched", async () => {
+    const dir = await storeAt("i21-state-root", "1");
+    const file = tampered("i21-state-root", (d) => (d.blocks[0]!["state_root"] = "0x" + "cd".repeat(32)));
+    // Without --db the same fixture is a mismatch too: resume must not trust it more.
+    expect((await cbqs("replay", file)).exitCode).toBe(1);
+    const before = bytesOf(dir);
+    const r = await cbqs("replay", file, "--db", dir);
+    expect(r.exitCode).toBe(1);
+    expect(r.out).toMatch(new RegExp(`^MISMATCH [^\\n]*: block 1: state_root \\(\\$\\.blocks\\[0\\]\\.state_root\\): expected 0x(cd){32} got ${toHex(fixture.blocks[0]!.state_root)}${NOTE}`));
+    expect(r.out).toMatch(/: mismatch; the stored chain differs from the fixture at block 1: nothing executed, the store is unchanged; store head 1\n$/);
+    expect(bytesOf(dir).equals(before)).toBe(true);
+  });
+
+  it("issue 21: a fixture with one transaction (and its receipt) removed from block 5 is a mismatch at block 5 transactions against a store at height 6", async () => {
+    const dir = await storeAt("i21-tx-removed", "6");
+    const file = tampered("i21-tx-removed", (d) => {
+      (d.blocks[1]!["transactions"] as unknown[]).splice(3, 1);
+      (d.blocks[1]!["receipts"] as unknown[]).splice(3, 1);
+    });
+    const before = bytesOf(dir);
+    const n = fixture.blocks[1]!.transactions.length;
+    const r = await cbqs("replay", file, "--db", dir);
+    expect(r.exitCode).toBe(1);
+    expect(r.out).toMatch(new RegExp(`^MISMATCH [^\\n]*: block 5: transactions\\.length \\(\\$\\.blocks\\[1\\]\\.transactions\\): expected ${n - 1} got ${n}${NOTE}`));
+    expect(bytesOf(dir).equals(before)).toBe(true);
+    // One transaction's bytes changed (same count): that transaction is named.
+    const changed = tampered("i21-tx-changed", (d) => {
+      const txs = d.blocks[1]!["transactions"] as string[];
+      [txs[2], txs[3]] = [txs[3]!, txs[2]!];
+    });
+    const c = await cbqs("replay", changed, "--db", dir);
+    expect(c.exitCode).toBe(1);
+    expect(c.out).toMatch(/^MISMATCH [^\n]*: block 5: transactions\[2\] \(\$\.blocks\[1\]\.transactions\[2\]\): expected 0x[0-9a-f]+ got 0x[0-9a-f]+\n/);
+  });
+
+  it("issue 21: a fixture with a tampered receipt at a stored block is a mismatch naming the receipt field", async () => {
+    const dir = await storeAt("i21-receipt", "6");
+    const before = bytesOf(dir);
+    const cycles = tampered("i21-receipt-cycles", (d) => {
+      const r = (d.blocks[1]!["receipts"] as Record<string, unknown>[])[0]!;
+      r["cycles"] = String(BigInt(r["cycles"] as string) + 1n);
+    });
+    const r = await cbqs("replay", cycles, "--db", dir);
+    expect(r.exitCode).toBe(1);
+    const expected = fixture.blocks[1]!.receipts[0]!.cycles;
+    expect(r.out).toMatch(new RegExp(`^MISMATCH [^\\n]*: block 5: receipts\\[0\\]\\.cycles \\(\\$\\.blocks\\[1\\]\\.receipts\\[0\\]\\.cycles\\): expected ${expected + 1n} got ${expected}${NOTE}`));
+    const status = tampered("i21-receipt-status", (d) => {
+      const r = (d.blocks[2]!["receipts"] as Record<string, unknown>[])[0]!;
+      r["status"] = r["status"] === "ok" ? "rejected" : "ok";
+      r["error"] = r["status"] === "ok" ? null : { code: 1, name: "X", message: "x" };
+    });
+    const s2 = await cbqs("replay", status, "--db", dir);
+    expect(s2.exitCode, s2.err).toBe(1);
+    expect(s2.out).toMatch(/^MISMATCH [^\n]*: block 6: receipts\[0\]\.status \(\$\.blocks\[2\]\.receipts\[0\]\.status\)/);
+    expect(bytesOf(dir).equals(before)).toBe(true);
+  });
+
+  it("issue 21: --to-height below the store's head says that it compared blocks 1 to --to-height with the store and executed nothing", async () => {
+    const dir = await storeAt("i21-to-height", "6");
+    const before = bytesOf(dir);
+    const r = await cbqs("replay", FIXTURE, "--db", dir, "--to-height", "5", "--quiet");
+    expect(r.exitCode).toBe(0);
+    expect(r.out).toBe(
+      "stored chain: genesis and 2 stored blocks (blocks 1–5) compared with the fixture's: identical\n" +
+        `replay: ${FIXTURE} into ${dir}: ok; the store is at height 6, above --to-height 5: blocks 1–5 (2 stored blocks) compared with the store, identical; nothing executed; store head 6\n`,
+    );
+    expect(bytesOf(dir).equals(before)).toBe(true);
+    // Tampered above --to-height: not compared, so not found (the message says which blocks were).
+    const above = tampered("i21-above", (d) => (d.blocks[2]!["state_root"] = "0x" + "00".repeat(32)));
+    expect((await cbqs("replay", above, "--db", dir, "--to-height", "5", "--quiet")).exitCode).toBe(0);
+    // A full resume compares block 6 as well.
+    expect((await cbqs("replay", above, "--db", dir, "--quiet")).out).toMatch(/^MISMATCH [^\n]*: block 6: state_root/);
+  });
+
+  it("issue 21: a fixture shorter than the store: the common blocks are compared, the stored blocks above the fixture's last are named as not compared", async () => {
+    const dir = await storeAt("i21-shorter", "6");
+    const short = tampered("i21-shorter", (d) => d.blocks.splice(2));
+    const r = await cbqs("replay", short, "--db", dir, "--quiet");
+    expect(r.exitCode).toBe(0);
+    expect(r.out).toMatch(/^stored chain: genesis and 2 stored blocks \(blocks 1–5\) compared with the fixture's: identical; the store also holds blocks 6–6, above the fixture's last block: not compared\n/);
+    expect(r.out).toMatch(/ok; resumed after height 6, 0 blocks/);
+    // A fixture that skips a height the store holds: the stored block is the difference.
+    const skipping = tampered("i21-skipping", (d) => d.blocks.splice(1, 1));
+    const s2 = await cbqs("replay", skipping, "--db", dir, "--quiet");
+    expect(s2.exitCode).toBe(1);
+    expect(s2.out).toMatch(/^MISMATCH [^\n]*: block 5: block \(\$\.blocks\): expected no block at height 5 \(the fixture skips it\) got a stored block/);
+  });
+
+  it("issue 21: --retain-blocks lower than the store was kept with prunes the older undo rows on resuming, and says so", async () => {
+    const LONG = "fixtures/corpus/rent-settle-suspend-expire.json"; // 9 blocks
+    const long = readFixture(LONG);
+    const dir = join(root, "i21-retain");
+    expect((await cbqs("replay", LONG, "--db", dir, "--retain-blocks", "8", "--quiet")).exitCode).toBe(0);
+    const heights = long.blocks.map((b) => b.height);
+    const undoHeights = (): bigint[] => {
+      const db = LmdbChainDb.open(dir);
+      try {
+        return [...db.env.table("undokeys").getKeys()].map((k) => Buffer.from(k).readBigUInt64BE(0));
+      } finally {
+        db.close();
+      }
+    };
+    expect(undoHeights()).toEqual(heights.slice(1));
+    const r = await cbqs("replay", LONG, "--db", dir, "--retain-blocks", "2", "--quiet");
+    expect(r.exitCode).toBe(0);
+    expect(r.err).toBe(`cbqs: pruned undo rows of blocks ${heights[1]}–${heights[6]} (6 blocks below the window of --retain-blocks 2)\n`);
+    expect(undoHeights()).toEqual(heights.slice(7));
+    // Nothing more to prune: nothing said.
+    expect((await cbqs("replay", LONG, "--db", dir, "--retain-blocks", "2", "--quiet")).err).toBe("");
+    // The state of the lowest retained block is still served.
+    const db = LmdbChainDb.open(dir, { retainBlocks: 2 });
+    try {
+      expect(db.stateAt(heights[6]!)).toBeDefined();
+      expect(db.stateAt(heights[5]!)).toBeUndefined();
+    } finally {
+      db.close();
+    }
+    expect(await cbqs("replay", LONG, "--retain-blocks", "2")).toEqual(unusableInput(/--retain-blocks needs --db/));
+  });
+});
+
 describe("cbqs snapshot (CIP-4 §8.1)", () => {
   const source = join(root, "snap-source");
   const file = join(root, "h5.cbqs");
@@ -111,6 +253,22 @@ describe("cbqs snapshot (CIP-4 §8.1)", () => {
     const a = await cbqs("state", "dump", "--db", target);
     const b = await cbqs("state", "dump", FIXTURE);
     expect(JSON.parse(a.out)).toEqual(JSON.parse(b.out));
+  });
+
+  it("issue 21: on a store started from a snapshot, the fixture's blocks below it are checked against the hash chain ending at the snapshot's block", async () => {
+    const target = join(root, "snap-target");
+    const ok = await cbqs("replay", FIXTURE, "--db", target, "--quiet");
+    expect(ok.exitCode).toBe(0);
+    expect(ok.out).toMatch(/^stored chain: genesis and 2 stored blocks \(blocks 5–6\) compared with the fixture's: identical; the store starts at a snapshot of block 5, holding no block below it; the fixture's block below it checked against the hash chain that ends at it \(roots and block hashes, not executed\)\n/);
+    const doc = JSON.parse(readFileSync(FIXTURE, "utf8")) as { blocks: Record<string, unknown>[] };
+    doc.blocks[0]!["state_root"] = "0x" + "cd".repeat(32); // block 1 is not in the store: its block hash no longer fits its fields
+    const tamperedFile = join(root, "snap-tampered.json");
+    writeFileSync(tamperedFile, JSON.stringify(doc));
+    const before = readFileSync(join(target, "data.mdb"));
+    const r = await cbqs("replay", tamperedFile, "--db", target, "--quiet");
+    expect(r.exitCode).toBe(1);
+    expect(r.out).toMatch(/^MISMATCH [^\n]*: block 1: block_hash \(\$\.blocks\[0\]\.block_hash\): expected 0x[0-9a-f]{64} got 0x[0-9a-f]{64}\n  \(computed from the fixture's own block: the store starts at a snapshot of block 5/);
+    expect(readFileSync(join(target, "data.mdb")).equals(before)).toBe(true);
   });
 
   it("corrupt, truncated and foreign snapshots are refused with one error line; the target is left as it was", async () => {

@@ -1,7 +1,7 @@
 // `cbqs node --fixture`: importing a chain executes every block through the engine exactly as
 // `cbqs replay` does — every root, receipt and block hash the node commits is the fixture's — and
 // a fixture block that does not verify stops the node with replay's report (exit 1).
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -9,8 +9,10 @@ import { toHex } from "../../src/bytes.js";
 import { readFixture } from "../../src/harness/documents.js";
 import { CbqsNode, ImportMismatch } from "../../src/node/chain-node.js";
 import { MemoryChainDb } from "../../state/chain-db-memory.js";
+import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { cbqs } from "../cli/program.js";
 import { corpusFiles, readDoc } from "../harness/helpers.js";
+import { get, startNode } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "cbqs-node-import-"));
 
@@ -65,5 +67,54 @@ describe("cbqs node --fixture: import verifies like replay", () => {
     expect(r.exitCode).toBe(1);
     expect(r.out).toMatch(new RegExp(`^MISMATCH ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: block 6: state_root \\(\\$\\.blocks\\[2\\]\\.state_root\\): expected 0x0{64} got 0x[0-9a-f]{64}\\n`));
     expect(r.out).not.toMatch(/listening on/);
+  });
+
+  it("issue 21: node --db --fixture refuses to start (exit 1, the mismatch line) when a stored block differs from the fixture's; the store is untouched", async () => {
+    const store = join(dir, "i21-store");
+    expect((await cbqs("replay", "fixtures/corpus/create-quote.json", "--db", store, "--to-height", "5", "--quiet")).exitCode).toBe(0);
+    const doc = readDoc("fixtures/corpus/create-quote.json");
+    doc.blocks[0]!["state_root"] = "0x" + "ee".repeat(32); // its block_hash left as it was
+    const file = join(dir, "i21-tampered.json");
+    writeFileSync(file, JSON.stringify(doc));
+    const before = readFileSync(join(store, "data.mdb"));
+    const r = await cbqs("node", "--db", store, "--fixture", file, "--port", "0", "--quiet");
+    expect(r.exitCode).toBe(1);
+    expect(r.out).toMatch(new RegExp(`^MISMATCH ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: block 1: state_root \\(\\$\\.blocks\\[0\\]\\.state_root\\): expected 0x(ee){32} got 0x[0-9a-f]{64}\\n`));
+    expect(r.out).not.toMatch(/listening on/);
+    expect(readFileSync(join(store, "data.mdb")).equals(before)).toBe(true);
+    // In-process, the same: ImportMismatch at block 1, nothing imported above the store's head.
+    const db = LmdbChainDb.open(store);
+    try {
+      const fixture = readFixture(file);
+      expect(() => CbqsNode.open(db, { kind: "fixture", fixture })).toThrow(ImportMismatch);
+      expect(db.head()!.height).toBe(5n);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("issue 21: a node opening a store kept with a larger --retain-blocks prunes the older undo rows, logs it, and serves the window's pinned reads", async () => {
+    const LONG = "fixtures/corpus/rent-settle-suspend-expire.json"; // 9 blocks
+    const fixture = readFixture(LONG);
+    const heights = fixture.blocks.map((b) => b.height);
+    const store = join(dir, "i21-retain");
+    expect((await cbqs("replay", LONG, "--db", store, "--retain-blocks", "8", "--quiet")).exitCode).toBe(0);
+    const n = await startNode({ kind: "fixture", fixture }, { db: LmdbChainDb.open(store, { retainBlocks: 2 }) });
+    try {
+      expect(n.logs).toContainEqual({ level: "info", msg: "pruned undo rows", from: String(heights[1]), to: String(heights[6]), blocks: 6, retain_blocks: 2 });
+      // A pinned read of the lowest retained block is served (any stream: the state is read first); the block below it is refused.
+      const pinned = (b: number) => get(n.url, `/cbqs/broker-state?stream=0x${"00".repeat(32)}&block=${toHex(fixture.blocks[b]!.block_hash)}`);
+      expect((await pinned(6)).status).not.toBe(410);
+      expect((await pinned(5)).body["error"]).toMatchObject({ code: "block_not_retained" });
+      expect(n.db.stateAt(heights[6]!)).toBeDefined();
+    } finally {
+      await n.close();
+    }
+    const db = LmdbChainDb.open(store);
+    try {
+      expect([...db.env.table("undokeys").getKeys()].map((k) => Buffer.from(k).readBigUInt64BE(0))).toEqual(heights.slice(7));
+    } finally {
+      db.close();
+    }
   });
 });

@@ -60,6 +60,56 @@ describe("LmdbChainDb across reopening", () => {
     db.close();
   });
 
+  it("issue 21: a store written with retainBlocks 100 and reopened with 10 prunes the undo rows below head−10 in one commit; pinned reads inside the window still work", () => {
+    const dir = fresh();
+    let db = LmdbChainDb.open(dir, { retainBlocks: 100 });
+    genesis(db);
+    // Block h writes key(h % 7) = value(h): every retained height has its own state.
+    for (let h = 1; h <= 120; h++) block(db, BigInt(h), [[key(h % 7), value(h)]]);
+    const undoHeights = (d: LmdbChainDb) => [...d.env.table("undokeys").getKeys()].map((k) => Buffer.from(k).readBigUInt64BE(0));
+    const undoRows = (d: LmdbChainDb) => [...d.env.table("undo").getKeys()].map((k) => Buffer.from(k).readBigUInt64BE(k.length - 8));
+    expect(undoHeights(db)).toEqual(Array.from({ length: 100 }, (_, i) => BigInt(21 + i)));
+    db.close();
+
+    db = LmdbChainDb.open(dir, { retainBlocks: 10 });
+    expect(db.pruneUndo()).toEqual({ from: 21n, to: 110n, blocks: 90 });
+    expect(undoHeights(db)).toEqual(Array.from({ length: 10 }, (_, i) => BigInt(111 + i)));
+    expect(undoRows(db).every((h) => h > 110n)).toBe(true);
+    expect(db.pruneUndo()).toBeNull(); // nothing left to prune
+    // Inside the window: the state after block 110 (key(110 % 7) = value(110)), and at the head.
+    expect(db.stateAt(110n)!.read(key(110 % 7))).toEqual(value(110));
+    expect(db.stateAt(115n)!.read(key(115 % 7))).toEqual(value(115));
+    expect(db.stateAt(115n)!.read(key(116 % 7))).toEqual(value(116 - 7));
+    expect(db.stateAt(109n)).toBeUndefined();
+    db.close();
+
+    // Reopened with a larger window again: the rows stay one contiguous run up to the head, and the new blocks keep theirs.
+    db = LmdbChainDb.open(dir, { retainBlocks: 100 });
+    expect(db.pruneUndo()).toBeNull();
+    block(db, 121n, [[key(121 % 7), value(121)]]);
+    expect(undoHeights(db)).toEqual(Array.from({ length: 11 }, (_, i) => BigInt(111 + i)));
+    expect(db.stateAt(110n)!.read(key(110 % 7))).toEqual(value(110));
+    expect(db.stateAt(105n)).toBeUndefined(); // its undo rows are gone: not served from a hole
+    db.close();
+  });
+
+  it("issue 21: a commit on a store kept with a larger retainBlocks drops every undo row below the window, not only the block leaving it", () => {
+    const dir = fresh();
+    let db = LmdbChainDb.open(dir, { retainBlocks: 20 });
+    genesis(db);
+    for (let h = 1; h <= 30; h++) block(db, BigInt(h), [[key(h % 5), value(h)]]);
+    db.close();
+    db = LmdbChainDb.open(dir, { retainBlocks: 3 });
+    block(db, 31n, [[key(1), value(31)]]); // no pruneUndo: the commit itself keeps the window whole
+    expect([...db.env.table("undokeys").getKeys()].map((k) => Buffer.from(k).readBigUInt64BE(0))).toEqual([29n, 30n, 31n]);
+    db.close();
+    // A later reopening with a larger window reads no state from a hole.
+    db = LmdbChainDb.open(dir, { retainBlocks: 20 });
+    expect(db.stateAt(28n)!.read(key(28 % 5))).toEqual(value(28));
+    expect(db.stateAt(20n)).toBeUndefined();
+    db.close();
+  });
+
   it("one process at a time: a second open of the same directory is refused", () => {
     const dir = fresh();
     const db = LmdbChainDb.open(dir);
