@@ -104,7 +104,7 @@ function checkOutputs(command: Command): void {
     const value: unknown = command.getOptionValue(option.attributeName());
     if (output === undefined || typeof value !== "string") continue;
     if (output.kind === "file") checkOutputPath(value);
-    else checkOutputDirectory(value, option.long ?? option.short ?? "", output.role);
+    else checkOutputDirectory(value, option.short ?? option.long ?? "", output.role);
   }
 }
 
