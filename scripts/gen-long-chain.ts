@@ -19,6 +19,14 @@ import { mulberry32 } from "./rng.js";
 import { scriptArgs } from "./script-args.js";
 import { errorLine, exitCodeOf, UsageError } from "../src/cli/common.js";
 
+/**
+ * The long chain's generator version, recorded beside the cached fixture (scripts/long-chain-cache.ts):
+ * bump when the generator's output or the engine semantics it is filled with change (a new
+ * instruction mix, another nonce rule), so `npm start` fills the chain again instead of replaying
+ * a stale one. (A change of the code is also caught by the cache's code digest; the version says so on purpose.)
+ */
+export const LONG_CHAIN_GENERATOR_VERSION = 1;
+
 const SEED = 0x5eed_cb95;
 const PROVIDERS = 40;
 /** Providers that never change pricing (their quotes stay at pricing_generation 1). */
