@@ -7,7 +7,8 @@
 //
 //   node dist/scripts/gen-long-chain.js [--blocks 10000] [--min-txs 50000]
 //        [--scenario <file.json>] [--fixture <file.json[.gz]>] [--quiet]
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
+import { writeOutputFile } from "../src/output-file.js";
 import { dirname } from "node:path";
 import { pathToFileURL } from "node:url";
 import { fillScenario } from "../src/harness/fill.js";
@@ -302,7 +303,7 @@ export function main(argv: string[]): void {
   const scenarioPath = args.value("scenario");
   const fixturePath = args.value("fixture");
   if (scenarioPath === undefined && fixturePath === undefined) throw new UsageError("give --scenario <file> or --fixture <file> (see --help)");
-  if (scenarioPath !== undefined) writeFileSync(scenarioPath, JSON.stringify(generateLongChainScenario({ blocks, minTxs })) + "\n");
+  if (scenarioPath !== undefined) writeOutputFile(scenarioPath, JSON.stringify(generateLongChainScenario({ blocks, minTxs })) + "\n");
   if (fixturePath !== undefined) fillLongChain(fixturePath, { blocks, minTxs, progress: progressMode(args.flag("quiet")) });
 }
 
