@@ -1,6 +1,7 @@
 // Issue 21 item 3: refusals and verdicts that name what is wrong — an option given twice (every
 // command, centrally: src/cli/common.ts refuseRepeats), verify-bmt-proof's failed check, and
 // verify-proof given a fixture or a state dump instead of a proof.
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,6 +26,11 @@ describe("issue 21: an option given twice is refused", () => {
     for (const [args, flag] of cases) {
       expect(await cbqs(...args), args.join(" ")).toEqual({ exitCode: 2, out: "", err: `cbqs: error: option ${flag} given twice (give it once)\n` });
     }
+  });
+
+  it("issue 21: the user scripts refuse a repeated option too (npm start --corpus a --corpus b), before any work", () => {
+    const r = spawnSync(process.execPath, [join("dist", "scripts", "start.js"), "--corpus", "a", "--corpus", "b"], { encoding: "utf8" });
+    expect([r.status, r.stderr]).toEqual([2, "cbqs: error: option --corpus given twice (give it once)\n"]);
   });
 
   it("issue 21: an option documented as repeatable (state dump --stream/--provider/--account/--owner) still takes every value", async () => {
