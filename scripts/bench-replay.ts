@@ -27,7 +27,8 @@
 // time (/proc; what bounds the pipelined replay when a core is free).
 // The final figures are the last lines of the output (or one JSON document with --json;
 // progress always goes to stderr).
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { writeOutputFile } from "../src/output-file.js";
 import { cpus, loadavg, totalmem } from "node:os";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -613,7 +614,7 @@ async function main(argv: string[]): Promise<void> {
 
   if (o.svg !== undefined) {
     const step = Math.max(1, Math.floor(fixture.blocks.length / SEGMENTS));
-    writeFileSync(
+    writeOutputFile(
       o.svg,
       lineChartSvg({
         title: `bench-replay: tx per CPU-second along the long chain (${fixture.blocks.length} blocks, ${txs} transactions)`,

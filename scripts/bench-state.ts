@@ -39,7 +39,7 @@
 // with --no-profile) repeats it with each hasher wrapped in a timer to get the share of time
 // spent hashing. The final figures are the last lines of the output (or one JSON document with
 // --json; progress always goes to stderr).
-import { writeFileSync } from "node:fs";
+import { writeOutputFile } from "../src/output-file.js";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { availableParallelism, cpus, loadavg } from "node:os";
@@ -530,7 +530,7 @@ async function main(): Promise<void> {
   if (o.svg !== undefined) {
     const step = Math.max(1, Math.floor(o.blocks / SEGMENTS)) * o.writesPerBlock;
     const series = [q, ...(m ? [m] : []), ...bs].map((s) => ({ name: s.name, points: s.segments.map((r, i): [number, number] => [(i + 1) * step, r]) }));
-    writeFileSync(
+    writeOutputFile(
       o.svg,
       lineChartSvg({
         title: `bench-state ${o.blocks} × ${o.writesPerBlock}: merkleized writes per CPU-second along the run`,

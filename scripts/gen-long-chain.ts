@@ -7,7 +7,8 @@
 //
 //   node dist/scripts/gen-long-chain.js [--blocks 10000] [--min-txs 50000]
 //        [--scenario <file.json>] [--fixture <file.json[.gz]>] [--quiet]
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
+import { writeOutputFile } from "../src/output-file.js";
 import { dirname } from "node:path";
 import { pathToFileURL } from "node:url";
 import { fillScenario } from "../src/harness/fill.js";
@@ -18,6 +19,14 @@ import { parseScenario } from "../src/scenario/parse.js";
 import { mulberry32 } from "./rng.js";
 import { scriptArgs } from "./script-args.js";
 import { errorLine, exitCodeOf, UsageError } from "../src/cli/common.js";
+
+/**
+ * The long chain's generator version, recorded beside the cached fixture (scripts/long-chain-cache.ts):
+ * bump when the generator's output or the engine semantics it is filled with change (a new
+ * instruction mix, another nonce rule), so `npm start` fills the chain again instead of replaying
+ * a stale one. (A change of the code is also caught by the cache's code digest; the version says so on purpose.)
+ */
+export const LONG_CHAIN_GENERATOR_VERSION = 1;
 
 const SEED = 0x5eed_cb95;
 const PROVIDERS = 40;
@@ -294,7 +303,7 @@ export function main(argv: string[]): void {
   const scenarioPath = args.value("scenario");
   const fixturePath = args.value("fixture");
   if (scenarioPath === undefined && fixturePath === undefined) throw new UsageError("give --scenario <file> or --fixture <file> (see --help)");
-  if (scenarioPath !== undefined) writeFileSync(scenarioPath, JSON.stringify(generateLongChainScenario({ blocks, minTxs })) + "\n");
+  if (scenarioPath !== undefined) writeOutputFile(scenarioPath, JSON.stringify(generateLongChainScenario({ blocks, minTxs })) + "\n");
   if (fixturePath !== undefined) fillLongChain(fixturePath, { blocks, minTxs, progress: progressMode(args.flag("quiet")) });
 }
 

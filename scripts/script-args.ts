@@ -21,12 +21,20 @@ export function scriptArgs(argv: string[], usage: string, valued: readonly strin
   ]);
   options["help"] = { type: "boolean", short: "h" };
   let values: Record<string, string | boolean | undefined>;
+  let tokens: Array<{ kind: string; name?: string }>;
   try {
-    values = parseArgs({ args: argv, options, strict: true }).values;
+    ({ values, tokens } = parseArgs({ args: argv, options, strict: true, tokens: true }));
   } catch (err) {
     // Worded like the CLI's own usage errors: "unknown option '--x'".
     const message = (err as Error).message;
     throw new UsageError(`${message.charAt(0).toLowerCase()}${message.slice(1)} (see --help)`);
+  }
+  // As on the CLI (src/cli/common.ts refuseRepeats): an option given twice is refused, not "the last one wins".
+  const seen = new Set<string>();
+  for (const t of tokens) {
+    if (t.kind !== "option" || t.name === undefined) continue;
+    if (seen.has(t.name)) throw new UsageError(`option --${t.name} given twice (give it once)`);
+    seen.add(t.name);
   }
   if (values["help"] === true) {
     process.stdout.write(usage);

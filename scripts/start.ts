@@ -1,5 +1,6 @@
 // `npm start`: the main job, with exactly one verdict line on stdout. It generates and fills the
-// deterministic long chain, replays every fixture of the corpus and the long chain from genesis
+// deterministic long chain (or reuses the one cached from an earlier run by the same generator
+// version and code, scripts/long-chain-cache.ts), replays every fixture of the corpus and the long chain from genesis
 // (every root, receipt and the gas-vector digest of every block), and re-verifies the gas-vector
 // artifact (every vector re-executed, the file's SHA-256 against the pinned one). Progress and
 // every detail go to stderr; stdout gets one line naming what was verified:
@@ -20,7 +21,7 @@ import { replayExitCode, replayFile, type FixtureReport } from "../src/harness/r
 import { ARTIFACT_PATH } from "../src/gas/artifact.js";
 import { InputError } from "../src/json/read.js";
 import { GAS_VECTORS_SHA256 } from "../src/gas/pinned.js";
-import { fillLongChain } from "./gen-long-chain.js";
+import { ensureLongChain } from "./long-chain-cache.js";
 import { scriptArgs } from "./script-args.js";
 
 interface Options {
@@ -37,7 +38,8 @@ Fills the long chain, replays the corpus and the long chain, re-verifies the gas
 
 Options:
   --corpus <dir>              fixtures to replay (default fixtures/corpus)
-  --long-chain <file>         where the long chain is filled (default .cache/long-chain.json.gz)
+  --long-chain <file>         where the long chain is filled (default .cache/long-chain.json.gz); reused,
+                              with its <name>.meta.json, when the same generator version and code filled it
   --long-chain-blocks <n>     its blocks (default 10000)
   --long-chain-min-txs <n>    its minimum transactions (default 50000)
   --quiet                     no progress on stderr
@@ -64,7 +66,7 @@ function parseOptions(argv: string[]): Options | null {
 /** Runs everything and returns the verdict line and the exit code. */
 export function start(o: Options): Verdict {
   const mode = progressMode(o.quiet);
-  fillLongChain(o.longChain, { blocks: o.blocks, minTxs: o.minTxs, progress: mode });
+  ensureLongChain(o.longChain, { blocks: o.blocks, minTxs: o.minTxs, progress: mode });
   const clock = new Stopwatch();
   const files = [...fixtureFiles(o.corpus), o.longChain];
   const reports = files.map((file) => replayFile(file, { progress: mode }));

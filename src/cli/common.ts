@@ -1,8 +1,10 @@
 // Conventions shared by every `cbqs` command: exit 0 = success/accept/match,
 // 1 = reject/verification mismatch, 2 = unusable input. Errors are one line, never a stack.
-import { Command, CommanderError, Help, type Option } from "commander";
+import { Command, CommanderError, Help, Option } from "commander";
 import { Stopped } from "../steps.js";
 import { echo, MAX_ERROR_LINE } from "../bounds.js";
+import { checkOutputDirectory, checkOutputPath } from "../output-file.js";
+import type { EventEmitter } from "node:events";
 
 export const EXIT_OK = 0;
 export const EXIT_REJECT = 1;
@@ -66,10 +68,76 @@ interface MandatoryReport {
 }
 
 /**
+ * The argParser of an option that may be given more than once (`state dump --stream a --stream b`):
+ * its values are collected, in order. Every other option given twice is refused (refuseRepeats).
+ */
+export function repeatable(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** The options naming what a command writes, checked before the command does any work. */
+const outputs = new WeakMap<Option, { kind: "file" } | { kind: "dir"; role: string }>();
+
+/**
+ * An option naming a file the command writes (`-o`, `--output.alloc`, `--trace`): written by the
+ * rule of src/output-file.ts, and checked before the command reads or computes anything, so an
+ * unwritable name is exit 2 at once, not after the work is done and lost.
+ */
+export function outputOption(flags: string, description: string, defaultValue?: string): Option {
+  const option = new Option(flags, description);
+  if (defaultValue !== undefined) option.default(defaultValue);
+  outputs.set(option, { kind: "file" });
+  return option;
+}
+
+/** An option naming a directory the command writes files into (`fill -o`, `fuzz --out`); `role` says which, for the refusal. */
+export function outputDirOption(flags: string, description: string, role: string, defaultValue?: string): Option {
+  const option = outputOption(flags, description, defaultValue);
+  outputs.set(option, { kind: "dir", role });
+  return option;
+}
+
+/** Checks every output option of `command` that has a value (src/output-file.ts): exit 2 before any work. */
+function checkOutputs(command: Command): void {
+  for (const option of command.options) {
+    const output = outputs.get(option);
+    const value: unknown = command.getOptionValue(option.attributeName());
+    if (output === undefined || typeof value !== "string") continue;
+    if (output.kind === "file") checkOutputPath(value);
+    else checkOutputDirectory(value, option.short ?? option.long ?? "", output.role);
+  }
+}
+
+/**
+ * Commander keeps the last value of an option given twice (`--root a --root b` is `--root b`):
+ * a slip that silently changes what is checked. Every option that is not variadic or
+ * `repeatable` is refused the second time it appears: exit 2, `cbqs: error: option --root given
+ * twice`. The check runs before commander's own handler (prependListener), which has not yet
+ * recorded the second value.
+ */
+function refuseRepeats(command: Command): void {
+  const addOption = command.addOption.bind(command);
+  command.addOption = (option: Option) => {
+    addOption(option);
+    if (option.variadic || option.parseArg === repeatable) return command;
+    const key = option.attributeName();
+    // Command is an EventEmitter (its typings do not say so).
+    (command as unknown as EventEmitter).prependListener(`option:${option.name()}`, () => {
+      if (command.getOptionValueSource(key) === "cli") {
+        command.error(`error: option ${option.long ?? option.short} given twice (give it once)`, { exitCode: EXIT_BAD_INPUT, code: "cbqs.repeatedOption" });
+      }
+    });
+    return command;
+  };
+}
+
+/**
  * Commander checks required options before unknown ones, so a typo (`trace f --blok 5`) would be
  * reported as the option it was meant to be, missing. Here a missing required option is held back
  * and reported in preAction, which commander runs after its unknown-option check: the typo wins,
- * with its "(Did you mean --block?)". Every subcommand is made this way (createCommand).
+ * with its "(Did you mean --block?)". The output options are checked there too, before the action
+ * runs, and an option given twice is refused (refuseRepeats). Every subcommand is made this way
+ * (createCommand).
  */
 function unknownOptionsFirst(command: Command): Command {
   const reporter = command as unknown as MandatoryReport;
@@ -80,7 +148,9 @@ function unknownOptionsFirst(command: Command): Command {
   };
   command.hook("preAction", () => {
     if (missing !== undefined) report(missing);
+    checkOutputs(command);
   });
+  refuseRepeats(command);
   command.createCommand = (name?: string) => unknownOptionsFirst(new Command(name));
   return command;
 }

@@ -6,9 +6,11 @@
 import { echo } from "../bounds.js";
 import { randomInt } from "node:crypto";
 import type { Command } from "commander";
-import { errorLine, EXIT_OK, EXIT_REJECT, exitCodes, oneLine, UsageError } from "./common.js";
+import { errorLine, EXIT_OK, EXIT_REJECT, exitCodes, oneLine, UsageError, outputDirOption } from "./common.js";
 import { count, Phases, progressMode, Stopwatch } from "../harness/progress.js";
 import { Stopped, stopRequested, watchSignals } from "../steps.js";
+import { OutputError } from "../output-file.js";
+import { describeIoError } from "../json/read.js";
 
 interface FuzzOpts {
   t8n: string;
@@ -31,7 +33,7 @@ export function register(program: Command): void {
     .option("--run <i>", "run only chain number i of the seed (reproduce a report)")
     .option("--seed <s>", "seed, 0 … 4294967295; without it a random seed is drawn and printed")
     .option("--blocks <b>", "blocks per chain", "8")
-    .option("--out <dir>", "report directory, written on a divergence", "cbqs-fuzz-report")
+    .addOption(outputDirOption("--out <dir>", "report directory, written on a divergence (created if missing; checked before the campaign starts)", "the directory the report is written into", "cbqs-fuzz-report"))
     .option("--quiet", "no header and no progress line on stderr")
     .option("--no-state-root", "do not compare state_root (for a t8n that does not commit the alloc as one batch, docs/fixtures.md §4)")
     .option("--timeout <seconds>", "time allowed for one t8n invocation", "60")
@@ -125,9 +127,11 @@ async function fuzzCommand(s: Settings): Promise<void> {
     try {
       wrote = `wrote ${count(writeReport(s.out, f, meta).length, "file")} to ${s.out}: fixture.json (cbqs replay ${s.out}/fixture.json), report.json, the block's t8n inputs and both outputs`;
     } catch (err) {
+      // --out was checked before the campaign; what can still fail here (a full disk) is reported.
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === undefined) throw err;
-      failed = `cannot write the report to ${s.out}: ${code}`;
+      if (err instanceof OutputError) failed = `cannot write the report to ${s.out}: ${err.message}`;
+      else if (code !== undefined) failed = `cannot write the report to ${s.out}: ${describeIoError(err)}`;
+      else throw err;
       wrote = "no report written";
     }
     // Text from the command's output is shown terminal-safe (oneLine), details indented under the first line.

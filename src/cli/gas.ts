@@ -13,7 +13,7 @@ import { ARTIFACT_PATH, ArtifactError, generateArtifact, verifyArtifact, type Ve
 import { plansMarkdown } from "../gas/plans.js";
 import { count } from "../harness/progress.js";
 import { scheduleMarkdown } from "../gas/schedule.js";
-import { EXIT_OK, EXIT_REJECT, exitCodes, report } from "./common.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, report, outputOption } from "./common.js";
 
 export function output(text: string, file: string): void {
   writing(new Output(file), (out) => out.write(text));
@@ -45,7 +45,7 @@ export function register(program: Command): void {
   gas
     .command("generate")
     .description("re-derive the gas-vector artifact from the engine")
-    .option("-o, --output <file>", "output file; - is stdout", "-")
+    .addOption(outputOption("-o, --output <file>", "output file; - is stdout", "-"))
     .addHelpText("after", exitCodes("the artifact is written", "(not used)", "unwritable output"))
     .action((opts: { output: string }) => output(generateArtifact(), opts.output));
   gas
@@ -65,13 +65,13 @@ export function register(program: Command): void {
   gas
     .command("schedule")
     .description("print gas-vectors/SCHEDULE.md, generated from the cost module")
-    .option("-o, --output <file>", "output file; - is stdout", "-")
+    .addOption(outputOption("-o, --output <file>", "output file; - is stdout", "-"))
     .addHelpText("after", exitCodes("the schedule is written", "(not used)", "unwritable output"))
     .action((opts: { output: string }) => output(scheduleMarkdown(), opts.output));
   gas
     .command("plans")
     .description("print docs/canonical-plans.md: every instruction path's observed state-I/O plan")
-    .option("-o, --output <file>", "output file; - is stdout", "-")
+    .addOption(outputOption("-o, --output <file>", "output file; - is stdout", "-"))
     .addHelpText("after", exitCodes("the plans are written", "(not used)", "unwritable output"))
     .action((opts: { output: string }) => output(plansMarkdown(), opts.output));
 }

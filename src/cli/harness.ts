@@ -2,7 +2,7 @@
 // `cbqs t8n`, `cbqs trace`, `cbqs diff`. Exit 0 = everything matches, 1 = a mismatch/difference,
 // 2 = unusable input (one line naming the file and JSON path; never a stack trace).
 import { echo } from "../bounds.js";
-import { mkdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { GenesisError } from "../engine/errors.js";
@@ -29,8 +29,9 @@ import { blockTraceLines, TracingStore } from "../harness/trace.js";
 import { registryRecords } from "../harness/records.js";
 import { describeIoError, InputError } from "../json/read.js";
 import { jsonDocumentSteps, Output, Streamed, writing, writingStoppable } from "../json/write.js";
+import { checkOutputPath } from "../output-file.js";
 import { dumpEntryViews, dumpHeader } from "../../state/dump.js";
-import { errorLine, EXIT_OK, EXIT_REJECT, exitCodes, oneLine, UsageError } from "./common.js";
+import { errorLine, EXIT_OK, EXIT_REJECT, exitCodes, oneLine, UsageError, outputOption, outputDirOption } from "./common.js";
 import { replayIntoDb, StoredChainError } from "../node/replay-db.js";
 import { comparedText, heightSpan } from "../node/stored-chain.js";
 import { DEFAULT_RETAIN_BLOCKS } from "../node/store.js";
@@ -48,13 +49,7 @@ export function register(program: Command): void {
 
 /** `-o <dir>` of fill: a directory (created if missing), never an existing file. */
 function outputDirectory(dir: string): void {
-  let isFile = false;
-  try {
-    isFile = !statSync(dir).isDirectory();
-  } catch {
-    // missing: created below
-  }
-  if (isFile) throw new UsageError(`-o ${dir}: a file with that name exists; -o names the directory the fixtures are written into`);
+  // -o was checked before any scenario was filled (outputDirOption); it is created only now.
   try {
     mkdirSync(dir, { recursive: true });
   } catch (err) {
@@ -73,7 +68,7 @@ function registerFill(program: Command): void {
     .command("fill")
     .description("run cbqs-scenario/v1 documents and write one cbqs-fixture/v1 per scenario (bytes + expected results)")
     .argument("<scenario...>", "scenario files (.json or .json.gz)")
-    .requiredOption("-o, --output <dir>", "directory for the fixtures (file name from the scenario name)")
+    .addOption(outputDirOption("-o, --output <dir>", "directory for the fixtures (file name from the scenario name)", "the directory the fixtures are written into").makeOptionMandatory())
     .option("--post-state <mode>", "which blocks carry a post_state dump: every (each block), final (the last block only) or none", "every")
     .option("--gzip", "write <name>.json.gz")
     .option("--quiet", "no progress on stderr")
@@ -97,6 +92,8 @@ function registerFill(program: Command): void {
         const name = inFile(file, () => fixtureFileName(scenario.name)) + (opts.gzip ? ".gz" : "");
         if (outputs.has(name)) throw new UsageError(`${file}: scenario name "${echo(scenario.name)}" is also used by ${outputs.get(name)}`);
         outputs.set(name, file);
+        // Its fixture's name is known now: checked before the scenario is filled (the directory may not exist yet).
+        if (existsSync(opts.output)) checkOutputPath(join(opts.output, name));
         const progress = new Phases(progressMode(opts.quiet));
         let fixtureText: string;
         try {
@@ -169,7 +166,7 @@ function registerReplay(program: Command): void {
     .option("--shard <i/n>", "replay shard i of n: every n-th fixture by sorted file name, from the i-th (CI matrices)")
     .option("--quiet", "no progress on stderr")
     .option("--json", "print a cbqs-replay/v1 JSON report instead of text")
-    .option("--trace <file>", "write a cbqs-trace/v1 JSON line per transaction (single fixture only)")
+    .addOption(outputOption("--trace <file>", "write a cbqs-trace/v1 JSON line per transaction (single fixture only)"))
     .option("--db <dir>", "commit every verified block to this store (LMDB); run again, compare every stored block with the fixture's, then resume after its last block (one fixture file)")
     .option("--snapshot-interval <n>", SNAPSHOT_INTERVAL_HELP)
     .option("--retain-blocks <n>", `with --db, blocks below the head whose undo rows the store keeps (as cbqs node --retain-blocks; older ones are pruned); default ${DEFAULT_RETAIN_BLOCKS}`)
@@ -396,9 +393,9 @@ function registerT8n(program: Command): void {
     .requiredOption("--input.alloc <file>", "pre-state: a cbqs-state-dump/v1 file")
     .requiredOption("--input.txs <file>", "JSON array of 0x-hex transaction envelopes")
     .requiredOption("--input.env <file>", "block env: height, timestamp, chain_id, chain_instance_id, governance, …")
-    .option("--output.result <file>", "result JSON; - is stdout", "-")
-    .option("--output.alloc <file>", "post-state dump (cbqs-state-dump/v1); not written when omitted")
-    .option("--trace <file>", "write a cbqs-trace/v1 JSON line per transaction")
+    .addOption(outputOption("--output.result <file>", "result JSON; - is stdout", "-"))
+    .addOption(outputOption("--output.alloc <file>", "post-state dump (cbqs-state-dump/v1); not written when omitted"))
+    .addOption(outputOption("--trace <file>", "write a cbqs-trace/v1 JSON line per transaction"))
     .option("--quiet", "no progress on stderr")
     .addHelpText(
       "after",
@@ -457,7 +454,7 @@ function registerTrace(program: Command): void {
     .description("replay a fixture up to block N and print the cbqs-trace/v1 lines of that block")
     .argument("<fixture>", "fixture file (.json or .json.gz)")
     .requiredOption("--block <n>", "height of the block to trace")
-    .option("-o, --output <file>", "trace file; - is stdout", "-")
+    .addOption(outputOption("-o, --output <file>", "trace file; - is stdout", "-"))
     .addHelpText(
       "after",
       exitCodes(

@@ -18,7 +18,7 @@ import { runNode } from "../node/run.js";
 import { DEFAULT_PROOF_RATE_LIMIT, DEFAULT_RATE_LIMIT, stderrLogger, type Logger } from "../node/server.js";
 import { DEFAULT_RETAIN_BLOCKS } from "../node/store.js";
 import { openStore, SNAPSHOT_INTERVAL_HELP, snapshotInterval } from "./store.js";
-import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError } from "./common.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError, outputOption } from "./common.js";
 import { mismatchLines } from "./harness.js";
 import { Stopped, watchSignals } from "../steps.js";
 
@@ -69,7 +69,7 @@ export function register(program: Command): void {
   program
     .command("genesis <file>")
     .description("write the exact genesis source bytes of a cbqs-fixture/v1 or cbqs-scenario/v1: the file node --genesis and derive chain-instance-id take")
-    .option("-o, --output <file>", "output file; - is stdout", "-")
+    .addOption(outputOption("-o, --output <file>", "output file; - is stdout", "-"))
     .addHelpText("after", exitCodes("written", "(not used)", "unreadable or malformed input (file and JSON path named), an unwritable output"))
     .action((file: string, opts: { output: string }) => {
       const doc = readDocument(file, ["fixture", "scenario"]);

@@ -27,7 +27,7 @@ import { STATE_KEY_LENGTH } from "../../state/interface.js";
 import { inclusionProofToJson, parseInclusionProof, rebuiltInclusionRoot, receiptLeaf, verifyInclusionProof } from "../../state/roots.js";
 import { committedReceipt, loadReceiptJson } from "../chain/receipts.js";
 import { count } from "../harness/progress.js";
-import { EXIT_OK, EXIT_REJECT, exitCodes, oneLine, report, UsageError } from "./common.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, oneLine, report, UsageError, outputOption } from "./common.js";
 import { decimalOption, mismatchLines, writeJson } from "./harness.js";
 import { openExistingStore } from "./store.js";
 
@@ -88,7 +88,9 @@ function registerVerifyProof(program: Command): void {
       const hasher = HASHERS[opts.hasher as keyof typeof HASHERS];
       if (hasher === undefined) throw new UsageError(`--hasher must be blake3 or sha256 (got ${echo(opts.hasher)})`);
       const root = fromHex(opts.root, 32, "--root");
-      const { proof, base, answer } = proofOf(readJson(file));
+      const doc = readJson(file);
+      notAProof(file, doc);
+      const { proof, base, answer } = proofOf(doc);
       let result = verifyStateProofDetailed(proof, root, stateDbConfig(hasher));
       if (!result.valid && result.malformed) throw new InputError(file, base + result.path.slice(1), result.problem);
       // A node's single-key answer names the key it was asked for: it must be the proven one.
@@ -124,6 +126,20 @@ function registerVerifyProof(program: Command): void {
     });
 }
 
+/**
+ * A chain fixture or a state dump given where a proof was expected: said in words, with the
+ * command that makes a proof from it, rather than as the proof's first missing field.
+ */
+function notAProof(file: string, doc: unknown): void {
+  const format = typeof doc === "object" && doc !== null ? (doc as { format?: unknown }).format : undefined;
+  if (format === "cbqs-fixture/v1") {
+    throw new UsageError(`${file}: this is a fixture (cbqs-fixture/v1), not a proof: make a proof from it with cbqs prove-state ${file} --height <h> --key <hex> -o proof.json`);
+  }
+  if (format === "cbqs-state-dump/v1") {
+    throw new UsageError(`${file}: this is a state dump (cbqs-state-dump/v1), not a proof: make a proof from it with cbqs prove-state ${file} --key <hex> -o proof.json`);
+  }
+}
+
 function registerProveState(program: Command): void {
   program
     .command("prove-state")
@@ -135,7 +151,7 @@ function registerProveState(program: Command): void {
     .requiredOption("--key <hex>", "state key, 0x-prefixed 54-byte hex (absent key: an exclusion proof)")
     .option("--height <h>", "with a fixture: prove at its last block at or below this height, against that block's state_root")
     .option("--db <dir>", "prove against the head of this store (no file)")
-    .option("-o, --output <file>", "proof file; - is stdout (then the root goes to stderr)", "-")
+    .addOption(outputOption("-o, --output <file>", "proof file; - is stdout (then the root goes to stderr)", "-"))
     .addHelpText(
       "after",
       exitCodes(
@@ -202,7 +218,7 @@ function registerProveInclusion(program: Command, kind: InclusionKind): void {
     .argument("<fixture>", "fixture file (.json or .json.gz)")
     .requiredOption("--block <n>", "height of the block")
     .requiredOption("--index <i>", `position of the ${what} in the block`)
-    .option("-o, --output <file>", "proof file; - is stdout (with a file, the proven root is printed)", "-")
+    .addOption(outputOption("-o, --output <file>", "proof file; - is stdout (with a file, the proven root is printed)", "-"))
     .addHelpText(
       "after",
       exitCodes(
@@ -295,12 +311,13 @@ function registerVerifyBmtProof(program: Command): void {
         valid = false;
         reason = leafCheck.checked;
       }
-      // The verdict line stays one word, as verify-proof's does; what was checked follows, indented.
-      // On a failure, what they rebuild instead, as verify-proof shows its computed root.
+      // What was checked follows the verdict, indented; on a failure, what they rebuild instead,
+      // as verify-proof shows its computed root.
       const rebuilt = rebuiltInclusionRoot(proof);
       const instead = rebuilt === null ? "they are not a path of a tree of that many leaves" : `they rebuild ${toHex(rebuilt)}`;
       const path = `  checked: leaf ${toHex(proof.leafHash)} (index ${proof.leafIndex} of ${count(proof.leafCount, "leaf", "leaves")}) and ${count(proof.siblings.length, "sibling")} ${rebuilds ? "rebuild the root" : "do not rebuild the root"} ${toHex(root)}${rebuilds ? "" : `: ${instead}`}`;
-      const human = [valid ? "valid" : "invalid", path, ...(leafCheck === undefined ? [] : [`  checked: ${leafCheck.checked}`]), ...(leafCheck?.note === undefined ? [] : [`  note: ${leafCheck.note}`])].join("\n");
+      // The verdict line names the failed check, as verify-proof's does ("invalid: <reason>").
+      const human = [valid ? "valid" : `invalid: ${reason}`, path, ...(leafCheck === undefined ? [] : [`  checked: ${leafCheck.checked}`]), ...(leafCheck?.note === undefined ? [] : [`  note: ${leafCheck.note}`])].join("\n");
       report(opts.json === true, human, { valid, ...(valid ? {} : { reason, rebuilt: rebuilt === null ? null : toHex(rebuilt) }), leaf_hash: toHex(proof.leafHash), leaf_index: String(proof.leafIndex), leaf_count: String(proof.leafCount), root: toHex(root) });
       process.exitCode = valid ? EXIT_OK : EXIT_REJECT;
     });

@@ -11,7 +11,7 @@ import { jsonDocumentSteps, Later, Output, Streamed, writingStoppable } from "..
 import { keeping, watchSignals } from "../steps.js";
 import { RUN_FORMAT, ScenarioRun, type ExecutedScenarioBlock, type RunBlock } from "../scenario/run.js";
 import { InputError } from "../json/read.js";
-import { EXIT_OK, EXIT_REJECT, exitCodes, oneLine } from "./common.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, oneLine, outputOption } from "./common.js";
 
 export function register(program: Command): void {
   program
@@ -19,7 +19,7 @@ export function register(program: Command): void {
     .description("execute a cbqs-scenario/v1 document, printing block by block: one line per block and a summary, or with --json its cbqs-run/v1 run document")
     .argument("<scenario>", "scenario file (.json or .json.gz)")
     .option("--json", "print the run document as JSON (else one line per block and a summary)")
-    .option("-o, --output <file>", "output file; - is stdout", "-")
+    .addOption(outputOption("-o, --output <file>", "output file; - is stdout", "-"))
     .option("--quiet", "no progress on stderr")
     .addHelpText(
       "after",

@@ -1,4 +1,4 @@
-// `cbqs snapshot export --db <dir> -o <file> [--height <h>]` and `cbqs snapshot import <file> --db <dir>`
+// `cbqs snapshot export --db <dir> -o <file> [--height <h>]` and `cbqs snapshot import <file|-> --db <dir>`
 // (CIP-4 §8.1 fast sync; docs/state.md "Snapshots"). Exit 0 done, 2 unusable input: no store, a
 // height whose state is no longer held, an unwritable file, or a snapshot refused on import
 // (corrupt, truncated, foreign, or its rebuilt root is not its block's state_root) — the target
@@ -10,7 +10,7 @@ import type { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { StoreError } from "../../state/lmdb/env.js";
 import { AnchorMismatch, exportSnapshotSteps, importSnapshotSteps, SnapshotError } from "../node/snapshot.js";
 import { stoppable, watchSignals } from "../steps.js";
-import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError } from "./common.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError, outputOption } from "./common.js";
 import { openExistingStore } from "./store.js";
 
 /** Runs `run`; a refusal becomes one exit-2 line naming the file or store it concerns. */
@@ -74,7 +74,7 @@ export function register(program: Command): void {
     .command("export")
     .description("write the snapshot of the store's head (or of a retained block) to a file")
     .requiredOption("--db <dir>", "the store")
-    .requiredOption("-o, --output <file>", "snapshot file to write (a binary file, written to a temporary name and renamed into place; never stdout)")
+    .addOption(outputOption("-o, --output <file>", "snapshot file to write (a binary file; a new or regular file is written to a temporary name and renamed into place)").makeOptionMandatory())
     .option("--height <h>", "a committed block whose operations are not pruned yet; without it, the head")
     .addHelpText(
       "after",
@@ -96,7 +96,7 @@ export function register(program: Command): void {
   snapshot
     .command("import")
     .description("rebuild a store from a snapshot after checking its checksum, its chain and its state root; replay --db then continues from the block after it")
-    .argument("<file>", "snapshot file")
+    .argument("<file>", "snapshot file; - is the standard input (read once, in order)")
     .requiredOption("--db <dir>", "target store: absent, empty, or not yet holding a chain")
     .option("--trusted-block-hash <0x…>", TRUSTED_BLOCK_HASH_HELP)
     .addHelpText(

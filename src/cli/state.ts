@@ -18,7 +18,7 @@ import type { Scenario } from "../scenario/parse.js";
 import { resolveStreamKey } from "../scenario/refs.js";
 import { diffDumps, diffIsEmpty, dumpEntryViews, dumpHeader, type DumpEntry } from "../../state/dump.js";
 import type { StateStore } from "../../state/interface.js";
-import { EXIT_OK, EXIT_REJECT, exitCodes, jsonReplacer, oneLine, report, UsageError } from "./common.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, jsonReplacer, oneLine, report, UsageError, outputOption, repeatable } from "./common.js";
 import { mismatchLines } from "./harness.js";
 import { openExistingStore } from "./store.js";
 import { keeping, stoppable, watchSignals, type Steps } from "../steps.js";
@@ -31,8 +31,6 @@ function view(e: DumpEntry): unknown {
   if (v.kind === "Account") return { nonce: v.nonce, balance: v.balance };
   return v;
 }
-/** A repeatable option (no default shown in --help: absent is none). */
-const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
 /** `--height`: a decimal u64. */
 function parseHeight(text: string): bigint {
@@ -225,12 +223,12 @@ export function register(program: Command): void {
       "fixture/scenario: the state after the last block at or below this height (heights are sparse; " +
         "the dump's \"height\" names the block reached, 0 = genesis); default: the last block",
     )
-    .option("--stream <id>", "only this stream's record: 0x id, owner:0x<addr>/nonce:<n> or key_stream_of:<ref> (repeatable)", collect)
-    .option("--provider <addr>", "only this provider's record and account (repeatable)", collect)
-    .option("--account <addr>", "only the keys stored under this address (repeatable)", collect)
-    .option("--owner <addr>", "only this owner's streams, stream count and account (repeatable)", collect)
+    .option("--stream <id>", "only this stream's record: 0x id, owner:0x<addr>/nonce:<n> or key_stream_of:<ref> (repeatable)", repeatable)
+    .option("--provider <addr>", "only this provider's record and account (repeatable)", repeatable)
+    .option("--account <addr>", "only the keys stored under this address (repeatable)", repeatable)
+    .option("--owner <addr>", "only this owner's streams, stream count and account (repeatable)", repeatable)
     .option("--db <dir>", "dump the committed state of this store (its head) instead of a file")
-    .option("-o, --output <file>", "output file; - is stdout", "-")
+    .addOption(outputOption("-o, --output <file>", "output file; - is stdout", "-"))
     .addHelpText(
       "after",
       exitCodes(

@@ -1,8 +1,9 @@
 // The files a divergence leaves behind (docs/fuzzing.md "Reading a report"): the shrunk chain
 // as a cbqs-fixture/v1 (replayable with `cbqs replay`), the diverging block's t8n inputs, both
 // t8n outputs, and report.json (seed, run, sizes, the first difference, the chain in words).
-// Each file is written to a temporary name and renamed, so an interrupt leaves none half-written.
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+// Each file is written by the CLI's one output rule (src/output-file.ts): to a temporary name and
+// renamed, so an interrupt leaves none half-written.
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fixtureJsonText } from "../harness/fixture.js";
 import { registryRecords } from "../harness/records.js";
@@ -12,6 +13,7 @@ import { count } from "../harness/progress.js";
 import { FuzzInternalError, type BuiltBlock } from "./build.js";
 import type { BlockSummary, Finding } from "./fuzz.js";
 import { inputTexts } from "./target.js";
+import { writeOutputFile } from "../output-file.js";
 
 export const REPORT_FORMAT = "cbqs-fuzz-report/v1";
 
@@ -19,11 +21,6 @@ export interface ReportMeta {
   command: string;
   blocks: number;
   stateRoot: boolean;
-}
-
-function writeAtomically(path: string, text: string): void {
-  writeFileSync(`${path}.tmp`, text);
-  renameSync(`${path}.tmp`, path);
 }
 
 /** The t8n inputs of one block (alloc.json, txs.json, env.json); returns the paths written. */
@@ -37,7 +34,7 @@ export function writeInputs(dir: string, block: BuiltBlock, stderr = ""): string
   ];
   if (stderr !== "") files.push(["theirs.stderr.txt", stderr]);
   return files.map(([name, text]) => {
-    writeAtomically(join(dir, name), text);
+    writeOutputFile(join(dir, name), text);
     return join(dir, name);
   });
 }
@@ -71,7 +68,7 @@ export function writeReport(dir: string, finding: Finding, meta: ReportMeta): st
     ["report.json", json(reportJson(finding, meta))],
   ];
   for (const [name, text] of files) {
-    writeAtomically(join(dir, name), text);
+    writeOutputFile(join(dir, name), text);
     paths.push(join(dir, name));
   }
   return paths;

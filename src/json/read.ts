@@ -90,7 +90,7 @@ function open(file: string): { fd: number; size: number | undefined; close: () =
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
 /** The next bytes from the current position (0 at the end); a non-blocking pipe with nothing yet is waited for. */
-function readNext(fd: number, into: Buffer): number {
+export function readNext(fd: number, into: Uint8Array): number {
   for (;;) {
     try {
       return readSync(fd, into, 0, into.length, null);

@@ -1,21 +1,23 @@
 // Writing documents as they are produced (docs/fixtures.md §0): `-o` is a file or `-` (stdout,
-// the default everywhere). A file is written to `<file>.partial-<pid>` and renamed into place
-// when complete, so a failed or interrupted command never leaves a half-written document under
-// the name asked for. Large arrays (a dump's 1.25 M entries, a run's blocks) are written element
-// by element; the text is byte-identical to JSON.stringify(doc, replacer, 2) + "\n". A file whose
-// name ends in `.gz` is written gzipped: each flushed chunk is one gzip member (RFC 1952 §2.2: a
-// gzip file is a series of members; gunzip, zcat and our reader unpack them as one stream).
-import { closeSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+// the default everywhere). A file is opened by the one rule of src/output-file.ts: a new or
+// regular file is written to `<file>.partial-<pid>` and renamed into place when complete, so a
+// failed or interrupted command never leaves a half-written document under the name asked for;
+// a device, FIFO or /dev/stdout is written in place. Large arrays (a dump's 1.25 M entries, a
+// run's blocks) are written element by element; the text is byte-identical to
+// JSON.stringify(doc, replacer, 2) + "\n". A file whose name ends in `.gz` is written gzipped:
+// each flushed chunk is one gzip member (RFC 1952 §2.2: a gzip file is a series of members;
+// gunzip, zcat and our reader unpack them as one stream).
 import { gzipSync } from "node:zlib";
-import { describeIoError } from "./read.js";
+import { OutputError, OutputFile } from "../output-file.js";
 import { finish, stoppable, type Steps } from "../steps.js";
+
+export { OutputError };
 
 const FLUSH_BYTES = 1 << 20;
 
 /** A destination for text: stdout, or a file that appears only when closed. */
 export class Output {
-  private readonly fd: number | null;
-  private readonly temp: string | null;
+  private readonly file: OutputFile | null;
   private readonly gzip: boolean;
   private pending: Array<string | Uint8Array> = [];
   private pendingBytes = 0;
@@ -24,24 +26,7 @@ export class Output {
   /** `path` "-" is stdout. A file that cannot be created is an OutputError naming it. */
   constructor(readonly path: string) {
     this.gzip = path !== "-" && path.toLowerCase().endsWith(".gz");
-    if (path === "-") {
-      this.fd = null;
-      this.temp = null;
-      return;
-    }
-    let isDir = false;
-    try {
-      isDir = statSync(path).isDirectory();
-    } catch {
-      // does not exist yet: fine
-    }
-    if (isDir) throw new OutputError(`cannot write ${path}: it is a directory (give a file name)`);
-    this.temp = `${path}.partial-${process.pid}`;
-    try {
-      this.fd = openSync(this.temp, "w");
-    } catch (err) {
-      throw new OutputError(`cannot write ${path}: ${describeIoError(err)}`);
-    }
+    this.file = path === "-" ? null : OutputFile.open(path);
   }
 
   /** Text (written as UTF-8) or raw bytes. */
@@ -58,14 +43,13 @@ export class Output {
     const data = this.gzip ? gzipSync(joined, { level: 9 }) : joined;
     this.pending = [];
     this.pendingBytes = 0;
-    if (this.fd === null) process.stdout.write(data);
+    if (this.file === null) process.stdout.write(data);
     else {
       try {
-        if (typeof data === "string") writeSync(this.fd, data);
-        else writeSync(this.fd, data);
+        this.file.write(data); // a failed write drops the file
       } catch (err) {
-        this.abort();
-        throw new OutputError(`cannot write ${this.path}: ${describeIoError(err)}`);
+        this.closed = true;
+        throw err;
       }
     }
   }
@@ -75,39 +59,18 @@ export class Output {
     if (this.closed) return;
     this.flush();
     this.closed = true;
-    if (this.fd === null) return;
-    closeSync(this.fd);
-    try {
-      renameSync(this.temp!, this.path);
-    } catch (err) {
-      unlinkQuietly(this.temp!);
-      throw new OutputError(`cannot write ${this.path}: ${describeIoError(err)}`);
-    }
+    this.file?.commit();
   }
 
   /** Drops a file output (nothing appears under its name); stdout keeps what was written. */
   abort(): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.fd === null) {
+    if (this.file === null) {
       this.flush();
       return;
     }
-    closeSync(this.fd);
-    unlinkQuietly(this.temp!);
-  }
-}
-
-/** An output that cannot be written (exit 2, one line). */
-export class OutputError extends Error {
-  override name = "OutputError";
-}
-
-function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // already gone
+    this.file.discard();
   }
 }
 

@@ -22,7 +22,7 @@
 //   3 qmdb      u64be(log size) ‖ u64be(floor) ‖ the pinned digests (32 bytes each)
 //   4 ops       u64be(first location) ‖ (u32be length ‖ encoded operation)*   (repeated, in order)
 //   255 end     SHA-256 of every byte before the digest (the end record's tag and length included)
-import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, openSync } from "node:fs";
 import { createHash, type Hash } from "node:crypto";
 import { bytesEqual, concatBytes, u32BE, u64BE } from "../../src/bytes.js";
 import { BLAKE3 } from "../../src/crypto/hash.js";
@@ -37,6 +37,8 @@ import { Env, readU64Key, StoreError, u64Key } from "./env.js";
 import { LmdbQmdbStorage } from "./qmdb-storage.js";
 import { DamagedRecordError, decodeBlock, decodeGenesis, encodeBlock, encodeGenesis } from "./records.js";
 import { finish, type Steps } from "../../src/steps.js";
+import { OutputFile } from "../../src/output-file.js";
+import { readNext, STDIN } from "../../src/json/read.js";
 
 const MAGIC = new TextEncoder().encode("CBQS-SNAPSHOT/1\n");
 const TAG = { genesis: 1, block: 2, qmdb: 3, ops: 4, end: 255 } as const;
@@ -61,13 +63,14 @@ function prefixPeaks(loc: number): { height: number; index: number }[] {
 }
 
 class SnapshotWriter {
-  private readonly fd: number;
+  private readonly file: OutputFile;
   private readonly hash: Hash = createHash("sha256");
   private buffered: Uint8Array[] = [];
   private bytes = 0;
 
+  /** Opened by the CLI's one output rule (src/output-file.ts): a file appears only when finished. */
   constructor(readonly path: string) {
-    this.fd = openSync(path, "w");
+    this.file = OutputFile.open(path);
     this.raw(MAGIC);
   }
 
@@ -79,8 +82,7 @@ class SnapshotWriter {
   }
 
   private flush(): void {
-    const data = concatBytes(...this.buffered);
-    for (let off = 0; off < data.length; ) off += writeSync(this.fd, data, off);
+    this.file.write(concatBytes(...this.buffered));
     this.buffered = [];
     this.bytes = 0;
   }
@@ -97,20 +99,18 @@ class SnapshotWriter {
     this.raw(u32BE(32));
     this.raw(this.hash.digest(), false);
     this.flush();
-    fsyncSync(this.fd);
-    closeSync(this.fd);
+    this.file.commit();
   }
 
   abandon(): void {
-    closeSync(this.fd);
-    rmSync(this.path, { force: true });
+    this.file.discard();
   }
 }
 
 /**
  * Writes the snapshot of the committed block at `height` (the head, or an older block whose
  * operations from its floor on are not pruned yet) to `path`, atomically (a temporary file
- * renamed into place). Returns the block.
+ * renamed into place; a device or FIFO is written in place, src/output-file.ts). Returns the block.
  */
 export function exportSnapshot(db: LmdbChainDb, path: string, height?: bigint): BlockRecord {
   return finish(exportSnapshotSteps(db, path, height));
@@ -139,8 +139,7 @@ export function* exportSnapshotSteps(db: LmdbChainDb, path: string, height?: big
     if (err instanceof RangeError) throw new SnapshotError(`the state of block ${h} is no longer held (pruned)`);
     throw err;
   }
-  const tmp = `${path}.tmp-${process.pid}`;
-  const out = new SnapshotWriter(tmp);
+  const out = new SnapshotWriter(path);
   try {
     out.record(TAG.genesis, encodeGenesis(genesis));
     out.record(TAG.block, encodeBlock(block));
@@ -169,7 +168,6 @@ export function* exportSnapshotSteps(db: LmdbChainDb, path: string, height?: big
     out.abandon();
     throw err;
   }
-  renameSync(tmp, path);
   return block;
 }
 
@@ -180,9 +178,13 @@ class SnapshotReader {
   private pos = 0;
   private readonly hash: Hash = createHash("sha256");
 
+  /** `-` (or /dev/stdin) is the standard input, read once, in order, like a file (README "The CLI"). */
+  private readonly stdin: boolean;
+
   constructor(readonly path: string) {
+    this.stdin = path === STDIN || path === "/dev/stdin";
     try {
-      this.fd = openSync(path, "r");
+      this.fd = this.stdin ? 0 : openSync(path, "r");
     } catch (err) {
       throw new SnapshotError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
     }
@@ -191,7 +193,7 @@ class SnapshotReader {
   private take(n: number, hashed = true): Uint8Array {
     while (this.buffer.length - this.pos < n) {
       const more = new Uint8Array(Math.max(1 << 20, n));
-      const got = readSync(this.fd, more, 0, more.length, null);
+      const got = readNext(this.fd, more);
       if (got === 0) throw new SnapshotError("the snapshot is truncated");
       this.buffer = concatBytes(this.buffer.subarray(this.pos), more.subarray(0, got));
       this.pos = 0;
@@ -217,12 +219,12 @@ class SnapshotReader {
     const digest = this.take(length, false);
     if (length !== 32 || !bytesEqual(digest, expectedDigest!)) throw new SnapshotError("checksum mismatch: the snapshot is corrupt");
     const rest = new Uint8Array(1);
-    if (this.buffer.length > this.pos || readSync(this.fd, rest, 0, 1, null) > 0) throw new SnapshotError("bytes after the end record");
+    if (this.buffer.length > this.pos || readNext(this.fd, rest) > 0) throw new SnapshotError("bytes after the end record");
     return { tag, body: digest };
   }
 
   close(): void {
-    closeSync(this.fd);
+    if (!this.stdin) closeSync(this.fd);
   }
 }
 

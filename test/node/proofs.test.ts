@@ -96,7 +96,7 @@ describe("cbqs node: CIP-4 §5.4 proofs", () => {
     writeFileSync(txFile, JSON.stringify({ ...tx.body, transaction: toHex(b.transactions[1]!) }));
     const swapped = await cbqs("verify-bmt-proof", txFile, "--root", tx.body["tx_root"] as string);
     expect(swapped.exitCode).toBe(1);
-    expect(swapped.out).toMatch(/^invalid\n.*\n  checked: the answer's transaction does not hash to the proven leaf\n$/);
+    expect(swapped.out).toMatch(/^invalid: the answer's transaction does not hash to the proven leaf\n.*\n  checked: the answer's transaction does not hash to the proven leaf\n$/);
     // A /proof/receipt answer: its receipt must be the proven leaf; a forged status is caught.
     const rc = await get(n.url, `/proof/receipt/${toHex(b.receipts[0]!.tx_hash)}`);
     const rcFile = join(dir, "receipt-answer.json");
@@ -109,7 +109,7 @@ describe("cbqs node: CIP-4 §5.4 proofs", () => {
     writeFileSync(rcFile, JSON.stringify({ ...rc.body, receipt: { ...receipt, cycles: String(BigInt(receipt["cycles"] as string) + 1n) } }));
     const forged = await cbqs("verify-bmt-proof", rcFile, "--root", rc.body["receipt_root"] as string);
     expect(forged.exitCode).toBe(1);
-    expect(forged.out).toMatch(/^invalid\n.*\n  checked: the answer's receipt .* does not hash to the proven leaf\n/);
+    expect(forged.out).toMatch(/^invalid: the answer's receipt .* does not hash to the proven leaf\n.*\n  checked: the answer's receipt .* does not hash to the proven leaf\n/);
   });
 
   it("§8.2 /proof/multi: one proof for many keys, shared digests once, verifying against the head's state_root", async () => {
