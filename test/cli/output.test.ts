@@ -3,12 +3,12 @@
 // is followed and its target written, a device, FIFO or /dev/stdout is written in place, a write
 // error is exit 2. The real CLI is spawned: devices, FIFOs and exit codes belong to a real process.
 import { spawn, spawnSync } from "node:child_process";
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { closeSync, lstatSync, mkdirSync, openSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { toHex } from "../../src/bytes.js";
 import { loadFixture } from "../../src/harness/fixture.js";
 import { readDoc } from "../harness/helpers.js";
@@ -36,6 +36,39 @@ function cbqs(args: string[], stdin?: Buffer): Promise<Ran> {
 }
 
 const path = (name: string) => join(root, name);
+
+/**
+ * A character device of our own (major 1: 3 is null, 7 is full) when we may make one, so that a
+ * regression in the rule replaces a node in our temporary folder, never the system's /dev/null
+ * or /dev/full (the suite runs as root in CI). As an ordinary user /dev itself is safe: renaming
+ * over a file in it is refused.
+ */
+function device(name: "null" | "full", minor: number): string {
+  const own = path(`dev-${name}`);
+  if (spawnSync("mknod", [own, "c", "1", String(minor)]).status === 0) {
+    try {
+      closeSync(openSync(own, "w"));
+      return own;
+    } catch {
+      rmSync(own, { force: true }); // a nodev mount: the node cannot be opened
+    }
+  }
+  return `/dev/${name}`;
+}
+let FULL = "/dev/full";
+let NULL = "/dev/null";
+beforeAll(() => {
+  FULL = device("full", 7);
+  NULL = device("null", 3);
+});
+// /dev/stdout cannot be a private node: if a regression ever replaces the system's link, put it
+// back and fail loudly rather than leave the machine broken.
+afterEach(() => {
+  if (lstatSync("/dev/stdout", { throwIfNoEntry: false })?.isSymbolicLink() === true) return;
+  rmSync("/dev/stdout", { force: true });
+  symlinkSync("/proc/self/fd/1", "/dev/stdout");
+  throw new Error("/dev/stdout was replaced by the command under test (restored)");
+});
 /** Files under `root` whose name says they are temporary outputs. */
 const temporaries = () => readdirSync(root, { recursive: true }).map(String).filter((f) => /\.partial-\d+$/.test(f));
 /** What `gas-vectors schedule` prints: the text every `-o` below should receive. */
@@ -51,15 +84,15 @@ beforeAll(async () => {
 describe("issue 21: -o by what the path already is", () => {
   it("issue 21: -o /dev/full is exit 2 with one ENOSPC line, and /dev/full stays a character device", async () => {
     for (const args of [["gas-vectors", "schedule"], ["run", "fixtures/scenarios/transfers.json", "--json", "--quiet"]]) {
-      const r = await cbqs([...args, "-o", "/dev/full"]);
-      expect(r).toEqual({ code: 2, out: "", err: "cbqs: error: cannot write /dev/full: no space left on the device (ENOSPC)\n" });
-      expect(lstatSync("/dev/full").isCharacterDevice()).toBe(true);
+      const r = await cbqs([...args, "-o", FULL]);
+      expect(r).toEqual({ code: 2, out: "", err: `cbqs: error: cannot write ${FULL}: no space left on the device (ENOSPC)\n` });
+      expect(lstatSync(FULL).isCharacterDevice()).toBe(true);
     }
   });
 
   it("issue 21: -o /dev/null is exit 0 and /dev/null stays a character device", async () => {
-    expect(await cbqs(["gas-vectors", "schedule", "-o", "/dev/null"])).toEqual({ code: 0, out: "", err: "" });
-    expect(lstatSync("/dev/null").isCharacterDevice()).toBe(true);
+    expect(await cbqs(["gas-vectors", "schedule", "-o", NULL])).toEqual({ code: 0, out: "", err: "" });
+    expect(lstatSync(NULL).isCharacterDevice()).toBe(true);
   });
 
   it("issue 21: -o <FIFO> writes the content into the FIFO, which stays a FIFO", async () => {
@@ -148,8 +181,8 @@ describe("issue 21: -o by what the path already is", () => {
 
     it("issue 21: -o a failed write leaves an existing regular file as it was and no temporary (t8n --output.alloc /dev/full)", async () => {
       writeFileSync(path("kept.json"), "old\n");
-      const r = await cbqs([...inputs(), "--output.result", path("kept.json"), "--output.alloc", "/dev/full"]);
-      expect(r).toEqual({ code: 2, out: "", err: "cbqs: error: cannot write /dev/full: no space left on the device (ENOSPC)\n" });
+      const r = await cbqs([...inputs(), "--output.result", path("kept.json"), "--output.alloc", FULL]);
+      expect(r).toEqual({ code: 2, out: "", err: `cbqs: error: cannot write ${FULL}: no space left on the device (ENOSPC)\n` });
       expect(readFileSync(path("kept.json"), "utf8")).toBe("old\n");
       expect(temporaries()).toEqual([]);
     });
