@@ -32,7 +32,7 @@ import {
   ZERO_ADDRESS,
 } from "./layout.js";
 import { addU64, U64_MAX } from "./math.js";
-import { Meter, type SignatureVerifier } from "./meter.js";
+import { cycleBound, Meter, type SignatureVerifier } from "./meter.js";
 import { ed25519VerifyStrict } from "../crypto/ed25519.js";
 import { effectiveRentHeight, isPaused, NEVER_PAUSED, type PauseRecord } from "./pause.js";
 
@@ -48,7 +48,8 @@ export interface TxError {
 }
 
 export interface TxOutcome {
-  status: "ok" | "rejected";
+  /** `excluded`: not includable (docs/decisions.md "Included transactions: nonce and fee"); no receipt. */
+  status: "ok" | "rejected" | "excluded";
   error: TxError | null;
   events: Event[];
   cycles: bigint;
@@ -175,30 +176,52 @@ export class Chain {
 
   // ---- transactions ---------------------------------------------------------------------------
 
+  /**
+   * One transaction (docs/decisions.md "Included transactions: nonce and fee"). A transaction
+   * the block cannot contain — a keyless sender, a malformed sender account, a sender who
+   * cannot pay the most its instruction can be charged — is `excluded`: no effect, no receipt,
+   * its nonce unused. Every other one is included: accepted, or rejected by its instruction
+   * with every effect rolled back (§5 compute-then-commit) except the platform's: the sender's
+   * nonce advances and the fee for what the meter charged is burned.
+   */
   private executeTx(batch: BlockBatch, height: bigint, tx: Transaction): TxOutcome {
+    // §5/§6.1: custody 0x17, the Platform Fee Account 0x18 and the burn address are keyless:
+    // nothing they "sign" is valid, so no block contains a transaction from them.
+    if (KEYLESS_ACCOUNTS.some((a) => bytesEqual(a, tx.from))) {
+      return excluded(`${toHex(tx.from)} is a keyless system account and cannot send transactions`);
+    }
+    let sender: Account;
+    try {
+      sender = readAccount(batch, tx.from);
+    } catch (err) {
+      if (err instanceof CbqsError) return excluded(err.message);
+      throw err;
+    }
     const token = batch.checkpoint();
     const run: { meter: Meter | null } = { meter: null };
     try {
-      const events = this.applyTx(batch, height, tx, run);
+      const events = this.applyTx(batch, height, tx, sender, run);
       batch.release(token);
       return { status: "ok", error: null, events, ...usage(run.meter, true) };
     } catch (err) {
+      batch.observer = undefined;
       batch.rollback(token);
+      if (err instanceof NotIncludable) return excluded(err.message);
       if (!(err instanceof CbqsError)) throw err;
+      // Included and rejected: the nonce is used and what was charged is paid. The reservation
+      // check made the sender's balance cover it, so this cannot fail.
+      const ledger = new AccountLedger(batch, tx.from, sender);
+      if (run.meter !== null) this.chargeFee(ledger, run.meter, false);
+      writeAccount(batch, tx.from, { nonce: addU64(sender.nonce, 1n, "sender nonce"), balance: ledger.senderAccount().balance });
       return { status: "rejected", error: { code: err.code, name: err.errorName, message: err.message }, events: [], ...usage(run.meter, false) };
     } finally {
       batch.observer = undefined;
     }
   }
 
-  private applyTx(batch: BlockBatch, height: bigint, tx: Transaction, run: { meter: Meter | null }): Event[] {
-    // §5/§6.1: custody 0x17, the Platform Fee Account 0x18 and the burn address are keyless;
-    // nothing is ever sent from them, which is what keeps custody ≥ the sum of live escrow.
-    if (KEYLESS_ACCOUNTS.some((a) => bytesEqual(a, tx.from))) {
-      reject("Unauthorized", `${toHex(tx.from)} is a keyless system account and cannot send transactions`);
-    }
+  private applyTx(batch: BlockBatch, height: bigint, tx: Transaction, sender: Account, run: { meter: Meter | null }): Event[] {
     // Platform step (outside the CBQS meter): the sender's account.
-    const ledger = new AccountLedger(batch, tx.from, readAccount(batch, tx.from));
+    const ledger = new AccountLedger(batch, tx.from, sender);
     const events: Event[] = [];
     const body = tx.body;
     switch (body.kind) {
@@ -218,6 +241,12 @@ export class Chain {
           reject("RegistryPaused", "the emergency-pause breaker covers the Stream Registry (0x17)");
         }
         const instruction = decodeInstruction(body.payload);
+        // The fee at the reservation: the most this instruction can be charged on any path,
+        // checked before its handler runs; a sender who cannot pay it is not included.
+        const reservationFee = cycleBound(instruction.type, body.payload.length) * this.config.cycle_price;
+        if (sender.balance < reservationFee) {
+          throw new NotIncludable(`${toHex(tx.from)} holds ${sender.balance}, less than the fee at the reservation ${reservationFee} of ${instruction.type}`);
+        }
         const meter = new Meter(instruction.type, body.payload.length, this.verifySignature);
         run.meter = meter;
         const ctx: TxContext = { batch, meter, height, sender: tx.from, governance: this.config.governance, accounts: ledger, events };
@@ -225,19 +254,23 @@ export class Chain {
         runInstruction(ctx, instruction);
         ledger.flush();
         batch.observer = undefined;
-        this.chargeFee(ledger, meter);
+        this.chargeFee(ledger, meter, true);
         break;
       }
     }
-    // Platform nonce step: only an accepted transaction increments the sender's nonce.
-    const sender = ledger.senderAccount();
-    writeAccount(batch, tx.from, { nonce: addU64(sender.nonce, 1n, "sender nonce"), balance: sender.balance });
+    // Platform nonce step: every included transaction increments the sender's nonce.
+    const after = ledger.senderAccount();
+    writeAccount(batch, tx.from, { nonce: addU64(after.nonce, 1n, "sender nonce"), balance: after.balance });
     return events;
   }
 
-  /** Fees are burned to the zero address; zero prices (the default) charge nothing. */
-  private chargeFee(ledger: AccountLedger, meter: Meter): void {
-    const fee = meter.cycles(true) * this.config.cycle_price + meter.cells(true) * this.config.cell_price;
+  /**
+   * Fees (the meter's charged cycles and cells of the path taken) are burned to the zero address;
+   * zero prices (the default) charge nothing. An accepted instruction whose sender cannot pay
+   * is rejected (InsufficientBalance) and pays its rejected charge instead.
+   */
+  private chargeFee(ledger: AccountLedger, meter: Meter, accepted: boolean): void {
+    const fee = meter.cycles(accepted) * this.config.cycle_price + meter.cells(accepted) * this.config.cell_price;
     if (fee === 0n) return;
     ledger.debit(ledger.senderAddress, fee, "transaction fee");
     ledger.credit(ZERO_ADDRESS, fee, "transaction fee burn");
@@ -327,6 +360,15 @@ function usage(meter: Meter | null, accepted: boolean): Usage {
     hashPreimageLengths: [...meter.hashPreimageLengths],
     signatures: meter.signatures,
   };
+}
+
+/** A transaction no block can contain; executeTx turns it into an `excluded` outcome. */
+class NotIncludable extends Error {
+  override name = "NotIncludable";
+}
+
+function excluded(message: string): TxOutcome {
+  return { status: "excluded", error: { code: 0, name: "NotIncludable", message }, events: [], ...usage(null, false) };
 }
 
 /** §5: canonical decode; a DecodeError is a rejection carrying its own code (e.g. 3937). */
