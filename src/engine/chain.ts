@@ -197,6 +197,8 @@ export class Chain {
       if (err instanceof CbqsError) return excluded(err.message);
       throw err;
     }
+    // State corruption only (2^64 included transactions): no nonce is left to use.
+    if (sender.nonce === U64_MAX) return excluded(`${toHex(tx.from)} has nonce u64::MAX: no nonce is left to use`);
     const token = batch.checkpoint();
     const run: { meter: Meter | null } = { meter: null };
     try {
@@ -208,14 +210,32 @@ export class Chain {
       batch.rollback(token);
       if (err instanceof NotIncludable) return excluded(err.message);
       if (!(err instanceof CbqsError)) throw err;
-      // Included and rejected: the nonce is used and what was charged is paid. The reservation
-      // check made the sender's balance cover it, so this cannot fail.
-      const ledger = new AccountLedger(batch, tx.from, sender);
-      if (run.meter !== null) this.chargeFee(ledger, run.meter, false);
-      writeAccount(batch, tx.from, { nonce: addU64(sender.nonce, 1n, "sender nonce"), balance: ledger.senderAccount().balance });
+      const unpaid = this.payRejected(batch, tx.from, sender, run.meter);
+      if (unpaid !== null) return excluded(unpaid);
       return { status: "rejected", error: { code: err.code, name: err.errorName, message: err.message }, events: [], ...usage(run.meter, false) };
     } finally {
       batch.observer = undefined;
+    }
+  }
+
+  /**
+   * An included rejected transaction, after its effects were rolled back: the nonce is used and
+   * what the meter charged is paid. The reservation check made the balance cover the fee, so
+   * only a burn credit overflowing u64 (state corruption) can fail; that transaction is then
+   * not includable (its message returned), with no effect.
+   */
+  private payRejected(batch: BlockBatch, from: Address, sender: Account, meter: Meter | null): string | null {
+    const token = batch.checkpoint();
+    try {
+      const ledger = new AccountLedger(batch, from, sender);
+      if (meter !== null) this.chargeFee(ledger, meter, false);
+      writeAccount(batch, from, { nonce: addU64(sender.nonce, 1n, "sender nonce"), balance: ledger.senderAccount().balance });
+      batch.release(token);
+      return null;
+    } catch (err) {
+      batch.rollback(token);
+      if (err instanceof CbqsError) return `the fee of the rejected transaction cannot be settled: ${err.message}`;
+      throw err;
     }
   }
 
