@@ -190,29 +190,38 @@ export class Chain {
     if (KEYLESS_ACCOUNTS.some((a) => bytesEqual(a, tx.from))) {
       return excluded(`${toHex(tx.from)} is a keyless system account and cannot send transactions`);
     }
-    let sender: Account;
-    try {
-      sender = readAccount(batch, tx.from);
-    } catch (err) {
-      if (err instanceof CbqsError) return excluded(err.message);
-      throw err;
-    }
-    // State corruption only (2^64 included transactions): no nonce is left to use.
-    if (sender.nonce === U64_MAX) return excluded(`${toHex(tx.from)} has nonce u64::MAX: no nonce is left to use`);
-    const token = batch.checkpoint();
+    // One outermost checkpoint per transaction (traces take it as the transaction's bounds); the
+    // instruction's effects sit in an inner one, so a rejection undoes them but not the
+    // platform's nonce and fee.
+    const outer = batch.checkpoint();
     const run: { meter: Meter | null } = { meter: null };
     try {
-      const events = this.applyTx(batch, height, tx, sender, run);
-      batch.release(token);
-      return { status: "ok", error: null, events, ...usage(run.meter, true) };
+      const sender = readAccount(batch, tx.from);
+      // State corruption only (2^64 included transactions): no nonce is left to use.
+      if (sender.nonce === U64_MAX) throw new NotIncludable(`${toHex(tx.from)} has nonce u64::MAX: no nonce is left to use`);
+      const inner = batch.checkpoint();
+      let outcome: TxOutcome;
+      try {
+        const events = this.applyTx(batch, height, tx, sender, run);
+        batch.release(inner);
+        outcome = { status: "ok", error: null, events, ...usage(run.meter, true) };
+      } catch (err) {
+        batch.observer = undefined;
+        batch.rollback(inner);
+        if (!(err instanceof CbqsError)) throw err;
+        this.payRejected(batch, tx.from, sender, run.meter);
+        outcome = { status: "rejected", error: { code: err.code, name: err.errorName, message: err.message }, events: [], ...usage(run.meter, false) };
+      }
+      batch.release(outer);
+      return outcome;
     } catch (err) {
       batch.observer = undefined;
-      batch.rollback(token);
+      batch.rollback(outer);
       if (err instanceof NotIncludable) return excluded(err.message);
-      if (!(err instanceof CbqsError)) throw err;
-      const unpaid = this.payRejected(batch, tx.from, sender, run.meter);
-      if (unpaid !== null) return excluded(unpaid);
-      return { status: "rejected", error: { code: err.code, name: err.errorName, message: err.message }, events: [], ...usage(run.meter, false) };
+      // A malformed sender account, or a burn credit overflowing u64 while settling a rejected
+      // fee: state corruption, and the transaction is not includable.
+      if (err instanceof CbqsError) return excluded(err.message);
+      throw err;
     } finally {
       batch.observer = undefined;
     }
@@ -221,22 +230,19 @@ export class Chain {
   /**
    * An included rejected transaction, after its effects were rolled back: the nonce is used and
    * what the meter charged is paid. The reservation check made the balance cover the fee, so
-   * only a burn credit overflowing u64 (state corruption) can fail; that transaction is then
-   * not includable (its message returned), with no effect.
+   * only a burn credit overflowing u64 (state corruption) can fail (a CbqsError).
    */
-  private payRejected(batch: BlockBatch, from: Address, sender: Account, meter: Meter | null): string | null {
-    const token = batch.checkpoint();
-    try {
-      const ledger = new AccountLedger(batch, from, sender);
-      if (meter !== null) this.chargeFee(ledger, meter, false);
-      writeAccount(batch, from, { nonce: addU64(sender.nonce, 1n, "sender nonce"), balance: ledger.senderAccount().balance });
-      batch.release(token);
-      return null;
-    } catch (err) {
-      batch.rollback(token);
-      if (err instanceof CbqsError) return `the fee of the rejected transaction cannot be settled: ${err.message}`;
-      throw err;
+  private payRejected(batch: BlockBatch, from: Address, sender: Account, meter: Meter | null): void {
+    const ledger = new AccountLedger(batch, from, sender);
+    if (meter !== null) {
+      try {
+        this.chargeFee(ledger, meter, false);
+      } catch (err) {
+        if (err instanceof CbqsError) throw new NotIncludable(`the fee of the rejected transaction cannot be settled: ${err.message}`);
+        throw err;
+      }
     }
+    writeAccount(batch, from, { nonce: addU64(sender.nonce, 1n, "sender nonce"), balance: ledger.senderAccount().balance });
   }
 
   private applyTx(batch: BlockBatch, height: bigint, tx: Transaction, sender: Account, run: { meter: Meter | null }): Event[] {
