@@ -145,7 +145,7 @@ export class Replay {
     // A transaction the engine excluded has no receipt; check() reports it before any receipt
     // or root is compared, so here it only needs a stand-in.
     const receiptable = outcome.outcomes.some((o) => o.status === "excluded")
-      ? { ...outcome, outcomes: outcome.outcomes.map((o) => (o.status === "excluded" ? { ...o, status: "rejected" as const } : o)) }
+      ? { ...outcome, outcomes: outcome.outcomes.map((o) => (o.status === "excluded" ? { ...o, status: "ok" as const, error: null } : o)) }
       : outcome;
     return { index, envelopes, nonces, outcome, results: blockResults(b.transactions, receiptable, this.rootsOf) };
   }
