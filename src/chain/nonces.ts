@@ -1,8 +1,9 @@
-// Envelope nonces (docs/decisions.md "Envelope nonce"): a transaction's envelope carries its
-// sender's account nonce immediately before it — the block-start nonce plus the sender's
-// earlier transactions in the block that the engine accepted (a rejection leaves state, and so
-// the nonce, untouched). The runner derives envelopes with this rule; the replayer and t8n
-// check given envelopes against it.
+// Envelope nonces (docs/decisions.md "Included transactions: nonce and fee"): a transaction's
+// envelope carries its sender's account nonce immediately before it — the block-start nonce
+// plus the sender's earlier transactions in the block that were included (accepted or
+// rejected: both use their nonce; only an `excluded` one, which no block may contain, does
+// not). The runner derives envelopes with this rule; the replayer and t8n check given
+// envelopes against it.
 import { toHex } from "../bytes.js";
 import type { Address } from "../codec/types.js";
 import type { BlockOutcome, Chain } from "../engine/chain.js";
@@ -30,7 +31,7 @@ export function envelopeNonces(
   const nonces = senders.map((from, i) => {
     const k = toHex(from);
     const nonce = after.get(k)!;
-    if (outcome.outcomes[i]!.status === "ok") after.set(k, nonce + 1n);
+    if (outcome.outcomes[i]!.status !== "excluded") after.set(k, nonce + 1n);
     return nonce;
   });
   return { nonces, after };

@@ -6,7 +6,7 @@ import { MAX_BLOCK_TRANSACTIONS, MAX_RECEIPT_EVENTS } from "../bounds.js";
 import { toHex } from "../bytes.js";
 import { array, decimal, hex, object, oneOf, string } from "../json/fields.js";
 import { JsonError } from "../json/parse.js";
-import type { BlockOutcome } from "../engine/chain.js";
+import type { BlockOutcome, TxOutcome } from "../engine/chain.js";
 import type { ReceiptRecord } from "../../state/chain-db.js";
 import { blockRoots, type BlockRoots, type Event, type Receipt } from "../../state/roots.js";
 import { txHash } from "./envelope.js";
@@ -26,6 +26,12 @@ export function committedReceipt(r: TxReceipt): Receipt {
   return { status: r.status, errorCode: r.error === null ? 0 : r.error.code, cycles: r.cycles, cells: r.cells, events: r.events };
 }
 
+/** An excluded transaction has no receipt: its caller must have left it out of the block. */
+function receiptStatus(o: TxOutcome, index: number): "ok" | "rejected" {
+  if (o.status === "excluded") throw new Error(`internal: transaction ${index} is not includable (${o.error!.message}) yet was given a receipt`);
+  return o.status;
+}
+
 /**
  * Receipts and roots of a block whose envelope bytes are `envelopes`, in block order. `roots`
  * computes the three roots from the tx hashes and committed receipts (blockRoots; a pipelined
@@ -40,7 +46,7 @@ export function blockResults(
   const hashes = envelopes.map(txHash);
   const receipts: TxReceipt[] = outcome.outcomes.map((o, i) => ({
     tx_hash: hashes[i]!,
-    status: o.status,
+    status: receiptStatus(o, i),
     error: o.error === null ? null : { code: o.error.code, name: o.error.name },
     events: o.events,
     cycles: o.cycles,

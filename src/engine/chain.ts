@@ -32,7 +32,7 @@ import {
   ZERO_ADDRESS,
 } from "./layout.js";
 import { addU64, U64_MAX } from "./math.js";
-import { Meter, type SignatureVerifier } from "./meter.js";
+import { cycleBound, Meter, type SignatureVerifier } from "./meter.js";
 import { ed25519VerifyStrict } from "../crypto/ed25519.js";
 import { effectiveRentHeight, isPaused, NEVER_PAUSED, type PauseRecord } from "./pause.js";
 
@@ -48,7 +48,8 @@ export interface TxError {
 }
 
 export interface TxOutcome {
-  status: "ok" | "rejected";
+  /** `excluded`: not includable (docs/decisions.md "Included transactions: nonce and fee"); no receipt. */
+  status: "ok" | "rejected" | "excluded";
   error: TxError | null;
   events: Event[];
   cycles: bigint;
@@ -175,30 +176,78 @@ export class Chain {
 
   // ---- transactions ---------------------------------------------------------------------------
 
+  /**
+   * One transaction (docs/decisions.md "Included transactions: nonce and fee"). A transaction
+   * the block cannot contain — a keyless sender, a malformed sender account, a sender who
+   * cannot pay the most its instruction can be charged — is `excluded`: no effect, no receipt,
+   * its nonce unused. Every other one is included: accepted, or rejected by its instruction
+   * with every effect rolled back (§5 compute-then-commit) except the platform's: the sender's
+   * nonce advances and the fee for what the meter charged is burned.
+   */
   private executeTx(batch: BlockBatch, height: bigint, tx: Transaction): TxOutcome {
-    const token = batch.checkpoint();
+    // §5/§6.1: custody 0x17, the Platform Fee Account 0x18 and the burn address are keyless:
+    // nothing they "sign" is valid, so no block contains a transaction from them.
+    if (KEYLESS_ACCOUNTS.some((a) => bytesEqual(a, tx.from))) {
+      return excluded(`${toHex(tx.from)} is a keyless system account and cannot send transactions`);
+    }
+    // One outermost checkpoint per transaction (traces take it as the transaction's bounds); the
+    // instruction's effects sit in an inner one, so a rejection undoes them but not the
+    // platform's nonce and fee.
+    const outer = batch.checkpoint();
     const run: { meter: Meter | null } = { meter: null };
     try {
-      const events = this.applyTx(batch, height, tx, run);
-      batch.release(token);
-      return { status: "ok", error: null, events, ...usage(run.meter, true) };
+      const sender = readAccount(batch, tx.from);
+      // State corruption only (2^64 included transactions): no nonce is left to use.
+      if (sender.nonce === U64_MAX) throw new NotIncludable(`${toHex(tx.from)} has nonce u64::MAX: no nonce is left to use`);
+      const inner = batch.checkpoint();
+      let outcome: TxOutcome;
+      try {
+        const events = this.applyTx(batch, height, tx, sender, run);
+        batch.release(inner);
+        outcome = { status: "ok", error: null, events, ...usage(run.meter, true) };
+      } catch (err) {
+        batch.observer = undefined;
+        batch.rollback(inner);
+        if (!(err instanceof CbqsError)) throw err;
+        this.payRejected(batch, tx.from, sender, run.meter);
+        outcome = { status: "rejected", error: { code: err.code, name: err.errorName, message: err.message }, events: [], ...usage(run.meter, false) };
+      }
+      batch.release(outer);
+      return outcome;
     } catch (err) {
-      batch.rollback(token);
-      if (!(err instanceof CbqsError)) throw err;
-      return { status: "rejected", error: { code: err.code, name: err.errorName, message: err.message }, events: [], ...usage(run.meter, false) };
+      batch.observer = undefined;
+      batch.rollback(outer);
+      if (err instanceof NotIncludable) return excluded(err.message);
+      // A malformed sender account, or a burn credit overflowing u64 while settling a rejected
+      // fee: state corruption, and the transaction is not includable.
+      if (err instanceof CbqsError) return excluded(err.message);
+      throw err;
     } finally {
       batch.observer = undefined;
     }
   }
 
-  private applyTx(batch: BlockBatch, height: bigint, tx: Transaction, run: { meter: Meter | null }): Event[] {
-    // §5/§6.1: custody 0x17, the Platform Fee Account 0x18 and the burn address are keyless;
-    // nothing is ever sent from them, which is what keeps custody ≥ the sum of live escrow.
-    if (KEYLESS_ACCOUNTS.some((a) => bytesEqual(a, tx.from))) {
-      reject("Unauthorized", `${toHex(tx.from)} is a keyless system account and cannot send transactions`);
+  /**
+   * An included rejected transaction, after its effects were rolled back: the nonce is used and
+   * what the meter charged is paid. The reservation check made the balance cover the fee, so
+   * only a burn credit overflowing u64 (state corruption) can fail (a CbqsError).
+   */
+  private payRejected(batch: BlockBatch, from: Address, sender: Account, meter: Meter | null): void {
+    const ledger = new AccountLedger(batch, from, sender);
+    if (meter !== null) {
+      try {
+        this.chargeFee(ledger, meter, false);
+      } catch (err) {
+        if (err instanceof CbqsError) throw new NotIncludable(`the fee of the rejected transaction cannot be settled: ${err.message}`);
+        throw err;
+      }
     }
+    writeAccount(batch, from, { nonce: addU64(sender.nonce, 1n, "sender nonce"), balance: ledger.senderAccount().balance });
+  }
+
+  private applyTx(batch: BlockBatch, height: bigint, tx: Transaction, sender: Account, run: { meter: Meter | null }): Event[] {
     // Platform step (outside the CBQS meter): the sender's account.
-    const ledger = new AccountLedger(batch, tx.from, readAccount(batch, tx.from));
+    const ledger = new AccountLedger(batch, tx.from, sender);
     const events: Event[] = [];
     const body = tx.body;
     switch (body.kind) {
@@ -218,6 +267,12 @@ export class Chain {
           reject("RegistryPaused", "the emergency-pause breaker covers the Stream Registry (0x17)");
         }
         const instruction = decodeInstruction(body.payload);
+        // The fee at the reservation: the most this instruction can be charged on any path,
+        // checked before its handler runs; a sender who cannot pay it is not included.
+        const reservationFee = cycleBound(instruction.type, body.payload.length) * this.config.cycle_price;
+        if (sender.balance < reservationFee) {
+          throw new NotIncludable(`${toHex(tx.from)} holds ${sender.balance}, less than the fee at the reservation ${reservationFee} of ${instruction.type}`);
+        }
         const meter = new Meter(instruction.type, body.payload.length, this.verifySignature);
         run.meter = meter;
         const ctx: TxContext = { batch, meter, height, sender: tx.from, governance: this.config.governance, accounts: ledger, events };
@@ -225,19 +280,23 @@ export class Chain {
         runInstruction(ctx, instruction);
         ledger.flush();
         batch.observer = undefined;
-        this.chargeFee(ledger, meter);
+        this.chargeFee(ledger, meter, true);
         break;
       }
     }
-    // Platform nonce step: only an accepted transaction increments the sender's nonce.
-    const sender = ledger.senderAccount();
-    writeAccount(batch, tx.from, { nonce: addU64(sender.nonce, 1n, "sender nonce"), balance: sender.balance });
+    // Platform nonce step: every included transaction increments the sender's nonce.
+    const after = ledger.senderAccount();
+    writeAccount(batch, tx.from, { nonce: addU64(after.nonce, 1n, "sender nonce"), balance: after.balance });
     return events;
   }
 
-  /** Fees are burned to the zero address; zero prices (the default) charge nothing. */
-  private chargeFee(ledger: AccountLedger, meter: Meter): void {
-    const fee = meter.cycles(true) * this.config.cycle_price + meter.cells(true) * this.config.cell_price;
+  /**
+   * Fees (the meter's charged cycles and cells of the path taken) are burned to the zero address;
+   * zero prices (the default) charge nothing. An accepted instruction whose sender cannot pay
+   * is rejected (InsufficientBalance) and pays its rejected charge instead.
+   */
+  private chargeFee(ledger: AccountLedger, meter: Meter, accepted: boolean): void {
+    const fee = meter.cycles(accepted) * this.config.cycle_price + meter.cells(accepted) * this.config.cell_price;
     if (fee === 0n) return;
     ledger.debit(ledger.senderAddress, fee, "transaction fee");
     ledger.credit(ZERO_ADDRESS, fee, "transaction fee burn");
@@ -327,6 +386,15 @@ function usage(meter: Meter | null, accepted: boolean): Usage {
     hashPreimageLengths: [...meter.hashPreimageLengths],
     signatures: meter.signatures,
   };
+}
+
+/** A transaction no block can contain; executeTx turns it into an `excluded` outcome. */
+class NotIncludable extends Error {
+  override name = "NotIncludable";
+}
+
+function excluded(message: string): TxOutcome {
+  return { status: "excluded", error: { code: 0, name: "NotIncludable", message }, events: [], ...usage(null, false) };
 }
 
 /** §5: canonical decode; a DecodeError is a rejection carrying its own code (e.g. 3937). */

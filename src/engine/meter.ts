@@ -29,6 +29,51 @@ export const RESERVATIONS: Readonly<Record<InstructionName, Reservation>> = {
   ActivateKeyGeneration: { reads: 4, writes: 2 },
 };
 
+/**
+ * The most work of each kind an instruction's handler may perform beyond its state I/O: the
+ * one-signature-per-action limit (CIP-39 Denial of service) and the handler hashes of "Which
+ * hashes the meter charges" (CreateStream: stream id, key stream id, then signing_key_id + quote
+ * digest or the schedule digest; UpdateStream: the schedule digest or signing_key_id + quote
+ * digest; ActivateKeyGeneration: the receipt digest). With the reservation they bound the cycles
+ * any path can be charged, which is what a sender must be able to pay before execution
+ * (docs/decisions.md "Included transactions: nonce and fee"); the meter enforces them.
+ */
+export const WORK_BOUNDS: Readonly<Record<InstructionName, { readonly signatures: number; readonly hashes: number }>> = {
+  RegisterProvider: { signatures: 0, hashes: 0 },
+  UpdateProvider: { signatures: 0, hashes: 0 },
+  SetProviderStatus: { signatures: 0, hashes: 0 },
+  CreateStream: { signatures: 1, hashes: 4 },
+  UpdateStream: { signatures: 1, hashes: 2 },
+  TopUpStream: { signatures: 0, hashes: 0 },
+  SettleStreamRent: { signatures: 0, hashes: 0 },
+  CloseStream: { signatures: 0, hashes: 0 },
+  ActivateKeyGeneration: { signatures: 1, hashes: 1 },
+};
+
+/**
+ * Longest handler hash preimage for a payload: a signing digest hashes a domain tag (< 64 bytes)
+ * and a structure decoded from the payload; a fixed derivation is at most 188 bytes (the §4.5
+ * schedule digest).
+ */
+export const maxPreimageBytes = (payloadBytes: number): number => payloadBytes + 192;
+
+/**
+ * The most cycles an instruction with this payload can be charged on any path: decode surcharge,
+ * the full reservation, every allowed signature and hash at the longest preimage. Accepted
+ * charges are at most this (actual reads/writes never exceed the reservation), rejected ones too.
+ */
+export function cycleBound(instruction: InstructionName, payloadBytes: number, costs: CostSchedule = COSTS): bigint {
+  const r = RESERVATIONS[instruction];
+  const w = WORK_BOUNDS[instruction];
+  return (
+    BigInt(payloadBytes) * costs.decodeCyclesPerPayloadByte +
+    BigInt(r.reads) * costs.readCycles +
+    BigInt(r.writes) * costs.writeCycles +
+    BigInt(w.hashes) * hashWords(maxPreimageBytes(payloadBytes)) * costs.hashWordCycles +
+    BigInt(w.signatures) * costs.ed25519VerifyCycles
+  );
+}
+
 /** A cost schedule (cycles and cells). */
 export interface CostSchedule {
   readonly readCycles: bigint;
@@ -142,12 +187,18 @@ export class Meter implements MeterUsage {
 
   /** Every keccak256 a handler performs goes through here so its preimage length is charged. */
   keccak(preimage: Uint8Array): Uint8Array {
+    if (this.hashPreimageLengths.length >= WORK_BOUNDS[this.instruction].hashes || preimage.length > maxPreimageBytes(this.payloadBytes)) {
+      throw new EngineDefect(`${this.instruction} exceeded its hash bound (${WORK_BOUNDS[this.instruction].hashes} of at most ${maxPreimageBytes(this.payloadBytes)} bytes)`);
+    }
     this.hashPreimageLengths.push(preimage.length);
     return keccak256(preimage);
   }
 
   /** §9.1 strict Ed25519, one charged verification. */
   verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+    if (this.signatures >= WORK_BOUNDS[this.instruction].signatures) {
+      throw new EngineDefect(`${this.instruction} exceeded its signature bound (${WORK_BOUNDS[this.instruction].signatures})`);
+    }
     this.signatures += 1;
     return this.verify(publicKey, message, signature);
   }

@@ -9,7 +9,9 @@ import { genesisHash, headerHash } from "../chain/block.js";
 import { decodeEnvelope, encodeEnvelope, type TxEnvelope } from "../chain/envelope.js";
 import { envelopeNonces, startNonces } from "../chain/nonces.js";
 import { blockResults } from "../chain/receipts.js";
-import type { Chain } from "../engine/chain.js";
+import type { Transaction } from "../chain/types.js";
+import { Chain } from "../engine/chain.js";
+import { DryRunStore } from "../node/dry-run.js";
 import { GAS_VECTORS_SHA256 } from "../gas/pinned.js";
 import type { Fixture, FixtureBlock } from "../harness/fixture.js";
 import { transition, type T8nEnv, type T8nRun } from "../harness/t8n.js";
@@ -63,7 +65,7 @@ export class ChainBuilder {
   private height = 0n;
   private parent: Uint8Array;
   private next = 0;
-  /** Envelopes earlier blocks accepted: their nonces are consumed, so a replay is always stale. */
+  /** Envelopes earlier blocks included: their nonces are consumed, so a replay is always stale. */
   private readonly consumed: Uint8Array[] = [];
 
   constructor(readonly plan: FuzzChain) {
@@ -90,8 +92,20 @@ export class ChainBuilder {
     const chain = this.chain;
     const height = this.model.nextHeight(p.gap, chain, this.height);
     const timestamp = this.model.timestamp(height);
-    const txs = p.actions.map((a) => this.model.toTransaction(a, chain, height));
+    const planned = p.actions.map((a) => this.model.toTransaction(a, chain, height));
     const alloc = [...this.store.entries()];
+    // Transactions the engine excludes (a keyless sender, a fee the sender cannot pay at the
+    // reservation) cannot be in the block: like junk, t8n must leave them out. Found on a dry run.
+    const excluded = this.excluded(planned, height, timestamp);
+    const txs = planned.filter((_, i) => !excluded.has(i));
+    // An excluded transaction's envelope carries its sender's nonce at its place, so that only
+    // the exclusion leaves it out: the block-start nonce plus the sender's included ones before it.
+    const excludedNonce = (i: number): bigint => {
+      const from = planned[i]!.from;
+      const earlier = planned.slice(0, i).filter((t, k) => !excluded.has(k) && bytesEqual(t.from, from)).length;
+      return chain.account(from).nonce + BigInt(earlier);
+    };
+    const excludedEnvelopes = new Map([...excluded].map((i) => [i, encodeEnvelope({ chain_id: this.world.config.chain_id, nonce: excludedNonce(i), tx: planned[i]! })]));
     const start = startNonces(
       chain,
       txs.map((t) => t.from),
@@ -123,12 +137,17 @@ export class ChainBuilder {
     };
     this.fixture.blocks.push(fixtureBlock);
 
-    // Junk goes in at its positions; the valid envelopes keep their relative order.
-    const all: Array<{ raw: Uint8Array; junk: Junk | null }> = envelopes.map((raw) => ({ raw, junk: null }));
-    for (const j of p.junk) all.splice(j.at % (all.length + 1), 0, { raw: this.junkEnvelope(j, envelopes), junk: j });
-    envelopes.forEach((e, i) => {
-      if (outcome.outcomes[i]!.status === "ok") this.consumed.push(e);
+    // Excluded transactions keep their planned places; junk goes in at its positions; the valid
+    // envelopes keep their relative order.
+    const all: Array<{ raw: Uint8Array; junk: Junk | null; excluded: boolean }> = [];
+    let next = 0;
+    planned.forEach((_, i) => {
+      const raw = excludedEnvelopes.get(i);
+      all.push(raw === undefined ? { raw: envelopes[next++]!, junk: null, excluded: false } : { raw, junk: null, excluded: true });
     });
+    for (const j of p.junk) all.splice(j.at % (all.length + 1), 0, { raw: this.junkEnvelope(j, envelopes), junk: j, excluded: false });
+    // Every included envelope (accepted or rejected) used its nonce, so replaying it is stale.
+    this.consumed.push(...envelopes);
 
     const env: T8nEnv = {
       height,
@@ -143,18 +162,31 @@ export class ChainBuilder {
     const inputs: T8nInputs = { alloc, txs: all.map((t) => t.raw), env };
     const ours = transition(inputs.alloc, inputs.txs, env);
     this.check(ours, all, fixtureBlock);
-    const kinds = all.map((t) => (t.junk === null ? txKind(decodeEnvelope(t.raw)) : `junk: ${JUNK_WORDS[t.junk.kind]}`));
+    const kinds = all.map((t) => (t.junk !== null ? `junk: ${JUNK_WORDS[t.junk.kind]}` : t.excluded ? `not includable: ${txKind(decodeEnvelope(t.raw))}` : txKind(decodeEnvelope(t.raw))));
     return { index, height, inputs, ours, kinds };
   }
 
-  /** Our t8n must leave out exactly the junk and agree with the reference chain on everything else. */
-  private check(ours: T8nRun, all: Array<{ junk: Junk | null }>, block: FixtureBlock): void {
+  /** The planned transactions the engine excludes, by index: dry runs over the current state until none is left. */
+  private excluded(planned: readonly Transaction[], height: bigint, timestamp: bigint): Set<number> {
+    const out = new Set<number>();
+    for (;;) {
+      const left = [...planned.keys()].filter((i) => !out.has(i));
+      const dry = Chain.resume(this.world.config, this.chain.chainInstanceId, new DryRunStore(this.store));
+      const outcome = dry.executeBlock({ height, timestamp, txs: left.map((i) => planned[i]!) });
+      const first = outcome.outcomes.findIndex((o) => o.status === "excluded");
+      if (first < 0) return out;
+      out.add(left[first]!);
+    }
+  }
+
+  /** Our t8n must leave out exactly the junk and the excluded, and agree with the reference chain on everything else. */
+  private check(ours: T8nRun, all: Array<{ junk: Junk | null; excluded: boolean }>, block: FixtureBlock): void {
     const fail = (what: string): never => {
       throw new FuzzInternalError(`t8n and the reference chain disagree at height ${block.height}: ${what}`);
     };
     const rejected = (ours.result["rejected"] as Array<{ index: string }>).map((r) => Number(r.index));
-    const junk = all.flatMap((t, i) => (t.junk === null ? [] : [i]));
-    if (JSON.stringify(rejected) !== JSON.stringify(junk)) fail(`rejected ${JSON.stringify(rejected)}, junk at ${JSON.stringify(junk)}`);
+    const junk = all.flatMap((t, i) => (t.junk === null && !t.excluded ? [] : [i]));
+    if (JSON.stringify(rejected) !== JSON.stringify(junk)) fail(`rejected ${JSON.stringify(rejected)}, junk and excluded at ${JSON.stringify(junk)}`);
     const receipts = ours.included.results.receipts;
     if (receipts.length !== block.receipts.length || receipts.some((r, i) => !bytesEqual(r.tx_hash, block.receipts[i]!.tx_hash) || r.status !== block.receipts[i]!.status)) {
       fail("receipts");

@@ -92,6 +92,7 @@ export function runScenario(s: GasScenario, costs: CostSchedule = COSTS, amplify
   }
   store.metered = [];
   const outcome: TxOutcome = chain.executeBlock({ height: s.target.height, timestamp: s.target.height, txs: [systemTx(s.target)] }).outcomes[0]!;
+  if (outcome.status === "excluded") throw new ScenarioError(`target transaction is not includable: ${outcome.error?.message}`);
   const accesses = store.metered;
   const reads = accesses.filter((a) => a.op === "read").length;
   const writes = accesses.length - reads;

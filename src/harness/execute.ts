@@ -28,13 +28,22 @@ export function decodeTransaction(raw: Uint8Array, index: number, chainId: bigin
   return env;
 }
 
-export interface NonceMismatch {
-  index: number;
-  /** The nonce the envelope carries. */
-  envelope: bigint;
-  /** The sender's account nonce before the transaction (docs/decisions.md "Envelope nonce"). */
-  account: bigint;
-}
+/**
+ * The first transaction the block cannot contain: the engine excluded it (a keyless sender, a
+ * sender who cannot pay the fee at the reservation: docs/decisions.md "Included transactions:
+ * nonce and fee"), or its envelope nonce is not its sender's account nonce before it.
+ */
+export type NotIncludable =
+  | { index: number; kind: "excluded"; reason: string }
+  | {
+      index: number;
+      kind: "nonce";
+      reason: string;
+      /** The nonce the envelope carries. */
+      envelope: bigint;
+      /** The sender's account nonce before the transaction. */
+      account: bigint;
+    };
 
 /** Account nonces of the envelopes' senders at the start of the block; call before executing it. */
 export const startNonces = (chain: Chain, envs: readonly TxEnvelope[]): Map<string, bigint> =>
@@ -43,13 +52,18 @@ export const startNonces = (chain: Chain, envs: readonly TxEnvelope[]): Map<stri
     envs.map((e) => e.tx.from),
   );
 
-/** The first envelope whose nonce is not its sender's account nonce before it. */
-export function firstNonceMismatch(envs: readonly TxEnvelope[], outcome: BlockOutcome, start: Map<string, bigint>): NonceMismatch | null {
+/** The first transaction of the executed block that no block may contain, or null. */
+export function firstNotIncludable(envs: readonly TxEnvelope[], outcome: BlockOutcome, start: Map<string, bigint>): NotIncludable | null {
   const { nonces } = envelopeNonces(
     envs.map((e) => e.tx.from),
     outcome,
     start,
   );
-  const index = envs.findIndex((e, i) => e.nonce !== nonces[i]);
-  return index < 0 ? null : { index, envelope: envs[index]!.nonce, account: nonces[index]! };
+  for (let index = 0; index < envs.length; index++) {
+    const o = outcome.outcomes[index]!;
+    if (o.status === "excluded") return { index, kind: "excluded", reason: o.error!.message };
+    const [envelope, account] = [envs[index]!.nonce, nonces[index]!];
+    if (envelope !== account) return { index, kind: "nonce", reason: `nonce ${envelope} is not the sender's account nonce ${account}`, envelope, account };
+  }
+  return null;
 }

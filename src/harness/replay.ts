@@ -20,7 +20,7 @@ import { blockRoots, rootsJob, type BlockRoots, type Receipt } from "../../state
 import { ed25519VerifyStrict } from "../crypto/ed25519.js";
 import { allocateSignatureRing } from "../crypto/signature-ring.js";
 import { SignatureCheckedStore, SpeculativeSignatures } from "./signatures.js";
-import { decodeTransaction, firstNonceMismatch, startNonces, TxInputError } from "./execute.js";
+import { decodeTransaction, firstNotIncludable, startNonces, TxInputError } from "./execute.js";
 import type { Fixture, FixtureBlock } from "./fixture.js";
 import { changedKey } from "./diff.js";
 import { registryRecords } from "./records.js";
@@ -142,7 +142,12 @@ export class Replay {
     });
     const nonces = startNonces(this.chain, envelopes);
     const outcome = this.chain.executeBlock({ height: b.height, timestamp: b.timestamp, txs: envelopes.map((e) => e.tx) });
-    return { index, envelopes, nonces, outcome, results: blockResults(b.transactions, outcome, this.rootsOf) };
+    // A transaction the engine excluded has no receipt; check() reports it before any receipt
+    // or root is compared, so here it only needs a stand-in.
+    const receiptable = outcome.outcomes.some((o) => o.status === "excluded")
+      ? { ...outcome, outcomes: outcome.outcomes.map((o) => (o.status === "excluded" ? { ...o, status: "ok" as const, error: null } : o)) }
+      : outcome;
+    return { index, envelopes, nonces, outcome, results: blockResults(b.transactions, receiptable, this.rootsOf) };
   }
 
   /**
@@ -156,12 +161,14 @@ export class Replay {
     const blockHash = headerHash(this.chain.chainInstanceId, b.height, b.timestamp, this.parent, outcome.stateRoot, results);
     this.parent = blockHash;
     const executed: ExecutedBlock = { envelopes, outcomes: outcome.outcomes, results, stateRoot: outcome.stateRoot, effectiveRentHeight: outcome.effectiveRentHeight, blockHash };
-    const nonce = firstNonceMismatch(envelopes, outcome, nonces);
+    const bad = firstNotIncludable(envelopes, outcome, nonces);
+    const at = bad === null ? "" : `${path}.transactions[${bad.index}]`;
     const mismatch =
-      (nonce === null
+      (bad === null
         ? null
-        : mismatchOf(b.height, `${path}.transactions[${nonce.index}]`, `transactions[${nonce.index}].nonce`, nonce.envelope.toString(), nonce.account.toString())) ??
-      this.compare(b, path, executed);
+        : bad.kind === "nonce"
+          ? mismatchOf(b.height, at, `transactions[${bad.index}].nonce`, bad.envelope.toString(), bad.account.toString())
+          : mismatchOf(b.height, at, `transactions[${bad.index}]`, "an includable transaction", bad.reason)) ?? this.compare(b, path, executed);
     return { executed, mismatch };
   }
 

@@ -20,7 +20,7 @@ import { MemoryStateStore } from "../../state/store.js";
 import { createStateCommitment } from "../../state/qmdb/index.js";
 import { headerHash } from "../chain/block.js";
 import { blockResults, loadReceiptJson, receiptJson, type BlockResults } from "../chain/receipts.js";
-import { decodeTransaction, firstNonceMismatch, startNonces, TxInputError } from "./execute.js";
+import { decodeTransaction, firstNotIncludable, startNonces, TxInputError } from "./execute.js";
 import { finish, type Steps } from "../steps.js";
 
 export const T8N_RESULT_FORMAT = "cbqs-t8n-result/v1";
@@ -88,10 +88,11 @@ export interface T8nRun {
 }
 
 /**
- * Transactions that cannot be in the block (undecodable, another chain, wrong nonce) are
- * "rejected" and left out; the rest execute, and CBQS rejections are receipts (status
- * rejected) as on chain. A wrong nonce is only known after the earlier transactions ran, so
- * the block is re-run from the pre-state without it until every nonce is right.
+ * Transactions that cannot be in the block (undecodable, another chain, wrong nonce, a keyless
+ * sender, a sender who cannot pay the fee at the reservation) are "rejected" and left out; the
+ * rest execute, and CBQS rejections are receipts (status rejected) as on chain. A wrong nonce
+ * or an unpayable fee is only known after the earlier transactions ran, so the block is re-run
+ * from the pre-state without it until every transaction is includable.
  */
 export function transition(
   alloc: Iterable<readonly [Uint8Array, Uint8Array]>,
@@ -129,10 +130,10 @@ export function* transitionSteps(
     const envelopes = candidates.map((c) => c.env);
     const nonces = startNonces(chain, envelopes);
     const outcome = chain.executeBlock({ height: env.height, timestamp: env.timestamp, txs: envelopes.map((e) => e.tx) });
-    const bad = firstNonceMismatch(envelopes, outcome, nonces);
+    const bad = firstNotIncludable(envelopes, outcome, nonces);
     if (bad !== null) {
       const c = candidates[bad.index]!;
-      rejected.push({ index: c.index, error: `nonce ${bad.envelope} is not the sender's account nonce ${bad.account}` });
+      rejected.push({ index: c.index, error: bad.reason });
       candidates = candidates.filter((_, i) => i !== bad.index);
       continue;
     }

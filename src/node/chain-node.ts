@@ -12,7 +12,7 @@ import type { GenesisConfig } from "../chain/types.js";
 import { Chain } from "../engine/chain.js";
 import { GenesisError } from "../engine/errors.js";
 import { U64_MAX } from "../engine/math.js";
-import { decodeTransaction, firstNonceMismatch, startNonces, TxInputError } from "../harness/execute.js";
+import { decodeTransaction, firstNotIncludable, startNonces, TxInputError } from "../harness/execute.js";
 import type { Fixture } from "../harness/fixture.js";
 import { genesisFromSource } from "../harness/genesis.js";
 import { Replay, ReplayInputError, type ExecutedBlock, type Mismatch } from "../harness/replay.js";
@@ -54,7 +54,7 @@ export interface MinedBlock {
   block: BlockRecord;
   /** Rejection messages of the block's transactions (receipts carry only code and name). */
   messages: Array<string | undefined>;
-  /** Pool transactions left out because their nonce is no longer the sender's (an earlier one was rejected). */
+  /** Pool transactions left out because no block may contain them (a keyless sender, a sender who cannot pay the fee at the reservation, a nonce another left-out transaction skipped). */
   dropped: Array<{ tx_hash: string; reason: string }>;
 }
 
@@ -201,7 +201,7 @@ export class CbqsNode {
     const envelopes = included.map((t) => t.env);
     const nonces = startNonces(this.chain, envelopes);
     const outcome = this.chain.executeBlock({ height: h, timestamp, txs: envelopes.map((e) => e.tx) });
-    if (firstNonceMismatch(envelopes, outcome, nonces) !== null) throw new Error("internal: the produced block disagrees with its dry run");
+    if (firstNotIncludable(envelopes, outcome, nonces) !== null) throw new Error("internal: the produced block disagrees with its dry run");
     const raws = included.map((t) => t.raw);
     const results = blockResults(raws, outcome);
     const block: BlockRecord = {
@@ -224,9 +224,11 @@ export class CbqsNode {
   }
 
   /**
-   * The pool's first MAX_BLOCK_TXS transactions, minus those whose nonce will be wrong because an
-   * earlier transaction of the same sender is rejected in this block: found by running the block
-   * on a throwaway overlay until every nonce is right (the t8n rule, src/harness/t8n.ts).
+   * The pool's first MAX_BLOCK_TXS transactions, minus those no block may contain: one the engine
+   * excludes (a sender who cannot pay the fee at the reservation, a keyless sender) and then a
+   * later one of the same sender whose nonce it skipped. Found by running the block on a
+   * throwaway overlay until every transaction is includable (the t8n rule, src/harness/t8n.ts).
+   * A rejected transaction is included and uses its nonce, so the sender's next one stays valid.
    */
   private selectTxs(head: BlockRecord, height: bigint, timestamp: bigint): { included: PoolTx[]; dropped: MinedBlock["dropped"] } {
     const included = this.pool.splice(0, MAX_BLOCK_TXS);
@@ -237,10 +239,10 @@ export class CbqsNode {
       const envelopes = included.map((t) => t.env);
       const nonces = startNonces(dry, envelopes);
       const outcome = dry.executeBlock({ height, timestamp, txs: envelopes.map((e) => e.tx) });
-      const bad = firstNonceMismatch(envelopes, outcome, nonces);
+      const bad = firstNotIncludable(envelopes, outcome, nonces);
       if (bad === null) return { included, dropped };
       const [t] = included.splice(bad.index, 1);
-      dropped.push({ tx_hash: toHex(t!.hash), reason: `nonce ${bad.envelope} is no longer the sender's account nonce ${bad.account}` });
+      dropped.push({ tx_hash: toHex(t!.hash), reason: bad.reason });
     }
   }
 

@@ -112,6 +112,12 @@ export class ScenarioRun {
         txs.map((tx) => tx.from),
       );
       const outcome = this.chain.executeBlock({ height: block.height, timestamp: block.timestamp, txs });
+      // A transaction no block may contain (a keyless sender, a sender who cannot pay the fee at
+      // the reservation) has no receipt to expect: the scenario is wrong, not the chain.
+      const excluded = outcome.outcomes.findIndex((o) => o.status === "excluded");
+      if (excluded >= 0) {
+        throw new ScenarioError(block.txs[excluded]!.path, `no block can contain this transaction: ${outcome.outcomes[excluded]!.error!.message}`);
+      }
       const envelopes = envelopesOf(this.chain, this.scenario.config.chain_id, txs, outcome, start);
       const results = blockResults(envelopes, outcome);
       this.parent = headerHash(this.chain.chainInstanceId, block.height, block.timestamp, this.parent, outcome.stateRoot, results);

@@ -7,7 +7,7 @@ import { BlockInputError } from "../../src/engine/errors.js";
 import { accountKey, REGISTRY_ADDRESS, ZERO_ADDRESS } from "../../src/engine/layout.js";
 import { U64_MAX } from "../../src/engine/math.js";
 import { encodeStateValue } from "../../state/value.js";
-import { cbqs, genesisConfig, gov, ix, OTHER, OWNER, PROVIDER, RICH, snapshot, TestChain, transfer, writeOutOfBand } from "./harness.js";
+import { cbqs, genesisConfig, gov, ix, OTHER, OWNER, PROVIDER, RICH, rawSnapshot, snapshot, TestChain, transfer, writeOutOfBand } from "./harness.js";
 
 describe("§3/§5 SYS_CBQS dispatch", () => {
   it("§3 an opcode other than 218 is rejected", () => {
@@ -27,7 +27,7 @@ describe("§3/§5 SYS_CBQS dispatch", () => {
     expect(o2.error).toMatchObject({ name: "InvalidEncoding", code: 4000 });
   });
 
-  it("§5 compute-then-commit: a rejected instruction changes no state, balance, nonce or event, and later txs in the block still run", () => {
+  it("§5 compute-then-commit: a rejected instruction changes no registry state, balance or event (its sender's nonce advances: issue 21 §2), and later txs in the block still run", () => {
     const t = new TestChain();
     t.ok(cbqs(PROVIDER, ix.registerProvider()));
     const before = snapshot(t);
@@ -37,7 +37,7 @@ describe("§3/§5 SYS_CBQS dispatch", () => {
     expect(snapshot(t)).toEqual(before);
     const mixed = t.block([cbqs(OWNER, ix.createStream({ initial_escrow: 1n << 62n })), cbqs(OWNER, ix.createStream())]);
     expect(mixed.outcomes.map((o) => o.status)).toEqual(["rejected", "ok"]);
-    expect(t.chain.account(OWNER).nonce).toBe(1n);
+    expect(t.chain.account(OWNER).nonce).toBe(3n);
   });
 
   it("heights strictly increase; a gap is free", () => {
@@ -75,7 +75,8 @@ describe("§3/§5 dispatch refusals name what failed", () => {
 
   it("keyless senders, governance from another account, another opcode, and the breaker", () => {
     const t = new TestChain();
-    expect(refusal(t, transfer(REGISTRY_ADDRESS, OWNER, 1n))).toBe(`Unauthorized: ${toHex(REGISTRY_ADDRESS)} is a keyless system account and cannot send transactions`);
+    // Not includable (docs/decisions.md "Included transactions: nonce and fee"): no receipt, no effect.
+    expect(refusal(t, transfer(REGISTRY_ADDRESS, OWNER, 1n))).toBe(`NotIncludable: ${toHex(REGISTRY_ADDRESS)} is a keyless system account and cannot send transactions`);
     expect(refusal(t, gov({ type: "Pause", actor: REGISTRY_ADDRESS, blocks: 5n }, OWNER))).toBe("Unauthorized: governance actions are valid only from the governance account");
     expect(refusal(t, { from: PROVIDER, body: { kind: "system", opcode: 217, payload: encode(S.CbqsInstructionV1, ix.registerProvider()) } })).toBe(
       "UnknownOpcode: opcode 217 is not SYS_CBQS (218)",
@@ -92,10 +93,12 @@ describe("§3/§5 dispatch refusals name what failed", () => {
     t.block([], 8n);
   });
 
-  it("the sender's nonce step is checked: a nonce at u64::MAX (state corruption) is ArithmeticOverflow", () => {
+  it("the sender's nonce step is checked: a sender at nonce u64::MAX (state corruption) is not includable", () => {
     const t = new TestChain();
     writeOutOfBand(t, accountKey(OWNER), encodeStateValue({ kind: "Account", nonce: U64_MAX, balance: 10n }));
-    expect(refusal(t, transfer(OWNER, OTHER, 1n))).toBe("ArithmeticOverflow: sender nonce overflows");
+    const before = rawSnapshot(t);
+    expect(refusal(t, transfer(OWNER, OTHER, 1n))).toBe(`NotIncludable: ${toHex(OWNER)} has nonce u64::MAX: no nonce is left to use`);
+    expect(rawSnapshot(t)).toEqual(before);
     writeOutOfBand(t, accountKey(OWNER), encodeStateValue({ kind: "Account", nonce: U64_MAX - 1n, balance: 10n }));
     t.ok(transfer(OWNER, OTHER, 1n));
     expect(t.chain.account(OWNER).nonce).toBe(U64_MAX);
@@ -103,10 +106,16 @@ describe("§3/§5 dispatch refusals name what failed", () => {
 
   it("the fee: a sender who cannot pay it, and a burn credit overflowing u64 (state corruption), are refused by name", () => {
     const priced = (accounts: Array<[Uint8Array, bigint]>) => new TestChain({ ...genesisConfig({}, accounts), cycle_price: 1n, cell_price: 1n });
+    // Below the fee at the reservation: not includable. Above it but below the accepted fee (cells
+    // priced too): rejected, paying the rejected charge.
     const poor = priced([[PROVIDER, 10n]]);
-    expect(refusal(poor, cbqs(PROVIDER, ix.registerProvider()))).toMatch(/^InsufficientBalance: transaction fee: /);
+    expect(refusal(poor, cbqs(PROVIDER, ix.registerProvider()))).toMatch(/^NotIncludable: 0x[0-9a-f]{40} holds 10, less than the fee at the reservation 570 of RegisterProvider$/);
+    const short = priced([[PROVIDER, 600n]]);
+    const rejected = short.tx(cbqs(PROVIDER, ix.registerProvider()));
+    expect(`${rejected.error?.name}: ${rejected.error?.message}`).toMatch(/^InsufficientBalance: transaction fee: 0x[0-9a-f]{40} holds 600, needs \d+$/);
+    expect(short.chain.account(PROVIDER)).toEqual({ nonce: 1n, balance: 600n - 570n });
     const burn = priced([[PROVIDER, RICH]]);
     writeOutOfBand(burn, accountKey(ZERO_ADDRESS), encodeStateValue({ kind: "Account", nonce: 0n, balance: U64_MAX }));
-    expect(refusal(burn, cbqs(PROVIDER, ix.registerProvider()))).toMatch(/^ArithmeticOverflow: transaction fee burn: credit to /);
+    expect(refusal(burn, cbqs(PROVIDER, ix.registerProvider()))).toMatch(/^NotIncludable: the fee of the rejected transaction cannot be settled: transaction fee burn: credit to /);
   });
 });

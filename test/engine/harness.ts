@@ -23,7 +23,9 @@ import {
   signingContext,
   SPONSOR,
 } from "../../src/gas/builder.js";
+import { StatePrefix } from "../../state/keys.js";
 import { MemoryStateStore } from "../../state/store.js";
+import { decodeStateValueAs } from "../../state/value.js";
 
 export { OPEN_ADMISSION, OWNER, PROVIDER, pubKey, standardConfig } from "../../src/gas/builder.js";
 export { BASE_RATE as STANDARD_ONE_UNIT_RATE } from "../../src/gas/builder.js";
@@ -121,8 +123,24 @@ export class TestChain {
   }
 }
 
-/** Every committed key and value, as hex (the root also commits the block, so compare this). */
+/**
+ * Every committed key and value, as hex (the root also commits the block, so compare this) —
+ * except that an account shows only its balance (absent when 0): §5's "registry, balance, and
+ * linked-stream state". The nonce is the platform's, and an included rejected transaction
+ * advances it (docs/decisions.md "Included transactions: nonce and fee"); rawSnapshot keeps it,
+ * and test/engine/meter-conservation.test.ts asserts exactly what a rejection changes.
+ */
 export function snapshot(t: TestChain): string[] {
+  return [...t.store.entries()].flatMap(([k, v]) => {
+    const key = Buffer.from(k).toString("hex");
+    if (k[0] !== StatePrefix.Account) return [`${key}=${Buffer.from(v).toString("hex")}`];
+    const balance = decodeStateValueAs(v, "Account").balance;
+    return balance === 0n ? [] : [`${key}=balance:${balance}`];
+  });
+}
+
+/** Every committed key and value, as hex, nonces included. */
+export function rawSnapshot(t: TestChain): string[] {
   return [...t.store.entries()].map(([k, v]) => `${Buffer.from(k).toString("hex")}=${Buffer.from(v).toString("hex")}`);
 }
 

@@ -1,12 +1,18 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { EngineDefect } from "../../src/engine/errors.js";
-import { REGISTRY_ADDRESS } from "../../src/engine/layout.js";
 import { COSTS, hashWords, Meter, RESERVATIONS } from "../../src/engine/meter.js";
 import { effectiveRentHeight } from "../../src/engine/pause.js";
 import type { CbqsInstructionV1 } from "../../src/codec/types.js";
 import { keyStreamId } from "../../src/codec/derive.js";
-import { cbqs, genesisConfig, gov, ix, OTHER, OWNER, PROVIDER, RICH, standardConfig, STANDARD_ONE_UNIT_RATE, TestChain, transfer } from "./harness.js";
+import { toHex } from "../../src/bytes.js";
+import { encodeEnvelope } from "../../src/chain/envelope.js";
+import { encode } from "../../src/codec/core.js";
+import * as S from "../../src/codec/schema.js";
+import { accountKey, REGISTRY_ADDRESS, ZERO_ADDRESS } from "../../src/engine/layout.js";
+import { CHAIN_ID } from "../../src/gas/builder.js";
+import { transition, type T8nEnv } from "../../src/harness/t8n.js";
+import { cbqs, genesisConfig, GOV, gov, ix, OTHER, OWNER, PROVIDER, rawSnapshot, RICH, standardConfig, STANDARD_ONE_UNIT_RATE, TestChain, transfer } from "./harness.js";
 
 const R = STANDARD_ONE_UNIT_RATE;
 
@@ -147,12 +153,82 @@ describe("§5 custody and conservation (fast-check)", () => {
     );
   });
 
-  it("native transfer is checked u64 and increments only an accepted sender's nonce", () => {
+  it("native transfer is checked u64 and increments the sender's nonce whether accepted or rejected (issue 21 §2)", () => {
     const t = new TestChain();
     t.ok(transfer(OWNER, OTHER, 5n));
     expect(t.chain.account(OWNER)).toEqual({ nonce: 1n, balance: RICH - 5n });
     expect(t.tx(transfer(OWNER, OTHER, RICH)).error!.name).toBe("InsufficientBalance");
-    expect(t.chain.account(OWNER).nonce).toBe(1n);
+    expect(t.chain.account(OWNER)).toEqual({ nonce: 2n, balance: RICH - 5n });
+    expect(t.chain.account(OTHER)).toEqual({ nonce: 0n, balance: RICH + 5n });
+  });
+});
+
+/** Every committed key and value, keyed by hex key. */
+const stateMap = (t: TestChain) => new Map([...t.store.entries()].map(([k, v]) => [toHex(k), toHex(v)]));
+
+/** The keys whose value differs (or that appeared or vanished) between two states. */
+function changedKeys(before: Map<string, string>, after: Map<string, string>): string[] {
+  const keys = new Set([...before.keys(), ...after.keys()]);
+  return [...keys].filter((k) => before.get(k) !== after.get(k)).sort();
+}
+
+describe("issue 21 §2: included rejected transactions use their nonce and pay their fee", () => {
+  const priced = () => new TestChain({ ...genesisConfig({ "cbqs.suspend_grace_blocks": 5n }), cycle_price: 3n, cell_price: 5n });
+
+  it("issue 21 §2: a rejected CBQS instruction advances the sender's nonce and pays its charged fee; registry, linked streams and other balances unchanged", () => {
+    const t = priced();
+    t.ok(cbqs(PROVIDER, ix.registerProvider()));
+    t.ok(cbqs(OWNER, ix.createStream({ encrypted: true, initial_escrow: 10n * R })));
+    const id = t.streamId();
+    expect(t.chain.stream(t.keyStreamId())).not.toBeNull();
+    const before = stateMap(t);
+    const sender = t.chain.account(OTHER);
+    const burned = t.balance(ZERO_ADDRESS);
+    // Another account closing the owner's encrypted stream: rejected by the handler after its reads.
+    const o = t.tx(cbqs(OTHER, ix.close(id)));
+    expect(o.status).toBe("rejected");
+    expect(o.error!.name).toBe("Unauthorized");
+    // §18.1: rejected ⇒ the full reservation (CloseStream 34 reads, 9 writes) plus the decode surcharge, no cells.
+    const payload = BigInt(encode(S.CbqsInstructionV1, ix.close(id)).length);
+    expect(o.cycles).toBe(payload * COSTS.decodeCyclesPerPayloadByte + 34n * COSTS.readCycles + 9n * COSTS.writeCycles);
+    expect(o.cells).toBe(0n);
+    const fee = o.cycles * 3n;
+    expect(t.chain.account(OTHER)).toEqual({ nonce: sender.nonce + 1n, balance: sender.balance - fee });
+    expect(t.balance(ZERO_ADDRESS)).toBe(burned + fee);
+    // Every other key — stream, linked key stream, provider, custody, owner — is byte-identical.
+    expect(changedKeys(before, stateMap(t))).toEqual([toHex(accountKey(ZERO_ADDRESS)), toHex(accountKey(OTHER))].sort());
+  });
+
+  it("issue 21 §2: a replayed envelope of a rejected transaction is refused (its nonce is used)", () => {
+    const t = new TestChain();
+    t.ok(cbqs(PROVIDER, ix.registerProvider()));
+    const env: T8nEnv = { height: t.height + 1n, timestamp: t.height + 1n, chain_id: CHAIN_ID, chain_instance_id: t.chain.chainInstanceId, governance: GOV, cycle_price: 0n, cell_price: 0n, parent_hash: null };
+    const raw = encodeEnvelope({ chain_id: CHAIN_ID, nonce: t.chain.account(OWNER).nonce, tx: cbqs(OWNER, ix.createStream({ initial_escrow: 1n << 62n })) });
+    const first = transition(t.store.entries(), [raw], env);
+    expect((first.result["receipts"] as Array<{ status: string }>).map((r) => r.status)).toEqual(["rejected"]);
+    expect(first.result["rejected"]).toEqual([]);
+    // Later, when it would succeed (the owner is funded enough either way), the same signed bytes are stale.
+    const again = transition(first.store.entries(), [raw], { ...env, height: env.height + 1n, timestamp: env.timestamp + 1n });
+    expect(again.result["receipts"]).toEqual([]);
+    expect(again.result["rejected"]).toEqual([{ index: "0", error: "nonce 0 is not the sender's account nonce 1" }]);
+  });
+
+  it("issue 21 §2: a sender who cannot pay the reservation fee is not included", () => {
+    const t = new TestChain({ ...genesisConfig({}, [[PROVIDER, 10n], [OWNER, RICH]]), cycle_price: 1n, cell_price: 1n });
+    const before = rawSnapshot(t);
+    const block = t.block([cbqs(PROVIDER, ix.registerProvider()), transfer(OWNER, OTHER, 1n)]);
+    expect(block.outcomes[0]).toMatchObject({ status: "excluded", events: [], cycles: 0n, cells: 0n });
+    expect(block.outcomes[0]!.error!.message).toMatch(/holds 10, less than the fee at the reservation 570 of RegisterProvider$/);
+    expect(block.outcomes[1]!.status).toBe("ok");
+    // Not even the nonce moved: only the transfer changed state.
+    expect(t.chain.account(PROVIDER)).toEqual({ nonce: 0n, balance: 10n });
+    expect(rawSnapshot(t)).not.toEqual(before);
+    // t8n leaves it out, like a wrong nonce, and a block cannot carry it.
+    const env: T8nEnv = { height: t.height + 1n, timestamp: t.height + 1n, chain_id: CHAIN_ID, chain_instance_id: t.chain.chainInstanceId, governance: GOV, cycle_price: 1n, cell_price: 1n, parent_hash: null };
+    const raw = encodeEnvelope({ chain_id: CHAIN_ID, nonce: 0n, tx: cbqs(PROVIDER, ix.registerProvider()) });
+    const run = transition(t.store.entries(), [raw], env);
+    expect(run.result["receipts"]).toEqual([]);
+    expect(run.result["rejected"]).toEqual([{ index: "0", error: `${toHex(PROVIDER)} holds 10, less than the fee at the reservation 570 of RegisterProvider` }]);
   });
 });
 
@@ -170,13 +246,18 @@ describe("§18.1 hash and signature accounting", () => {
     expect(base.signatures).toBe(0);
   });
 
-  it("nonzero cycle/cell prices burn the fee from the sender of an accepted CBQS transaction", () => {
+  it("nonzero cycle/cell prices burn the fee from the sender of every included CBQS transaction: accepted pays its actual charge, rejected its reservation (issue 21 §2)", () => {
     const config = { ...genesisConfig(), cycle_price: 2n, cell_price: 3n };
     const t = new TestChain(config);
     const o = t.ok(cbqs(PROVIDER, ix.registerProvider()));
     const fee = o.cycles * 2n + o.cells * 3n;
     expect(t.balance(PROVIDER)).toBe(RICH - fee);
     expect(t.balance(new Uint8Array(20))).toBe(fee);
+    const again = t.tx(cbqs(PROVIDER, ix.registerProvider()));
+    expect(again.error!.name).toBe("ProviderAlreadyRegistered");
+    expect(again.cells).toBe(0n);
+    expect(t.chain.account(PROVIDER)).toEqual({ nonce: 2n, balance: RICH - fee - again.cycles * 2n });
+    expect(t.balance(new Uint8Array(20))).toBe(fee + again.cycles * 2n);
   });
 });
 

@@ -1,10 +1,11 @@
+import { toHex } from "../../src/bytes.js";
 import { describe, expect, it } from "vitest";
 import { encode } from "../../src/codec/core.js";
 import * as S from "../../src/codec/schema.js";
 import { accountKey, ownerCountKey, PLATFORM_ADDRESS, providerKey, REGISTRY_ADDRESS, streamKey } from "../../src/engine/layout.js";
 import { U128_MAX, U64_MAX } from "../../src/engine/math.js";
 import { encodeStateValue } from "../../state/value.js";
-import { cbqs, gov, ix, OTHER, OWNER, PROVIDER, RICH, snapshot, STANDARD_ONE_UNIT_RATE, TestChain, genesisConfig, writeOutOfBand } from "./harness.js";
+import { cbqs, gov, ix, OTHER, OWNER, PROVIDER, RICH, rawSnapshot, snapshot, STANDARD_ONE_UNIT_RATE, TestChain, genesisConfig, writeOutOfBand } from "./harness.js";
 
 const R = STANDARD_ONE_UNIT_RATE; // 80,067 per block
 const topics = (o: { events: { topic: string }[] }) => o.events.map((e) => e.topic);
@@ -197,12 +198,17 @@ describe("§6.1 settle", () => {
 });
 
 describe("§5 custody assertion", () => {
-  it("§5 keyless system accounts (0x17 custody, 0x18, the burn address) cannot send transactions", () => {
+  it("§5 keyless system accounts (0x17 custody, 0x18, the burn address) cannot send transactions: not includable, nothing changes, not even a nonce (issue 21 §2)", () => {
     const { t, id } = setup(10n * R);
+    const before = rawSnapshot(t);
     for (const from of [REGISTRY_ADDRESS, PLATFORM_ADDRESS, new Uint8Array(20)]) {
-      expect(t.tx({ from, body: { kind: "transfer", to: OTHER, amount: 1n } }).error!.name).toBe("Unauthorized");
-      expect(t.tx(cbqs(from, ix.topUp(id, 1n))).error!.name).toBe("Unauthorized");
+      for (const tx of [{ from, body: { kind: "transfer" as const, to: OTHER, amount: 1n } }, cbqs(from, ix.topUp(id, 1n))]) {
+        const o = t.tx(tx);
+        expect(o.status).toBe("excluded");
+        expect(o.error!.message).toBe(`${toHex(from)} is a keyless system account and cannot send transactions`);
+      }
     }
+    expect(rawSnapshot(t)).toEqual(before);
   });
 
   it("§5 an escrow debit from underfunded custody fails closed with no mutation (a defect cannot mint CBY)", () => {

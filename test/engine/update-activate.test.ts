@@ -388,7 +388,9 @@ describe("§9.3 ActivateKeyGeneration refusals name what failed", () => {
       const batch = t.store.beginBlock(height);
       const ctx: TxContext = {
         batch,
-        meter: new Meter("ActivateKeyGeneration", 0),
+        // The payload length of a valid receipt's instruction (a nonzero epoch cannot be encoded):
+        // it bounds the hash preimage the meter allows.
+        meter: new Meter("ActivateKeyGeneration", encode(S.CbqsInstructionV1, { type: "ActivateKeyGeneration", args: { receipt: { ...receipt, provider_epoch: 0n }, bump_authorization_generation: false } }).length),
         height,
         sender: OWNER,
         governance: GOV,

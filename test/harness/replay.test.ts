@@ -5,6 +5,9 @@ import { PassThrough } from "node:stream";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ignoreEpipe } from "../../src/cli/common.js";
+import { fromHex, toHex } from "../../src/bytes.js";
+import { decodeEnvelope, encodeEnvelope } from "../../src/chain/envelope.js";
+import { REGISTRY_ADDRESS } from "../../src/engine/layout.js";
 import { loadFixture } from "../../src/harness/fixture.js";
 import { replayFixture } from "../../src/harness/replay.js";
 import { cli, CORPUS, corpusFiles, flipHex, readDoc, SCENARIOS, type Doc } from "./helpers.js";
@@ -144,6 +147,22 @@ describe("tampered expectations fail at exactly that block and field (CIP-4 §6.
       expect(mismatch!.expected).not.toBe(mismatch!.actual);
     });
   }
+
+  it("issue 21 §2: a fixture block carrying a transaction no block may contain (a keyless sender) is a mismatch at that transaction", () => {
+    const doc = JSON.parse(JSON.stringify(base)) as Doc;
+    const first = decodeEnvelope(fromHex(doc.blocks[0]!.transactions[0]!));
+    const keyless = encodeEnvelope({ ...first, nonce: 0n, tx: { from: REGISTRY_ADDRESS, body: { kind: "transfer", to: first.tx.from, amount: 1n } } });
+    doc.blocks[0]!.transactions.unshift(toHex(keyless));
+    doc.blocks[0]!.receipts.unshift(doc.blocks[0]!.receipts[0]!);
+    const { mismatch } = replayDoc(doc);
+    expect(mismatch).toMatchObject({
+      height: BigInt(doc.blocks[0]!.height),
+      path: "$.blocks[0].transactions[0]",
+      field: "transactions[0]",
+      expected: "an includable transaction",
+      actual: `${toHex(REGISTRY_ADDRESS)} is a keyless system account and cannot send transactions`,
+    });
+  });
 
   it("§6.4 a state_root mismatch names the differing keys with decoded values from the post-state dump", () => {
     const doc = JSON.parse(JSON.stringify(base)) as Doc;

@@ -69,8 +69,16 @@ describe("traces (CIP-4 §6.3: identical block + state → identical accesses)",
           seen.set(s.key, s.value ?? null);
         }
       }
-      // A rejected transaction's writes are rolled back.
-      if (l.status === "rejected") seen = before;
+      // A rejected transaction's instruction effects are rolled back; what persists is the
+      // platform settlement that follows the rollback (issue 21 §2: the zero address's fee
+      // credit, then the sender's nonce and fee), the unmetered steps at the end of its trace.
+      if (l.status === "rejected") {
+        seen = before;
+        let from = l.steps.length;
+        while (from > 0 && !l.steps[from - 1]!.metered) from--;
+        for (const s of l.steps.slice(from)) seen.set(s.key, (s.op === "write" ? s.after : s.value) ?? null);
+        expect(l.steps[l.steps.length - 1]).toMatchObject({ op: "write", metered: false });
+      }
     }
   });
 

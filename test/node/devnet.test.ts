@@ -8,6 +8,7 @@ import { accountKey } from "../../state/keys.js";
 import { decodeStateValueAs } from "../../state/value.js";
 import { readFixture } from "../../src/harness/documents.js";
 import { CbqsNode } from "../../src/node/chain-node.js";
+import { REGISTRY_ADDRESS } from "../../src/engine/layout.js";
 import { MemoryChainDb } from "../../state/chain-db-memory.js";
 import { expectedByHeight, fixtureOf, get, post, startNode, toHex, transferTx, address, cbqsTx } from "./helpers.js";
 
@@ -87,22 +88,47 @@ describe("cbqs node: devnet", () => {
     }
   });
 
-  it("a queued transaction whose nonce goes stale (an earlier one of its sender is rejected) is dropped, not mined", async () => {
+  it("issue 21 §2: after a rejected transaction the sender's next nonce is accepted by POST /tx and mined: A gets a rejected receipt, B an ok one", async () => {
     const n = await startNode("fixtures/corpus/create-base-schedule.json");
     try {
       const stream = [...expectedByHeight(fixtureOf(n.db, n.node.config)).get("3")!.streams.keys()][0]!;
       const nonce = accountNonce(n.node, A);
-      // TopUpStream with amount 0 is rejected (InvalidAmount), so the sender's nonce does not move.
-      const bad = cbqsTx(CHAIN, A, nonce, { type: "TopUpStream", args: { stream_id: Uint8Array.from(Buffer.from(stream.slice(2), "hex")), amount: 0n } });
-      const next = transferTx(CHAIN, A, nonce + 1n, address(0x22), 1n);
-      const other = transferTx(CHAIN, address(0x22), accountNonce(n.node, address(0x22)), A, 1n);
-      for (const tx of [bad, next, other]) expect((await post(n.url, "/tx", toHex(tx))).status).toBe(200);
+      // TopUpStream with amount 0 is rejected (InvalidAmount): it is included and uses its nonce.
+      const a = cbqsTx(CHAIN, A, nonce, { type: "TopUpStream", args: { stream_id: Uint8Array.from(Buffer.from(stream.slice(2), "hex")), amount: 0n } });
+      const b = transferTx(CHAIN, A, nonce + 1n, address(0x22), 1n);
+      for (const tx of [a, b]) expect((await post(n.url, "/tx", toHex(tx))).status).toBe(200);
       const mined = (await post(n.url, "/mine", "")).body;
-      const receipts = mined["receipts"] as Array<{ status: string; error: { name: string; message?: string } | null }>;
-      expect(receipts.map((r) => r.status)).toEqual(["rejected", "ok"]);
+      const receipts = mined["receipts"] as Array<{ tx_hash: string; status: string; error: { name: string; message?: string } | null }>;
+      expect(receipts.map((r) => [r.tx_hash, r.status])).toEqual([
+        [toHex(keccakOf(a)), "rejected"],
+        [toHex(keccakOf(b)), "ok"],
+      ]);
       expect(receipts[0]!.error).toMatchObject({ name: "InvalidAmount" });
       expect(receipts[0]!.error!.message).toBeTruthy();
-      expect(mined["dropped"]).toEqual([{ tx_hash: toHex(keccakOf(next)), reason: expect.stringMatching(/nonce .* is no longer the sender's account nonce/) }]);
+      expect(mined["dropped"]).toEqual([]);
+      expect(accountNonce(n.node, A)).toBe(nonce + 2n);
+      // The rejected envelope's nonce is used: sending it again is refused.
+      expect((await post(n.url, "/tx", toHex(a))).body).toMatchObject({ error: { code: "invalid_nonce" } });
+      expect(() => expectedByHeight(fixtureOf(n.db, n.node.config))).not.toThrow();
+    } finally {
+      await n.close();
+    }
+  });
+
+  it("issue 21 §2: queued transactions no block may contain (a keyless sender) are dropped at mining, each with its reason; the rest are mined", async () => {
+    const n = await startNode("fixtures/corpus/create-base-schedule.json");
+    try {
+      const custody = REGISTRY_ADDRESS;
+      const first = transferTx(CHAIN, custody, 0n, A, 1n);
+      const second = transferTx(CHAIN, custody, 1n, A, 1n);
+      const other = transferTx(CHAIN, A, accountNonce(n.node, A), address(0x22), 1n);
+      for (const tx of [first, second, other]) expect((await post(n.url, "/tx", toHex(tx))).status).toBe(200);
+      const mined = (await post(n.url, "/mine", "")).body;
+      expect((mined["receipts"] as Array<{ tx_hash: string }>).map((r) => r.tx_hash)).toEqual([toHex(keccakOf(other))]);
+      expect(mined["dropped"]).toEqual([
+        { tx_hash: toHex(keccakOf(first)), reason: `${toHex(custody)} is a keyless system account and cannot send transactions` },
+        { tx_hash: toHex(keccakOf(second)), reason: `${toHex(custody)} is a keyless system account and cannot send transactions` },
+      ]);
       expect(() => expectedByHeight(fixtureOf(n.db, n.node.config))).not.toThrow();
     } finally {
       await n.close();

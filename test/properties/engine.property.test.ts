@@ -9,7 +9,9 @@ import * as S from "../../src/codec/schema.js";
 import type { InstructionName } from "../../src/codec/types.js";
 import type { Chain, TxOutcome } from "../../src/engine/chain.js";
 import { actionArb, blocksArb, ChainModel, gapArb, type BlockPlan } from "../../src/fuzz/model.js";
-import { newChain, PROPERTY_WORLD } from "../../src/fuzz/world.js";
+import { newChain, PROPERTY_WORLD, worldOf } from "../../src/fuzz/world.js";
+import { accountKey, ZERO_ADDRESS } from "../../src/engine/layout.js";
+import type { MemoryStateStore } from "../../state/store.js";
 import { invariantViolation, NUM_RUNS, TerminalWatch } from "./invariants.js";
 
 const model = new ChainModel(PROPERTY_WORLD);
@@ -71,7 +73,7 @@ function eventViolation(block: BlockInput, outcomes: readonly TxOutcome[], chain
         name = null;
       }
     }
-    if (o.status === "rejected" || name === null) {
+    if (o.status !== "ok" || name === null) {
       if (o.events.length > 0) return `${name ?? tx.body.kind} ${o.status} emitted events`;
       continue;
     }
@@ -144,25 +146,44 @@ describe("engine properties (CIP-39 §4.1, §4.3, §5, §6.1; CIP-4 §6.3 determ
     );
   });
 
-  it("§5 compute-then-commit: a rejected transaction alone in its block leaves the same state root as the empty block", () => {
+  it("issue 21 §2 / §5 compute-then-commit: a rejected instruction leaves every key byte-identical except its sender's account (nonce + 1, balance − fee) and the burned fee; an excluded one changes nothing; CBY is conserved", () => {
+    // The property world with nonzero prices (same chain instance, so the model's signed objects stay valid).
+    const priced = worldOf({ ...PROPERTY_WORLD.config, cycle_price: 2n, cell_price: 3n }, PROPERTY_WORLD.source);
+    const supply = (c: Chain) => c.accounts().reduce((sum, a) => sum + a.balance, 0n);
+    const state = (store: MemoryStateStore) => new Map([...store.entries()].map(([k, v]) => [toHex(k), toHex(v)]));
     fc.assert(
       fc.property(
         fc.array(fc.record({ gap: gapArb, action: actionArb }), { minLength: 1, maxLength: 25 }),
         (steps) => {
-          const a = newChain(PROPERTY_WORLD).chain;
-          const b = newChain(PROPERTY_WORLD).chain;
-          const reg = model.setupBlock(a);
-          a.executeBlock(reg);
-          b.executeBlock(reg);
+          const { chain, store } = newChain(priced);
+          chain.executeBlock(model.setupBlock(chain));
+          const total = supply(chain);
           let height = 1n;
           for (const step of steps) {
-            height = model.nextHeight(step.gap, a, height);
-            const tx = model.toTransaction(step.action, a, height);
-            const outcome = a.executeBlock({ height, timestamp: height, txs: [tx] });
-            const rejected = outcome.outcomes[0]!.status === "rejected";
-            if (rejected) expect(outcome.outcomes[0]!.events).toEqual([]);
-            const other = b.executeBlock({ height, timestamp: height, txs: rejected ? [] : [tx] });
-            expect(toHex(outcome.stateRoot), `${step.action.k} ${outcome.outcomes[0]!.error?.name ?? "ok"}`).toBe(toHex(other.stateRoot));
+            height = model.nextHeight(step.gap, chain, height);
+            const tx = model.toTransaction(step.action, chain, height);
+            const before = state(store);
+            const sender = chain.account(tx.from);
+            const burned = chain.account(ZERO_ADDRESS).balance;
+            // Alone in its block: rent is lazy, so the block itself changes nothing else.
+            const o = chain.executeBlock({ height, timestamp: height, txs: [tx] }).outcomes[0]!;
+            const after = state(store);
+            const changed = [...new Set([...before.keys(), ...after.keys()])].filter((k) => before.get(k) !== after.get(k)).sort();
+            const what = `${step.action.k} ${o.status} ${o.error?.name ?? ""}`;
+            expect(supply(chain), what).toBe(total);
+            if (o.status === "excluded") {
+              expect(changed, what).toEqual([]);
+            } else if (o.status === "rejected") {
+              expect(o.events, what).toEqual([]);
+              expect(o.cells, what).toBe(0n);
+              const fee = o.cycles * 2n;
+              expect(chain.account(tx.from), what).toEqual({ nonce: sender.nonce + 1n, balance: sender.balance - fee });
+              expect(chain.account(ZERO_ADDRESS).balance, what).toBe(burned + fee);
+              const allowed = new Set([toHex(accountKey(tx.from)), toHex(accountKey(ZERO_ADDRESS))]);
+              expect(changed.filter((k) => !allowed.has(k)), what).toEqual([]);
+            } else {
+              expect(chain.account(tx.from).nonce, what).toBe(sender.nonce + 1n);
+            }
           }
         },
       ),

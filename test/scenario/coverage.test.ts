@@ -75,7 +75,7 @@ const REQUIRED_REJECTIONS: Record<string, string[]> = {
   "Governance.Pause": ["Unauthorized", "InvalidGovernanceAction", "ArithmeticOverflow"],
   "Governance.ExtendPause": ["Unauthorized", "InvalidGovernanceAction", "ArithmeticOverflow"],
   "Governance.Unpause": ["Unauthorized", "InvalidGovernanceAction"],
-  Transfer: ["InsufficientBalance", "Unauthorized"],
+  Transfer: ["InsufficientBalance"],
   Dispatcher: ["UnknownOpcode", "UnsupportedVersion", "InvalidEncoding"],
 };
 

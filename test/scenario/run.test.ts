@@ -67,14 +67,14 @@ describe("run document (scenario-format §4)", () => {
     expect(document.blocks[1]!.tx_root).toBe(toHex(txRoot([])));
   });
 
-  it("CIP-4 §5.2: tx_root and tx_hash commit to the envelopes; nonces advance only on accepted transactions", () => {
+  it("CIP-4 §5.2: tx_root and tx_hash commit to the envelopes; nonces advance on every included transaction, accepted or rejected (issue 21 §2)", () => {
     const b = document.blocks[0]!;
     const envs = sealed[0]!.envelopes;
     expect(b.tx_root).toBe(toHex(txRoot(envs)));
     expect(b.receipts.map((r) => r.tx_hash)).toEqual(envs.map((e) => toHex(txHash(e))));
-    expect(envs.map((e) => decodeEnvelope(e).nonce)).toEqual([0n, 0n, 1n, 1n]);
+    expect(envs.map((e) => decodeEnvelope(e).nonce)).toEqual([0n, 1n, 2n, 3n]);
     expect(new Set(b.receipts.map((r) => r.tx_hash)).size).toBe(4);
-    expect(document.state["accounts"]).toMatchObject({ [P1]: { balance: "60", nonce: "2" }, [O1]: { balance: "40", nonce: "0" } });
+    expect(document.state["accounts"]).toMatchObject({ [P1]: { balance: "60", nonce: "4" }, [O1]: { balance: "40", nonce: "0" } });
   });
 
   it("§4: receipts carry index, status, typed error, events with emitter 0x17; rejections carry no events", () => {
@@ -130,6 +130,17 @@ describe("run document (scenario-format §4)", () => {
     expect(fee > 0n).toBe(true);
     const accounts = r.document.state["accounts"] as Record<string, { balance: string }>;
     expect(BigInt(accounts[P1]!.balance)).toBe(1_000_000n - fee);
+  });
+
+  it("issue 21 §2: a transaction no block can contain (a keyless sender, a sender who cannot pay the fee at the reservation) is an error naming its path", () => {
+    const keyless = doc([{ height: "1", txs: [{ from: P1, transfer: { to: O1, amount: "1" } }, { from: "0x0000000000000000000000000000000000000017", transfer: { to: O1, amount: "1" } }] }]);
+    expect(() => runScenario(parseScenario(keyless))).toThrow(
+      expect.objectContaining({ path: "$.blocks[0].txs[1]", message: expect.stringContaining("no block can contain this transaction: 0x0000000000000000000000000000000000000017 is a keyless system account") }),
+    );
+    const poor = doc([{ height: "1", txs: [{ from: P1, cbqs: register }] }], { cycle_price: "1" });
+    expect(() => runScenario(parseScenario(poor))).toThrow(
+      expect.objectContaining({ path: "$.blocks[0].txs[0]", message: expect.stringMatching(/no block can contain this transaction: .* holds 100, less than the fee at the reservation \d+ of RegisterProvider$/) }),
+    );
   });
 
   it("§3: with genesis_source the chain instance is the fingerprint of exactly those bytes", () => {
