@@ -63,6 +63,16 @@ describe("firstDifference (src/fuzz/compare.ts)", () => {
     expect(diff(theirs(s))).toMatch(new RegExp(`^block ${block.height}: t8n result: rejected`));
   });
 
+  it("issue 22: a receipt's error name is consensus like its code: a rejection with the same code and another name is a difference", () => {
+    const r = oursResult();
+    const i = r.receipts.findIndex((x) => x["status"] === "rejected");
+    const error = r.receipts[i]!["error"] as Record<string, unknown>;
+    const name = error["name"];
+    error["name"] = "SomeOtherError";
+    expect(diff(theirs(r))).not.toBeNull();
+    expect(diff(theirs(r))).toMatch(new RegExp(`^block ${block.height} tx \\d+ \\S+: t8n result: receipts\\[${i}\\]\\.error\\.name expected "${name}" got "SomeOtherError"$`));
+  });
+
   it("names the first differing state key with its decoded field, before any root", () => {
     const alloc = oursAlloc();
     // Keys sort by prefix, accounts (0x01) first: drop the first account.

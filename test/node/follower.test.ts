@@ -139,6 +139,25 @@ describe("cbqs follow", () => {
     }
   });
 
+  it("issue 22: a block that does not replay is never stored: the follower's head stays at the block before the divergence", async () => {
+    const n = await startNode(FIXTURE);
+    const proxy = await tamperingProxy(n.url, (item) => {
+      if (item["height"] === "10") (item["receipts"] as Array<Record<string, string>>)[0]!["cycles"] = "1";
+    });
+    try {
+      const db = new MemoryChainDb();
+      const r = await follow({ url: proxy.url, db, watch: false, pollMs: 10 });
+      expect(r).toMatchObject({ status: "mismatch", mismatch: { height: 10n, path: "$.items[3].receipts[0].cycles" }, blocks: 3 });
+      expect(db.blockByHeight(10n)).toBeUndefined();
+      const below = n.db.blocks({ from: 0n, to: 9n, order: "desc", limit: 1 })[0]!;
+      expect(toHex(db.head()!.block_hash)).toBe(toHex(below.block_hash));
+      db.close();
+    } finally {
+      proxy.server.close();
+      await n.close();
+    }
+  });
+
   it("an unreachable node or a non-feed answer is exit 2, one line", async () => {
     const closed = createServer();
     await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));

@@ -143,6 +143,32 @@ describe("issue 21: a fair share per client below the global limit (CIP-4 §10)"
   });
 });
 
+describe("issue 22: rate-limit rules (CIP-4 §10)", () => {
+  it("issue 22: a token bucket holds at most one second of burst: idle time does not accumulate tokens (CIP-4 §10)", () => {
+    const b = new TokenBucket(3, 0);
+    expect([b.take(0), b.take(0), b.take(0), b.take(0)]).toEqual([0, 0, 0, 1]);
+    // Ten idle seconds refill the bucket to 3, not to 30.
+    expect([b.take(10_000), b.take(10_000), b.take(10_000), b.take(10_000)]).toEqual([0, 0, 0, 1]);
+    const fresh = new TokenBucket(2, 0);
+    expect([fresh.take(60_000), fresh.take(60_000), fresh.take(60_000)]).toEqual([0, 0, 1]);
+  });
+
+  it("issue 22: the per-client proof limit is keyed on the client's remote address: one client's exhausted bucket does not refuse another (CIP-4 §10)", async () => {
+    const n = await startNode(FIXTURE, { rateLimit: 0, clientRateLimit: 0, proofRateLimit: 2, now: () => 0 });
+    try {
+      const proof = n.url + "/proof/account/0x1111111111111111111111111111111111111111";
+      const a = [];
+      for (let i = 0; i < 3; i++) a.push((await getFrom("127.0.0.2", proof)).status);
+      expect(a).toEqual([200, 200, 429]);
+      const b = [];
+      for (let i = 0; i < 3; i++) b.push((await getFrom("127.0.0.3", proof)).status);
+      expect(b).toEqual([200, 200, 429]);
+    } finally {
+      await n.close();
+    }
+  });
+});
+
 describe("errors", () => {
   it("404 unknown route, 405 wrong method with Allow, 413 oversized or unexpected body, 400 malformed HTTP", async () => {
     const n = await startNode(FIXTURE);

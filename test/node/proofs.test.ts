@@ -10,6 +10,10 @@ import { REGISTRY_ADDRESS, schedulesKey } from "../../src/engine/layout.js";
 import { utf8 } from "../../src/bytes.js";
 import { cbqs } from "../cli/program.js";
 import { flipHex } from "../harness/helpers.js";
+import { multiProof } from "../../src/node/proofs.js";
+import { MemoryChainDb } from "../../state/chain-db-memory.js";
+import { MAX_MULTI_PROOF_KEYS, verifyStateProof } from "../../state/proof.js";
+import { genesis } from "../state/chain-db/conformance.js";
 import { get, post, startNode, toHex, type TestNode } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "cbqs-node-proofs-"));
@@ -188,5 +192,19 @@ describe("cbqs node: CIP-4 §5.4 proofs", () => {
     } finally {
       await small.close();
     }
+  });
+});
+
+describe("issue 22: /proof/multi bound", () => {
+  it("issue 22: /proof/multi proves exactly 256 keys (the bound is inclusive) and refuses 257 (CIP-4 §8.2)", () => {
+    const db = new MemoryChainDb(4);
+    const keyOf = (i: number) => accountKey(Uint8Array.from({ length: 20 }, (_, j) => (j === 0 ? i >> 8 : j === 1 ? i & 255 : 0x42)));
+    const g = genesis(db, Array.from({ length: 300 }, (_, i): [Uint8Array, Uint8Array] => [keyOf(i), Uint8Array.of(1, i & 255)]));
+    const keys = (count: number) => Array.from({ length: count }, (_, i) => toHex(keyOf(i)));
+    expect(MAX_MULTI_PROOF_KEYS).toBe(256);
+    const answer = multiProof(db, { keys: keys(256) });
+    expect(verifyStateProof(answer["proof"], g.state_root)).toEqual({ valid: true });
+    expect(() => multiProof(db, { keys: keys(257) })).toThrow(expect.objectContaining({ status: 400, code: "too_many_keys" }));
+    db.close();
   });
 });

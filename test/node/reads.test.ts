@@ -157,3 +157,49 @@ function accountNonce(n: TestNode, byte: number): bigint {
   const r = n.db.state.read(new Uint8Array([1, ...new Uint8Array(20).fill(byte), ...new Uint8Array(33)]));
   return r === undefined ? 0n : decodeStateValueAs(r, "Account").nonce;
 }
+
+describe("cbqs node: issue 22 — pinned broker-state reads", () => {
+  const SCHEDULE = "fixtures/corpus/create-base-schedule.json";
+  const want = expectedByHeight(readFixture(SCHEDULE));
+
+  it("issue 22: a pinned broker-state answer reads the provider record from the pinned block's state, not the head's (CIP-39 §3 atomic response)", async () => {
+    const n = await startNode(SCHEDULE, { retainBlocks: 8 });
+    try {
+      const head = n.db.head()!;
+      let differs = 0;
+      for (const b of n.db.blocks({ from: 1n, to: head.height, order: "asc", limit: 100 })) {
+        const at = want.get(b.height.toString())!;
+        for (const [id, stream] of at.streams) {
+          const provider = (stream as { provider: string }).provider;
+          const r = await get(n.url, `/cbqs/broker-state?stream=${id}&block=${toHex(b.block_hash)}`);
+          expect(r.status, `height ${b.height}`).toBe(200);
+          expect(r.body["provider"], `height ${b.height} stream ${id}`).toEqual(at.providers.get(provider));
+          if (JSON.stringify(at.providers.get(provider)) !== JSON.stringify(want.get(head.height.toString())!.providers.get(provider))) differs++;
+        }
+      }
+      expect(differs).toBeGreaterThan(0); // some pinned block's provider record is not the head's
+    } finally {
+      await n.close();
+    }
+  });
+
+  it("issue 22: the retention check comes before the answer cache: a pinned block answered once is refused (410) after it left the window (CIP-39 §3)", async () => {
+    const n = await startNode(SCHEDULE, { retainBlocks: 1 });
+    try {
+      const pinned = n.db.head()!;
+      const [id] = want.get(pinned.height.toString())!.streams.keys();
+      const path = `/cbqs/broker-state?stream=${id}&block=${toHex(pinned.block_hash)}`;
+      expect((await get(n.url, path)).status).toBe(200); // answered, and cached
+      await post(n.url, "/mine", "");
+      expect((await get(n.url, path)).status).toBe(200); // one block above it: still retained
+      await post(n.url, "/mine", "");
+      expect(n.db.stateAt(pinned.height)).toBeUndefined();
+      const r = await get(n.url, path);
+      expect(r.status).toBe(410);
+      expect(r.body["error"]).toMatchObject({ code: "block_not_retained" });
+      expect(r.body["stream"]).toBeUndefined();
+    } finally {
+      await n.close();
+    }
+  });
+});

@@ -136,6 +136,16 @@ describe("cbqs node: replication feed", () => {
     expect(n.db.head()!.height.toString()).toBe(heights.at(-1)); // no refused /mine produced a block
   });
 
+  it("issue 22: the feed never serves genesis (height 0) as an item: since=0 starts at block 1 (CIP-16 §3.1)", async () => {
+    for (const q of ["?since=0&limit=1", "?since=0&until=1&order=desc&limit=100", "?since=0&order=desc&limit=100"]) {
+      const p = await page(n, q);
+      expect(p.items.map((i) => i.height), q).not.toContain("0");
+    }
+    expect((await page(n, "?since=0&limit=1")).items.map((i) => i.height)).toEqual(["1"]);
+    // Walking back from block 1 finds nothing before it: genesis is not the prev of the first block either.
+    expect((await page(n, "?since=1&limit=1")).prev).toBeNull();
+  });
+
   it("issue 21: the feed is advertised as net.concrnt.core.replication (CIP-16 §3) next to cbqs.replication, without owner", async () => {
     const endpoints = (await get(n.url, "/.well-known/cbqs")).body["endpoints"] as Record<string, string>;
     expect(endpoints["net.concrnt.core.replication"]).toBe("/replication{?since,until,limit,order}");

@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { concatBytes, toHex, u64BE } from "../../../src/bytes.js";
 import { keccak256 } from "../../../src/crypto/hash.js";
-import { ChainDbError, type BlockRecord, type ChainDb, type ReceiptRecord } from "../../../state/chain-db.js";
+import { ChainDbError, type BlockQuery, type BlockRecord, type ChainDb, type ReceiptRecord } from "../../../state/chain-db.js";
 import { accountKey } from "../../../state/keys.js";
 import { verifyStateProof } from "../../../state/proof.js";
 
@@ -111,6 +111,20 @@ export function describeChainDb(name: string, open: OpenChainDb): void {
       expect(db.txLocation(keccak256(tx(2)))).toEqual({ height: 1n, index: 1 });
       expect(db.txLocation(keccak256(tx(1)))).toEqual({ height: 7n, index: 1 });
       expect(db.txLocation(keccak256(tx(99)))).toBeUndefined();
+      db.close();
+    });
+
+    it("issue 22: a descending range includes the block at its lower bound `from` (both bounds inclusive)", () => {
+      const db = open(8);
+      genesis(db);
+      block(db, 1n, [[key(1), value(1)]]);
+      block(db, 3n, [[key(2), value(2)]]);
+      block(db, 7n, [[key(1), value(9)]]);
+      const heights = (q: Omit<BlockQuery, "order">) => db.blocks({ ...q, order: "desc" }).map((b) => b.height);
+      expect(heights({ from: 3n, to: 7n, limit: 10 })).toEqual([7n, 3n]);
+      expect(heights({ from: 1n, to: 3n, limit: 10 })).toEqual([3n, 1n]);
+      expect(heights({ from: 7n, to: 7n, limit: 10 })).toEqual([7n]);
+      expect(heights({ from: 1n, to: 1n, limit: 1 })).toEqual([1n]);
       db.close();
     });
 

@@ -110,6 +110,19 @@ describe("LmdbChainDb across reopening", () => {
     db.close();
   });
 
+  it("issue 22: pinned-state retention needs the reverse diffs, not only a block count: a height whose diffs were dropped is refused after reopening with a larger retainBlocks", () => {
+    const dir = fresh();
+    let db = LmdbChainDb.open(dir, { retainBlocks: 1 });
+    genesis(db);
+    for (let h = 1; h <= 4; h++) block(db, BigInt(h), [[key(1), value(h)]]);
+    db.close();
+    // Four blocks lie above height 0 and three above height 1: within 8, but only block 4's diff is kept.
+    db = LmdbChainDb.open(dir, { retainBlocks: 8 });
+    expect(db.stateAt(3n)!.read(key(1))).toEqual(value(3));
+    for (const h of [0n, 1n, 2n]) expect(db.stateAt(h), `height ${h}`).toBeUndefined(); // never the head's value for an older height
+    db.close();
+  });
+
   it("one process at a time: a second open of the same directory is refused", () => {
     const dir = fresh();
     const db = LmdbChainDb.open(dir);
