@@ -11,7 +11,7 @@ import { FollowInputError, follow } from "../node/follower.js";
 import { errorLine, EXIT_OK, EXIT_REJECT, exitCodes, UsageError } from "./common.js";
 import { mismatchLines } from "./harness.js";
 import { intOption } from "./node.js";
-import { openStore } from "./store.js";
+import { openStore, storeUsageError } from "./store.js";
 import { Stopped, stopRequested, watchSignals } from "../steps.js";
 
 export function register(program: Command): void {
@@ -106,7 +106,7 @@ export function register(program: Command): void {
         }
       } catch (err) {
         if (err instanceof FollowInputError) throw new UsageError(err.message);
-        throw err;
+        throw (opts.db === undefined ? undefined : storeUsageError(opts.db, err)) ?? err;
       } finally {
         line.end();
         db.close();

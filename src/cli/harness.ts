@@ -32,7 +32,7 @@ import { jsonDocumentSteps, Output, Streamed, writing, writingStoppable } from "
 import { dumpEntryViews, dumpHeader } from "../../state/dump.js";
 import { errorLine, EXIT_OK, EXIT_REJECT, exitCodes, oneLine, UsageError } from "./common.js";
 import { replayIntoDb, StoredChainError } from "../node/replay-db.js";
-import { openStore, SNAPSHOT_INTERVAL_HELP, snapshotInterval } from "./store.js";
+import { openStore, SNAPSHOT_INTERVAL_HELP, snapshotInterval, storeUsageError } from "./store.js";
 import { keeping, stoppable, Stopped, stopRequested, watchSignals } from "../steps.js";
 
 export function register(program: Command): void {
@@ -280,7 +280,7 @@ async function replayIntoStore(targets: readonly string[], dir: string, o: { toH
   } catch (err) {
     if (err instanceof StoredChainError) throw new UsageError(`--db ${dir}: ${err.message}`);
     if (err instanceof ReplayInputError) throw new InputError(file, err.path, err.message);
-    throw err;
+    throw storeUsageError(dir, err) ?? err;
   } finally {
     line.end();
     db.close();

@@ -15,7 +15,7 @@ import { DEFAULT_MAX_EXCLUSION_OPS } from "../node/proofs.js";
 import { runNode } from "../node/run.js";
 import { DEFAULT_PROOF_RATE_LIMIT, DEFAULT_RATE_LIMIT, stderrLogger, type Logger } from "../node/server.js";
 import { DEFAULT_RETAIN_BLOCKS } from "../node/store.js";
-import { openStore, SNAPSHOT_INTERVAL_HELP, snapshotInterval } from "./store.js";
+import { openStore, SNAPSHOT_INTERVAL_HELP, snapshotInterval, storeUsageError } from "./store.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError } from "./common.js";
 import { mismatchLines } from "./harness.js";
 import { Stopped, watchSignals } from "../steps.js";
@@ -145,7 +145,7 @@ export function register(program: Command): void {
           EADDRNOTAVAIL: "--host is not an address of this machine",
         };
         if (code !== undefined && hint[code] !== undefined) throw new UsageError(`cannot listen on ${opts.host}:${port}: ${code}: ${hint[code]}`);
-        throw err;
+        throw (opts.db === undefined ? undefined : storeUsageError(opts.db, err)) ?? err;
       }
       process.stdout.write(`listening on ${running.url}\n`);
       await new Promise<void>((resolve) => {

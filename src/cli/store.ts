@@ -1,25 +1,43 @@
 // `--db <dir>` for the commands that keep a chain (node, follow, replay, snapshot, state dump,
-// prove-state): the LMDB store in <dir>, or an in-memory one without it. A store that cannot be
-// opened (in use by another process, not a cbqs store, damaged) is unusable input: exit 2.
+// prove-state, store verify): the LMDB store in <dir>, or an in-memory one without it. A store
+// that cannot be opened or read (not a directory, in use by another process, not a cbqs store,
+// damaged, full) is unusable input: exit 2, one line naming `--db <dir>`.
 import { echo } from "../bounds.js";
-import { hasEnv } from "../../state/lmdb/env.js";
+import { DamagedStoreError } from "../../state/lmdb/env.js";
 import { openChainDb, StoreError, type StoreOptions } from "../node/store.js";
 import { SNAPSHOT_INTERVAL_BLOCKS } from "../node/snapshot.js";
 import { UsageError } from "./common.js";
+
+/**
+ * The one line for an error of the store in `dir`, or undefined when `err` is not one. LMDB's
+ * own errors ("MDB_CORRUPTED: …", "MDB_PAGE_NOTFOUND: …") come from a damaged file.
+ */
+export function storeUsageError(dir: string, err: unknown): UsageError | undefined {
+  if (err instanceof StoreError) return new UsageError(`--db ${dir}: ${err.message}`);
+  if (err instanceof Error && /^MDB_[A-Z_]+:/.test(err.message)) return new UsageError(`--db ${dir}: ${new DamagedStoreError(err.message).message}`);
+  return undefined;
+}
+
+/** Runs `work` on the store in `dir`; its store errors become exit-2 lines naming `--db <dir>`. */
+export async function usingStore<T>(dir: string | undefined, work: () => Promise<T> | T): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw (dir === undefined ? undefined : storeUsageError(dir, err)) ?? err;
+  }
+}
 
 export function openStore(dir: string | undefined, options: StoreOptions = {}): ReturnType<typeof openChainDb> {
   try {
     return openChainDb(dir, options);
   } catch (err) {
-    if (err instanceof StoreError) throw new UsageError(`--db ${dir}: ${err.message}`);
-    throw err;
+    throw (dir === undefined ? undefined : storeUsageError(dir, err)) ?? err;
   }
 }
 
-/** A store that must already hold a chain (read commands never create one). */
+/** A store that must already hold a chain, opened read-only (read commands never create or change one). */
 export function openExistingStore(dir: string): ReturnType<typeof openChainDb> {
-  if (!hasEnv(dir)) throw new UsageError(`--db ${dir}: no store there`);
-  const db = openStore(dir, { snapshotInterval: 0n });
+  const db = openStore(dir, { snapshotInterval: 0n, readOnly: true });
   if (db.head() === undefined) {
     db.close();
     throw new UsageError(`--db ${dir}: the store holds no chain yet`);

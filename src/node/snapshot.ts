@@ -16,7 +16,7 @@ import { genesisFromSource } from "../harness/genesis.js";
 import { newStore } from "../harness/replay.js";
 import type { BlockRecord } from "../../state/chain-db.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
-import { hasEnv } from "../../state/lmdb/env.js";
+import { hasEnv, StoreError } from "../../state/lmdb/env.js";
 import { encodeBlock } from "../../state/lmdb/records.js";
 import { exportSnapshot, exportSnapshotSteps, rebuildSnapshotStateSteps, SnapshotError, type SnapshotHead } from "../../state/lmdb/snapshot.js";
 import { finish, type Steps } from "../steps.js";
@@ -133,7 +133,14 @@ export function snapshotEvery(dir: string, interval: bigint): (db: LmdbChainDb, 
   return (db, block) => {
     const parent = db.blockByHash(block.parent_hash);
     if (parent === undefined || parent.height / interval === block.height / interval) return;
-    mkdirSync(join(dir, "snapshots"), { recursive: true });
-    exportSnapshot(db, snapshotPath(dir, block.height));
+    try {
+      mkdirSync(join(dir, "snapshots"), { recursive: true });
+      exportSnapshot(db, snapshotPath(dir, block.height));
+    } catch (err) {
+      // The block is committed; only its snapshot is missing (a full disk, most likely).
+      const code = (err as NodeJS.ErrnoException).code;
+      if (typeof code !== "string") throw err;
+      throw new StoreError(`block ${block.height} is committed, but its snapshot could not be written (${code}); the store is at block ${block.height}`);
+    }
   };
 }
