@@ -14,7 +14,7 @@ import { chainInstanceId } from "../codec/derive.js";
 import { Chain } from "../engine/chain.js";
 import { genesisFromSource } from "../harness/genesis.js";
 import { newStore } from "../harness/replay.js";
-import type { BlockRecord } from "../../state/chain-db.js";
+import type { BlockRecord, GenesisRecord } from "../../state/chain-db.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { hasEnv, StoreError } from "../../state/lmdb/env.js";
 import { encodeBlock } from "../../state/lmdb/records.js";
@@ -30,6 +30,19 @@ export const SNAPSHOT_INTERVAL_BLOCKS = 100_000n;
 
 /** Checks that the snapshot's genesis and block H are one consistent chain (throws SnapshotError). */
 export function verifySnapshotChain({ genesis, block }: SnapshotHead): void {
+  const expected = verifyGenesisRecord(genesis);
+  if (block.height === 0n) {
+    if (!bytesEqual(encodeBlock(block), encodeBlock(expected))) throw new SnapshotError("block 0 is not the genesis block");
+    return;
+  }
+  verifyBlockRecord(genesis.chain_instance_id, block);
+}
+
+/**
+ * Checks a genesis record against its own source (chain_instance_id, the genesis block it
+ * produces); returns that block. Throws SnapshotError.
+ */
+export function verifyGenesisRecord(genesis: GenesisRecord): BlockRecord {
   const cid = chainInstanceId(genesis.source);
   if (!bytesEqual(cid, genesis.chain_instance_id)) throw new SnapshotError("chain_instance_id is not keccak256 of the genesis source");
   let expected: BlockRecord;
@@ -41,10 +54,11 @@ export function verifySnapshotChain({ genesis, block }: SnapshotHead): void {
     throw new SnapshotError(`invalid genesis: ${(err as Error).message}`);
   }
   if (!bytesEqual(encodeBlock(expected), encodeBlock(genesis.block))) throw new SnapshotError("the genesis block is not the one its genesis source produces");
-  if (block.height === 0n) {
-    if (!bytesEqual(encodeBlock(block), encodeBlock(expected))) throw new SnapshotError("block 0 is not the genesis block");
-    return;
-  }
+  return expected;
+}
+
+/** Checks a block record against itself: its transactions and receipts give its roots, its header its block_hash. Throws SnapshotError. */
+export function verifyBlockRecord(cid: Uint8Array, block: BlockRecord): void {
   if (block.receipts.length !== block.transactions.length) throw new SnapshotError(`block ${block.height}: ${block.receipts.length} receipts for ${block.transactions.length} transactions`);
   const hashes = block.transactions.map(txHash);
   block.receipts.forEach((r, i) => {
