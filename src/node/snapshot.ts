@@ -4,7 +4,7 @@
 // receipts and events → its roots → its block hash) and the rebuilt state root against block H's
 // state_root — into an empty directory, built aside and renamed into place only when all hold;
 // and snapshots written every n blocks as a store commits.
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { bytesEqual, toHex } from "../bytes.js";
 import { headerHash } from "../chain/block.js";
@@ -116,6 +116,7 @@ export function* importSnapshotSteps(file: string, dir: string): Steps<BlockReco
 /** The chain a target directory already holds (undefined: absent or empty); anything else there is refused. */
 function storedChain(dir: string): { source: Uint8Array; chainInstanceId: Uint8Array; head: bigint } | undefined {
   if (!existsSync(dir)) return undefined;
+  if (!statSync(dir).isDirectory()) throw new StoreError("not a directory");
   let entries: string[];
   try {
     entries = readdirSync(dir);

@@ -33,7 +33,10 @@ function check(where: string, run: () => void): void {
   try {
     run();
   } catch (err) {
-    if (err instanceof SnapshotError || err instanceof DamagedStoreError) fail(`${where}: ${err instanceof DamagedStoreError ? err.detail : err.message}`);
+    if (err instanceof SnapshotError || err instanceof DamagedStoreError) {
+      const what = err instanceof DamagedStoreError ? err.detail : err.message;
+      fail(what.startsWith(`${where}:`) ? what : `${where}: ${what}`);
+    }
     throw err;
   }
 }
