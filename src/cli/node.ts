@@ -119,8 +119,10 @@ export function register(program: Command): void {
       const db = openStore(opts.db, { retainBlocks, snapshotInterval: snapshotInterval(opts.snapshotInterval) });
       watchSignals();
       let running: Awaited<ReturnType<typeof runNode>>;
+      let fatal: ((err: Error) => void) | undefined;
+      let failure: Error | undefined;
       try {
-        running = await runNode(db, start, { ...settings, log });
+        running = await runNode(db, start, { ...settings, log, onFatal: (err) => fatal?.(err) });
       } catch (err) {
         if (err instanceof Stopped) {
           const head = db.head();
@@ -157,7 +159,15 @@ export function register(program: Command): void {
         };
         process.on("SIGINT", stop);
         process.on("SIGTERM", stop);
+        fatal = (err) => {
+          // The store refused a block: its head cannot be read any more (the ChainDb refuses until reopened).
+          failure = err;
+          process.off("SIGINT", stop);
+          process.off("SIGTERM", stop);
+          void running.close().then(resolve);
+        };
       });
+      if (failure !== undefined) throw (opts.db === undefined ? undefined : storeUsageError(opts.db, failure)) ?? failure;
       process.exitCode = EXIT_OK;
     });
 }

@@ -190,6 +190,19 @@ describe("issue 21: resource exhaustion during a commit (CIP-4 §6.4)", () => {
     expect(again.stdout).toMatch(/: ok; resumed after height \d+/);
   });
 
+  it("issue 21: a node whose store refuses a produced block (a file-size limit) stops with exit 2, the store at the previous block (CIP-4 §6.4)", () => {
+    const dir = join(root, "node-limited");
+    const genesis = join(root, "genesis.json");
+    writeFileSync(genesis, Buffer.from((JSON.parse(readFileSync(FIXTURE, "utf8")) as { genesis: { source: string } }).genesis.source.slice(2), "hex"));
+    const r = spawnSync("sh", ["-c", `ulimit -f 200; exec "$0" "$@"`, process.execPath, CLI, "node", "--genesis", genesis, "--db", dir, "--port", "0", "--block-time", "0.02", "--quiet"], { encoding: "utf8", timeout: 120_000 });
+    expect([r.status, r.signal], r.stderr).toEqual([2, null]);
+    const m = new RegExp(`\\ncbqs: error: --db ${dir}: block (\\d+) could not be written \\([^\\n]+\\); the store is left at block (\\d+)\\n$`).exec(r.stderr);
+    expect(m, r.stderr).not.toBeNull();
+    expect(BigInt(m![1]!)).toBe(BigInt(m![2]!) + 1n);
+    expect(headOf(dir).height).toBe(m![2]);
+    expect(run(["store", "verify", "--db", dir]).status).toBe(0);
+  });
+
   // A real full file system needs a mount (root, as in CI); elsewhere this one is skipped.
   const mountable = process.getuid?.() === 0 && spawnSync("sh", ["-c", `d=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs "$d" && umount "$d" && rmdir "$d"`]).status === 0;
   it.runIf(mountable)("issue 21: replay --db on a full 100 KiB tmpfs exits 2 saying the disk is full, the store at the previous block (CIP-4 §6.4)", () => {
