@@ -134,8 +134,7 @@ export class Env {
   static open(dir: string, options: EnvOptions = {}): Env {
     const readOnly = options.readOnly === true;
     checkDir(dir, readOnly);
-    if (hasEnv(dir)) checkData(dir);
-    else if (readOnly) throw new StoreError("no store there");
+    if (readOnly && !hasEnv(dir)) throw new StoreError("no store there");
     try {
       mkdirSync(dir, { recursive: true });
     } catch (err) {
@@ -143,6 +142,8 @@ export class Env {
     }
     const lock = takeLock(dir, readOnly);
     try {
+      // Under the lock: a store another process holds is refused as in use, not examined.
+      if (hasEnv(dir)) checkData(dir);
       const root = open({
         path: dir,
         maxDbs: 16,
@@ -155,6 +156,7 @@ export class Env {
       return new Env(dir, root, lock, readOnly);
     } catch (err) {
       if (lock !== undefined) rmSync(lock, { force: true });
+      if (err instanceof StoreError) throw err;
       throw new StoreError(`LMDB cannot open the store: ${(err as Error).message}`);
     }
   }
