@@ -15,7 +15,7 @@ import { errorLine, EXIT_OK, EXIT_REJECT, exitCodes, UsageError } from "./common
 import { importSnapshotCli, TRUSTED_BLOCK_HASH_HELP, trustedBlockHash } from "./snapshot.js";
 import { mismatchLines } from "./harness.js";
 import { intOption } from "./node.js";
-import { openStore } from "./store.js";
+import { openStore, storeUsageError } from "./store.js";
 import { Stopped, stopRequested, watchSignals } from "../steps.js";
 
 export function register(program: Command): void {
@@ -134,7 +134,7 @@ export function register(program: Command): void {
         }
       } catch (err) {
         if (err instanceof FollowInputError) throw new UsageError(err.message);
-        throw err;
+        throw (opts.db === undefined ? undefined : storeUsageError(opts.db, err)) ?? err;
       } finally {
         line.end();
         db.close();

@@ -36,7 +36,7 @@ import { replayIntoDb, StoredChainError } from "../node/replay-db.js";
 import { comparedText, heightSpan } from "../node/stored-chain.js";
 import { DEFAULT_RETAIN_BLOCKS } from "../node/store.js";
 import { intOption } from "./node.js";
-import { openStore, SNAPSHOT_INTERVAL_HELP, snapshotInterval } from "./store.js";
+import { openStore, SNAPSHOT_INTERVAL_HELP, snapshotInterval, storeUsageError } from "./store.js";
 import { keeping, stoppable, Stopped, stopRequested, watchSignals } from "../steps.js";
 
 export function register(program: Command): void {
@@ -283,7 +283,7 @@ async function replayIntoStore(targets: readonly string[], dir: string, o: { toH
   } catch (err) {
     if (err instanceof StoredChainError) throw new UsageError(`--db ${dir}: ${err.message}`);
     if (err instanceof ReplayInputError) throw new InputError(file, err.path, err.message);
-    throw err;
+    throw storeUsageError(dir, err) ?? err;
   } finally {
     line.end();
     db.close();

@@ -17,7 +17,7 @@ import { CLIENT_SHARE } from "../node/rate-limit.js";
 import { runNode } from "../node/run.js";
 import { DEFAULT_PROOF_RATE_LIMIT, DEFAULT_RATE_LIMIT, stderrLogger, type Logger } from "../node/server.js";
 import { DEFAULT_RETAIN_BLOCKS } from "../node/store.js";
-import { openStore, SNAPSHOT_INTERVAL_HELP, snapshotInterval } from "./store.js";
+import { openStore, SNAPSHOT_INTERVAL_HELP, snapshotInterval, storeUsageError } from "./store.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError, outputOption } from "./common.js";
 import { mismatchLines } from "./harness.js";
 import { Stopped, watchSignals } from "../steps.js";
@@ -124,10 +124,12 @@ export function register(program: Command): void {
       const db = openStore(opts.db, { retainBlocks, snapshotInterval: snapshotInterval(opts.snapshotInterval) });
       watchSignals();
       let running: Awaited<ReturnType<typeof runNode>>;
+      let fatal: ((err: Error) => void) | undefined;
+      let failure: Error | undefined;
       try {
         // CIP-39 §3: no genesis file and no stored chain — the default genesis config's canonical bytes.
         const from: NodeStart = start.kind === "store" && db.genesis() === undefined ? { kind: "genesis", source: DEFAULT_GENESIS_SOURCE } : start;
-        running = await runNode(db, from, { ...settings, log });
+        running = await runNode(db, from, { ...settings, log, onFatal: (err) => fatal?.(err) });
       } catch (err) {
         if (err instanceof Stopped) {
           const head = db.head();
@@ -151,7 +153,7 @@ export function register(program: Command): void {
           EADDRNOTAVAIL: "--host is not an address of this machine",
         };
         if (code !== undefined && hint[code] !== undefined) throw new UsageError(`cannot listen on ${opts.host}:${port}: ${code}: ${hint[code]}`);
-        throw err;
+        throw (opts.db === undefined ? undefined : storeUsageError(opts.db, err)) ?? err;
       }
       process.stdout.write(`listening on ${running.url}\n`);
       await new Promise<void>((resolve) => {
@@ -163,7 +165,15 @@ export function register(program: Command): void {
         };
         process.on("SIGINT", stop);
         process.on("SIGTERM", stop);
+        fatal = (err) => {
+          // The store refused a block: its head cannot be read any more (the ChainDb refuses until reopened).
+          failure = err;
+          process.off("SIGINT", stop);
+          process.off("SIGTERM", stop);
+          void running.close().then(resolve);
+        };
       });
+      if (failure !== undefined) throw (opts.db === undefined ? undefined : storeUsageError(opts.db, failure)) ?? failure;
       process.exitCode = EXIT_OK;
     });
 }

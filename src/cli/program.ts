@@ -15,6 +15,7 @@ import { register as registerGas } from "./gas.js";
 import { register as registerNode } from "./node.js";
 import { register as registerFollow } from "./follow.js";
 import { register as registerSnapshot } from "./snapshot.js";
+import { register as registerStore } from "./store.js";
 import { register as registerFuzz } from "./fuzz.js";
 
 /** Commands in workflow order (run → fill → replay → t8n → trace → diff → state → proofs → codec → crypto → gas vectors), as --help lists them. */
@@ -33,6 +34,7 @@ const registrars: Registrar[] = [
   registerNode,
   registerFollow,
   registerSnapshot,
+  registerStore,
 ];
 
 export function buildProgram(version: string): Command {

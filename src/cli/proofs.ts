@@ -29,7 +29,7 @@ import { committedReceipt, loadReceiptJson } from "../chain/receipts.js";
 import { count } from "../harness/progress.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, oneLine, report, UsageError, outputOption } from "./common.js";
 import { decimalOption, mismatchLines, writeJson } from "./harness.js";
-import { openExistingStore } from "./store.js";
+import { openExistingStore, storeUsageError } from "./store.js";
 
 const HASHERS = { blake3: BLAKE3, sha256: SHA256 } as const;
 
@@ -205,6 +205,8 @@ function proveAtStoreHead(dir: string, key: Uint8Array): { root: Uint8Array; pro
     const head = db.head();
     if (head === undefined) throw new UsageError(`--db ${dir}: the store holds no chain yet`);
     return { root: head.state_root, proof: db.proveKey(key) };
+  } catch (err) {
+    throw storeUsageError(dir, err) ?? err;
   } finally {
     db.close();
   }

@@ -7,18 +7,19 @@ import { echo } from "../bounds.js";
 import type { Command } from "commander";
 import { fromHex, toHex } from "../bytes.js";
 import type { LmdbChainDb } from "../../state/lmdb/chain-db.js";
-import { StoreError } from "../../state/lmdb/env.js";
 import { AnchorMismatch, exportSnapshotSteps, importSnapshotSteps, SnapshotError } from "../node/snapshot.js";
 import { stoppable, watchSignals } from "../steps.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError, outputOption } from "./common.js";
-import { openExistingStore } from "./store.js";
+import { openExistingStore, storeUsageError } from "./store.js";
 
 /** Runs `run`; a refusal becomes one exit-2 line naming the file or store it concerns. */
-async function refused<T>(subject: string, run: () => Promise<T>): Promise<T> {
+async function refused<T>(subject: string, dir: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
-    if (err instanceof SnapshotError || err instanceof StoreError) throw new UsageError(err.message.includes(subject) ? err.message : `${subject}: ${err.message}`);
+    const store = storeUsageError(dir, err);
+    if (store !== undefined) throw store;
+    if (err instanceof SnapshotError) throw new UsageError(err.message.includes(subject) ? err.message : `${subject}: ${err.message}`);
     // A system error's message names its own path ("ENOENT: no such file or directory, open '…'").
     const code = (err as NodeJS.ErrnoException).code;
     if (typeof code === "string" && /^E[A-Z]+$/.test(code)) throw new UsageError((err as Error).message);
@@ -43,7 +44,7 @@ export function trustedBlockHash(text: string | undefined): Uint8Array | undefin
  */
 export async function importSnapshotCli(file: string, db: string, trusted: Uint8Array | undefined, prefix = "", shown = file): Promise<boolean> {
   try {
-    const block = await refused(shown, () => stoppable(importSnapshotSteps(file, db, trusted)));
+    const block = await refused(shown, db, () => stoppable(importSnapshotSteps(file, db, trusted)));
     process.stdout.write(`${prefix}imported block ${block.height} (state_root ${toHex(block.state_root)}) into ${db}\n`);
     process.stdout.write(
       trusted === undefined
@@ -85,7 +86,7 @@ export function register(program: Command): void {
       if (opts.height !== undefined && !/^[0-9]{1,20}$/.test(opts.height)) throw new UsageError(`--height must be a block height (got ${echo(opts.height)})`);
       const db = openExistingStore(opts.db) as LmdbChainDb;
       try {
-        const block = await refused(`--db ${opts.db}`, () => stoppable(exportSnapshotSteps(db, opts.output, opts.height === undefined ? undefined : BigInt(opts.height))));
+        const block = await refused(`--db ${opts.db}`, opts.db, () => stoppable(exportSnapshotSteps(db, opts.output, opts.height === undefined ? undefined : BigInt(opts.height))));
         process.stdout.write(`snapshot of block ${block.height} (state_root ${toHex(block.state_root)}) written to ${opts.output}\n`);
       } finally {
         db.close();

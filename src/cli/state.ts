@@ -20,7 +20,7 @@ import { diffDumps, diffIsEmpty, dumpEntryViews, dumpHeader, type DumpEntry } fr
 import type { StateStore } from "../../state/interface.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, jsonReplacer, oneLine, report, UsageError, outputOption, repeatable } from "./common.js";
 import { mismatchLines } from "./harness.js";
-import { openExistingStore } from "./store.js";
+import { openExistingStore, usingStore } from "./store.js";
 import { keeping, stoppable, watchSignals, type Steps } from "../steps.js";
 
 /** A value as people read it: a registry record's fields, an account's nonce and balance, else the decoded view. */
@@ -188,7 +188,7 @@ async function withStoreDump(dir: string, write: (source: DumpSource) => Promise
   try {
     const head = db.head();
     if (head === undefined) throw new UsageError(`--db ${dir}: the store holds no chain yet`);
-    await write({ height: head.height, stateRoot: db.state.root(), entries: { [Symbol.iterator]: () => db.state.entries()[Symbol.iterator]() } });
+    await usingStore(dir, () => write({ height: head.height, stateRoot: db.state.root(), entries: { [Symbol.iterator]: () => db.state.entries()[Symbol.iterator]() } }));
   } finally {
     db.close();
   }

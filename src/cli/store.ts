@@ -1,25 +1,46 @@
 // `--db <dir>` for the commands that keep a chain (node, follow, replay, snapshot, state dump,
-// prove-state): the LMDB store in <dir>, or an in-memory one without it. A store that cannot be
-// opened (in use by another process, not a cbqs store, damaged) is unusable input: exit 2.
+// prove-state, store verify): the LMDB store in <dir>, or an in-memory one without it. A store
+// that cannot be opened or read (not a directory, in use by another process, not a cbqs store,
+// damaged, full) is unusable input: exit 2, one line naming `--db <dir>`.
+import type { Command } from "commander";
 import { echo } from "../bounds.js";
-import { hasEnv } from "../../state/lmdb/env.js";
+import type { LmdbChainDb } from "../../state/lmdb/chain-db.js";
+import { DamagedStoreError } from "../../state/lmdb/env.js";
 import { openChainDb, StoreError, type StoreOptions } from "../node/store.js";
 import { SNAPSHOT_INTERVAL_BLOCKS } from "../node/snapshot.js";
-import { UsageError } from "./common.js";
+import { StoreInconsistency, verifyStore } from "../node/verify-store.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError } from "./common.js";
+
+/**
+ * The one line for an error of the store in `dir`, or undefined when `err` is not one. LMDB's
+ * own errors ("MDB_CORRUPTED: …", "MDB_PAGE_NOTFOUND: …") come from a damaged file.
+ */
+export function storeUsageError(dir: string, err: unknown): UsageError | undefined {
+  if (err instanceof StoreError) return new UsageError(`--db ${dir}: ${err.message}`);
+  if (err instanceof Error && /^MDB_[A-Z_]+:/.test(err.message)) return new UsageError(`--db ${dir}: ${new DamagedStoreError(err.message).message}`);
+  return undefined;
+}
+
+/** Runs `work` on the store in `dir`; its store errors become exit-2 lines naming `--db <dir>`. */
+export async function usingStore<T>(dir: string | undefined, work: () => Promise<T> | T): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw (dir === undefined ? undefined : storeUsageError(dir, err)) ?? err;
+  }
+}
 
 export function openStore(dir: string | undefined, options: StoreOptions = {}): ReturnType<typeof openChainDb> {
   try {
     return openChainDb(dir, options);
   } catch (err) {
-    if (err instanceof StoreError) throw new UsageError(`--db ${dir}: ${err.message}`);
-    throw err;
+    throw (dir === undefined ? undefined : storeUsageError(dir, err)) ?? err;
   }
 }
 
-/** A store that must already hold a chain (read commands never create one). */
+/** A store that must already hold a chain, opened read-only (read commands never create or change one). */
 export function openExistingStore(dir: string): ReturnType<typeof openChainDb> {
-  if (!hasEnv(dir)) throw new UsageError(`--db ${dir}: no store there`);
-  const db = openStore(dir, { snapshotInterval: 0n });
+  const db = openStore(dir, { snapshotInterval: 0n, readOnly: true });
   if (db.head() === undefined) {
     db.close();
     throw new UsageError(`--db ${dir}: the store holds no chain yet`);
@@ -34,4 +55,38 @@ export function snapshotInterval(text: string | undefined): bigint {
   if (text === undefined) return SNAPSHOT_INTERVAL_BLOCKS;
   if (!/^[0-9]{1,19}$/.test(text)) throw new UsageError(`--snapshot-interval must be a block count (got ${echo(text)})`);
   return BigInt(text);
+}
+
+/** Whether an error means the store's files are damaged (not merely unusable: absent, busy, not a directory). */
+function isDamage(err: unknown): boolean {
+  return err instanceof DamagedStoreError || (err instanceof Error && /^MDB_[A-Z_]+:/.test(err.message));
+}
+
+export function register(program: Command): void {
+  const store = program
+    .command("store")
+    .description("the persistent store of --db (docs/state.md §6)")
+    .addHelpText("after", exitCodes("verify: every check held", "verify: an inconsistency or damage (the first one found is named)", "no store there, a store in use, not a directory, an unknown subcommand"));
+
+  store
+    .command("verify")
+    .description("re-derive everything the store holds (record hashes and roots, indexes, the state root rebuilt from the stored operations) and compare it with what is stored")
+    .requiredOption("--db <dir>", "the store (opened read-only)")
+    .addHelpText("after", exitCodes("ok: every check held (they are listed)", "the first inconsistency found, or damage LMDB or the pre-open check reports", "no store there, a store in use, not a directory"))
+    .action((opts: { db: string }) => {
+      const dir = opts.db;
+      let db: LmdbChainDb | undefined;
+      try {
+        db = openChainDb(dir, { snapshotInterval: 0n, readOnly: true }) as LmdbChainDb;
+        process.stdout.write(`ok: --db ${dir}: ${verifyStore(db)}\n`);
+        process.exitCode = EXIT_OK;
+      } catch (err) {
+        if (!(err instanceof StoreInconsistency) && !isDamage(err)) throw storeUsageError(dir, err) ?? err;
+        const what = err instanceof StoreInconsistency ? err.message : (storeUsageError(dir, err)!.message.slice(`--db ${dir}: `.length));
+        process.stdout.write(`inconsistent: --db ${dir}: ${what}\n`);
+        process.exitCode = EXIT_REJECT;
+      } finally {
+        db?.close();
+      }
+    });
 }

@@ -4,6 +4,7 @@
 // execution (src/engine/chain.ts via src/harness/replay.ts and src/chain/*), so roots, receipts
 // and block hashes are the ones `cbqs replay` and `cbqs fill` produce, and every block is one
 // ChainDb commit (state/chain-db.ts).
+import { StoreError } from "../../state/lmdb/errors.js";
 import { bytesEqual, toHex } from "../bytes.js";
 import { genesisHash, headerHash } from "../chain/block.js";
 import { txHash, type TxEnvelope } from "../chain/envelope.js";
@@ -62,6 +63,11 @@ export class CbqsNode {
   private readonly pool: PoolTx[] = [];
   /** Told of every produced block, whoever asked for it (the timer or POST /mine): the node's log. */
   onMined: ((mined: MinedBlock) => void) | undefined;
+  /**
+   * Told when the store refused a produced block (a full disk, CIP-4 §6.4): the store is at the
+   * block before it and the ChainDb refuses every further write, so the node must stop.
+   */
+  onStoreFailed: ((err: StoreError) => void) | undefined;
 
   private constructor(
     readonly db: ChainDb,
@@ -217,7 +223,12 @@ export class CbqsNode {
       transactions: raws,
       receipts: results.receipts,
     };
-    this.db.commitBlock(block);
+    try {
+      this.db.commitBlock(block);
+    } catch (err) {
+      if (err instanceof StoreError) this.onStoreFailed?.(err);
+      throw err;
+    }
     const mined = { block, messages: outcome.outcomes.map((o) => o.error?.message), dropped };
     this.onMined?.(mined);
     return mined;

@@ -7,11 +7,14 @@ import type { ChainDb } from "../../state/chain-db.js";
 import { CbqsNode, type NodeStart } from "./chain-node.js";
 import { startServer, type Logger, type ServerOptions } from "./server.js";
 import { stoppable } from "../steps.js";
+import { StoreError } from "../../state/lmdb/errors.js";
 
 export interface RunOptions extends Omit<ServerOptions, "log"> {
   /** Seconds between produced blocks; 0 = produce only on POST /mine. */
   blockTime: number;
   log: Logger;
+  /** Called once when the node cannot go on (its store refused a block); the caller closes it. */
+  onFatal?: (err: Error) => void;
 }
 
 export interface RunningNode {
@@ -35,6 +38,13 @@ export async function runNode(db: ChainDb, start: NodeStart, options: RunOptions
   const defaultGenesis = bytesEqual(node.genesis.source, DEFAULT_GENESIS_SOURCE);
   log({ level: "info", msg: "serving", url: server.url, chain_instance_id: toHex(node.chainInstanceId), height: node.head().height.toString(), ...(defaultGenesis ? { genesis: "default" } : {}) });
   let timer: NodeJS.Timeout | undefined;
+  node.onStoreFailed = (err) => {
+    // No further block can be committed until the store is reopened: stop producing.
+    if (timer !== undefined) clearInterval(timer);
+    timer = undefined;
+    log({ level: "error", msg: "the store refused a block; stopping", error: err.message });
+    options.onFatal?.(err);
+  };
   if (options.blockTime > 0) {
     // Block production is synchronous: a timer tick runs one whole block, so a shutdown can only
     // happen between blocks ("finish the block in progress").
@@ -42,6 +52,7 @@ export async function runNode(db: ChainDb, start: NodeStart, options: RunOptions
       try {
         node.mine();
       } catch (err) {
+        if (err instanceof StoreError) return; // reported by onStoreFailed; production has stopped
         // Logged and retried at the next tick: the node keeps serving, and production resumes as
         // soon as the cause is gone (docs/node.md "Running it").
         log({ level: "error", msg: "block production failed", error: err instanceof Error ? (err.stack ?? err.message) : String(err) });

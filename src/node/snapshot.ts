@@ -4,7 +4,7 @@
 // receipts and events → its roots → its block hash) and the rebuilt state root against block H's
 // state_root — into an empty directory, built aside and renamed into place only when all hold;
 // and snapshots written every n blocks as a store commits.
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { bytesEqual, toHex } from "../bytes.js";
 import { headerHash } from "../chain/block.js";
@@ -14,9 +14,9 @@ import { chainInstanceId } from "../codec/derive.js";
 import { Chain } from "../engine/chain.js";
 import { genesisFromSource } from "../harness/genesis.js";
 import { newStore } from "../harness/replay.js";
-import type { BlockRecord } from "../../state/chain-db.js";
+import type { BlockRecord, GenesisRecord } from "../../state/chain-db.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
-import { hasEnv } from "../../state/lmdb/env.js";
+import { hasEnv, StoreError } from "../../state/lmdb/env.js";
 import { encodeBlock } from "../../state/lmdb/records.js";
 import { exportSnapshot, exportSnapshotSteps, rebuildSnapshotStateSteps, SnapshotError, type SnapshotHead } from "../../state/lmdb/snapshot.js";
 import { finish, type Steps } from "../steps.js";
@@ -30,6 +30,19 @@ export const SNAPSHOT_INTERVAL_BLOCKS = 100_000n;
 
 /** Checks that the snapshot's genesis and block H are one consistent chain (throws SnapshotError). */
 export function verifySnapshotChain({ genesis, block }: SnapshotHead): void {
+  const expected = verifyGenesisRecord(genesis);
+  if (block.height === 0n) {
+    if (!bytesEqual(encodeBlock(block), encodeBlock(expected))) throw new SnapshotError("block 0 is not the genesis block");
+    return;
+  }
+  verifyBlockRecord(genesis.chain_instance_id, block);
+}
+
+/**
+ * Checks a genesis record against its own source (chain_instance_id, the genesis block it
+ * produces); returns that block. Throws SnapshotError.
+ */
+export function verifyGenesisRecord(genesis: GenesisRecord): BlockRecord {
   const cid = chainInstanceId(genesis.source);
   if (!bytesEqual(cid, genesis.chain_instance_id)) throw new SnapshotError("chain_instance_id is not keccak256 of the genesis source");
   let expected: BlockRecord;
@@ -41,10 +54,11 @@ export function verifySnapshotChain({ genesis, block }: SnapshotHead): void {
     throw new SnapshotError(`invalid genesis: ${(err as Error).message}`);
   }
   if (!bytesEqual(encodeBlock(expected), encodeBlock(genesis.block))) throw new SnapshotError("the genesis block is not the one its genesis source produces");
-  if (block.height === 0n) {
-    if (!bytesEqual(encodeBlock(block), encodeBlock(expected))) throw new SnapshotError("block 0 is not the genesis block");
-    return;
-  }
+  return expected;
+}
+
+/** Checks a block record against itself: its transactions and receipts give its roots, its header its block_hash. Throws SnapshotError. */
+export function verifyBlockRecord(cid: Uint8Array, block: BlockRecord): void {
   if (block.receipts.length !== block.transactions.length) throw new SnapshotError(`block ${block.height}: ${block.receipts.length} receipts for ${block.transactions.length} transactions`);
   const hashes = block.transactions.map(txHash);
   block.receipts.forEach((r, i) => {
@@ -124,6 +138,7 @@ export function* importSnapshotSteps(file: string, dir: string, trustedBlockHash
 /** The chain a target directory already holds (undefined: absent or empty); anything else there is refused. */
 function storedChain(dir: string): { source: Uint8Array; chainInstanceId: Uint8Array; head: bigint } | undefined {
   if (!existsSync(dir)) return undefined;
+  if (!statSync(dir).isDirectory()) throw new StoreError("not a directory");
   let entries: string[];
   try {
     entries = readdirSync(dir);
@@ -155,7 +170,14 @@ export function snapshotEvery(dir: string, interval: bigint): (db: LmdbChainDb, 
   return (db, block) => {
     const parent = db.blockByHash(block.parent_hash);
     if (parent === undefined || parent.height / interval === block.height / interval) return;
-    mkdirSync(join(dir, "snapshots"), { recursive: true });
-    exportSnapshot(db, snapshotPath(dir, block.height));
+    try {
+      mkdirSync(join(dir, "snapshots"), { recursive: true });
+      exportSnapshot(db, snapshotPath(dir, block.height));
+    } catch (err) {
+      // The block is committed; only its snapshot is missing (a full disk, most likely).
+      const code = (err as NodeJS.ErrnoException).code;
+      if (typeof code !== "string") throw err;
+      throw new StoreError(`block ${block.height} is committed, but its snapshot could not be written (${code}); the store is at block ${block.height}`);
+    }
   };
 }

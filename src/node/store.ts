@@ -24,6 +24,8 @@ function crashHook(): (() => void) | undefined {
 
 export interface StoreOptions {
   retainBlocks?: number;
+  /** Open an existing store for reading only (the read commands): nothing in its directory changes. */
+  readOnly?: boolean;
   /** A persistent store writes a snapshot every this many blocks (default SNAPSHOT_INTERVAL_BLOCKS; 0 = never). */
   snapshotInterval?: bigint;
 }
@@ -36,6 +38,7 @@ export function openChainDb(dir: string | undefined, options: StoreOptions = {})
   const interval = options.snapshotInterval ?? SNAPSHOT_INTERVAL_BLOCKS;
   return LmdbChainDb.open(dir, {
     retainBlocks,
+    ...(options.readOnly === true ? { readOnly: true } : {}),
     ...(duringCommit === undefined ? {} : { duringCommit }),
     ...(interval > 0n ? { afterCommit: snapshotEvery(dir, interval) } : {}),
   });

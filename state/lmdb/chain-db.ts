@@ -25,8 +25,9 @@ import { ChainDbError, type PrunedUndo, type BlockQuery, type BlockRecord, type 
 import { keyId, keyOfId, type Staged } from "../chain-db-staging.js";
 import { STATE_KEY_LENGTH } from "../interface.js";
 import { createStateCommitment, STATE_CHUNK_BYTES } from "../qmdb/index.js";
-import { buf, Env, heightKey, plain, readU64Key, StoreError, u64Key, type EnvOptions, type Table } from "./env.js";
+import { buf, DamagedStoreError, Env, heightKey, plain, readU64Key, StoreError, u64Key, type EnvOptions, type Table } from "./env.js";
 import { LmdbQmdbStorage } from "./qmdb-storage.js";
+import { SnapshotError } from "./snapshot.js";
 import { decodeBefore, decodeBlock, decodeGenesis, decodeTxLocation, encodeBefore, encodeBlock, encodeGenesis, encodeTxLocation } from "./records.js";
 
 export const STORE_FORMAT = "cbqs-lmdb/v1";
@@ -71,7 +72,7 @@ export class LmdbChainDb extends QmdbChainDb implements ChainDb {
     this.genesisRecord = genesis === undefined ? undefined : decodeGenesis(plain(genesis));
     this.headRecord = this.lastBlock();
     if (this.headRecord !== undefined && !bytesEqual(this.commitment.root(), this.headRecord.state_root)) {
-      throw new StoreError(`${env.dir} is damaged: its state root is not block ${this.headRecord.height}'s state_root`);
+      throw new DamagedStoreError(`its state root is not block ${this.headRecord.height}'s state_root`);
     }
   }
 
@@ -211,7 +212,8 @@ export class LmdbChainDb extends QmdbChainDb implements ChainDb {
       });
     } catch (err) {
       this.broken = (err as Error).message;
-      throw err;
+      if (err instanceof StoreError || !isWriteFailure(err)) throw err;
+      throw new StoreFullError(block.height, this.headRecord?.height, this.env.freeBytes(), err as Error);
     }
     this.storage.markWritten();
     this.staged = undefined;
@@ -282,7 +284,7 @@ export class LmdbChainDb extends QmdbChainDb implements ChainDb {
     if (this.genesisRecord !== undefined) throw new ChainDbError("the store already holds a chain");
     const root = this.commitment.root();
     if (!bytesEqual(root, block.state_root)) {
-      throw new StoreError(`the rebuilt state root ${toHex(root)} is not block ${block.height}'s state_root ${toHex(block.state_root)}`);
+      throw new SnapshotError(`the rebuilt state root ${toHex(root)} is not block ${block.height}'s state_root ${toHex(block.state_root)}`);
     }
     this.env.transaction(() => {
       this.meta.putSync(metaKey("genesis"), buf(encodeGenesis(genesis)));
@@ -307,14 +309,35 @@ export class LmdbChainDb extends QmdbChainDb implements ChainDb {
 const metaKey = (name: string): Buffer => Buffer.from(name, "utf8");
 const heightOf = (key: Buffer): bigint => key.readBigUInt64BE(0);
 
+/**
+ * A block's write transaction that the disk refused (CIP-4 §6.4 resource exhaustion). LMDB
+ * aborts the whole transaction, so the store stays at its previous block. A short write —
+ * how a full disk or a file-size limit usually shows — LMDB reports as EIO, so the free space
+ * on the store's disk is given to tell which.
+ */
+export class StoreFullError extends StoreError {
+  constructor(height: bigint, left: bigint | undefined, free: number | undefined, cause: Error) {
+    const bytes = free?.toLocaleString("en-US");
+    const what = free !== undefined && free < 1 << 20 ? `the disk is full (${bytes} bytes free): block ${height} could not be written (${cause.message})` : `block ${height} could not be written (${cause.message}${bytes === undefined ? "" : `; ${bytes} bytes free on its disk`})`;
+    super(`${what}; the store is left ${left === undefined ? "empty" : `at block ${left}`}`);
+  }
+}
+
+/** Errors of a write the disk or the map refused (lmdb-js gives LMDB's and the system's error text). */
+function isWriteFailure(err: unknown): boolean {
+  const e = err as NodeJS.ErrnoException;
+  const text = `${e.code ?? ""} ${e.message ?? ""}`;
+  return /ENOSPC|EDQUOT|EFBIG|EIO|MDB_MAP_FULL|No space left|Disk quota|File too large|Input\/output error/i.test(text);
+}
+
 /** Refuses a directory that holds something other than a store of this format; marks a new one. */
 function checkFormat(env: Env): void {
   const meta = env.table("meta");
   const format = meta.get(metaKey("format"));
   if (format === undefined) {
-    if ([...env.table("blocks").getKeys({ limit: 1 })].length > 0) throw new StoreError(`${env.dir} is not a cbqs store (no format record)`);
+    if (env.readOnly || [...env.table("blocks").getKeys({ limit: 1 })].length > 0) throw new StoreError("not a cbqs store (no format record)");
     env.transaction(() => meta.putSync(metaKey("format"), Buffer.from(STORE_FORMAT)));
   } else if (format.toString() !== STORE_FORMAT) {
-    throw new StoreError(`${env.dir} holds a store of format ${JSON.stringify(echo(format.toString(), 60))}, not ${STORE_FORMAT}`);
+    throw new StoreError(`a store of format ${JSON.stringify(echo(format.toString(), 60))}, not ${STORE_FORMAT}`);
   }
 }

@@ -8,17 +8,22 @@
 // cache. An OS crash or power loss can lose the last unflushed commits but never leaves a torn
 // one: LMDB's meta pages switch only to fully written transactions, and the store reopens at an
 // earlier complete block, from which replay continues. `noSync` (benchmarks only) never flushes.
-import { linkSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, readFileSync, rmSync, statfsSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { open, type Database, type RootDatabase } from "lmdb";
+import { checkDataFile } from "./check.js";
+import { DamagedStoreError, StoreError } from "./errors.js";
 
-export class StoreError extends Error {
-  override name = "StoreError";
-}
+export { DamagedStoreError, StoreError };
 
 export interface EnvOptions {
   /** Never fsync (benchmarks only: an OS crash can then corrupt the store). */
   noSync?: boolean;
+  /**
+   * Open an existing store for reading only: nothing in the directory is created or changed,
+   * so a store the user cannot write can be read (the read commands).
+   */
+  readOnly?: boolean;
 }
 
 /** Tables of one environment; every key and value is raw bytes. */
@@ -36,29 +41,74 @@ export function hasEnv(dir: string): boolean {
 /**
  * The writer lock: `<dir>/cbqs.pid` holds the pid of the process that has the store open. A
  * lock left by a process that no longer runs (killed) is taken over. Every opener takes it, so
- * a reader never sees a store whose in-memory parts another process is changing.
+ * a reader never sees a store whose in-memory parts another process is changing — except a
+ * read-only opener that may not write the directory: it only refuses a store a running process
+ * holds, and takes no lock (returns undefined).
  */
-function takeLock(dir: string): string {
+function takeLock(dir: string, readOnly: boolean): string | undefined {
   const path = join(dir, "cbqs.pid");
   // Written aside, then linked into place: the lock file appears with its pid already in it.
   const mine = join(dir, `cbqs.pid.${process.pid}`);
-  writeFileSync(mine, String(process.pid));
+  try {
+    writeFileSync(mine, String(process.pid));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    if (readOnly && (code === "EACCES" || code === "EPERM" || code === "EROFS")) {
+      checkNotHeld(path);
+      return undefined;
+    }
+    throw new StoreError(`cannot lock the store: ${code}`);
+  }
   try {
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
         linkSync(mine, path);
         return path;
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw new StoreError(`cannot lock ${dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw new StoreError(`cannot lock the store: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
       }
-      const pid = Number(readFileSync(path, "utf8"));
-      if (pid === process.pid) throw new StoreError(`${dir} is already open in this process`);
-      if (Number.isSafeInteger(pid) && pid > 0 && isRunning(pid)) throw new StoreError(`${dir} is in use by process ${pid}`);
+      const pid = checkNotHeld(path);
+      if (pid === process.pid) throw new StoreError("the store is already open in this process");
       rmSync(path, { force: true });
     }
-    throw new StoreError(`cannot lock ${dir}`);
+    throw new StoreError("cannot lock the store");
   } finally {
     rmSync(mine, { force: true });
+  }
+}
+
+/** Refuses a lock another running process holds; returns the pid in it (NaN: none or unreadable). */
+function checkNotHeld(path: string): number {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(path, "utf8"));
+  } catch {
+    return NaN;
+  }
+  if (pid !== process.pid && Number.isSafeInteger(pid) && pid > 0 && isRunning(pid)) throw new StoreError(`the store is in use by process ${pid}`);
+  return pid;
+}
+
+/** Refuses a path that is not a directory, and (read-only) one without a store. */
+function checkDir(dir: string, readOnly: boolean): void {
+  let isDir: boolean;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    if (code !== "ENOENT" || readOnly) throw new StoreError(code === "ENOENT" ? "no store there" : `cannot use it: ${code}`);
+    return;
+  }
+  if (!isDir) throw new StoreError("not a directory");
+}
+
+/** The pre-open checks of data.mdb (state/lmdb/check.ts); an unreadable file is refused too. */
+function checkData(dir: string): void {
+  try {
+    checkDataFile(join(dir, "data.mdb"));
+  } catch (err) {
+    if (err instanceof StoreError) throw err;
+    throw new StoreError(`cannot read data.mdb: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
 }
 
@@ -77,29 +127,37 @@ export class Env {
   private constructor(
     readonly dir: string,
     readonly root: RootDatabase,
-    private readonly lock: string,
+    private readonly lock: string | undefined,
+    readonly readOnly: boolean,
   ) {}
 
   static open(dir: string, options: EnvOptions = {}): Env {
+    const readOnly = options.readOnly === true;
+    checkDir(dir, readOnly);
+    if (readOnly && !hasEnv(dir)) throw new StoreError("no store there");
     try {
       mkdirSync(dir, { recursive: true });
     } catch (err) {
-      throw new StoreError(`cannot create ${dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+      throw new StoreError(`cannot create the directory: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
     }
-    const lock = takeLock(dir);
+    const lock = takeLock(dir, readOnly);
     try {
+      // Under the lock: a store another process holds is refused as in use, not examined.
+      if (hasEnv(dir)) checkData(dir);
       const root = open({
         path: dir,
         maxDbs: 16,
         // A directory even when its name has a dot (lmdb-js takes such a path for a file otherwise).
         noSubdir: false,
         compression: false,
+        ...(readOnly ? { readOnly: true } : {}),
         ...(options.noSync ? { noSync: true, overlappingSync: false } : {}),
       });
-      return new Env(dir, root, lock);
+      return new Env(dir, root, lock, readOnly);
     } catch (err) {
-      rmSync(lock, { force: true });
-      throw new StoreError(`cannot open the store in ${dir}: ${(err as Error).message}`);
+      if (lock !== undefined) rmSync(lock, { force: true });
+      if (err instanceof StoreError) throw err;
+      throw new StoreError(`LMDB cannot open the store: ${(err as Error).message}`);
     }
   }
 
@@ -118,11 +176,21 @@ export class Env {
     return s.blocks * 512;
   }
 
+  /** Bytes free for this user on the store's file system (undefined: unknown). */
+  freeBytes(): number | undefined {
+    try {
+      const s = statfsSync(this.dir);
+      return s.bavail * s.bsize;
+    } catch {
+      return undefined;
+    }
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;
     void this.root.close();
-    rmSync(this.lock, { force: true });
+    if (this.lock !== undefined) rmSync(this.lock, { force: true });
   }
 }
 

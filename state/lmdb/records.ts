@@ -8,7 +8,7 @@ import { concatBytes, u64BE } from "../../src/bytes.js";
 import type { BlockRecord, GenesisRecord, ReceiptRecord, TxLocation } from "../chain-db.js";
 import { CodecError, decodeByteVec, decodeLength, encodeByteVec, encodeLength } from "../codec.js";
 import type { Event } from "../roots.js";
-import { StoreError } from "./env.js";
+import { DamagedStoreError } from "./errors.js";
 
 class Writer {
   private readonly parts: Uint8Array[] = [];
@@ -96,11 +96,7 @@ class Reader {
 }
 
 /** A record that does not decode; `detail` says why, without naming where the record came from. */
-export class DamagedRecordError extends StoreError {
-  constructor(readonly detail: string) {
-    super(`the store is damaged: ${detail}`);
-  }
-}
+export class DamagedRecordError extends DamagedStoreError {}
 
 function decoding<T>(what: string, data: Uint8Array, read: (r: Reader) => T): T {
   try {
@@ -192,6 +188,6 @@ export const decodeTxLocation = (data: Uint8Array): TxLocation => decoding("tran
 export const encodeBefore = (value: Uint8Array | undefined): Uint8Array => (value === undefined ? Uint8Array.of(0) : concatBytes(Uint8Array.of(1), value));
 
 export function decodeBefore(data: Uint8Array): Uint8Array | undefined {
-  if (data.length === 0 || data[0]! > 1 || (data[0] === 0 && data.length !== 1)) throw new StoreError("the store is damaged: bad reverse-diff value");
+  if (data.length === 0 || data[0]! > 1 || (data[0] === 0 && data.length !== 1)) throw new DamagedStoreError("bad reverse-diff value");
   return data[0] === 0 ? undefined : data.slice(1);
 }
