@@ -12,7 +12,6 @@ import { readFixture } from "../../src/harness/documents.js";
 import { CbqsNode } from "../../src/node/chain-node.js";
 import { exportSnapshot, importSnapshot, SnapshotError, snapshotEvery } from "../../src/node/snapshot.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
-import { StoreError } from "../../state/lmdb/env.js";
 import { decodeBlock, encodeBlock } from "../../state/lmdb/records.js";
 import { UPDATE_CONTEXT } from "../../state/qmdb/operation.js";
 import { STATE_KEY_LENGTH } from "../../state/interface.js";
@@ -90,7 +89,7 @@ describe("issue 22: snapshot import checks, each reached on its own (CIP-4 §8.1
     const forged = join(root, "ops.cbqs");
     write(forged, bytes.subarray(0, MAGIC_LENGTH), recs);
     const target = fresh();
-    expect(() => importSnapshot(forged, target)).toThrow(StoreError);
+    expect(() => importSnapshot(forged, target)).toThrow(SnapshotError);
     expect(() => importSnapshot(forged, target)).toThrow(/the rebuilt state root 0x[0-9a-f]{64} is not block \d+'s state_root/);
     expect(existsSync(target)).toBe(false);
   });

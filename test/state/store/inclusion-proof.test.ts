@@ -168,7 +168,7 @@ describe("cbqs verify-bmt-proof (CIP-4 §5.4)", () => {
     const tampered = file("tampered.json", JSON.stringify({ ...json, leaf_index: 5 }));
     const r = await cbqs("verify-bmt-proof", tampered, "--root", root);
     expect(r).toMatchObject({ exitCode: 1, err: "" });
-    expect(r.out).toMatch(/^invalid\n  checked: leaf 0x[0-9a-f]{64} \(index 5 of \d+ leaves\) and \d+ siblings do not rebuild the root 0x[0-9a-f]{64}: they rebuild 0x[0-9a-f]{64}\n$/);
+    expect(r.out).toMatch(/^invalid: the leaf and siblings do not rebuild the given root\n  checked: leaf 0x[0-9a-f]{64} \(index 5 of \d+ leaves\) and \d+ siblings do not rebuild the root 0x[0-9a-f]{64}: they rebuild 0x[0-9a-f]{64}\n$/);
     expect(r.out).not.toContain(`they rebuild ${root}`);
     // A good proof against another root: what it rebuilds is its own root, shown next to the given one.
     const other = toHex(txRoot(txs(6)));
