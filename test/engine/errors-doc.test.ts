@@ -1,21 +1,60 @@
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { BlockInputError, CbqsError, EngineDefect, ERRORS, GenesisError } from "../../src/engine/errors.js";
+import { checkOrders, errorTable } from "./error-doc.js";
+
+const INSTRUCTIONS = [
+  "RegisterProvider",
+  "UpdateProvider",
+  "SetProviderStatus",
+  "CreateStream",
+  "UpdateStream",
+  "TopUpStream",
+  "SettleStreamRent",
+  "CloseStream",
+  "ActivateKeyGeneration",
+];
 
 describe("§17 typed errors", () => {
-  it("§17 codes are unique and docs/errors.md lists every error with its code", () => {
-    const doc = readFileSync(new URL("../../docs/errors.md", import.meta.url), "utf8");
+  it("§17 codes are unique", () => {
     const codes = Object.values(ERRORS).map((e) => e.code);
     expect(new Set(codes).size).toBe(codes.length);
-    for (const [name, def] of Object.entries(ERRORS)) expect(doc).toContain(`| ${def.code} | \`${name}\` |`);
   });
 
-  it("§17 the CIP-39 names keep their reserved codes", () => {
-    expect(ERRORS.StreamNotFound.code).toBe(3900);
-    expect(ERRORS.InvalidKeyBatch.code).toBe(3924);
-    expect(ERRORS.BaseRateScheduleUnavailable.code).toBe(3935);
-    expect(ERRORS.UnsupportedVersion.code).toBe(3937);
-    expect(ERRORS.ChainInstanceMismatch.code).toBe(3938);
+  it("issue 22: docs/errors.md's table is exactly src/engine/errors.ts — every name, code and condition, nothing else (CIP-39 §17)", () => {
+    const table = errorTable();
+    const engine = Object.entries(ERRORS).map(([name, def]) => ({ code: def.code, name, condition: def.condition }));
+    expect(table).toEqual(engine);
+    expect(table.length).toBe(33);
+  });
+
+  it("issue 22: the project's own codes (4000, 4100–4120) collide with no §17 code; §17's names keep theirs (CIP-39 §17)", () => {
+    const SECTION_17: Record<string, number> = {
+      StreamNotFound: 3900,
+      StreamNotActive: 3901,
+      StreamSuspended: 3902,
+      ProviderEpochStale: 3903,
+      InvalidKeyBatch: 3924,
+      BaseRateNotAccepted: 3933,
+      BaseRateCapacityExceeded: 3934,
+      BaseRateScheduleUnavailable: 3935,
+      PricingBasisInvalid: 3936,
+      UnsupportedVersion: 3937,
+      ChainInstanceMismatch: 3938,
+    };
+    for (const [name, def] of Object.entries(ERRORS)) {
+      if (name in SECTION_17) expect(def.code, name).toBe(SECTION_17[name]);
+      else expect(def.code === 4000 || (def.code >= 4100 && def.code <= 4199), name).toBe(true); // §17 reserves 3900–3947
+    }
+  });
+
+  it("issue 22: docs/errors.md has a check order for dispatch and all nine instructions, numbered 1…n, naming only engine errors (CIP-39 §5, §17)", () => {
+    const orders = checkOrders();
+    expect([...orders.keys()]).toEqual(["Every system transaction", ...INSTRUCTIONS]);
+    for (const [heading, steps] of orders) {
+      expect(steps.length, heading).toBeGreaterThan(2);
+      expect(steps.map((s) => s.step), heading).toEqual(steps.map((_, i) => i + 1));
+      for (const s of steps) if (s.error !== "") expect(Object.keys(ERRORS), `${heading} step ${s.step}`).toContain(s.error);
+    }
   });
 });
 

@@ -8,11 +8,11 @@ import { decode } from "../../src/codec/core.js";
 import * as S from "../../src/codec/schema.js";
 import type { InstructionName } from "../../src/codec/types.js";
 import type { Chain, TxOutcome } from "../../src/engine/chain.js";
-import { actionArb, blocksArb, ChainModel, gapArb, type BlockPlan } from "../../src/fuzz/model.js";
-import { newChain, PROPERTY_WORLD, worldOf } from "../../src/fuzz/world.js";
+import { actionArb, blocksArb, ChainModel, gapArb, type Action, type BlockPlan, type Gap } from "../../src/fuzz/model.js";
+import { newChain, OWNERS, PROPERTY_WORLD, worldOf } from "../../src/fuzz/world.js";
 import { accountKey, ZERO_ADDRESS } from "../../src/engine/layout.js";
 import type { MemoryStateStore } from "../../state/store.js";
-import { invariantViolation, NUM_RUNS, TerminalWatch } from "./invariants.js";
+import { invariantViolation, NUM_RUNS, ReactivationWatch, TerminalWatch } from "./invariants.js";
 
 const model = new ChainModel(PROPERTY_WORLD);
 
@@ -55,7 +55,8 @@ const EVENT_SHAPES: Record<InstructionName, RegExp> = {
   CreateStream: /^created$/,
   UpdateStream: /^updated( suspended)?$/,
   TopUpStream: /^topped_up( suspended| reactivated)?$/,
-  SettleStreamRent: /^(rent_settled( suspended| reactivated)?|data_expired)$/,
+  // §6.1: TopUpStream is the only instruction that can reactivate a stream.
+  SettleStreamRent: /^(rent_settled( suspended)?|data_expired)$/,
   CloseStream: /^closed$/,
   ActivateKeyGeneration: /^key_generation_activated$/,
 };
@@ -96,8 +97,11 @@ function eventViolation(block: BlockInput, outcomes: readonly TxOutcome[], chain
 function execute(plans: BlockPlan[]): { blocks: BlockInput[]; roots: string[]; violation: string | null } {
   const { chain, store } = newChain(PROPERTY_WORLD);
   const watch = new TerminalWatch();
+  const reactivation = new ReactivationWatch();
   const blocks: BlockInput[] = [model.setupBlock(chain)];
-  const roots = [toHex(chain.executeBlock(blocks[0]!).stateRoot)];
+  const setup = chain.executeBlock(blocks[0]!);
+  const roots = [toHex(setup.stateRoot)];
+  reactivation.check(chain, blocks[0]!, setup.outcomes);
   let height = 1n;
   let effective = 1n;
   for (const plan of plans) {
@@ -117,16 +121,52 @@ function execute(plans: BlockPlan[]): { blocks: BlockInput[]; roots: string[]; v
       reservationViolation(block, outcome.outcomes) ??
       eventViolation(block, outcome.outcomes, chain) ??
       invariantViolation(chain, store) ??
-      watch.check(chain);
+      watch.check(chain) ??
+      reactivation.check(chain, block, outcome.outcomes);
     if (violation !== null) return { blocks, roots, violation: `after block ${height}: ${violation}` };
   }
   return { blocks, roots, violation: null };
 }
 
+/**
+ * Issue 22: plans that drive the setup streams through the §6.1 lifecycle — settlements, top-ups
+ * and the instructions gated on Active, at the heights where escrow runs out or grace ends — so
+ * "only TopUpStream reactivates" is exercised in every run, not in one run of hundreds.
+ */
+const LIFECYCLE = new Set<Action["k"]>(["settle", "topup", "update", "activate", "close"]);
+/** A settlement of one of the three streams the setup block creates (owners 0–2, nonce 0), by anyone. */
+const settleSetupStream: fc.Arbitrary<Action> = fc.record({
+  k: fc.constant("settle" as const),
+  sender: fc.integer({ min: 0, max: OWNERS.length }),
+  owner: fc.integer({ min: 0, max: 2 }),
+  nonce: fc.constant(0),
+  key: fc.constant(false),
+});
+const lifecycleArb: fc.Arbitrary<BlockPlan[]> = fc.array(
+  fc.record({
+    gap: fc.oneof(
+      { arbitrary: fc.record({ k: fc.constant("boundary" as const), of: fc.constantFrom("runway" as const, "deadline" as const), offset: fc.constantFrom(0, 0, 1) }) as fc.Arbitrary<Gap>, weight: 3 },
+      { arbitrary: gapArb, weight: 1 },
+    ),
+    actions: fc.array(fc.oneof({ arbitrary: settleSetupStream, weight: 2 }, { arbitrary: actionArb.filter((a) => LIFECYCLE.has(a.k)), weight: 3 }), { minLength: 1, maxLength: 4 }),
+  }),
+  { minLength: 2, maxLength: 10 },
+);
+
 describe("engine properties (CIP-39 §4.1, §4.3, §5, §6.1; CIP-4 §6.3 determinism)", () => {
-  it("§18.1 reads/writes within the reservation, §19 event shapes, monotone effective rent height ≤ H, §5 custody ≥ Σ escrow, CBY conserved, §4.3/§5 counters match live records, §4.1 key streams mirror, §6.1 Active ⇔ no pins, terminal absorbing — after every block", () => {
+  it("§18.1 reads/writes within the reservation, §19 event shapes, monotone effective rent height ≤ H, §5 custody ≥ Σ escrow, CBY conserved, §4.3/§5 counters match live records, §4.1 key streams mirror, §6.1 Active ⇔ no pins, only TopUpStream reactivates (issue 22), terminal absorbing — after every block", () => {
     fc.assert(
       fc.property(blocksArb(12, 5), (plans) => {
+        const { violation } = execute(plans);
+        expect(violation).toBeNull();
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it("issue 22: §6.1 only TopUpStream reactivates a Suspended stream — under plans of settlements, top-ups and Active-gated instructions at runway and deadline boundaries (with every invariant above)", () => {
+    fc.assert(
+      fc.property(lifecycleArb, (plans) => {
         const { violation } = execute(plans);
         expect(violation).toBeNull();
       }),

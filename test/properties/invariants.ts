@@ -1,11 +1,12 @@
 // The engine property tests' invariants, checked after every block of a generated chain (the
 // chain model itself is src/fuzz/model.ts, shared with `cbqs fuzz`).
 import { bytesEqual, fromHex, toHex } from "../../src/bytes.js";
-import { toJson } from "../../src/codec/core.js";
+import type { BlockInput } from "../../src/chain/types.js";
+import { decode, toJson } from "../../src/codec/core.js";
 import { keyStreamId } from "../../src/codec/derive.js";
 import * as S from "../../src/codec/schema.js";
 import type { StreamRecordV1 } from "../../src/codec/types.js";
-import type { Chain } from "../../src/engine/chain.js";
+import type { Chain, TxOutcome } from "../../src/engine/chain.js";
 import { ownerCountKey, REGISTRY_ADDRESS } from "../../src/engine/layout.js";
 import { OWNERS, PROPERTY_WORLD } from "../../src/fuzz/world.js";
 import type { JsonObject } from "../../src/scenario/json.js";
@@ -115,5 +116,33 @@ export class TerminalWatch {
       if (!LIVE.has(s.status)) this.seen.set(id, bytes);
     }
     return null;
+  }
+}
+
+/**
+ * §6.1 "TopUpStream is the only instruction that can reactivate a stream": a main stream that was
+ * Suspended after the previous block and is Active after this one was named by an accepted
+ * TopUpStream of this block. (The §19 event shapes catch a reactivation that emits its edge; this
+ * catches one that changes the record without it.)
+ */
+export class ReactivationWatch {
+  private suspended = new Set<string>();
+  check(chain: Chain, block: BlockInput, outcomes: readonly TxOutcome[]): string | null {
+    const toppedUp = new Set<string>();
+    block.txs.forEach((tx, i) => {
+      if (tx.body.kind !== "system" || outcomes[i]!.status !== "ok") return;
+      const instruction = decode(S.CbqsInstructionV1, tx.body.payload); // accepted, so it decodes
+      if (instruction.type === "TopUpStream") toppedUp.add(toHex(instruction.args.stream_id));
+    });
+    let violation: string | null = null;
+    const now = new Set<string>();
+    for (const s of chain.streams()) {
+      if (s.purpose !== "Main") continue;
+      const id = toHex(s.stream_id);
+      if (s.status === "Suspended") now.add(id);
+      else if (s.status === "Active" && this.suspended.has(id) && !toppedUp.has(id)) violation ??= `${id} went Suspended → Active in a block without an accepted TopUpStream naming it`;
+    }
+    this.suspended = now;
+    return violation;
   }
 }
