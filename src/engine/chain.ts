@@ -17,7 +17,7 @@ import { decodeStateValueAs, encodeStateValue } from "../../state/value.js";
 import { runInstruction } from "../../instructions/index.js";
 import { AccountLedger, readAccount, writeAccount, type Account } from "./accounts.js";
 import { decodeScalar, encodeScalar, encodeSingleton, type TxContext } from "./context.js";
-import { BlockInputError, CbqsError, ERRORS, GenesisError, reject, type ErrorName } from "./errors.js";
+import { BlockInputError, CbqsError, EngineDefect, ERRORS, GenesisError, reject, type ErrorName } from "./errors.js";
 import { applyGovAction, bpsSumProblem, liveScalarProblem, readPauseRecord, writePauseRecord } from "./governance.js";
 import {
   accountKey,
@@ -229,8 +229,11 @@ export class Chain {
 
   /**
    * An included rejected transaction, after its effects were rolled back: the nonce is used and
-   * what the meter charged is paid. The reservation check made the balance cover the fee, so
-   * only a burn credit overflowing u64 (state corruption) can fail (a CbqsError).
+   * what the meter charged is paid. A rejection before the meter exists has no CBQS charge and
+   * pays nothing (docs/decisions.md "Included transactions: nonce and fee"). The reservation
+   * check made the balance cover the fee: an InsufficientBalance here means cycleBound is not an
+   * upper bound of the rejected charge, an engine bug (EngineDefect), never a silent exclusion.
+   * Only a burn credit overflowing u64 (state corruption: ArithmeticOverflow) can fail here.
    */
   private payRejected(batch: BlockBatch, from: Address, sender: Account, meter: Meter | null): void {
     const ledger = new AccountLedger(batch, from, sender);
@@ -238,7 +241,12 @@ export class Chain {
       try {
         this.chargeFee(ledger, meter, false);
       } catch (err) {
-        if (err instanceof CbqsError) throw new NotIncludable(`the fee of the rejected transaction cannot be settled: ${err.message}`);
+        if (err instanceof CbqsError && err.errorName === "InsufficientBalance") {
+          throw new EngineDefect(`${meter.instruction}: the rejected charge exceeds the fee at the reservation (cycleBound): ${err.message}`);
+        }
+        if (err instanceof CbqsError && err.errorName === "ArithmeticOverflow") {
+          throw new NotIncludable(`the fee of the rejected transaction cannot be settled: ${err.message}`);
+        }
         throw err;
       }
     }
