@@ -38,6 +38,9 @@ import { effectiveRentHeight, isPaused, NEVER_PAUSED, type PauseRecord } from ".
 
 const KEYLESS_ACCOUNTS = [REGISTRY_ADDRESS, PLATFORM_ADDRESS, ZERO_ADDRESS];
 
+/** §5/§6.1: custody 0x17, the Platform Fee Account 0x18 and the burn address sign nothing. */
+export const isKeylessAccount = (address: Address): boolean => KEYLESS_ACCOUNTS.some((a) => bytesEqual(a, address));
+
 /** §3: the one top-level system-instruction opcode of CBQS. */
 export const SYS_CBQS = 218;
 
@@ -187,7 +190,7 @@ export class Chain {
   private executeTx(batch: BlockBatch, height: bigint, tx: Transaction): TxOutcome {
     // §5/§6.1: custody 0x17, the Platform Fee Account 0x18 and the burn address are keyless:
     // nothing they "sign" is valid, so no block contains a transaction from them.
-    if (KEYLESS_ACCOUNTS.some((a) => bytesEqual(a, tx.from))) {
+    if (isKeylessAccount(tx.from)) {
       return excluded(`${toHex(tx.from)} is a keyless system account and cannot send transactions`);
     }
     // One outermost checkpoint per transaction (traces take it as the transaction's bounds); the
