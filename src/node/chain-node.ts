@@ -241,12 +241,14 @@ export class CbqsNode {
   /**
    * The pool's first MAX_BLOCK_TXS transactions, minus those no block may contain: one the engine
    * excludes (a sender who cannot pay the fee at the reservation) and every later one of the same
-   * sender, whose nonce it skipped. Found by running the block on a throwaway overlay and, after
-   * each run, dropping every such transaction at once before running it again (the t8n rule,
-   * src/harness/t8n.ts, reached in about two runs instead of one per dropped transaction). A
-   * third run is needed only when a dropped transaction had effects in the run (one whose nonce
-   * was skipped still executed there) that a later kept transaction depended on. A rejected
-   * transaction is included and uses its nonce, so the sender's next one stays valid.
+   * sender, whose nonce it skipped (the t8n rule, src/harness/t8n.ts). Found by running the block
+   * on a throwaway overlay and dropping, after each run, every such transaction whose verdict
+   * cannot change, then running it again: about two runs however many are dropped, instead of one
+   * per dropped transaction. An excluded transaction has no effect, and a rejected one affects only
+   * its own sender (whose later transactions are dropped with it) and the burn address, so
+   * dropping them changes no other verdict; only an *accepted* transaction whose nonce was skipped
+   * had effects a later one may depend on, so the excluded ones after it wait for the next run.
+   * A rejected transaction is included and uses its nonce, so the sender's next one stays valid.
    */
   private selectTxs(head: BlockRecord, height: bigint, timestamp: bigint): { included: PoolTx[]; dropped: MinedBlock["dropped"] } {
     let included = this.pool.splice(0, MAX_BLOCK_TXS);
@@ -258,20 +260,23 @@ export class CbqsNode {
       const nonces = startNonces(dry, envelopes);
       const outcome = dry.executeBlock({ height, timestamp, txs: envelopes.map((e) => e.tx) });
       if (firstNotIncludable(envelopes, outcome, nonces) === null) return { included, dropped };
-      // One pass in block order: a sender's nonce advances with each of its kept transactions; a
-      // transaction the engine excluded, or whose nonce a dropped one skipped, is dropped.
+      // One pass in block order; a sender's nonce advances with each of its kept transactions.
       const next = new Map(nonces);
       const kept: PoolTx[] = [];
+      let settled = true; // no accepted transaction dropped so far: every verdict is final
       for (const [i, t] of included.entries()) {
         const from = toHex(t.env.tx.from);
         const o = outcome.outcomes[i]!;
         const expected = next.get(from)!;
-        const reason = o.status === "excluded" ? o.error!.message : t.env.nonce !== expected ? `nonce ${t.env.nonce} is not the sender's account nonce ${expected}` : null;
+        let reason: string | null = null;
+        if (t.env.nonce !== expected) reason = `nonce ${t.env.nonce} is not the sender's account nonce ${expected}`;
+        else if (o.status === "excluded" && settled) reason = o.error!.message;
         if (reason === null) {
           kept.push(t);
           next.set(from, expected + 1n);
         } else {
           dropped.push({ tx_hash: toHex(t.hash), reason });
+          if (o.status === "ok") settled = false;
         }
       }
       included = kept;

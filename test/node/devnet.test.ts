@@ -137,7 +137,7 @@ describe("cbqs node: devnet", () => {
     try {
       const [rich, u1, u2] = [address(0x11), address(0x33), address(0x34)];
       const u1a = cbqsTx(CHAIN, u1, 0n, ix.registerProvider());
-      const u1b = transferTx(CHAIN, u1, 1n, address(0x22), 0n); // includable alone, but its nonce 1 is skipped
+      const u1b = transferTx(CHAIN, u1, 1n, address(0x22), 1n); // includable alone (rejected: nothing to send), but its nonce 1 is skipped
       const u2a = cbqsTx(CHAIN, u2, 0n, ix.registerProvider());
       const r1 = transferTx(CHAIN, rich, 0n, address(0x22), 5n);
       const r2 = transferTx(CHAIN, rich, 1n, address(0x22), 6n);
@@ -163,6 +163,37 @@ describe("cbqs node: devnet", () => {
       expect(n.node.pending).toBe(0);
       expect([accountNonce(n.node, u1), accountNonce(n.node, u2), accountNonce(n.node, rich)]).toEqual([0n, 0n, 2n]);
       expect(() => expectedByHeight(fixtureOf(n.db, n.node.config))).not.toThrow();
+    } finally {
+      await n.close();
+    }
+  });
+
+  it("issue 21: a dropped transaction that funded a later sender in the dry run is caught by one more run: that sender is dropped too", async () => {
+    const n = await startNode({ kind: "genesis", source: readFixture("fixtures/corpus/fee-insufficient-balance.json").genesis.source });
+    try {
+      // P holds 600: its CreateStream is excluded (its fee at the reservation is more), so its
+      // transfer of 600 to U (accepted in the first run) is dropped, and U, funded only by it,
+      // cannot pay RegisterProvider's 570 after all.
+      const [p, u] = [address(0x22), address(0x35)];
+      const create = cbqsTx(CHAIN, p, 0n, ix.createStream({ initial_escrow: 1n }));
+      const fund = transferTx(CHAIN, p, 1n, u, 600n);
+      const register = cbqsTx(CHAIN, u, 0n, ix.registerProvider());
+      for (const tx of [create, fund, register]) expect((await post(n.url, "/tx", toHex(tx))).status).toBe(200);
+      const resume = vi.spyOn(Chain, "resume");
+      let mined: Record<string, unknown>;
+      try {
+        mined = (await post(n.url, "/mine", "")).body;
+        expect(resume).toHaveBeenCalledTimes(3);
+      } finally {
+        resume.mockRestore();
+      }
+      expect(mined["receipts"]).toEqual([]);
+      expect((mined["dropped"] as Array<{ tx_hash: string; reason: string }>).map((d) => [d.tx_hash, d.reason.replace(/\d+ of \w+$/, "…")])).toEqual([
+        [toHex(keccakOf(create)), `${toHex(p)} holds 600, less than the fee at the reservation …`],
+        [toHex(keccakOf(fund)), "nonce 1 is not the sender's account nonce 0"],
+        [toHex(keccakOf(register)), `${toHex(u)} holds 0, less than the fee at the reservation …`],
+      ]);
+      expect([accountNonce(n.node, p), accountNonce(n.node, u)]).toEqual([0n, 0n]);
     } finally {
       await n.close();
     }
