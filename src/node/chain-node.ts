@@ -244,10 +244,10 @@ export class CbqsNode {
    * sender, whose nonce it skipped (the t8n rule, src/harness/t8n.ts). Found by running the block
    * on a throwaway overlay and dropping, after each run, every such transaction whose verdict
    * cannot change, then running it again: about two runs however many are dropped, instead of one
-   * per dropped transaction. An excluded transaction has no effect, and a rejected one affects only
-   * its own sender (whose later transactions are dropped with it) and the burn address, so
-   * dropping them changes no other verdict; only an *accepted* transaction whose nonce was skipped
-   * had effects a later one may depend on, so the excluded ones after it wait for the next run.
+   * per dropped transaction. An excluded transaction has no effect, so dropping it changes no
+   * other verdict; a dropped transaction that did execute in the run (its nonce skipped, accepted
+   * or rejected) had effects a later one may depend on, so the exclusions after it wait for the
+   * next run.
    * A rejected transaction is included and uses its nonce, so the sender's next one stays valid.
    */
   private selectTxs(head: BlockRecord, height: bigint, timestamp: bigint): { included: PoolTx[]; dropped: MinedBlock["dropped"] } {
@@ -263,7 +263,7 @@ export class CbqsNode {
       // One pass in block order; a sender's nonce advances with each of its kept transactions.
       const next = new Map(nonces);
       const kept: PoolTx[] = [];
-      let settled = true; // no accepted transaction dropped so far: every verdict is final
+      let settled = true; // no executed transaction dropped so far: every exclusion is final
       for (const [i, t] of included.entries()) {
         const from = toHex(t.env.tx.from);
         const o = outcome.outcomes[i]!;
@@ -276,7 +276,7 @@ export class CbqsNode {
           next.set(from, expected + 1n);
         } else {
           dropped.push({ tx_hash: toHex(t.hash), reason });
-          if (o.status === "ok") settled = false;
+          if (o.status !== "excluded") settled = false;
         }
       }
       included = kept;

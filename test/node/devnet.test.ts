@@ -137,7 +137,7 @@ describe("cbqs node: devnet", () => {
     try {
       const [rich, u1, u2] = [address(0x11), address(0x33), address(0x34)];
       const u1a = cbqsTx(CHAIN, u1, 0n, ix.registerProvider());
-      const u1b = transferTx(CHAIN, u1, 1n, address(0x22), 1n); // includable alone (rejected: nothing to send), but its nonce 1 is skipped
+      const u1b = cbqsTx(CHAIN, u1, 1n, ix.setProviderStatus("Draining")); // excluded as well, and its nonce 1 is skipped
       const u2a = cbqsTx(CHAIN, u2, 0n, ix.registerProvider());
       const r1 = transferTx(CHAIN, rich, 0n, address(0x22), 5n);
       const r2 = transferTx(CHAIN, rich, 1n, address(0x22), 6n);
