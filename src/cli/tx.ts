@@ -19,7 +19,7 @@ export function register(program: Command): void {
     .argument("<json>", 'the transaction, inline or @file.json: {"from": "0x…", and one of "cbqs", "gov", "transfer", "raw"}')
     .requiredOption("--chain-id <n>", "the chain's numeric id (a node's GET /genesis: chain_id)")
     .requiredOption("--chain-instance <hex>", "chain_instance_id, 32 bytes (a node's GET /genesis: chain_instance_id): signs quotes and receipts, derives stream ids")
-    .requiredOption("--nonce <n>", "the sender's next nonce: its account nonce (accepted transactions so far; a rejected one does not count), plus its transactions still queued")
+    .requiredOption("--nonce <n>", "the sender's next nonce: its account nonce (every included transaction of the sender so far, accepted or rejected), plus its transactions still queued")
     .option("--json", "print {envelope, tx_hash} as JSON")
     .addHelpText("after", exitCodes("the envelope is printed (0x-hex, the body POST /tx takes)", "(not used)", "malformed JSON or transaction (its JSON path named), bad options"))
     .action((arg: string, opts: { chainId: string; chainInstance: string; nonce: string; json?: boolean }) => {

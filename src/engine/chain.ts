@@ -17,7 +17,7 @@ import { decodeStateValueAs, encodeStateValue } from "../../state/value.js";
 import { runInstruction } from "../../instructions/index.js";
 import { AccountLedger, readAccount, writeAccount, type Account } from "./accounts.js";
 import { decodeScalar, encodeScalar, encodeSingleton, type TxContext } from "./context.js";
-import { BlockInputError, CbqsError, ERRORS, GenesisError, reject, type ErrorName } from "./errors.js";
+import { BlockInputError, CbqsError, EngineDefect, ERRORS, GenesisError, reject, type ErrorName } from "./errors.js";
 import { applyGovAction, bpsSumProblem, liveScalarProblem, readPauseRecord, writePauseRecord } from "./governance.js";
 import {
   accountKey,
@@ -37,6 +37,9 @@ import { ed25519VerifyStrict } from "../crypto/ed25519.js";
 import { effectiveRentHeight, isPaused, NEVER_PAUSED, type PauseRecord } from "./pause.js";
 
 const KEYLESS_ACCOUNTS = [REGISTRY_ADDRESS, PLATFORM_ADDRESS, ZERO_ADDRESS];
+
+/** §5/§6.1: custody 0x17, the Platform Fee Account 0x18 and the burn address sign nothing. */
+export const isKeylessAccount = (address: Address): boolean => KEYLESS_ACCOUNTS.some((a) => bytesEqual(a, address));
 
 /** §3: the one top-level system-instruction opcode of CBQS. */
 export const SYS_CBQS = 218;
@@ -187,7 +190,7 @@ export class Chain {
   private executeTx(batch: BlockBatch, height: bigint, tx: Transaction): TxOutcome {
     // §5/§6.1: custody 0x17, the Platform Fee Account 0x18 and the burn address are keyless:
     // nothing they "sign" is valid, so no block contains a transaction from them.
-    if (KEYLESS_ACCOUNTS.some((a) => bytesEqual(a, tx.from))) {
+    if (isKeylessAccount(tx.from)) {
       return excluded(`${toHex(tx.from)} is a keyless system account and cannot send transactions`);
     }
     // One outermost checkpoint per transaction (traces take it as the transaction's bounds); the
@@ -229,8 +232,11 @@ export class Chain {
 
   /**
    * An included rejected transaction, after its effects were rolled back: the nonce is used and
-   * what the meter charged is paid. The reservation check made the balance cover the fee, so
-   * only a burn credit overflowing u64 (state corruption) can fail (a CbqsError).
+   * what the meter charged is paid. A rejection before the meter exists has no CBQS charge and
+   * pays nothing (docs/decisions.md "Included transactions: nonce and fee"). The reservation
+   * check made the balance cover the fee: an InsufficientBalance here means cycleBound is not an
+   * upper bound of the rejected charge, an engine bug (EngineDefect), never a silent exclusion.
+   * Only a burn credit overflowing u64 (state corruption: ArithmeticOverflow) can fail here.
    */
   private payRejected(batch: BlockBatch, from: Address, sender: Account, meter: Meter | null): void {
     const ledger = new AccountLedger(batch, from, sender);
@@ -238,7 +244,12 @@ export class Chain {
       try {
         this.chargeFee(ledger, meter, false);
       } catch (err) {
-        if (err instanceof CbqsError) throw new NotIncludable(`the fee of the rejected transaction cannot be settled: ${err.message}`);
+        if (err instanceof CbqsError && err.errorName === "InsufficientBalance") {
+          throw new EngineDefect(`${meter.instruction}: the rejected charge exceeds the fee at the reservation (cycleBound): ${err.message}`);
+        }
+        if (err instanceof CbqsError && err.errorName === "ArithmeticOverflow") {
+          throw new NotIncludable(`the fee of the rejected transaction cannot be settled: ${err.message}`);
+        }
         throw err;
       }
     }

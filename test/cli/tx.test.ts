@@ -53,4 +53,11 @@ describe("cbqs tx", () => {
     expect(await cbqs("tx", JSON.stringify({ from: OWNER, transfer: { to: OWNER, amount: "1" }, expect: { status: "ok" } }), ...opts)).toEqual(unusableInput(/\$\.expect: expectations belong to scenarios/));
     expect(await cbqs("tx", JSON.stringify({ from: OWNER, transfer: { to: OWNER, amount: "1" } }), "--chain-id", "7", "--chain-instance", "0x12", "--nonce", "0")).toEqual(unusableInput(/--chain-instance/));
   });
+
+  it("issue 21: --nonce's help states the nonce rule: every included transaction of the sender so far, accepted or rejected, uses a nonce", async () => {
+    const help = await cbqs("tx", "--help");
+    const text = (help.out + help.err).replace(/\s+/g, " ");
+    expect(text).toContain("every included transaction of the sender so far, accepted or rejected");
+    expect(text).not.toMatch(/a rejected one does not count/);
+  });
 });

@@ -232,6 +232,34 @@ describe("issue 21 §2: included rejected transactions use their nonce and pay t
   });
 });
 
+describe("issue 21: rejections before the meter exists pay nothing, at nonzero prices too", () => {
+  it("issue 21: a pre-meter rejection (failed transfer, rejected governance action, UnknownOpcode, RegistryPaused, undecodable payload) from an unfunded never-seen sender is included: nonce 1, balance 0, fee 0", () => {
+    const t = new TestChain({ ...genesisConfig(), cycle_price: 7n, cell_price: 11n });
+    const fresh = (byte: number) => new Uint8Array(20).fill(byte);
+    const payload = encode(S.CbqsInstructionV1, ix.registerProvider());
+    const cases: Array<[Uint8Array, Parameters<TestChain["tx"]>[0], string]> = [
+      [fresh(0x61), transfer(fresh(0x61), OTHER, 1n), "InsufficientBalance"],
+      [fresh(0x62), gov({ type: "Unpause", actor: REGISTRY_ADDRESS }, fresh(0x62)), "Unauthorized"],
+      [fresh(0x63), { from: fresh(0x63), body: { kind: "system", opcode: 217, payload } }, "UnknownOpcode"],
+      [fresh(0x64), { from: fresh(0x64), body: { kind: "system", opcode: 218, payload: payload.subarray(0, 5) } }, "undecodable"],
+    ];
+    const check = (from: Uint8Array, tx: Parameters<TestChain["tx"]>[0], name: string) => {
+      const burned = t.balance(ZERO_ADDRESS);
+      const o = t.tx(tx);
+      expect(o.status, name).toBe("rejected");
+      if (name !== "undecodable") expect(o.error!.name, name).toBe(name);
+      expect([o.cycles, o.cells], name).toEqual([0n, 0n]);
+      // Included: the nonce step is written (a new account record), and nothing is paid.
+      expect(t.chain.account(from), name).toEqual({ nonce: 1n, balance: 0n });
+      expect(t.balance(ZERO_ADDRESS), name).toBe(burned);
+    };
+    for (const [from, tx, name] of cases) check(from, tx, name);
+    // The CIP-12 breaker covering 0x17 rejects before the meter exists as well.
+    t.ok(gov({ type: "Pause", actor: REGISTRY_ADDRESS, blocks: 5n }));
+    check(fresh(0x65), cbqs(fresh(0x65), ix.registerProvider()), "RegistryPaused");
+  });
+});
+
 describe("§18.1 hash and signature accounting", () => {
   it("§18.1 a quoted CreateStream charges stream-id (85), signing-key-id (55) and quote-digest preimages and one signature", () => {
     const t = new TestChain();

@@ -7,7 +7,8 @@ import { ChainBuilder, type BuiltBlock } from "../../src/fuzz/build.js";
 import { ChainModel, SETUP_ACTIONS, type Action } from "../../src/fuzz/model.js";
 import { chainSize, generateChain, runSeed, type FuzzChain } from "../../src/fuzz/plan.js";
 import { inputTexts } from "../../src/fuzz/target.js";
-import { newChain, PROPERTY_WORLD } from "../../src/fuzz/world.js";
+import type { JsonObject } from "../../src/scenario/json.js";
+import { newChain, OWNERS, PLAIN_GENESIS, PROPERTY_WORLD, SPONSOR } from "../../src/fuzz/world.js";
 
 function buildAll(plan: FuzzChain): BuiltBlock[] {
   const builder = new ChainBuilder(plan);
@@ -79,6 +80,24 @@ describe("fuzz chains (src/fuzz/plan.ts, build.ts)", () => {
         "not includable: Transfer",
       ].sort(),
     );
+  });
+
+  it("issue 21: a transaction whose sender cannot pay the fee at the reservation is not includable: the builder and t8n leave it out, the sender's next transaction takes its nonce", () => {
+    // The generator's balances (at least 5e9) always cover the fee at the reservation at its
+    // prices (cycle_price ≤ 1,000), so this class is built by hand: a sponsor holding 10.
+    const accounts = { ...(PLAIN_GENESIS["accounts"] as JsonObject), [SPONSOR]: { balance: "10" } };
+    const settle: Action = { k: "settle", sender: OWNERS.length, owner: 0, nonce: 0, key: false };
+    const transfer: Action = { k: "transfer", from: OWNERS.length + 3, to: 0, amount: 1n }; // TRANSFER_PARTIES: owners, providers, sponsor
+    const plan: FuzzChain = {
+      genesis: { ...PLAIN_GENESIS, accounts, cycle_price: "1000", cell_price: "1" },
+      blocks: [{ gap: { k: "step", blocks: 1 }, actions: [...SETUP_ACTIONS, settle, transfer], junk: [] }],
+    };
+    const [block] = buildAll(plan); // the builder insists that t8n leaves out exactly the excluded
+    const n = SETUP_ACTIONS.length;
+    expect(block!.kinds.slice(n)).toEqual(["not includable: SettleStreamRent", "Transfer"]);
+    const result = block!.ours.result as { receipts: Array<{ index: string; status: string }>; rejected: Array<{ index: string; error: string }> };
+    expect(result.rejected).toEqual([{ index: String(n), error: expect.stringMatching(/^0x5{40} holds 10, less than the fee at the reservation \d+ of SettleStreamRent$/) }]);
+    expect(result.receipts.find((r) => r.index === String(n + 1))).toMatchObject({ status: "ok" });
   });
 
   it("boundary gaps land on the escrow runway end, the pause expiry and the grace deadline (§6.1, Denial of service)", () => {

@@ -2,13 +2,15 @@
 // POST /mine (next height, or skipping to ?height=), block production every --block-time seconds,
 // a fresh chain from --genesis, and a restart continuing from the store. Produced blocks are
 // ordinary chain blocks: the follower's replay checks of the feed would catch any difference.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { keccak256 } from "../../src/crypto/hash.js";
 import { accountKey } from "../../state/keys.js";
 import { decodeStateValueAs } from "../../state/value.js";
 import { readFixture } from "../../src/harness/documents.js";
 import { CbqsNode } from "../../src/node/chain-node.js";
-import { REGISTRY_ADDRESS } from "../../src/engine/layout.js";
+import { PLATFORM_ADDRESS, REGISTRY_ADDRESS, ZERO_ADDRESS } from "../../src/engine/layout.js";
+import { Chain } from "../../src/engine/chain.js";
+import { ix } from "../../src/gas/builder.js";
 import { MemoryChainDb } from "../../state/chain-db-memory.js";
 import { expectedByHeight, fixtureOf, get, post, startNode, toHex, transferTx, address, cbqsTx } from "./helpers.js";
 
@@ -115,21 +117,83 @@ describe("cbqs node: devnet", () => {
     }
   });
 
-  it("issue 21 §2: queued transactions no block may contain (a keyless sender) are dropped at mining, each with its reason; the rest are mined", async () => {
+  it("issue 21: POST /tx refuses a keyless sender (custody 0x…17, 0x…18, the zero address) with 400 not_includable; nothing is queued", async () => {
     const n = await startNode("fixtures/corpus/create-base-schedule.json");
     try {
-      const custody = REGISTRY_ADDRESS;
-      const first = transferTx(CHAIN, custody, 0n, A, 1n);
-      const second = transferTx(CHAIN, custody, 1n, A, 1n);
-      const other = transferTx(CHAIN, A, accountNonce(n.node, A), address(0x22), 1n);
-      for (const tx of [first, second, other]) expect((await post(n.url, "/tx", toHex(tx))).status).toBe(200);
-      const mined = (await post(n.url, "/mine", "")).body;
-      expect((mined["receipts"] as Array<{ tx_hash: string }>).map((r) => r.tx_hash)).toEqual([toHex(keccakOf(other))]);
-      expect(mined["dropped"]).toEqual([
-        { tx_hash: toHex(keccakOf(first)), reason: `${toHex(custody)} is a keyless system account and cannot send transactions` },
-        { tx_hash: toHex(keccakOf(second)), reason: `${toHex(custody)} is a keyless system account and cannot send transactions` },
+      for (const keyless of [REGISTRY_ADDRESS, PLATFORM_ADDRESS, ZERO_ADDRESS]) {
+        const r = await post(n.url, "/tx", toHex(transferTx(CHAIN, keyless, 0n, A, 1n)));
+        expect(r.status).toBe(400);
+        expect(r.body).toEqual({ error: { code: "not_includable", message: `${toHex(keyless)} is a keyless system account and cannot send transactions` } });
+      }
+      expect(n.node.pending).toBe(0);
+    } finally {
+      await n.close();
+    }
+  });
+
+  it("issue 21: transactions excluded for an unpayable reservation fee are all dropped with their reasons in one mining, in two dry runs; the rest are mined", async () => {
+    // cycle_price 1: a RegisterProvider's fee at the reservation is 570 here; U1 and U2 hold nothing.
+    const n = await startNode({ kind: "genesis", source: readFixture("fixtures/corpus/fee-insufficient-balance.json").genesis.source });
+    try {
+      const [rich, u1, u2] = [address(0x11), address(0x33), address(0x34)];
+      const u1a = cbqsTx(CHAIN, u1, 0n, ix.registerProvider());
+      const u1b = cbqsTx(CHAIN, u1, 1n, ix.setProviderStatus("Draining")); // excluded as well, and its nonce 1 is skipped
+      const u2a = cbqsTx(CHAIN, u2, 0n, ix.registerProvider());
+      const r1 = transferTx(CHAIN, rich, 0n, address(0x22), 5n);
+      const r2 = transferTx(CHAIN, rich, 1n, address(0x22), 6n);
+      for (const tx of [u1a, r1, u1b, u2a, r2]) expect((await post(n.url, "/tx", toHex(tx))).status).toBe(200);
+      const resume = vi.spyOn(Chain, "resume");
+      let mined: Record<string, unknown>;
+      try {
+        mined = (await post(n.url, "/mine", "")).body;
+        expect(resume).toHaveBeenCalledTimes(2);
+      } finally {
+        resume.mockRestore();
+      }
+      expect((mined["receipts"] as Array<{ tx_hash: string; status: string }>).map((r) => [r.tx_hash, r.status])).toEqual([
+        [toHex(keccakOf(r1)), "ok"],
+        [toHex(keccakOf(r2)), "ok"],
       ]);
+      const reservation = (who: Uint8Array) => `${toHex(who)} holds 0, less than the fee at the reservation 570 of RegisterProvider`;
+      expect(mined["dropped"]).toEqual([
+        { tx_hash: toHex(keccakOf(u1a)), reason: reservation(u1) },
+        { tx_hash: toHex(keccakOf(u1b)), reason: "nonce 1 is not the sender's account nonce 0" },
+        { tx_hash: toHex(keccakOf(u2a)), reason: reservation(u2) },
+      ]);
+      expect(n.node.pending).toBe(0);
+      expect([accountNonce(n.node, u1), accountNonce(n.node, u2), accountNonce(n.node, rich)]).toEqual([0n, 0n, 2n]);
       expect(() => expectedByHeight(fixtureOf(n.db, n.node.config))).not.toThrow();
+    } finally {
+      await n.close();
+    }
+  });
+
+  it("issue 21: a dropped transaction that funded a later sender in the dry run is caught by one more run: that sender is dropped too", async () => {
+    const n = await startNode({ kind: "genesis", source: readFixture("fixtures/corpus/fee-insufficient-balance.json").genesis.source });
+    try {
+      // P holds 600: its CreateStream is excluded (its fee at the reservation is more), so its
+      // transfer of 600 to U (accepted in the first run) is dropped, and U, funded only by it,
+      // cannot pay RegisterProvider's 570 after all.
+      const [p, u] = [address(0x22), address(0x35)];
+      const create = cbqsTx(CHAIN, p, 0n, ix.createStream({ initial_escrow: 1n }));
+      const fund = transferTx(CHAIN, p, 1n, u, 600n);
+      const register = cbqsTx(CHAIN, u, 0n, ix.registerProvider());
+      for (const tx of [create, fund, register]) expect((await post(n.url, "/tx", toHex(tx))).status).toBe(200);
+      const resume = vi.spyOn(Chain, "resume");
+      let mined: Record<string, unknown>;
+      try {
+        mined = (await post(n.url, "/mine", "")).body;
+        expect(resume).toHaveBeenCalledTimes(3);
+      } finally {
+        resume.mockRestore();
+      }
+      expect(mined["receipts"]).toEqual([]);
+      expect((mined["dropped"] as Array<{ tx_hash: string; reason: string }>).map((d) => [d.tx_hash, d.reason.replace(/\d+ of \w+$/, "…")])).toEqual([
+        [toHex(keccakOf(create)), `${toHex(p)} holds 600, less than the fee at the reservation …`],
+        [toHex(keccakOf(fund)), "nonce 1 is not the sender's account nonce 0"],
+        [toHex(keccakOf(register)), `${toHex(u)} holds 0, less than the fee at the reservation …`],
+      ]);
+      expect([accountNonce(n.node, p), accountNonce(n.node, u)]).toEqual([0n, 0n]);
     } finally {
       await n.close();
     }
