@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""cbqs-t8n-server/v1 (docs/fixtures.md section 5) in front of a per-call t8n command.
+"""cbqs-t8n-server/v1 (docs/fixtures.md section 4.1) in front of a per-call t8n command.
 
 An example for node teams: the whole protocol, with sessions kept as the post-state file the
 command wrote, in the standard library only. Usage: t8n-server.py "<per-call t8n command>"

@@ -398,7 +398,7 @@ function registerT8n(program: Command): void {
     .addOption(outputOption("--output.alloc <file>", "post-state dump (cbqs-state-dump/v1); not written when omitted"))
     .addOption(outputOption("--trace <file>", "write a cbqs-trace/v1 JSON line per transaction"))
     .option("--quiet", "no progress on stderr")
-    .option("--server", "serve the cbqs-t8n-server/v1 protocol on stdin/stdout instead (docs/fixtures.md §5); no --input/--output/--trace")
+    .option("--server", "serve the cbqs-t8n-server/v1 protocol on stdin/stdout instead (docs/fixtures.md §4.1); no --input/--output/--trace")
     .option("--max-line-bytes <n>", "with --server: the longest request line accepted", String(DEFAULT_T8N_LINE_BYTES))
     // With --server the inputs come in requests: the three files are no longer required.
     .on("option:server", function (this: Command) {
@@ -407,10 +407,10 @@ function registerT8n(program: Command): void {
     .addHelpText(
       "after",
       exitCodes(
-        "the block was executed and the result written (left-out transactions are listed in it, not an error)",
+        "the block was executed and the result written (left-out transactions are listed in it, not an error); with --server: stdin ended, every request answered",
         "(not used)",
         undefined,
-        "nothing is written (no result, post-state or trace file)",
+        "nothing is written (no result, post-state or trace file); with --server: after answering the request in progress",
       ),
     )
     .action(async (opts: Record<string, string | boolean | undefined>) => {
@@ -471,11 +471,19 @@ function maxLineBytes(text: string): number {
 function registerT8nAdapter(program: Command): void {
   program
     .command("t8n-adapter")
-    .description("serve the cbqs-t8n-server/v1 protocol on stdin/stdout in front of a per-call t8n command (docs/fixtures.md §5)")
+    .description("serve the cbqs-t8n-server/v1 protocol on stdin/stdout in front of a per-call t8n command (docs/fixtures.md §4.1)")
     .argument("<command>", "per-call t8n command, run by /bin/sh with the five t8n flags appended (as cbqs fuzz runs it)")
     .option("--timeout <seconds>", "time allowed for one invocation (then the request gets a t8n_failed error)", "600")
     .option("--max-line-bytes <n>", "the longest request line accepted", String(DEFAULT_T8N_LINE_BYTES))
-    .addHelpText("after", "\nExit codes: 0 = stdin ended and every request was answered, 2 = unusable options, 130/143 = stopped by SIGINT/SIGTERM after the request in progress.")
+    .addHelpText(
+      "after",
+      exitCodes(
+        "stdin ended and every request was answered (a failed request is an error answer, not an exit code)",
+        "(not used)",
+        "unusable options (one error line)",
+        "after answering the request in progress",
+      ),
+    )
     .action(async (command: string, opts: { timeout: string; maxLineBytes: string }) => {
       const timeout = intOption("--timeout", opts.timeout, 86_400);
       if (timeout === 0) throw new UsageError("--timeout must be at least 1 second");

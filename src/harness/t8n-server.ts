@@ -1,4 +1,4 @@
-// The long-lived t8n protocol cbqs-t8n-server/v1 (docs/fixtures.md §5): one process, one JSON
+// The long-lived t8n protocol cbqs-t8n-server/v1 (docs/fixtures.md §4.1): one process, one JSON
 // request per stdin line, one JSON answer per stdout line, in order; stderr is free for logs.
 // This module is the protocol (framing, the line bound, request checks, sessions, errors); what
 // executes a block is a T8nBackend: in this process (`cbqs t8n --server`, below) or a per-call

@@ -1,4 +1,4 @@
-// Issue 23 §1: the long-lived t8n protocol cbqs-t8n-server/v1 (docs/fixtures.md §5), driven as a
+// Issue 23 §1: the long-lived t8n protocol cbqs-t8n-server/v1 (docs/fixtures.md §4.1), driven as a
 // node team's client drives it: spawned processes, JSON lines over stdin/stdout.
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -120,7 +120,7 @@ const historyFree = (r: unknown) => {
   return rest;
 };
 
-describe("issue 23 §1: cbqs t8n --server (cbqs-t8n-server/v1, docs/fixtures.md §5)", () => {
+describe("issue 23 §1: cbqs t8n --server (cbqs-t8n-server/v1, docs/fixtures.md §4.1)", () => {
   it("issue 23: the first line is the hello line naming the protocol version, the implementation and max_line_bytes", async () => {
     const c = server("--max-line-bytes", "4096");
     expect(await c.next()).toEqual({ protocol: "cbqs-t8n-server/v1", implementation: expect.stringMatching(/^cbqs-emulator /), max_line_bytes: 4096, max_sessions: 16, session_state_root: "chain" });
@@ -281,6 +281,22 @@ describe("issue 23 §1: cbqs t8n --server (cbqs-t8n-server/v1, docs/fixtures.md 
       expect(rest.map((a) => [a["id"], typeof a["result"]])).toEqual(rest.length === 0 ? [] : [[2, "object"]]);
       expect(c.stderr).toBe(`cbqs: stopped by ${signal}; ${2 + rest.length} requests answered, none left half-done\n`);
     }
+  });
+
+  it("issue 23: the docs/fixtures.md §4.1 example is byte-exact: its hello line and each request's answer line are what the server writes", async () => {
+    const doc = readFileSync("docs/fixtures.md", "utf8");
+    const section = doc.slice(doc.indexOf("### 4.1"), doc.indexOf("## 5. Traces"));
+    const hello = /\n(\{"protocol":.*\})\n/.exec(section)![1]!;
+    const pairs = [...section.matchAll(/^→ (.*)\n← (.*)$/gm)].map((m) => [m[1]!, m[2]!] as const);
+    expect(pairs.length).toBeGreaterThanOrEqual(10);
+    const version = (JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version;
+    const c = server();
+    expect((await c.nextLine()).replace(`cbqs-emulator ${version}`, "cbqs-emulator 0.1.0")).toBe(hello);
+    for (const [request, answer] of pairs) {
+      c.send(request);
+      expect(await c.nextLine()).toBe(answer);
+    }
+    expect(await c.end()).toEqual({ code: 0, signal: null });
   });
 
   it("issue 23: t8n --server refuses the per-call files (exit 2, one line)", () => {
