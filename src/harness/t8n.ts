@@ -114,8 +114,12 @@ export function* transitionSteps(
   onPreState?: (entries: number) => void,
 ): Steps<T8nRun> {
   let store: MemoryStateStore | null = null;
+  // Each attempt commits the pre-state afresh: a one-shot iterator (a store's entries()) would be
+  // empty the second time, so it is read into a list once.
+  const oneShot = (alloc as { [Symbol.iterator]: () => unknown })[Symbol.iterator]() === alloc;
+  const pre = oneShot ? [...alloc] : alloc;
   const block = yield* includableBlockSteps(txs, env, function* () {
-    store = yield* MemoryStateStore.fromEntriesSteps(alloc, env.height - 1n, createStateCommitment(), onPreState);
+    store = yield* MemoryStateStore.fromEntriesSteps(pre, env.height - 1n, createStateCommitment(), onPreState);
     yield;
     return wrapStore(store);
   });

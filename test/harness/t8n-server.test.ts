@@ -251,6 +251,23 @@ describe("issue 23 §1: cbqs t8n --server (cbqs-t8n-server/v1, docs/fixtures.md 
     expect(await c.end()).toEqual({ code: 0, signal: null });
   });
 
+  it("issue 23: a session leaves out a transaction that cannot be included and re-runs the block from the same state, as per-call t8n does", async () => {
+    // Block 1's first transaction twice: the copy's nonce is stale once the first has run.
+    const b = fixture.blocks[0]!;
+    const doubled = [b.transactions[0]!, ...b.transactions];
+    const want = transition(Replay.start(fixture).replay.store.entries(), doubled, envOf(fixture, 0)).result;
+    expect((want["rejected"] as Answer[]).map((r) => r["index"])).toEqual(["1"]);
+    const c = server();
+    await c.next();
+    await c.request({ id: 0, method: "session.open", alloc: genesisAlloc(fixture) });
+    const a = await c.request({ id: 1, method: "session.apply", session: "s1", txs: doubled.map(toHex), env: envJson(fixture, 0) });
+    expect(a["result"]).toEqual(JSON.parse(JSON.stringify(want)));
+    // The held batch was committed once: block 2 follows with the fixture's root.
+    const next = await c.request({ id: 2, method: "session.apply", session: "s1", txs: txsJson(fixture, 1), env: envJson(fixture, 1) });
+    expect((next["result"] as Answer)["state_root"]).toBe(toHex(fixture.blocks[1]!.state_root));
+    expect(await c.end()).toEqual({ code: 0, signal: null });
+  });
+
   it("issue 23: EOF exits 0 after answering every request sent before it, the last line without its newline included", async () => {
     const c = server();
     const reqs = Array.from({ length: 20 }, (_, i) => JSON.stringify({ id: i, method: "session.close", session: "s1" }));
