@@ -7,13 +7,12 @@ import type { Readable, Writable } from "node:stream";
 import { decimal, object, string } from "../json/fields.js";
 import { JsonError, parseJson, type Json, type JsonObject } from "../json/parse.js";
 import { dumpEntryViews, dumpHeader, loadDump } from "../../state/dump.js";
-import { MemoryStateStore } from "../../state/store.js";
-import { StateStoreError } from "../../state/store.js";
+import { MemoryStateStore, StateStoreError } from "../../state/store.js";
 import { createStateCommitment } from "../../state/qmdb/index.js";
 import { registryRecords } from "./records.js";
 import { parseEnv, parseTxs, sessionBlock, transition } from "./t8n.js";
 import { Stopped, stopRequested, watchSignals } from "../steps.js";
-import { BlockInputError } from "../engine/errors.js";
+import { BlockInputError, GenesisError } from "../engine/errors.js";
 
 export const T8N_SERVER_PROTOCOL = "cbqs-t8n-server/v1";
 /** Open sessions at once: each holds a whole state in memory. */
@@ -128,7 +127,7 @@ export class T8nProtocol<S> {
       const e =
         err instanceof RequestError
           ? err
-          : err instanceof JsonError || err instanceof BlockInputError || err instanceof StateStoreError
+          : err instanceof JsonError || err instanceof BlockInputError || err instanceof GenesisError || err instanceof StateStoreError
             ? new RequestError("invalid_request", err.message)
             : new RequestError("internal_error", err instanceof Error ? err.message : String(err));
       return JSON.stringify({ id, error: { code: e.code, message: e.message } });
