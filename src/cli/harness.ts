@@ -413,13 +413,14 @@ function registerT8n(program: Command): void {
         "nothing is written (no result, post-state or trace file); with --server: after answering the request in progress",
       ),
     )
-    .action(async (opts: Record<string, string | boolean | undefined>) => {
+    .action(async (opts: Record<string, string | boolean | undefined>, command: Command) => {
       if (opts["server"] === true) {
         const given = ["input.alloc", "input.txs", "input.env", "output.alloc", "trace"].find((k) => opts[k] !== undefined);
         if (given !== undefined) throw new UsageError(`--${given} is not used with --server (a request carries the inputs, an answer the outputs)`);
         const { LocalBackend, serveStdio } = await import("../harness/t8n-server.js");
         return serveStdio(new LocalBackend(`cbqs-emulator ${program.version() ?? "unknown"}`), maxLineBytes(opts["maxLineBytes"] as string));
       }
+      if (command.getOptionValueSource("maxLineBytes") === "cli") throw new UsageError("--max-line-bytes is only used with --server");
       watchSignals();
       const allocFile = opts["input.alloc"] as string;
       const mode = progressMode(opts["quiet"] as boolean | undefined);

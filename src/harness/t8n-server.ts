@@ -9,6 +9,7 @@ import { JsonError, parseJson, type Json, type JsonObject } from "../json/parse.
 import { dumpEntryViews, dumpHeader, loadDump } from "../../state/dump.js";
 import { MemoryStateStore, StateStoreError } from "../../state/store.js";
 import { createStateCommitment } from "../../state/qmdb/index.js";
+import { count } from "./progress.js";
 import { registryRecords } from "./records.js";
 import { parseEnv, parseTxs, sessionBlock, transition } from "./t8n.js";
 import { Stopped, stopRequested, watchSignals } from "../steps.js";
@@ -283,7 +284,7 @@ export async function serve<S>(protocol: T8nProtocol<S>, input: Readable, output
   const stopped = new Promise<never>((_, reject) => {
     const stop = () => {
       const s = new Stopped(stopRequested() ?? "SIGTERM");
-      s.kept = `${answered} request${answered === 1 ? "" : "s"} answered, none left half-done`;
+      s.kept = `${count(answered, "request")} answered, none left half-done`;
       reject(s);
     };
     if (signal.aborted) stop();

@@ -316,9 +316,13 @@ describe("issue 23 §1: cbqs t8n --server (cbqs-t8n-server/v1, docs/fixtures.md 
     expect(await c.end()).toEqual({ code: 0, signal: null });
   });
 
-  it("issue 23: t8n --server refuses the per-call files (exit 2, one line)", () => {
+  it("issue 23: t8n --server refuses the per-call files and a line bound below 1024; the bound is only for --server (exit 2, one line)", () => {
     const r = spawnSync("node", [CLI, "t8n", "--server", "--input.alloc", "a.json"], { encoding: "utf8", input: "" });
     expect([r.status, r.stdout, r.stderr]).toEqual([2, "", "cbqs: error: --input.alloc is not used with --server (a request carries the inputs, an answer the outputs)\n"]);
+    const small = spawnSync("node", [CLI, "t8n", "--server", "--max-line-bytes", "1023"], { encoding: "utf8", input: "" });
+    expect([small.status, small.stdout, small.stderr]).toEqual([2, "", "cbqs: error: --max-line-bytes must be at least 1024 (got 1023)\n"]);
+    const perCallBound = spawnSync("node", [CLI, "t8n", "--max-line-bytes", "2048", "--input.alloc", "a", "--input.txs", "t", "--input.env", "e"], { encoding: "utf8" });
+    expect([perCallBound.status, perCallBound.stderr]).toEqual([2, "cbqs: error: --max-line-bytes is only used with --server\n"]);
   });
 
   it("issue 23: the line splitter bounds a line across chunks without buffering it, and keeps every line in step", async () => {
