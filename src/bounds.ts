@@ -38,6 +38,8 @@ export const MAX_JSON_DEPTH = 64;
 export const MAX_ECHO_CHARS = 200;
 /** A whole `cbqs: error: …` line: every message echoes at most MAX_ECHO_CHARS of input; this is the backstop. */
 export const MAX_ERROR_LINE = 600;
+/** One request line of the cbqs-t8n-server/v1 protocol by default (a pre-state of ~150,000 entries fits); `--max-line-bytes` changes it. */
+export const DEFAULT_T8N_LINE_BYTES = 64 * 1024 * 1024;
 /** Steps of one cbqs-trace/v1 line, and its hash-preimage lengths. */
 export const MAX_TRACE_STEPS = 1 << 24;
 

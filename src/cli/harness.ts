@@ -1,7 +1,7 @@
 // The replay harness commands (docs/fixtures.md), in workflow order: `cbqs fill`, `cbqs replay`,
 // `cbqs t8n`, `cbqs trace`, `cbqs diff`. Exit 0 = everything matches, 1 = a mismatch/difference,
 // 2 = unusable input (one line naming the file and JSON path; never a stack trace).
-import { echo } from "../bounds.js";
+import { DEFAULT_T8N_LINE_BYTES, echo, MAX_BUFFERED_DOCUMENT_BYTES } from "../bounds.js";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
@@ -43,6 +43,7 @@ export function register(program: Command): void {
   registerFill(program);
   registerReplay(program);
   registerT8n(program);
+  registerT8nAdapter(program);
   registerTrace(program);
   registerDiff(program);
 }
@@ -397,16 +398,29 @@ function registerT8n(program: Command): void {
     .addOption(outputOption("--output.alloc <file>", "post-state dump (cbqs-state-dump/v1); not written when omitted"))
     .addOption(outputOption("--trace <file>", "write a cbqs-trace/v1 JSON line per transaction"))
     .option("--quiet", "no progress on stderr")
+    .option("--server", "serve the cbqs-t8n-server/v1 protocol on stdin/stdout instead (docs/fixtures.md §4.1); no --input/--output/--trace")
+    .option("--max-line-bytes <n>", "with --server: the longest request line accepted", String(DEFAULT_T8N_LINE_BYTES))
+    // With --server the inputs come in requests: the three files are no longer required.
+    .on("option:server", function (this: Command) {
+      for (const o of this.options) if (o.long?.startsWith("--input.") === true) o.mandatory = false;
+    })
     .addHelpText(
       "after",
       exitCodes(
-        "the block was executed and the result written (left-out transactions are listed in it, not an error)",
+        "the block was executed and the result written (left-out transactions are listed in it, not an error); with --server: stdin ended, every request answered",
         "(not used)",
         undefined,
-        "nothing is written (no result, post-state or trace file)",
+        "nothing is written (no result, post-state or trace file); with --server: after answering the request in progress",
       ),
     )
-    .action(async (opts: Record<string, string | boolean | undefined>) => {
+    .action(async (opts: Record<string, string | boolean | undefined>, command: Command) => {
+      if (opts["server"] === true) {
+        const given = ["input.alloc", "input.txs", "input.env", "output.alloc", "trace"].find((k) => opts[k] !== undefined);
+        if (given !== undefined) throw new UsageError(`--${given} is not used with --server (a request carries the inputs, an answer the outputs)`);
+        const { LocalBackend, serveStdio } = await import("../harness/t8n-server.js");
+        return serveStdio(new LocalBackend(`cbqs-emulator ${program.version() ?? "unknown"}`), maxLineBytes(opts["maxLineBytes"] as string));
+      }
+      if (command.getOptionValueSource("maxLineBytes") === "cli") throw new UsageError("--max-line-bytes is only used with --server");
       watchSignals();
       const allocFile = opts["input.alloc"] as string;
       const mode = progressMode(opts["quiet"] as boolean | undefined);
@@ -445,6 +459,43 @@ function registerT8n(program: Command): void {
         throw err;
       });
       process.exitCode = EXIT_OK;
+    });
+}
+
+/** `--max-line-bytes`: from 1 KiB (a request with an empty state fits) to the buffered-document bound. */
+function maxLineBytes(text: string): number {
+  const n = intOption("--max-line-bytes", text, MAX_BUFFERED_DOCUMENT_BYTES);
+  if (n < 1024) throw new UsageError(`--max-line-bytes must be at least 1024 (got ${n})`);
+  return n;
+}
+
+function registerT8nAdapter(program: Command): void {
+  program
+    .command("t8n-adapter")
+    .description("serve the cbqs-t8n-server/v1 protocol on stdin/stdout in front of a per-call t8n command (docs/fixtures.md §4.1)")
+    .argument("<command>", "per-call t8n command, run by /bin/sh with the five t8n flags appended (as cbqs fuzz runs it)")
+    .option("--timeout <seconds>", "time allowed for one invocation (then the request gets a t8n_failed error)", "600")
+    .option("--max-line-bytes <n>", "the longest request line accepted", String(DEFAULT_T8N_LINE_BYTES))
+    .addHelpText(
+      "after",
+      exitCodes(
+        "stdin ended and every request was answered (a failed request is an error answer, not an exit code)",
+        "(not used)",
+        "unusable options (one error line)",
+        "after answering the request in progress",
+      ),
+    )
+    .action(async (command: string, opts: { timeout: string; maxLineBytes: string }) => {
+      const timeout = intOption("--timeout", opts.timeout, 86_400);
+      if (timeout === 0) throw new UsageError("--timeout must be at least 1 second");
+      const bound = maxLineBytes(opts.maxLineBytes);
+      const [{ CommandBackend }, { serveStdio }] = await Promise.all([import("../harness/t8n-adapter.js"), import("../harness/t8n-server.js")]);
+      const backend = new CommandBackend(command, timeout * 1000);
+      try {
+        await serveStdio(backend, bound);
+      } finally {
+        backend.close();
+      }
     });
 }
 

@@ -76,10 +76,14 @@ export class CommandTarget implements T8nTarget {
     private readonly timeoutMs: number,
   ) {}
 
-  async run(inputs: T8nInputs): Promise<TargetOutput> {
+  run(inputs: T8nInputs): Promise<TargetOutput> {
+    return this.runTexts(inputTexts(inputs));
+  }
+
+  /** One invocation over the three input files' texts as given (`cbqs t8n-adapter` passes a request's documents). */
+  async runTexts(texts: { alloc: string; txs: string; env: string }): Promise<TargetOutput> {
     const dir = (this.dir ??= mkdtempSync(join(tmpdir(), "cbqs-fuzz-")));
     const file = (name: string) => join(dir, name);
-    const texts = inputTexts(inputs);
     rmSync(file("result.json"), { force: true });
     rmSync(file("post.json"), { force: true });
     writeFileSync(file("alloc.json"), texts.alloc);

@@ -13,9 +13,9 @@ import { array, decimal, format, hex, object, sha256Hex, string } from "../json/
 import { JsonError, type Json } from "../json/parse.js";
 import type { GenesisConfig } from "../chain/types.js";
 import type { TxEnvelope } from "../chain/envelope.js";
-import { Chain, type TxOutcome } from "../engine/chain.js";
+import { Chain, type BlockOutcome, type TxOutcome } from "../engine/chain.js";
 import { GAS_VECTORS_SHA256 } from "../scenario/run.js";
-import type { StateStore } from "../../state/interface.js";
+import type { BlockBatch, CommitResult, StateStore } from "../../state/interface.js";
 import { MemoryStateStore } from "../../state/store.js";
 import { createStateCommitment } from "../../state/qmdb/index.js";
 import { headerHash } from "../chain/block.js";
@@ -113,6 +113,74 @@ export function* transitionSteps(
   wrapStore: (s: MemoryStateStore) => StateStore = (s) => s,
   onPreState?: (entries: number) => void,
 ): Steps<T8nRun> {
+  let store: MemoryStateStore | null = null;
+  // Each attempt commits the pre-state afresh: a one-shot iterator (a store's entries()) would be
+  // empty the second time, so it is read into a list once.
+  const oneShot = (alloc as { [Symbol.iterator]: () => unknown })[Symbol.iterator]() === alloc;
+  const pre = oneShot ? [...alloc] : alloc;
+  const block = yield* includableBlockSteps(txs, env, function* () {
+    store = yield* MemoryStateStore.fromEntriesSteps(pre, env.height - 1n, createStateCommitment(), onPreState);
+    yield;
+    return wrapStore(store);
+  });
+  return { result: resultJson(env, block), store: store!, included: included(block) };
+}
+
+/**
+ * One block of a t8n session (`cbqs t8n --server`, docs/fixtures.md §4.1): the block executes on
+ * `store` itself, which keeps its history, so the state_root is the one a chain reaching this
+ * state block by block reports (not the one-batch pre-state root of transition). Until every
+ * transaction is includable the block's batch is held, not committed, so a re-run without a
+ * left-out transaction starts from the same state; a block that fails leaves `store` as it was.
+ */
+export function sessionBlock(store: MemoryStateStore, txs: readonly Uint8Array[], env: T8nEnv): Omit<T8nRun, "store"> {
+  const held = new HeldCommitStore(store);
+  const block = finish(
+    includableBlockSteps(txs, env, function* () {
+      held.held = null;
+      return held;
+    }),
+  );
+  const { stateRoot } = store.commitBlock(held.held!);
+  const committed = { ...block, outcome: { ...block.outcome, stateRoot } };
+  return { result: resultJson(env, committed), included: included(committed) };
+}
+
+/** Passes everything to `inner` except commitBlock, which keeps the batch for the caller to commit (or drop). */
+class HeldCommitStore implements StateStore {
+  held: BlockBatch | null = null;
+  constructor(private readonly inner: MemoryStateStore) {}
+  read(key: Uint8Array): Uint8Array | undefined {
+    return this.inner.read(key);
+  }
+  root(): Uint8Array {
+    return this.inner.root();
+  }
+  beginBlock(height: bigint): BlockBatch {
+    return this.inner.beginBlock(height);
+  }
+  commitBlock(batch: BlockBatch): CommitResult {
+    this.held = batch;
+    // Not a root: sessionBlock replaces it with the root of the real commit.
+    return { height: batch.height, stateRoot: new Uint8Array(32) };
+  }
+  entries(): Iterable<[Uint8Array, Uint8Array]> {
+    return this.inner.entries();
+  }
+}
+
+interface ExecutedBlock {
+  outcome: BlockOutcome;
+  candidates: Array<{ index: number; raw: Uint8Array; env: TxEnvelope }>;
+  rejected: Array<{ index: number; error: string }>;
+  results: BlockResults;
+}
+
+/**
+ * Executes the block on the store `preState` gives (a fresh one per attempt), leaving out
+ * transactions that cannot be included one at a time until every remaining one can.
+ */
+function* includableBlockSteps(txs: readonly Uint8Array[], env: T8nEnv, preState: () => Steps<StateStore>): Steps<ExecutedBlock> {
   const rejected: Array<{ index: number; error: string }> = [];
   let candidates: Array<{ index: number; raw: Uint8Array; env: TxEnvelope }> = [];
   txs.forEach((raw, index) => {
@@ -124,9 +192,7 @@ export function* transitionSteps(
     }
   });
   for (;;) {
-    const store = yield* MemoryStateStore.fromEntriesSteps(alloc, env.height - 1n, createStateCommitment(), onPreState);
-    yield;
-    const chain = resumeChain(env, wrapStore(store));
+    const chain = resumeChain(env, yield* preState());
     const envelopes = candidates.map((c) => c.env);
     const nonces = startNonces(chain, envelopes);
     const outcome = chain.executeBlock({ height: env.height, timestamp: env.timestamp, txs: envelopes.map((e) => e.tx) });
@@ -137,25 +203,33 @@ export function* transitionSteps(
       candidates = candidates.filter((_, i) => i !== bad.index);
       continue;
     }
-    const raws = candidates.map((c) => c.raw);
-    const results = blockResults(raws, outcome);
-    const result: Record<string, unknown> = {
-      format: T8N_RESULT_FORMAT,
-      height: env.height.toString(),
-      state_root: toHex(outcome.stateRoot),
-      tx_root: toHex(results.tx_root),
-      receipt_root: toHex(results.receipt_root),
-      logs_root: toHex(results.logs_root),
-      effective_rent_height: outcome.effectiveRentHeight.toString(),
-      gas_vectors_sha256: GAS_VECTORS_SHA256,
-    };
-    if (env.parent_hash !== null) {
-      result["block_hash"] = toHex(headerHash(env.chain_instance_id, env.height, env.timestamp, env.parent_hash, outcome.stateRoot, results));
-    }
-    result["receipts"] = results.receipts.map((r, i) => ({ index: candidates[i]!.index.toString(), ...receiptJson(r, outcome.outcomes[i]!.error?.message) }));
-    result["rejected"] = rejected.sort((a, b) => a.index - b.index).map((r) => ({ index: r.index.toString(), error: r.error }));
-    return { result, store, included: { envelopes, outcomes: outcome.outcomes, results, indices: candidates.map((c) => c.index) } };
+    return { outcome, candidates, rejected, results: blockResults(candidates.map((c) => c.raw), outcome) };
   }
+}
+
+/** The cbqs-t8n-result/v1 document of an executed block. */
+function resultJson(env: T8nEnv, block: ExecutedBlock): Record<string, unknown> {
+  const { outcome, results, candidates } = block;
+  const result: Record<string, unknown> = {
+    format: T8N_RESULT_FORMAT,
+    height: env.height.toString(),
+    state_root: toHex(outcome.stateRoot),
+    tx_root: toHex(results.tx_root),
+    receipt_root: toHex(results.receipt_root),
+    logs_root: toHex(results.logs_root),
+    effective_rent_height: outcome.effectiveRentHeight.toString(),
+    gas_vectors_sha256: GAS_VECTORS_SHA256,
+  };
+  if (env.parent_hash !== null) {
+    result["block_hash"] = toHex(headerHash(env.chain_instance_id, env.height, env.timestamp, env.parent_hash, outcome.stateRoot, results));
+  }
+  result["receipts"] = results.receipts.map((r, i) => ({ index: candidates[i]!.index.toString(), ...receiptJson(r, outcome.outcomes[i]!.error?.message) }));
+  result["rejected"] = [...block.rejected].sort((a, b) => a.index - b.index).map((r) => ({ index: r.index.toString(), error: r.error }));
+  return result;
+}
+
+function included(block: ExecutedBlock): T8nRun["included"] {
+  return { envelopes: block.candidates.map((c) => c.env), outcomes: block.outcome.outcomes, results: block.results, indices: block.candidates.map((c) => c.index) };
 }
 
 const RESULT_REQUIRED = ["format", "height", "state_root", "tx_root", "receipt_root", "logs_root", "effective_rent_height", "gas_vectors_sha256", "receipts", "rejected"];
