@@ -9,7 +9,7 @@ async function main(argv: string[]): Promise<void> {
   // Commander would print the whole help to stderr; unusable input is one line (exit 2).
   if (argv.length <= 2) fail(new UsageError("no command given (cbqs --help lists them)"));
   try {
-    await buildProgram(packageVersion()).parseAsync(argv);
+    await (await buildProgram(packageVersion(), argv.slice(2))).parseAsync(argv);
   } catch (err) {
     fail(err);
   }

@@ -193,3 +193,9 @@ export function ignoreEpipe(stream: NodeJS.WritableStream, fail: (err: unknown) 
 export function exitCodes(ok: string, reject: string, unusable = "unusable input (one error line naming the file and JSON path)", stopped?: string): string {
   return `\nExit codes:\n  0  ${ok}\n  1  ${reject}\n  2  ${unusable}${stopped === undefined ? "" : `\n  130/143  stopped by SIGINT/SIGTERM: ${stopped}`}`;
 }
+
+/** A non-negative decimal integer option, at most `max`. */
+export function intOption(name: string, text: string, max: number): number {
+  if (!/^[0-9]{1,15}$/.test(text) || Number(text) > max) throw new UsageError(`${name} must be an integer from 0 to ${max} (got ${echo(text)})`);
+  return Number(text);
+}

@@ -11,10 +11,9 @@ import type { Command } from "commander";
 import type { BlockRecord } from "../../state/chain-db.js";
 import { count, Progress, progressMode } from "../harness/progress.js";
 import { DEFAULT_TIMEOUT_MS, downloadSnapshot, FollowInputError, follow, MAX_BACKOFF_MS } from "../node/follower.js";
-import { errorLine, EXIT_OK, EXIT_REJECT, exitCodes, UsageError } from "./common.js";
+import { errorLine, EXIT_OK, EXIT_REJECT, exitCodes, intOption, UsageError } from "./common.js";
 import { importSnapshotCli, TRUSTED_BLOCK_HASH_HELP, trustedBlockHash } from "./snapshot.js";
 import { mismatchLines } from "./harness.js";
-import { intOption } from "./node.js";
 import { openStore, storeUsageError } from "./store.js";
 import { Stopped, stopRequested, watchSignals } from "../steps.js";
 

@@ -1,29 +1,20 @@
 // The replay harness commands (docs/fixtures.md), in workflow order: `cbqs fill`, `cbqs replay`,
 // `cbqs t8n`, `cbqs trace`, `cbqs diff`. Exit 0 = everything matches, 1 = a mismatch/difference,
 // 2 = unusable input (one line naming the file and JSON path; never a stack trace).
+// What only fill, replay, trace or diff use — the replay pipeline, the LMDB store — is imported by
+// their actions (`await import`), not here: a per-call `cbqs t8n` loads no more than it runs
+// (docs/performance.md "Start-up").
 import { DEFAULT_T8N_LINE_BYTES, echo, MAX_BUFFERED_DOCUMENT_BYTES } from "../bounds.js";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { GenesisError } from "../engine/errors.js";
-import { FillError, fillSteps, type PostStateMode } from "../harness/fill.js";
+import type { PostStateMode } from "../harness/fill.js";
 import { fixtureFileName, fixtureJsonText, noBlockAt } from "../harness/fixture.js";
 import { count, Phases, Progress, progressMode, rate, Stopwatch, type ProgressMode } from "../harness/progress.js";
-import { compareDocuments, DiffInputError, type DiffOutcome } from "../harness/diff.js";
+import type { DiffOutcome } from "../harness/diff.js";
 import { fixtureFiles, inFile, inFileSteps, readDocumentSteps, readDumpSteps, readFixture, readFixtureSteps, readJson, readScenario } from "../harness/documents.js";
-import {
-  newStore,
-  parseShard,
-  replayExitCode,
-  replayFileSteps,
-  ReplayPipeline,
-  replayFixtureSteps,
-  ReplayInputError,
-  shardOf,
-  type FixtureReport,
-  type Mismatch,
-  type Shard,
-} from "../harness/replay.js";
+import type { FixtureReport, Mismatch, Shard } from "../harness/replay.js";
 import { parseEnv, parseTxs, transitionSteps } from "../harness/t8n.js";
 import { blockTraceLines, TracingStore } from "../harness/trace.js";
 import { registryRecords } from "../harness/records.js";
@@ -31,12 +22,9 @@ import { describeIoError, InputError } from "../json/read.js";
 import { jsonDocumentSteps, Output, Streamed, writing, writingStoppable } from "../json/write.js";
 import { checkOutputPath } from "../output-file.js";
 import { dumpEntryViews, dumpHeader } from "../../state/dump.js";
-import { errorLine, EXIT_OK, EXIT_REJECT, exitCodes, oneLine, UsageError, outputOption, outputDirOption } from "./common.js";
-import { replayIntoDb, StoredChainError } from "../node/replay-db.js";
-import { comparedText, heightSpan } from "../node/stored-chain.js";
-import { DEFAULT_RETAIN_BLOCKS } from "../node/store.js";
-import { intOption } from "./node.js";
-import { openStore, SNAPSHOT_INTERVAL_HELP, snapshotInterval, storeUsageError } from "./store.js";
+import { errorLine, EXIT_OK, EXIT_REJECT, exitCodes, intOption, oneLine, UsageError, outputOption, outputDirOption } from "./common.js";
+import { DEFAULT_RETAIN_BLOCKS } from "../../state/chain-db-memory.js";
+import { SNAPSHOT_INTERVAL_HELP, snapshotInterval } from "./store-options.js";
 import { keeping, stoppable, Stopped, stopRequested, watchSignals } from "../steps.js";
 
 export function register(program: Command): void {
@@ -84,6 +72,7 @@ function registerFill(program: Command): void {
     )
     .action(async (files: string[], opts: { output: string; postState: string; gzip?: boolean; quiet?: boolean }) => {
       watchSignals();
+      const { FillError, fillSteps } = await import("../harness/fill.js");
       if (!["none", "final", "every"].includes(opts.postState)) throw new UsageError(`--post-state must be none, final or every (got ${echo(opts.postState)})`);
       const outputs = new Map<string, string>();
       const texts: Array<{ path: string; text: string }> = [];
@@ -187,6 +176,7 @@ function registerReplay(program: Command): void {
     )
     .action(async (targets: string[], opts: { toHeight?: string; shard?: string; quiet?: boolean; json?: boolean; trace?: string; db?: string; snapshotInterval?: string; retainBlocks?: string; pipeline?: boolean }) => {
       const toHeight = opts.toHeight === undefined ? undefined : decimalOption("--to-height", opts.toHeight);
+      const { newStore, parseShard, replayExitCode, replayFileSteps, ReplayPipeline, shardOf } = await import("../harness/replay.js");
       if (opts.pipeline === true && (opts.trace !== undefined || opts.db !== undefined)) throw new UsageError("--pipeline cannot be combined with --trace or --db");
       if (opts.db !== undefined) {
         if (opts.trace !== undefined) throw new UsageError("--trace and --db are exclusive");
@@ -273,6 +263,12 @@ async function replayIntoStore(targets: readonly string[], dir: string, o: { toH
   const files = targetFiles(targets);
   if (files.length !== 1 || files[0] !== targets[0]) throw new UsageError("--db needs one fixture file (a store holds one chain)");
   const file = files[0]!;
+  const [{ ReplayInputError }, { replayIntoDb, StoredChainError }, { comparedText, heightSpan }, { openStore, storeUsageError }] = await Promise.all([
+    import("../harness/replay.js"),
+    import("../node/replay-db.js"),
+    import("../node/stored-chain.js"),
+    import("./store.js"),
+  ]);
   const fixture = readFixture(file);
   const db = openStore(dir, { snapshotInterval: o.interval, retainBlocks: o.retainBlocks });
   const signal = watchSignals();
@@ -518,6 +514,7 @@ function registerTrace(program: Command): void {
     .action(async (file: string, opts: { block: string; output: string }) => {
       watchSignals();
       const height = decimalOption("--block", opts.block);
+      const { newStore, replayFixtureSteps, ReplayInputError } = await import("../harness/replay.js");
       const fixture = await stoppable(readFixtureSteps(file));
       if (!fixture.blocks.some((b) => b.height === height)) throw new UsageError(`${file}: ${noBlockAt(fixture, height)}`);
       const tracing = new TracingStore(newStore());
@@ -568,6 +565,7 @@ function registerDiff(program: Command): void {
       // Both documents are read and validated completely (the loaders replay and t8n use) first.
       const a = await stoppable(readDocumentSteps(ours, ["run", "fixture", "t8n", "dump", "trace"]));
       const b = await stoppable(readDocumentSteps(theirs, ["run", "fixture", "t8n", "dump", "trace"]));
+      const { compareDocuments, DiffInputError } = await import("../harness/diff.js");
       let outcome: DiffOutcome;
       try {
         outcome = compareDocuments(a, b);

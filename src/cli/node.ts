@@ -17,8 +17,9 @@ import { CLIENT_SHARE } from "../node/rate-limit.js";
 import { runNode } from "../node/run.js";
 import { DEFAULT_PROOF_RATE_LIMIT, DEFAULT_RATE_LIMIT, stderrLogger, type Logger } from "../node/server.js";
 import { DEFAULT_RETAIN_BLOCKS } from "../node/store.js";
-import { openStore, SNAPSHOT_INTERVAL_HELP, snapshotInterval, storeUsageError } from "./store.js";
-import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError, outputOption } from "./common.js";
+import { openStore, storeUsageError } from "./store.js";
+import { SNAPSHOT_INTERVAL_HELP, snapshotInterval } from "./store-options.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, intOption, UsageError, outputOption } from "./common.js";
 import { mismatchLines } from "./harness.js";
 import { Stopped, watchSignals } from "../steps.js";
 
@@ -36,12 +37,6 @@ interface NodeOpts {
   maxExclusionOps: string;
   snapshotInterval?: string;
   quiet?: boolean;
-}
-
-/** A non-negative decimal integer option, at most `max`. */
-export function intOption(name: string, text: string, max: number): number {
-  if (!/^[0-9]{1,15}$/.test(text) || Number(text) > max) throw new UsageError(`${name} must be an integer from 0 to ${max} (got ${echo(text)})`);
-  return Number(text);
 }
 
 /**

@@ -3,11 +3,9 @@
 // that cannot be opened or read (not a directory, in use by another process, not a cbqs store,
 // damaged, full) is unusable input: exit 2, one line naming `--db <dir>`.
 import type { Command } from "commander";
-import { echo } from "../bounds.js";
 import type { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { DamagedStoreError } from "../../state/lmdb/env.js";
 import { openChainDb, StoreError, type StoreOptions } from "../node/store.js";
-import { SNAPSHOT_INTERVAL_BLOCKS } from "../node/snapshot.js";
 import { StoreInconsistency, verifyStore } from "../node/verify-store.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError } from "./common.js";
 
@@ -46,15 +44,6 @@ export function openExistingStore(dir: string): ReturnType<typeof openChainDb> {
     throw new UsageError(`--db ${dir}: the store holds no chain yet`);
   }
   return db;
-}
-
-export const SNAPSHOT_INTERVAL_HELP = `with --db, write a snapshot (CIP-4 §8.1) to <dir>/snapshots/ every n blocks; 0 = never; when omitted, ${SNAPSHOT_INTERVAL_BLOCKS.toLocaleString("en-US")} (CIP-4 §11 SNAPSHOT_INTERVAL_BLOCKS)`;
-
-/** `--snapshot-interval <n>`: a decimal block count. */
-export function snapshotInterval(text: string | undefined): bigint {
-  if (text === undefined) return SNAPSHOT_INTERVAL_BLOCKS;
-  if (!/^[0-9]{1,19}$/.test(text)) throw new UsageError(`--snapshot-interval must be a block count (got ${echo(text)})`);
-  return BigInt(text);
 }
 
 /** Whether an error means the store's files are damaged (not merely unusable: absent, busy, not a directory). */

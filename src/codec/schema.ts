@@ -1,7 +1,7 @@
 // Every consensus-side CIP-39 type, declared once in the spec's field order (§14: struct
 // fields appear in the order listed). Each declaration is the encoder, the strict decoder,
 // the JSON mapping and the fast-check arbitrary of that type.
-import { ed25519 } from "@noble/curves/ed25519.js";
+import { ed25519PublicKeyFromSeed } from "../crypto/ed25519.js";
 import { compareBytes, toHex } from "../bytes.js";
 import {
   bool,
@@ -102,7 +102,7 @@ export const SigningPublicKey: Codec<T.SigningPublicKey> = {
   fromJson(json, path, ctx) {
     const [k, hex] = jsonKeyObject(json, path, ["ed25519", "ed25519_seed"]);
     const bytes = Key32.fromJson(hex, `${path}.${k}`, ctx);
-    return { algorithm: "Ed25519", key: k === "ed25519" ? bytes : ed25519.getPublicKey(bytes) };
+    return { algorithm: "Ed25519", key: k === "ed25519" ? bytes : ed25519PublicKeyFromSeed(bytes) };
   },
   arbitrary: (fc) => Key32.arbitrary(fc).map((key) => ({ algorithm: "Ed25519" as const, key })),
   jsonSchema: () => ({

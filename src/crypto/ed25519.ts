@@ -18,13 +18,29 @@
 // calls `ed25519VerifyStrict`, which takes the OpenSSL fast path of ./ed25519-native.ts and falls
 // back to the reference for the inputs that path does not decide (docs/decisions.md, "Ed25519
 // fast path"); test/crypto and scripts/fuzz-ed25519.ts check the two agree.
-import { ed25519 } from "@noble/curves/ed25519.js";
-import { sha512 } from "@noble/hashes/sha2.js";
+//
+// The noble libraries are loaded on first use (require of an ES module, synchronous; Node ≥ 20.19,
+// package.json "engines", does it without a flag or a warning): the fast
+// path decides almost every signature, and loading them took about 40 ms of every `cbqs` call
+// that verifies one, a per-call `t8n` included (docs/performance.md "Start-up").
+import { createRequire } from "node:module";
+import type * as Curves from "@noble/curves/ed25519.js";
+import type * as Hashes from "@noble/hashes/sha2.js";
 import { bytesEqual, concatBytes } from "../bytes.js";
 import { nativeVerifyStrict } from "./ed25519-native.js";
 
-const Point = ed25519.Point;
-type EdPoint = InstanceType<typeof Point>;
+const require = createRequire(import.meta.url);
+let noble: { ed25519: typeof Curves.ed25519; sha512: typeof Hashes.sha512 } | undefined;
+
+function loadNoble(): NonNullable<typeof noble> {
+  noble ??= {
+    ed25519: (require("@noble/curves/ed25519.js") as typeof Curves).ed25519,
+    sha512: (require("@noble/hashes/sha2.js") as typeof Hashes).sha512,
+  };
+  return noble;
+}
+
+type EdPoint = InstanceType<typeof Curves.ed25519.Point>;
 
 /** Group order L of the prime-order subgroup (RFC 8032 §5.1). */
 export const ED25519_L = 2n ** 252n + 27742317777372353535851937790883648493n;
@@ -56,7 +72,7 @@ function littleEndianToBigint(bytes: Uint8Array): bigint {
  *  noble's `fromBytes(…, zip215 = true)` has exactly this acceptance set. */
 function decompressLikeDalek(encoding: Uint8Array): EdPoint | null {
   try {
-    return Point.fromBytes(encoding, true);
+    return loadNoble().ed25519.Point.fromBytes(encoding, true);
   } catch {
     return null;
   }
@@ -82,8 +98,9 @@ export function verifyStrictDetailed(
   if (A.isSmallOrder()) return { valid: false, reason: "small-order A" };
   if (!bytesEqual(R.toBytes(), rBytes)) return { valid: false, reason: "non-canonical R" };
 
+  const { ed25519, sha512 } = loadNoble();
   const k = littleEndianToBigint(sha512(concatBytes(rBytes, publicKey, message))) % ED25519_L;
-  const expectedR = Point.BASE.multiplyUnsafe(S).add(A.negate().multiplyUnsafe(k));
+  const expectedR = ed25519.Point.BASE.multiplyUnsafe(S).add(A.negate().multiplyUnsafe(k));
   return bytesEqual(expectedR.toBytes(), rBytes) ? { valid: true } : { valid: false, reason: "equation failed" };
 }
 
@@ -96,11 +113,11 @@ export function ed25519VerifyStrict(publicKey: Uint8Array, message: Uint8Array, 
 /** RFC 8032 public key of a 32-byte seed (tests and scenarios). */
 export function ed25519PublicKeyFromSeed(seed: Uint8Array): Uint8Array {
   if (seed.length !== 32) throw new RangeError(`ed25519 seed: expected 32 bytes, got ${seed.length}`);
-  return ed25519.getPublicKey(seed);
+  return loadNoble().ed25519.getPublicKey(seed);
 }
 
 /** RFC 8032 deterministic signature by a 32-byte seed (tests and scenarios). */
 export function ed25519Sign(seed: Uint8Array, message: Uint8Array): Uint8Array {
   if (seed.length !== 32) throw new RangeError(`ed25519 seed: expected 32 bytes, got ${seed.length}`);
-  return ed25519.sign(message, seed);
+  return loadNoble().ed25519.sign(message, seed);
 }

@@ -8,7 +8,12 @@
 // between those calls (JS is single-threaded and they never yield), and the digest is a fresh
 // copy, so callers may keep it and may reuse their input buffers.
 // test/crypto/hash.test.ts checks each against @noble/hashes on inputs of every length class.
-import { createBLAKE3, createKeccak, createSHA256, type IHasher } from "hash-wasm";
+//
+// The package's ES module build, by path: its default entry is a UMD bundle that Node loads as
+// CommonJS, which costs about 50 ms of every `cbqs` call that hashes (the same code, the same
+// WASM; docs/performance.md "Start-up"). The package declares no "exports", so the path is public;
+// Node recognises the file as an ES module by its syntax (Node ≥ 20.19, package.json "engines").
+import { createBLAKE3, createKeccak, createSHA256, type IHasher } from "hash-wasm/dist/index.esm.js";
 
 const [keccakWasm, sha256Wasm, blake3Wasm] = await Promise.all([createKeccak(256), createSHA256(), createBLAKE3(256)]);
 

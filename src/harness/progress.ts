@@ -42,8 +42,18 @@ function plainInterval(): number {
   return text !== undefined && /^[0-9]{1,9}$/.test(text) ? Number(text) : PLAIN_INTERVAL_MS;
 }
 
-/** 2100 → "2,100" (bigint too). */
-export const thousands = (n: number | bigint): string => n.toLocaleString("en-US");
+/**
+ * 2100 → "2,100" (bigint too): en-US grouping, as toLocaleString("en-US") writes it. An integer
+ * is grouped here: the first toLocaleString of a process initialises ICU, about 30 ms, and the
+ * --snapshot-interval help (src/cli/store-options.ts) is built on every call of its commands
+ * (docs/performance.md "Start-up").
+ */
+export function thousands(n: number | bigint): string {
+  if (typeof n === "number" && (!Number.isSafeInteger(n) || Object.is(n, -0))) return n.toLocaleString("en-US");
+  const text = n.toString();
+  const sign = text.startsWith("-") ? "-" : "";
+  return sign + text.slice(sign.length).replace(/\B(?=(\d{3})+$)/g, ",");
+}
 
 /** "1 block", "2 blocks" — `plural` given for irregular nouns ("entry"/"entries"). */
 export function count(n: number | bigint, singular: string, plural = `${singular}s`): string {

@@ -25,8 +25,7 @@ import { genesisRecord } from "./chain-node.js";
 
 export { exportSnapshot, exportSnapshotSteps, SnapshotError };
 
-/** CIP-4 §11 SNAPSHOT_INTERVAL_BLOCKS. */
-export const SNAPSHOT_INTERVAL_BLOCKS = 100_000n;
+export { SNAPSHOT_INTERVAL_BLOCKS } from "./snapshot-interval.js";
 
 /** Checks that the snapshot's genesis and block H are one consistent chain (throws SnapshotError). */
 export function verifySnapshotChain({ genesis, block }: SnapshotHead): void {

@@ -79,7 +79,7 @@ describe("cbqs errors: exit 2 and one line", () => {
       if (command.options.some((o) => o.mandatory)) withRequired.push(path);
       for (const sub of command.commands) walk(sub, [...path, sub.name()]);
     };
-    walk(buildProgram("test"), []);
+    walk(await buildProgram("test"), []);
     expect(withRequired.length).toBeGreaterThan(10);
     for (const path of withRequired) {
       expect(await cbqs(...path, "--no-such-option"), path.join(" ")).toEqual(unusableInput(/unknown option '--no-such-option'/));

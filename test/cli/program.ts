@@ -12,7 +12,7 @@ export interface CbqsRun {
 }
 
 export async function cbqs(...args: string[]): Promise<CbqsRun> {
-  const program = buildProgram("test");
+  const program = await buildProgram("test");
   let out = "";
   let err = "";
   const o = vi.spyOn(process.stdout, "write").mockImplementation((c) => ((out += String(c)), true));

@@ -11,7 +11,7 @@ import vm from "node:vm";
 import { gunzipSync, gzipSync } from "node:zlib";
 import type { Command } from "commander";
 import * as fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { buildProgram } from "../../src/cli/program.js";
 import { Progress, progressMode, type Clock } from "../../src/harness/progress.js";
 import type { FixtureReport } from "../../src/harness/replay.js";
@@ -245,7 +245,7 @@ describe("issue 10: the scripts a user runs take --help and refuse unknown optio
   it("every developer script (benches, fuzzers, generators): --help is its usage (exit 0) and an unknown option exit 2, before it does anything", () => {
     const scripts = readdirSync(join("dist", "scripts")).filter((f) => f.endsWith(".js") && !["gen-long-chain.js", "start.js"].includes(f));
     // Modules other scripts import, not run on their own.
-    const libraries = new Set(["chart.js", "envelope-mutations.js", "fuzz-node-cases.js", "long-chain-cache.js", "mutants.js", "node-process.js", "rng.js", "script-args.js"]);
+    const libraries = new Set(["chart.js", "envelope-mutations.js", "fuzz-node-cases.js", "long-chain-cache.js", "mutants.js", "node-process.js", "record-loads.js", "rng.js", "script-args.js"]);
     const runnable = scripts.filter((f) => !libraries.has(f));
     expect(runnable.length).toBeGreaterThanOrEqual(13);
     const before = readdirSync(".").sort();
@@ -421,7 +421,10 @@ describe("issue 10: state dump filters", () => {
 
 describe("issue 10: CLI conventions", () => {
   const commands = (c: Command, path: string[] = []): string[][] => [path, ...c.commands.flatMap((s) => commands(s, [...path, s.name()]))];
-  const all = commands(buildProgram("test"));
+  let all: string[][] = [];
+  beforeAll(async () => {
+    all = commands(await buildProgram("test"));
+  });
 
   it("every command's --help ends with an Exit codes: section (0, 1 and 2), each code with its own meaning", async () => {
     for (const path of all) {
@@ -441,13 +444,13 @@ describe("issue 10: CLI conventions", () => {
       for (const o of c.options) expect([path, o.flags, help.optionDescription(o).endsWith(" (required)")]).toEqual([path, o.flags, o.mandatory]);
       c.commands.forEach((s) => visit(s, `${path} ${s.name()}`));
     };
-    visit(buildProgram("test"), "cbqs");
+    visit(await buildProgram("test"), "cbqs");
     expect((await cbqs("t8n", "--help")).out).toMatch(/\n  --input\.alloc <file> +pre-state: a cbqs-state-dump\/v1 file \(required\)\n/);
     expect((await cbqs("derive", "stream-id", "--help")).out).toMatch(/\n  --nonce <n> +owner nonce \(u64\) \(required\)\n/);
     expect((await cbqs("t8n", "--help")).out).toMatch(/\n  --output\.result <file> +result JSON; - is stdout \(default: "-"\)\n/);
   });
 
-  it("-o means an output file defaulting to stdout everywhere, and no default is stated twice", () => {
+  it("-o means an output file defaulting to stdout everywhere, and no default is stated twice", async () => {
     const visit = (c: Command, path: string): void => {
       for (const o of c.options) {
         // fill writes a directory; a snapshot is a binary file renamed into place, never stdout.
@@ -456,11 +459,11 @@ describe("issue 10: CLI conventions", () => {
       }
       c.commands.forEach((s) => visit(s, `${path} ${s.name()}`));
     };
-    visit(buildProgram("test"), "cbqs");
+    visit(await buildProgram("test"), "cbqs");
   });
 
-  it("commands are listed in workflow order: run → fill → replay → t8n → trace → diff → state → proofs → codec → crypto → gas vectors", () => {
-    const names = buildProgram("test").commands.map((c) => c.name());
+  it("commands are listed in workflow order: run → fill → replay → t8n → trace → diff → state → proofs → codec → crypto → gas vectors", async () => {
+    const names = (await buildProgram("test")).commands.map((c) => c.name());
     const order = ["run", "fill", "replay", "t8n", "trace", "diff", "state", "verify-proof", "decode", "verify-sig", "gas-vectors"];
     expect(order.map((n) => names.indexOf(n))).toEqual([...order.map((n) => names.indexOf(n))].sort((a, b) => a - b));
     expect(order.every((n) => names.includes(n))).toBe(true);

@@ -46,7 +46,11 @@ describe("cbqs replay --db", () => {
   it("SIGTERM stops it after the block in progress is committed (exit 143); a rerun resumes", async () => {
     const dir = join(root, "signal");
     const running = cbqs("replay", FIXTURE, "--db", dir);
-    process.emit("SIGTERM", "SIGTERM"); // lands while the first block's commit yields to the event loop
+    // The command first loads its modules (src/cli/program.ts); once it has opened the store it
+    // watches for signals (the same turn), and the signal lands while the first block's commit
+    // yields to the event loop.
+    for (let turn = 0; turn < 100_000 && !existsSync(dir); turn++) await new Promise((resolve) => setImmediate(resolve));
+    process.emit("SIGTERM", "SIGTERM");
     const r = await running;
     expect(r.exitCode).toBe(143);
     expect(r.out).toMatch(/stopped by SIGTERM; from genesis, 1 block, .*store head 1\n$/);

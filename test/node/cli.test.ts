@@ -22,7 +22,7 @@ async function withNodeCommand(args: string[], signal: "SIGINT" | "SIGTERM", use
   const e = vi.spyOn(process.stderr, "write").mockImplementation((c) => ((err += String(c)), true));
   process.exitCode = 0;
   try {
-    const running = buildProgram("test").parseAsync(["node", "cbqs", "node", ...args]);
+    const running = (await buildProgram("test")).parseAsync(["node", "cbqs", "node", ...args]);
     for (let i = 0; i < 500 && !/listening on /.test(out); i++) await new Promise((r) => setTimeout(r, 10));
     const url = /listening on (\S+)\n/.exec(out)?.[1];
     if (url !== undefined) await use(url);
