@@ -4,6 +4,8 @@ import { join } from "node:path";
 import { Command } from "commander";
 import { vi } from "vitest";
 import { register } from "../../src/cli/harness.js";
+import type { Fixture } from "../../src/harness/fixture.js";
+import type { T8nEnv } from "../../src/harness/t8n.js";
 
 export const CORPUS = "fixtures/corpus";
 export const SCENARIOS = "fixtures/scenarios";
@@ -59,4 +61,19 @@ export async function cli(args: string[]): Promise<CliRun> {
   const exitCode = thrown === null ? Number(process.exitCode ?? 0) : 2;
   process.exitCode = 0;
   return { out, err, exitCode, thrown };
+}
+
+/** The t8n env of a fixture's block i, as a chain implementer would build it from the fixture. */
+export function envOf(f: Fixture, i: number): T8nEnv {
+  const b = f.blocks[i]!;
+  return {
+    height: b.height,
+    timestamp: b.timestamp,
+    chain_id: f.genesis.config.chain_id,
+    chain_instance_id: f.genesis.chain_instance_id,
+    governance: f.genesis.config.governance,
+    cycle_price: f.genesis.config.cycle_price,
+    cell_price: f.genesis.config.cell_price,
+    parent_hash: i === 0 ? null : f.blocks[i - 1]!.block_hash,
+  };
 }

@@ -12,7 +12,7 @@ import { Replay } from "../../src/harness/replay.js";
 import { lines } from "../../src/harness/t8n-server.js";
 import { transition } from "../../src/harness/t8n.js";
 import { loadDump } from "../../state/dump.js";
-import { readDoc } from "./helpers.js";
+import { envOf, readDoc } from "./helpers.js";
 
 const CLI = "dist/src/cli.js";
 const FIXTURE = "fixtures/corpus/provider-lifecycle.json";
@@ -400,17 +400,4 @@ describe("issue 23 §1: cbqs t8n-adapter and a Python wrapper over the per-call 
   it.skipIf(python)("issue 23: the Python wrapper test is SKIPPED: python3 is not on this machine's PATH", () => undefined);
 });
 
-function envOf(f: Fixture, i: number) {
-  const b = f.blocks[i]!;
-  return {
-    height: b.height,
-    timestamp: b.timestamp,
-    chain_id: f.genesis.config.chain_id,
-    chain_instance_id: f.genesis.chain_instance_id,
-    governance: f.genesis.config.governance,
-    cycle_price: f.genesis.config.cycle_price,
-    cell_price: f.genesis.config.cell_price,
-    parent_hash: i === 0 ? null : f.blocks[i - 1]!.block_hash,
-  };
-}
 const envOfFixture = (i: number) => envOf(fixture, i);

@@ -6,22 +6,9 @@ import { toHex } from "../../src/bytes.js";
 import { encodeEnvelope, decodeEnvelope } from "../../src/chain/envelope.js";
 import { loadFixture, type Fixture } from "../../src/harness/fixture.js";
 import { Replay } from "../../src/harness/replay.js";
-import { parseEnv, transition, type T8nEnv } from "../../src/harness/t8n.js";
-import { cli, corpusFiles, readDoc } from "./helpers.js";
+import { parseEnv, transition } from "../../src/harness/t8n.js";
+import { cli, corpusFiles, envOf, readDoc } from "./helpers.js";
 
-function envOf(f: Fixture, i: number): T8nEnv {
-  const b = f.blocks[i]!;
-  return {
-    height: b.height,
-    timestamp: b.timestamp,
-    chain_id: f.genesis.config.chain_id,
-    chain_instance_id: f.genesis.chain_instance_id,
-    governance: f.genesis.config.governance,
-    cycle_price: f.genesis.config.cycle_price,
-    cell_price: f.genesis.config.cell_price,
-    parent_hash: i === 0 ? null : f.blocks[i - 1]!.block_hash,
-  };
-}
 
 const genesisState = (f: Fixture) => [...Replay.start(f).replay.store.entries()];
 const hexEntries = (e: Iterable<readonly [Uint8Array, Uint8Array]>) => [...e].map(([k, v]) => [toHex(k), toHex(v)]);
