@@ -227,13 +227,18 @@ export async function follow(options: FollowOptions): Promise<FollowResult> {
   }
 
   let failures = 0;
+  // Whether a page of this run has shown that the node still holds our head block: "synced" is
+  // never said before that, not even when the store is already at --until.
+  let checked = false;
   for (;;) {
     if (signal?.aborted) return stopped();
     const head = db.head()!;
-    if (options.until !== undefined && head.height >= options.until) return { status: "synced", height: head.height, blocks, txs };
+    if (checked && options.until !== undefined && head.height >= options.until) return { status: "synced", height: head.height, blocks, txs };
     // Every page starts at our own head block (genesis is GET /genesis): the node must still hold it.
     const since = head.height > 0n ? head.height : 1n;
-    const query = `since=${since}&limit=${MAX_LIMIT}${options.until === undefined ? "" : `&until=${options.until}`}`;
+    // A store already above --until asks for its head block alone (the range ends there).
+    const upTo = options.until === undefined ? undefined : options.until < since ? since : options.until;
+    const query = `since=${since}&limit=${MAX_LIMIT}${upTo === undefined ? "" : `&until=${upTo}`}`;
     const source = `${base}/replication?${query}`;
     let page: Record<string, unknown> | null;
     try {
@@ -259,6 +264,7 @@ export async function follow(options: FollowOptions): Promise<FollowResult> {
       if (problem !== undefined) return diverged(source, problem);
       offset = 1;
     }
+    checked = true;
     const loaded = loadItems(fixture, items.slice(offset), offset, source);
     fixture.blocks = loaded.blocks;
     for (let j = 0; j < loaded.blocks.length; j++) {

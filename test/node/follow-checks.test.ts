@@ -116,6 +116,34 @@ describe("issue 21: the node must still hold the follower's head block", () => {
     }
   });
 
+  it("issue 21: follow --until h with h at or below our head asks the node first: a node restarted as another chain with head 3 is exit 1, never 'synced'", async () => {
+    const db = tmp("store-until");
+    const a = await devnet(10);
+    const ours = toHex(a.db.blockByHeight(10n)!.block_hash);
+    try {
+      expect((await cbqs("follow", a.url, "--db", db)).exitCode).toBe(0);
+      // The same node: our head block is still its block 10, so --until 10 and --until 5 are synced at once.
+      for (const h of ["10", "5"]) {
+        const r = await cbqs("follow", a.url, "--db", db, "--until", h);
+        expect(r.exitCode, r.err).toBe(0);
+        expect(r.out).toMatch(/^follow: synced at height 10; 0 blocks/);
+      }
+    } finally {
+      await a.close();
+    }
+    const c = await devnet(3);
+    try {
+      for (const h of ["10", "5"]) {
+        const r = await cbqs("follow", c.url, "--db", db, "--until", h);
+        expect(r.exitCode, r.out).toBe(1);
+        expect(r.out).toMatch(new RegExp(`^follow: ${re(c.url)}/replication\\?since=10&limit=100&until=10: the node's chain no longer contains our block 10 \\(ours ${ours}, node's head is 3\\)\\n`));
+        expect(r.out).not.toMatch(/synced/);
+      }
+    } finally {
+      await c.close();
+    }
+  });
+
   it("issue 21: under --watch, a node replaced by another history (block 10 differs) or a shorter one (head 3) stops the follower with exit 1's divergence", async () => {
     for (const replacement of [() => devnet(12, 1), () => devnet(3)]) {
       const a = await devnet(10);
