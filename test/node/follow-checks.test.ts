@@ -6,7 +6,7 @@
 // --until with --watch is refused. Real sockets, real LMDB stores in a temp dir, the spawned CLI
 // where signals and exit codes matter.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer, type Server } from "node:http";
 import { createServer as createNetServer, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readFixture } from "../../src/harness/documents.js";
 import { CbqsNode } from "../../src/node/chain-node.js";
-import { follow, FollowInputError } from "../../src/node/follower.js";
+import { downloadSnapshot, follow, FollowInputError } from "../../src/node/follower.js";
 import { exportSnapshot } from "../../src/node/snapshot.js";
 import { MemoryChainDb } from "../../state/chain-db-memory.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
@@ -259,6 +259,27 @@ describe("issue 21: malformed feed answers", () => {
     } finally {
       server.close();
       await n.close();
+    }
+  });
+});
+
+describe("issue 21: follow --snapshot <url> downloads into a file of its own", () => {
+  it("issue 21: the download file is created exclusively: a symlink planted at its name is not written through, another name is taken", async () => {
+    const body = Buffer.from("snapshot bytes\n".repeat(100));
+    const server = createHttpServer((_req, res) => res.end(body));
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const victim = tmp("victim");
+      writeFileSync(victim, "keep me\n");
+      const stem = tmp("store") + ".snapshot-download-1";
+      symlinkSync(victim, `${stem}.cbqs`);
+      const file = await downloadSnapshot(`http://127.0.0.1:${(server.address() as AddressInfo).port}/s.cbqs`, stem, 5000);
+      expect(file).toBe(`${stem}-1.cbqs`);
+      expect(readFileSync(file).equals(body)).toBe(true);
+      expect(readFileSync(victim, "utf8")).toBe("keep me\n");
+      expect(lstatSync(`${stem}.cbqs`).isSymbolicLink()).toBe(true);
+    } finally {
+      server.close();
     }
   });
 });
