@@ -84,6 +84,20 @@ describe("issue 21: a damaged store is refused with exit 2, never a crash", () =
     for (const args of storeCommands(dir)) expectRefused(run(args), dir, /the store is damaged: data\.mdb is truncated: \d+ bytes, but its meta page says it uses \d+ pages of 4096 bytes/);
   });
 
+  it("issue 21: a 0-byte data.mdb (a crash before LMDB's first meta write) is an empty store: read commands exit 2 'no store there', replay --db fills it", () => {
+    const dir = join(root, "zero-bytes");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "data.mdb"), "");
+    for (const args of [["state", "dump", "--db", dir], ["store", "verify", "--db", dir]]) {
+      const r = run(args);
+      expectRefused(r, dir, /no store there \(data\.mdb is empty/);
+    }
+    const r = run(["replay", FIXTURE, "--db", dir, "--quiet"]);
+    expect([r.status, r.signal], r.stderr).toEqual([0, null]);
+    expect(r.stdout).toMatch(/: ok; from genesis, 3 blocks/);
+    expect(run(["store", "verify", "--db", dir]).status).toBe(0);
+  });
+
   it("issue 21: zeroed meta pages are refused", () => {
     const dir = damaged("zeroed", (b) => {
       b.fill(0, 0, 2 * metaAt(b, 1));
