@@ -3,7 +3,8 @@
 // source (chain_instance_id, the genesis block it produces); every block record against
 // itself (its transactions' hashes are its receipts' tx_hash, they give its tx/receipt/logs
 // roots, its header its block_hash), its table key, its parent (the block below it, where the
-// ledger is contiguous) and its QMDB log size; the hash and transaction indexes both ways. The
+// ledger is contiguous) and its QMDB log size; the hash and transaction indexes both ways; the
+// undo rows of pinned reads (index against rows both ways, each decoded, no hole). The
 // state: the head's operations are rebuilt into a fresh QMDB exactly as a snapshot import does
 // (every operation from the inactivity floor re-hashed onto the pinned peaks of the pruned
 // prefix, the index and bitmap replayed from them) and its root must be the head's state_root.
