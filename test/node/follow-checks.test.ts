@@ -278,6 +278,7 @@ describe("issue 21: follow --snapshot <url> downloads into a file of its own", (
       expect(readFileSync(file).equals(body)).toBe(true);
       expect(readFileSync(victim, "utf8")).toBe("keep me\n");
       expect(lstatSync(`${stem}.cbqs`).isSymbolicLink()).toBe(true);
+      for (const f of [file, `${stem}.cbqs`, victim]) rmSync(f); // the tests below check that no download is left
     } finally {
       server.close();
     }
