@@ -4,7 +4,7 @@
 // (every root, receipt and the gas-vector digest of every block), and re-verifies the gas-vector
 // artifact (every vector re-executed, the file's SHA-256 against the pinned one). Progress and
 // every detail go to stderr; stdout gets one line naming what was verified:
-//   OK: 24 fixtures (10,120 blocks, 53,162 txs) replayed and matched; gas-vector SHA-256 a1dc… verified (13 vectors re-executed)
+//   OK: 20 fixtures (10,079 blocks, 53,085 txs) replayed and matched; gas-vector SHA-256 a1dc… verified (13 vectors re-executed)
 //   FAILED: (what failed); (what was verified nonetheless)
 // Exit 0 OK, 1 a mismatch or a gas-vector difference, 2 unusable input; as in replay, a mismatch
 // wins over unusable input, so it is never hidden.

@@ -2,12 +2,15 @@
 // a fill's fixtures, a fuzz report's files). What the name already is decides how (README "The
 // CLI", docs/decisions.md "Writing to a path that exists"):
 //
-//   - nothing, or a regular file: written to `<name>.partial-<pid>` beside it, fsynced and renamed
-//     over it when complete, so a failed or stopped command never leaves half a file under the name;
+//   - nothing, or a regular file: written to a new `<name>.partial-<pid>` beside it (created
+//     exclusively: never a file or link already there), fsynced and renamed over it when complete,
+//     so a failed or stopped command never leaves half a file under the name;
 //   - a symbolic link: followed (a dangling one too: its target is created) and the rule applied to
 //     what it names — the link stays a link and its target gets the content;
 //   - a name of one of this process's descriptors (/dev/stdout, /dev/stderr, /dev/fd/N,
 //     /proc/self/fd/N): that descriptor, written as it is (a pipe, a terminal, a file opened with >>);
+//     fd 1 and fd 2 through process.stdout / process.stderr, exactly as `-` is (Node makes a pipe
+//     there non-blocking: a direct write would fail with EAGAIN once the pipe is full);
 //   - anything else that exists (a character device such as /dev/null or /dev/full, a FIFO, a
 //     socket): opened and written in place — a device is never replaced by a regular file;
 //   - a directory: refused.
@@ -38,6 +41,56 @@ function descriptorOf(absolute: string): number | undefined {
   const m = /^(?:\/dev\/fd|\/proc\/(?:self|thread-self|(\d+))\/fd)\/(\d+)$/.exec(absolute);
   if (m === null || (m[1] !== undefined && Number(m[1]) !== process.pid)) return undefined;
   return Number(m[2]);
+}
+
+/**
+ * Whether output to `name` goes to this process's stdout: `-`, or a name of fd 1 (/dev/stdout,
+ * /dev/fd/1, …). Then what a command would print beside a file (a root, "written to …") goes to
+ * stderr, so stdout holds the document alone.
+ */
+export function writesToStdout(name: string): boolean {
+  if (name === "-") return true;
+  try {
+    const target = outputTarget(name);
+    return target.kind === "descriptor" && target.fd === 1;
+  } catch {
+    return false; // refused when it is opened
+  }
+}
+
+/** The wait before a write that found a non-blocking descriptor full (EAGAIN) is tried again. */
+const EAGAIN_WAIT_MS = 5;
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+/** writeSync that waits while a non-blocking descriptor (a pipe a slow reader drains) is full. */
+function writeAll(fd: number, bytes: Uint8Array): void {
+  for (let off = 0; off < bytes.length; ) {
+    try {
+      off += writeSync(fd, bytes, off, bytes.length - off);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EAGAIN") throw err;
+      Atomics.wait(sleeper, 0, 0, EAGAIN_WAIT_MS);
+    }
+  }
+}
+
+/** Other names tried when a temporary's name is taken (a stale one, or something planted there). */
+const MAX_TEMP_NAMES = 100;
+
+/**
+ * Creates a new file `<stem><ext>` (or `<stem>-<n><ext>` when that name is taken) for writing.
+ * O_CREAT|O_EXCL ("wx"): a name that exists is never reused, and a symlink planted at the
+ * predictable name is not followed (the open fails and the next name is tried).
+ */
+export function createExclusive(stem: string, ext = ""): { fd: number; path: string } {
+  for (let n = 0; ; n++) {
+    const path = n === 0 ? `${stem}${ext}` : `${stem}-${n}${ext}`;
+    try {
+      return { fd: openSync(path, "wx"), path };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST" || n >= MAX_TEMP_NAMES) throw err;
+    }
+  }
 }
 
 const cannot = (name: string, err: unknown): OutputError => new OutputError(`cannot write ${name}: ${describeIoError(err)}`);
@@ -140,9 +193,9 @@ export class OutputFile {
         throw cannot(name, err);
       }
     }
-    const temp = `${target.path}.partial-${process.pid}`;
     try {
-      return new OutputFile(name, target, openSync(temp, "w"), temp);
+      const temp = createExclusive(`${target.path}.partial-${process.pid}`);
+      return new OutputFile(name, target, temp.fd, temp.path);
     } catch (err) {
       throw cannot(name, err);
     }
@@ -150,9 +203,15 @@ export class OutputFile {
 
   /** Writes all of `data` (a short write is continued); an error drops the output and names the file. */
   write(data: string | Uint8Array): void {
+    if (this.target.kind === "descriptor" && (this.fd === 1 || this.fd === 2)) {
+      // The stream `-` writes through: it waits for a slow reader and keeps the order of whatever
+      // else the command printed there. (EPIPE and the like surface as the stream's error, as for `-`.)
+      (this.fd === 1 ? process.stdout : process.stderr).write(data);
+      return;
+    }
     const bytes = typeof data === "string" ? Buffer.from(data) : data;
     try {
-      for (let off = 0; off < bytes.length; ) off += writeSync(this.fd, bytes, off, bytes.length - off);
+      writeAll(this.fd, bytes);
     } catch (err) {
       this.discard();
       throw cannot(this.name, err);

@@ -163,10 +163,10 @@ function checkUrl(text: string, name: string): void {
 async function startFromSnapshot(snapshot: string, db: string, trusted: Uint8Array | undefined, timeoutMs: number, signal: AbortSignal): Promise<boolean> {
   if (!/^https?:\/\//i.test(snapshot)) return importSnapshotCli(snapshot, db, trusted, "follow: ");
   checkUrl(snapshot, "--snapshot");
-  const file = `${db.replace(/\/+$/, "")}.snapshot-download-${process.pid}.cbqs`;
+  let file: string | undefined;
   try {
     try {
-      await downloadSnapshot(snapshot, file, timeoutMs, signal);
+      file = await downloadSnapshot(snapshot, `${db.replace(/\/+$/, "")}.snapshot-download-${process.pid}`, timeoutMs, signal);
     } catch (err) {
       if (signal.aborted) {
         const stopped = new Stopped(stopRequested() ?? "SIGINT");
@@ -178,6 +178,6 @@ async function startFromSnapshot(snapshot: string, db: string, trusted: Uint8Arr
     }
     return await importSnapshotCli(file, db, trusted, "follow: ", snapshot);
   } finally {
-    rmSync(file, { force: true });
+    if (file !== undefined) rmSync(file, { force: true });
   }
 }

@@ -30,6 +30,7 @@ import { count } from "../harness/progress.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, oneLine, report, UsageError, outputOption } from "./common.js";
 import { decimalOption, mismatchLines, writeJson } from "./harness.js";
 import { openExistingStore, storeUsageError } from "./store.js";
+import { writesToStdout } from "../output-file.js";
 
 const HASHERS = { blake3: BLAKE3, sha256: SHA256 } as const;
 
@@ -194,7 +195,8 @@ function registerProveState(program: Command): void {
         }
       }
       writing(new Output(opts.output), (out) => out.write(JSON.stringify(result.proof, null, 2) + "\n"));
-      (opts.output === "-" ? process.stderr : process.stdout).write(`${opts.output === "-" ? "state root: " : ""}${toHex(result.root)}\n`);
+      const toStdout = writesToStdout(opts.output); // -o - or -o /dev/stdout: the same, stdout holds the proof alone
+      (toStdout ? process.stderr : process.stdout).write(`${toStdout ? "state root: " : ""}${toHex(result.root)}\n`);
       process.exitCode = EXIT_OK;
     });
 }
@@ -247,7 +249,7 @@ function registerProveInclusion(program: Command, kind: InclusionKind): void {
       }
       const json = inclusionProofToJson(proof);
       writeJson(opts.output, json);
-      if (opts.output !== "-") process.stdout.write(`${json.root}\n`);
+      if (!writesToStdout(opts.output)) process.stdout.write(`${json.root}\n`);
       process.exitCode = EXIT_OK;
     });
 }

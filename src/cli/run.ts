@@ -12,6 +12,7 @@ import { keeping, watchSignals } from "../steps.js";
 import { RUN_FORMAT, ScenarioRun, type ExecutedScenarioBlock, type RunBlock } from "../scenario/run.js";
 import { InputError } from "../json/read.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, oneLine, outputOption } from "./common.js";
+import { writesToStdout } from "../output-file.js";
 
 export function register(program: Command): void {
   program
@@ -53,7 +54,7 @@ export function register(program: Command): void {
           yield b;
         }
       };
-      const kept = () => `after ${count(done, "block")}; ${opts.output === "-" ? "stdout has the blocks so far" : `${opts.output} is not written`}`;
+      const kept = () => `after ${count(done, "block")}; ${writesToStdout(opts.output) ? "stdout has the blocks so far" : `${opts.output} is not written`}`;
       await keeping(kept, () =>
         writingStoppable(new Output(opts.output), function* (out) {
           if (opts.json) {

@@ -11,6 +11,7 @@ import { AnchorMismatch, exportSnapshotSteps, importSnapshotSteps, SnapshotError
 import { stoppable, watchSignals } from "../steps.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError, outputOption } from "./common.js";
 import { openExistingStore, storeUsageError } from "./store.js";
+import { writesToStdout } from "../output-file.js";
 
 /** Runs `run`; a refusal becomes one exit-2 line naming the file or store it concerns. */
 async function refused<T>(subject: string, dir: string, run: () => Promise<T>): Promise<T> {
@@ -87,7 +88,7 @@ export function register(program: Command): void {
       const db = openExistingStore(opts.db) as LmdbChainDb;
       try {
         const block = await refused(`--db ${opts.db}`, opts.db, () => stoppable(exportSnapshotSteps(db, opts.output, opts.height === undefined ? undefined : BigInt(opts.height))));
-        process.stdout.write(`snapshot of block ${block.height} (state_root ${toHex(block.state_root)}) written to ${opts.output}\n`);
+        (writesToStdout(opts.output) ? process.stderr : process.stdout).write(`snapshot of block ${block.height} (state_root ${toHex(block.state_root)}) written to ${opts.output}\n`);
       } finally {
         db.close();
       }

@@ -22,6 +22,7 @@ import { EXIT_OK, EXIT_REJECT, exitCodes, jsonReplacer, oneLine, report, UsageEr
 import { mismatchLines } from "./harness.js";
 import { openExistingStore, usingStore } from "./store.js";
 import { keeping, stoppable, watchSignals, type Steps } from "../steps.js";
+import { writesToStdout } from "../output-file.js";
 
 /** A value as people read it: a registry record's fields, an account's nonce and balance, else the decoded view. */
 function view(e: DumpEntry): unknown {
@@ -117,7 +118,7 @@ async function writeDump(source: DumpSource, opts: FilterOptions & { output: str
   const header = dumpHeader({ ...(source.height === undefined ? {} : { height: source.height }), ...(source.stateRoot === undefined ? {} : { stateRoot: source.stateRoot }) });
   const filter = dumpFilter(opts, source.entries);
   await keeping(
-    () => (opts.output === "-" ? "stdout has the entries so far (an incomplete document)" : `${opts.output} is not written`),
+    () => (writesToStdout(opts.output) ? "stdout has the entries so far (an incomplete document)" : `${opts.output} is not written`),
     () =>
       writingStoppable(new Output(opts.output), (out) =>
         jsonDocumentSteps(out, { ...header, entries: new Streamed(dumpEntryViews(filtered(source.entries, filter), registryRecords)) }, jsonReplacer),

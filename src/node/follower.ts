@@ -4,7 +4,7 @@
 // receipt and the block hash match the node's. The first divergence stops it with replay's report.
 import { bytesEqual, fromHex, toHex } from "../bytes.js";
 import type { GenesisConfig } from "../chain/types.js";
-import { closeSync, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, rmSync, writeSync } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
 import { echo, MAX_BUFFERED_DOCUMENT_BYTES } from "../bounds.js";
 import { FIXTURE_FORMAT, loadFixture, type Fixture } from "../harness/fixture.js";
@@ -15,6 +15,7 @@ import type { BlockRecord, ChainDb } from "../../state/chain-db.js";
 import { executedRecord, genesisRecord } from "./chain-node.js";
 import { ConnectionFailed, httpGet, RequestTimeout } from "./http-get.js";
 import { MAX_LIMIT } from "./replication.js";
+import { createExclusive } from "../output-file.js";
 
 /** The node cannot be followed (unreachable, answers that are not the feed, another chain in the store): exit 2. */
 export class FollowInputError extends Error {
@@ -227,13 +228,18 @@ export async function follow(options: FollowOptions): Promise<FollowResult> {
   }
 
   let failures = 0;
+  // Whether a page of this run has shown that the node still holds our head block: "synced" is
+  // never said before that, not even when the store is already at --until.
+  let checked = false;
   for (;;) {
     if (signal?.aborted) return stopped();
     const head = db.head()!;
-    if (options.until !== undefined && head.height >= options.until) return { status: "synced", height: head.height, blocks, txs };
+    if (checked && options.until !== undefined && head.height >= options.until) return { status: "synced", height: head.height, blocks, txs };
     // Every page starts at our own head block (genesis is GET /genesis): the node must still hold it.
     const since = head.height > 0n ? head.height : 1n;
-    const query = `since=${since}&limit=${MAX_LIMIT}${options.until === undefined ? "" : `&until=${options.until}`}`;
+    // A store already above --until asks for its head block alone (the range ends there).
+    const upTo = options.until === undefined ? undefined : options.until < since ? since : options.until;
+    const query = `since=${since}&limit=${MAX_LIMIT}${upTo === undefined ? "" : `&until=${upTo}`}`;
     const source = `${base}/replication?${query}`;
     let page: Record<string, unknown> | null;
     try {
@@ -259,6 +265,7 @@ export async function follow(options: FollowOptions): Promise<FollowResult> {
       if (problem !== undefined) return diverged(source, problem);
       offset = 1;
     }
+    checked = true;
     const loaded = loadItems(fixture, items.slice(offset), offset, source);
     fixture.blocks = loaded.blocks;
     for (let j = 0; j < loaded.blocks.length; j++) {
@@ -362,11 +369,13 @@ function loadItems(fixture: Fixture, items: unknown[], offset: number, source: s
 }
 
 /**
- * `follow --snapshot <url>`: downloads a snapshot file to `file` (a node serves none itself; any
- * HTTP(S) server will do, the import checks it). Removed again on any failure.
+ * `follow --snapshot <url>`: downloads a snapshot file to a new file `<stem>.cbqs` (created
+ * exclusively: a file or symlink already at that name is never written through; another name is
+ * taken) and returns its path (a node serves no snapshot itself; any HTTP(S) server will do, the
+ * import checks it). Removed again on any failure.
  */
-export async function downloadSnapshot(url: string, file: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
-  const fd = openSync(file, "w");
+export async function downloadSnapshot(url: string, stem: string, timeoutMs: number, signal?: AbortSignal): Promise<string> {
+  const { fd, path: file } = createExclusive(stem, ".cbqs");
   let open = true;
   try {
     let status: number;
@@ -380,6 +389,7 @@ export async function downloadSnapshot(url: string, file: string, timeoutMs: num
     if (status !== 200) throw new FollowInputError(`${url}: HTTP ${status}, not a snapshot file`);
     open = false;
     closeSync(fd);
+    return file;
   } catch (err) {
     if (open) closeSync(fd);
     rmSync(file, { force: true });

@@ -62,25 +62,43 @@ export function compareStoredChain(fixture: Fixture, db: ChainDb, upTo?: bigint)
   const head = db.head()!.height;
   const fixtureLast = fixture.blocks.length === 0 ? 0n : fixture.blocks[fixture.blocks.length - 1]!.height;
   const after = fixture.blocks.findIndex((b) => b.height > head);
+  // Only an imported snapshot's block lacks its parent in the store (every commit extends the head).
+  const lowest = db.blocks({ from: 1n, to: head, order: "asc", limit: 1 })[0];
+  const snapshotBase = lowest !== undefined && !bytesEqual(lowest.parent_hash, genesis.block.block_hash) ? lowest.height : null;
+  // The stored blocks above the fixture's last one, from the lowest the store actually holds there
+  // (heights may be skipped, and a snapshot store holds nothing below its snapshot).
+  const beyondFrom = head > fixtureLast ? db.blocks({ from: fixtureLast + 1n, to: head, order: "asc", limit: 1 })[0]!.height : null;
   const out: StoredComparison = {
     mismatch: null,
     compared: 0,
     first: null,
     last: null,
     next: after === -1 ? fixture.blocks.length : after,
-    snapshotBase: null,
+    snapshotBase,
     belowSnapshot: 0,
-    beyond: head > fixtureLast ? { from: fixtureLast + 1n, head } : null,
+    beyond: beyondFrom === null ? null : { from: beyondFrom, head },
   };
   const genesisMismatch =
     differs(0n, "$.genesis.chain_instance_id", "chain_instance_id", g.chain_instance_id, genesis.chain_instance_id) ??
     differs(0n, "$.genesis.state_root", "genesis state_root", g.state_root, genesis.block.state_root);
   if (genesisMismatch !== null) return { ...out, mismatch: withNote(genesisMismatch) };
 
-  const through = [head, upTo ?? head, fixtureLast].reduce((a, b) => (b < a ? b : a));
-  // Only an imported snapshot's block lacks its parent in the store (every commit extends the head).
-  const lowest = db.blocks({ from: 1n, to: head, order: "asc", limit: 1 })[0];
-  if (lowest !== undefined && !bytesEqual(lowest.parent_hash, genesis.block.block_hash)) out.snapshotBase = lowest.height;
+  let through = [head, upTo ?? head, fixtureLast].reduce((a, b) => (b < a ? b : a));
+  // Fixture blocks below a snapshot are checked only against each other (their hash chain); the
+  // chain binds them to the store only if it reaches the snapshot's block and that block is
+  // compared with the store's. So the comparison always runs through the snapshot's block (even
+  // above --to-height or the fixture's end); a fixture without that block cannot be verified.
+  const first = fixture.blocks[0];
+  if (snapshotBase !== null && first !== undefined && first.height < snapshotBase && first.height <= through && through < snapshotBase) {
+    if (fixtureLast < snapshotBase) {
+      const m = mismatchOf(snapshotBase, "$.blocks", "block", `no block at height ${snapshotBase} (the fixture ends at block ${fixtureLast})`, `the snapshot's block (block_hash ${toHex(lowest!.block_hash)})`);
+      m.details.push(
+        `(the store starts at a snapshot of block ${snapshotBase} and holds no block below it: the fixture's blocks below it can be bound to the store only through the hash chain that ends at its block ${snapshotBase}, which it does not hold, so they cannot be verified)`,
+      );
+      return { ...out, mismatch: withNote(m) };
+    }
+    through = snapshotBase;
+  }
   const pages = storedBlocks(db, through);
   let stored = pages.next().value;
   for (let i = 0; i < fixture.blocks.length && fixture.blocks[i]!.height <= through; i++) {
@@ -184,7 +202,7 @@ export function comparedText(c: StoredComparison): string {
     const below = c.belowSnapshot === 0 ? "" : `; the fixture's ${c.belowSnapshot === 1 ? "block" : count(c.belowSnapshot, "block")} below it checked against the hash chain that ends at it (roots and block hashes, not executed)`;
     parts.push(`the store starts at a snapshot of block ${c.snapshotBase}, holding no block below it${below}`);
   }
-  if (c.beyond !== null) parts.push(`the store also holds blocks ${c.beyond.from}–${c.beyond.head}, above the fixture's last block: not compared`);
+  if (c.beyond !== null) parts.push(`the store also holds ${heightSpan(c.beyond.from, c.beyond.head)}, above the fixture's last block: not compared`);
   return parts.join("; ");
 }
 

@@ -3,7 +3,8 @@
 // source (chain_instance_id, the genesis block it produces); every block record against
 // itself (its transactions' hashes are its receipts' tx_hash, they give its tx/receipt/logs
 // roots, its header its block_hash), its table key, its parent (the block below it, where the
-// ledger is contiguous) and its QMDB log size; the hash and transaction indexes both ways. The
+// ledger is contiguous) and its QMDB log size; the hash and transaction indexes both ways; the
+// undo rows of pinned reads (index against rows both ways, each decoded, no hole). The
 // state: the head's operations are rebuilt into a fresh QMDB exactly as a snapshot import does
 // (every operation from the inactivity floor re-hashed onto the pinned peaks of the pruned
 // prefix, the index and bitmap replayed from them) and its root must be the head's state_root.
@@ -14,8 +15,9 @@ import { join } from "node:path";
 import { bytesEqual, toHex } from "../bytes.js";
 import type { BlockRecord } from "../../state/chain-db.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
-import { DamagedStoreError, plain, readU64Key } from "../../state/lmdb/env.js";
-import { decodeBlock, decodeTxLocation } from "../../state/lmdb/records.js";
+import { DamagedStoreError, plain, readU64Key, type Table } from "../../state/lmdb/env.js";
+import { decodeBefore, decodeBlock, decodeTxLocation } from "../../state/lmdb/records.js";
+import { STATE_KEY_LENGTH } from "../../state/interface.js";
 import { exportSnapshot, rebuildSnapshotState, SnapshotError } from "../../state/lmdb/snapshot.js";
 import { verifyBlockRecord, verifyGenesisRecord } from "./snapshot.js";
 
@@ -107,6 +109,8 @@ export function verifyStore(db: LmdbChainDb): string {
     indexed++;
   }
 
+  const undo = verifyUndo(db, blockTable);
+
   const logSize = db.logSizeAt(head.height)!;
   if (logSize !== db.commitment.db.any.size) fail(`the head's QMDB log size ${logSize} is not the stored log's ${db.commitment.db.any.size}`);
   const rebuilt = rebuildRoot(db);
@@ -116,8 +120,57 @@ export function verifyStore(db: LmdbChainDb): string {
   return (
     `format, genesis record, ${blocks} block records (transaction hashes, roots, block hashes, parents), ` +
     `${hashes} block-hash and ${indexed} transaction index entries (${txs} transactions), ` +
+    `${undo.rows} undo rows of ${undo.blocks} blocks (index and rows both ways, each decoded), ` +
     `state root rebuilt from ${rebuilt.ops} operations = block ${head.height}'s state_root ${toHex(head.state_root)}`
   );
+}
+
+/**
+ * The reverse diffs pinned reads use (state/lmdb/chain-db.ts stateAt): every block in the undo
+ * index is a stored block, lists whole state keys, and each listed key has its undo row; every
+ * undo row is listed by its block's index entry and decodes; and the blocks with undo rows are
+ * the top ones with no hole (stateAt checks only the lowest block above the height it reads).
+ */
+function verifyUndo(db: LmdbChainDb, blockTable: Table): { rows: number; blocks: number } {
+  const undoKeys = db.env.table("undokeys");
+  const undoTable = db.env.table("undo");
+  const listed = new Map<bigint, Set<string>>();
+  for (const { key, value } of undoKeys.getRange({})) {
+    const k = Buffer.from(key);
+    if (k.length !== 8) fail(`the undo index entry ${toHex(k)} is not a block height`);
+    const height = k.readBigUInt64BE(0);
+    const where = `the undo index of block ${height}`;
+    if (db.blockByHeight(height) === undefined) fail(`${where}: no such block is stored`);
+    const keys = plain(value);
+    if (keys.length % STATE_KEY_LENGTH !== 0) fail(`${where}: ${keys.length} bytes, not a list of ${STATE_KEY_LENGTH}-byte state keys`);
+    const set = new Set<string>();
+    for (let i = 0; i < keys.length; i += STATE_KEY_LENGTH) {
+      const stateKey = keys.subarray(i, i + STATE_KEY_LENGTH);
+      const row = undoTable.get(Buffer.concat([stateKey, k]));
+      if (row === undefined) fail(`${where}: the undo row of key ${toHex(stateKey)} is missing`);
+      set.add(toHex(stateKey));
+    }
+    listed.set(height, set);
+  }
+  let rows = 0;
+  for (const { key, value } of undoTable.getRange({})) {
+    const k = Buffer.from(key);
+    if (k.length !== STATE_KEY_LENGTH + 8) fail(`the undo row ${toHex(k)} has no state key and block height`);
+    const stateKey = toHex(k.subarray(0, STATE_KEY_LENGTH));
+    const height = k.readBigUInt64BE(STATE_KEY_LENGTH);
+    const where = `the undo row of key ${stateKey} at block ${height}`;
+    if (listed.get(height)?.has(stateKey) !== true) fail(`${where}: not in block ${height}'s undo index`);
+    check(where, () => void decodeBefore(plain(value)));
+    rows++;
+  }
+  // No hole: from the head down, the blocks with undo rows come first.
+  let gap: bigint | undefined;
+  for (const key of blockTable.getKeys({ reverse: true })) {
+    const height = Buffer.from(key).readBigUInt64BE(0);
+    if (!listed.has(height)) gap ??= height;
+    else if (gap !== undefined) fail(`the undo index of block ${height}: block ${gap} above it has none (a hole pinned reads would read through)`);
+  }
+  return { rows, blocks: listed.size };
 }
 
 /** The head's state rebuilt the way a snapshot import rebuilds it, in a scratch directory. */

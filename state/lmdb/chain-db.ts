@@ -211,13 +211,22 @@ export class LmdbChainDb extends QmdbChainDb implements ChainDb {
         this.dropExpiredUndo();
       });
     } catch (err) {
-      this.broken = (err as Error).message;
-      if (err instanceof StoreError || !isWriteFailure(err)) throw err;
-      throw new StoreFullError(block.height, this.headRecord?.height, this.env.freeBytes(), err as Error);
+      throw this.writeFailed(err, `block ${block.height}`);
     }
     this.storage.markWritten();
     this.staged = undefined;
     this.headRecord = block;
+  }
+
+  /**
+   * A write transaction that failed (aborted whole by LMDB): the store refuses writes until
+   * reopened, and a write the disk or the map refused is a StoreFullError naming `what` and the
+   * block the store is left at. Every write transaction maps its error here.
+   */
+  private writeFailed(err: unknown, what: string): unknown {
+    this.broken = (err as Error).message;
+    if (err instanceof StoreError || !isWriteFailure(err)) return err;
+    return new StoreFullError(what, this.headRecord?.height, this.env.freeBytes(), err as Error);
   }
 
   private writeUndo(height: bigint, staged: Staged): void {
@@ -267,8 +276,7 @@ export class LmdbChainDb extends QmdbChainDb implements ChainDb {
         pruned = this.dropExpiredUndo();
       });
     } catch (err) {
-      this.broken = (err as Error).message;
-      throw err;
+      throw this.writeFailed(err, "the removal of the undo rows below the --retain-blocks window");
     }
     return pruned.length === 0 ? null : { from: heightOf(pruned[0]!), to: heightOf(pruned[pruned.length - 1]!), blocks: pruned.length };
   }
@@ -316,10 +324,11 @@ const heightOf = (key: Buffer): bigint => key.readBigUInt64BE(0);
  * on the store's disk is given to tell which.
  */
 export class StoreFullError extends StoreError {
-  constructor(height: bigint, left: bigint | undefined, free: number | undefined, cause: Error) {
+  /** `what` could not be written: "block 5", or the removal of old undo rows. */
+  constructor(what: string, left: bigint | undefined, free: number | undefined, cause: Error) {
     const bytes = free?.toLocaleString("en-US");
-    const what = free !== undefined && free < 1 << 20 ? `the disk is full (${bytes} bytes free): block ${height} could not be written (${cause.message})` : `block ${height} could not be written (${cause.message}${bytes === undefined ? "" : `; ${bytes} bytes free on its disk`})`;
-    super(`${what}; the store is left ${left === undefined ? "empty" : `at block ${left}`}`);
+    const text = free !== undefined && free < 1 << 20 ? `the disk is full (${bytes} bytes free): ${what} could not be written (${cause.message})` : `${what} could not be written (${cause.message}${bytes === undefined ? "" : `; ${bytes} bytes free on its disk`})`;
+    super(`${text}; the store is left ${left === undefined ? "empty" : `at block ${left}`}`);
   }
 }
 

@@ -54,6 +54,9 @@ export function checkDataFile(path: string): void {
   const fd = openSync(path, "r");
   try {
     const length = fstatSync(fd).size;
+    // A crash between creating data.mdb and LMDB's first meta write leaves it empty: that is an
+    // empty store, which LMDB initialises on opening (docs/decisions.md "A 0-byte data.mdb").
+    if (length === 0) return;
     const read = (offset: number): Buffer => {
       const out = Buffer.alloc(PAGE_HEADER + META_BYTES);
       const got = readSync(fd, out, 0, out.length, offset);

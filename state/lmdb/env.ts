@@ -135,6 +135,9 @@ export class Env {
     const readOnly = options.readOnly === true;
     checkDir(dir, readOnly);
     if (readOnly && !hasEnv(dir)) throw new StoreError("no store there");
+    // An empty data.mdb (a crash before LMDB's first meta write) is an empty store: a writable open
+    // lets LMDB initialise it, a read-only one cannot (LMDB would read meta pages that are not there).
+    if (readOnly && statSync(join(dir, "data.mdb")).size === 0) throw new StoreError("no store there (data.mdb is empty: a store created but never written)");
     try {
       mkdirSync(dir, { recursive: true });
     } catch (err) {

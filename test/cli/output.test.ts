@@ -70,7 +70,7 @@ afterEach(() => {
   throw new Error("/dev/stdout was replaced by the command under test (restored)");
 });
 /** Files under `root` whose name says they are temporary outputs. */
-const temporaries = () => readdirSync(root, { recursive: true }).map(String).filter((f) => /\.partial-\d+$/.test(f));
+const temporaries = () => readdirSync(root, { recursive: true }).map(String).filter((f) => /\.partial-\d+(-\d+)?$/.test(f));
 /** What `gas-vectors schedule` prints: the text every `-o` below should receive. */
 let schedule = "";
 
@@ -107,6 +107,55 @@ describe("issue 21: -o by what the path already is", () => {
 
   it("issue 21: -o /dev/stdout writes to the standard output (a pipe here) without replacing anything", async () => {
     expect(await cbqs(["gas-vectors", "schedule", "-o", "/dev/stdout"])).toEqual({ code: 0, out: schedule, err: "" });
+  });
+
+  it("issue 21: -o /dev/stdout, /dev/fd/1, /proc/self/fd/1 and /dev/stderr reach a slow reader whole (> 64 KiB: no EAGAIN), as -o - does", async () => {
+    const TRACE = ["trace", "fixtures/corpus/endpoint-admission.json", "--block", "1"];
+    const whole = await cbqs([...TRACE, "-o", "-"]);
+    expect(whole.code).toBe(0);
+    expect(whole.out.length).toBeGreaterThan(128 * 1024);
+    const q = (a: string) => `'${a}'`;
+    // The reader sleeps before it reads: the pipe fills (64 KiB) and the writer must wait for it.
+    const slow = (args: string[], redirect: string): Ran => {
+      const r = spawnSync("bash", ["-c", `set -o pipefail; ${q(process.execPath)} ${[CLI, ...args].map(q).join(" ")} ${redirect} | (sleep 1.5; cat)`], { encoding: "utf8", maxBuffer: 1 << 26 });
+      return { code: r.status, out: r.stdout, err: r.stderr };
+    };
+    for (const name of ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]) expect(slow([...TRACE, "-o", name], "")).toEqual({ code: 0, out: whole.out, err: "" });
+    const errOut = path("slow-stderr-stdout.txt");
+    expect(slow([...TRACE, "-o", "/dev/stderr"], `2>&1 >${q(errOut)}`)).toEqual({ code: 0, out: whole.out, err: "" });
+    expect(readFileSync(errOut, "utf8")).toBe("");
+  });
+
+  it("issue 21: prove-state -o /dev/stdout is -o -: stdout holds the proof JSON alone, the root line goes to stderr", async () => {
+    const doc = JSON.parse(readFileSync("fixtures/corpus/create-quote.json", "utf8")) as { blocks: Array<{ post_state: { entries: Array<{ key: string }> } }> };
+    const dump = path("prove-dump.json");
+    writeFileSync(dump, JSON.stringify(doc.blocks[1]!.post_state));
+    const args = ["prove-state", dump, "--key", doc.blocks[1]!.post_state.entries[0]!.key];
+    const dash = await cbqs([...args, "-o", "-"]);
+    expect(dash.code).toBe(0);
+    expect(dash.err).toMatch(/^state root: 0x[0-9a-f]{64}\n$/);
+    const dev = await cbqs([...args, "-o", "/dev/stdout"]);
+    expect(dev).toEqual(dash);
+    expect(() => JSON.parse(dev.out) as unknown).not.toThrow();
+  });
+
+  it("issue 21: the temporary file is created exclusively: a symlink planted at <name>.partial-<pid> is not written through", async () => {
+    const victim = path("victim.txt");
+    writeFileSync(victim, "keep me\n");
+    const out = path("excl.md");
+    const child = spawn(process.execPath, [CLI, "gas-vectors", "schedule", "-o", out], { stdio: ["ignore", "pipe", "pipe"] });
+    // Planted before the command (still starting up) opens its temporary.
+    symlinkSync(victim, `${out}.partial-${child.pid}`);
+    let err = "";
+    child.stderr.on("data", (c: Buffer) => (err += c.toString()));
+    child.stdout.resume();
+    const code = await new Promise<number | null>((r) => child.on("close", r));
+    expect(code, err).toBe(0);
+    expect(readFileSync(victim, "utf8")).toBe("keep me\n");
+    expect(readFileSync(out, "utf8")).toBe(schedule);
+    expect(lstatSync(`${out}.partial-${child.pid}`).isSymbolicLink()).toBe(true); // not ours: left alone
+    rmSync(`${out}.partial-${child.pid}`);
+    expect(temporaries()).toEqual([]);
   });
 
   it("issue 21: -o <symlink> keeps the link and writes its target; a dangling link's target is created", async () => {

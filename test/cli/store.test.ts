@@ -11,6 +11,7 @@ import { open } from "lmdb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const CLI = "dist/src/cli.js";
+const toHexString = (b: Buffer): string => `0x${b.toString("hex")}`;
 const FIXTURE = "fixtures/corpus/create-quote.json"; // genesis and blocks 1, 5, 6
 const root = mkdtempSync(join(tmpdir(), "cbqs-store-"));
 afterAll(() => {
@@ -84,6 +85,20 @@ describe("issue 21: a damaged store is refused with exit 2, never a crash", () =
     for (const args of storeCommands(dir)) expectRefused(run(args), dir, /the store is damaged: data\.mdb is truncated: \d+ bytes, but its meta page says it uses \d+ pages of 4096 bytes/);
   });
 
+  it("issue 21: a 0-byte data.mdb (a crash before LMDB's first meta write) is an empty store: read commands exit 2 'no store there', replay --db fills it", () => {
+    const dir = join(root, "zero-bytes");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "data.mdb"), "");
+    for (const args of [["state", "dump", "--db", dir], ["store", "verify", "--db", dir]]) {
+      const r = run(args);
+      expectRefused(r, dir, /no store there \(data\.mdb is empty/);
+    }
+    const r = run(["replay", FIXTURE, "--db", dir, "--quiet"]);
+    expect([r.status, r.signal], r.stderr).toEqual([0, null]);
+    expect(r.stdout).toMatch(/: ok; from genesis, 3 blocks/);
+    expect(run(["store", "verify", "--db", dir]).status).toBe(0);
+  });
+
   it("issue 21: zeroed meta pages are refused", () => {
     const dir = damaged("zeroed", (b) => {
       b.fill(0, 0, 2 * metaAt(b, 1));
@@ -110,7 +125,7 @@ describe("issue 21: cbqs store verify --db <dir>", () => {
   it("issue 21: store verify on a good store: exit 0, ok listing what was checked", () => {
     const v = run(["store", "verify", "--db", good]);
     expect(v.status, v.stderr).toBe(0);
-    expect(v.stdout).toMatch(/^ok: --db .*: format, genesis record, 4 block records .*, 4 block-hash and 18 transaction index entries .*state root rebuilt from \d+ operations = block 6's state_root 0x[0-9a-f]{64}\n$/);
+    expect(v.stdout).toMatch(/^ok: --db .*: format, genesis record, 4 block records .*, 4 block-hash and 18 transaction index entries .*, \d+ undo rows of 3 blocks \(index and rows both ways, each decoded\), state root rebuilt from \d+ operations = block 6's state_root 0x[0-9a-f]{64}\n$/);
   });
 
   /** A copy of the good store with one value rewritten through LMDB directly. */
@@ -131,6 +146,37 @@ describe("issue 21: cbqs store verify --db <dir>", () => {
     expect(done).toBe(true);
     return dir;
   }
+
+  /** A copy of the good store with the first row of `table` that `pick` accepts deleted through LMDB directly. */
+  function deleted(name: string, table: string, pick: (key: Buffer) => boolean): { dir: string; key: Buffer } {
+    const dir = join(root, name);
+    cpSync(good, dir, { recursive: true });
+    const env = open({ path: dir, maxDbs: 16, noSubdir: false, compression: false });
+    const t = env.openDB<Buffer, Buffer>({ name: table, encoding: "binary", keyEncoding: "binary" });
+    const key = [...t.getKeys({})].map((k) => Buffer.from(k)).find(pick);
+    expect(key).toBeDefined();
+    t.removeSync(key!);
+    void env.close();
+    return { dir, key: key! };
+  }
+
+  it("issue 21: an undo row (the reverse diff pinned reads use) altered, deleted, or a block's undo index deleted: store verify exits 1 naming it", () => {
+    const heightOf = (k: Buffer) => k.readBigUInt64BE(k.length - 8);
+    const bad = altered("altered-undo", "undo", (k, v) => (heightOf(k) === 5n ? Buffer.of(7, ...v) : undefined));
+    const v1 = run(["store", "verify", "--db", bad]);
+    expect([v1.status, v1.signal], v1.stderr).toEqual([1, null]);
+    expect(v1.stdout).toMatch(new RegExp(`^inconsistent: --db ${bad}: the undo row of key 0x[0-9a-f]{108} at block 5: bad reverse-diff value\n$`));
+
+    const row = deleted("deleted-undo", "undo", (k) => heightOf(k) === 6n);
+    const v2 = run(["store", "verify", "--db", row.dir]);
+    expect([v2.status, v2.signal], v2.stderr).toEqual([1, null]);
+    expect(v2.stdout).toBe(`inconsistent: --db ${row.dir}: the undo index of block 6: the undo row of key ${toHexString(row.key.subarray(0, 54))} is missing\n`);
+
+    const index = deleted("deleted-undo-index", "undokeys", (k) => k.readBigUInt64BE(0) === 5n);
+    const v3 = run(["store", "verify", "--db", index.dir]);
+    expect([v3.status, v3.signal], v3.stderr).toEqual([1, null]);
+    expect(v3.stdout).toMatch(new RegExp(`^inconsistent: --db ${index.dir}: the undo row of key 0x[0-9a-f]{108} at block 5: not in block 5's undo index\n$`));
+  });
 
   it("issue 21: a block record altered in place (block 5's timestamp): store verify exits 1 naming block 5", () => {
     const dir = altered("altered-block", "blocks", (k, v) => {

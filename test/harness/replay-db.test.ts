@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { toHex } from "../../src/bytes.js";
+import { genesisHash, headerHash } from "../../src/chain/block.js";
 import { readFixture } from "../../src/harness/documents.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { verifyStateProof } from "../../state/proof.js";
@@ -197,7 +198,7 @@ describe("issue 21: replay --db compares every stored block with the fixture's b
     const short = tampered("i21-shorter", (d) => d.blocks.splice(2));
     const r = await cbqs("replay", short, "--db", dir, "--quiet");
     expect(r.exitCode).toBe(0);
-    expect(r.out).toMatch(/^stored chain: genesis and 2 stored blocks \(blocks 1–5\) compared with the fixture's: identical; the store also holds blocks 6–6, above the fixture's last block: not compared\n/);
+    expect(r.out).toMatch(/^stored chain: genesis and 2 stored blocks \(blocks 1–5\) compared with the fixture's: identical; the store also holds block 6, above the fixture's last block: not compared\n/);
     expect(r.out).toMatch(/ok; resumed after height 6, 0 blocks/);
     // A fixture that skips a height the store holds: the stored block is the difference.
     const skipping = tampered("i21-skipping", (d) => d.blocks.splice(1, 1));
@@ -273,6 +274,49 @@ describe("cbqs snapshot (CIP-4 §8.1)", () => {
     expect(r.exitCode).toBe(1);
     expect(r.out).toMatch(/^MISMATCH [^\n]*: block 1: block_hash \(\$\.blocks\[0\]\.block_hash\): expected 0x[0-9a-f]{64} got 0x[0-9a-f]{64}\n  \(computed from the fixture's own block: the store starts at a snapshot of block 5/);
     expect(readFileSync(join(target, "data.mdb")).equals(before)).toBe(true);
+  });
+
+  it("issue 21: a forged fixture below a snapshot is never 'identical': the comparison always reaches the snapshot's block (also above --to-height); a fixture without that block is a mismatch", async () => {
+    const target = join(root, "snap-target");
+    const before = readFileSync(join(target, "data.mdb"));
+    // Block 1 with another state_root and a block_hash recomputed over it: self-consistent, but not the store's chain.
+    const g = fixture.genesis;
+    const b1 = fixture.blocks[0]!;
+    const forgedRoot = new Uint8Array(32).fill(0xcd);
+    const forgedHash = headerHash(g.chain_instance_id, b1.height, b1.timestamp, genesisHash(g.chain_instance_id, g.config.timestamp, g.state_root), forgedRoot, b1);
+    const doc = JSON.parse(readFileSync(FIXTURE, "utf8")) as { blocks: Record<string, unknown>[] };
+    doc.blocks[0]!["state_root"] = toHex(forgedRoot);
+    doc.blocks[0]!["block_hash"] = toHex(forgedHash);
+    const full = join(root, "snap-forged-full.json");
+    writeFileSync(full, JSON.stringify(doc));
+    const only1 = join(root, "snap-forged-1.json");
+    writeFileSync(only1, JSON.stringify({ ...doc, blocks: doc.blocks.slice(0, 1) }));
+
+    const short = await cbqs("replay", only1, "--db", target, "--quiet");
+    expect(short.exitCode).toBe(1);
+    expect(short.out).toMatch(/^MISMATCH [^\n]*: block 5: block \(\$\.blocks\): expected no block at height 5 \(the fixture ends at block 1\) got the snapshot's block \(block_hash 0x[0-9a-f]{64}\)\n  \(the store starts at a snapshot of block 5 and holds no block below it: [^\n]*cannot be verified\)/);
+    expect(short.out).not.toMatch(/identical/);
+    // --to-height below the snapshot: block 5 is compared all the same, and its parent is not the forged block 1.
+    const low = await cbqs("replay", full, "--db", target, "--to-height", "1", "--quiet");
+    expect(low.exitCode).toBe(1);
+    expect(low.out).toMatch(/^MISMATCH [^\n]*: block 5: parent_hash \(\$\.blocks\[0\]\.block_hash\): expected 0x[0-9a-f]{64} got 0x[0-9a-f]{64}\n/);
+    expect(low.out).not.toMatch(/identical/);
+    // The real fixture with --to-height below the snapshot: block 5 anchors it, identical.
+    const real = await cbqs("replay", FIXTURE, "--db", target, "--to-height", "1", "--quiet");
+    expect(real.exitCode).toBe(0);
+    expect(real.out).toMatch(/^stored chain: genesis and 1 stored block \(block 5\) compared with the fixture's: identical; the store starts at a snapshot of block 5, holding no block below it; the fixture's block below it checked against the hash chain that ends at it/);
+    expect(readFileSync(join(target, "data.mdb")).equals(before)).toBe(true);
+  });
+
+  it("issue 21: a fixture that ends below a snapshot store's blocks names the range the store holds", async () => {
+    const target = join(root, "snap-beyond");
+    expect((await cbqs("snapshot", "import", file, "--db", target)).exitCode).toBe(0);
+    const doc = JSON.parse(readFileSync(FIXTURE, "utf8")) as { blocks: unknown[] };
+    const none = join(root, "snap-genesis-only.json");
+    writeFileSync(none, JSON.stringify({ ...doc, blocks: [] }));
+    const r = await cbqs("replay", none, "--db", target, "--quiet");
+    expect(r.exitCode).toBe(0);
+    expect(r.out).toMatch(/^stored chain: genesis compared with the fixture's \(no stored block in the heights compared\); the store starts at a snapshot of block 5, holding no block below it; the store also holds block 5, above the fixture's last block: not compared\n/);
   });
 
   it("corrupt, truncated and foreign snapshots are refused with one error line; the target is left as it was", async () => {

@@ -6,7 +6,7 @@
 // --until with --watch is refused. Real sockets, real LMDB stores in a temp dir, the spawned CLI
 // where signals and exit codes matter.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer, type Server } from "node:http";
 import { createServer as createNetServer, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readFixture } from "../../src/harness/documents.js";
 import { CbqsNode } from "../../src/node/chain-node.js";
-import { follow, FollowInputError } from "../../src/node/follower.js";
+import { downloadSnapshot, follow, FollowInputError } from "../../src/node/follower.js";
 import { exportSnapshot } from "../../src/node/snapshot.js";
 import { MemoryChainDb } from "../../state/chain-db-memory.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
@@ -111,6 +111,34 @@ describe("issue 21: the node must still hold the follower's head block", () => {
       const r = await cbqs("follow", c.url, "--db", db);
       expect(r.exitCode, r.err).toBe(1);
       expect(r.out).toMatch(new RegExp(`^follow: ${re(c.url)}/replication\\?since=10&limit=100: the node's chain no longer contains our block 10 \\(ours ${ours}, node's head is 3\\)\\n`));
+    } finally {
+      await c.close();
+    }
+  });
+
+  it("issue 21: follow --until h with h at or below our head asks the node first: a node restarted as another chain with head 3 is exit 1, never 'synced'", async () => {
+    const db = tmp("store-until");
+    const a = await devnet(10);
+    const ours = toHex(a.db.blockByHeight(10n)!.block_hash);
+    try {
+      expect((await cbqs("follow", a.url, "--db", db)).exitCode).toBe(0);
+      // The same node: our head block is still its block 10, so --until 10 and --until 5 are synced at once.
+      for (const h of ["10", "5"]) {
+        const r = await cbqs("follow", a.url, "--db", db, "--until", h);
+        expect(r.exitCode, r.err).toBe(0);
+        expect(r.out).toMatch(/^follow: synced at height 10; 0 blocks/);
+      }
+    } finally {
+      await a.close();
+    }
+    const c = await devnet(3);
+    try {
+      for (const h of ["10", "5"]) {
+        const r = await cbqs("follow", c.url, "--db", db, "--until", h);
+        expect(r.exitCode, r.out).toBe(1);
+        expect(r.out).toMatch(new RegExp(`^follow: ${re(c.url)}/replication\\?since=10&limit=100&until=10: the node's chain no longer contains our block 10 \\(ours ${ours}, node's head is 3\\)\\n`));
+        expect(r.out).not.toMatch(/synced/);
+      }
     } finally {
       await c.close();
     }
@@ -231,6 +259,28 @@ describe("issue 21: malformed feed answers", () => {
     } finally {
       server.close();
       await n.close();
+    }
+  });
+});
+
+describe("issue 21: follow --snapshot <url> downloads into a file of its own", () => {
+  it("issue 21: the download file is created exclusively: a symlink planted at its name is not written through, another name is taken", async () => {
+    const body = Buffer.from("snapshot bytes\n".repeat(100));
+    const server = createHttpServer((_req, res) => res.end(body));
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const victim = tmp("victim");
+      writeFileSync(victim, "keep me\n");
+      const stem = tmp("store") + ".snapshot-download-1";
+      symlinkSync(victim, `${stem}.cbqs`);
+      const file = await downloadSnapshot(`http://127.0.0.1:${(server.address() as AddressInfo).port}/s.cbqs`, stem, 5000);
+      expect(file).toBe(`${stem}-1.cbqs`);
+      expect(readFileSync(file).equals(body)).toBe(true);
+      expect(readFileSync(victim, "utf8")).toBe("keep me\n");
+      expect(lstatSync(`${stem}.cbqs`).isSymbolicLink()).toBe(true);
+      for (const f of [file, `${stem}.cbqs`, victim]) rmSync(f); // the tests below check that no download is left
+    } finally {
+      server.close();
     }
   });
 });

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { toHex } from "../../src/bytes.js";
+import { genesisHash, headerHash } from "../../src/chain/block.js";
 import { readFixture } from "../../src/harness/documents.js";
 import { CbqsNode, ImportMismatch } from "../../src/node/chain-node.js";
 import { MemoryChainDb } from "../../state/chain-db-memory.js";
@@ -91,6 +92,32 @@ describe("cbqs node --fixture: import verifies like replay", () => {
     } finally {
       db.close();
     }
+  });
+
+  it("issue 21: node --db --fixture on a snapshot store refuses a forged fixture holding only block 1 (another state_root, a recomputed block_hash): it cannot reach the snapshot's block", async () => {
+    const FIXTURE = "fixtures/corpus/create-quote.json"; // blocks 1, 5, 6
+    const source = join(dir, "i21-snap-source");
+    const snap = join(dir, "i21-h5.cbqs");
+    const store = join(dir, "i21-snap-store");
+    expect((await cbqs("replay", FIXTURE, "--db", source, "--to-height", "5", "--quiet")).exitCode).toBe(0);
+    expect((await cbqs("snapshot", "export", "--db", source, "-o", snap)).exitCode).toBe(0);
+    expect((await cbqs("snapshot", "import", snap, "--db", store)).exitCode).toBe(0);
+    const fixture = readFixture(FIXTURE);
+    const g = fixture.genesis;
+    const b1 = fixture.blocks[0]!;
+    const forgedRoot = new Uint8Array(32).fill(0xee);
+    const doc = readDoc(FIXTURE);
+    doc.blocks = doc.blocks.slice(0, 1);
+    doc.blocks[0]!["state_root"] = toHex(forgedRoot);
+    doc.blocks[0]!["block_hash"] = toHex(headerHash(g.chain_instance_id, b1.height, b1.timestamp, genesisHash(g.chain_instance_id, g.config.timestamp, g.state_root), forgedRoot, b1));
+    const file = join(dir, "i21-snap-forged.json");
+    writeFileSync(file, JSON.stringify(doc));
+    const before = readFileSync(join(store, "data.mdb"));
+    const r = await cbqs("node", "--db", store, "--fixture", file, "--port", "0", "--quiet");
+    expect(r.exitCode).toBe(1);
+    expect(r.out).toMatch(/^MISMATCH [^\n]*: block 5: block \(\$\.blocks\): expected no block at height 5 \(the fixture ends at block 1\)/);
+    expect(r.out).not.toMatch(/listening on/);
+    expect(readFileSync(join(store, "data.mdb")).equals(before)).toBe(true);
   });
 
   it("issue 21: a node opening a store kept with a larger --retain-blocks prunes the older undo rows, logs it, and serves the window's pinned reads", async () => {

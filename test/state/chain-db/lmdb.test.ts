@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { concatBytes } from "../../../src/bytes.js";
 import { accountKey } from "../../../state/keys.js";
-import { LmdbChainDb } from "../../../state/lmdb/chain-db.js";
+import { LmdbChainDb, StoreFullError } from "../../../state/lmdb/chain-db.js";
 import { verifyStateProof } from "../../../state/proof.js";
 import { block, describeChainDb, genesis } from "./conformance.js";
 
@@ -90,6 +90,37 @@ describe("LmdbChainDb across reopening", () => {
     expect(undoHeights(db)).toEqual(Array.from({ length: 11 }, (_, i) => BigInt(111 + i)));
     expect(db.stateAt(110n)!.read(key(110 % 7))).toEqual(value(110));
     expect(db.stateAt(105n)).toBeUndefined(); // its undo rows are gone: not served from a hole
+    db.close();
+  });
+
+  it("issue 21: pruneUndo whose write the disk refuses (an injected ENOSPC) is a StoreFullError like a block's commit, and the undo rows are all still there (CIP-4 §6.4)", () => {
+    const dir = fresh();
+    let db = LmdbChainDb.open(dir, { retainBlocks: 20 });
+    genesis(db);
+    for (let h = 1; h <= 30; h++) block(db, BigInt(h), [[key(h % 5), value(h)]]);
+    db.close();
+    const undoHeights = (d: LmdbChainDb) => [...d.env.table("undokeys").getKeys()].map((k) => Buffer.from(k).readBigUInt64BE(0));
+    db = LmdbChainDb.open(dir, { retainBlocks: 3 });
+    const before = undoHeights(db);
+    expect(before.length).toBe(20);
+    const transaction = db.env.transaction.bind(db.env);
+    // The rows are removed, then the commit fails as a full disk makes it fail: LMDB aborts the transaction.
+    db.env.transaction = <T>(write: () => T): T =>
+      transaction(() => {
+        write();
+        throw Object.assign(new Error("ENOSPC: No space left on device"), { code: "ENOSPC" });
+      });
+    let thrown: unknown;
+    try {
+      db.pruneUndo();
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(StoreFullError);
+    expect((thrown as Error).message).toMatch(/^(the disk is full \([\d,]+ bytes free\): )?the removal of the undo rows below the --retain-blocks window could not be written \(ENOSPC: No space left on device[^)]*\); the store is left at block 30$/);
+    db.close();
+    db = LmdbChainDb.open(dir, { retainBlocks: 20 });
+    expect(undoHeights(db)).toEqual(before);
     db.close();
   });
 
