@@ -8,7 +8,10 @@ command wrote, in the standard library only. Usage: t8n-server.py "<per-call t8n
 import json, os, shutil, subprocess, sys, tempfile
 
 MAX_LINE = 64 * 1024 * 1024
-command, sessions, opened = sys.argv[1], {}, 0
+if len(sys.argv) != 2 or sys.argv[1] in ("-h", "--help") or not sys.argv[1].strip():
+    sys.stderr.write(__doc__.split("\n\n")[1].strip() + "\n")
+    sys.exit(0 if sys.argv[1:] in (["-h"], ["--help"]) else 2)
+command, sessions, opened = sys.argv[1], {}, 0  # sessions: name -> [post-state text, height]
 work = tempfile.mkdtemp(prefix="t8n-server-")
 path = lambda name: os.path.join(work, name)
 out = sys.stdout
@@ -40,7 +43,7 @@ def handle(req):
         if len(sessions) >= 16:
             return {"error": {"code": "too_many_sessions", "message": "16 sessions are open"}}
         opened += 1
-        sessions["s%d" % opened] = json.dumps(req["alloc"])
+        sessions["s%d" % opened] = [json.dumps(req["alloc"]), int(req["alloc"]["height"])]
         return {"session": "s%d" % opened, "height": req["alloc"]["height"]}
     if method in ("session.apply", "session.post_state", "session.close"):
         name = req.get("session")
@@ -50,8 +53,12 @@ def handle(req):
             del sessions[name]
             return {"closed": name}
         if method == "session.post_state":
-            return {"post_state": json.loads(sessions[name])}
-        result, sessions[name] = t8n(sessions[name], req["txs"], req["env"])
+            return {"post_state": json.loads(sessions[name][0])}
+        height = int(req["env"]["height"])
+        if height <= sessions[name][1]:
+            return {"error": {"code": "invalid_request", "message": "$.env.height: block %d is not above the session's height %d" % (height, sessions[name][1])}}
+        result, post = t8n(sessions[name][0], req["txs"], req["env"])
+        sessions[name] = [post, height]
         return {"result": result}
     return {"error": {"code": "unknown_method", "message": "unknown method %s" % json.dumps(method)}}
 
@@ -78,7 +85,7 @@ while True:
         continue
     try:
         send({"id": req.get("id"), **handle(req)})
-    except (KeyError, TypeError) as e:
+    except (KeyError, TypeError, ValueError) as e:
         send({"id": req.get("id"), "error": {"code": "invalid_request", "message": "missing or wrong member %s" % e}})
     except RuntimeError as e:
         send({"id": req.get("id"), "error": {"code": "t8n_failed", "message": str(e)}})

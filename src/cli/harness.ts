@@ -482,6 +482,7 @@ function registerT8nAdapter(program: Command): void {
       ),
     )
     .action(async (command: string, opts: { timeout: string; maxLineBytes: string }) => {
+      if (command.trim() === "") throw new UsageError("the t8n command is empty: name the per-call t8n command to run, e.g. 'node dist/src/cli.js t8n --quiet'");
       const timeout = intOption("--timeout", opts.timeout, 86_400);
       if (timeout === 0) throw new UsageError("--timeout must be at least 1 second");
       const bound = maxLineBytes(opts.maxLineBytes);

@@ -348,6 +348,8 @@ describe("issue 23 §1: cbqs t8n-adapter and a Python wrapper over the per-call 
     answers.push(await c.request({ id: 1, method: "apply", alloc, txs: txsJson(fixture, 1), env: envJson(fixture, 1), want_post_state: true }));
     answers.push(await c.request({ id: 2, method: "session.open", alloc: genesisAlloc(fixture) }));
     for (let i = 0; i < 3; i++) answers.push(await c.request({ id: 3 + i, method: "session.apply", session: "s1", txs: txsJson(fixture, i), env: envJson(fixture, i) }));
+    // A block not above the session's height is refused by every implementation (invalid_request).
+    answers.push(await c.request({ id: 10, method: "session.apply", session: "s1", txs: [], env: envJson(fixture, 2) }));
     answers.push(await c.request({ id: 6, method: "session.post_state", session: "s1" }));
     answers.push(await c.request({ id: 7, method: "session.close", session: "s1" }));
     answers.push(await c.request({ id: 8, method: "session.apply", session: "s1", txs: [], env: envJson(fixture, 0) }));
@@ -385,6 +387,11 @@ describe("issue 23 §1: cbqs t8n-adapter and a Python wrapper over the per-call 
     expect(a).toEqual({ id: 1, error: { code: "t8n_failed", message: expect.stringContaining("exit 3 without writing --output.result") } });
     expect(((await c.request({ id: 2, method: "x" }))["error"] as Answer)["code"]).toBe("unknown_method");
     expect(await c.end()).toEqual({ code: 0, signal: null });
+  });
+
+  it("issue 23: t8n-adapter with an empty command is unusable input (exit 2, one line), never a server", () => {
+    const r = spawnSync(process.execPath, ["dist/src/cli.js", "t8n-adapter", " "], { input: "", encoding: "utf8" });
+    expect({ status: r.status, out: r.stdout, err: r.stderr }).toEqual({ status: 2, out: "", err: expect.stringMatching(/^cbqs: error: the t8n command is empty: [^\n]*\n$/) });
   });
 
   const python = spawnSync("sh", ["-c", "command -v python3"]).status === 0;
