@@ -206,5 +206,5 @@ export function comparedText(c: StoredComparison): string {
   return parts.join("; ");
 }
 
-/** "block 5" or "blocks 1–6". */
-export const heightSpan = (first: bigint, last: bigint): string => (first === last ? `block ${first}` : `blocks ${first}–${last}`);
+/** "block 5" or "heights 1 to 6" (the stored blocks lie in that range; not every height need hold one). */
+export const heightSpan = (first: bigint, last: bigint): string => (first === last ? `block ${first}` : `heights ${first} to ${last}`);

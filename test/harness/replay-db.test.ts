@@ -182,8 +182,8 @@ describe("issue 21: replay --db compares every stored block with the fixture's b
     const r = await cbqs("replay", FIXTURE, "--db", dir, "--to-height", "5", "--quiet");
     expect(r.exitCode).toBe(0);
     expect(r.out).toBe(
-      "stored chain: genesis and 2 stored blocks (blocks 1–5) compared with the fixture's: identical\n" +
-        `replay: ${FIXTURE} into ${dir}: ok; the store is at height 6, above --to-height 5: blocks 1–5 (2 stored blocks) compared with the store, identical; nothing executed; store head 6\n`,
+      "stored chain: genesis and 2 stored blocks (heights 1 to 5) compared with the fixture's: identical\n" +
+        `replay: ${FIXTURE} into ${dir}: ok; the store is at height 6, above --to-height 5: heights 1 to 5 (2 stored blocks) compared with the store, identical; nothing executed; store head 6\n`,
     );
     expect(bytesOf(dir).equals(before)).toBe(true);
     // Tampered above --to-height: not compared, so not found (the message says which blocks were).
@@ -198,7 +198,7 @@ describe("issue 21: replay --db compares every stored block with the fixture's b
     const short = tampered("i21-shorter", (d) => d.blocks.splice(2));
     const r = await cbqs("replay", short, "--db", dir, "--quiet");
     expect(r.exitCode).toBe(0);
-    expect(r.out).toMatch(/^stored chain: genesis and 2 stored blocks \(blocks 1–5\) compared with the fixture's: identical; the store also holds block 6, above the fixture's last block: not compared\n/);
+    expect(r.out).toMatch(/^stored chain: genesis and 2 stored blocks \(heights 1 to 5\) compared with the fixture's: identical; the store also holds block 6, above the fixture's last block: not compared\n/);
     expect(r.out).toMatch(/ok; resumed after height 6, 0 blocks/);
     // A fixture that skips a height the store holds: the stored block is the difference.
     const skipping = tampered("i21-skipping", (d) => d.blocks.splice(1, 1));
@@ -264,7 +264,7 @@ describe("cbqs snapshot (CIP-4 §8.1)", () => {
     const target = join(root, "snap-target");
     const ok = await cbqs("replay", FIXTURE, "--db", target, "--quiet");
     expect(ok.exitCode).toBe(0);
-    expect(ok.out).toMatch(/^stored chain: genesis and 2 stored blocks \(blocks 5–6\) compared with the fixture's: identical; the store starts at a snapshot of block 5, holding no block below it; the fixture's block below it checked against the hash chain that ends at it \(roots and block hashes, not executed\)\n/);
+    expect(ok.out).toMatch(/^stored chain: genesis and 2 stored blocks \(heights 5 to 6\) compared with the fixture's: identical; the store starts at a snapshot of block 5, holding no block below it; the fixture's block below it checked against the hash chain that ends at it \(roots and block hashes, not executed\)\n/);
     const doc = JSON.parse(readFileSync(FIXTURE, "utf8")) as { blocks: Record<string, unknown>[] };
     doc.blocks[0]!["state_root"] = "0x" + "cd".repeat(32); // block 1 is not in the store: its block hash no longer fits its fields
     const tamperedFile = join(root, "snap-tampered.json");
