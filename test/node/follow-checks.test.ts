@@ -408,14 +408,18 @@ describe("issue 21: smaller refusals", () => {
   it("issue 21: follow reaches a node on a port fetch would refuse ('bad port'), and http://127.0.0.1:1 is a plain connection refusal", async () => {
     const r1 = await cbqs("follow", "http://127.0.0.1:1");
     expect(r1).toEqual({ exitCode: 2, out: "", err: "cbqs: error: cannot reach http://127.0.0.1:1/genesis: ECONNREFUSED\n" });
-    // 10080 is on the fetch spec's blocked-port list.
-    let n: TestNode;
-    try {
-      n = await startNode(FIXTURE, { port: 10080 });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "EADDRINUSE") return;
-      throw err;
+    // Ports on the fetch spec's blocked-port list; the first one free here is used, and none free
+    // is a failure with its reason, never a silent pass.
+    let n: TestNode | undefined;
+    for (const port of [10080, 6697, 6669, 6668, 6667, 6666, 6665, 6000, 5061, 5060]) {
+      try {
+        n = await startNode(FIXTURE, { port });
+        break;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE") throw err;
+      }
     }
+    if (n === undefined) throw new Error("every fetch-blocked port tried (10080, 6697, 6665–6669, 6000, 5060, 5061) is in use on this machine");
     try {
       const r = await cbqs("follow", n.url, "--quiet");
       expect(r.exitCode, r.err).toBe(0);
