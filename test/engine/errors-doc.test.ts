@@ -1,18 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { BlockInputError, CbqsError, EngineDefect, ERRORS, GenesisError } from "../../src/engine/errors.js";
 import { checkOrders, errorTable } from "./error-doc.js";
+import { RESERVATIONS } from "../../src/engine/meter.js";
 
-const INSTRUCTIONS = [
-  "RegisterProvider",
-  "UpdateProvider",
-  "SetProviderStatus",
-  "CreateStream",
-  "UpdateStream",
-  "TopUpStream",
-  "SettleStreamRent",
-  "CloseStream",
-  "ActivateKeyGeneration",
-];
+/** The nine instructions in §14 tag order (the §18.1 reservation table is keyed by them). */
+const INSTRUCTIONS = Object.keys(RESERVATIONS);
 
 describe("§17 typed errors", () => {
   it("§17 codes are unique", () => {

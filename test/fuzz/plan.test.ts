@@ -9,6 +9,7 @@ import { chainSize, generateChain, runSeed, type FuzzChain } from "../../src/fuz
 import { inputTexts } from "../../src/fuzz/target.js";
 import type { JsonObject } from "../../src/scenario/json.js";
 import { newChain, OWNERS, PLAIN_GENESIS, PROPERTY_WORLD, SPONSOR } from "../../src/fuzz/world.js";
+import { RESERVATIONS } from "../../src/engine/meter.js";
 
 function buildAll(plan: FuzzChain): BuiltBlock[] {
   const builder = new ChainBuilder(plan);
@@ -17,17 +18,8 @@ function buildAll(plan: FuzzChain): BuiltBlock[] {
   return out;
 }
 
-const INSTRUCTIONS = [
-  "RegisterProvider",
-  "UpdateProvider",
-  "SetProviderStatus",
-  "CreateStream",
-  "UpdateStream",
-  "TopUpStream",
-  "SettleStreamRent",
-  "CloseStream",
-  "ActivateKeyGeneration",
-];
+/** The nine instructions in §14 tag order (the §18.1 reservation table is keyed by them). */
+const INSTRUCTIONS = Object.keys(RESERVATIONS);
 
 describe("fuzz chains (src/fuzz/plan.ts, build.ts)", () => {
   it("the same seed and run give the same chain and the same t8n input bytes; other runs and seeds differ", () => {
