@@ -96,7 +96,7 @@ export function createExclusive(stem: string, ext = ""): { fd: number; path: str
 const cannot = (name: string, err: unknown): OutputError => new OutputError(`cannot write ${name}: ${describeIoError(err)}`);
 
 /** What writing to `name` means (the rule above); a directory or a link loop is an OutputError. */
-export function outputTarget(name: string): OutputTarget {
+function outputTarget(name: string): OutputTarget {
   let path = resolve(name);
   for (let links = 0; links <= MAX_LINKS; links++) {
     const fd = descriptorOf(path);

@@ -38,7 +38,7 @@ export const RESERVATIONS: Readonly<Record<InstructionName, Reservation>> = {
  * any path can be charged, which is what a sender must be able to pay before execution
  * (docs/decisions.md "Included transactions: nonce and fee"); the meter enforces them.
  */
-export const WORK_BOUNDS: Readonly<Record<InstructionName, { readonly signatures: number; readonly hashes: number }>> = {
+const WORK_BOUNDS: Readonly<Record<InstructionName, { readonly signatures: number; readonly hashes: number }>> = {
   RegisterProvider: { signatures: 0, hashes: 0 },
   UpdateProvider: { signatures: 0, hashes: 0 },
   SetProviderStatus: { signatures: 0, hashes: 0 },
@@ -55,7 +55,7 @@ export const WORK_BOUNDS: Readonly<Record<InstructionName, { readonly signatures
  * and a structure decoded from the payload; a fixed derivation is at most 188 bytes (the §4.5
  * schedule digest).
  */
-export const maxPreimageBytes = (payloadBytes: number): number => payloadBytes + 192;
+const maxPreimageBytes = (payloadBytes: number): number => payloadBytes + 192;
 
 /**
  * The most cycles an instruction with this payload can be charged on any path: decode surcharge,

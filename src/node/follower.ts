@@ -152,7 +152,7 @@ function heightField(obj: Record<string, unknown>, name: string, where: string):
 }
 
 /** The message a follower gets when it would need blocks below the node's history (docs/node.md "history_start"). */
-export const historyStartsAt = (where: string, height: bigint): string =>
+const historyStartsAt = (where: string, height: bigint): string =>
   `${where}: the node's history starts at ${height}: start from its snapshot (cbqs follow --snapshot <file|url> --db <dir>)`;
 
 /** The chain as the node declares it at GET /genesis. */
