@@ -1,21 +1,26 @@
-// `cbqs fuzz`: differential fuzzing of another implementation's t8n against ours
-// (docs/fuzzing.md). Exit 0 after N runs without divergence, 1 on a divergence (shrunk, written
-// to --out, first difference printed), 2 for an unusable command or options (one line).
-// SIGINT/SIGTERM kill the running command and stop: a divergence found so far is still written,
-// the temporary directory is removed, and otherwise the exit is 130/143.
+// `cbqs fuzz`: differential fuzzing of another implementation's t8n (a per-call command or a
+// cbqs-t8n-server/v1 server) against ours (docs/fuzzing.md), on --jobs lanes. Exit 0 after N runs
+// without divergence, 1 on a divergence (shrunk, written to --out, first difference printed), 2
+// for an unusable command or options (one line). SIGINT/SIGTERM end every running command or
+// server and stop: a divergence found so far is still written, temporary directories are
+// removed, and otherwise the exit is 130/143.
 import { echo } from "../bounds.js";
 import { randomInt } from "node:crypto";
 import type { Command } from "commander";
 import { errorLine, EXIT_OK, EXIT_REJECT, exitCodes, oneLine, UsageError, outputDirOption } from "./common.js";
-import { count, Phases, progressMode, Stopwatch } from "../harness/progress.js";
+import { count, Phases, progressMode, rate, Stopwatch } from "../harness/progress.js";
+import { availableParallelism } from "node:os";
 import { Stopped, stopRequested, watchSignals } from "../steps.js";
-import { OutputError } from "../output-file.js";
-import { describeIoError } from "../json/read.js";
+import type { CampaignResult } from "../fuzz/campaign.js";
+import type { FindingReport } from "../fuzz/lanes.js";
 
 interface FuzzOpts {
-  t8n: string;
+  t8n?: string;
+  t8nServer?: string;
   runs?: string;
   run?: string;
+  duration?: string;
+  jobs?: string;
   seed?: string;
   blocks: string;
   out: string;
@@ -27,22 +32,25 @@ interface FuzzOpts {
 export function register(program: Command): void {
   program
     .command("fuzz")
-    .description("differential fuzzing: random chains through our t8n and a t8n command, shrinking the first divergence to a minimal chain")
-    .requiredOption("--t8n <command>", 'the t8n command under test, run by /bin/sh with the t8n flags appended (e.g. "node dist/src/cli.js t8n")')
-    .option("--runs <n>", "chains to generate; 100 when not given")
+    .description("differential fuzzing: random chains through our t8n and a t8n command or server, shrinking the first divergence to a minimal chain")
+    .option("--t8n <command>", 'a per-call t8n command under test, run by /bin/sh once per block with the t8n flags appended (e.g. "node dist/src/cli.js t8n")')
+    .option("--t8n-server <command>", 'a cbqs-t8n-server/v1 server under test, run by /bin/sh once per lane and kept for the campaign (e.g. "node dist/src/cli.js t8n --server")')
+    .option("--runs <n>", "chains to generate; 100 when neither --runs nor --duration is given")
+    .option("--duration <time>", "generate chains until this much time has passed: seconds, or a number with s, m or h (90s, 10m, 2h)")
     .option("--run <i>", "run only chain number i of the seed (reproduce a report)")
+    .option("--jobs <n>", `lanes run in parallel, each with its own command or server (default: the number of cores, ${availableParallelism()} here)`)
     .option("--seed <s>", "seed, 0 … 4294967295; without it a random seed is drawn and printed")
     .option("--blocks <b>", "blocks per chain", "8")
     .addOption(outputDirOption("--out <dir>", "report directory, written on a divergence (created if missing; checked before the campaign starts)", "the directory the report is written into", "cbqs-fuzz-report"))
     .option("--quiet", "no header and no progress line on stderr")
     .option("--no-state-root", "do not compare state_root (for a t8n that does not commit the alloc as one batch, docs/fixtures.md §4)")
-    .option("--timeout <seconds>", "time allowed for one t8n invocation", "60")
+    .option("--timeout <seconds>", "time allowed for one t8n invocation or one server request", "60")
     .addHelpText(
       "after",
       exitCodes(
-        "every chain agreed (no divergence in --runs chains)",
+        "every chain agreed (no divergence in --runs chains or within --duration)",
         "a divergence: shrunk to a minimal chain, written to --out, its first difference printed",
-        "unusable command or output (not found, failed without output, timed out, not a t8n result), bad options; 130/143 when stopped by SIGINT/SIGTERM with nothing found",
+        "unusable command or output (not found, failed without output, timed out, not a t8n result, a server that is not cbqs-t8n-server/v1 or dies twice on one run), bad options; 130/143 when stopped by SIGINT/SIGTERM with nothing found",
       ),
     )
     .action(async (opts: FuzzOpts) => {
@@ -50,22 +58,40 @@ export function register(program: Command): void {
         if (!/^[0-9]+$/.test(v) || Number(v) < min || Number(v) > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max} (got ${echo(v)})`);
         return Number(v);
       };
-      if (opts.t8n.trim() === "") throw new UsageError("--t8n must name a command");
-      if (opts.run !== undefined && opts.runs !== undefined) throw new UsageError("give --run (one chain) or --runs (many), not both");
+      if ((opts.t8n === undefined) === (opts.t8nServer === undefined)) throw new UsageError("give the implementation under test as --t8n <command> (per call) or --t8n-server <command> (a server), one of them");
+      const mode = opts.t8n !== undefined ? "t8n" : "t8n-server";
+      const command = (opts.t8n ?? opts.t8nServer)!;
+      if (command.trim() === "") throw new UsageError(`--${mode} must name a command`);
+      const given = [opts.run !== undefined && "--run", opts.runs !== undefined && "--runs", opts.duration !== undefined && "--duration"].filter((x) => x !== false);
+      if (given.length > 1) throw new UsageError(`give one of --run (one chain), --runs (many) or --duration (for a time), not ${given.join(" and ")}`);
       const seed = opts.seed === undefined ? randomInt(0, 2 ** 32) : int("--seed", opts.seed, 0, 2 ** 32 - 1);
       const firstRun = opts.run === undefined ? 0 : int("--run", opts.run, 0, 2 ** 31 - 1);
-      const runs = opts.run !== undefined ? 1 : opts.runs === undefined ? 100 : int("--runs", opts.runs, 1, 1_000_000_000);
+      const duration = opts.duration === undefined ? null : durationSeconds(opts.duration);
+      const runs = opts.run !== undefined ? 1 : duration !== null ? 2 ** 31 - 1 - firstRun : opts.runs === undefined ? 100 : int("--runs", opts.runs, 1, 1_000_000_000);
+      const jobs = opts.jobs === undefined ? availableParallelism() : int("--jobs", opts.jobs, 1, 256);
       const blocks = int("--blocks", opts.blocks, 1, 1_000);
       const timeout = int("--timeout", opts.timeout, 1, 86_400);
-      await fuzzCommand({ command: opts.t8n, seed, firstRun, runs, blocks, out: opts.out, quiet: opts.quiet === true, stateRoot: opts.stateRoot, timeout });
+      await fuzzCommand({ mode, command, seed, firstRun, runs, duration, jobs: Math.min(jobs, runs), blocks, out: opts.out, quiet: opts.quiet === true, stateRoot: opts.stateRoot, timeout });
     });
 }
 
+/** `--duration`: seconds, or a number with s, m or h; from 1 s to 7 days. */
+function durationSeconds(v: string): number {
+  const m = /^([0-9]+)(s|m|h)?$/.exec(v);
+  const seconds = m === null ? NaN : Number(m[1]) * { s: 1, m: 60, h: 3600 }[(m[2] ?? "s") as "s" | "m" | "h"];
+  if (!(seconds >= 1 && seconds <= 7 * 86_400)) throw new UsageError(`--duration must be seconds or a number with s, m or h, from 1s to 168h (got ${echo(v)})`);
+  return seconds;
+}
+
 interface Settings {
+  mode: "t8n" | "t8n-server";
   command: string;
   seed: number;
   firstRun: number;
   runs: number;
+  /** Seconds, for a --duration campaign. */
+  duration: number | null;
+  jobs: number;
   blocks: number;
   out: string;
   quiet: boolean;
@@ -75,76 +101,55 @@ interface Settings {
 
 async function fuzzCommand(s: Settings): Promise<void> {
   // Loaded here, not at startup: every other command (a t8n child included) starts faster.
-  const { fuzz, SHRINK_BUDGET, TargetFailure } = await import("../fuzz/fuzz.js");
-  const { CommandTarget } = await import("../fuzz/target.js");
-  const { chainLines, reproduceLine, writeInputs, writeReport } = await import("../fuzz/report.js");
-  const meta = { command: s.command, blocks: s.blocks, stateRoot: s.stateRoot };
-  const target = new CommandTarget(s.command, s.timeout * 1000);
-  // The shared signal session (src/steps.ts); the running command is killed at once, not after it ends.
-  const signal = watchSignals();
-  signal.addEventListener("abort", () => target.close());
+  const { SHRINK_BUDGET } = await import("../fuzz/fuzz.js");
+  const { campaign } = await import("../fuzz/campaign.js");
+  const { LaneFailure, LocalLane, WorkerLane } = await import("../fuzz/lanes.js");
+  const spec = { meta: { mode: s.mode, command: s.command, blocks: s.blocks, stateRoot: s.stateRoot }, timeout: s.timeout, seed: s.seed, shrinkBudget: SHRINK_BUDGET, out: s.out };
   const progress = new Phases(progressMode(s.quiet));
+  const hooks = {
+    onShrink: (run: number, candidates: number, size: { blocks: number; txs: number }) =>
+      progress.update(`fuzz (shrinking run ${run})`, { done: candidates, unit: "candidate chains", detail: `smallest so far ${sizeText(size)}` }),
+  };
+  // One lane runs here; more run on worker threads, each with its own target.
+  const lanes = s.jobs === 1 ? [new LocalLane(spec, hooks)] : Array.from({ length: s.jobs }, () => new WorkerLane(spec, hooks));
+  // The shared signal session (src/steps.ts): every lane's target is ended at once.
+  const signal = watchSignals();
+  signal.addEventListener("abort", () => lanes.forEach((l) => l.stop()));
   const clock = new Stopwatch();
-  if (!s.quiet) process.stderr.write(`fuzz: seed ${s.seed}, runs ${s.firstRun}…${s.firstRun + s.runs - 1}, ${count(s.blocks, "block")} per chain, t8n: ${oneLine(s.command)}\n`);
-  let result: Awaited<ReturnType<typeof fuzz>>;
+  if (!s.quiet) {
+    const runs = s.duration !== null ? `runs from ${s.firstRun} for ${s.duration} s` : `runs ${s.firstRun}…${s.firstRun + s.runs - 1}`;
+    process.stderr.write(`fuzz: seed ${s.seed}, ${runs}, ${count(s.blocks, "block")} per chain, ${count(s.jobs, "job")}, ${s.mode}: ${oneLine(s.command)}\n`);
+  }
+  let result: CampaignResult<FindingReport>;
   try {
-    result = await fuzz(target, {
-      seed: s.seed,
+    result = await campaign(lanes, {
       firstRun: s.firstRun,
-      runs: s.runs,
-      blocks: s.blocks,
-      compare: { stateRoot: s.stateRoot },
-      shrinkBudget: SHRINK_BUDGET,
-      onProgress: (p) =>
-        p.phase === "shrink"
-          ? progress.update(`fuzz (shrinking run ${p.run})`, { done: p.candidates!, unit: "candidate chains", detail: `smallest so far ${sizeText(p.size!)}` })
-          : progress.update("fuzz", { done: p.runsDone, total: s.runs, unit: "runs", txs: p.txs }),
+      endRun: s.firstRun + s.runs,
+      timeUp: () => s.duration !== null && clock.seconds() >= s.duration,
       stopped: () => signal.aborted,
+      onRun: (o, t) => {
+        // A server that died and was replaced is told at once, on its own line.
+        for (const line of o.restarts) process.stderr.write(`fuzz: ${oneLine(line)}\n`);
+        progress.update("fuzz", { done: t.runs, ...(s.duration === null ? { total: s.runs } : {}), unit: "runs", txs: t.txs });
+      },
     });
   } catch (err) {
     progress.end();
-    if (err instanceof TargetFailure) {
-      const where = `block ${err.block.height} of run ${err.run}`;
-      let kept = "";
-      try {
-        kept = ` (kept for a look: ${writeInputs(s.out, err.block, err.stderr).join(", ")}: the block's inputs and the command's stderr)`;
-      } catch {
-        // the report directory is not writable: the error line alone
-      }
-      throw new UsageError(`--t8n command failed on ${where} (seed ${s.seed}): ${err.message}${kept}`);
-    }
+    if (err instanceof LaneFailure) throw new UsageError(err.message);
     throw err;
   } finally {
-    target.close();
+    await Promise.all(lanes.map((l) => l.close()));
   }
   progress.end();
-  const seconds = clock.seconds().toFixed(1);
-  const totals = `${count(result.runsDone, "run")} (seed ${s.seed}), ${count(result.blocks, "block")}, ${count(result.txs, "tx", "txs")} in ${seconds} s`;
+  const seconds = clock.seconds();
+  const rates = `${rate(result.runs, seconds)} runs/s, ${rate(result.blocks, seconds)} blocks/s, ${rate(result.txs, seconds)} tx/s`;
+  const totals = `${count(result.runs, "run")} (seed ${s.seed}), ${count(result.blocks, "block")}, ${count(result.txs, "tx", "txs")} in ${seconds.toFixed(1)} s (${rates})`;
   const f = result.finding;
   if (f !== null) {
-    let wrote: string;
-    let failed: string | null = null;
-    try {
-      wrote = `wrote ${count(writeReport(s.out, f, meta).length, "file")} to ${s.out}: fixture.json (cbqs replay ${s.out}/fixture.json), report.json, the block's t8n inputs and both outputs`;
-    } catch (err) {
-      // --out was checked before the campaign; what can still fail here (a full disk) is reported.
-      const code = (err as NodeJS.ErrnoException).code;
-      if (err instanceof OutputError) failed = `cannot write the report to ${s.out}: ${err.message}`;
-      else if (code !== undefined) failed = `cannot write the report to ${s.out}: ${describeIoError(err)}`;
-      else throw err;
-      wrote = "no report written";
-    }
     // Text from the command's output is shown terminal-safe (oneLine), details indented under the first line.
-    const details = [
-      `shrunk from ${sizeText(f.original)} to ${sizeText(f.shrunk)} (${count(f.candidates, "candidate chain")}${result.interrupted ? ", interrupted" : ""})`,
-      ...chainLines(f.divergence.summary),
-      wrote,
-      `reproduce: ${reproduceLine(meta, f.seed, f.run)}`,
-    ];
-    const out = [oneLine(`DIVERGENCE seed ${f.seed} run ${f.run}: ${f.divergence.text}`), ...details.map((l) => `  ${oneLine(l)}`), `fuzz: ${totals}: divergence in run ${f.run}`];
-    process.stdout.write(out.join("\n") + "\n");
+    process.stdout.write([oneLine(f.headline), ...f.details.map((l) => `  ${oneLine(l)}`), `fuzz: ${totals}: divergence in run ${f.run}`].join("\n") + "\n");
     // The divergence is the result (exit 1) even when its files could not be written.
-    if (failed !== null) process.stderr.write(`cbqs: error: ${oneLine(failed)}\n`);
+    if (f.writeError !== null) process.stderr.write(`cbqs: error: ${oneLine(f.writeError)}\n`);
     process.exitCode = EXIT_REJECT;
     return;
   }
@@ -152,7 +157,7 @@ async function fuzzCommand(s: Settings): Promise<void> {
   if (received !== null) {
     // The summary on stdout as for a finished run, then the line every stopped command ends with.
     const stopped = new Stopped(received);
-    stopped.kept = `after ${count(result.runsDone, "run")}: no divergence so far, nothing written`;
+    stopped.kept = `after ${count(result.runs, "run")}: no divergence so far, nothing written`;
     process.stdout.write(`fuzz: ${totals}: no divergence so far\n`);
     process.stderr.write(errorLine(stopped));
     process.exitCode = stopped.exitCode;

@@ -36,6 +36,8 @@ export interface BuiltBlock {
   inputs: T8nInputs;
   /** Our in-process t8n of `inputs`. */
   ours: T8nRun;
+  /** Our chain's state root after this block: the history from genesis (a server session's, docs/fixtures.md §4.1). */
+  chainStateRoot: Uint8Array;
   /** Per input transaction, what it is in words ("CreateStream", "junk: truncated envelope"). */
   kinds: string[];
 }
@@ -79,6 +81,12 @@ export class ChainBuilder {
       genesis: { source: this.world.source, config: this.world.config, chain_instance_id: this.chain.chainInstanceId, state_root: this.chain.genesisStateRoot },
       blocks: [],
     };
+  }
+
+  /** The genesis state and its height: where a server session of this chain starts (before the first build). */
+  genesisState(): { alloc: Entries; height: bigint } {
+    if (this.next !== 0) throw new FuzzInternalError("the genesis state is gone once a block is built");
+    return { alloc: [...this.store.entries()], height: 0n };
   }
 
   get done(): boolean {
@@ -163,7 +171,7 @@ export class ChainBuilder {
     const ours = transition(inputs.alloc, inputs.txs, env);
     this.check(ours, all, fixtureBlock);
     const kinds = all.map((t) => (t.junk !== null ? `junk: ${JUNK_WORDS[t.junk.kind]}` : t.excluded ? `not includable: ${txKind(decodeEnvelope(t.raw))}` : txKind(decodeEnvelope(t.raw))));
-    return { index, height, inputs, ours, kinds };
+    return { index, height, inputs, ours, chainStateRoot: outcome.stateRoot, kinds };
   }
 
   /** The planned transactions the engine excludes, by index: dry runs over the current state until none is left. */

@@ -3,7 +3,7 @@
 // error code and name, events, cycles, cells), then the post-state key by key, then the roots.
 // Words come from the harness differ (src/harness/diff.ts, the same text as `cbqs diff`); only
 // consensus is compared: rejection messages and `rejected` reasons are each tool's own words.
-import { bytesEqual } from "../bytes.js";
+import { bytesEqual, toHex } from "../bytes.js";
 import { describeDiff } from "../harness/diff.js";
 import type { Json } from "../json/parse.js";
 import { DumpEntries } from "../../state/dump.js";
@@ -14,6 +14,13 @@ export interface CompareOptions {
   /** Compare state_root too (only between tools that commit the alloc as one batch, docs/fixtures.md §4). */
   stateRoot: boolean;
 }
+
+/**
+ * Which of our state roots theirs is compared with: "per_block", our per-call t8n's (the block's
+ * pre-state committed as one batch); "chain", our chain's from genesis (a server session opened
+ * on the genesis state, docs/fixtures.md §4.1).
+ */
+export type StateRootKind = "per_block" | "chain";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -53,9 +60,21 @@ function sameEntries(a: Entries, b: Entries): boolean {
 }
 
 
+/** Our result with the state root theirs is compared with. */
+function oursResult(block: BuiltBlock, kind: StateRootKind): Obj {
+  return kind === "chain" ? { ...block.ours.result, state_root: toHex(block.chainStateRoot) } : block.ours.result;
+}
+
+/** Whether their result alone differs from ours (the cheap check: no post-state needed). */
+export function resultDiffers(block: BuiltBlock, theirs: Obj, opts: CompareOptions, kind: StateRootKind = "per_block"): boolean {
+  const ours = consensus(oursResult(block, kind), opts);
+  const got = consensus(theirs, opts);
+  return !same(ours.head, got.head) || !same(ours.roots, got.roots);
+}
+
 /** The first difference between our t8n and theirs on one block, in words, or null. */
-export function firstDifference(block: BuiltBlock, theirs: TargetOutput, opts: CompareOptions): string | null {
-  const ours = consensus(block.ours.result, opts);
+export function firstDifference(block: BuiltBlock, theirs: TargetOutput, opts: CompareOptions, kind: StateRootKind = "per_block"): string | null {
+  const ours = consensus(oursResult(block, kind), opts);
   const got = consensus(theirs.result, opts);
   const at = `block ${block.height}`;
   if (!same(ours.head, got.head)) return `${at}${receiptLabel(block, ours.head, got.head)}: ${words(ours.head, got.head)}`;

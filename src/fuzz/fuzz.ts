@@ -1,16 +1,19 @@
-// `cbqs fuzz`: differential fuzzing of a t8n command against ours (docs/fuzzing.md). Run i of
-// seed S generates a chain (src/fuzz/plan.ts), feeds it block by block to our t8n in-process and
-// to the command, and compares (src/fuzz/compare.ts). Every block starts from OUR post-state of
-// the block before, so each difference is the command's error on that one block and is not
-// buried under the consequences of an earlier one. The first divergence is shrunk
-// (src/fuzz/shrink.ts) and the run stops there.
+// `cbqs fuzz`: differential fuzzing of a t8n against ours (docs/fuzzing.md). Run i of seed S
+// generates a chain (src/fuzz/plan.ts), feeds it block by block to our t8n in-process and to the
+// implementation under test, and compares (src/fuzz/compare.ts). A per-call t8n gets each block
+// with OUR post-state of the block before as its pre-state; a server keeps its own in a session,
+// which equals ours for as long as nothing diverged. Either way each difference is the target's
+// error on that one block. The first divergence is shrunk (src/fuzz/shrink.ts) and the run
+// stops there. Campaigns run on several lanes at once (src/fuzz/campaign.ts); this module is
+// one lane's work.
 import { createHash } from "node:crypto";
 import type { Fixture } from "../harness/fixture.js";
 import { ChainBuilder, type BuiltBlock } from "./build.js";
-import { firstDifference, type CompareOptions } from "./compare.js";
+import { firstDifference, resultDiffers, type CompareOptions } from "./compare.js";
 import { chainSize, generateChain, type FuzzChain } from "./plan.js";
+import { ServerDied } from "./server-target.js";
 import { shrink } from "./shrink.js";
-import { inputTexts, TargetError, type T8nTarget, type TargetOutput } from "./target.js";
+import { inputTexts, perCall, TargetError, type ChainTarget, type T8nTarget, type TargetAnswer, type TargetOutput } from "./target.js";
 
 /** One block of a chain in words, for the report: each input transaction and what our t8n made of it. */
 export interface BlockSummary {
@@ -40,15 +43,17 @@ export interface Finding {
   divergence: Divergence;
 }
 
-/** The command failed on a block: unusable input, with the block's inputs for the report. */
+/** The target failed (unusable input): with the block's inputs for the report, when a block was under way. */
 export class TargetFailure extends Error {
   override name = "TargetFailure";
   /** Set by the run loop. */
   run = -1;
   constructor(
     message: string,
-    readonly block: BuiltBlock,
+    readonly block: BuiltBlock | null,
     readonly stderr: string,
+    /** A server that exited or missed a deadline (a new one may do better), not one that answered wrongly. */
+    readonly died = false,
   ) {
     super(message);
   }
@@ -89,17 +94,13 @@ export interface FuzzResult {
 
 export const SHRINK_BUDGET = 400;
 
-/** Executes plans against a target; within a run, identical block inputs reuse the command's output. */
+/** Executes plans against a target; a per-call target's answers are reused for identical block inputs. */
 class Evaluator {
-  blocks = 0;
-  txs = 0;
-  /** Shrink candidates are not counted as fuzzed blocks. */
-  counting = true;
-  /** The command's outputs in this run by input: shrink candidates share prefixes with the chain and with each other. */
-  private memo = new Map<string, TargetOutput>();
+  /** The command's outputs by input, within one run: shrink candidates share prefixes with the chain and with each other. */
+  private memo = new Map<string, TargetAnswer>();
 
   constructor(
-    private readonly target: T8nTarget,
+    private readonly target: ChainTarget,
     private readonly compare: CompareOptions,
     private readonly stopped: () => boolean,
   ) {}
@@ -109,42 +110,73 @@ class Evaluator {
     this.memo.clear();
   }
 
-  /** The first divergence of `plan`, or null (also when interrupted: check `stopped`). */
-  async evaluate(plan: FuzzChain): Promise<Divergence | null> {
+  /** The first divergence of `plan`, or null (also when interrupted: check `stopped`); `count` sees each block executed. */
+  async evaluate(plan: FuzzChain, count: (block: BuiltBlock) => void = () => undefined): Promise<Divergence | null> {
     const builder = new ChainBuilder(plan);
     const summary: BlockSummary[] = [];
-    while (!builder.done && !this.stopped()) {
+    if (!this.target.memoizable) {
+      const { alloc, height } = builder.genesisState();
+      if ((await this.attempt(null, () => this.target.startChain(alloc, height))) === STOPPED) return null;
+    }
+    /** A block built, with the fixture and summary as they were right after it. */
+    const step = () => {
       const block = builder.build();
       summary.push(summarize(block));
-      const theirs = await this.theirs(block);
-      if (theirs === null) return null;
-      if (this.counting) {
-        this.blocks++;
-        this.txs += block.inputs.txs.length;
-      }
-      const text = firstDifference(block, theirs, this.compare);
-      if (text !== null) {
-        return { index: block.index, text, block, theirs, fixture: { ...builder.fixture, blocks: [...builder.fixture.blocks] }, summary };
-      }
+      return { block, fixture: { ...builder.fixture, blocks: [...builder.fixture.blocks] }, summary: [...summary] };
+    };
+    let current = builder.done || this.stopped() ? null : step();
+    while (current !== null) {
+      const { block } = current;
+      const asked = this.answer(block);
+      asked.catch(() => undefined); // awaited below, after the next block is built
+      // The next block is built while the target works on this one (it is sent only once this one agrees).
+      const ahead = builder.done || this.stopped() ? null : step();
+      const answer = await this.attempt(block, () => asked);
+      if (answer === STOPPED) return null;
+      count(block);
+      const theirs = await this.attempt(block, () => this.fullOutput(block, answer));
+      if (theirs === STOPPED) return null;
+      const text = theirs === null ? null : firstDifference(block, theirs, this.compare, this.target.stateRoot);
+      if (text !== null) return { index: block.index, text, block, theirs: theirs!, fixture: current.fixture, summary: current.summary };
+      current = this.stopped() ? null : ahead;
     }
     return null;
   }
 
-  private async theirs(block: BuiltBlock): Promise<TargetOutput | null> {
+  /**
+   * Their full output when it is needed: always when it came with the answer (a per-call t8n);
+   * from a server only when the cheap check (result and roots) differs or no state root is
+   * compared. null: nothing to compare beyond the result, which agrees.
+   */
+  private async fullOutput(block: BuiltBlock, answer: TargetAnswer): Promise<TargetOutput | null> {
+    if (answer.output !== undefined) return answer.output;
+    if (this.compare.stateRoot && !resultDiffers(block, answer.result, this.compare, this.target.stateRoot)) return null;
+    return this.target.postState(block.inputs, answer);
+  }
+
+  private async answer(block: BuiltBlock): Promise<TargetAnswer> {
+    if (!this.target.memoizable) return this.target.apply(block.inputs);
     const key = memoKey(block);
     const known = this.memo.get(key);
     if (known !== undefined) return known;
+    const out = await this.target.apply(block.inputs);
+    this.memo.set(key, out);
+    return out;
+  }
+
+  /** The target's work; its failure is a TargetFailure naming the block (STOPPED when a signal came meanwhile). */
+  private async attempt<T>(block: BuiltBlock | null, work: () => Promise<T>): Promise<T | typeof STOPPED> {
     try {
-      const out = await this.target.run(block.inputs);
-      this.memo.set(key, out);
-      return out;
+      return await work();
     } catch (err) {
-      if (this.stopped()) return null;
-      if (err instanceof TargetError) throw new TargetFailure(err.message, block, err.stderr);
+      if (this.stopped()) return STOPPED;
+      if (err instanceof TargetError) throw new TargetFailure(err.message, block, err.stderr, err instanceof ServerDied);
       throw err;
     }
   }
 }
+
+const STOPPED = Symbol("stopped");
 
 function memoKey(block: BuiltBlock): string {
   const t = inputTexts(block.inputs);
@@ -159,52 +191,120 @@ function summarize(block: BuiltBlock): BlockSummary {
   return { height: block.height, txs: block.kinds.map((kind, i) => ({ kind, outcome: outcome.get(i) ?? "?" })) };
 }
 
-export async function fuzz(target: T8nTarget, options: FuzzOptions): Promise<FuzzResult> {
-  const stopped = options.stopped ?? (() => false);
-  const evaluator = new Evaluator(target, options.compare, stopped);
-  let runsDone = 0;
-  const progress = (p: Omit<FuzzProgress, "runsDone" | "blocks" | "txs">) =>
-    options.onProgress?.({ ...p, runsDone, blocks: evaluator.blocks, txs: evaluator.txs });
-  for (let run = options.firstRun; run < options.firstRun + options.runs && !stopped(); run++) {
-    const plan = generateChain(options.seed, run, options.blocks);
-    evaluator.forget();
-    let divergence: Divergence | null;
-    try {
-      divergence = await evaluator.evaluate(plan);
-    } catch (err) {
-      if (err instanceof TargetFailure) err.run = run;
-      else if (err instanceof Error) err.message = `seed ${options.seed} run ${run}: ${err.message}`; // our own failure: say where
-      throw err;
+/** What one run did: the blocks and transactions it executed, whether it diverged, servers that died on the way. */
+export interface RunOutcome {
+  run: number;
+  blocks: number;
+  txs: number;
+  divergent: boolean;
+  /** Stopped (SIGINT/SIGTERM) before the run ended: not counted. */
+  stopped: boolean;
+  /** One line per server that died during the run (then a new one ran it again). */
+  restarts: string[];
+}
+
+export interface LaneSettings {
+  seed: number;
+  blocks: number;
+  compare: CompareOptions;
+  shrinkBudget: number;
+  stopped: () => boolean;
+}
+
+/** One lane of a campaign: runs chains on its own target, and shrinks the divergence it found. */
+export class FuzzLane {
+  private readonly evaluator: Evaluator;
+  /** The divergence of the run that diverged on this lane, until it is shrunk or dropped. */
+  private found: { run: number; plan: FuzzChain; divergence: Divergence } | null = null;
+
+  constructor(
+    readonly target: ChainTarget,
+    private readonly s: LaneSettings,
+  ) {
+    this.evaluator = new Evaluator(target, s.compare, s.stopped);
+  }
+
+  /** Runs chain `run`. A server that dies is reported and replaced, and the run starts over, once. */
+  async run(run: number): Promise<RunOutcome> {
+    const plan = generateChain(this.s.seed, run, this.s.blocks);
+    const restarts: string[] = [];
+    for (;;) {
+      this.evaluator.forget();
+      let blocks = 0;
+      let txs = 0;
+      try {
+        const divergence = await this.evaluator.evaluate(plan, (block) => {
+          blocks++;
+          txs += block.inputs.txs.length;
+        });
+        if (divergence !== null) this.found = { run, plan, divergence };
+        return { run, blocks, txs, divergent: divergence !== null, stopped: divergence === null && this.s.stopped(), restarts };
+      } catch (err) {
+        if (err instanceof TargetFailure) {
+          err.run = run;
+          const where = err.block === null ? "opening its session" : `block ${err.block.height}`;
+          if (err.died && restarts.length === 0 && !this.s.stopped()) {
+            const last = "lastRequest" in this.target ? ` (last request: ${String(this.target.lastRequest)})` : "";
+            restarts.push(`the t8n server died during run ${run} at ${where}${last}: ${err.message}; a new one runs the run again`);
+            continue;
+          }
+        } else if (err instanceof Error) err.message = `seed ${this.s.seed} run ${run}: ${err.message}`; // our own failure: say where
+        throw err;
+      }
     }
-    if (divergence === null) {
-      if (stopped()) break;
-      runsDone++;
-      progress({ phase: "fuzz", run });
-      continue;
-    }
-    runsDone++;
-    evaluator.counting = false;
-    // A candidate the command fails on does not count as reproducing the divergence.
+  }
+
+  /** Drops the divergence this lane holds (a lower run diverged too). */
+  drop(): void {
+    this.found = null;
+  }
+
+  /** Shrinks the divergence of `run` (found by run()); a candidate the target fails on does not count. */
+  async shrink(run: number, onProgress?: (candidates: number, size: { blocks: number; txs: number }) => void): Promise<Finding> {
+    const found = this.found;
+    if (found === null || found.run !== run) throw new Error(`no divergence of run ${run} on this lane`);
+    this.found = null;
     const test = (p: FuzzChain) =>
-      evaluator.evaluate(p).catch((err: unknown) => {
+      this.evaluator.evaluate(p).catch((err: unknown) => {
         if (err instanceof TargetFailure) return null;
         throw err;
       });
-    const shrunk = await shrink({ plan, divergence }, test, {
-      budget: options.shrinkBudget,
-      stopped,
-      onCandidate: (best, candidates) => progress({ phase: "shrink", run, candidates, size: chainSize(best) }),
+    const shrunk = await shrink({ plan: found.plan, divergence: found.divergence }, test, {
+      budget: this.s.shrinkBudget,
+      stopped: this.s.stopped,
+      onCandidate: (best, candidates) => onProgress?.(candidates, chainSize(best)),
     });
-    const finding: Finding = {
-      seed: options.seed,
+    return {
+      seed: this.s.seed,
       run,
-      original: chainSize(plan),
+      original: chainSize(found.plan),
       shrunk: chainSize(shrunk.plan),
       candidates: shrunk.candidates,
       plan: shrunk.plan,
       divergence: shrunk.divergence,
     };
-    return { runsDone, blocks: evaluator.blocks, txs: evaluator.txs, finding, interrupted: stopped() };
   }
-  return { runsDone, blocks: evaluator.blocks, txs: evaluator.txs, finding: null, interrupted: stopped() };
+}
+
+/** One campaign on one lane in this process (scripts and tests; the CLI runs campaign.ts's lanes). */
+export async function fuzz(target: T8nTarget | ChainTarget, options: FuzzOptions): Promise<FuzzResult> {
+  const stopped = options.stopped ?? (() => false);
+  const lane = new FuzzLane("run" in target ? perCall(target) : target, { ...options, stopped });
+  let runsDone = 0;
+  let blocks = 0;
+  let txs = 0;
+  for (let run = options.firstRun; run < options.firstRun + options.runs && !stopped(); run++) {
+    const o = await lane.run(run);
+    if (o.stopped) break;
+    runsDone++;
+    blocks += o.blocks;
+    txs += o.txs;
+    if (!o.divergent) {
+      options.onProgress?.({ phase: "fuzz", run, runsDone, blocks, txs });
+      continue;
+    }
+    const finding = await lane.shrink(run, (candidates, size) => options.onProgress?.({ phase: "shrink", run, runsDone, blocks, txs, candidates, size }));
+    return { runsDone, blocks, txs, finding, interrupted: stopped() };
+  }
+  return { runsDone, blocks, txs, finding: null, interrupted: stopped() };
 }

@@ -18,6 +18,8 @@ import { writeOutputFile } from "../output-file.js";
 export const REPORT_FORMAT = "cbqs-fuzz-report/v1";
 
 export interface ReportMeta {
+  /** How the command is driven: a per-call t8n (--t8n) or a cbqs-t8n-server/v1 server (--t8n-server). */
+  mode: "t8n" | "t8n-server";
   command: string;
   blocks: number;
   stateRoot: boolean;
@@ -42,7 +44,7 @@ export function writeInputs(dir: string, block: BuiltBlock, stderr = ""): string
 /** The reproduce command line of a finding. */
 export function reproduceLine(meta: ReportMeta, seed: number, run: number): string {
   const quoted = `'${meta.command.replace(/'/g, `'\\''`)}'`;
-  return `cbqs fuzz --t8n ${quoted} --seed ${seed} --run ${run} --blocks ${meta.blocks}${meta.stateRoot ? "" : " --no-state-root"}`;
+  return `cbqs fuzz --${meta.mode} ${quoted} --seed ${seed} --run ${run} --blocks ${meta.blocks}${meta.stateRoot ? "" : " --no-state-root"}`;
 }
 
 /** Writes the report directory; returns the paths written. */
@@ -81,7 +83,7 @@ function reportJson(f: Finding, meta: ReportMeta): unknown {
     seed: String(f.seed),
     run: String(f.run),
     blocks_per_chain: String(meta.blocks),
-    t8n: meta.command,
+    ...(meta.mode === "t8n" ? { t8n: meta.command } : { t8n_server: meta.command }),
     compared_state_root: meta.stateRoot,
     divergence: { height: d.block.height.toString(), first_difference: d.text },
     original: { blocks: String(f.original.blocks), txs: String(f.original.txs) },

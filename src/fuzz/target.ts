@@ -37,10 +37,68 @@ export interface TargetOutput {
   stderr: string;
 }
 
+/** A per-call t8n: each block's answer depends only on its own inputs (alloc, txs, env). */
 export interface T8nTarget {
   run(inputs: T8nInputs): Promise<TargetOutput>;
   /** Stops a running command (SIGINT/SIGTERM) and removes temporary files. */
   close(): void;
+}
+
+/** A t8n's answer to one block: its result, and its post-state when it came with it. */
+export interface TargetAnswer {
+  result: Record<string, unknown>;
+  resultText: string;
+  output?: TargetOutput;
+}
+
+/**
+ * What the fuzzer drives: chains of blocks, each block on top of the one before. A per-call t8n
+ * (perCall) gets each block's pre-state with it; a server (src/fuzz/server-target.ts) keeps it
+ * in a session and sends the post-state only when asked.
+ */
+export interface ChainTarget {
+  /**
+   * What `state_root` in an answer commits to: "per_block" — the block's pre-state committed as
+   * one batch, then the block (a per-call t8n); "chain" — one history from startChain on.
+   */
+  readonly stateRoot: "per_block" | "chain";
+  /** Whether an answer depends only on the block's own inputs, so one may be reused for the same inputs. */
+  readonly memoizable: boolean;
+  /** A new chain from `alloc`, the state after block `height`. */
+  startChain(alloc: Entries, height: bigint): Promise<void>;
+  /** The next block of the chain; `inputs.alloc` is the state before it. */
+  apply(inputs: T8nInputs): Promise<TargetAnswer>;
+  /** The full output of the last block applied (its answer plus the post-state). */
+  postState(inputs: T8nInputs, answer: TargetAnswer): Promise<TargetOutput>;
+  close(): void;
+}
+
+/** A per-call t8n driven as a chain target: every block carries its pre-state. */
+export function perCall(target: T8nTarget): ChainTarget {
+  return {
+    stateRoot: "per_block",
+    memoizable: true,
+    startChain: () => Promise.resolve(),
+    async apply(inputs) {
+      const output = await target.run(inputs);
+      return { result: output.result, resultText: output.resultText, output };
+    },
+    postState: (_inputs, answer) => Promise.resolve(answer.output!),
+    close: () => target.close(),
+  };
+}
+
+/** The env document of §4 (decimal strings and hex). */
+export function envJson(e: T8nInputs["env"]): Record<string, string> {
+  return {
+    height: e.height.toString(),
+    timestamp: e.timestamp.toString(),
+    chain_id: e.chain_id.toString(),
+    chain_instance_id: toHex(e.chain_instance_id),
+    governance: toHex(e.governance),
+    cycle_price: e.cycle_price.toString(),
+    cell_price: e.cell_price.toString(),
+  };
 }
 
 /** The three t8n input files as JSON text (scenario-format §1 conventions). */
@@ -51,17 +109,8 @@ export function inputTexts(inputs: T8nInputs): { alloc: string; txs: string; env
     height: (e.height - 1n).toString(),
     entries: inputs.alloc.map(([k, v]) => ({ key: toHex(k), value: toHex(v) })),
   };
-  const env = {
-    height: e.height.toString(),
-    timestamp: e.timestamp.toString(),
-    chain_id: e.chain_id.toString(),
-    chain_instance_id: toHex(e.chain_instance_id),
-    governance: toHex(e.governance),
-    cycle_price: e.cycle_price.toString(),
-    cell_price: e.cell_price.toString(),
-  };
   const json = (v: unknown) => JSON.stringify(v, null, 2) + "\n";
-  return { alloc: json(alloc), txs: json(inputs.txs.map(toHex)), env: json(env) };
+  return { alloc: json(alloc), txs: json(inputs.txs.map(toHex)), env: json(envJson(e)) };
 }
 
 /** How much of the command's stderr is kept for the report and the error line. */
@@ -163,7 +212,7 @@ export class CommandTarget implements T8nTarget {
 
 /** A t8n's two output files, checked to be a t8n result and a loadable state dump. */
 export function parseTargetOutput(resultText: string, allocText: string, stderr: string): TargetOutput {
-  const result = parseOutput(resultText, T8N_RESULT_FORMAT, "--output.result");
+  const result = checkedResult(resultText, "--output.result");
   const alloc = parseOutput(allocText, DUMP_FORMAT, "--output.alloc");
   let allocEntries: Entries;
   try {
@@ -173,6 +222,11 @@ export function parseTargetOutput(resultText: string, allocText: string, stderr:
     throw err;
   }
   return { result, alloc, allocEntries, resultText, allocText, stderr };
+}
+
+/** A t8n result document, checked to be one (strict JSON, its format). */
+export function checkedResult(text: string, what: string): Record<string, unknown> {
+  return parseOutput(text, T8N_RESULT_FORMAT, what);
 }
 
 function readIfThere(path: string): string | null {

@@ -528,13 +528,13 @@ describe("issue 10: CLI conventions", () => {
     process.env["CBQS_PROGRESS_MS"] = "0";
     let fuzz;
     try {
-      fuzz = await cbqs("fuzz", "--t8n", "node dist/src/cli.js t8n", "--seed", "1", "--runs", "2", "--blocks", "1");
+      fuzz = await cbqs("fuzz", "--jobs", "1", "--t8n", "node dist/src/cli.js t8n", "--seed", "1", "--runs", "2", "--blocks", "1");
     } finally {
       delete process.env["CBQS_PROGRESS_MS"];
     }
-    expect(fuzz.err).toMatch(/^fuzz: seed 1, runs 0…1, 1 block per chain, t8n: /);
+    expect(fuzz.err).toMatch(/^fuzz: seed 1, runs 0…1, 1 block per chain, \d+ jobs?, t8n: /);
     expect(fuzz.err).toMatch(/^fuzz: 1\/2 runs, [\d.,]+ runs\/s, [\d.,]+ tx\/s, ETA \d+ s$/m);
-    expect(fuzz.out).toMatch(/^fuzz: 2 runs \(seed 1\), 2 blocks, [\d,]+ txs? in [\d.]+ s: no divergence\n$/);
+    expect(fuzz.out).toMatch(/^fuzz: 2 runs \(seed 1\), 2 blocks, [\d,]+ txs? in [\d.]+ s \([\d.,]+ runs\/s, [\d.,]+ blocks\/s, [\d.,]+ tx\/s\): no divergence\n$/);
   });
 
   it("a progress line may end with a detail the counts do not give (the fuzz shrinker's smallest chain)", () => {

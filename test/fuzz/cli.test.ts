@@ -30,8 +30,8 @@ afterEach(() => {
 
 describe("cbqs fuzz", () => {
   it("finds no divergence between our t8n and itself as a command; --quiet prints only the summary", async () => {
-    const r = await cbqs("fuzz", "--t8n", OURS, "--seed", "5", "--runs", "2", "--blocks", "2", "--quiet");
-    expect(r).toEqual({ exitCode: 0, out: expect.stringMatching(/^fuzz: 2 runs \(seed 5\), 4 blocks, [\d,]+ txs in [\d.]+ s: no divergence\n$/), err: "" });
+    const r = await cbqs("fuzz", "--jobs", "1", "--t8n", OURS, "--seed", "5", "--runs", "2", "--blocks", "2", "--quiet");
+    expect(r).toEqual({ exitCode: 0, out: expect.stringMatching(/^fuzz: 2 runs \(seed 5\), 4 blocks, [\d,]+ txs in [\d.]+ s \([\d.,]+ runs\/s, [\d.,]+ blocks\/s, [\d.,]+ tx\/s\): no divergence\n$/), err: "" });
   });
 
   it("runs the wrapper script of docs/fuzzing.md §2 as documented", async () => {
@@ -39,24 +39,24 @@ describe("cbqs fuzz", () => {
     const script = /```sh\n(#!\/bin\/sh\n# my-node-t8n\.sh[^`]*)```/.exec(docs)![1]!;
     const wrapper = join(scratch, "my-node-t8n.sh");
     writeFileSync(wrapper, script, { mode: 0o755 });
-    const r = await cbqs("fuzz", "--t8n", wrapper, "--seed", "3", "--runs", "1", "--blocks", "2", "--quiet");
+    const r = await cbqs("fuzz", "--jobs", "1", "--t8n", wrapper, "--seed", "3", "--runs", "1", "--blocks", "2", "--quiet");
     expect(r).toEqual({ exitCode: 0, out: expect.stringMatching(/: no divergence\n$/), err: "" });
   });
 
   it("refuses unusable options with one line", async () => {
-    expect(await cbqs("fuzz", "--t8n", OURS, "--seed", "-1")).toEqual(unusableInput(/--seed must be an integer from 0 to 4294967295/));
-    expect(await cbqs("fuzz", "--t8n", OURS, "--blocks", "0")).toEqual(unusableInput(/--blocks must be an integer from 1 to 1000/));
-    expect(await cbqs("fuzz", "--t8n", OURS, "--run", "3", "--runs", "5")).toEqual(unusableInput(/give --run \(one chain\) or --runs \(many\), not both/));
-    expect(await cbqs("fuzz", "--t8n", " ")).toEqual(unusableInput(/--t8n must name a command/));
+    expect(await cbqs("fuzz", "--jobs", "1", "--t8n", OURS, "--seed", "-1")).toEqual(unusableInput(/--seed must be an integer from 0 to 4294967295/));
+    expect(await cbqs("fuzz", "--jobs", "1", "--t8n", OURS, "--blocks", "0")).toEqual(unusableInput(/--blocks must be an integer from 1 to 1000/));
+    expect(await cbqs("fuzz", "--jobs", "1", "--t8n", OURS, "--run", "3", "--runs", "5")).toEqual(unusableInput(/give one of --run \(one chain\), --runs \(many\) or --duration \(for a time\), not --run and --runs/));
+    expect(await cbqs("fuzz", "--jobs", "1", "--t8n", " ")).toEqual(unusableInput(/--t8n must name a command/));
   });
 
   it("a command that is not found, fails without output, hangs or writes no t8n result is unusable input (exit 2), with the block's inputs kept", async () => {
     const out = join(scratch, "report");
-    const run = (command: string) => cbqs("fuzz", "--t8n", command, "--seed", "1", "--runs", "1", "--blocks", "2", "--quiet", "--out", out);
+    const run = (command: string) => cbqs("fuzz", "--jobs", "1", "--t8n", command, "--seed", "1", "--runs", "1", "--blocks", "2", "--quiet", "--out", out);
     expect(await run("cbqs-no-such-command-anywhere")).toEqual(unusableInput(/--t8n command failed on block 1 of run 0 \(seed 1\): command not found \(exit 127\): .*not found/));
     expect(readdirSync(out).sort()).toEqual(["alloc.json", "env.json", "theirs.stderr.txt", "txs.json"]);
     expect(await run("false")).toEqual(unusableInput(/exit 1 without writing --output\.result/));
-    expect(await cbqs("fuzz", "--t8n", "sh -c 'sleep 30' sh", "--seed", "1", "--runs", "1", "--quiet", "--timeout", "1", "--out", out)).toEqual(
+    expect(await cbqs("fuzz", "--jobs", "1", "--t8n", "sh -c 'sleep 30' sh", "--seed", "1", "--runs", "1", "--quiet", "--timeout", "1", "--out", out)).toEqual(
       unusableInput(/--t8n command failed on block 1 of run 0 \(seed 1\): did not finish within 1 s/),
     );
     expect(await run(`sh -c 'echo garbage > "$8"; echo "{}" > "\${10}"' sh`)).toEqual(unusableInput(/--output\.result is not strict JSON/));
@@ -75,7 +75,7 @@ describe("cbqs fuzz", () => {
     );
     const out = join(scratch, "report");
     const command = `f() { node dist/src/cli.js t8n "$@" && node ${tamper} "$8"; }; f`;
-    const r = await cbqs("fuzz", "--t8n", command, "--seed", "9", "--runs", "5", "--blocks", "1", "--quiet", "--out", out);
+    const r = await cbqs("fuzz", "--jobs", "1", "--t8n", command, "--seed", "9", "--runs", "5", "--blocks", "1", "--quiet", "--out", out);
     expect(r.exitCode, r.err).toBe(1);
     const lines = r.out.trimEnd().split("\n");
     const m = /^DIVERGENCE seed 9 run 0: block 1 tx 0 (\S+): t8n result: receipts\[0\]\.cycles expected "(\d+)" got "(\d+)"$/.exec(lines[0]!);
@@ -84,7 +84,7 @@ describe("cbqs fuzz", () => {
     expect(lines[1]).toMatch(/^ {2}shrunk from 1 block, (1 tx|\d+ txs) to 1 block, 1 tx \((1 candidate chain|\d+ candidate chains)\)$/);
     expect(lines[2]).toMatch(new RegExp(`^ {2}block 1: ${m![1]} (ok|rejected [A-Za-z]+)$`));
     expect(lines.at(-2)).toBe(`  reproduce: cbqs fuzz --t8n '${command}' --seed 9 --run 0 --blocks 1`);
-    expect(lines.at(-1)).toMatch(/^fuzz: 1 run \(seed 9\), 1 block, (1 tx|\d+ txs) in [\d.]+ s: divergence in run 0$/);
+    expect(lines.at(-1)).toMatch(/^fuzz: 1 run \(seed 9\), 1 block, (1 tx|\d+ txs) in [\d.]+ s \([\d.,]+ runs\/s, [\d.,]+ blocks\/s, [\d.,]+ tx\/s\): divergence in run 0$/);
     expect(readdirSync(out).sort()).toEqual(["alloc.json", "env.json", "fixture.json", "ours.alloc.json", "ours.result.json", "report.json", "theirs.alloc.json", "theirs.result.json", "txs.json"]);
     const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8"));
     expect(report).toMatchObject({ format: "cbqs-fuzz-report/v1", seed: "9", run: "0", shrunk: { blocks: "1", txs: "1" }, divergence: { height: "1" } });
@@ -102,7 +102,7 @@ describe("cbqs fuzz", () => {
     const zero = join(scratch, "zero-root.cjs");
     writeFileSync(zero, `const fs = require("fs"); const f = process.argv[2]; const r = JSON.parse(fs.readFileSync(f, "utf8")); r.state_root = "0x" + "00".repeat(32); fs.writeFileSync(f, JSON.stringify(r));`);
     const command = `f() { node dist/src/cli.js t8n "$@" && node ${zero} "$8"; }; f`;
-    const r = await cbqs("fuzz", "--t8n", command, "--seed", "2", "--runs", "1", "--blocks", "1", "--quiet", "--no-state-root");
+    const r = await cbqs("fuzz", "--jobs", "1", "--t8n", command, "--seed", "2", "--runs", "1", "--blocks", "1", "--quiet", "--no-state-root");
     expect(r).toEqual({ exitCode: 0, out: expect.stringMatching(/: no divergence\n$/), err: "" });
   });
 
@@ -118,8 +118,8 @@ describe("cbqs fuzz", () => {
     child.kill("SIGINT");
     const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
     expect(code, err).toBe(130);
-    expect(out).toMatch(/^fuzz: (1 run|[\d,]+ runs) \(seed 1\), [\d,]+ blocks, [\d,]+ txs in [\d.]+ s: no divergence so far\n$/);
-    expect(err).toMatch(/^fuzz: seed 1, runs 0…999, 8 blocks per chain, t8n: node dist\/src\/cli\.js t8n\n/);
+    expect(out).toMatch(/^fuzz: (1 run|[\d,]+ runs) \(seed 1\), [\d,]+ blocks, [\d,]+ txs in [\d.]+ s \([\d.,]+ runs\/s, [\d.,]+ blocks\/s, [\d.,]+ tx\/s\): no divergence so far\n$/);
+    expect(err).toMatch(/^fuzz: seed 1, runs 0…999, 8 blocks per chain, \d+ jobs?, t8n: node dist\/src\/cli\.js t8n\n/);
     // The line every stopped command ends with (README, src/steps.ts).
     expect(err).toMatch(/\ncbqs: stopped by SIGINT; after (1 run|[\d,]+ runs): no divergence so far, nothing written\n$/);
   });

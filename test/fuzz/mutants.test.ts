@@ -47,7 +47,7 @@ describe("cbqs fuzz against mutants (scripts/mutants.ts)", () => {
         expect(f.shrunk.txs).toBeLessThanOrEqual(4);
         expect(f.divergence.text).toMatch(/^block \d+/);
         // The shrunk chain is a fixture this emulator replays cleanly: the node under test is the one that differs.
-        writeReport(out, f, { command: "in-process mutant", blocks: BLOCKS, stateRoot: true });
+        writeReport(out, f, { mode: "t8n", command: "in-process mutant", blocks: BLOCKS, stateRoot: true });
         const replay = await cbqs("replay", join(out, "fixture.json"), "--quiet");
         expect(replay.exitCode, replay.out).toBe(0);
       } finally {
