@@ -127,15 +127,17 @@ export class ServerTarget implements ChainTarget {
     const child = spawn("/bin/sh", ["-c", this.command], { stdio: ["pipe", "pipe", "pipe"], detached: true });
     this.child = child;
     child.stdout!.setEncoding("utf8");
-    child.stdout!.on("data", (chunk: string) => this.onStdout(chunk));
+    // Events of a process already ended and replaced (close() after a missed deadline) are not this one's.
+    const current = () => this.child === child;
+    child.stdout!.on("data", (chunk: string) => current() && this.onStdout(chunk));
     child.stderr!.setEncoding("utf8");
     child.stderr!.on("data", (chunk: string) => {
-      this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_KEEP);
+      if (current()) this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_KEEP);
     });
     // A write to a server that has exited is reported by its exit, not as an EPIPE crash here.
     child.stdin!.on("error", () => undefined);
-    child.on("error", (err) => this.onExit(`cannot start /bin/sh: ${err.message}`));
-    child.on("exit", (code, signal) => this.onExit(code === 127 ? "command not found (exit 127)" : signal !== null ? `killed by ${signal}` : `exited with status ${code}`));
+    child.on("error", (err) => current() && this.onExit(`cannot start /bin/sh: ${err.message}`));
+    child.on("exit", (code, signal) => current() && this.onExit(code === 127 ? "command not found (exit 127)" : signal !== null ? `killed by ${signal}` : `exited with status ${code}`));
     this.lastRequest = "hello";
     const line = await this.nextLine(HELLO_TIMEOUT_MS, "the hello line");
     let hello: unknown;

@@ -1,0 +1,117 @@
+// The campaign over several lanes (src/fuzz/campaign.ts) and the cheap comparison of a session
+// target (src/fuzz/fuzz.ts): whichever lane finishes first, the lowest diverging (or failing) run
+// is the result and the counts are those of the runs up to it; a server session's post-state is
+// fetched only when its result differs or no state root is compared.
+import { describe, expect, it } from "vitest";
+import { campaign, type Lane } from "../../src/fuzz/campaign.js";
+import { fuzz, type RunOutcome } from "../../src/fuzz/fuzz.js";
+import type { ChainTarget, TargetAnswer, TargetOutput } from "../../src/fuzz/target.js";
+import { parseTargetOutput } from "../../src/fuzz/target.js";
+import type { Entries, T8nInputs } from "../../src/fuzz/build.js";
+import { sessionBlock } from "../../src/harness/t8n.js";
+import { MemoryStateStore } from "../../state/store.js";
+import { createStateCommitment } from "../../state/qmdb/index.js";
+import { dumpState } from "../../state/dump.js";
+
+/** A lane whose runs take `delay(run)` ms and diverge or fail where told. */
+function fakeLane(diverging: Set<number>, failing: Set<number>, delay: (run: number) => number, log: string[]): Lane<string> {
+  return {
+    async run(run: number): Promise<RunOutcome> {
+      await new Promise((r) => setTimeout(r, delay(run)));
+      if (failing.has(run)) throw new Error(`failure in run ${run}`);
+      return { run, blocks: 2, txs: run, divergent: diverging.has(run), stopped: false, restarts: [] };
+    },
+    finish: (run) => Promise.resolve(`finding of run ${run}`),
+    drop: () => void log.push("drop"),
+  };
+}
+
+const options = (endRun: number) => ({ firstRun: 0, endRun, timeUp: () => false, stopped: () => false });
+
+describe("campaign (src/fuzz/campaign.ts)", () => {
+  it("the lowest diverging run is the result whichever lane is faster, and the counts stop at it", async () => {
+    for (const slow of [0, 1, 2]) {
+      const log: string[] = [];
+      // Run 5 diverges quickly on some lane while run 3 is still under way on another.
+      const delay = (run: number) => (run === 3 ? 30 : run % 3 === slow ? 10 : 1);
+      const lanes = [0, 1, 2].map(() => fakeLane(new Set([3, 5]), new Set(), delay, log));
+      const r = await campaign(lanes, options(20));
+      expect(r).toEqual({ runs: 4, blocks: 8, txs: 0 + 1 + 2 + 3, finding: "finding of run 3" });
+    }
+  });
+
+  it("a lower run's failure wins over a higher divergence; a lower divergence over a higher failure", async () => {
+    const log: string[] = [];
+    const failFirst = [0, 1].map(() => fakeLane(new Set([4]), new Set([2]), () => 1, log));
+    await expect(campaign(failFirst, options(10))).rejects.toThrow("failure in run 2");
+    const divergeFirst = [0, 1].map(() => fakeLane(new Set([2]), new Set([4]), () => 1, log));
+    expect((await campaign(divergeFirst, options(10))).finding).toBe("finding of run 2");
+  });
+
+  it("a higher divergence found meanwhile is dropped", async () => {
+    const log: string[] = [];
+    const lanes = [0, 1].map(() => fakeLane(new Set([1, 2]), new Set(), (run) => (run === 1 ? 20 : 1), log));
+    expect((await campaign(lanes, options(10))).finding).toBe("finding of run 1");
+    expect(log).toEqual(["drop"]);
+  });
+
+  it("stops starting runs once the time is up", async () => {
+    let started = 0;
+    const lane: Lane<string> = {
+      run: (run) => (started++, Promise.resolve({ run, blocks: 1, txs: 1, divergent: false, stopped: false, restarts: [] })),
+      finish: () => Promise.resolve(""),
+      drop: () => undefined,
+    };
+    const r = await campaign([lane], { ...options(1_000), timeUp: () => started >= 7 });
+    expect(r.runs).toBe(7);
+  });
+});
+
+/** An in-process session target (as `cbqs t8n --server` keeps one), counting post-state requests. */
+class SessionTarget implements ChainTarget {
+  readonly stateRoot = "chain";
+  readonly memoizable = false;
+  postStates = 0;
+  private store: MemoryStateStore | null = null;
+  constructor(private readonly tamper: (result: Record<string, unknown>) => void = () => undefined) {}
+  startChain(alloc: Entries, height: bigint): Promise<void> {
+    this.store = MemoryStateStore.fromEntries(alloc, height, createStateCommitment());
+    return Promise.resolve();
+  }
+  apply(inputs: T8nInputs): Promise<TargetAnswer> {
+    const result = structuredClone(sessionBlock(this.store!, inputs.txs, inputs.env).result) as Record<string, unknown>;
+    this.tamper(result);
+    return Promise.resolve({ result, resultText: JSON.stringify(result) });
+  }
+  postState(inputs: T8nInputs, answer: TargetAnswer): Promise<TargetOutput> {
+    this.postStates++;
+    return Promise.resolve(parseTargetOutput(answer.resultText, JSON.stringify(dumpState(this.store!, { height: inputs.env.height })), ""));
+  }
+  close(): void {}
+}
+
+describe("a session target: the cheap comparison first (src/fuzz/fuzz.ts)", () => {
+  const base = { seed: 11, firstRun: 0, runs: 3, blocks: 4, shrinkBudget: 50 };
+
+  it("a clean campaign compares results and roots only: no post-state is fetched, and its chain state roots agree with ours", async () => {
+    const target = new SessionTarget();
+    const r = await fuzz(target, { ...base, compare: { stateRoot: true } });
+    expect(r.finding).toBeNull();
+    expect(r.blocks).toBe(12);
+    expect(target.postStates).toBe(0);
+  });
+
+  it("without a state root to compare, every block's post-state is fetched and compared", async () => {
+    const target = new SessionTarget((result) => (result["state_root"] = "0x" + "00".repeat(32)));
+    const r = await fuzz(target, { ...base, compare: { stateRoot: false } });
+    expect(r.finding).toBeNull();
+    expect(target.postStates).toBe(12);
+  });
+
+  it("a differing state root fetches the post-state, and the difference is named in the order a reader wants it", async () => {
+    const target = new SessionTarget((result) => (result["state_root"] = "0x" + "11".repeat(32)));
+    const r = await fuzz(target, { ...base, compare: { stateRoot: true } });
+    expect(r.finding?.divergence.text).toMatch(/^block \d+: t8n result: state_root expected "0x[0-9a-f]{64}" got "0x1{64}"$/);
+    expect(target.postStates).toBeGreaterThan(0);
+  });
+});
