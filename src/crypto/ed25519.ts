@@ -23,6 +23,7 @@
 // package.json "engines", does it without a flag or a warning): the fast
 // path decides almost every signature, and loading them took about 40 ms of every `cbqs` call
 // that verifies one, a per-call `t8n` included (docs/performance.md "Start-up").
+import { createPrivateKey, createPublicKey, sign, type KeyObject } from "node:crypto";
 import { createRequire } from "node:module";
 import type * as Curves from "@noble/curves/ed25519.js";
 import type * as Hashes from "@noble/hashes/sha2.js";
@@ -110,14 +111,36 @@ export function ed25519VerifyStrict(publicKey: Uint8Array, message: Uint8Array, 
   return nativeVerifyStrict(publicKey, message, signature) ?? verifyStrictDetailed(publicKey, message, signature).valid;
 }
 
+// Signing and key derivation (scenarios, the fuzzer, the devnet; never verification) go through
+// OpenSSL: RFC 8032 signing is deterministic, so its bytes are noble's, at a fraction of the
+// cost (the fuzzer signs every generated transaction; test/crypto checks the RFC vectors).
+
+/** PKCS #8 DER header of an Ed25519 private key; the 32-byte seed follows it (RFC 8410 §7). */
+const PKCS8_ED25519 = Buffer.from("302e020100300506032b657004220420", "hex");
+/** The key objects of the seeds seen last: a scenario or a fuzz world signs with a handful of seeds. */
+const KEYS_KEPT = 256;
+const keys = new Map<string, { key: KeyObject; publicKey: Uint8Array }>();
+
+function keyOf(seed: Uint8Array): { key: KeyObject; publicKey: Uint8Array } {
+  if (seed.length !== 32) throw new RangeError(`ed25519 seed: expected 32 bytes, got ${seed.length}`);
+  const id = Buffer.from(seed).toString("hex");
+  let k = keys.get(id);
+  if (k === undefined) {
+    const key = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, seed]), format: "der", type: "pkcs8" });
+    // The SPKI DER of an Ed25519 key is a 12-byte header and the 32-byte key.
+    const publicKey = new Uint8Array(createPublicKey(key).export({ format: "der", type: "spki" }).subarray(12));
+    if (keys.size >= KEYS_KEPT) keys.delete(keys.keys().next().value!);
+    keys.set(id, (k = { key, publicKey }));
+  }
+  return k;
+}
+
 /** RFC 8032 public key of a 32-byte seed (tests and scenarios). */
 export function ed25519PublicKeyFromSeed(seed: Uint8Array): Uint8Array {
-  if (seed.length !== 32) throw new RangeError(`ed25519 seed: expected 32 bytes, got ${seed.length}`);
-  return loadNoble().ed25519.getPublicKey(seed);
+  return keyOf(seed).publicKey.slice();
 }
 
 /** RFC 8032 deterministic signature by a 32-byte seed (tests and scenarios). */
 export function ed25519Sign(seed: Uint8Array, message: Uint8Array): Uint8Array {
-  if (seed.length !== 32) throw new RangeError(`ed25519 seed: expected 32 bytes, got ${seed.length}`);
-  return loadNoble().ed25519.sign(message, seed);
+  return new Uint8Array(sign(null, message, keyOf(seed).key));
 }

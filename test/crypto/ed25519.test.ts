@@ -253,3 +253,22 @@ describe("RFC 8032 key and signature from a seed (tests and scenarios)", () => {
     );
   });
 });
+
+describe("ed25519Sign and ed25519PublicKeyFromSeed (OpenSSL) against the noble reference", () => {
+  it("give noble's bytes for any seed and message (RFC 8032 signing is deterministic)", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.uint8Array({ maxLength: 300 }), (seed, message) => {
+        expect(toHex(ed25519PublicKeyFromSeed(seed))).toBe(toHex(ed25519.getPublicKey(seed)));
+        expect(toHex(ed25519Sign(seed, message))).toBe(toHex(ed25519.sign(message, seed)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("refuse a seed that is not 32 bytes; a returned key is the caller's to change", () => {
+    expect(() => ed25519Sign(new Uint8Array(31), new Uint8Array(0))).toThrow(/expected 32 bytes, got 31/);
+    const seed = new Uint8Array(32).fill(9);
+    ed25519PublicKeyFromSeed(seed).fill(0);
+    expect(toHex(ed25519PublicKeyFromSeed(seed))).toBe(toHex(ed25519.getPublicKey(seed)));
+  });
+});
