@@ -9,7 +9,7 @@
 import { spawnSync } from "node:child_process";
 import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
-import { scriptArgs } from "./script-args.js";
+import { scriptArgs, usageExit } from "./script-args.js";
 
 const USAGE = `usage: bench-fuzz [--seed S] [--runs N] [--per-call-runs M] [--blocks B] [--jobs J]
   --runs N            chains of the server campaigns (default 400)
@@ -18,13 +18,22 @@ const USAGE = `usage: bench-fuzz [--seed S] [--runs N] [--per-call-runs M] [--bl
   --jobs J            lanes of the parallel campaign (default: the number of cores)
 `;
 
-const args = scriptArgs(process.argv.slice(2), USAGE, ["seed", "runs", "per-call-runs", "blocks", "jobs"], []);
-if (args === null) process.exit(0);
-const seed = args.integer("seed", 1, 0);
-const runs = args.integer("runs", 400, 1);
-const perCallRuns = args.integer("per-call-runs", 4, 1);
-const blocks = args.integer("blocks", 8, 1);
-const jobs = args.integer("jobs", availableParallelism(), 1);
+function options(): { seed: number; runs: number; perCallRuns: number; blocks: number; jobs: number } {
+  try {
+    const args = scriptArgs(process.argv.slice(2), USAGE, ["seed", "runs", "per-call-runs", "blocks", "jobs"], []);
+    if (args === null) process.exit(0);
+    return {
+      seed: args.integer("seed", 1, 0),
+      runs: args.integer("runs", 400, 1),
+      perCallRuns: args.integer("per-call-runs", 4, 1),
+      blocks: args.integer("blocks", 8, 1),
+      jobs: args.integer("jobs", availableParallelism(), 1),
+    };
+  } catch (err) {
+    return usageExit("bench-fuzz", (err as Error).message, USAGE);
+  }
+}
+const { seed, runs, perCallRuns, blocks, jobs } = options();
 const CLI = join(import.meta.dirname, "..", "src", "cli.js");
 
 interface Measured {

@@ -38,7 +38,7 @@ function main(): void {
       const block = builder.build();
       blocks++;
       txs += block.inputs.txs.length;
-      const result = block.ours.result as {
+      const result = block.result as {
         receipts: Array<{ index: string; error: { name: string } | null; events: Array<{ topic: string }> }>;
         rejected: Array<{ index: string }>;
       };

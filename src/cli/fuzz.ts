@@ -38,7 +38,7 @@ export function register(program: Command): void {
     .option("--runs <n>", "chains to generate; 100 when neither --runs nor --duration is given")
     .option("--duration <time>", "generate chains until this much time has passed: seconds, or a number with s, m or h (90s, 10m, 2h)")
     .option("--run <i>", "run only chain number i of the seed (reproduce a report)")
-    .option("--jobs <n>", `lanes run in parallel, each with its own command or server (default: the number of cores, ${availableParallelism()} here)`)
+    .option("--jobs <n>", `lanes run in parallel, each with its own command or server; the number of cores when not given (${availableParallelism()} here)`)
     .option("--seed <s>", "seed, 0 … 4294967295; without it a random seed is drawn and printed")
     .option("--blocks <b>", "blocks per chain", "8")
     .addOption(outputDirOption("--out <dir>", "report directory, written on a divergence (created if missing; checked before the campaign starts)", "the directory the report is written into", "cbqs-fuzz-report"))

@@ -14,7 +14,7 @@ import { Chain } from "../engine/chain.js";
 import { DryRunStore } from "../node/dry-run.js";
 import { GAS_VECTORS_SHA256 } from "../gas/pinned.js";
 import type { Fixture, FixtureBlock } from "../harness/fixture.js";
-import { transition, type T8nEnv, type T8nRun } from "../harness/t8n.js";
+import { blockResultJson, transition, type T8nEnv, type T8nRun } from "../harness/t8n.js";
 import { txKind } from "../harness/trace.js";
 import type { MemoryStateStore } from "../../state/store.js";
 import { ChainModel } from "./model.js";
@@ -34,10 +34,18 @@ export interface BuiltBlock {
   index: number;
   height: bigint;
   inputs: T8nInputs;
-  /** Our in-process t8n of `inputs`. */
-  ours: T8nRun;
-  /** Our chain's state root after this block: the history from genesis (a server session's, docs/fixtures.md §4.1). */
-  chainStateRoot: Uint8Array;
+  /**
+   * Our chain's result for this block as a cbqs-t8n-result/v1, its state_root the chain's: the
+   * history from genesis, as a server session opened on the genesis state has it (docs/fixtures.md §4.1).
+   */
+  result: Record<string, unknown>;
+  /** The state after the block. */
+  postState: Entries;
+  /**
+   * Our per-call t8n of `inputs` (its state_root commits the pre-state as one batch), checked
+   * against the chain: run when first asked for, since a server target never needs it.
+   */
+  readonly ours: T8nRun;
   /** Per input transaction, what it is in words ("CreateStream", "junk: truncated envelope"). */
   kinds: string[];
 }
@@ -168,10 +176,24 @@ export class ChainBuilder {
       parent_hash: null,
     };
     const inputs: T8nInputs = { alloc, txs: all.map((t) => t.raw), env };
-    const ours = transition(inputs.alloc, inputs.txs, env);
-    this.check(ours, all, fixtureBlock);
     const kinds = all.map((t) => (t.junk !== null ? `junk: ${JUNK_WORDS[t.junk.kind]}` : t.excluded ? `not includable: ${txKind(decodeEnvelope(t.raw))}` : txKind(decodeEnvelope(t.raw))));
-    return { index, height, inputs, ours, chainStateRoot: outcome.stateRoot, kinds };
+    const indices = all.flatMap((t, i) => (t.junk === null && !t.excluded ? [i] : []));
+    const leftOut = all.flatMap((t, i) => (t.junk !== null || t.excluded ? [{ index: i, error: kinds[i]! }] : []));
+    const result = blockResultJson(env, outcome, results, indices, leftOut);
+    let ours: T8nRun | null = null;
+    const check = (run: T8nRun) => this.check(run, all, fixtureBlock);
+    return {
+      index,
+      height,
+      inputs,
+      result,
+      postState: fixtureBlock.post_state!,
+      kinds,
+      get ours(): T8nRun {
+        if (ours === null) check((ours = transition(inputs.alloc, inputs.txs, env)));
+        return ours;
+      },
+    };
   }
 
   /** The planned transactions the engine excludes, by index: dry runs over the current state until none is left. */

@@ -3,7 +3,7 @@
 // error code and name, events, cycles, cells), then the post-state key by key, then the roots.
 // Words come from the harness differ (src/harness/diff.ts, the same text as `cbqs diff`); only
 // consensus is compared: rejection messages and `rejected` reasons are each tool's own words.
-import { bytesEqual, toHex } from "../bytes.js";
+import { bytesEqual } from "../bytes.js";
 import { describeDiff } from "../harness/diff.js";
 import type { Json } from "../json/parse.js";
 import { DumpEntries } from "../../state/dump.js";
@@ -60,9 +60,9 @@ function sameEntries(a: Entries, b: Entries): boolean {
 }
 
 
-/** Our result with the state root theirs is compared with. */
-function oursResult(block: BuiltBlock, kind: StateRootKind): Obj {
-  return kind === "chain" ? { ...block.ours.result, state_root: toHex(block.chainStateRoot) } : block.ours.result;
+/** Our result with the state root theirs is compared with: the chain's, or our per-call t8n's. */
+export function oursResult(block: BuiltBlock, kind: StateRootKind): Obj {
+  return kind === "chain" ? block.result : block.ours.result;
 }
 
 /** Whether their result alone differs from ours (the cheap check: no post-state needed). */
@@ -78,7 +78,7 @@ export function firstDifference(block: BuiltBlock, theirs: TargetOutput, opts: C
   const got = consensus(theirs.result, opts);
   const at = `block ${block.height}`;
   if (!same(ours.head, got.head)) return `${at}${receiptLabel(block, ours.head, got.head)}: ${words(ours.head, got.head)}`;
-  const post = [...block.ours.store.entries()];
+  const post = block.postState;
   if (!sameEntries(post, theirs.allocEntries)) return `${at}: ${dumpWords(post, theirs.allocEntries)}`;
   if (!same(ours.roots, got.roots)) return `${at}: ${words(ours.roots, got.roots)}`;
   return null;

@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import type { Fixture } from "../harness/fixture.js";
 import { ChainBuilder, type BuiltBlock } from "./build.js";
-import { firstDifference, resultDiffers, type CompareOptions } from "./compare.js";
+import { firstDifference, oursResult, resultDiffers, type CompareOptions } from "./compare.js";
 import { chainSize, generateChain, type FuzzChain } from "./plan.js";
 import { ServerDied } from "./server-target.js";
 import { shrink } from "./shrink.js";
@@ -27,6 +27,8 @@ export interface Divergence {
   /** The first difference in words, e.g. "block 12 tx 2 SettleStreamRent: t8n result: receipts[2].cycles expected … got …". */
   text: string;
   block: BuiltBlock;
+  /** Our result as compared (its state_root of the target's kind, compare.ts oursResult). */
+  ours: Record<string, unknown>;
   theirs: TargetOutput;
   /** From genesis through the diverging block (the transactions our t8n included). */
   fixture: Fixture;
@@ -137,7 +139,7 @@ class Evaluator {
       const theirs = await this.attempt(block, () => this.fullOutput(block, answer));
       if (theirs === STOPPED) return null;
       const text = theirs === null ? null : firstDifference(block, theirs, this.compare, this.target.stateRoot);
-      if (text !== null) return { index: block.index, text, block, theirs: theirs!, fixture: current.fixture, summary: current.summary };
+      if (text !== null) return { index: block.index, text, block, ours: oursResult(block, this.target.stateRoot), theirs: theirs!, fixture: current.fixture, summary: current.summary };
       current = this.stopped() ? null : ahead;
     }
     return null;
@@ -184,7 +186,7 @@ function memoKey(block: BuiltBlock): string {
 }
 
 function summarize(block: BuiltBlock): BlockSummary {
-  const result = block.ours.result as { receipts: Array<{ index: string; status: string; error: { name: string } | null }>; rejected: Array<{ index: string }> };
+  const result = block.result as { receipts: Array<{ index: string; status: string; error: { name: string } | null }>; rejected: Array<{ index: string }> };
   const outcome = new Map<number, string>();
   for (const r of result.receipts) outcome.set(Number(r.index), r.error === null ? r.status : `rejected ${r.error.name}`);
   for (const r of result.rejected) outcome.set(Number(r.index), "left out");

@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { fixtureJsonText } from "../harness/fixture.js";
 import { registryRecords } from "../harness/records.js";
 import { replayFixture } from "../harness/replay.js";
-import { dumpState } from "../../state/dump.js";
+import { dumpEntries } from "../../state/dump.js";
+import { fromHex } from "../bytes.js";
 import { count } from "../harness/progress.js";
 import { FuzzInternalError, type BuiltBlock } from "./build.js";
 import type { BlockSummary, Finding } from "./fuzz.js";
@@ -59,11 +60,11 @@ export function writeReport(dir: string, finding: Finding, meta: ReportMeta): st
   const check = replayFixture(fixture);
   if (check.mismatch !== null) throw new FuzzInternalError(`the shrunk fixture does not replay: block ${check.mismatch.height} ${check.mismatch.field}`);
   const paths = writeInputs(dir, d.block, d.theirs.stderr);
-  const oursAlloc = dumpState(d.block.ours.store, { height: d.block.height, decodeSlot: registryRecords });
+  const oursAlloc = dumpEntries(d.block.postState, { height: d.block.height, stateRoot: fromHex(d.ours["state_root"] as string), decodeSlot: registryRecords });
   const json = (v: unknown) => JSON.stringify(v, null, 2) + "\n";
   const files: Array<[string, string]> = [
     ["fixture.json", fixtureJsonText(fixture)],
-    ["ours.result.json", json(d.block.ours.result)],
+    ["ours.result.json", json(d.ours)],
     ["ours.alloc.json", json(oursAlloc)],
     ["theirs.result.json", d.theirs.resultText],
     ["theirs.alloc.json", d.theirs.allocText],

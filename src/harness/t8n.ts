@@ -209,7 +209,14 @@ function* includableBlockSteps(txs: readonly Uint8Array[], env: T8nEnv, preState
 
 /** The cbqs-t8n-result/v1 document of an executed block. */
 function resultJson(env: T8nEnv, block: ExecutedBlock): Record<string, unknown> {
-  const { outcome, results, candidates } = block;
+  return blockResultJson(env, block.outcome, block.results, block.candidates.map((c) => c.index), block.rejected);
+}
+
+/**
+ * The cbqs-t8n-result/v1 document of a block `outcome` whose receipts are `results`, where the
+ * i-th included transaction was input number `indices[i]` and `rejected` were left out.
+ */
+export function blockResultJson(env: T8nEnv, outcome: BlockOutcome, results: BlockResults, indices: readonly number[], rejected: ReadonlyArray<{ index: number; error: string }>): Record<string, unknown> {
   const result: Record<string, unknown> = {
     format: T8N_RESULT_FORMAT,
     height: env.height.toString(),
@@ -223,8 +230,8 @@ function resultJson(env: T8nEnv, block: ExecutedBlock): Record<string, unknown> 
   if (env.parent_hash !== null) {
     result["block_hash"] = toHex(headerHash(env.chain_instance_id, env.height, env.timestamp, env.parent_hash, outcome.stateRoot, results));
   }
-  result["receipts"] = results.receipts.map((r, i) => ({ index: candidates[i]!.index.toString(), ...receiptJson(r, outcome.outcomes[i]!.error?.message) }));
-  result["rejected"] = [...block.rejected].sort((a, b) => a.index - b.index).map((r) => ({ index: r.index.toString(), error: r.error }));
+  result["receipts"] = results.receipts.map((r, i) => ({ index: indices[i]!.toString(), ...receiptJson(r, outcome.outcomes[i]!.error?.message) }));
+  result["rejected"] = [...rejected].sort((a, b) => a.index - b.index).map((r) => ({ index: r.index.toString(), error: r.error }));
   return result;
 }
 
