@@ -103,15 +103,14 @@ async function fuzzCommand(s: Settings): Promise<void> {
   // Loaded here, not at startup: every other command (a t8n child included) starts faster.
   const { SHRINK_BUDGET } = await import("../fuzz/fuzz.js");
   const { campaign } = await import("../fuzz/campaign.js");
-  const { LaneFailure, LocalLane, WorkerLane } = await import("../fuzz/lanes.js");
+  const { LaneFailure, makeLanes } = await import("../fuzz/lanes.js");
   const spec = { meta: { mode: s.mode, command: s.command, blocks: s.blocks, stateRoot: s.stateRoot }, timeout: s.timeout, seed: s.seed, shrinkBudget: SHRINK_BUDGET, out: s.out };
   const progress = new Phases(progressMode(s.quiet));
   const hooks = {
     onShrink: (run: number, candidates: number, size: { blocks: number; txs: number }) =>
       progress.update(`fuzz (shrinking run ${run})`, { done: candidates, unit: "candidate chains", detail: `smallest so far ${sizeText(size)}` }),
   };
-  // One lane runs here; more run on worker threads, each with its own target.
-  const lanes = s.jobs === 1 ? [new LocalLane(spec, hooks)] : Array.from({ length: s.jobs }, () => new WorkerLane(spec, hooks));
+  const lanes = makeLanes(s.jobs, spec, hooks);
   // The shared signal session (src/steps.ts): every lane's target is ended at once.
   const signal = watchSignals();
   signal.addEventListener("abort", () => lanes.forEach((l) => l.stop()));

@@ -151,6 +151,18 @@ export type FromWorker =
   | { type: "failed"; line: string; ours: boolean }
   | { type: "shrink"; run: number; candidates: number; size: { blocks: number; txs: number } };
 
+const WORKER_SCRIPT = new URL("./worker.js", import.meta.url);
+
+/**
+ * `jobs` lanes: on worker threads, or all on this thread when this module runs from its
+ * TypeScript source (a worker thread cannot load it). Both give the same campaign (the lowest-run
+ * rule of src/fuzz/campaign.ts); threads only make our side of each lane run on its own core.
+ */
+export function makeLanes(jobs: number, spec: LaneSpec, hooks: LaneHooks): Array<LocalLane | WorkerLane> {
+  if (jobs === 1 || !existsSync(WORKER_SCRIPT)) return Array.from({ length: jobs }, () => new LocalLane(spec, hooks));
+  return Array.from({ length: jobs }, () => new WorkerLane(spec, hooks));
+}
+
 /** A lane on its own worker thread (src/fuzz/worker.ts): one request at a time. */
 export class WorkerLane implements Lane<FindingReport> {
   private readonly worker: Worker;
@@ -158,9 +170,7 @@ export class WorkerLane implements Lane<FindingReport> {
   private dead: Error | null = null;
 
   constructor(spec: LaneSpec, hooks: LaneHooks) {
-    const script = new URL("./worker.js", import.meta.url);
-    if (!existsSync(script)) throw new Error(`no compiled fuzz worker at ${script.pathname} (run npm run build)`);
-    this.worker = new Worker(script, { workerData: spec });
+    this.worker = new Worker(WORKER_SCRIPT, { workerData: spec });
     this.worker.on("message", (m: FromWorker) => {
       if (m.type === "shrink") return hooks.onShrink(m.run, m.candidates, m.size);
       const w = this.waiting;
