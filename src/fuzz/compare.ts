@@ -7,8 +7,22 @@ import { bytesEqual } from "../bytes.js";
 import { describeDiff } from "../harness/diff.js";
 import type { Json } from "../json/parse.js";
 import { DumpEntries } from "../../state/dump.js";
-import type { BuiltBlock, Entries } from "./build.js";
+import type { Entries } from "./build.js";
 import type { TargetOutput } from "./target.js";
+
+/**
+ * Our side of one block: a fuzz chain's (src/fuzz/build.ts) or a fixture's (src/consume/).
+ * `result` has the chain's state_root; `ours` is the per-call t8n of the same inputs, whose
+ * state_root commits the pre-state as one batch (read only for a "per_block" target).
+ */
+export interface ComparedBlock {
+  height: bigint;
+  result: Record<string, unknown>;
+  readonly postState: Entries;
+  readonly ours: { result: Record<string, unknown> };
+  /** Per input transaction, what it is in words. */
+  kinds: string[];
+}
 
 export interface CompareOptions {
   /** Compare state_root too (only between tools that commit the alloc as one batch, docs/fixtures.md §4). */
@@ -50,6 +64,8 @@ function consensus(r: Obj, opts: CompareOptions): { head: Obj; roots: Obj } {
     gas_vectors_sha256: r["gas_vectors_sha256"],
   };
   if (opts.stateRoot) roots["state_root"] = r["state_root"];
+  // A block hash commits to the state root; there is one when the env gave the parent hash.
+  if (opts.stateRoot && r["block_hash"] !== undefined) roots["block_hash"] = r["block_hash"];
   return { head, roots };
 }
 
@@ -61,19 +77,19 @@ function sameEntries(a: Entries, b: Entries): boolean {
 
 
 /** Our result with the state root theirs is compared with: the chain's, or our per-call t8n's. */
-export function oursResult(block: BuiltBlock, kind: StateRootKind): Obj {
+export function oursResult(block: ComparedBlock, kind: StateRootKind): Obj {
   return kind === "chain" ? block.result : block.ours.result;
 }
 
 /** Whether their result alone differs from ours (the cheap check: no post-state needed). */
-export function resultDiffers(block: BuiltBlock, theirs: Obj, opts: CompareOptions, kind: StateRootKind = "per_block"): boolean {
+export function resultDiffers(block: ComparedBlock, theirs: Obj, opts: CompareOptions, kind: StateRootKind = "per_block"): boolean {
   const ours = consensus(oursResult(block, kind), opts);
   const got = consensus(theirs, opts);
   return !same(ours.head, got.head) || !same(ours.roots, got.roots);
 }
 
 /** The first difference between our t8n and theirs on one block, in words, or null. */
-export function firstDifference(block: BuiltBlock, theirs: TargetOutput, opts: CompareOptions, kind: StateRootKind = "per_block"): string | null {
+export function firstDifference(block: ComparedBlock, theirs: TargetOutput, opts: CompareOptions, kind: StateRootKind = "per_block"): string | null {
   const ours = consensus(oursResult(block, kind), opts);
   const got = consensus(theirs.result, opts);
   const at = `block ${block.height}`;
@@ -101,7 +117,7 @@ function dumpEntriesOf(entries: Entries): DumpEntries {
 }
 
 /** " tx 3 SettleStreamRent" when the first difference is inside a receipt. */
-function receiptLabel(block: BuiltBlock, ours: Obj, theirs: Obj): string {
+function receiptLabel(block: ComparedBlock, ours: Obj, theirs: Obj): string {
   if (!same(ours["format"], theirs["format"]) || !same(ours["height"], theirs["height"]) || !same(ours["rejected"], theirs["rejected"])) return "";
   const a = ours["receipts"] as unknown[];
   const b = Array.isArray(theirs["receipts"]) ? theirs["receipts"] : [];

@@ -45,9 +45,10 @@ export interface LaneHooks {
   onShrink: (run: number, candidates: number, size: { blocks: number; txs: number }) => void;
 }
 
-export function makeTarget(spec: LaneSpec): ChainTarget {
-  const ms = spec.timeout * 1000;
-  return spec.meta.mode === "t8n-server" ? new ServerTarget(spec.meta.command, ms) : perCall(new CommandTarget(spec.meta.command, ms));
+/** The implementation under test: a server kept for the run, or a per-call command; `timeout` in seconds per request or call. */
+export function makeTarget(mode: ReportMeta["mode"], command: string, timeout: number): ChainTarget {
+  const ms = timeout * 1000;
+  return mode === "t8n-server" ? new ServerTarget(command, ms) : perCall(new CommandTarget(command, ms));
 }
 
 /** A lane in this process. */
@@ -60,7 +61,7 @@ export class LocalLane implements Lane<FindingReport> {
     private readonly spec: LaneSpec,
     private readonly hooks: LaneHooks,
   ) {
-    this.target = makeTarget(spec);
+    this.target = makeTarget(spec.meta.mode, spec.meta.command, spec.timeout);
     this.lane = new FuzzLane(this.target, {
       seed: spec.seed,
       blocks: spec.meta.blocks,

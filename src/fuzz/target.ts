@@ -98,6 +98,7 @@ export function envJson(e: T8nInputs["env"]): Record<string, string> {
     governance: toHex(e.governance),
     cycle_price: e.cycle_price.toString(),
     cell_price: e.cell_price.toString(),
+    ...(e.parent_hash === null ? {} : { parent_hash: toHex(e.parent_hash) }),
   };
 }
 

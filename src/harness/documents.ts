@@ -45,7 +45,10 @@ export function* inFileSteps<T>(file: string, steps: Steps<T>): Steps<T> {
   }
 }
 
-const isFixtureName = (name: string): boolean => name.endsWith(".json") || name.endsWith(".json.gz");
+/** The corpus index `fill` writes beside its fixtures (src/harness/corpus.ts): never a fixture. */
+export const CORPUS_INDEX_NAME = "index.json";
+
+const isFixtureName = (name: string): boolean => name !== CORPUS_INDEX_NAME && (name.endsWith(".json") || name.endsWith(".json.gz"));
 
 /** The fixture files named by `target`: the file itself, or a directory's `*.json`/`*.json.gz`, sorted by name. */
 export function fixtureFiles(target: string): string[] {
