@@ -8,11 +8,12 @@ import { echo } from "../bounds.js";
 import { count, Progress, progressMode, rate, Stopwatch } from "../harness/progress.js";
 import { errorLine, exitCodes, oneLine, UsageError } from "./common.js";
 import { Stopped, stopRequested, watchSignals } from "../steps.js";
+import type { Selection } from "../harness/selection.js";
+import { addSelectionOptions, indexFailureLines, printList, selectFromOptions, type SelectionOpts } from "./selection-options.js";
 
-interface ConsumeOpts {
+interface ConsumeOpts extends SelectionOpts {
   t8n?: string;
   t8nServer?: string;
-  shard?: string;
   quiet?: boolean;
   stateRoot: boolean;
   timeout: string;
@@ -31,16 +32,16 @@ export interface ConsumeReport {
 }
 
 export function register(program: Command): void {
-  program
+  const consume = program
     .command("consume")
     .description("run cbqs-fixture/v1 fixtures through an implementation under test (a t8n server or command), block by block, and compare every result with the fixture's")
     .argument("<fixture...>", "fixture files (.json or .json.gz) or directories of them")
     .option("--t8n-server <command>", 'a cbqs-t8n-server/v1 server under test, run by /bin/sh once and kept for the whole corpus (e.g. "node dist/src/cli.js t8n --server")')
     .option("--t8n <command>", 'a per-call t8n command under test, run by /bin/sh once per block with the t8n flags appended (e.g. "node dist/src/cli.js t8n")')
-    .option("--shard <i/n>", "consume shard i of n: every n-th fixture by sorted file name, from the i-th (CI matrices)")
     .option("--quiet", "no progress on stderr")
     .option("--no-state-root", "do not compare state_root and block_hash (for a t8n that does not commit its state as a chain, docs/fixtures.md §4)")
-    .option("--timeout <seconds>", "time allowed for one t8n invocation or one server request", "60")
+    .option("--timeout <seconds>", "time allowed for one t8n invocation or one server request", "60");
+  addSelectionOptions(consume, "consume")
     .addHelpText(
       "after",
       exitCodes(
@@ -55,7 +56,14 @@ export function register(program: Command): void {
       const command = (opts.t8n ?? opts.t8nServer)!;
       if (command.trim() === "") throw new UsageError(`--${mode} must name a command`);
       if (!/^[0-9]{1,5}$/.test(opts.timeout) || Number(opts.timeout) < 1 || Number(opts.timeout) > 86_400) throw new UsageError(`--timeout must be an integer from 1 to 86400 (got ${echo(opts.timeout)})`);
-      await consumeCommand(targets, { mode, command, timeout: Number(opts.timeout), shard: opts.shard, quiet: opts.quiet === true, stateRoot: opts.stateRoot });
+      const selection = await selectFromOptions(targets, opts);
+      if (opts.list === true) {
+        printList(selection.files);
+        process.stdout.write(indexFailureLines(selection.indexFailures));
+        process.exitCode = selection.indexFailures.length > 0 ? 1 : 0;
+        return;
+      }
+      await consumeCommand(selection, { mode, command, timeout: Number(opts.timeout), quiet: opts.quiet === true, stateRoot: opts.stateRoot });
     });
 }
 
@@ -63,29 +71,19 @@ interface Settings {
   mode: "t8n" | "t8n-server";
   command: string;
   timeout: number;
-  shard: string | undefined;
   quiet: boolean;
   stateRoot: boolean;
 }
 
-async function consumeCommand(targets: readonly string[], s: Settings): Promise<void> {
-  const [{ corpusFiles }, { parseShard, shardOf }, { readFixtureSteps }, { consumeFixture, FixtureNotReplayable, TargetFailed }, { makeTarget }, { InputError }, { finish }] = await Promise.all([
-    import("../harness/corpus.js"),
-    import("../harness/replay.js"),
+async function consumeCommand(selection: Selection, s: Settings): Promise<void> {
+  const [{ readFixtureSteps }, { consumeFixture, FixtureNotReplayable, TargetFailed }, { makeTarget }, { InputError }, { finish }] = await Promise.all([
     import("../harness/documents.js"),
     import("../consume/consume.js"),
     import("../fuzz/lanes.js"),
     import("../json/read.js"),
     import("../steps.js"),
   ]);
-  let shard;
-  try {
-    shard = s.shard === undefined ? undefined : parseShard(s.shard);
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-  const all = corpusFiles(targets);
-  const chosen = shard === undefined ? all : shardOf(all.map((f) => f.file), shard).map((file) => all.find((f) => f.file === file)!);
+  const chosen = selection.files;
   const target = makeTarget(s.mode, s.command, s.timeout);
   const signal = watchSignals();
   signal.addEventListener("abort", () => target.close());
@@ -132,7 +130,7 @@ async function consumeCommand(targets: readonly string[], s: Settings): Promise<
       process.stdout.write(`MISMATCH ${oneLine(`${r.id}: ${r.message}`)}\n  reproduce: cbqs consume ${shellWord(r.file)} --${s.mode} '${s.command.replace(/'/g, `'\\''`)}'${s.stateRoot ? "" : " --no-state-root"}\n`);
     }
   }
-  process.stdout.write(consumeSummary(reports, clock.seconds()) + "\n");
+  process.stdout.write(indexFailureLines(selection.indexFailures) + consumeSummary(reports, clock.seconds(), selection.indexFailures.length) + "\n");
   const received = stopRequested();
   if (received !== null) {
     const stopped = new Stopped(received);
@@ -141,16 +139,16 @@ async function consumeCommand(targets: readonly string[], s: Settings): Promise<
     process.exitCode = stopped.exitCode;
     return;
   }
-  process.exitCode = reports.some((r) => r.status === "mismatch") ? 1 : reports.some((r) => r.status === "unusable") ? 2 : 0;
+  process.exitCode = reports.some((r) => r.status === "mismatch") || selection.indexFailures.length > 0 ? 1 : reports.some((r) => r.status === "unusable") ? 2 : 0;
 }
 
 /** The one summary line of a consume run. */
-export function consumeSummary(reports: readonly ConsumeReport[], seconds: number): string {
+export function consumeSummary(reports: readonly ConsumeReport[], seconds: number, indexFailures = 0): string {
   const n = (s: ConsumeReport["status"]) => reports.filter((r) => r.status === s).length;
   const blocks = reports.reduce((x, r) => x + r.blocks, 0);
   const txs = reports.reduce((x, r) => x + r.txs, 0);
   return (
-    `consume: ${count(reports.length, "fixture")}: ${n("ok")} ok, ${count(n("mismatch"), "mismatch", "mismatches")}, ${n("unusable")} unusable; ` +
+    `consume: ${count(reports.length, "fixture")}: ${n("ok")} ok, ${count(n("mismatch"), "mismatch", "mismatches")}, ${n("unusable")} unusable${indexFailures === 0 ? "" : `, ${count(indexFailures, "index failure")}`}; ` +
     `${count(blocks, "block")}, ${count(txs, "tx", "txs")} in ${seconds.toFixed(2)} s (${rate(blocks, seconds)} blocks/s, ${rate(txs, seconds)} tx/s)`
   );
 }

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { Command } from "commander";
 import { GenesisError } from "../engine/errors.js";
 import type { PostStateMode } from "../harness/fill.js";
-import { fixtureFileName, fixtureJsonText, noBlockAt } from "../harness/fixture.js";
+import { fixtureFileName, fixtureJsonText, noBlockAt, type Fixture } from "../harness/fixture.js";
 import { count, Phases, Progress, progressMode, rate, Stopwatch, type ProgressMode } from "../harness/progress.js";
 import type { DiffOutcome } from "../harness/diff.js";
 import { fixtureFiles, inFile, inFileSteps, readDocumentSteps, readDumpSteps, readFixture, readFixtureSteps, readJson, readScenario } from "../harness/documents.js";
@@ -25,10 +25,12 @@ import { dumpEntryViews, dumpHeader } from "../../state/dump.js";
 import { errorLine, EXIT_OK, EXIT_REJECT, exitCodes, intOption, oneLine, UsageError, outputOption, outputDirOption } from "./common.js";
 import { DEFAULT_RETAIN_BLOCKS } from "../../state/chain-db-memory.js";
 import { SNAPSHOT_INTERVAL_HELP, snapshotInterval } from "./store-options.js";
+import { addSelectionOptions, indexFailureLines, printList, selectFromOptions, type SelectionOpts } from "./selection-options.js";
 import { keeping, stoppable, Stopped, stopRequested, watchSignals } from "../steps.js";
 
 export function register(program: Command): void {
   registerFill(program);
+  registerIndex(program);
   registerReplay(program);
   registerT8n(program);
   registerT8nAdapter(program);
@@ -72,10 +74,11 @@ function registerFill(program: Command): void {
     )
     .action(async (files: string[], opts: { output: string; postState: string; gzip?: boolean; quiet?: boolean }) => {
       watchSignals();
-      const { FillError, fillSteps } = await import("../harness/fill.js");
+      const [{ FillError, fillSteps }, { indexDirectory }] = await Promise.all([import("../harness/fill.js"), import("../harness/corpus-index.js")]);
       if (!["none", "final", "every"].includes(opts.postState)) throw new UsageError(`--post-state must be none, final or every (got ${echo(opts.postState)})`);
       const outputs = new Map<string, string>();
       const texts: Array<{ path: string; text: string }> = [];
+      const filled = new Map<string, Fixture>();
       let failed = 0;
       for (const file of files) {
         const scenario = readScenario(file);
@@ -92,6 +95,7 @@ function registerFill(program: Command): void {
             () => stoppable(inFileSteps(file, fillSteps(scenario, opts.postState as PostStateMode, (phase, s) => progress.update(`fill ${file} (${phase})`, s)))),
           );
           fixtureText = inFile(file, () => fixtureJsonText(fixture));
+          filled.set(name, fixture);
         } catch (err) {
           if (err instanceof GenesisError) throw new InputError(file, scenario.genesisPath, `invalid genesis: ${err.message}`);
           if (!(err instanceof FillError)) throw err;
@@ -120,6 +124,8 @@ function registerFill(program: Command): void {
             })(),
           ),
       );
+      // The corpus index covers every fixture of the directory, the ones filled earlier too.
+      if (written > 0) process.stdout.write(`${indexDirectory(opts.output, filled)}\n`);
       process.exitCode = failed > 0 ? EXIT_REJECT : EXIT_OK;
     });
 }
@@ -131,13 +137,13 @@ export function mismatchLines(file: string, m: Mismatch): string[] {
 }
 
 /** The one summary line of a replay (also the basis of `npm start`'s verdict). */
-export function replaySummary(reports: readonly FixtureReport[], seconds: number, shard?: Shard): string {
+export function replaySummary(reports: readonly FixtureReport[], seconds: number, shard?: Shard, indexFailures = 0): string {
   const n = (s: FixtureReport["status"]) => reports.filter((r) => r.status === s).length;
   const blocks = reports.reduce((x, r) => x + r.blocks, 0);
   const txs = reports.reduce((x, r) => x + r.txs, 0);
   return (
     `replay${shard === undefined ? "" : ` (shard ${shard.index}/${shard.count})`}: ${count(reports.length, "fixture")}: ` +
-    `${n("ok")} ok, ${count(n("mismatch"), "mismatch", "mismatches")}, ${n("unusable")} unusable; ` +
+    `${n("ok")} ok, ${count(n("mismatch"), "mismatch", "mismatches")}, ${n("unusable")} unusable${indexFailures === 0 ? "" : `, ${count(indexFailures, "index failure")}`}; ` +
     `${count(blocks, "block")}, ${count(txs, "tx", "txs")} in ${seconds.toFixed(2)} s (${rate(blocks, seconds)} blocks/s, ${rate(txs, seconds)} tx/s)`
   );
 }
@@ -147,13 +153,25 @@ function targetFiles(targets: readonly string[]): string[] {
   return [...new Set(targets.flatMap((t) => fixtureFiles(t)))];
 }
 
-function registerReplay(program: Command): void {
+function registerIndex(program: Command): void {
   program
+    .command("index")
+    .description("write <dir>/index.json (cbqs-fixture-index/v1) for the fixtures of a directory: test ids, SHA-256, sizes, instructions and errors (fill writes it too)")
+    .argument("<dir>", "a directory of fixtures (.json or .json.gz)")
+    .addHelpText("after", exitCodes("index written", "(not used)", "a fixture is unusable (malformed), or the directory has none"))
+    .action(async (dir: string) => {
+      const { indexDirectory } = await import("../harness/corpus-index.js");
+      process.stdout.write(`${indexDirectory(dir)}\n`);
+    });
+}
+
+function registerReplay(program: Command): void {
+  const replay = program
     .command("replay")
     .description("re-execute cbqs-fixture/v1 fixtures from genesis and check every root, receipt and digest")
     .argument("<fixture...>", "fixture files (.json or .json.gz) or directories of them")
-    .option("--to-height <n>", "stop after the last block at or below this height")
-    .option("--shard <i/n>", "replay shard i of n: every n-th fixture by sorted file name, from the i-th (CI matrices)")
+    .option("--to-height <n>", "stop after the last block at or below this height");
+  addSelectionOptions(replay, "replay")
     .option("--quiet", "no progress on stderr")
     .option("--json", "print a cbqs-replay/v1 JSON report instead of text")
     .addOption(outputOption("--trace <file>", "write a cbqs-trace/v1 JSON line per transaction (single fixture only)"))
@@ -174,30 +192,30 @@ function registerReplay(program: Command): void {
         "in memory, nothing is written (a --trace file is dropped); with --db, every block committed before the one in progress is kept, that one is finished and committed",
       ),
     )
-    .action(async (targets: string[], opts: { toHeight?: string; shard?: string; quiet?: boolean; json?: boolean; trace?: string; db?: string; snapshotInterval?: string; retainBlocks?: string; pipeline?: boolean }) => {
+    .action(async (targets: string[], opts: SelectionOpts & { toHeight?: string; quiet?: boolean; json?: boolean; trace?: string; db?: string; snapshotInterval?: string; retainBlocks?: string; pipeline?: boolean }) => {
       const toHeight = opts.toHeight === undefined ? undefined : decimalOption("--to-height", opts.toHeight);
-      const { newStore, parseShard, replayExitCode, replayFileSteps, ReplayPipeline, shardOf } = await import("../harness/replay.js");
+      const { newStore, replayExitCode, replayFileSteps, ReplayPipeline } = await import("../harness/replay.js");
       if (opts.pipeline === true && (opts.trace !== undefined || opts.db !== undefined)) throw new UsageError("--pipeline cannot be combined with --trace or --db");
       if (opts.db !== undefined) {
         if (opts.trace !== undefined) throw new UsageError("--trace and --db are exclusive");
-        if (opts.shard !== undefined) throw new UsageError("--shard and --db are exclusive: a store holds one chain");
+        for (const [given, flag] of [[opts.shard, "--shard"], [opts.k, "-k"], [opts.instruction, "--instruction"], [opts.error, "--error"], [opts.list, "--list"]] as const) {
+          if (given !== undefined) throw new UsageError(`${flag} and --db are exclusive: a store holds one chain`);
+        }
         const interval = snapshotInterval(opts.snapshotInterval);
         const retainBlocks = opts.retainBlocks === undefined ? DEFAULT_RETAIN_BLOCKS : intOption("--retain-blocks", opts.retainBlocks, 1_000_000);
         return replayIntoStore(targets, opts.db, { toHeight, interval, retainBlocks, progress: opts.json ? "off" : progressMode(opts.quiet), json: opts.json === true });
       }
       if (opts.snapshotInterval !== undefined) throw new UsageError("--snapshot-interval needs --db");
       if (opts.retainBlocks !== undefined) throw new UsageError("--retain-blocks needs --db");
-      let shard: Shard | undefined;
-      if (opts.shard !== undefined) {
-        try {
-          shard = parseShard(opts.shard);
-        } catch (err) {
-          throw new UsageError((err as Error).message);
-        }
+      const selection = await selectFromOptions(targets, opts);
+      if (opts.list === true) {
+        printList(selection.files);
+        process.stdout.write(indexFailureLines(selection.indexFailures));
+        process.exitCode = selection.indexFailures.length > 0 ? EXIT_REJECT : EXIT_OK;
+        return;
       }
       watchSignals();
-      const all = targetFiles(targets);
-      const files = shard === undefined ? all : shardOf(all, shard);
+      const files = selection.files.map((f) => f.file);
       if (opts.trace !== undefined && files.length !== 1) throw new UsageError("--trace needs a single fixture file");
       const clock = new Stopwatch();
       const mode = opts.json ? "off" : progressMode(opts.quiet);
@@ -228,7 +246,8 @@ function registerReplay(program: Command): void {
           }
         }),
       );
-      const summary = replaySummary(reports, clock.seconds(), shard);
+      const shard = opts.shard === undefined ? undefined : (await import("../harness/replay.js")).parseShard(opts.shard);
+      const summary = replaySummary(reports, clock.seconds(), shard, selection.indexFailures.length);
       if (opts.json) {
         // scenario-format §1: integers are decimal strings on output, per fixture as in the totals.
         const fixtures = reports.map((r) => ({
@@ -239,16 +258,18 @@ function registerReplay(program: Command): void {
         }));
         const blocks = String(reports.reduce((x, r) => x + r.blocks, 0));
         const txs = String(reports.reduce((x, r) => x + r.txs, 0));
-        process.stdout.write(JSON.stringify({ format: "cbqs-replay/v1", fixtures, blocks, txs }, null, 2) + "\n");
+        const indexFailures = selection.indexFailures.length === 0 ? {} : { index_failures: selection.indexFailures };
+        process.stdout.write(JSON.stringify({ format: "cbqs-replay/v1", fixtures, blocks, txs, ...indexFailures }, null, 2) + "\n");
         process.stderr.write(summary + "\n");
       } else {
         for (const r of reports) {
           if (r.status === "unusable") process.stderr.write(`cbqs: error: ${oneLine(r.error!)}\n`);
           if (r.mismatch !== undefined) process.stdout.write(mismatchLines(r.file, r.mismatch).join("\n") + "\n");
         }
-        process.stdout.write(summary + "\n");
+        process.stdout.write(indexFailureLines(selection.indexFailures) + summary + "\n");
       }
-      process.exitCode = replayExitCode(reports);
+      // A corpus that differs from its index fails like a mismatch: the run did not test what the index promises.
+      process.exitCode = selection.indexFailures.length > 0 ? EXIT_REJECT : replayExitCode(reports);
     });
 }
 

@@ -13,7 +13,7 @@ import { configureProgram, exitCodes, UsageError, type Registrar } from "./commo
  */
 const areas: ReadonlyArray<{ commands: readonly string[]; load: () => Promise<{ register: Registrar }> }> = [
   { commands: ["run"], load: () => import("./run.js") },
-  { commands: ["fill", "replay", "t8n", "t8n-adapter", "trace", "diff"], load: () => import("./harness.js") },
+  { commands: ["fill", "index", "replay", "t8n", "t8n-adapter", "trace", "diff"], load: () => import("./harness.js") },
   { commands: ["state"], load: () => import("./state.js") },
   { commands: ["verify-proof", "prove-state", "prove-tx", "prove-receipt", "verify-bmt-proof"], load: () => import("./proofs.js") },
   { commands: ["decode", "encode", "derive", "types"], load: () => import("./codec.js") },

@@ -5,7 +5,7 @@
 import { basename, dirname, resolve } from "node:path";
 import { statSync } from "node:fs";
 import { fixtureFiles } from "./documents.js";
-import { InputError, STDIN } from "../json/read.js";
+import { STDIN } from "../json/read.js";
 
 export interface CorpusFile {
   /** The path as it is opened. */
@@ -16,25 +16,26 @@ export interface CorpusFile {
   root: string;
 }
 
-/** The fixtures named by `targets` (files and directories), each once, with their ids; two fixtures with one id are unusable input. */
+/**
+ * The fixtures named by `targets` (files and directories), each once, with their ids. A file
+ * name that occurs under two roots is ambiguous as an id: those fixtures are named by their path
+ * as given instead (`a/x.json`, `b/x.json`).
+ */
 export function corpusFiles(targets: readonly string[]): CorpusFile[] {
   const out: CorpusFile[] = [];
   const seenFiles = new Set<string>();
-  const byId = new Map<string, string>();
   for (const target of targets) {
     const isDir = target !== STDIN && statSync(target, { throwIfNoEntry: false })?.isDirectory() === true;
     for (const file of fixtureFiles(target)) {
       const full = file === STDIN ? STDIN : resolve(file);
       if (seenFiles.has(full)) continue;
       seenFiles.add(full);
-      const id = file === STDIN ? "-" : basename(file);
-      const other = byId.get(id);
-      if (other !== undefined) throw new InputError(file, "", `two fixtures have the test id ${id} (the other is ${other}): give them different names or run them separately`);
-      byId.set(id, file);
-      out.push({ file, id, root: isDir ? target : dirname(file) });
+      out.push({ file, id: file === STDIN ? "-" : basename(file), root: isDir ? target : dirname(file) });
     }
   }
-  return out;
+  const uses = new Map<string, number>();
+  for (const f of out) uses.set(f.id, (uses.get(f.id) ?? 0) + 1);
+  return out.map((f) => (uses.get(f.id)! > 1 ? { ...f, id: f.file } : f));
 }
 
 /** The id of block `height` of fixture `id`. */

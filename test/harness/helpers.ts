@@ -10,9 +10,10 @@ import type { T8nEnv } from "../../src/harness/t8n.js";
 export const CORPUS = "fixtures/corpus";
 export const SCENARIOS = "fixtures/scenarios";
 
+/** The corpus fixtures (index.json beside them is the corpus index, not a fixture). */
 export const corpusFiles = (): string[] =>
   readdirSync(CORPUS)
-    .filter((f) => f.endsWith(".json"))
+    .filter((f) => f.endsWith(".json") && f !== "index.json")
     .sort()
     .map((f) => join(CORPUS, f));
 

@@ -295,7 +295,7 @@ describe("cbqs replay CLI", () => {
     const r = await cli(["fill", failing, join(SCENARIOS, "transfers.json"), "-o", out]);
     expect(r.exitCode).toBe(1);
     expect(r.err).toMatch(/failing\.json: scenario failing fails its own expectations: .*\$\.blocks\[0\]\.txs\[0\]\.expect\.status/);
-    expect(readdirSync(out)).toEqual(["transfers.json"]);
+    expect(readdirSync(out).sort()).toEqual(["index.json", "transfers.json"]);
     const bad = await cli(["fill", write("bad-scenario.json", "{"), "-o", out]);
     expect(bad.exitCode).toBe(2);
     expect(bad.thrown).toMatch(/bad-scenario\.json: \$: not valid JSON/);
@@ -343,7 +343,9 @@ describe("cbqs replay CLI", () => {
     const r = await cli(["fill", ...scenarios, "-o", out]);
     expect(r.exitCode).toBe(0);
     const filled = readdirSync(out).sort();
-    expect(filled.map((f) => join(CORPUS, f))).toEqual(corpusFiles());
+    // index.json too: the corpus index (test ids, SHA-256 of each file) is part of the corpus.
+    expect(filled).toEqual(readdirSync(CORPUS).sort());
+    expect(filled).toContain("index.json");
     for (const f of filled) expect(readFileSync(join(out, f), "utf8"), f).toBe(readFileSync(join(CORPUS, f), "utf8"));
   });
 });
