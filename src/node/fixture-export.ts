@@ -102,13 +102,13 @@ export function planExport(db: ChainDb, request: ExportRequest): ExportPlan {
   }
   const { names } = request;
   const to = request.to ?? head.height;
-  if (to > head.height) throw new ExportRefused("range", `${names.to} ${to} is above the store's head, block ${head.height}`);
+  if (to > head.height) throw new ExportRefused("range", `${names.to} ${to} is above the chain's head, block ${head.height}`);
   const from = request.from ?? 0n;
   if (request.from !== undefined) {
     if (request.postState !== "every") {
       throw new ExportRefused("range", `${names.from} chooses the first block that carries a post_state: it needs ${names.postState} every (got ${request.postState}, which writes ${request.postState === "final" ? "one on the last block only" : "none"})`);
     }
-    if (from > to) throw new ExportRefused("range", `${names.from} ${from} is above ${request.to === undefined ? `the store's head, block ${to}` : `${names.to} ${to}`}`);
+    if (from > to) throw new ExportRefused("range", `${names.from} ${from} is above ${request.to === undefined ? `the chain's head, block ${to}` : `${names.to} ${to}`}`);
   }
   let config: GenesisConfig;
   try {
