@@ -50,6 +50,7 @@ const storeCommands = (dir: string): string[][] => [
   ["state", "dump", "--db", dir],
   ["prove-state", "--db", dir, "--key", key],
   ["snapshot", "export", "--db", dir, "-o", join(root, `${dir.split("/").pop()}.snap`)],
+  ["export", "--db", dir, "-o", join(root, `${dir.split("/").pop()}.fixture.json`)],
   ["node", "--db", dir, "--port", "0", "--quiet"],
   ["follow", "http://127.0.0.1:9", "--db", dir, "--quiet"],
 ];
