@@ -151,7 +151,14 @@ export function* exportSteps(db: ChainDb, plan: ExportPlan, out: TextSink, onBlo
     blocks: [],
   };
   const store = newStore();
-  const started = Replay.start(fixture, store);
+  let started: ReturnType<typeof Replay.start>;
+  try {
+    started = Replay.start(fixture, store);
+  } catch (err) {
+    // A genesis the engine refuses: the store holds one no chain can have started from.
+    if (err instanceof ReplayInputError) throw new ExportMismatch(0n, err.reason);
+    throw err;
+  }
   if (started.mismatch !== null) throw mismatchOf(started.mismatch);
   const replay = started.replay;
   const summary: ExportSummary = { blocks: 0, txs: 0, postStates: 0 };

@@ -45,7 +45,7 @@ export async function sendStreamed(res: ServerResponse, answer: StreamedAnswer, 
         const text = pending.join("");
         pending = [];
         size = 0;
-        if (!res.write(text)) await drained(res);
+        if (text !== "" && !res.write(text)) await drained(res);
       }
       if (r.done === true) {
         res.end();
