@@ -64,15 +64,15 @@ export function register(program: Command): void {
       const db = openExistingStore(opts.db);
       try {
         await usingStore(opts.db, async () => {
-          let plan: ExportPlan;
-          try {
-            plan = planExport(db, request);
-          } catch (err) {
-            if (err instanceof ExportRefused) throw new UsageError(`--db ${opts.db}: ${err.message}`);
-            throw err;
-          }
           const progress = new Progress(`export --db ${opts.db}`, progressMode(opts.quiet));
           try {
+            let plan: ExportPlan;
+            try {
+              plan = planExport(db, request);
+            } catch (err) {
+              if (err instanceof ExportRefused) throw new UsageError(`--db ${opts.db}: ${err.message}`);
+              throw err;
+            }
             const summary = await keeping(
               () => (toStdout ? "stdout has the blocks so far (an incomplete document); the store is closed unchanged" : `${opts.output} is not written; the store is closed unchanged`),
               () =>

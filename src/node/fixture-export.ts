@@ -135,7 +135,7 @@ export function planExport(db: ChainDb, request: ExportRequest): ExportPlan {
  * time), so `cbqs export` and `GET /fixture` write the same bytes for the same chain and range.
  */
 function defaultDescription(chainInstance: string, to: bigint, from: bigint, postState: PostStateMode, last: BlockRecord | undefined): string {
-  const blocks = last === undefined ? "genesis only (no block at or below height " + to + ")" : `genesis and every stored block through height ${to}`;
+  const blocks = last === undefined ? `genesis only (no block at or below height ${to})` : `genesis and every stored block through height ${to}`;
   const states = postState === "none" ? "no post_state" : postState === "final" ? "post_state on the last block" : from > 1n ? `post_state on every block from height ${from}` : "post_state on every block";
   return `Chain instance ${chainInstance}: ${blocks}, exported from a store and re-executed from genesis; ${states}`;
 }
