@@ -16,6 +16,7 @@ const PATHS = [
   "/cbqs/finalized-view",
   "/cbqs/broker-state",
   "/replication",
+  "/fixture",
   "/proof/account/{a}",
   "/proof/actor/{a}",
   "/proof/storage/{a}/{k}",
@@ -25,7 +26,7 @@ const PATHS = [
   "/tx",
   "/mine",
 ];
-const PARAMS = ["stream", "block", "since", "until", "limit", "order", "height", "owner", "x", ""];
+const PARAMS = ["stream", "block", "since", "until", "limit", "order", "post_state", "height", "owner", "x", ""];
 const METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD", "GET", "GET", "POST"];
 const TYPES = ["application/json", "application/cbor", "application/octet-stream", "text/plain", "multipart/form-data; boundary=x", "", "application/json; charset=latin1"];
 
@@ -45,6 +46,7 @@ function value(rng: Rng): string {
     () => "asc",
     () => "desc",
     () => "DESC",
+    () => "final",
     () => hex(rng, 32),
     () => hex(rng, rng.below(80)),
     () => "0x" + "zz".repeat(32),

@@ -28,6 +28,7 @@ const areas: ReadonlyArray<{ commands: readonly string[]; load: () => Promise<{ 
   { commands: ["follow"], load: () => import("./follow.js") },
   { commands: ["snapshot"], load: () => import("./snapshot.js") },
   { commands: ["store"], load: () => import("./store.js") },
+  { commands: ["export"], load: () => import("./export.js") },
 ];
 
 /** The command names of each area, in --help order. */

@@ -15,8 +15,13 @@ export { OutputError };
 
 const FLUSH_BYTES = 1 << 20;
 
+/** Where a document's text goes: an Output, or a node's HTTP answer (src/node/server.ts). */
+export interface TextSink {
+  write(text: string): void;
+}
+
 /** A destination for text: stdout, or a file that appears only when closed. */
-export class Output {
+export class Output implements TextSink {
   private readonly file: OutputFile | null;
   private readonly gzip: boolean;
   private pending: Array<string | Uint8Array> = [];
@@ -122,12 +127,12 @@ const indent = (text: string, spaces: string): string => text.replace(/\n/g, `\n
  * member's elements come from its iterable one at a time and a Later member is evaluated when
  * reached; an undefined value leaves its member out, as JSON.stringify does.
  */
-export function writeJsonDocument(out: Output, doc: Record<string, unknown>, replacer?: Replacer): void {
+export function writeJsonDocument(out: TextSink, doc: Record<string, unknown>, replacer?: Replacer): void {
   finish(jsonDocumentSteps(out, doc, replacer));
 }
 
 /** writeJsonDocument unit by unit: a unit is one element of a Streamed member. */
-export function* jsonDocumentSteps(out: Output, doc: Record<string, unknown>, replacer?: Replacer): Steps<void> {
+export function* jsonDocumentSteps(out: TextSink, doc: Record<string, unknown>, replacer?: Replacer): Steps<void> {
   let first = true;
   out.write("{");
   for (const [key, member] of Object.entries(doc)) {

@@ -20,7 +20,7 @@ import { Replay, ReplayInputError, type ExecutedBlock, type Mismatch } from "../
 import type { BlockRecord, ChainDb, GenesisRecord } from "../../state/chain-db.js";
 import { logsRoot, receiptRoot, txRoot } from "../../state/roots.js";
 import { DryRunStore } from "./dry-run.js";
-import { compareStoredChain } from "./stored-chain.js";
+import { compareStoredChain, historyStart } from "./stored-chain.js";
 import { badRequest, RequestError } from "./errors.js";
 import { finish, type Steps } from "../steps.js";
 
@@ -152,14 +152,11 @@ export class CbqsNode {
   }
 
   /**
-   * The block the node's history starts at (docs/node.md "history_start"): genesis when the store
-   * holds the chain from its start, else the lowest block it holds above genesis — the block a
-   * snapshot import made its first (its parent is not held): the feed has nothing a follower could
-   * verify below it.
+   * The block the node's history starts at (docs/node.md "history_start"): the feed has nothing a
+   * follower could verify below it.
    */
   historyStart(): BlockRecord {
-    const first = this.db.blocks({ from: 1n, to: U64_MAX, order: "asc", limit: 1 })[0];
-    return first === undefined || bytesEqual(first.parent_hash, this.genesis.block.block_hash) ? this.genesis.block : first;
+    return historyStart(this.db);
   }
 
   get pending(): number {

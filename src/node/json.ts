@@ -5,11 +5,22 @@
 import { toHex } from "../bytes.js";
 import { GAS_VECTORS_SHA256 } from "../gas/pinned.js";
 import { blockJson } from "../harness/fixture.js";
+import type { TextSink } from "../json/write.js";
+import type { Steps } from "../steps.js";
 import type { BlockRecord } from "../../state/chain-db.js";
 
 /** An answer already serialized (kept by a cache: the same block gives the same bytes). */
 export class JsonText {
   constructor(readonly text: string) {}
+}
+
+/**
+ * An answer too large to build as one string (GET /fixture): `produce` writes its text to `out`
+ * unit by unit (src/steps.ts) and returns what the node logs when it is complete. The server sends
+ * each unit's text as it comes and turns the event loop between units (src/node/server.ts).
+ */
+export class StreamedAnswer {
+  constructor(readonly produce: (out: TextSink) => Steps<Record<string, unknown>>) {}
 }
 
 /** The read point every answer names. */

@@ -2,7 +2,9 @@
 // rate limits, and errors — 400 {"error": {"code", "message"}}, 404 unknown route, 405 wrong
 // method, 413 oversized body, 429 + Retry-After, and an opaque 500 with an id whose details go to
 // the structured log only (CIP-4 §6.4, §10). Handlers are synchronous: an answer is built from
-// one block without yielding, so block production can never tear it.
+// one block without yielding, so block production can never tear it. The one exception is
+// GET /fixture, streamed over many turns of the event loop from blocks that never change once
+// committed (src/node/streamed.ts), one at a time.
 import { resolveStreamKey } from "../scenario/refs.js";
 import { randomUUID } from "node:crypto";
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -15,11 +17,13 @@ import { U64_MAX } from "../engine/math.js";
 import { CbqsNode } from "./chain-node.js";
 import { parseDecimal } from "./decimal.js";
 import { badRequest, errorBody, RequestError } from "./errors.js";
-import { finalizedViewJson, JsonText, readPointJson } from "./json.js";
+import { fixtureAnswer } from "./fixture-answer.js";
+import { finalizedViewJson, JsonText, readPointJson, StreamedAnswer } from "./json.js";
 import { accountProof, actorProof, multiProof, receiptProof, storageProof, txProof, type ProofLimits } from "./proofs.js";
 import { defaultClientRateLimit, PerClientLimiter, TokenBucket } from "./rate-limit.js";
 import { BrokerStateCache, brokerState, finalizedView } from "./reads.js";
 import { feedPage, parseFeedQuery } from "./replication.js";
+import { sendStreamed } from "./streamed.js";
 
 export type Logger = (entry: Record<string, unknown>) => void;
 
@@ -106,6 +110,15 @@ const ROUTES: readonly Route[] = [
     query: ["since", "until", "limit", "order"],
     maxBody: 0,
     handle: (c) => feedPage(c.node.db, parseFeedQuery(c.params)),
+  }),
+  route({
+    method: "GET",
+    path: "/fixture",
+    template: "/fixture{?since,until,post_state}",
+    name: "cbqs.fixture",
+    query: ["since", "until", "post_state"],
+    maxBody: 0,
+    handle: (c) => fixtureAnswer(c.node.db, c.params),
   }),
   route({
     method: "GET",
@@ -366,6 +379,8 @@ export function startServer(node: CbqsNode, options: ServerOptions): Promise<Nod
   const clients = new PerClientLimiter(clientRate);
   const perClient = new PerClientLimiter(options.proofRateLimit);
   const brokerCache = new BrokerStateCache();
+  /** The streamed answer being sent (at most one: it re-executes the chain), destroyed by close(). */
+  let streaming: ServerResponse | undefined;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = req.url ?? "/";
@@ -401,7 +416,25 @@ export function startServer(node: CbqsNode, options: ServerOptions): Promise<Nod
     const body = await readBody(req, r.maxBody);
     // From here to send: synchronous, one block.
     const answer = r.handle({ node, params, path: captures, body, contentType: String(req.headers["content-type"] ?? ""), limits: options.proofLimits, brokerCache });
-    send(res, 200, answer);
+    if (!(answer instanceof StreamedAnswer)) {
+      send(res, 200, answer);
+      return;
+    }
+    // HEAD: the request was checked, the status and headers are the GET's; nothing is produced.
+    if (req.method === "HEAD") {
+      res.writeHead(200, { "content-type": "application/json; charset=utf-8", ...CORS });
+      res.end();
+      return;
+    }
+    if (streaming !== undefined) {
+      throw new RequestError(503, "fixture_in_progress", "the node writes one fixture at a time and is writing one now; try again when it is done", {}, { "retry-after": "5" });
+    }
+    streaming = res;
+    try {
+      await sendStreamed(res, answer, CORS, options.log);
+    } finally {
+      streaming = undefined;
+    }
   };
 
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, (req, res) => {
@@ -446,6 +479,8 @@ export function startServer(node: CbqsNode, options: ServerOptions): Promise<Nod
         server,
         close: () =>
           new Promise<void>((done) => {
+            // A streamed answer may run for a long time: it is cut now, before the store closes under it.
+            streaming?.destroy();
             server.close(() => done());
             server.closeIdleConnections();
             // In-flight answers are synchronous and short; whatever lingers is cut after a grace period.

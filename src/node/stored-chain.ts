@@ -13,6 +13,7 @@ import { committedReceipt } from "../chain/receipts.js";
 import type { Fixture, FixtureBlock } from "../harness/fixture.js";
 import { count } from "../harness/progress.js";
 import { differs, mismatchOf, receiptsMismatch, type Mismatch } from "../harness/replay.js";
+import { U64_MAX } from "../engine/math.js";
 import { GAS_VECTORS_SHA256 } from "../gas/pinned.js";
 import type { BlockRecord, ChainDb } from "../../state/chain-db.js";
 import { blockRoots } from "../../state/roots.js";
@@ -132,7 +133,7 @@ export function compareStoredChain(fixture: Fixture, db: ChainDb, upTo?: bigint)
 }
 
 /** The stored blocks from height 1 through `through`, ascending, a page at a time. */
-function* storedBlocks(db: ChainDb, through: bigint): Generator<BlockRecord, void> {
+export function* storedBlocks(db: ChainDb, through: bigint): Generator<BlockRecord, void> {
   for (let from = 1n; from <= through; ) {
     const page = db.blocks({ from, to: through, order: "asc", limit: PAGE });
     yield* page;
@@ -192,6 +193,17 @@ function chainedBlock(chainInstanceId: Uint8Array, f: FixtureBlock, path: string
 /** Says where "got" comes from (the store, unless the mismatch says otherwise) and that nothing ran. */
 function withNote(m: Mismatch): Mismatch {
   return { ...m, details: m.details.length === 0 ? [NOTHING_DONE] : [...m.details, "(nothing was executed, the store is unchanged)"] };
+}
+
+/**
+ * The block a store's history starts at (docs/node.md "history_start"): genesis when it holds the
+ * chain from its start, else the lowest block it holds above genesis — the block a snapshot
+ * import made its first (its parent is not held). `db` must hold a genesis.
+ */
+export function historyStart(db: ChainDb): BlockRecord {
+  const genesis = db.genesis()!;
+  const first = db.blocks({ from: 1n, to: U64_MAX, order: "asc", limit: 1 })[0];
+  return first === undefined || bytesEqual(first.parent_hash, genesis.block.block_hash) ? genesis.block : first;
 }
 
 /** What the comparison covered, in words (one line; "" when the store holds no block above genesis). */

@@ -1,7 +1,9 @@
 // The README's CLI table is what a new user types first: every `npx cbqs …` example must name a
 // registered command, and the self-contained ones (no /tmp input, no shell substitution) must
 // run with the documented outcome — exit 1 where the row says "(reject…", else exit 0.
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { get, post, startNode } from "../node/helpers.js";
 import { cbqs } from "./program.js";
@@ -57,6 +59,23 @@ describe("README CLI table", () => {
       expect(r.out.length).toBeGreaterThan(0);
     });
   }
+});
+
+describe("README CLI table: the export row", () => {
+  it("issue 24: its examples run in order, /tmp/ a fresh directory: the store filled, exported, and the export replayed (exit 0 each)", async () => {
+    const row = readFileSync("README.md", "utf8").split("\n").find((l) => l.startsWith("| `export` "))!;
+    const commands = [...row.matchAll(/`(npx cbqs [^`]+)`/g)].map((m) => m[1]!);
+    expect(commands.map((c) => words(c)[2])).toEqual(["replay", "export", "replay"]);
+    const dir = mkdtempSync(join(tmpdir(), "cbqs-readme-export-"));
+    try {
+      for (const command of commands) {
+        const r = await cbqs(...words(command.replaceAll("/tmp/", `${dir}/`)).slice(2));
+        expect([r.exitCode, r.err], command).toEqual([0, ""]);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("README: Run a local node", () => {

@@ -203,6 +203,23 @@ describe("SIGINT/SIGTERM on the long-running commands", () => {
     expect(temporaries(root)).toEqual([]);
   }, 30_000);
 
+  it("issue 24: export -o stopped while writing (SIGINT between two blocks): exit 130, no file and no .partial, the store reopens unchanged", async () => {
+    const db = join(root, "export-store");
+    expect((await run(["replay", fixtureFile, "--db", db, "--snapshot-interval", "0", "--quiet"])).code).toBe(0);
+    const dir = join(root, "export");
+    mkdirSync(dir);
+    const out = join(dir, "chain.json");
+    const r = await stopWhen(["export", "--db", db, "-o", out], "SIGINT", (err) => /export --db .*: height/.test(err));
+    expect(r.signalled).toBe(true);
+    expect(r.code).toBe(130);
+    expect(lastLine(r.err)).toBe(`cbqs: stopped by SIGINT; ${out} is not written; the store is closed unchanged`);
+    expect(readdirSync(dir)).toEqual([]);
+    const again = await run(["export", "--db", db, "-o", out, "--post-state", "none", "--quiet"]);
+    expect(again.code).toBe(0);
+    expect(again.out).toBe(`exported ${fixture.blocks.length} blocks (genesis through height ${fixture.blocks.at(-1)!.height}; ${fixture.blocks.reduce((n, b) => n + b.transactions.length, 0)} txs), post_state on 0 blocks to ${out}\n`);
+    expect(temporaries(root)).toEqual([]);
+  }, 30_000);
+
   it("snapshot import stopped between two ops records: the half-built store is removed, the target untouched", async () => {
     const db = join(root, "store");
     const snapshot = join(root, "head.cbqs");

@@ -50,6 +50,7 @@ const storeCommands = (dir: string): string[][] => [
   ["state", "dump", "--db", dir],
   ["prove-state", "--db", dir, "--key", key],
   ["snapshot", "export", "--db", dir, "-o", join(root, `${dir.split("/").pop()}.snap`)],
+  ["export", "--db", dir, "-o", join(root, `${dir.split("/").pop()}.fixture.json`)],
   ["node", "--db", dir, "--port", "0", "--quiet"],
   ["follow", "http://127.0.0.1:9", "--db", dir, "--quiet"],
 ];
@@ -276,10 +277,11 @@ describe("issue 21: read commands open the store read-only", () => {
     ["state", "dump", "--db", dir],
     ["prove-state", "--db", dir, "--key", key],
     ["snapshot", "export", "--db", dir, "-o", join(root, "ro.snap")],
+    ["export", "--db", dir, "-o", join(root, "ro.fixture.json"), "--quiet"],
     ["store", "verify", "--db", dir],
   ];
 
-  it("issue 21: state dump, prove-state, snapshot export and store verify leave data.mdb byte-identical and no file behind", () => {
+  it("issue 21: state dump, prove-state, snapshot export, export and store verify leave data.mdb byte-identical and no file behind", () => {
     const dir = join(root, "untouched");
     cpSync(good, dir, { recursive: true });
     const before = listing(dir);
@@ -303,7 +305,7 @@ describe("issue 21: read commands open the store read-only", () => {
     const out = join(root, "out");
     mkdirSync(out, { mode: 0o777 });
     chmodSync(out, 0o777);
-    for (const args of readCommands(dir).map((a) => a.map((x) => (x === join(root, "ro.snap") ? join(out, "ro.snap") : x)))) {
+    for (const args of readCommands(dir).map((a) => a.map((x) => (x.startsWith(join(root, "ro.")) ? join(out, x.slice(root.length + 1)) : x)))) {
       const r = run(args, reader);
       expect(r.status, `${args.join(" ")}: ${r.stderr}`).toBe(0);
     }

@@ -165,6 +165,7 @@ describe("cbqs node: replication feed", () => {
       "cbqs.broker-state": "/cbqs/broker-state{?stream,block}",
       "cbqs.replication": "/replication{?since,until,limit,order}",
       "net.concrnt.core.replication": "/replication{?since,until,limit,order}",
+      "cbqs.fixture": "/fixture{?since,until,post_state}",
       "cip4.proof.account": "/proof/account/{address}",
       "cip4.proof.actor": "/proof/actor/{address}",
       "cip4.proof.storage": "/proof/storage/{address}/{key}",
