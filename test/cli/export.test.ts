@@ -42,7 +42,7 @@ beforeAll(async () => {
 
 describe("issue 24: cbqs export of a store filled from a fixture is that fixture", () => {
   it("issue 24: every corpus fixture, replayed into a store and exported under its own name and description, is byte-identical to the fixture", async () => {
-    const files = readdirSync("fixtures/corpus").filter((f) => f.endsWith(".json"));
+    const files = readdirSync("fixtures/corpus").filter((f) => f.endsWith(".json") && f !== "index.json");
     expect(files.length).toBeGreaterThan(15);
     for (const f of files) {
       const fixture = join("fixtures/corpus", f);
