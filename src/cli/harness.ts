@@ -10,7 +10,8 @@ import { join } from "node:path";
 import type { Command } from "commander";
 import { GenesisError } from "../engine/errors.js";
 import type { PostStateMode } from "../harness/fill.js";
-import { fixtureFileName, fixtureJsonText, noBlockAt, type Fixture } from "../harness/fixture.js";
+import { fixtureFileName, fixtureJsonText, noBlockAt } from "../harness/fixture.js";
+import type { FixtureSummary } from "../harness/corpus-index.js";
 import { count, Phases, Progress, progressMode, rate, Stopwatch, type ProgressMode } from "../harness/progress.js";
 import type { DiffOutcome } from "../harness/diff.js";
 import { fixtureFiles, inFile, inFileSteps, readDocumentSteps, readDumpSteps, readFixture, readFixtureSteps, readJson, readScenario } from "../harness/documents.js";
@@ -74,11 +75,11 @@ function registerFill(program: Command): void {
     )
     .action(async (files: string[], opts: { output: string; postState: string; gzip?: boolean; quiet?: boolean }) => {
       watchSignals();
-      const [{ FillError, fillSteps }, { indexDirectory }] = await Promise.all([import("../harness/fill.js"), import("../harness/corpus-index.js")]);
+      const [{ FillError, fillSteps }, { fixtureSummary, indexDirectory }] = await Promise.all([import("../harness/fill.js"), import("../harness/corpus-index.js")]);
       if (!["none", "final", "every"].includes(opts.postState)) throw new UsageError(`--post-state must be none, final or every (got ${echo(opts.postState)})`);
       const outputs = new Map<string, string>();
       const texts: Array<{ path: string; text: string }> = [];
-      const filled = new Map<string, Fixture>();
+      const filled = new Map<string, FixtureSummary>();
       let failed = 0;
       for (const file of files) {
         const scenario = readScenario(file);
@@ -95,7 +96,7 @@ function registerFill(program: Command): void {
             () => stoppable(inFileSteps(file, fillSteps(scenario, opts.postState as PostStateMode, (phase, s) => progress.update(`fill ${file} (${phase})`, s)))),
           );
           fixtureText = inFile(file, () => fixtureJsonText(fixture));
-          filled.set(name, fixture);
+          filled.set(name, fixtureSummary(fixture));
         } catch (err) {
           if (err instanceof GenesisError) throw new InputError(file, scenario.genesisPath, `invalid genesis: ${err.message}`);
           if (!(err instanceof FillError)) throw err;

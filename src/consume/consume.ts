@@ -6,6 +6,9 @@
 // names the differing keys when the state differs. The request for block k goes out before we
 // execute block k, so the target and our replay work at the same time.
 import type { Fixture, FixtureBlock } from "../harness/fixture.js";
+import { readFixtureSteps } from "../harness/documents.js";
+import { InputError } from "../json/read.js";
+import { finish } from "../steps.js";
 import { Replay, ReplayInputError, type Mismatch } from "../harness/replay.js";
 import { blockResultJson, transition, type T8nEnv, type T8nRun } from "../harness/t8n.js";
 import { txKind } from "../harness/trace.js";
@@ -158,4 +161,45 @@ async function attempt<T>(height: bigint | null, work: () => Promise<T>): Promis
     if (err instanceof TargetError) throw new TargetFailed(err.message, height, err.stderr);
     throw err;
   }
+}
+
+/** One fixture's outcome, in the corpus's order (`cbqs consume`'s report row). */
+export interface ConsumeReport {
+  id: string;
+  file: string;
+  status: "ok" | "mismatch" | "unusable";
+  blocks: number;
+  txs: number;
+  /** The first difference (mismatch) or what made the fixture or the target unusable. */
+  message?: string;
+  height?: bigint;
+  /** The target failed (its process is not trusted for the next fixture). */
+  targetFailed?: boolean;
+}
+
+export interface ConsumeFileOptions extends ConsumeOptions {
+  /** How the target is named in a failure: `t8n-server <command>`. */
+  targetName: string;
+}
+
+/** Reads fixture `file` and consumes it; every failure is part of the report, a stop leaves it null. */
+export async function consumeFile(file: string, id: string, target: ChainTarget, options: ConsumeFileOptions): Promise<ConsumeReport | null> {
+  const report: ConsumeReport = { id, file, status: "ok", blocks: 0, txs: 0 };
+  try {
+    const fixture = finish(readFixtureSteps(file));
+    const outcome = await consumeFixture(fixture, target, options);
+    if (outcome.stopped) return null;
+    report.blocks = outcome.blocks;
+    report.txs = outcome.txs;
+    if (outcome.difference !== null) Object.assign(report, { status: "mismatch", message: outcome.difference.text, height: outcome.difference.height });
+  } catch (err) {
+    if (options.stopped?.() === true) return null;
+    if (err instanceof TargetFailed) {
+      const where = err.height === null ? "starting the chain" : `block ${err.height}`;
+      Object.assign(report, { status: "unusable", message: `${options.targetName}: ${where}: ${err.message}`, targetFailed: true }, err.height === null ? {} : { height: err.height });
+    } else if (err instanceof FixtureNotReplayable || err instanceof InputError) {
+      Object.assign(report, { status: "unusable", message: err.message });
+    } else throw err;
+  }
+  return report;
 }

@@ -35,8 +35,10 @@ const sorted = (values: Iterable<string>): string[] => [...new Set(values)].sort
 
 export const fileSha256 = (path: string): string => createHash("sha256").update(readFileSync(path)).digest("hex");
 
-/** The index entry of `fixture`, stored as `file` in `dir`. */
-export function indexEntry(dir: string, file: string, fixture: Fixture): IndexEntry {
+/** What an index says about a fixture's content (everything but its name and file hash). */
+export type FixtureSummary = Pick<IndexEntry, "blocks" | "transactions" | "instructions" | "errors">;
+
+export function fixtureSummary(fixture: Fixture): FixtureSummary {
   const kinds: string[] = [];
   const errors: string[] = [];
   for (const b of fixture.blocks) {
@@ -44,9 +46,6 @@ export function indexEntry(dir: string, file: string, fixture: Fixture): IndexEn
     for (const r of b.receipts) if (r.error !== null) errors.push(r.error.name);
   }
   return {
-    id: file,
-    file,
-    sha256: fileSha256(join(dir, file)),
     blocks: fixture.blocks.length,
     transactions: fixture.blocks.reduce((n, b) => n + b.transactions.length, 0),
     instructions: sorted(kinds),
@@ -58,10 +57,11 @@ export function indexEntry(dir: string, file: string, fixture: Fixture): IndexEn
  * Indexes every fixture of `dir` and writes `<dir>/index.json`: fixtures in `known` (by file name,
  * just written by `fill`) are not read again. Returns the index's path.
  */
-export function indexDirectory(dir: string, known: ReadonlyMap<string, Fixture> = new Map()): string {
+export function indexDirectory(dir: string, known: ReadonlyMap<string, FixtureSummary> = new Map()): string {
   const entries = fixtureFiles(dir).map((path) => {
     const file = basename(path);
-    return indexEntry(dir, file, known.get(file) ?? readFixture(path));
+    const summary = known.get(file) ?? fixtureSummary(readFixture(path));
+    return { id: file, file, sha256: fileSha256(path), ...summary };
   });
   return writeIndex(dir, entries);
 }

@@ -1,0 +1,116 @@
+// Whole fixtures on several cores (`replay`, `consume`, `fill` with `--jobs N`): N worker
+// threads (src/jobs/worker.ts), each taking the next job not yet taken and holding one job's
+// data at a time, so memory stays bounded whatever the corpus. Results are handed back in the
+// jobs' order, whatever order they finish in, so output and reports are those of one job at a
+// time. Stopping (SIGINT/SIGTERM) tells every worker to end what it runs (a target process
+// included) and drops unfinished jobs. Without compiled workers (running from TypeScript
+// sources) the jobs run on this thread, one at a time: the same results.
+import { existsSync } from "node:fs";
+import { Worker } from "node:worker_threads";
+import { makeHandler, type JobSpec, type JobInput, type JobOutput } from "./handlers.js";
+
+const WORKER_SCRIPT = new URL("./worker.js", import.meta.url);
+
+/** Main thread → worker. */
+export type ToWorker = { type: "job"; index: number; input: JobInput } | { type: "stop" };
+/** Worker → main thread. */
+export type FromWorker = { type: "done"; index: number; output: JobOutput } | { type: "failed"; index: number; message: string } | { type: "stopped" };
+
+export interface PoolOptions {
+  jobs: number;
+  /** Polled between jobs; a stop signal also aborts the jobs under way. */
+  signal: AbortSignal;
+  /** Each result, in the inputs' order. */
+  onResult: (index: number, output: JobOutput) => void;
+}
+
+/** A job failed in a way its handler does not report as a result (a bug): the run stops with it. */
+export class JobFailed extends Error {
+  override name = "JobFailed";
+}
+
+/** Runs `inputs` under `spec`; returns how many results were handed to onResult (all, unless stopped). */
+export async function runJobs(spec: JobSpec, inputs: readonly JobInput[], options: PoolOptions): Promise<number> {
+  const ordered = inOrder(options.onResult);
+  const workers = Math.min(options.jobs, inputs.length);
+  if (workers <= 1 || !existsSync(WORKER_SCRIPT)) {
+    const handler = makeHandler(spec);
+    const stop = () => handler.stop();
+    options.signal.addEventListener("abort", stop);
+    try {
+      for (let i = 0; i < inputs.length && !options.signal.aborted; i++) {
+        const output = await handler.run(inputs[i]!);
+        if (output === undefined || options.signal.aborted) break;
+        ordered.add(i, output);
+      }
+    } finally {
+      options.signal.removeEventListener("abort", stop);
+      await handler.close();
+    }
+    return ordered.delivered();
+  }
+  return new Promise<number>((resolve, reject) => {
+    let next = 0;
+    let running = workers;
+    let failure: Error | null = null;
+    const pool: Worker[] = [];
+    const finishOne = (w: Worker) => {
+      void w.terminate();
+      if (--running === 0) {
+        options.signal.removeEventListener("abort", stopAll);
+        if (failure !== null) reject(failure);
+        else resolve(ordered.delivered());
+      }
+    };
+    const feed = (w: Worker) => {
+      if (failure !== null || options.signal.aborted || next >= inputs.length) return finishOne(w);
+      const index = next++;
+      w.postMessage({ type: "job", index, input: inputs[index]! } satisfies ToWorker);
+    };
+    const stopAll = () => pool.forEach((w) => w.postMessage({ type: "stop" } satisfies ToWorker));
+    options.signal.addEventListener("abort", stopAll);
+    for (let k = 0; k < workers; k++) {
+      const w = new Worker(WORKER_SCRIPT, { workerData: spec });
+      pool.push(w);
+      let ended = false;
+      const end = () => {
+        if (ended) return;
+        ended = true;
+        finishOne(w);
+      };
+      w.on("message", (m: FromWorker) => {
+        if (m.type === "done") {
+          if (!options.signal.aborted) ordered.add(m.index, m.output);
+          feed(w);
+        } else if (m.type === "failed") {
+          failure ??= new JobFailed(m.message);
+          stopAll();
+          end();
+        } else end();
+      });
+      w.on("error", (err) => {
+        failure ??= err;
+        end();
+      });
+      w.on("exit", () => end());
+      feed(w);
+    }
+  });
+}
+
+/** Hands results to `deliver` in index order, holding early ones until those before them arrive. */
+function inOrder(deliver: (index: number, output: JobOutput) => void): { add(index: number, output: JobOutput): void; delivered(): number } {
+  const held = new Map<number, JobOutput>();
+  let nextIndex = 0;
+  return {
+    add(index, output) {
+      held.set(index, output);
+      while (held.has(nextIndex)) {
+        const o = held.get(nextIndex)!;
+        held.delete(nextIndex);
+        deliver(nextIndex++, o);
+      }
+    },
+    delivered: () => nextIndex,
+  };
+}
