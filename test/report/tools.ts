@@ -10,7 +10,7 @@ import type { TestContext } from "vitest";
 const APT = "apt-get update && apt-get install -y --no-install-recommends";
 
 /** Whether this is a CI run (`.ci/run` sets CI=1; CI services set CI=true). */
-const inCi = (): boolean => !["", "0", "false"].includes((process.env["CI"] ?? "").toLowerCase());
+export const inCi = (): boolean => !["", "0", "false"].includes((process.env["CI"] ?? "").toLowerCase());
 
 /** Null when xmllint runs, else what is missing and how to install it. */
 export function xmllintMissing(): string | null {
@@ -18,14 +18,19 @@ export function xmllintMissing(): string | null {
   return r.status === 0 ? null : `xmllint is not installed (${APT} libxml2-utils)`;
 }
 
-/** Where a Chromium is: $CBQS_CHROMIUM if set, else Debian's; null when there is none. */
+/** Where a Chromium is looked for: $CBQS_CHROMIUM alone when it is set, else Debian's. */
+function chromiumCandidates(): string[] {
+  const given = process.env["CBQS_CHROMIUM"];
+  return given !== undefined && given !== "" ? [given] : ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
+}
+
+/** The Chromium to drive; null when there is none. */
 export function chromiumPath(): string | null {
-  const candidates = [process.env["CBQS_CHROMIUM"], "/usr/bin/chromium", "/usr/bin/chromium-browser"].filter((p): p is string => p !== undefined && p !== "");
-  return candidates.find((p) => existsSync(p)) ?? null;
+  return chromiumCandidates().find((p) => existsSync(p)) ?? null;
 }
 
 export function chromiumMissing(): string | null {
-  return chromiumPath() === null ? `no Chromium at /usr/bin/chromium or $CBQS_CHROMIUM (${APT} chromium)` : null;
+  return chromiumPath() === null ? `no Chromium at ${chromiumCandidates().join(" or ")} (${APT} chromium; or set CBQS_CHROMIUM to a Chromium or Chrome binary)` : null;
 }
 
 /** Stops the test when `missing` names a missing tool: a failure in CI, a skip that says why elsewhere. */
