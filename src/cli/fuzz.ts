@@ -55,7 +55,7 @@ export function register(program: Command): void {
       exitCodes(
         "every chain agreed (no divergence in --runs chains or within --duration)",
         "a divergence: shrunk to a minimal chain, written to --out, its first difference printed",
-        "unusable command or output (not found, failed without output, timed out, not a t8n result, a server that is not cbqs-t8n-server/v1 or dies twice on one run), bad options; 130/143 when stopped by SIGINT/SIGTERM with nothing found",
+        "unusable command or output (not found, failed without output, timed out, not a t8n result, a server that is not cbqs-t8n-server/v1 or dies twice on one run), bad options, a --junit/--report file that cannot be written; 130/143 when stopped by SIGINT/SIGTERM with nothing found",
       ),
     )
     .action(async (opts: FuzzOpts) => {

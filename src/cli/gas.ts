@@ -90,7 +90,7 @@ export function register(program: Command): void {
     .argument("[file]", `the artifact; when omitted, this installation's ${ARTIFACT_PATH} (from any working directory)`)
     .option("--json", "print the result as JSON");
   reportOptions(verify, "a testcase per vector, and one each for the cost table, the canonical form and the pinned SHA-256")
-    .addHelpText("after", exitCodes("every vector re-executes to its recorded numbers and the file hashes to the pinned SHA-256", "a number or the digest differs", "unreadable or malformed artifact"))
+    .addHelpText("after", exitCodes("every vector re-executes to its recorded numbers and the file hashes to the pinned SHA-256", "a number or the digest differs", "unreadable or malformed artifact; a --junit/--report file that cannot be written"))
     .action(async (given: string | undefined, opts: { json?: boolean; junit?: string; report?: string }) => {
       const started = new Date();
       checkReportFiles(opts);

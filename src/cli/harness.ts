@@ -240,7 +240,7 @@ function registerReplay(program: Command): void {
       exitCodes(
         "every fixture matches",
         "a fixture does not match (1 wins: a mismatch is never hidden by another fixture's unusable input; every fixture is reported)",
-        "a fixture is unusable (malformed, unreadable, unexecutable) and none mismatched; bad options",
+        "a fixture is unusable (malformed, unreadable, unexecutable) and none mismatched; bad options; a --junit/--report file that cannot be written",
         "in memory, nothing is written (a --trace file is dropped); with --db, every block committed before the one in progress is kept, that one is finished and committed",
       ),
     )

@@ -4,7 +4,7 @@
 // their rows, then a table per suite with a row per case; a failed or unusable case's row holds
 // its first difference, the details and the command that reproduces it. Radio buttons filter the
 // rows by CSS alone.
-import { secondsText, tally, tallyAll, timestampText, type CaseStatus, type Suite, type TestCase } from "./model.js";
+import { secondsText, tally, tallyAll, timestampText, type Suite, type Tally, type TestCase } from "./model.js";
 import { html } from "./text.js";
 
 export interface HtmlMeta {
@@ -44,14 +44,14 @@ pre { margin: .3rem 0; white-space: pre-wrap; overflow-wrap: anywhere; font-size
 #show-passed:checked ~ main tr.failed, #show-passed:checked ~ main tr.error, #show-passed:checked ~ main tr.skipped { display: none; }
 `;
 
-/** A status as the page words it. */
-const STATUS: Record<CaseStatus, string> = { passed: "passed", failed: "failed", error: "error", skipped: "skipped" };
-
 const anchor = (suite: number, index: number): string => `case-${suite + 1}-${index + 1}`;
 
-function verdictText(t: ReturnType<typeof tally>): string {
+/** "1 error", "2 errors". */
+const counted = (n: number, noun: string): string => `${n} ${n === 1 ? noun : `${noun}s`}`;
+
+function verdictText(t: Tally): string {
   if (t.failed + t.errors === 0) return `PASSED: ${t.passed} of ${t.tests} passed${t.skipped === 0 ? "" : `, ${t.skipped} skipped`}`;
-  return `FAILED: ${t.failed} failed, ${t.errors} ${t.errors === 1 ? "error" : "errors"} of ${t.tests}`;
+  return `FAILED: ${t.failed} failed, ${counted(t.errors, "error")} of ${t.tests}`;
 }
 
 function outcomeCell(c: TestCase): string {
@@ -69,14 +69,14 @@ function suiteSection(s: Suite, k: number, meta: HtmlMeta): string {
   const head = `<tr><th>status</th><th>${html(meta.caseLabel)}</th>${sized ? '<th class="num">blocks</th><th class="num">txs</th>' : ""}<th class="num">seconds</th><th>difference</th></tr>`;
   const rows = s.cases.map(
     (c, i) =>
-      `<tr class="${c.status}" id="${anchor(k, i)}"><td class="status">${STATUS[c.status]}</td><td class="id">${html(c.id)}</td>` +
+      `<tr class="${c.status}" id="${anchor(k, i)}"><td class="status">${c.status}</td><td class="id">${html(c.id)}</td>` +
       `${sized ? num(c.blocks) + num(c.txs) : ""}<td class="num">${secondsText(c.seconds)}</td>${outcomeCell(c)}</tr>`,
   );
   const started = s.timestamp === undefined ? "" : `, started ${timestampText(s.timestamp)}`;
   return [
     `<section class="suite">`,
     `<h2>${html(s.name)}</h2>`,
-    `<p class="note">${t.tests} ${html(meta.caseLabel)}${t.tests === 1 ? "" : "s"}: ${t.passed} passed, ${t.failed} failed, ${t.errors} errors, ${t.skipped} skipped; ${secondsText(s.seconds)} s${started}</p>`,
+    `<p class="note">${html(counted(t.tests, meta.caseLabel))}: ${t.passed} passed, ${t.failed} failed, ${counted(t.errors, "error")}, ${t.skipped} skipped; ${secondsText(s.seconds)} s${started}</p>`,
     ...(s.summary === undefined ? [] : [`<pre class="summary-line">${html(s.summary)}</pre>`]),
     `<table class="cases"><thead>${head}</thead><tbody>`,
     ...rows,
@@ -91,7 +91,7 @@ export function htmlReport(suites: readonly Suite[], meta: HtmlMeta): string {
   const ok = t.failed + t.errors === 0;
   const seconds = suites.reduce((x, s) => x + s.seconds, 0);
   const problems = suites.flatMap((s, k) =>
-    s.cases.flatMap((c, i) => (c.status === "failed" || c.status === "error" ? [`<li><a href="#${anchor(k, i)}">${html(c.id)}</a> (${STATUS[c.status]}): <span class="message">${html(c.message ?? "")}</span></li>`] : [])),
+    s.cases.flatMap((c, i) => (c.status === "failed" || c.status === "error" ? [`<li><a href="#${anchor(k, i)}">${html(c.id)}</a> (${c.status}): <span class="message">${html(c.message ?? "")}</span></li>`] : [])),
   );
   const count = (key: string, n: number) => `<td class="num" data-count="${key}">${n}</td>`;
   return [
