@@ -5,6 +5,9 @@ import { Stopped } from "../steps.js";
 import { echo, MAX_ERROR_LINE } from "../bounds.js";
 import { checkOutputDirectory, checkOutputPath } from "../output-file.js";
 import type { EventEmitter } from "node:events";
+import { resolve } from "node:path";
+import type { HtmlMeta } from "../report/html.js";
+import type { Suite } from "../report/model.js";
 
 export const EXIT_OK = 0;
 export const EXIT_REJECT = 1;
@@ -95,6 +98,34 @@ export function outputDirOption(flags: string, description: string, role: string
   const option = outputOption(flags, description, defaultValue);
   outputs.set(option, { kind: "dir", role });
   return option;
+}
+
+/**
+ * `--junit <file>` and `--report <file>` of a verifying command (src/cli/reports.ts writes them):
+ * `cases` says what one test case is there ("a testcase per fixture").
+ */
+export function reportOptions(command: Command, cases: string): Command {
+  return command
+    .addOption(outputOption("--junit <file>", `write a JUnit XML report for CI (${cases}; a failure's first difference as its message)`))
+    .addOption(outputOption("--report <file>", "write an HTML report: one self-contained page with a summary, a row per case and, for a failure, its difference and the command that reproduces it"));
+}
+
+/** `--junit` and `--report` naming one file is refused before any work: the second would replace the first. */
+export function checkReportFiles(opts: { junit?: string; report?: string }): void {
+  if (opts.junit !== undefined && opts.report !== undefined && resolve(opts.junit) === resolve(opts.report)) {
+    throw new UsageError(`--junit and --report name the same file (${echo(opts.junit)}): give each its own`);
+  }
+}
+
+/**
+ * The exit code once the reports asked for are written (src/cli/reports.ts, loaded only then):
+ * `verdict`, or 2 when a report could not be written and the verdict is not 1. `suites` is built
+ * only when a report is asked for.
+ */
+export async function withReports(opts: { junit?: string; report?: string }, verdict: number, suites: () => readonly Suite[], meta: HtmlMeta): Promise<number> {
+  if (opts.junit === undefined && opts.report === undefined) return verdict;
+  const { writeReports } = await import("./reports.js");
+  return writeReports(opts, suites(), meta, verdict);
 }
 
 /** Checks every output option of `command` that has a value (src/output-file.ts): exit 2 before any work. */

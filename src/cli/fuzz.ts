@@ -7,7 +7,9 @@
 import { echo } from "../bounds.js";
 import { randomInt } from "node:crypto";
 import type { Command } from "commander";
-import { errorLine, EXIT_OK, EXIT_REJECT, exitCodes, oneLine, UsageError, outputDirOption } from "./common.js";
+import { checkReportFiles, errorLine, EXIT_BAD_INPUT, EXIT_OK, EXIT_REJECT, exitCodes, oneLine, reportOptions, UsageError, outputDirOption, withReports } from "./common.js";
+import type { Suite, TestCase } from "../report/model.js";
+import { shellWord } from "../report/text.js";
 import { count, Phases, progressMode, rate, Stopwatch } from "../harness/progress.js";
 import { availableParallelism } from "node:os";
 import { Stopped, stopRequested, watchSignals } from "../steps.js";
@@ -27,10 +29,12 @@ interface FuzzOpts {
   quiet?: boolean;
   stateRoot: boolean;
   timeout: string;
+  junit?: string;
+  report?: string;
 }
 
 export function register(program: Command): void {
-  program
+  const fuzz = program
     .command("fuzz")
     .description("differential fuzzing: random chains through our t8n and a t8n command or server, shrinking the first divergence to a minimal chain")
     .option("--t8n <command>", 'a per-call t8n command under test, run by /bin/sh once per block with the t8n flags appended (e.g. "node dist/src/cli.js t8n")')
@@ -44,16 +48,19 @@ export function register(program: Command): void {
     .addOption(outputDirOption("--out <dir>", "report directory, written on a divergence (created if missing; checked before the campaign starts)", "the directory the report is written into", "cbqs-fuzz-report"))
     .option("--quiet", "no header and no progress line on stderr")
     .option("--no-state-root", "do not compare state_root (for a t8n that does not commit the alloc as one batch, docs/fixtures.md §4)")
-    .option("--timeout <seconds>", "time allowed for one t8n invocation or one server request", "60")
+    .option("--timeout <seconds>", "time allowed for one t8n invocation or one server request", "60");
+  reportOptions(fuzz, "one testcase for the campaign, failed by a divergence")
     .addHelpText(
       "after",
       exitCodes(
         "every chain agreed (no divergence in --runs chains or within --duration)",
         "a divergence: shrunk to a minimal chain, written to --out, its first difference printed",
-        "unusable command or output (not found, failed without output, timed out, not a t8n result, a server that is not cbqs-t8n-server/v1 or dies twice on one run), bad options; 130/143 when stopped by SIGINT/SIGTERM with nothing found",
+        "unusable command or output (not found, failed without output, timed out, not a t8n result, a server that is not cbqs-t8n-server/v1 or dies twice on one run), bad options, a --junit/--report file that cannot be written; 130/143 when stopped by SIGINT/SIGTERM with nothing found",
       ),
     )
     .action(async (opts: FuzzOpts) => {
+      const started = new Date();
+      checkReportFiles(opts);
       const int = (flag: string, v: string, min: number, max: number): number => {
         if (!/^[0-9]+$/.test(v) || Number(v) < min || Number(v) > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max} (got ${echo(v)})`);
         return Number(v);
@@ -71,7 +78,7 @@ export function register(program: Command): void {
       const jobs = opts.jobs === undefined ? availableParallelism() : int("--jobs", opts.jobs, 1, 256);
       const blocks = int("--blocks", opts.blocks, 1, 1_000);
       const timeout = int("--timeout", opts.timeout, 1, 86_400);
-      await fuzzCommand({ mode, command, seed, firstRun, runs, duration, jobs: Math.min(jobs, runs), blocks, out: opts.out, quiet: opts.quiet === true, stateRoot: opts.stateRoot, timeout });
+      await fuzzCommand({ mode, command, seed, firstRun, runs, duration, jobs: Math.min(jobs, runs), blocks, out: opts.out, quiet: opts.quiet === true, stateRoot: opts.stateRoot, timeout, single: opts.run !== undefined, started, reports: opts });
     });
 }
 
@@ -97,7 +104,29 @@ interface Settings {
   quiet: boolean;
   stateRoot: boolean;
   timeout: number;
+  /** `--run i`: one chain. */
+  single: boolean;
+  started: Date;
+  reports: { junit?: string; report?: string };
 }
+
+/**
+ * The campaign's report: one suite, ONE case for the campaign (docs/fuzzing.md "Reports") —
+ * failed by the divergence, an error when the implementation under test failed, else passed.
+ */
+function campaignSuite(s: Settings, outcome: Omit<TestCase, "id">, summary: string): Suite {
+  const flag = `--${s.mode} ${shellWord(s.command)}`;
+  return {
+    name: `cbqs fuzz ${flag}`,
+    classname: "cbqs.fuzz",
+    cases: [{ id: `fuzz/seed-${s.seed}${s.single ? `/run-${s.firstRun}` : ""}`, ...outcome }],
+    seconds: outcome.seconds,
+    timestamp: s.started,
+    summary,
+  };
+}
+
+const FUZZ_REPORT = { title: "cbqs fuzz", caseLabel: "campaign" };
 
 async function fuzzCommand(s: Settings): Promise<void> {
   // Loaded here, not at startup: every other command (a t8n child included) starts faster.
@@ -134,7 +163,12 @@ async function fuzzCommand(s: Settings): Promise<void> {
     });
   } catch (err) {
     progress.end();
-    if (err instanceof LaneFailure) throw new UsageError(err.message);
+    if (err instanceof LaneFailure) {
+      // The implementation under test failed: exit 2 as before, and a report says so (an error case).
+      const error: Omit<TestCase, "id"> = { status: "error", type: "target-failure", seconds: clock.seconds(), message: oneLine(err.message) };
+      await withReports(s.reports, EXIT_BAD_INPUT, () => [campaignSuite(s, error, `fuzz: seed ${s.seed}: ${oneLine(err.message)}`)], FUZZ_REPORT);
+      throw new UsageError(err.message);
+    }
     throw err;
   } finally {
     await Promise.all(lanes.map((l) => l.close()));
@@ -146,10 +180,12 @@ async function fuzzCommand(s: Settings): Promise<void> {
   const f = result.finding;
   if (f !== null) {
     // Text from the command's output is shown terminal-safe (oneLine), details indented under the first line.
-    process.stdout.write([oneLine(f.headline), ...f.details.map((l) => `  ${oneLine(l)}`), `fuzz: ${totals}: divergence in run ${f.run}`].join("\n") + "\n");
+    const summary = `fuzz: ${totals}: divergence in run ${f.run}`;
+    process.stdout.write([oneLine(f.headline), ...[...f.details, `reproduce: ${f.reproduce}`].map((l) => `  ${oneLine(l)}`), summary].join("\n") + "\n");
     // The divergence is the result (exit 1) even when its files could not be written.
     if (f.writeError !== null) process.stderr.write(`cbqs: error: ${oneLine(f.writeError)}\n`);
-    process.exitCode = EXIT_REJECT;
+    const failed: Omit<TestCase, "id"> = { status: "failed", type: "divergence", seconds, blocks: result.blocks, txs: result.txs, message: oneLine(f.headline), details: f.details.map(oneLine), reproduce: f.reproduce };
+    process.exitCode = await withReports(s.reports, EXIT_REJECT, () => [campaignSuite(s, failed, summary)], FUZZ_REPORT);
     return;
   }
   const received = stopRequested();
@@ -162,8 +198,10 @@ async function fuzzCommand(s: Settings): Promise<void> {
     process.exitCode = stopped.exitCode;
     return;
   }
-  process.stdout.write(`fuzz: ${totals}: no divergence\n`);
-  process.exitCode = EXIT_OK;
+  const summary = `fuzz: ${totals}: no divergence`;
+  process.stdout.write(`${summary}\n`);
+  const passed: Omit<TestCase, "id"> = { status: "passed", seconds, blocks: result.blocks, txs: result.txs };
+  process.exitCode = await withReports(s.reports, EXIT_OK, () => [campaignSuite(s, passed, summary)], FUZZ_REPORT);
 }
 
 const sizeText = (chain: { blocks: number; txs: number }): string => `${count(chain.blocks, "block")}, ${count(chain.txs, "tx", "txs")}`;

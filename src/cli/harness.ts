@@ -6,7 +6,7 @@
 // (docs/performance.md "Start-up").
 import { DEFAULT_T8N_LINE_BYTES, echo, MAX_BUFFERED_DOCUMENT_BYTES } from "../bounds.js";
 import { existsSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import type { Command } from "commander";
 import { GenesisError } from "../engine/errors.js";
 import type { PostStateMode } from "../harness/fill.js";
@@ -23,7 +23,9 @@ import { describeIoError, InputError } from "../json/read.js";
 import { jsonDocumentSteps, Output, Streamed, writing, writingStoppable } from "../json/write.js";
 import { checkOutputPath } from "../output-file.js";
 import { dumpEntryViews, dumpHeader } from "../../state/dump.js";
-import { errorLine, EXIT_OK, EXIT_REJECT, exitCodes, intOption, oneLine, UsageError, outputOption, outputDirOption } from "./common.js";
+import { checkReportFiles, errorLine, EXIT_OK, EXIT_REJECT, exitCodes, intOption, oneLine, reportOptions, UsageError, outputOption, outputDirOption, withReports } from "./common.js";
+import type { Suite, TestCase } from "../report/model.js";
+import { shellWord } from "../report/text.js";
 import { DEFAULT_RETAIN_BLOCKS } from "../../state/chain-db-memory.js";
 import { SNAPSHOT_INTERVAL_HELP, snapshotInterval } from "./store-options.js";
 import { addSelectionOptions, indexFailureLines, printList, selectFromOptions, type SelectionOpts } from "./selection-options.js";
@@ -131,10 +133,26 @@ function registerFill(program: Command): void {
     });
 }
 
+/** A mismatch in words, after the file: `block 5: receipts[2].cycles ($.blocks[1]…): expected 471 got 472`. */
+function mismatchText(m: Mismatch): string {
+  return `${m.height === 0n ? "genesis" : `block ${m.height}`}: ${m.field} (${m.path}): expected ${m.expected} got ${m.actual}`;
+}
+
 export function mismatchLines(file: string, m: Mismatch): string[] {
-  const where = m.height === 0n ? "genesis" : `block ${m.height}`;
   // Values echo fixture content: terminal-safe like every error line.
-  return [oneLine(`MISMATCH ${file}: ${where}: ${m.field} (${m.path}): expected ${m.expected} got ${m.actual}`), ...m.details.map((d) => `  ${oneLine(d)}`)];
+  return [oneLine(`MISMATCH ${file}: ${mismatchText(m)}`), ...m.details.map((d) => `  ${oneLine(d)}`)];
+}
+
+/**
+ * A fixture's outcome as a report's test case (docs/fixtures.md "Reports"): a mismatch is a
+ * failure whose message is the first difference and whose details are the differing keys, an
+ * unusable fixture an error; `reproduce` is the command line that shows it again.
+ */
+export function fixtureCase(r: FixtureReport, id: string, seconds: number, reproduce: string): TestCase {
+  const base = { id, seconds, blocks: r.blocks, txs: r.txs };
+  if (r.mismatch !== undefined) return { ...base, status: "failed", type: "mismatch", message: oneLine(mismatchText(r.mismatch)), details: r.mismatch.details.map(oneLine), reproduce };
+  if (r.status === "unusable") return { ...base, status: "error", type: "unusable", message: oneLine(r.error ?? "unusable"), reproduce };
+  return { ...base, status: "passed" };
 }
 
 /** The one summary line of a replay (also the basis of `npm start`'s verdict). */
@@ -149,9 +167,59 @@ export function replaySummary(reports: readonly FixtureReport[], seconds: number
   );
 }
 
-/** `replay`'s targets: files and directories, expanded, in order, each file once. */
-function targetFiles(targets: readonly string[]): string[] {
-  return [...new Set(targets.flatMap((t) => fixtureFiles(t)))];
+/** `replay`'s targets: files and directories, expanded, in order, each file once, with the target it was found under. */
+function targetFiles(targets: readonly string[]): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const target of targets) for (const file of fixtureFiles(target)) if (!found.has(file)) found.set(file, target);
+  return found;
+}
+
+/**
+ * A fixture's id in a report: its path relative to the corpus root it was found under (the
+ * directory given, or a file's own directory), so it is the same whichever way it was named.
+ */
+function fixtureId(file: string, target: string): string {
+  return relative(file === target ? dirname(target) : target, file);
+}
+
+/** The command that replays one fixture again, as this run did. */
+function replayCommand(file: string, toHeight: bigint | undefined): string {
+  return `cbqs replay ${shellWord(file)}${toHeight === undefined ? "" : ` --to-height ${toHeight}`}`;
+}
+
+/** A replay's report: a suite per target argument, a case per fixture (docs/fixtures.md "Reports"). */
+function replaySuites(runs: ReadonlyArray<{ report: FixtureReport; seconds: number }>, found: ReadonlyMap<string, string>, o: { started: Date; shard: Shard | undefined; toHeight: bigint | undefined }): Suite[] {
+  const byTarget = new Map<string, Array<{ report: FixtureReport; seconds: number }>>();
+  for (const run of runs) {
+    const target = found.get(run.report.file)!;
+    byTarget.set(target, [...(byTarget.get(target) ?? []), run]);
+  }
+  return [...byTarget].map(([target, mine]) => {
+    const seconds = mine.reduce((x, r) => x + r.seconds, 0);
+    return {
+      name: `cbqs replay ${target}${o.shard === undefined ? "" : ` (shard ${o.shard.index}/${o.shard.count})`}`,
+      classname: "cbqs.replay",
+      cases: mine.map((r) => fixtureCase(r.report, fixtureId(r.report.file, target), r.seconds, replayCommand(r.report.file, o.toHeight))),
+      seconds,
+      timestamp: o.started,
+      summary: replaySummary(mine.map((r) => r.report), seconds, o.shard),
+    };
+  });
+}
+
+const REPLAY_REPORT = { title: "cbqs replay", caseLabel: "fixture" };
+
+interface ReplayOpts extends SelectionOpts {
+  toHeight?: string;
+  quiet?: boolean;
+  json?: boolean;
+  trace?: string;
+  db?: string;
+  snapshotInterval?: string;
+  retainBlocks?: string;
+  pipeline?: boolean;
+  junit?: string;
+  report?: string;
 }
 
 function registerIndex(program: Command): void {
@@ -183,17 +251,20 @@ function registerReplay(program: Command): void {
       "--pipeline",
       "compute each block's state root, tx/receipt/logs roots and signature checks on worker threads while the next block executes " +
         "(same report; for long chains: each fixture starts its workers, so small fixtures replay slower; not with --trace or --db)",
-    )
+    );
+  reportOptions(replay, "a testcase per fixture, a testsuite per target")
     .addHelpText(
       "after",
       exitCodes(
         "every fixture matches",
         "a fixture does not match (1 wins: a mismatch is never hidden by another fixture's unusable input; every fixture is reported)",
-        "a fixture is unusable (malformed, unreadable, unexecutable) and none mismatched; bad options",
+        "a fixture is unusable (malformed, unreadable, unexecutable) and none mismatched; bad options; a --junit/--report file that cannot be written",
         "in memory, nothing is written (a --trace file is dropped); with --db, every block committed before the one in progress is kept, that one is finished and committed",
       ),
     )
-    .action(async (targets: string[], opts: SelectionOpts & { toHeight?: string; quiet?: boolean; json?: boolean; trace?: string; db?: string; snapshotInterval?: string; retainBlocks?: string; pipeline?: boolean }) => {
+    .action(async (targets: string[], opts: ReplayOpts) => {
+      const started = new Date();
+      checkReportFiles(opts);
       const toHeight = opts.toHeight === undefined ? undefined : decimalOption("--to-height", opts.toHeight);
       const { newStore, replayExitCode, replayFileSteps, ReplayPipeline } = await import("../harness/replay.js");
       if (opts.pipeline === true && (opts.trace !== undefined || opts.db !== undefined)) throw new UsageError("--pipeline cannot be combined with --trace or --db");
@@ -204,7 +275,7 @@ function registerReplay(program: Command): void {
         }
         const interval = snapshotInterval(opts.snapshotInterval);
         const retainBlocks = opts.retainBlocks === undefined ? DEFAULT_RETAIN_BLOCKS : intOption("--retain-blocks", opts.retainBlocks, 1_000_000);
-        return replayIntoStore(targets, opts.db, { toHeight, interval, retainBlocks, progress: opts.json ? "off" : progressMode(opts.quiet), json: opts.json === true });
+        return replayIntoStore(targets, opts.db, { toHeight, interval, retainBlocks, progress: opts.json ? "off" : progressMode(opts.quiet), json: opts.json === true, reports: opts, started });
       }
       if (opts.snapshotInterval !== undefined) throw new UsageError("--snapshot-interval needs --db");
       if (opts.retainBlocks !== undefined) throw new UsageError("--retain-blocks needs --db");
@@ -217,10 +288,12 @@ function registerReplay(program: Command): void {
       }
       watchSignals();
       const files = selection.files.map((f) => f.file);
+      const found = new Map(selection.files.map((f) => [f.file, f.root]));
       if (opts.trace !== undefined && files.length !== 1) throw new UsageError("--trace needs a single fixture file");
       const clock = new Stopwatch();
       const mode = opts.json ? "off" : progressMode(opts.quiet);
       const reports: FixtureReport[] = [];
+      const seconds: number[] = [];
       const kept = () => `${reports.length} of ${count(files.length, "fixture")} replayed before it; nothing written${opts.trace === undefined ? "" : ` (the trace ${opts.trace} is not)`}`;
       await keeping(kept, () =>
         withTrace(opts.trace, async (trace) => {
@@ -229,6 +302,7 @@ function registerReplay(program: Command): void {
           try {
             for (const file of files) {
               const tracing = trace === null ? null : new TracingStore(newStore());
+              const watch = new Stopwatch();
               const report = await stoppable(
                 replayFileSteps(file, {
                   progress: mode,
@@ -241,6 +315,7 @@ function registerReplay(program: Command): void {
                 }),
               );
               reports.push(report);
+              seconds.push(watch.seconds());
             }
           } finally {
             pipeline?.close();
@@ -269,8 +344,10 @@ function registerReplay(program: Command): void {
         }
         process.stdout.write(indexFailureLines(selection.indexFailures) + summary + "\n");
       }
+      const runs = reports.map((report, i) => ({ report, seconds: seconds[i]! }));
       // A corpus that differs from its index fails like a mismatch: the run did not test what the index promises.
-      process.exitCode = selection.indexFailures.length > 0 ? EXIT_REJECT : replayExitCode(reports);
+      const verdict = selection.indexFailures.length > 0 ? EXIT_REJECT : replayExitCode(reports);
+      process.exitCode = await withReports(opts, verdict, () => replaySuites(runs, found, { started, shard, toHeight }), REPLAY_REPORT);
     });
 }
 
@@ -281,8 +358,12 @@ function registerReplay(program: Command): void {
  * committed), 2 unusable input or a store holding another chain (nothing touched), 130/143 when
  * stopped by SIGINT/SIGTERM (after the block in progress is committed).
  */
-async function replayIntoStore(targets: readonly string[], dir: string, o: { toHeight: bigint | undefined; interval: bigint; retainBlocks: number; progress: ProgressMode; json: boolean }): Promise<void> {
-  const files = targetFiles(targets);
+async function replayIntoStore(
+  targets: readonly string[],
+  dir: string,
+  o: { toHeight: bigint | undefined; interval: bigint; retainBlocks: number; progress: ProgressMode; json: boolean; reports: { junit?: string; report?: string }; started: Date },
+): Promise<void> {
+  const files = [...targetFiles(targets).keys()];
   if (files.length !== 1 || files[0] !== targets[0]) throw new UsageError("--db needs one fixture file (a store holds one chain)");
   const file = files[0]!;
   const [{ ReplayInputError }, { replayIntoDb, StoredChainError }, { comparedText, heightSpan }, { openStore, storeUsageError }] = await Promise.all([
@@ -367,7 +448,21 @@ async function replayIntoStore(targets: readonly string[], dir: string, o: { toH
     stopped.kept = `the store ${dir} holds every block through height ${outcome.head ?? "none"}, each committed whole; run again to resume`;
     process.stderr.write(errorLine(stopped));
     process.exitCode = stopped.exitCode;
-  } else process.exitCode = outcome.mismatch !== null ? EXIT_REJECT : EXIT_OK;
+    return;
+  }
+  // One fixture, one case; what the store already held and was compared is in the summary line.
+  const report: FixtureReport = { file, name: fixture.name, status: outcome.mismatch === null ? "ok" : "mismatch", blocks: outcome.blocks, txs: outcome.txs, ...(outcome.mismatch === null ? {} : { mismatch: outcome.mismatch }) };
+  const suite = (): Suite[] => [
+    {
+      name: `cbqs replay ${file} --db ${dir}`,
+      classname: "cbqs.replay",
+      cases: [fixtureCase(report, fixtureId(file, file), seconds, `${replayCommand(file, o.toHeight)} --db ${shellWord(dir)}`)],
+      seconds,
+      timestamp: o.started,
+      summary,
+    },
+  ];
+  process.exitCode = await withReports(o.reports, outcome.mismatch !== null ? EXIT_REJECT : EXIT_OK, suite, REPLAY_REPORT);
 }
 
 /** JSON-lines output, written as it is produced (a long chain's trace does not fit in memory). */

@@ -29,8 +29,10 @@ export interface LaneSpec {
 export interface FindingReport {
   /** stdout: the first difference… */
   headline: string;
-  /** …then, indented under it: the shrunk chain, what was written, the reproduce line. */
+  /** …then, indented under it: the shrunk chain and what was written… */
   details: string[];
+  /** …and last the command line that reproduces it. */
+  reproduce: string;
   /** stderr: the report could not be written (the divergence stays the result). */
   writeError: string | null;
   run: number;
@@ -136,9 +138,8 @@ function reportFinding(f: Finding, spec: LaneSpec, interrupted: boolean): Findin
     `shrunk from ${sizeText(f.original)} to ${sizeText(f.shrunk)} (${count(f.candidates, "candidate chain")}${interrupted ? ", interrupted" : ""})`,
     ...chainLines(f.divergence.summary),
     wrote,
-    `reproduce: ${reproduceLine(spec.meta, f.seed, f.run)}`,
   ];
-  return { headline: `DIVERGENCE seed ${f.seed} run ${f.run}: ${f.divergence.text}`, details, writeError, run: f.run };
+  return { headline: `DIVERGENCE seed ${f.seed} run ${f.run}: ${f.divergence.text}`, details, reproduce: reproduceLine(spec.meta, f.seed, f.run), writeError, run: f.run };
 }
 
 // ---- a lane on a worker thread -------------------------------------------------------------

@@ -210,11 +210,27 @@ function firstDifference(expected: Json, actual: Json, path: string): string | n
   return expected === actual ? null : `${path}: expected ${show(expected)}, actual ${show(actual)}`;
 }
 
+/** One check of an artifact: `run` gives null when it holds, else the difference in words. */
+export interface ArtifactCheck {
+  /** "cost table", a vector's id, "canonical form" or "pinned SHA-256". */
+  name: string;
+  vector: boolean;
+  run: () => string | null;
+}
+
+/** A check that was run. */
+export interface CheckResult {
+  check: ArtifactCheck;
+  difference: string | null;
+}
+
 /**
- * Re-executes every vector of `text` against the engine and compares every recorded number;
- * then checks canonical form and the pinned digest. Throws ArtifactError on unusable input.
+ * The checks of `text`, in order: the cost table, every vector (re-executed against the engine,
+ * every recorded number compared), the canonical form, the pinned digest. The whole artifact is
+ * read first: unusable input throws ArtifactError before any check runs, so a malformed vector
+ * is exit 2 even after a differing one.
  */
-export function verifyArtifact(text: string, pinned: string = GAS_VECTORS_SHA256): VerifyResult {
+export function artifactChecks(text: string, pinned: string = GAS_VECTORS_SHA256): { sha256: string; checks: ArtifactCheck[] } {
   let parsed: unknown;
   try {
     parsed = parseJson(text);
@@ -224,34 +240,68 @@ export function verifyArtifact(text: string, pinned: string = GAS_VECTORS_SHA256
   }
   const root = obj(parsed, "$", ROOT_FIELDS);
   if (root.schema !== SCHEMA_ID) throw new ArtifactError(`$.schema: ${echo(JSON.stringify(root.schema), 60)} is not "${SCHEMA_ID}"`);
-  // Everywhere below "expected" is what the file records and "actual" what the engine gives; the reason says so.
-  const sides = " (expected: the file's value, actual: the engine's)";
-  const header = firstDifference(
-    { schedule: (root.schedule ?? null) as Json, reservations: (root.reservations ?? null) as Json },
-    { schedule: scheduleJson(COSTS), reservations: reservationsJson() },
-    "",
-  );
-  if (header !== null) return { ok: false, reason: `cost table differs from the engine: ${header}${sides}` };
-  const vectors = arr(root.vectors, "$.vectors");
-  for (const [i, v] of vectors.entries()) {
+  const vectors = arr(root.vectors, "$.vectors").map((v, i) => {
     const o = obj(v, `$.vectors[${i}]`, VECTOR_FIELDS);
-    const id = str(o.id, `$.vectors[${i}].id`);
-    const scenario = parseScenario(o, `$.vectors[${i}]`);
-    let m: Measurement;
-    try {
-      m = runScenario(scenario);
-    } catch (err) {
-      if (err instanceof ScenarioError) return { ok: false, reason: `vector ${id}: cannot re-execute: ${err.message}` };
-      throw err;
-    }
-    const recorded: Record<string, Json> = {};
-    const fresh = measurementJson(m);
-    for (const k of Object.keys(fresh)) recorded[k] = (o[k] ?? null) as Json;
-    const d = firstDifference(recorded, fresh, "");
-    if (d !== null) return { ok: false, reason: `vector ${id}: ${d}${sides}` };
-  }
-  if (canonicalJson(parsed as Json) !== text) return { ok: false, reason: "the file is not in canonical form (key order, whitespace or trailing newline)" };
+    return { o, id: str(o.id, `$.vectors[${i}].id`), scenario: parseScenario(o, `$.vectors[${i}]`) };
+  });
+  // Everywhere below "expected" is what the file records and "actual" what the engine gives; the difference says so.
+  const sides = " (expected: the file's value, actual: the engine's)";
   const digest = sha256Hex(text);
-  if (digest !== pinned) return { ok: false, reason: `SHA-256 ${digest} is not the pinned GAS_VECTORS_SHA256 ${pinned} (src/gas/pinned.ts)` };
-  return { ok: true, sha256: digest, vectors: vectors.length };
+  const costTable: ArtifactCheck = {
+    name: "cost table",
+    vector: false,
+    run: () => {
+      const d = firstDifference(
+        { schedule: (root.schedule ?? null) as Json, reservations: (root.reservations ?? null) as Json },
+        { schedule: scheduleJson(COSTS), reservations: reservationsJson() },
+        "",
+      );
+      return d === null ? null : `cost table differs from the engine: ${d}${sides}`;
+    },
+  };
+  const vectorChecks = vectors.map(({ o, id, scenario }): ArtifactCheck => ({
+    name: id,
+    vector: true,
+    run: () => {
+      let m: Measurement;
+      try {
+        m = runScenario(scenario);
+      } catch (err) {
+        if (err instanceof ScenarioError) return `vector ${id}: cannot re-execute: ${err.message}`;
+        throw err;
+      }
+      const recorded: Record<string, Json> = {};
+      const fresh = measurementJson(m);
+      for (const k of Object.keys(fresh)) recorded[k] = (o[k] ?? null) as Json;
+      const d = firstDifference(recorded, fresh, "");
+      return d === null ? null : `vector ${id}: ${d}${sides}`;
+    },
+  }));
+  const canonical: ArtifactCheck = {
+    name: "canonical form",
+    vector: false,
+    run: () => (canonicalJson(parsed as Json) === text ? null : "the file is not in canonical form (key order, whitespace or trailing newline)"),
+  };
+  const pinnedDigest: ArtifactCheck = {
+    name: "pinned SHA-256",
+    vector: false,
+    run: () => (digest === pinned ? null : `SHA-256 ${digest} is not the pinned GAS_VECTORS_SHA256 ${pinned} (src/gas/pinned.ts)`),
+  };
+  return { sha256: digest, checks: [costTable, ...vectorChecks, canonical, pinnedDigest] };
+}
+
+/** The verdict of checks that were run: the first difference in their order, or ok. */
+export function artifactVerdict(sha256: string, results: readonly CheckResult[]): VerifyResult {
+  const first = results.find((r) => r.difference !== null);
+  if (first !== undefined) return { ok: false, reason: first.difference! };
+  return { ok: true, sha256, vectors: results.filter((r) => r.check.vector).length };
+}
+
+/**
+ * Re-executes every vector of `text` against the engine and compares every recorded number;
+ * then checks canonical form and the pinned digest. Throws ArtifactError on unusable input.
+ */
+export function verifyArtifact(text: string, pinned: string = GAS_VECTORS_SHA256): VerifyResult {
+  const { sha256, checks } = artifactChecks(text, pinned);
+  return artifactVerdict(sha256, checks.map((check) => ({ check, difference: check.run() })));
 }
