@@ -5,6 +5,7 @@ import { Stopped } from "../steps.js";
 import { echo, MAX_ERROR_LINE } from "../bounds.js";
 import { checkOutputDirectory, checkOutputPath } from "../output-file.js";
 import type { EventEmitter } from "node:events";
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import type { HtmlMeta } from "../report/html.js";
 import type { Suite } from "../report/model.js";
@@ -228,5 +229,17 @@ export function exitCodes(ok: string, reject: string, unusable = "unusable input
 /** A non-negative decimal integer option, at most `max`. */
 export function intOption(name: string, text: string, max: number): number {
   if (!/^[0-9]{1,15}$/.test(text) || Number(text) > max) throw new UsageError(`${name} must be an integer from 0 to ${max} (got ${echo(text)})`);
+  return Number(text);
+}
+
+/** `--jobs <n>`'s help: what runs in parallel, and the default. */
+export function jobsHelp(what: string): string {
+  return `${what}; the number of cores when not given (${availableParallelism()} here)`;
+}
+
+/** `--jobs <n>`: 1 … 256, the number of cores when not given. */
+export function jobsCount(text: string | undefined): number {
+  if (text === undefined) return availableParallelism();
+  if (!/^[0-9]{1,3}$/.test(text) || Number(text) < 1 || Number(text) > 256) throw new UsageError(`--jobs must be an integer from 1 to 256 (got ${echo(text)})`);
   return Number(text);
 }

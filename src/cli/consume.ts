@@ -6,7 +6,10 @@
 import type { Command } from "commander";
 import { echo } from "../bounds.js";
 import { count, Progress, progressMode, rate, Stopwatch } from "../harness/progress.js";
-import { errorLine, exitCodes, oneLine, UsageError } from "./common.js";
+import { checkReportFiles, errorLine, exitCodes, jobsCount, jobsHelp, oneLine, reportOptions, UsageError, withReports } from "./common.js";
+import type { ConsumeReport } from "../consume/consume.js";
+import type { Suite, TestCase } from "../report/model.js";
+import { shellWord } from "../report/text.js";
 import { Stopped, stopRequested, watchSignals } from "../steps.js";
 import type { Selection } from "../harness/selection.js";
 import { addSelectionOptions, indexFailureLines, printList, selectFromOptions, type SelectionOpts } from "./selection-options.js";
@@ -17,18 +20,9 @@ interface ConsumeOpts extends SelectionOpts {
   quiet?: boolean;
   stateRoot: boolean;
   timeout: string;
-}
-
-/** One fixture's outcome, in the corpus's order. */
-export interface ConsumeReport {
-  id: string;
-  file: string;
-  status: "ok" | "mismatch" | "unusable";
-  blocks: number;
-  txs: number;
-  /** The first difference (mismatch) or what made the fixture or the target unusable. */
-  message?: string;
-  height?: bigint;
+  jobs?: string;
+  junit?: string;
+  report?: string;
 }
 
 export function register(program: Command): void {
@@ -40,8 +34,10 @@ export function register(program: Command): void {
     .option("--t8n <command>", 'a per-call t8n command under test, run by /bin/sh once per block with the t8n flags appended (e.g. "node dist/src/cli.js t8n")')
     .option("--quiet", "no progress on stderr")
     .option("--no-state-root", "do not compare state_root and block_hash (for a t8n that does not commit its state as a chain, docs/fixtures.md §4)")
-    .option("--timeout <seconds>", "time allowed for one t8n invocation or one server request", "60");
-  addSelectionOptions(consume, "consume")
+    .option("--timeout <seconds>", "time allowed for one t8n invocation or one server request", "60")
+    .option("--jobs <n>", jobsHelp("fixtures run in parallel, each worker with its own server or command"));
+  addSelectionOptions(consume, "consume");
+  reportOptions(consume, "a testcase per fixture id")
     .addHelpText(
       "after",
       exitCodes(
@@ -51,6 +47,8 @@ export function register(program: Command): void {
       ),
     )
     .action(async (targets: string[], opts: ConsumeOpts) => {
+      const started = new Date();
+      checkReportFiles(opts);
       if ((opts.t8n === undefined) === (opts.t8nServer === undefined)) throw new UsageError("give the implementation under test as --t8n-server <command> (a server) or --t8n <command> (per call), one of them");
       const mode = opts.t8n !== undefined ? "t8n" : "t8n-server";
       const command = (opts.t8n ?? opts.t8nServer)!;
@@ -63,7 +61,8 @@ export function register(program: Command): void {
         process.exitCode = selection.indexFailures.length > 0 ? 1 : 0;
         return;
       }
-      await consumeCommand(selection, { mode, command, timeout: Number(opts.timeout), quiet: opts.quiet === true, stateRoot: opts.stateRoot });
+      const jobs = jobsCount(opts.jobs);
+      await consumeCommand(selection, { mode, command, timeout: Number(opts.timeout), quiet: opts.quiet === true, stateRoot: opts.stateRoot, jobs, started, ...(opts.junit === undefined ? {} : { junit: opts.junit }), ...(opts.report === undefined ? {} : { report: opts.report }) });
     });
 }
 
@@ -73,64 +72,45 @@ interface Settings {
   timeout: number;
   quiet: boolean;
   stateRoot: boolean;
+  jobs: number;
+  started: Date;
+  junit?: string;
+  report?: string;
 }
 
 async function consumeCommand(selection: Selection, s: Settings): Promise<void> {
-  const [{ readFixtureSteps }, { consumeFixture, FixtureNotReplayable, TargetFailed }, { makeTarget }, { InputError }, { finish }] = await Promise.all([
-    import("../harness/documents.js"),
-    import("../consume/consume.js"),
-    import("../fuzz/lanes.js"),
-    import("../json/read.js"),
-    import("../steps.js"),
-  ]);
+  const { runJobs } = await import("../jobs/pool.js");
   const chosen = selection.files;
-  const target = makeTarget(s.mode, s.command, s.timeout);
   const signal = watchSignals();
-  signal.addEventListener("abort", () => target.close());
-  const mode = progressMode(s.quiet);
+  const progress = new Progress("consume", progressMode(s.quiet));
   const clock = new Stopwatch();
   const reports: ConsumeReport[] = [];
-  try {
-    for (const f of chosen) {
-      if (signal.aborted) break;
-      const report: ConsumeReport = { id: f.id, file: f.file, status: "ok", blocks: 0, txs: 0 };
-      const progress = new Progress(`consume ${f.id}`, mode);
-      try {
-        const fixture = finish(readFixtureSteps(f.file));
-        const outcome = await consumeFixture(fixture, target, {
-          compare: { stateRoot: s.stateRoot },
-          stopped: () => signal.aborted,
-          onBlock: (done, total, height, txs) => progress.update({ done, total, unit: "blocks", height: { at: height, last: fixture.blocks.at(-1)?.height ?? 0n }, txs }),
-        });
-        report.blocks = outcome.blocks;
-        report.txs = outcome.txs;
-        if (outcome.stopped) break;
-        if (outcome.difference !== null) Object.assign(report, { status: "mismatch", message: outcome.difference.text, height: outcome.difference.height });
-      } catch (err) {
-        if (signal.aborted) break;
-        if (err instanceof TargetFailed) {
-          // The next fixture gets a fresh process: whatever state this one was left in is not trusted.
-          target.close();
-          const where = err.height === null ? "starting the chain" : `block ${err.height}`;
-          Object.assign(report, { status: "unusable", message: `${s.mode} ${oneLine(s.command)}: ${where}: ${err.message}` }, err.height === null ? {} : { height: err.height });
-        } else if (err instanceof FixtureNotReplayable || err instanceof InputError) {
-          Object.assign(report, { status: "unusable", message: err.message });
-        } else throw err;
-      } finally {
-        progress.end();
-      }
-      reports.push(report);
-    }
-  } finally {
-    target.close();
-  }
+  let blocks = 0;
+  let txs = 0;
+  await runJobs(
+    { kind: "consume", mode: s.mode, command: s.command, timeout: s.timeout, stateRoot: s.stateRoot },
+    chosen.map((f) => ({ file: f.file, id: f.id })),
+    {
+      jobs: s.jobs,
+      signal,
+      onResult: (_, output) => {
+        const r = output as ConsumeReport;
+        reports.push(r);
+        blocks += r.blocks;
+        txs += r.txs;
+        progress.update({ done: reports.length, total: chosen.length, unit: "fixtures", txs, detail: `${count(blocks, "block")}` });
+      },
+    },
+  );
+  progress.end();
+  const reproduce = (r: ConsumeReport) => `cbqs consume ${shellWord(r.file)} --${s.mode} ${shellWord(s.command)}${s.stateRoot ? "" : " --no-state-root"}`;
   for (const r of reports) {
     if (r.status === "unusable") process.stderr.write(`cbqs: error: ${oneLine(`${r.id}: ${r.message}`)}\n`);
-    if (r.status === "mismatch") {
-      process.stdout.write(`MISMATCH ${oneLine(`${r.id}: ${r.message}`)}\n  reproduce: cbqs consume ${shellWord(r.file)} --${s.mode} '${s.command.replace(/'/g, `'\\''`)}'${s.stateRoot ? "" : " --no-state-root"}\n`);
-    }
+    if (r.status === "mismatch") process.stdout.write(`MISMATCH ${oneLine(`${r.id}: ${r.message}`)}\n  reproduce: ${oneLine(reproduce(r))}\n`);
   }
-  process.stdout.write(indexFailureLines(selection.indexFailures) + consumeSummary(reports, clock.seconds(), selection.indexFailures.length) + "\n");
+  const seconds = clock.seconds();
+  const summary = consumeSummary(reports, seconds, selection.indexFailures.length);
+  process.stdout.write(indexFailureLines(selection.indexFailures) + summary + "\n");
   const received = stopRequested();
   if (received !== null) {
     const stopped = new Stopped(received);
@@ -139,7 +119,26 @@ async function consumeCommand(selection: Selection, s: Settings): Promise<void> 
     process.exitCode = stopped.exitCode;
     return;
   }
-  process.exitCode = reports.some((r) => r.status === "mismatch") || selection.indexFailures.length > 0 ? 1 : reports.some((r) => r.status === "unusable") ? 2 : 0;
+  const verdict = reports.some((r) => r.status === "mismatch") || selection.indexFailures.length > 0 ? 1 : reports.some((r) => r.status === "unusable") ? 2 : 0;
+  const suite = (): Suite[] => [
+    {
+      name: `cbqs consume --${s.mode} ${s.command}`,
+      classname: "cbqs.consume",
+      cases: reports.map((r) => consumeCase(r, reproduce(r))),
+      seconds,
+      timestamp: s.started,
+      summary,
+    },
+  ];
+  process.exitCode = await withReports(s, verdict, suite, { title: "cbqs consume", caseLabel: "fixture" });
+}
+
+/** A fixture's outcome as a report's test case: a difference fails it, an unusable fixture or target is an error. */
+function consumeCase(r: ConsumeReport, reproduce: string): TestCase {
+  const base = { id: r.id, seconds: r.seconds, blocks: r.blocks, txs: r.txs };
+  if (r.status === "mismatch") return { ...base, status: "failed", type: "mismatch", message: oneLine(r.message ?? ""), reproduce };
+  if (r.status === "unusable") return { ...base, status: "error", type: "unusable", message: oneLine(r.message ?? ""), reproduce };
+  return { ...base, status: "passed" };
 }
 
 /** The one summary line of a consume run. */
@@ -151,9 +150,4 @@ export function consumeSummary(reports: readonly ConsumeReport[], seconds: numbe
     `consume: ${count(reports.length, "fixture")}: ${n("ok")} ok, ${count(n("mismatch"), "mismatch", "mismatches")}, ${n("unusable")} unusable${indexFailures === 0 ? "" : `, ${count(indexFailures, "index failure")}`}; ` +
     `${count(blocks, "block")}, ${count(txs, "tx", "txs")} in ${seconds.toFixed(2)} s (${rate(blocks, seconds)} blocks/s, ${rate(txs, seconds)} tx/s)`
   );
-}
-
-/** A word as a POSIX shell reads it back: bare when safe, else single-quoted. */
-function shellWord(word: string): string {
-  return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }

@@ -12,6 +12,7 @@ import { GenesisError } from "../engine/errors.js";
 import type { PostStateMode } from "../harness/fill.js";
 import { fixtureFileName, fixtureJsonText, noBlockAt } from "../harness/fixture.js";
 import type { FixtureSummary } from "../harness/corpus-index.js";
+import type { FillOutput } from "../jobs/handlers.js";
 import { count, Phases, Progress, progressMode, rate, Stopwatch, type ProgressMode } from "../harness/progress.js";
 import type { DiffOutcome } from "../harness/diff.js";
 import { fixtureFiles, inFile, inFileSteps, readDocumentSteps, readDumpSteps, readFixture, readFixtureSteps, readJson, readScenario } from "../harness/documents.js";
@@ -23,7 +24,7 @@ import { describeIoError, InputError } from "../json/read.js";
 import { jsonDocumentSteps, Output, Streamed, writing, writingStoppable } from "../json/write.js";
 import { checkOutputPath } from "../output-file.js";
 import { dumpEntryViews, dumpHeader } from "../../state/dump.js";
-import { checkReportFiles, errorLine, EXIT_OK, EXIT_REJECT, exitCodes, intOption, oneLine, reportOptions, UsageError, outputOption, outputDirOption, withReports } from "./common.js";
+import { checkReportFiles, errorLine, EXIT_OK, EXIT_REJECT, exitCodes, intOption, jobsCount, jobsHelp, oneLine, reportOptions, UsageError, outputOption, outputDirOption, withReports } from "./common.js";
 import type { Suite, TestCase } from "../report/model.js";
 import { shellWord } from "../report/text.js";
 import { DEFAULT_RETAIN_BLOCKS } from "../../state/chain-db-memory.js";
@@ -65,6 +66,7 @@ function registerFill(program: Command): void {
     .addOption(outputDirOption("-o, --output <dir>", "directory for the fixtures (file name from the scenario name)", "the directory the fixtures are written into").makeOptionMandatory())
     .option("--post-state <mode>", "which blocks carry a post_state dump: every (each block), final (the last block only) or none", "every")
     .option("--gzip", "write <name>.json.gz")
+    .option("--jobs <n>", jobsHelp("scenarios filled in parallel on worker threads, written in the order given"))
     .option("--quiet", "no progress on stderr")
     .addHelpText(
       "after",
@@ -75,7 +77,7 @@ function registerFill(program: Command): void {
         "the fixtures already written are kept (each complete), the one being written is dropped",
       ),
     )
-    .action(async (files: string[], opts: { output: string; postState: string; gzip?: boolean; quiet?: boolean }) => {
+    .action(async (files: string[], opts: { output: string; postState: string; gzip?: boolean; quiet?: boolean; jobs?: string }) => {
       watchSignals();
       const [{ FillError, fillSteps }, { fixtureSummary, indexDirectory }] = await Promise.all([import("../harness/fill.js"), import("../harness/corpus-index.js")]);
       if (!["none", "final", "every"].includes(opts.postState)) throw new UsageError(`--post-state must be none, final or every (got ${echo(opts.postState)})`);
@@ -83,7 +85,10 @@ function registerFill(program: Command): void {
       const texts: Array<{ path: string; text: string }> = [];
       const filled = new Map<string, FixtureSummary>();
       let failed = 0;
-      for (const file of files) {
+      const jobs = Math.min(jobsCount(opts.jobs), files.length);
+      if (jobs > 1) {
+        failed = await fillOnWorkers(files, { jobs, postState: opts.postState as PostStateMode, gzip: opts.gzip === true, output: opts.output, quiet: opts.quiet === true }, texts, filled);
+      } else for (const file of files) {
         const scenario = readScenario(file);
         const name = inFile(file, () => fixtureFileName(scenario.name)) + (opts.gzip ? ".gz" : "");
         if (outputs.has(name)) throw new UsageError(`${file}: scenario name "${echo(scenario.name)}" is also used by ${outputs.get(name)}`);
@@ -136,6 +141,62 @@ function registerFill(program: Command): void {
 /** A mismatch in words, after the file: `block 5: receipts[2].cycles ($.blocks[1]…): expected 471 got 472`. */
 function mismatchText(m: Mismatch): string {
   return `${m.height === 0n ? "genesis" : `block ${m.height}`}: ${m.field} (${m.path}): expected ${m.expected} got ${m.actual}`;
+}
+
+/**
+ * `fill --jobs N`: every scenario read and its fixture name checked first (a malformed one stops
+ * the command before any work), then filled on N worker threads; results in the order given.
+ * Returns how many failed their own expectations.
+ */
+async function fillOnWorkers(
+  files: readonly string[],
+  o: { jobs: number; postState: PostStateMode; gzip: boolean; output: string; quiet: boolean },
+  texts: Array<{ path: string; text: string }>,
+  filled: Map<string, FixtureSummary>,
+): Promise<number> {
+  const { runJobs } = await import("../jobs/pool.js");
+  const names = new Map<string, string>();
+  const byFile = new Map<string, string>();
+  for (const file of files) {
+    const scenario = readScenario(file);
+    const name = inFile(file, () => fixtureFileName(scenario.name)) + (o.gzip ? ".gz" : "");
+    if (names.has(name)) throw new UsageError(`${file}: scenario name "${echo(scenario.name)}" is also used by ${names.get(name)}`);
+    names.set(name, file);
+    byFile.set(file, name);
+    if (existsSync(o.output)) checkOutputPath(join(o.output, name));
+  }
+  const signal = watchSignals();
+  const progress = new Progress("fill", progressMode(o.quiet));
+  const outputs: FillOutput[] = [];
+  await runJobs({ kind: "fill", postState: o.postState }, files.map((file) => ({ file, id: file })), {
+    jobs: o.jobs,
+    signal,
+    onResult: (_, output) => {
+      outputs.push(output as FillOutput);
+      progress.update({ done: outputs.length, total: files.length, unit: "scenarios" });
+    },
+  });
+  progress.end();
+  const received = stopRequested();
+  if (received !== null) {
+    const stopped = new Stopped(received);
+    stopped.kept = `no fixture written (stopped while filling, ${outputs.length} of ${count(files.length, "scenario")} filled)`;
+    throw stopped;
+  }
+  let failed = 0;
+  for (const out of outputs) {
+    if ("unusable" in out) throw new InputError(out.file, out.unusable.path, out.unusable.reason);
+    if ("failed" in out) {
+      // A scenario that fails is reported and skipped; the others are still filled.
+      process.stderr.write(`cbqs: ${oneLine(`${out.file}: ${out.failed}`)}\n`);
+      failed++;
+      continue;
+    }
+    const name = byFile.get(out.file)!;
+    texts.push({ path: join(o.output, name), text: out.text });
+    filled.set(name, out.summary);
+  }
+  return failed;
 }
 
 export function mismatchLines(file: string, m: Mismatch): string[] {
@@ -211,6 +272,7 @@ const REPLAY_REPORT = { title: "cbqs replay", caseLabel: "fixture" };
 
 interface ReplayOpts extends SelectionOpts {
   toHeight?: string;
+  jobs?: string;
   quiet?: boolean;
   json?: boolean;
   trace?: string;
@@ -234,6 +296,35 @@ function registerIndex(program: Command): void {
     });
 }
 
+/** `replay --jobs N`: whole fixtures on N worker threads (src/jobs/pool.ts), reported in order. */
+async function replayOnWorkers(
+  files: readonly string[],
+  o: { jobs: number; toHeight: bigint | undefined; signal: AbortSignal; progress: ProgressMode; kept: () => string },
+  onReport: (report: FixtureReport, seconds: number) => void,
+): Promise<void> {
+  const { runJobs } = await import("../jobs/pool.js");
+  const progress = new Progress("replay", o.progress);
+  let done = 0;
+  let txs = 0;
+  await runJobs({ kind: "replay", toHeight: o.toHeight ?? null }, files.map((file) => ({ file, id: file })), {
+    jobs: o.jobs,
+    signal: o.signal,
+    onResult: (_, output) => {
+      const { kind: _kind, seconds, ...report } = output as { kind: "replay"; seconds: number } & FixtureReport;
+      onReport(report, seconds);
+      txs += report.txs;
+      progress.update({ done: ++done, total: files.length, unit: "fixtures", txs });
+    },
+  });
+  progress.end();
+  const received = stopRequested();
+  if (received !== null) {
+    const stopped = new Stopped(received);
+    stopped.kept = o.kept();
+    throw stopped;
+  }
+}
+
 function registerReplay(program: Command): void {
   const replay = program
     .command("replay")
@@ -241,6 +332,7 @@ function registerReplay(program: Command): void {
     .argument("<fixture...>", "fixture files (.json or .json.gz) or directories of them")
     .option("--to-height <n>", "stop after the last block at or below this height");
   addSelectionOptions(replay, "replay")
+    .option("--jobs <n>", jobsHelp("fixtures replayed in parallel on worker threads, reported in order (1 with --trace or --pipeline)"))
     .option("--quiet", "no progress on stderr")
     .option("--json", "print a cbqs-replay/v1 JSON report instead of text")
     .addOption(outputOption("--trace <file>", "write a cbqs-trace/v1 JSON line per transaction (single fixture only)"))
@@ -270,7 +362,7 @@ function registerReplay(program: Command): void {
       if (opts.pipeline === true && (opts.trace !== undefined || opts.db !== undefined)) throw new UsageError("--pipeline cannot be combined with --trace or --db");
       if (opts.db !== undefined) {
         if (opts.trace !== undefined) throw new UsageError("--trace and --db are exclusive");
-        for (const [given, flag] of [[opts.shard, "--shard"], [opts.k, "-k"], [opts.instruction, "--instruction"], [opts.error, "--error"], [opts.list, "--list"]] as const) {
+        for (const [given, flag] of [[opts.shard, "--shard"], [opts.k, "-k"], [opts.instruction, "--instruction"], [opts.error, "--error"], [opts.list, "--list"], [opts.jobs, "--jobs"]] as const) {
           if (given !== undefined) throw new UsageError(`${flag} and --db are exclusive: a store holds one chain`);
         }
         const interval = snapshotInterval(opts.snapshotInterval);
@@ -286,16 +378,20 @@ function registerReplay(program: Command): void {
         process.exitCode = selection.indexFailures.length > 0 ? EXIT_REJECT : EXIT_OK;
         return;
       }
-      watchSignals();
+      const signal = watchSignals();
       const files = selection.files.map((f) => f.file);
       const found = new Map(selection.files.map((f) => [f.file, f.root]));
       if (opts.trace !== undefined && files.length !== 1) throw new UsageError("--trace needs a single fixture file");
+      // --trace and --pipeline replay one fixture at a time (a trace is one stream; the pipeline has its own threads).
+      if (opts.jobs !== undefined && jobsCount(opts.jobs) > 1 && (opts.trace !== undefined || opts.pipeline === true)) throw new UsageError("--jobs above 1 cannot be combined with --trace or --pipeline");
+      const jobs = opts.trace !== undefined || opts.pipeline === true ? 1 : Math.min(jobsCount(opts.jobs), files.length);
       const clock = new Stopwatch();
       const mode = opts.json ? "off" : progressMode(opts.quiet);
       const reports: FixtureReport[] = [];
       const seconds: number[] = [];
       const kept = () => `${reports.length} of ${count(files.length, "fixture")} replayed before it; nothing written${opts.trace === undefined ? "" : ` (the trace ${opts.trace} is not)`}`;
-      await keeping(kept, () =>
+      if (jobs > 1) await replayOnWorkers(files, { jobs, toHeight, signal, progress: mode, kept }, (r, s) => (reports.push(r), seconds.push(s)));
+      else await keeping(kept, () =>
         withTrace(opts.trace, async (trace) => {
           // One worker for the whole run, started before the first fixture is read (docs/performance.md).
           const pipeline = opts.pipeline === true ? new ReplayPipeline() : undefined;

@@ -9,6 +9,7 @@ import type { Fixture, FixtureBlock } from "../harness/fixture.js";
 import { readFixtureSteps } from "../harness/documents.js";
 import { InputError } from "../json/read.js";
 import { finish } from "../steps.js";
+import { performance } from "node:perf_hooks";
 import { Replay, ReplayInputError, type Mismatch } from "../harness/replay.js";
 import { blockResultJson, transition, type T8nEnv, type T8nRun } from "../harness/t8n.js";
 import { txKind } from "../harness/trace.js";
@@ -175,6 +176,8 @@ export interface ConsumeReport {
   height?: bigint;
   /** The target failed (its process is not trusted for the next fixture). */
   targetFailed?: boolean;
+  /** Wall time of the fixture, for reports. */
+  seconds: number;
 }
 
 export interface ConsumeFileOptions extends ConsumeOptions {
@@ -184,7 +187,8 @@ export interface ConsumeFileOptions extends ConsumeOptions {
 
 /** Reads fixture `file` and consumes it; every failure is part of the report, a stop leaves it null. */
 export async function consumeFile(file: string, id: string, target: ChainTarget, options: ConsumeFileOptions): Promise<ConsumeReport | null> {
-  const report: ConsumeReport = { id, file, status: "ok", blocks: 0, txs: 0 };
+  const report: ConsumeReport = { id, file, status: "ok", blocks: 0, txs: 0, seconds: 0 };
+  const started = performance.now();
   try {
     const fixture = finish(readFixtureSteps(file));
     const outcome = await consumeFixture(fixture, target, options);
@@ -201,5 +205,6 @@ export async function consumeFile(file: string, id: string, target: ChainTarget,
       Object.assign(report, { status: "unusable", message: err.message });
     } else throw err;
   }
+  report.seconds = (performance.now() - started) / 1000;
   return report;
 }

@@ -2,6 +2,7 @@
 // through the implementation under test, fill one scenario. A handler lives on one worker thread
 // (or on the main thread) and runs its jobs one at a time; its inputs and outputs are plain data
 // (they cross threads by structured clone, bigint included).
+import { performance } from "node:perf_hooks";
 import type { FixtureReport } from "../harness/replay.js";
 import type { ConsumeReport } from "../consume/consume.js";
 import type { FixtureSummary } from "../harness/corpus-index.js";
@@ -24,7 +25,7 @@ export type FillOutput =
   | { kind: "fill"; file: string; failed: string }
   | { kind: "fill"; file: string; unusable: { path: string; reason: string } };
 
-export type JobOutput = ({ kind: "replay" } & FixtureReport) | ({ kind: "consume" } & ConsumeReport) | FillOutput;
+export type JobOutput = ({ kind: "replay"; seconds: number } & FixtureReport) | ({ kind: "consume" } & ConsumeReport) | FillOutput;
 
 export interface Handler {
   /** One job; undefined when it was stopped before it finished. */
@@ -49,7 +50,9 @@ function replayHandler(toHeight: bigint | null): Handler {
   return {
     async run(input) {
       const { replayFile } = await import("../harness/replay.js");
-      return { kind: "replay", ...replayFile(input.file, toHeight === null ? {} : { toHeight }) };
+      const started = performance.now();
+      const report = replayFile(input.file, toHeight === null ? {} : { toHeight });
+      return { kind: "replay", ...report, seconds: (performance.now() - started) / 1000 };
     },
     stop: () => undefined,
     close: () => Promise.resolve(),

@@ -54,16 +54,19 @@ export async function runJobs(spec: JobSpec, inputs: readonly JobInput[], option
     let running = workers;
     let failure: Error | null = null;
     const pool: Worker[] = [];
-    const finishOne = (w: Worker) => {
+    const ended = new Set<Worker>();
+    /** A worker is done (no job left, a stop, a failure, its exit): counted once. */
+    const end = (w: Worker) => {
+      if (ended.has(w)) return;
+      ended.add(w);
       void w.terminate();
-      if (--running === 0) {
-        options.signal.removeEventListener("abort", stopAll);
-        if (failure !== null) reject(failure);
-        else resolve(ordered.delivered());
-      }
+      if (--running > 0) return;
+      options.signal.removeEventListener("abort", stopAll);
+      if (failure !== null) reject(failure);
+      else resolve(ordered.delivered());
     };
     const feed = (w: Worker) => {
-      if (failure !== null || options.signal.aborted || next >= inputs.length) return finishOne(w);
+      if (failure !== null || options.signal.aborted || next >= inputs.length) return end(w);
       const index = next++;
       w.postMessage({ type: "job", index, input: inputs[index]! } satisfies ToWorker);
     };
@@ -72,12 +75,6 @@ export async function runJobs(spec: JobSpec, inputs: readonly JobInput[], option
     for (let k = 0; k < workers; k++) {
       const w = new Worker(WORKER_SCRIPT, { workerData: spec });
       pool.push(w);
-      let ended = false;
-      const end = () => {
-        if (ended) return;
-        ended = true;
-        finishOne(w);
-      };
       w.on("message", (m: FromWorker) => {
         if (m.type === "done") {
           if (!options.signal.aborted) ordered.add(m.index, m.output);
@@ -85,14 +82,14 @@ export async function runJobs(spec: JobSpec, inputs: readonly JobInput[], option
         } else if (m.type === "failed") {
           failure ??= new JobFailed(m.message);
           stopAll();
-          end();
-        } else end();
+          end(w);
+        } else end(w);
       });
       w.on("error", (err) => {
         failure ??= err;
-        end();
+        end(w);
       });
-      w.on("exit", () => end());
+      w.on("exit", () => end(w));
       feed(w);
     }
   });
