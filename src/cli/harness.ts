@@ -380,7 +380,7 @@ function registerReplay(program: Command): void {
       }
       const signal = watchSignals();
       const files = selection.files.map((f) => f.file);
-      const found = new Map(selection.files.map((f) => [f.file, f.root]));
+      const found = new Map(selection.files.map((f) => [f.file, f.target]));
       if (opts.trace !== undefined && files.length !== 1) throw new UsageError("--trace needs a single fixture file");
       // --trace and --pipeline replay one fixture at a time (a trace is one stream; the pipeline has its own threads).
       if (opts.jobs !== undefined && jobsCount(opts.jobs) > 1 && (opts.trace !== undefined || opts.pipeline === true)) throw new UsageError("--jobs above 1 cannot be combined with --trace or --pipeline");

@@ -14,6 +14,8 @@ export interface CorpusFile {
   id: string;
   /** The corpus root: the directory argument it came from, or the file's directory. */
   root: string;
+  /** The command-line argument it came from (a report's suite). */
+  target: string;
 }
 
 /**
@@ -30,7 +32,7 @@ export function corpusFiles(targets: readonly string[]): CorpusFile[] {
       const full = file === STDIN ? STDIN : resolve(file);
       if (seenFiles.has(full)) continue;
       seenFiles.add(full);
-      out.push({ file, id: file === STDIN ? "-" : basename(file), root: isDir ? target : dirname(file) });
+      out.push({ file, id: file === STDIN ? "-" : basename(file), root: isDir ? target : dirname(file), target });
     }
   }
   const uses = new Map<string, number>();

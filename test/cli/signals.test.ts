@@ -132,10 +132,18 @@ describe("SIGINT/SIGTERM on the long-running commands", () => {
     expect(lastLine(r.err)).toMatch(/^cbqs: stopped by SIGINT; 0 of 1 fixture replayed before it; nothing written \(the trace .* is not\)$/);
     expect(existsSync(trace)).toBe(false);
     expect(temporaries(root)).toEqual([]);
-    const many = await stopWhen(["replay", dir], "SIGTERM", (err) => /replay .*copy-1\.json: height/.test(err));
+    const many = await stopWhen(["replay", dir, "--jobs", "1"], "SIGTERM", (err) => /replay .*copy-1\.json: height/.test(err));
     expect(many.signalled).toBe(true);
     expect(many.code).toBe(143);
     expect(lastLine(many.err)).toMatch(/^cbqs: stopped by SIGTERM; [1-5] of 6 fixtures replayed before it; nothing written$/);
+    // On worker threads (--jobs 2): the same stop, the workers ended with the command.
+    const wide = join(root, "replay-jobs");
+    mkdirSync(wide);
+    for (let i = 0; i < 60; i++) writeFileSync(join(wide, `copy-${i}.json`), fixtureJsonText(fixture));
+    const pooled = await stopWhen(["replay", wide, "--jobs", "2"], "SIGTERM", (err) => /replay: [1-9]\d*\/60 fixtures/.test(err));
+    expect(pooled.signalled).toBe(true);
+    expect(pooled.code).toBe(143);
+    expect(lastLine(pooled.err)).toMatch(/^cbqs: stopped by SIGTERM; \d+ of 60 fixtures replayed before it; nothing written$/);
   }, 30_000);
 
   it("replay --pipeline: stopped inside a fixture and between fixtures, exit 130 (a pipelined fixture was one unit and ran on)", async () => {

@@ -3,7 +3,7 @@
 // named by its id and block, with a reproduce line; a fixture this emulator does not replay and
 // a target that cannot run are unusable (exit 2), never a pass; SIGINT stops it cleanly.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -117,9 +117,58 @@ describe("cbqs consume", () => {
   it("SIGINT: the server is stopped, the summary printed, exit 130", async () => {
     const slow = join(scratch, "slow.sh");
     writeFileSync(slow, `#!/bin/sh\nsleep 0.3\nexec node dist/src/cli.js t8n "$@"\n`, { mode: 0o755 });
-    const r = await consume(["fixtures/corpus", "--t8n", slow, "--quiet"], (kill) => setTimeout(() => kill("SIGINT"), 1500));
+    const r = await consume(["fixtures/corpus", "--t8n", slow, "--quiet", "--jobs", "1"], (kill) => setTimeout(() => kill("SIGINT"), 1500));
     expect(r.code).toBe(130);
     expect(r.out).toMatch(SUMMARY);
     expect(r.err).toMatch(/^cbqs: stopped by SIGINT; \d+ of 19 fixtures consumed before it; nothing written\n$/);
   });
+
+  it("--jobs 2: the same report in the same order as one job, whichever worker finishes first (a mutant's mismatches included)", async () => {
+    const mutant = MUTANTS.find((m) => m.name === "settled-blocks-off-by-one")!;
+    const dir = buildMutant(process.cwd(), mutant);
+    try {
+      const command = `node ${dir}/dist/src/cli.js t8n --server`;
+      const one = await consume(["fixtures/corpus", "--t8n-server", command, "--quiet", "--jobs", "1"]);
+      const two = await consume(["fixtures/corpus", "--t8n-server", command, "--quiet", "--jobs", "2"]);
+      expect(one.code).toBe(1);
+      const lines = (r: Ran) => r.out.replace(/ in [\d.]+ s \(.*\)$/m, "");
+      expect(lines(two)).toBe(lines(one));
+      expect(one.out.match(/^MISMATCH /gm)!.length).toBeGreaterThan(2);
+    } finally {
+      removeMutant(dir);
+    }
+  });
+
+  it("SIGINT with --jobs 2: exit 130, the summary, and no server process left behind", async () => {
+    const mark = `cbqs-consume-test-${process.pid}-${Date.now()}`;
+    const corpus = mkdtempSync(join(scratch, "many-"));
+    const text = readFileSync("fixtures/corpus/pause-accounting.json");
+    for (let i = 0; i < 40; i++) writeFileSync(join(corpus, `copy-${String(i).padStart(2, "0")}.json`), text);
+    const child = spawn(process.execPath, ["dist/src/cli.js", "consume", corpus, "--t8n-server", SERVER, "--jobs", "2", "--quiet"], { env: { ...process.env, CBQS_TEST_MARK: mark }, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (c) => (out += String(c)));
+    child.stderr.on("data", (c) => (err += String(c)));
+    for (let i = 0; i < 600 && marked(mark).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(marked(mark).length, "two servers running").toBeGreaterThanOrEqual(2);
+    child.kill("SIGINT");
+    const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
+    expect(code, err).toBe(130);
+    expect(out).toMatch(SUMMARY);
+    expect(err).toMatch(/cbqs: stopped by SIGINT; \d+ of 40 fixtures consumed before it; nothing written\n$/);
+    for (let i = 0; i < 40 && marked(mark).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(marked(mark)).toEqual([]);
+  });
 });
+
+/** Processes (other than ours) whose environment carries the mark, other than consume itself. */
+function marked(mark: string): string[] {
+  return readdirSync("/proc").filter((pid) => {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) return false;
+    try {
+      return readFileSync(`/proc/${pid}/environ`, "latin1").includes(`CBQS_TEST_MARK=${mark}`) && !readFileSync(`/proc/${pid}/cmdline`, "latin1").includes("consume");
+    } catch {
+      return false;
+    }
+  });
+}
