@@ -10,14 +10,19 @@
 // wins over unusable input, so it is never hidden.
 //
 //   npm run build && node dist/scripts/start.js [--corpus fixtures/corpus] [--long-chain .cache/long-chain.json.gz]
-//        [--long-chain-blocks 10000] [--long-chain-min-txs 50000] [--quiet]
+//        [--long-chain-blocks 10000] [--long-chain-min-txs 50000] [--jobs N] [--quiet]
 import { pathToFileURL } from "node:url";
 import { errorLine, oneLine } from "../src/cli/common.js";
 import { verifyArtifactFile } from "../src/cli/gas.js";
 import { mismatchLines, replaySummary } from "../src/cli/harness.js";
 import { fixtureFiles } from "../src/harness/documents.js";
 import { count, progressMode, Stopwatch } from "../src/harness/progress.js";
-import { replayExitCode, replayFile, type FixtureReport } from "../src/harness/replay.js";
+import { replayExitCode, type FixtureReport } from "../src/harness/replay.js";
+import { runJobs } from "../src/jobs/pool.js";
+import { PoolProgress } from "../src/jobs/progress.js";
+import { Stopped, stopRequested, watchSignals } from "../src/steps.js";
+import { availableParallelism } from "node:os";
+import { basename } from "node:path";
 import { ARTIFACT_PATH } from "../src/gas/artifact.js";
 import { InputError } from "../src/json/read.js";
 import { GAS_VECTORS_SHA256 } from "../src/gas/pinned.js";
@@ -25,6 +30,7 @@ import { ensureLongChain } from "./long-chain-cache.js";
 import { scriptArgs } from "./script-args.js";
 
 interface Options {
+  jobs: number;
   corpus: string;
   longChain: string;
   blocks: number;
@@ -42,6 +48,7 @@ Options:
                               with its <name>.meta.json, when the same generator version and code filled it
   --long-chain-blocks <n>     its blocks (default 10000)
   --long-chain-min-txs <n>    its minimum transactions (default 50000)
+  --jobs <n>                  fixtures replayed in parallel on worker threads (default: the number of cores)
   --quiet                     no progress on stderr
   -h, --help                  this text
 
@@ -52,9 +59,10 @@ Exit codes:
 `;
 
 function parseOptions(argv: string[]): Options | null {
-  const args = scriptArgs(argv, USAGE, ["corpus", "long-chain", "long-chain-blocks", "long-chain-min-txs"], ["quiet"]);
+  const args = scriptArgs(argv, USAGE, ["corpus", "long-chain", "long-chain-blocks", "long-chain-min-txs", "jobs"], ["quiet"]);
   if (args === null) return null;
   return {
+    jobs: args.integer("jobs", availableParallelism(), 1),
     corpus: args.value("corpus") ?? "fixtures/corpus",
     longChain: args.value("long-chain") ?? ".cache/long-chain.json.gz",
     blocks: args.integer("long-chain-blocks", 10_000, 1),
@@ -63,13 +71,32 @@ function parseOptions(argv: string[]): Options | null {
   };
 }
 
-/** Runs everything and returns the verdict line and the exit code. */
-export function start(o: Options): Verdict {
+/**
+ * Runs everything and returns the verdict line and the exit code. The fixtures replay on every
+ * core (src/jobs/pool.ts, as `replay --jobs`), the long chain taken first so the corpus fills the
+ * other cores around it; reports stay in the corpus's order, the long chain last.
+ */
+export async function start(o: Options): Promise<Verdict> {
   const mode = progressMode(o.quiet);
   ensureLongChain(o.longChain, { blocks: o.blocks, minTxs: o.minTxs, progress: mode });
   const clock = new Stopwatch();
-  const files = [...fixtureFiles(o.corpus), o.longChain];
-  const reports = files.map((file) => replayFile(file, { progress: mode }));
+  const files = [o.longChain, ...fixtureFiles(o.corpus)];
+  const progress = new PoolProgress("replay", mode, files.length, "fixtures", files.map((f) => basename(f)));
+  const byIndex: FixtureReport[] = [];
+  await runJobs({ kind: "replay", toHeight: null }, files.map((file) => ({ file, id: file })), {
+    jobs: o.jobs,
+    signal: watchSignals(),
+    onResult: (index, output) => {
+      const { kind: _kind, seconds: _seconds, ...report } = output as { kind: "replay"; seconds: number } & FixtureReport;
+      byIndex[index] = report;
+      progress.finished(report.txs);
+    },
+    onProgress: (running) => progress.running(running),
+  });
+  progress.end();
+  const received = stopRequested();
+  if (received !== null) throw new Stopped(received);
+  const reports = [...byIndex.slice(1), byIndex[0]!];
   for (const r of reports) {
     if (r.status === "unusable") process.stderr.write(`cbqs: error: ${oneLine(r.error!)}\n`);
     if (r.mismatch !== undefined) process.stderr.write(mismatchLines(r.file, r.mismatch).join("\n") + "\n");
@@ -118,18 +145,22 @@ export function verdict(reports: readonly FixtureReport[], gas: GasCheck): Verdi
   return { line: `${exitCode === 0 ? "OK" : "FAILED"}: ${[...failures, ...verified].join("; ")}`, exitCode };
 }
 
-function main(argv: string[]): void {
+async function main(argv: string[]): Promise<void> {
   let result: Verdict;
   try {
     const options = parseOptions(argv);
     if (options === null) return;
-    result = start(options);
+    result = await start(options);
   } catch (err) {
     process.stderr.write(errorLine(err));
+    if (err instanceof Stopped) {
+      process.exitCode = err.exitCode;
+      return;
+    }
     result = { line: `FAILED: ${oneLine(err instanceof Error ? err.message : String(err))}`, exitCode: 2 };
   }
   process.stdout.write(`${result.line}\n`);
   process.exitCode = result.exitCode;
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) main(process.argv.slice(2));
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) void main(process.argv.slice(2));

@@ -5,7 +5,7 @@
 // input), 2 unusable fixtures or a target that cannot be used, and none differs.
 import type { Command } from "commander";
 import { echo } from "../bounds.js";
-import { count, Progress, progressMode, rate, Stopwatch } from "../harness/progress.js";
+import { count, progressMode, rate, Stopwatch } from "../harness/progress.js";
 import { checkReportFiles, errorLine, exitCodes, jobsCount, jobsHelp, oneLine, reportOptions, UsageError, withReports } from "./common.js";
 import type { ConsumeReport } from "../consume/consume.js";
 import type { Suite, TestCase } from "../report/model.js";
@@ -79,14 +79,12 @@ interface Settings {
 }
 
 async function consumeCommand(selection: Selection, s: Settings): Promise<void> {
-  const { runJobs } = await import("../jobs/pool.js");
+  const [{ runJobs }, { PoolProgress }] = await Promise.all([import("../jobs/pool.js"), import("../jobs/progress.js")]);
   const chosen = selection.files;
   const signal = watchSignals();
-  const progress = new Progress("consume", progressMode(s.quiet));
+  const progress = new PoolProgress("consume", progressMode(s.quiet), chosen.length, "fixtures", chosen.map((f) => f.id));
   const clock = new Stopwatch();
   const reports: ConsumeReport[] = [];
-  let blocks = 0;
-  let txs = 0;
   await runJobs(
     { kind: "consume", mode: s.mode, command: s.command, timeout: s.timeout, stateRoot: s.stateRoot },
     chosen.map((f) => ({ file: f.file, id: f.id })),
@@ -96,10 +94,9 @@ async function consumeCommand(selection: Selection, s: Settings): Promise<void> 
       onResult: (_, output) => {
         const r = output as ConsumeReport;
         reports.push(r);
-        blocks += r.blocks;
-        txs += r.txs;
-        progress.update({ done: reports.length, total: chosen.length, unit: "fixtures", txs, detail: `${count(blocks, "block")}` });
+        progress.finished(r.txs);
       },
+      onProgress: (running) => progress.running(running),
     },
   );
   progress.end();

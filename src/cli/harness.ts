@@ -6,7 +6,7 @@
 // (docs/performance.md "Start-up").
 import { DEFAULT_T8N_LINE_BYTES, echo, MAX_BUFFERED_DOCUMENT_BYTES } from "../bounds.js";
 import { existsSync, mkdirSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
 import type { Command } from "commander";
 import { GenesisError } from "../engine/errors.js";
 import type { PostStateMode } from "../harness/fill.js";
@@ -166,14 +166,15 @@ async function fillOnWorkers(
     if (existsSync(o.output)) checkOutputPath(join(o.output, name));
   }
   const signal = watchSignals();
-  const progress = new Progress("fill", progressMode(o.quiet));
+  const { PoolProgress } = await import("../jobs/progress.js");
+  const progress = new PoolProgress("fill", progressMode(o.quiet), files.length, "scenarios", files.map((f) => basename(f)));
   const outputs: FillOutput[] = [];
   await runJobs({ kind: "fill", postState: o.postState }, files.map((file) => ({ file, id: file })), {
     jobs: o.jobs,
     signal,
     onResult: (_, output) => {
       outputs.push(output as FillOutput);
-      progress.update({ done: outputs.length, total: files.length, unit: "scenarios" });
+      progress.finished(0);
     },
   });
   progress.end();
@@ -302,19 +303,17 @@ async function replayOnWorkers(
   o: { jobs: number; toHeight: bigint | undefined; signal: AbortSignal; progress: ProgressMode; kept: () => string },
   onReport: (report: FixtureReport, seconds: number) => void,
 ): Promise<void> {
-  const { runJobs } = await import("../jobs/pool.js");
-  const progress = new Progress("replay", o.progress);
-  let done = 0;
-  let txs = 0;
+  const [{ runJobs }, { PoolProgress }] = await Promise.all([import("../jobs/pool.js"), import("../jobs/progress.js")]);
+  const progress = new PoolProgress("replay", o.progress, files.length, "fixtures", files.map((f) => basename(f)));
   await runJobs({ kind: "replay", toHeight: o.toHeight ?? null }, files.map((file) => ({ file, id: file })), {
     jobs: o.jobs,
     signal: o.signal,
     onResult: (_, output) => {
       const { kind: _kind, seconds, ...report } = output as { kind: "replay"; seconds: number } & FixtureReport;
       onReport(report, seconds);
-      txs += report.txs;
-      progress.update({ done: ++done, total: files.length, unit: "fixtures", txs });
+      progress.finished(report.txs);
     },
+    onProgress: (running) => progress.running(running),
   });
   progress.end();
   const received = stopRequested();

@@ -27,9 +27,16 @@ export type FillOutput =
 
 export type JobOutput = ({ kind: "replay"; seconds: number } & FixtureReport) | ({ kind: "consume" } & ConsumeReport) | FillOutput;
 
+/** How far a job under way is: blocks done of its total, transactions done. */
+export interface JobProgress {
+  blocks: number;
+  total: number;
+  txs: number;
+}
+
 export interface Handler {
-  /** One job; undefined when it was stopped before it finished. */
-  run(input: JobInput): Promise<JobOutput | undefined>;
+  /** One job; undefined when it was stopped before it finished. `progress` is told after each block. */
+  run(input: JobInput, progress: (p: JobProgress) => void): Promise<JobOutput | undefined>;
   /** Ends the job under way as soon as it can (a target process is killed). */
   stop(): void;
   close(): Promise<void>;
@@ -48,10 +55,10 @@ export function makeHandler(spec: JobSpec): Handler {
 
 function replayHandler(toHeight: bigint | null): Handler {
   return {
-    async run(input) {
+    async run(input, progress) {
       const { replayFile } = await import("../harness/replay.js");
       const started = performance.now();
-      const report = replayFile(input.file, toHeight === null ? {} : { toHeight });
+      const report = replayFile(input.file, { ...(toHeight === null ? {} : { toHeight }), onBlock: (p) => progress({ blocks: p.blocksDone, total: p.blocksTotal, txs: p.txsDone }) });
       return { kind: "replay", ...report, seconds: (performance.now() - started) / 1000 };
     },
     stop: () => undefined,
@@ -63,10 +70,15 @@ function consumeHandler(spec: Extract<JobSpec, { kind: "consume" }>): Handler {
   let target: ChainTarget | null = null;
   let stopped = false;
   return {
-    async run(input) {
+    async run(input, progress) {
       const [{ consumeFile }, { makeTarget }] = await Promise.all([import("../consume/consume.js"), import("../fuzz/lanes.js")]);
       target ??= makeTarget(spec.mode, spec.command, spec.timeout);
-      const report = await consumeFile(input.file, input.id, target, { compare: { stateRoot: spec.stateRoot }, stopped: () => stopped, targetName: `${spec.mode} ${spec.command}` });
+      const report = await consumeFile(input.file, input.id, target, {
+        compare: { stateRoot: spec.stateRoot },
+        stopped: () => stopped,
+        targetName: `${spec.mode} ${spec.command}`,
+        onBlock: (blocks, total, _height, txs) => progress({ blocks, total, txs }),
+      });
       // The next fixture gets a fresh process: whatever state a failed one was left in is not trusted.
       if (report?.targetFailed === true) target.close();
       return report === null ? undefined : { kind: "consume", ...report };

@@ -7,14 +7,18 @@
 // sources) the jobs run on this thread, one at a time: the same results.
 import { existsSync } from "node:fs";
 import { Worker } from "node:worker_threads";
-import { makeHandler, type JobSpec, type JobInput, type JobOutput } from "./handlers.js";
+import { makeHandler, type JobInput, type JobOutput, type JobProgress, type JobSpec } from "./handlers.js";
 
 const WORKER_SCRIPT = new URL("./worker.js", import.meta.url);
 
 /** Main thread → worker. */
 export type ToWorker = { type: "job"; index: number; input: JobInput } | { type: "stop" };
 /** Worker → main thread. */
-export type FromWorker = { type: "done"; index: number; output: JobOutput } | { type: "failed"; index: number; message: string } | { type: "stopped" };
+export type FromWorker =
+  | { type: "done"; index: number; output: JobOutput }
+  | { type: "progress"; index: number; progress: JobProgress }
+  | { type: "failed"; index: number; message: string }
+  | { type: "stopped" };
 
 export interface PoolOptions {
   jobs: number;
@@ -22,6 +26,8 @@ export interface PoolOptions {
   signal: AbortSignal;
   /** Each result, in the inputs' order. */
   onResult: (index: number, output: JobOutput) => void;
+  /** How far the jobs under way are (by input index), whenever one reports. */
+  onProgress?: (running: ReadonlyMap<number, JobProgress>) => void;
 }
 
 /** A job failed in a way its handler does not report as a result (a bug): the run stops with it. */
@@ -32,6 +38,15 @@ export class JobFailed extends Error {
 /** Runs `inputs` under `spec`; returns how many results were handed to onResult (all, unless stopped). */
 export async function runJobs(spec: JobSpec, inputs: readonly JobInput[], options: PoolOptions): Promise<number> {
   const ordered = inOrder(options.onResult);
+  const running = new Map<number, JobProgress>();
+  const progressOf = (index: number) => (p: JobProgress) => {
+    running.set(index, p);
+    options.onProgress?.(running);
+  };
+  const finished = (index: number) => {
+    running.delete(index);
+    options.onProgress?.(running);
+  };
   const workers = Math.min(options.jobs, inputs.length);
   if (workers <= 1 || !existsSync(WORKER_SCRIPT)) {
     const handler = makeHandler(spec);
@@ -39,7 +54,8 @@ export async function runJobs(spec: JobSpec, inputs: readonly JobInput[], option
     options.signal.addEventListener("abort", stop);
     try {
       for (let i = 0; i < inputs.length && !options.signal.aborted; i++) {
-        const output = await handler.run(inputs[i]!);
+        const output = await handler.run(inputs[i]!, progressOf(i));
+        finished(i);
         if (output === undefined || options.signal.aborted) break;
         ordered.add(i, output);
       }
@@ -51,7 +67,7 @@ export async function runJobs(spec: JobSpec, inputs: readonly JobInput[], option
   }
   return new Promise<number>((resolve, reject) => {
     let next = 0;
-    let running = workers;
+    let live = workers;
     let failure: Error | null = null;
     const pool: Worker[] = [];
     const ended = new Set<Worker>();
@@ -60,7 +76,7 @@ export async function runJobs(spec: JobSpec, inputs: readonly JobInput[], option
       if (ended.has(w)) return;
       ended.add(w);
       void w.terminate();
-      if (--running > 0) return;
+      if (--live > 0) return;
       options.signal.removeEventListener("abort", stopAll);
       if (failure !== null) reject(failure);
       else resolve(ordered.delivered());
@@ -76,7 +92,9 @@ export async function runJobs(spec: JobSpec, inputs: readonly JobInput[], option
       const w = new Worker(WORKER_SCRIPT, { workerData: spec });
       pool.push(w);
       w.on("message", (m: FromWorker) => {
-        if (m.type === "done") {
+        if (m.type === "progress") progressOf(m.index)(m.progress);
+        else if (m.type === "done") {
+          finished(m.index);
           if (!options.signal.aborted) ordered.add(m.index, m.output);
           feed(w);
         } else if (m.type === "failed") {

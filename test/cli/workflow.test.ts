@@ -192,20 +192,20 @@ describe("issue 10: npm start ends with exactly one verdict line", () => {
     expect((JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> }).scripts["start"]).toBe("node dist/scripts/start.js");
   });
 
-  it("OK: names the fixtures, blocks, transactions and the gas-vector SHA-256 it verified", () => {
-    const r = start({ corpus: "fixtures/corpus", longChain: join(dir, "lc", "long-chain.json.gz"), blocks: 30, minTxs: 0, quiet: true });
+  it("OK: names the fixtures, blocks, transactions and the gas-vector SHA-256 it verified", async () => {
+    const r = await start({ jobs: 2, corpus: "fixtures/corpus", longChain: join(dir, "lc", "long-chain.json.gz"), blocks: 30, minTxs: 0, quiet: true });
     const n = readdirSync("fixtures/corpus").filter((f) => f !== "index.json").length + 1;
     expect(r.exitCode).toBe(0);
     expect(r.line).toMatch(new RegExp(`^OK: ${n} fixtures \\([0-9,]+ blocks, [0-9,]+ txs\\) replayed and matched; gas-vector SHA-256 [0-9a-f]{64} verified \\(13 vectors re-executed\\)$`));
   });
 
-  it("FAILED: names what failed, with the exit code of the worst problem", () => {
+  it("FAILED: names what failed, with the exit code of the worst problem", async () => {
     const corpus = join(dir, "bad-corpus");
     mkdirSync(corpus, { recursive: true });
     const bad = fixture();
     bad.blocks[0]!["tx_root"] = "0x" + "00".repeat(32);
     writeFileSync(join(corpus, "bad.json"), JSON.stringify(bad));
-    const r = start({ corpus, longChain: join(dir, "lc2", "long-chain.json.gz"), blocks: 10, minTxs: 0, quiet: true });
+    const r = await start({ jobs: 2, corpus, longChain: join(dir, "lc2", "long-chain.json.gz"), blocks: 10, minTxs: 0, quiet: true });
     expect(r.exitCode).toBe(1);
     // What failed, then what was verified all the same: the long chain, and the gas vectors.
     expect(r.line).toMatch(/^FAILED: 1 fixture of 2 did not replay \(.*bad\.json: mismatch\); 1 fixture \(10 blocks, [0-9,]+ txs\) replayed and matched; gas-vector SHA-256 [0-9a-f]{64} verified \(13 vectors re-executed\)$/);
