@@ -89,8 +89,8 @@ export async function start(o: Options): Promise<Verdict> {
     onResult: (index, output) => {
       const { kind: _kind, seconds: _seconds, ...report } = output as { kind: "replay"; seconds: number } & FixtureReport;
       byIndex[index] = report;
-      progress.finished(report.txs);
     },
+    onFinished: (_, output) => progress.finished((output as { txs: number }).txs),
     onProgress: (running) => progress.running(running),
   });
   progress.end();

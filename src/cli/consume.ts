@@ -94,8 +94,8 @@ async function consumeCommand(selection: Selection, s: Settings): Promise<void> 
       onResult: (_, output) => {
         const r = output as ConsumeReport;
         reports.push(r);
-        progress.finished(r.txs);
       },
+      onFinished: (_, output) => progress.finished((output as ConsumeReport).txs),
       onProgress: (running) => progress.running(running),
     },
   );

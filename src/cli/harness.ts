@@ -174,8 +174,8 @@ async function fillOnWorkers(
     signal,
     onResult: (_, output) => {
       outputs.push(output as FillOutput);
-      progress.finished(0);
     },
+    onFinished: () => progress.finished(0),
   });
   progress.end();
   const received = stopRequested();
@@ -311,8 +311,8 @@ async function replayOnWorkers(
     onResult: (_, output) => {
       const { kind: _kind, seconds, ...report } = output as { kind: "replay"; seconds: number } & FixtureReport;
       onReport(report, seconds);
-      progress.finished(report.txs);
     },
+    onFinished: (_, output) => progress.finished((output as { txs: number }).txs),
     onProgress: (running) => progress.running(running),
   });
   progress.end();

@@ -26,6 +26,8 @@ export interface PoolOptions {
   signal: AbortSignal;
   /** Each result, in the inputs' order. */
   onResult: (index: number, output: JobOutput) => void;
+  /** Each result as soon as it is in (any order): for progress. */
+  onFinished?: (index: number, output: JobOutput) => void;
   /** How far the jobs under way are (by input index), whenever one reports. */
   onProgress?: (running: ReadonlyMap<number, JobProgress>) => void;
 }
@@ -57,6 +59,7 @@ export async function runJobs(spec: JobSpec, inputs: readonly JobInput[], option
         const output = await handler.run(inputs[i]!, progressOf(i));
         finished(i);
         if (output === undefined || options.signal.aborted) break;
+        options.onFinished?.(i, output);
         ordered.add(i, output);
       }
     } finally {
@@ -95,7 +98,10 @@ export async function runJobs(spec: JobSpec, inputs: readonly JobInput[], option
         if (m.type === "progress") progressOf(m.index)(m.progress);
         else if (m.type === "done") {
           finished(m.index);
-          if (!options.signal.aborted) ordered.add(m.index, m.output);
+          if (!options.signal.aborted) {
+            options.onFinished?.(m.index, m.output);
+            ordered.add(m.index, m.output);
+          }
           feed(w);
         } else if (m.type === "failed") {
           failure ??= new JobFailed(m.message);
