@@ -190,3 +190,27 @@ describe("cbqs fuzz --junit / --report: one case per campaign", () => {
     expectValidJunit(junit);
   });
 });
+
+describe("cbqs consume --junit / --report", () => {
+  it("a testcase per fixture id; a difference of the implementation is a failure with its first difference and reproduce command, valid JUnit", async () => {
+    const { buildMutant, MUTANTS, removeMutant } = await import("../../scripts/mutants.js");
+    const mutant = buildMutant(process.cwd(), MUTANTS.find((m) => m.name === "quote-accepted-one-block-late")!);
+    try {
+      const junit = join(dir, "consume.xml");
+      const html = join(dir, "consume.html");
+      const command = `node ${mutant}/dist/src/cli.js t8n --server`;
+      const r = await cbqs("consume", "fixtures/corpus", "--t8n-server", command, "--jobs", "1", "--quiet", "--junit", junit, "--report", html);
+      expect(r.exitCode).toBe(1);
+      expectValidJunit(junit);
+      const cases = testcases(readFileSync(junit, "utf8"));
+      expect(cases.map((c) => c.name)).toEqual(readdirSync("fixtures/corpus").filter((f) => f !== "index.json").sort());
+      const failed = cases.filter((c) => c.outcome !== null);
+      expect(failed.map((c) => [c.name, c.outcome])).toEqual([["create-quote.json", "failure"]]);
+      expect(unescape(failed[0]!.message!)).toBe('block 5 tx 4 CreateStream: t8n result: receipts[4].status expected "rejected" got "ok"');
+      expect(unescape(failed[0]!.text!)).toContain(`reproduce: cbqs consume fixtures/corpus/create-quote.json --t8n-server '${command}'`);
+      expect(readFileSync(html, "utf8")).toContain("create-quote.json");
+    } finally {
+      removeMutant(mutant);
+    }
+  });
+});
