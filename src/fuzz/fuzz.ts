@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto";
 import type { Fixture } from "../harness/fixture.js";
 import { ChainBuilder, type BuiltBlock } from "./build.js";
+import { Census, type CensusJson } from "./census.js";
 import { firstDifference, oursResult, resultDiffers, type CompareOptions } from "./compare.js";
 import { chainSize, generateChain, type FuzzChain } from "./plan.js";
 import { ServerDied } from "./server-target.js";
@@ -92,6 +93,8 @@ export interface FuzzResult {
   txs: number;
   finding: Finding | null;
   interrupted: boolean;
+  /** What the runs done reached. */
+  census: Census;
 }
 
 export const SHRINK_BUDGET = 400;
@@ -203,6 +206,8 @@ export interface RunOutcome {
   stopped: boolean;
   /** One line per server that died during the run (then a new one ran it again). */
   restarts: string[];
+  /** What the run's executed blocks reached (one run). */
+  census: CensusJson;
 }
 
 export interface LaneSettings {
@@ -234,13 +239,16 @@ export class FuzzLane {
       this.evaluator.forget();
       let blocks = 0;
       let txs = 0;
+      const census = new Census();
       try {
         const divergence = await this.evaluator.evaluate(plan, (block) => {
           blocks++;
           txs += block.inputs.txs.length;
+          census.add(block);
         });
         if (divergence !== null) this.found = { run, plan, divergence };
-        return { run, blocks, txs, divergent: divergence !== null, stopped: divergence === null && this.s.stopped(), restarts };
+        census.endRun();
+        return { run, blocks, txs, divergent: divergence !== null, stopped: divergence === null && this.s.stopped(), restarts, census: census.toJSON() };
       } catch (err) {
         if (err instanceof TargetFailure) {
           err.run = run;
@@ -295,18 +303,20 @@ export async function fuzz(target: T8nTarget | ChainTarget, options: FuzzOptions
   let runsDone = 0;
   let blocks = 0;
   let txs = 0;
+  const census = new Census();
   for (let run = options.firstRun; run < options.firstRun + options.runs && !stopped(); run++) {
     const o = await lane.run(run);
     if (o.stopped) break;
     runsDone++;
     blocks += o.blocks;
     txs += o.txs;
+    census.merge(o.census);
     if (!o.divergent) {
       options.onProgress?.({ phase: "fuzz", run, runsDone, blocks, txs });
       continue;
     }
     const finding = await lane.shrink(run, (candidates, size) => options.onProgress?.({ phase: "shrink", run, runsDone, blocks, txs, candidates, size }));
-    return { runsDone, blocks, txs, finding, interrupted: stopped() };
+    return { runsDone, blocks, txs, finding, interrupted: stopped(), census };
   }
-  return { runsDone, blocks, txs, finding: null, interrupted: stopped() };
+  return { runsDone, blocks, txs, finding: null, interrupted: stopped(), census };
 }
