@@ -93,8 +93,6 @@ export interface FuzzResult {
   txs: number;
   finding: Finding | null;
   interrupted: boolean;
-  /** What the runs done reached. */
-  census: Census;
 }
 
 export const SHRINK_BUDGET = 400;
@@ -303,20 +301,18 @@ export async function fuzz(target: T8nTarget | ChainTarget, options: FuzzOptions
   let runsDone = 0;
   let blocks = 0;
   let txs = 0;
-  const census = new Census();
   for (let run = options.firstRun; run < options.firstRun + options.runs && !stopped(); run++) {
     const o = await lane.run(run);
     if (o.stopped) break;
     runsDone++;
     blocks += o.blocks;
     txs += o.txs;
-    census.merge(o.census);
     if (!o.divergent) {
       options.onProgress?.({ phase: "fuzz", run, runsDone, blocks, txs });
       continue;
     }
     const finding = await lane.shrink(run, (candidates, size) => options.onProgress?.({ phase: "shrink", run, runsDone, blocks, txs, candidates, size }));
-    return { runsDone, blocks, txs, finding, interrupted: stopped(), census };
+    return { runsDone, blocks, txs, finding, interrupted: stopped() };
   }
-  return { runsDone, blocks, txs, finding: null, interrupted: stopped(), census };
+  return { runsDone, blocks, txs, finding: null, interrupted: stopped() };
 }
