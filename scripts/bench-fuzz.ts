@@ -45,7 +45,7 @@ interface Measured {
 
 function campaign(label: string, target: string[], n: number, lanes: number): Measured {
   const r = spawnSync(process.execPath, [CLI, "fuzz", ...target, "--seed", String(seed), "--runs", String(n), "--blocks", String(blocks), "--jobs", String(lanes), "--quiet"], { encoding: "utf8" });
-  const m = /^fuzz: [\d,]+ runs? \(seed \d+\), ([\d,]+) blocks?, ([\d,]+) txs? in ([\d.]+) s .*: no divergence$/m.exec(r.stdout);
+  const m = /^fuzz: [\d,]+ runs? \(seed \d+\), ([\d,]+) blocks?, ([\d,]+) txs? in ([\d.]+) s \(.*\): [\d,]+ states? reached, no divergence$/m.exec(r.stdout);
   if (r.status !== 0 || m === null) throw new Error(`${label}: exit ${r.status}\n${r.stdout}${r.stderr}`);
   const num = (s: string) => Number(s.replace(/,/g, ""));
   return { label, blocks: num(m[1]!), txs: num(m[2]!), seconds: Number(m[3]) };

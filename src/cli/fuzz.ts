@@ -176,11 +176,12 @@ async function fuzzCommand(s: Settings): Promise<void> {
   progress.end();
   const seconds = clock.seconds();
   const rates = `${rate(result.runs, seconds)} runs/s, ${rate(result.blocks, seconds)} blocks/s, ${rate(result.txs, seconds)} tx/s`;
-  const totals = `${count(result.runs, "run")} (seed ${s.seed}), ${count(result.blocks, "block")}, ${count(result.txs, "tx", "txs")} in ${seconds.toFixed(1)} s (${rates})`;
+  // "states reached": the census cells the counted runs hit (docs/fuzzing.md §4), like the counts independent of --jobs.
+  const totals = `${count(result.runs, "run")} (seed ${s.seed}), ${count(result.blocks, "block")}, ${count(result.txs, "tx", "txs")} in ${seconds.toFixed(1)} s (${rates}): ${count(result.census.reached, "state")} reached`;
   const f = result.finding;
   if (f !== null) {
     // Text from the command's output is shown terminal-safe (oneLine), details indented under the first line.
-    const summary = `fuzz: ${totals}: divergence in run ${f.run}`;
+    const summary = `fuzz: ${totals}, divergence in run ${f.run}`;
     process.stdout.write([oneLine(f.headline), ...[...f.details, `reproduce: ${f.reproduce}`].map((l) => `  ${oneLine(l)}`), summary].join("\n") + "\n");
     // The divergence is the result (exit 1) even when its files could not be written.
     if (f.writeError !== null) process.stderr.write(`cbqs: error: ${oneLine(f.writeError)}\n`);
@@ -193,12 +194,12 @@ async function fuzzCommand(s: Settings): Promise<void> {
     // The summary on stdout as for a finished run, then the line every stopped command ends with.
     const stopped = new Stopped(received);
     stopped.kept = `after ${count(result.runs, "run")}: no divergence so far, nothing written`;
-    process.stdout.write(`fuzz: ${totals}: no divergence so far\n`);
+    process.stdout.write(`fuzz: ${totals}, no divergence so far\n`);
     process.stderr.write(errorLine(stopped));
     process.exitCode = stopped.exitCode;
     return;
   }
-  const summary = `fuzz: ${totals}: no divergence`;
+  const summary = `fuzz: ${totals}, no divergence`;
   process.stdout.write(`${summary}\n`);
   const passed: Omit<TestCase, "id"> = { status: "passed", seconds, blocks: result.blocks, txs: result.txs };
   process.exitCode = await withReports(s.reports, EXIT_OK, () => [campaignSuite(s, passed, summary)], FUZZ_REPORT);

@@ -16,10 +16,12 @@ import { GAS_VECTORS_SHA256 } from "../gas/pinned.js";
 import type { Fixture, FixtureBlock } from "../harness/fixture.js";
 import { blockResultJson, transition, type T8nEnv, type T8nRun } from "../harness/t8n.js";
 import { txKind } from "../harness/trace.js";
-import type { MemoryStateStore } from "../../state/store.js";
+import { createStateCommitment } from "../../state/qmdb/index.js";
+import { MemoryStateStore } from "../../state/store.js";
 import { ChainModel } from "./model.js";
+import { TouchStore, type TxTouch } from "./observe.js";
 import type { FuzzChain, Junk } from "./plan.js";
-import { newChain, OWNERS, U64_MAX, worldFromJson, type World } from "./world.js";
+import { OWNERS, U64_MAX, worldFromJson, type World } from "./world.js";
 
 export type Entries = Array<[Uint8Array, Uint8Array]>;
 
@@ -48,6 +50,10 @@ export interface BuiltBlock {
   readonly ours: T8nRun;
   /** Per input transaction, what it is in words ("CreateStream", "junk: truncated envelope"). */
   kinds: string[];
+  /** Per input transaction, the transaction it encodes (null: junk). */
+  transactions: Array<Transaction | null>;
+  /** Per receipt (the included transactions, in order), what it saw of the registry (the census's input). */
+  touches: TxTouch[];
 }
 
 /** The fuzzer's own bookkeeping failed (never the implementation under test): a bug to report. */
@@ -72,6 +78,8 @@ export class ChainBuilder {
   private readonly model: ChainModel;
   private readonly chain: Chain;
   private readonly store: MemoryStateStore;
+  /** The chain's view of the store: records each transaction's touches. */
+  private readonly touchStore: TouchStore;
   private height = 0n;
   private parent: Uint8Array;
   private next = 0;
@@ -81,7 +89,9 @@ export class ChainBuilder {
   constructor(readonly plan: FuzzChain) {
     this.world = worldFromJson(plan.genesis);
     this.model = new ChainModel(this.world);
-    ({ chain: this.chain, store: this.store } = newChain(this.world));
+    this.store = new MemoryStateStore(createStateCommitment());
+    this.touchStore = new TouchStore(this.store, this.world.config.governance);
+    this.chain = Chain.genesis(this.world.config, this.world.source, this.touchStore);
     this.parent = genesisHash(this.chain.chainInstanceId, this.world.config.timestamp, this.chain.genesisStateRoot);
     this.fixture = {
       name: "fuzz",
@@ -127,6 +137,8 @@ export class ChainBuilder {
       txs.map((t) => t.from),
     );
     const outcome = chain.executeBlock({ height, timestamp, txs });
+    const touches = this.touchStore.take();
+    if (touches.length !== txs.length) throw new FuzzInternalError(`${touches.length} transactions watched, ${txs.length} executed at height ${height}`);
     const { nonces } = envelopeNonces(
       txs.map((t) => t.from),
       outcome,
@@ -155,13 +167,13 @@ export class ChainBuilder {
 
     // Excluded transactions keep their planned places; junk goes in at its positions; the valid
     // envelopes keep their relative order.
-    const all: Array<{ raw: Uint8Array; junk: Junk | null; excluded: boolean }> = [];
+    const all: Array<{ raw: Uint8Array; junk: Junk | null; excluded: boolean; tx: Transaction | null }> = [];
     let next = 0;
-    planned.forEach((_, i) => {
+    planned.forEach((tx, i) => {
       const raw = excludedEnvelopes.get(i);
-      all.push(raw === undefined ? { raw: envelopes[next++]!, junk: null, excluded: false } : { raw, junk: null, excluded: true });
+      all.push(raw === undefined ? { raw: envelopes[next++]!, junk: null, excluded: false, tx } : { raw, junk: null, excluded: true, tx });
     });
-    for (const j of p.junk) all.splice(j.at % (all.length + 1), 0, { raw: this.junkEnvelope(j, envelopes), junk: j, excluded: false });
+    for (const j of p.junk) all.splice(j.at % (all.length + 1), 0, { raw: this.junkEnvelope(j, envelopes), junk: j, excluded: false, tx: null });
     // Every included envelope (accepted or rejected) used its nonce, so replaying it is stale.
     this.consumed.push(...envelopes);
 
@@ -189,6 +201,8 @@ export class ChainBuilder {
       result,
       postState: fixtureBlock.post_state!,
       kinds,
+      transactions: all.map((t) => t.tx),
+      touches,
       get ours(): T8nRun {
         if (ours === null) check((ours = transition(inputs.alloc, inputs.txs, env)));
         return ours;

@@ -3,7 +3,9 @@
 // on only runs below the lowest such run are started. When every lane is idle, the lowest one is
 // the campaign's result: the same run, shrunk the same way, whatever N is and whichever lane
 // got there first. Counts add up the runs up to and including it, so they do not depend on N
-// either (with --runs; a --duration campaign ends when its time is up).
+// either (with --runs; a --duration campaign ends when its time is up); so does the census of
+// what those runs reached (src/fuzz/census.ts).
+import { Census, type CensusJson } from "./census.js";
 import type { RunOutcome } from "./fuzz.js";
 
 /** A lane's work, in this process or on a worker thread (src/fuzz/lanes.ts). */
@@ -34,13 +36,28 @@ export interface Totals {
 
 export interface CampaignResult<F> extends Totals {
   finding: F | null;
+  /** What the counted runs reached. */
+  census: Census;
 }
 
 export async function campaign<F>(lanes: ReadonlyArray<Lane<F>>, o: CampaignOptions): Promise<CampaignResult<F>> {
   let next = o.firstRun;
   /** The lowest run that diverged or failed so far. */
   let bound = Infinity;
-  const outcomes: RunOutcome[] = [];
+  const outcomes: Array<Omit<RunOutcome, "census">> = [];
+  const census = new Census();
+  /**
+   * Censuses of finished runs wait here until every lower run has finished, then are merged:
+   * a lower run may still diverge and leave them uncounted. So only about one per lane waits.
+   */
+  const waiting = new Map<number, CensusJson>();
+  let unmerged = o.firstRun;
+  const mergeReady = () => {
+    for (let c = waiting.get(unmerged); c !== undefined && unmerged <= bound; c = waiting.get(unmerged)) {
+      census.merge(c);
+      waiting.delete(unmerged++);
+    }
+  };
   const diverged = new Map<number, Lane<F>>();
   const failures = new Map<number, unknown>();
   const live: Totals = { runs: 0, blocks: 0, txs: 0 };
@@ -57,7 +74,8 @@ export async function campaign<F>(lanes: ReadonlyArray<Lane<F>>, o: CampaignOpti
         return;
       }
       if (outcome.stopped) return;
-      outcomes.push(outcome);
+      const { census: reached, ...counts } = outcome;
+      outcomes.push(counts);
       live.runs++;
       live.blocks += outcome.blocks;
       live.txs += outcome.txs;
@@ -65,8 +83,11 @@ export async function campaign<F>(lanes: ReadonlyArray<Lane<F>>, o: CampaignOpti
       if (outcome.divergent) {
         diverged.set(run, lane);
         bound = Math.min(bound, run);
-        return;
       }
+      // After the bound moved: the runs after a divergent one are not merged.
+      waiting.set(run, reached);
+      mergeReady();
+      if (outcome.divergent) return;
     }
   };
   await Promise.all(lanes.map(work));
@@ -77,8 +98,10 @@ export async function campaign<F>(lanes: ReadonlyArray<Lane<F>>, o: CampaignOpti
     blocks: counted.reduce((n, x) => n + x.blocks, 0),
     txs: counted.reduce((n, x) => n + x.txs, 0),
   };
+  // Runs after a gap (one stopped by a signal) were not merged yet.
+  for (const [run, c] of waiting) if (run <= bound) census.merge(c);
   for (const [run, lane] of diverged) if (run !== bound) lane.drop();
   if (failures.has(bound)) throw failures.get(bound);
   const lane = diverged.get(bound);
-  return { ...totals, finding: lane === undefined ? null : await lane.finish(bound) };
+  return { ...totals, census, finding: lane === undefined ? null : await lane.finish(bound) };
 }

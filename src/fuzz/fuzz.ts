@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto";
 import type { Fixture } from "../harness/fixture.js";
 import { ChainBuilder, type BuiltBlock } from "./build.js";
+import { Census, type CensusJson } from "./census.js";
 import { firstDifference, oursResult, resultDiffers, type CompareOptions } from "./compare.js";
 import { chainSize, generateChain, type FuzzChain } from "./plan.js";
 import { ServerDied } from "./server-target.js";
@@ -203,6 +204,8 @@ export interface RunOutcome {
   stopped: boolean;
   /** One line per server that died during the run (then a new one ran it again). */
   restarts: string[];
+  /** What the run's executed blocks reached (one run). */
+  census: CensusJson;
 }
 
 export interface LaneSettings {
@@ -234,13 +237,16 @@ export class FuzzLane {
       this.evaluator.forget();
       let blocks = 0;
       let txs = 0;
+      const census = new Census();
       try {
         const divergence = await this.evaluator.evaluate(plan, (block) => {
           blocks++;
           txs += block.inputs.txs.length;
+          census.add(block);
         });
         if (divergence !== null) this.found = { run, plan, divergence };
-        return { run, blocks, txs, divergent: divergence !== null, stopped: divergence === null && this.s.stopped(), restarts };
+        census.endRun();
+        return { run, blocks, txs, divergent: divergence !== null, stopped: divergence === null && this.s.stopped(), restarts, census: census.toJSON() };
       } catch (err) {
         if (err instanceof TargetFailure) {
           err.run = run;

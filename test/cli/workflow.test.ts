@@ -534,7 +534,7 @@ describe("issue 10: CLI conventions", () => {
     }
     expect(fuzz.err).toMatch(/^fuzz: seed 1, runs 0…1, 1 block per chain, \d+ jobs?, t8n: /);
     expect(fuzz.err).toMatch(/^fuzz: 1\/2 runs, [\d.,]+ runs\/s, [\d.,]+ tx\/s, ETA \d+ s$/m);
-    expect(fuzz.out).toMatch(/^fuzz: 2 runs \(seed 1\), 2 blocks, [\d,]+ txs? in [\d.]+ s \([\d.,]+ runs\/s, [\d.,]+ blocks\/s, [\d.,]+ tx\/s\): no divergence\n$/);
+    expect(fuzz.out).toMatch(/^fuzz: 2 runs \(seed 1\), 2 blocks, [\d,]+ txs? in [\d.]+ s \([\d.,]+ runs\/s, [\d.,]+ blocks\/s, [\d.,]+ tx\/s\): [\d,]+ states? reached, no divergence\n$/);
   });
 
   it("a progress line may end with a detail the counts do not give (the fuzz shrinker's smallest chain)", () => {

@@ -4,6 +4,7 @@
 // fetched only when its result differs or no state root is compared.
 import { describe, expect, it } from "vitest";
 import { campaign, type Lane } from "../../src/fuzz/campaign.js";
+import type { CensusJson } from "../../src/fuzz/census.js";
 import { fuzz, type RunOutcome } from "../../src/fuzz/fuzz.js";
 import type { ChainTarget, TargetAnswer, TargetOutput } from "../../src/fuzz/target.js";
 import { parseTargetOutput } from "../../src/fuzz/target.js";
@@ -13,13 +14,22 @@ import { MemoryStateStore } from "../../state/store.js";
 import { createStateCommitment } from "../../state/qmdb/index.js";
 import { dumpState } from "../../state/dump.js";
 
+/** A run's census: a cell of its own and one every run hits twice. */
+const runCensus = (run: number): CensusJson => ({
+  runs: 1,
+  cells: [
+    { group: "outcome", name: "every run", hits: 2, runs: 1 },
+    { group: "outcome", name: `run ${run}`, hits: 1, runs: 1 },
+  ],
+});
+
 /** A lane whose runs take `delay(run)` ms and diverge or fail where told. */
 function fakeLane(diverging: Set<number>, failing: Set<number>, delay: (run: number) => number, log: string[]): Lane<string> {
   return {
     async run(run: number): Promise<RunOutcome> {
       await new Promise((r) => setTimeout(r, delay(run)));
       if (failing.has(run)) throw new Error(`failure in run ${run}`);
-      return { run, blocks: 2, txs: run, divergent: diverging.has(run), stopped: false, restarts: [] };
+      return { run, blocks: 2, txs: run, divergent: diverging.has(run), stopped: false, restarts: [], census: runCensus(run) };
     },
     finish: (run) => Promise.resolve(`finding of run ${run}`),
     drop: () => void log.push("drop"),
@@ -35,8 +45,13 @@ describe("campaign (src/fuzz/campaign.ts)", () => {
       // Run 5 diverges quickly on some lane while run 3 is still under way on another.
       const delay = (run: number) => (run === 3 ? 30 : run % 3 === slow ? 10 : 1);
       const lanes = [0, 1, 2].map(() => fakeLane(new Set([3, 5]), new Set(), delay, log));
-      const r = await campaign(lanes, options(20));
+      const { census, ...r } = await campaign(lanes, options(20));
       expect(r).toEqual({ runs: 4, blocks: 8, txs: 0 + 1 + 2 + 3, finding: "finding of run 3" });
+      // The census is the counted runs' too (run 5 finished before run 3 diverged, and is left out).
+      expect(census.toJSON()).toEqual({
+        runs: 4,
+        cells: [{ group: "outcome", name: "every run", hits: 8, runs: 4 }, ...[0, 1, 2, 3].map((run) => ({ group: "outcome", name: `run ${run}`, hits: 1, runs: 1 }))],
+      });
     }
   });
 
@@ -58,7 +73,7 @@ describe("campaign (src/fuzz/campaign.ts)", () => {
   it("stops starting runs once the time is up", async () => {
     let started = 0;
     const lane: Lane<string> = {
-      run: (run) => (started++, Promise.resolve({ run, blocks: 1, txs: 1, divergent: false, stopped: false, restarts: [] })),
+      run: (run) => (started++, Promise.resolve({ run, blocks: 1, txs: 1, divergent: false, stopped: false, restarts: [], census: runCensus(run) })),
       finish: () => Promise.resolve(""),
       drop: () => undefined,
     };

@@ -31,7 +31,7 @@ afterEach(() => {
 describe("cbqs fuzz", () => {
   it("finds no divergence between our t8n and itself as a command; --quiet prints only the summary", async () => {
     const r = await cbqs("fuzz", "--jobs", "1", "--t8n", OURS, "--seed", "5", "--runs", "2", "--blocks", "2", "--quiet");
-    expect(r).toEqual({ exitCode: 0, out: expect.stringMatching(/^fuzz: 2 runs \(seed 5\), 4 blocks, [\d,]+ txs in [\d.]+ s \([\d.,]+ runs\/s, [\d.,]+ blocks\/s, [\d.,]+ tx\/s\): no divergence\n$/), err: "" });
+    expect(r).toEqual({ exitCode: 0, out: expect.stringMatching(/^fuzz: 2 runs \(seed 5\), 4 blocks, [\d,]+ txs in [\d.]+ s \([\d.,]+ runs\/s, [\d.,]+ blocks\/s, [\d.,]+ tx\/s\): [\d,]+ states? reached, no divergence\n$/), err: "" });
   });
 
   it("runs the wrapper script of docs/fuzzing.md §2 as documented", async () => {
@@ -40,7 +40,7 @@ describe("cbqs fuzz", () => {
     const wrapper = join(scratch, "my-node-t8n.sh");
     writeFileSync(wrapper, script, { mode: 0o755 });
     const r = await cbqs("fuzz", "--jobs", "1", "--t8n", wrapper, "--seed", "3", "--runs", "1", "--blocks", "2", "--quiet");
-    expect(r).toEqual({ exitCode: 0, out: expect.stringMatching(/: no divergence\n$/), err: "" });
+    expect(r).toEqual({ exitCode: 0, out: expect.stringMatching(/ states? reached, no divergence\n$/), err: "" });
   });
 
   it("refuses unusable options with one line", async () => {
@@ -84,7 +84,7 @@ describe("cbqs fuzz", () => {
     expect(lines[1]).toMatch(/^ {2}shrunk from 1 block, (1 tx|\d+ txs) to 1 block, 1 tx \((1 candidate chain|\d+ candidate chains)\)$/);
     expect(lines[2]).toMatch(new RegExp(`^ {2}block 1: ${m![1]} (ok|rejected [A-Za-z]+)$`));
     expect(lines.at(-2)).toBe(`  reproduce: cbqs fuzz --t8n '${command}' --seed 9 --run 0 --blocks 1`);
-    expect(lines.at(-1)).toMatch(/^fuzz: 1 run \(seed 9\), 1 block, (1 tx|\d+ txs) in [\d.]+ s \([\d.,]+ runs\/s, [\d.,]+ blocks\/s, [\d.,]+ tx\/s\): divergence in run 0$/);
+    expect(lines.at(-1)).toMatch(/^fuzz: 1 run \(seed 9\), 1 block, (1 tx|\d+ txs) in [\d.]+ s \([\d.,]+ runs\/s, [\d.,]+ blocks\/s, [\d.,]+ tx\/s\): [\d,]+ states? reached, divergence in run 0$/);
     expect(readdirSync(out).sort()).toEqual(["alloc.json", "env.json", "fixture.json", "ours.alloc.json", "ours.result.json", "report.json", "theirs.alloc.json", "theirs.result.json", "txs.json"]);
     const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8"));
     expect(report).toMatchObject({ format: "cbqs-fuzz-report/v1", seed: "9", run: "0", shrunk: { blocks: "1", txs: "1" }, divergence: { height: "1" } });
@@ -103,7 +103,7 @@ describe("cbqs fuzz", () => {
     writeFileSync(zero, `const fs = require("fs"); const f = process.argv[2]; const r = JSON.parse(fs.readFileSync(f, "utf8")); r.state_root = "0x" + "00".repeat(32); fs.writeFileSync(f, JSON.stringify(r));`);
     const command = `f() { node dist/src/cli.js t8n "$@" && node ${zero} "$8"; }; f`;
     const r = await cbqs("fuzz", "--jobs", "1", "--t8n", command, "--seed", "2", "--runs", "1", "--blocks", "1", "--quiet", "--no-state-root");
-    expect(r).toEqual({ exitCode: 0, out: expect.stringMatching(/: no divergence\n$/), err: "" });
+    expect(r).toEqual({ exitCode: 0, out: expect.stringMatching(/ states? reached, no divergence\n$/), err: "" });
   });
 
   it("stops on SIGINT, killing the running command: exit 130, summary printed, the shared stopped line, temporary directory removed", async () => {
@@ -118,7 +118,7 @@ describe("cbqs fuzz", () => {
     child.kill("SIGINT");
     const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
     expect(code, err).toBe(130);
-    expect(out).toMatch(/^fuzz: (1 run|[\d,]+ runs) \(seed 1\), [\d,]+ blocks, [\d,]+ txs in [\d.]+ s \([\d.,]+ runs\/s, [\d.,]+ blocks\/s, [\d.,]+ tx\/s\): no divergence so far\n$/);
+    expect(out).toMatch(/^fuzz: (1 run|[\d,]+ runs) \(seed 1\), [\d,]+ blocks, [\d,]+ txs in [\d.]+ s \([\d.,]+ runs\/s, [\d.,]+ blocks\/s, [\d.,]+ tx\/s\): [\d,]+ states? reached, no divergence so far\n$/);
     expect(err).toMatch(/^fuzz: seed 1, runs 0…999, 8 blocks per chain, \d+ jobs?, t8n: node dist\/src\/cli\.js t8n\n/);
     // The line every stopped command ends with (README, src/steps.ts).
     expect(err).toMatch(/\ncbqs: stopped by SIGINT; after (1 run|[\d,]+ runs): no divergence so far, nothing written\n$/);
