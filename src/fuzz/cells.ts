@@ -60,28 +60,24 @@ export function blockCells(block: BuiltBlock, hit: Hit): void {
     const kind = block.kinds[i]!;
     const outcome = r.error === null ? "ok" : r.error.name;
     hit("outcome", `${kind}: ${outcome}`);
-    txCells(block.transactions[i]!, block.touches[k]!, block.height, outcome, hit);
+    txCells(kind, block.transactions[i]!, block.touches[k]!, block.height, outcome, hit);
   });
   for (const r of result.rejected) hit("left out", block.kinds[Number(r.index)]!);
 }
 
-function txCells(tx: Transaction, touch: TxTouch, height: bigint, outcome: string, hit: Hit): void {
+/** `kind`: the census's word for the transaction (a CBQS instruction's is its name). */
+function txCells(kind: string, tx: Transaction, touch: TxTouch, height: bigint, outcome: string, hit: Hit): void {
   const body = tx.body;
   if (body.kind === "transfer") {
     if (body.amount === U64_MAX) hit("edge", "Transfer amount u64 max");
   } else if (body.kind === "gov") {
     govCells(body.action, outcome, hit);
   } else if (body.opcode === SYS_CBQS) {
-    let instruction: CbqsInstructionV1;
-    try {
-      instruction = decode(S.CbqsInstructionV1, body.payload);
-    } catch {
-      return; // a malformed payload: its outcome cell is all there is
-    }
-    instructionEdges(instruction, height, outcome, hit);
-    if (touch.pause !== undefined) {
+    // Decoded again only where there are amounts or a quote to look at (the census must stay cheap).
+    if (kind === "TopUpStream" || kind === "CreateStream" || kind === "UpdateStream") instructionEdges(decode(S.CbqsInstructionV1, body.payload), height, outcome, hit);
+    if (touch.pause !== undefined && touch.streams.size > 0) {
       const pause = decodePauseRecord(decodeStateValueAs(touch.pause, "StorageSlot").bytes);
-      streamCells(instruction, touch, effectiveRentHeight(pause, height), height, outcome, hit);
+      streamCells(kind, touch, effectiveRentHeight(pause, height), height, outcome, hit);
     }
   }
 }
@@ -135,22 +131,21 @@ function instructionEdges(instruction: CbqsInstructionV1, height: bigint, outcom
 const decodeRecord = (value: Uint8Array | undefined): StreamRecordV1 | null =>
   value === undefined ? null : decode(S.StreamRecordV1, decodeStateValueAs(value, "StorageSlot").bytes);
 
-/** The main stream record the transaction found and left (key streams only mirror it). */
-function mainRecords(touch: TxTouch): { before: StreamRecordV1 | null; after: StreamRecordV1 | null } | null {
+/** The main stream record the transaction found and (if `accepted`) left; key streams only mirror it. */
+function mainRecords(touch: TxTouch, accepted: boolean): { before: StreamRecordV1 | null; after: StreamRecordV1 | null } | null {
   for (const t of touch.streams.values()) {
     const before = decodeRecord(t.before);
-    const after = decodeRecord(t.after);
+    const after = accepted ? decodeRecord(t.after) : null;
     if ((before ?? after)?.purpose === "Main") return { before, after };
   }
   return null;
 }
 
-/** §6.1 cells of one CBQS instruction that ran at effective rent height H (physical `height`). */
-function streamCells(instruction: CbqsInstructionV1, touch: TxTouch, H: bigint, height: bigint, outcome: string, hit: Hit): void {
-  const records = mainRecords(touch);
+/** §6.1 cells of one CBQS instruction `type` that ran at effective rent height H (physical `height`). */
+function streamCells(type: string, touch: TxTouch, H: bigint, height: bigint, outcome: string, hit: Hit): void {
+  const records = mainRecords(touch, outcome === "ok");
   if (records === null) return;
   const { before: b, after: a } = records;
-  const type = instruction.type;
   if (b !== null) pauseCells(b, H, height, hit);
   if (outcome !== "ok") {
     if (b !== null) rejectedCells(type, outcome, b, H, hit);

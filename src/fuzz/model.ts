@@ -53,6 +53,9 @@ const CAPACITIES: Array<[bigint, bigint, bigint]> = [
   [0n, 0n, 0n], // all-zero: rejected on the base schedule (§4.5)
 ];
 
+/** The §4 signing context a signed object carries: this chain's, or another chain id's or chain instance's (ChainInstanceMismatch). */
+export type Context = "own" | "chain" | "instance";
+
 /** A signed PriceQuoteV1 (§4.4), described relative to what the stream expects at that height. */
 export interface QuotePlan {
   rate: bigint;
@@ -62,32 +65,60 @@ export interface QuotePlan {
   signer: "quote" | "signing";
   /** pricing_generation offset from the expected one (−1 stale, 1 ahead). */
   generation: number;
+  context: Context;
 }
 
 /** Cap values relative to the provider's current base-rate reservation (§4.3 admission, §5). */
 export type CapMode = "ample" | "exact" | "below" | "above";
 
+/**
+ * Directed actions (src/fuzz/scenarios.ts) aim at a stream the state before the block has: the
+ * Suspended one whose grace deadline comes next, the Active one in arrears (its escrow runway
+ * ended before this height) whose runway ended last, an encrypted one, one on the governance
+ * base, the one on a provider quote with the longest runway, the live one with the highest rate.
+ * With none such, owner and nonce name the stream as usual.
+ */
+export type Focus = "suspended" | "arrears" | "encrypted" | "base" | "quoted" | "priciest";
+
 export type Action =
   | { k: "register"; provider: number; endpoints: Endpoints }
   | { k: "create"; owner: number; nonce: number; provider: number; encrypted: boolean; fast: boolean; cap: number; escrow: bigint; quote: QuotePlan | null }
   /** toDue: instead of `amount`, exactly what brings the escrow to the rent due at this height, plus toDue. */
-  | { k: "topup"; payer: number; owner: number; nonce: number; key: boolean; amount: bigint; toDue: number | null }
-  | { k: "settle"; sender: number; owner: number; nonce: number; key: boolean }
-  | { k: "close"; by: "owner" | "other"; owner: number; nonce: number }
+  | { k: "topup"; payer: number; owner: number; nonce: number; key: boolean; amount: bigint; toDue: number | null; focus?: Focus }
+  | { k: "settle"; sender: number; owner: number; nonce: number; key: boolean; focus?: Focus }
+  | { k: "close"; by: "owner" | "other"; owner: number; nonce: number; key: boolean; focus?: Focus }
   | {
       k: "update";
       by: "owner" | "other";
       owner: number;
       nonce: number;
+      key: boolean;
       variant: "bump" | "admin" | "capacity" | "rotation" | "noop";
       cap: number;
       rotation: "Set" | "Clear";
       quote: QuotePlan | null;
+      focus?: Focus;
     }
-  /** generation: offset from the next encryption generation (0 valid, 1 skips one, −1 repeats the current one). */
-  | { k: "activate"; owner: number; nonce: number; generation: number; bump: boolean; signer: "own" | "other"; served: "previous" | "current" }
+  /**
+   * generation: offset from the next encryption generation (0 valid, 1 skips one, −1 repeats the
+   * current one); context "served": served_at names another chain instance.
+   */
+  | {
+      k: "activate";
+      by: "owner" | "other";
+      owner: number;
+      nonce: number;
+      key: boolean;
+      generation: number;
+      bump: boolean;
+      signer: "own" | "other";
+      served: "previous" | "current";
+      context: Context | "served";
+      focus?: Focus;
+    }
   | { k: "status"; provider: number; status: "Active" | "Draining" | "Deregistered" }
-  | { k: "provider"; provider: number; variant: "admission" | "signing" | "endpoints" | "noop"; caps: CapMode; accepts: boolean }
+  /** endpoints: what the "endpoints" variant sets (loopback, or three past a live limit of 1 or 2, are rejected). */
+  | { k: "provider"; provider: number; variant: "admission" | "signing" | "endpoints" | "noop"; caps: CapMode; accepts: boolean; endpoints: Endpoints }
   | { k: "pause"; variant: "Pause" | "ExtendPause" | "Unpause"; actor: "registry" | "platform"; blocks: bigint; by: "gov" | "other" }
   /** One write is a SetParam, several (or none) a SetParams; `split` adds both rent bps from BPS_PAIRS. */
   | { k: "param"; by: "gov" | "other"; writes: Array<{ name: number; value: number }>; split: number | null }
@@ -132,6 +163,7 @@ const quoteArb: fc.Arbitrary<QuotePlan> = fc.record({
   until: fc.constantFrom(0, 0, 5, -1, -1, 1),
   signer: fc.constantFrom("quote" as const, "quote" as const, "quote" as const, "signing" as const),
   generation: fc.constantFrom(0, 0, 0, 0, -1, 1),
+  context: fc.constantFrom<Context>("own", "own", "own", "own", "own", "own", "own", "own", "own", "own", "own", "own", "chain", "instance"),
 });
 
 export const actionArb: fc.Arbitrary<Action> = fc.oneof(
@@ -145,7 +177,7 @@ export const actionArb: fc.Arbitrary<Action> = fc.oneof(
       encrypted: fc.boolean(),
       fast: fc.boolean(),
       cap: fc.integer({ min: 0, max: CAPACITIES.length - 1 }),
-      escrow: fc.constantFrom(0n, 8_000n, 40_000n, 200_000n, 2_000_000n, U64_MAX + 1n, U128_MAX),
+      escrow: fc.constantFrom(0n, 8_000n, 40_000n, 200_000n, 2_000_000n, U64_MAX, U64_MAX + 1n, U128_MAX),
       quote: fc.option(quoteArb, { freq: 2, nil: null }),
     }),
     weight: 4,
@@ -163,13 +195,14 @@ export const actionArb: fc.Arbitrary<Action> = fc.oneof(
     weight: 3,
   },
   { arbitrary: fc.record({ k: fc.constant("settle" as const), sender: payer, owner, nonce, key: fc.constantFrom(false, false, true) }), weight: 4 },
-  { arbitrary: fc.record({ k: fc.constant("close" as const), by, owner, nonce }), weight: 1 },
+  { arbitrary: fc.record({ k: fc.constant("close" as const), by, owner, nonce, key: fc.constantFrom(false, false, false, true) }), weight: 1 },
   {
     arbitrary: fc.record({
       k: fc.constant("update" as const),
       by,
       owner,
       nonce,
+      key: fc.constantFrom(false, false, false, false, false, true),
       variant: fc.constantFrom("bump" as const, "admin" as const, "capacity" as const, "capacity" as const, "rotation" as const, "noop" as const),
       cap: fc.integer({ min: 0, max: CAPACITIES.length - 1 }),
       rotation: fc.constantFrom("Set" as const, "Clear" as const),
@@ -180,12 +213,15 @@ export const actionArb: fc.Arbitrary<Action> = fc.oneof(
   {
     arbitrary: fc.record({
       k: fc.constant("activate" as const),
+      by,
       owner,
       nonce,
+      key: fc.constantFrom(false, false, false, false, false, true),
       generation: fc.constantFrom(0, 0, 0, 0, 1, -1),
       bump: fc.boolean(),
       signer: fc.constantFrom("own" as const, "own" as const, "own" as const, "other" as const),
       served: fc.constantFrom("previous" as const, "previous" as const, "previous" as const, "current" as const),
+      context: fc.constantFrom<Context | "served">("own", "own", "own", "own", "own", "own", "own", "own", "own", "chain", "instance", "served"),
     }),
     weight: 2,
   },
@@ -200,6 +236,7 @@ export const actionArb: fc.Arbitrary<Action> = fc.oneof(
       variant: fc.constantFrom("admission" as const, "admission" as const, "signing" as const, "endpoints" as const, "noop" as const),
       caps: fc.constantFrom<CapMode>("ample", "exact", "below", "above"),
       accepts: fc.constantFrom(true, true, false),
+      endpoints: fc.constantFrom<Endpoints>("wss", "wss", "loopback", "three"),
     }),
     weight: 1,
   },
@@ -278,7 +315,7 @@ export const SETUP_ACTIONS: readonly Action[] = [
     fast: false,
     cap: 2,
     escrow: 0n,
-    quote: { rate: 9_000n, until: 0, signer: "quote", generation: 0 },
+    quote: { rate: 9_000n, until: 0, signer: "quote", generation: 0, context: "own" },
   },
 ];
 
@@ -370,6 +407,8 @@ function signerSeeds(record: StreamRecordV1 | null): { own: string; other: strin
 
 /** Translates actions into transactions for one world (genesis). */
 export class ChainModel {
+  private streamsAt: { chain: Chain; height: bigint; streams: StreamRecordV1[] } | null = null;
+
   constructor(readonly world: World) {}
 
   private cbqs(instruction: JsonObject): Uint8Array {
@@ -398,7 +437,8 @@ export class ChainModel {
   }
 
   /** The transaction an action stands for at `height`, given the chain state before the block. */
-  toTransaction(a: Action, chain: Chain, height: bigint): Transaction {
+  toTransaction(action: Action, chain: Chain, height: bigint): Transaction {
+    const a = this.aim(action, chain, height);
     const ref = (o: number, n: number) => ({ owner: OWNERS[o]!, owner_nonce: NONCES[n]!.toString() });
     const streamRef = (o: number, n: number, key: boolean) => (key ? { key_stream_of: ref(o, n) } : ref(o, n));
     const quote = (q: QuotePlan, o: number, n: number, p: number, fast: boolean, cap: number, generation: bigint): JsonObject => {
@@ -417,6 +457,7 @@ export class ChainModel {
         rate_per_block: q.rate.toString(),
         valid_until_block: (until < 0n ? 0n : until).toString(),
         signer_seed: q.signer === "quote" ? QUOTE_SEEDS[p]! : SIGN_SEEDS[p]!,
+        ...(q.context === "own" ? {} : { context: this.foreignContext(q.context) }),
       };
     };
     switch (a.k) {
@@ -449,11 +490,11 @@ export class ChainModel {
       case "settle":
         return this.system(payerAddress(a.sender), { SettleStreamRent: { stream_id: streamRef(a.owner, a.nonce, a.key) } });
       case "close":
-        return this.system(a.by === "owner" ? OWNERS[a.owner]! : otherOwner(a.owner), { CloseStream: { stream_id: ref(a.owner, a.nonce) } });
+        return this.system(a.by === "owner" ? OWNERS[a.owner]! : otherOwner(a.owner), { CloseStream: { stream_id: streamRef(a.owner, a.nonce, a.key) } });
       case "update": {
         const record = this.stream(chain, a.owner, a.nonce);
         const fast = record?.delivery_class === "Fast";
-        const args: JsonObject = { stream_id: ref(a.owner, a.nonce), rotation_key: "Keep", bump_authorization_generation: a.variant === "bump" };
+        const args: JsonObject = { stream_id: streamRef(a.owner, a.nonce, a.key), rotation_key: "Keep", bump_authorization_generation: a.variant === "bump" };
         if (a.variant === "admin") args["admin_key"] = { ed25519_seed: ADMIN_SEEDS[1]! };
         if (a.variant === "rotation") args["rotation_key"] = a.rotation === "Set" ? { Set: { ed25519_seed: ROTATION_SEED } } : "Clear";
         if (a.variant === "capacity") {
@@ -469,13 +510,16 @@ export class ChainModel {
         const record = this.stream(chain, a.owner, a.nonce);
         const next = (record?.encryption_generation ?? 0n) + 1n + BigInt(a.generation);
         const seeds = signerSeeds(record);
-        return this.system(OWNERS[a.owner]!, {
+        const served: JsonObject = { height: (a.served === "previous" ? height - 1n : height).toString(), block_hash: "0x" + "bb".repeat(32) };
+        if (a.context === "served") served["chain_instance_id"] = this.foreignContext("instance")["chain_instance_id"]!;
+        return this.system(a.by === "owner" ? OWNERS[a.owner]! : otherOwner(a.owner), {
           ActivateKeyGeneration: {
             bump_authorization_generation: a.bump,
             receipt: {
-              served_at: { height: (a.served === "previous" ? height - 1n : height).toString(), block_hash: "0x" + "bb".repeat(32) },
+              ...(a.context === "own" || a.context === "served" ? {} : { context: this.foreignContext(a.context) }),
+              served_at: served,
               key_stream_id: { key_stream_of: ref(a.owner, a.nonce) },
-              main_stream_id: ref(a.owner, a.nonce),
+              main_stream_id: streamRef(a.owner, a.nonce, a.key),
               provider_epoch: "0", // the codec admits only epoch 0 in v1 (§4)
               encryption_generation: next.toString(),
               batch_digest: "0x" + "b1".repeat(32),
@@ -497,7 +541,7 @@ export class ChainModel {
         const args: JsonObject = {};
         if (a.variant === "admission") args["base_rate_admission"] = capsJson(a.caps, a.accepts, chain, p);
         if (a.variant === "signing") args["signing_key"] = { ed25519_seed: ROTATED_SIGN_SEEDS[a.provider]! };
-        if (a.variant === "endpoints") args["endpoints"] = endpoints("wss");
+        if (a.variant === "endpoints") args["endpoints"] = endpoints(a.endpoints);
         return this.system(p, { UpdateProvider: args });
       }
       case "pause": {
@@ -525,6 +569,59 @@ export class ChainModel {
     }
   }
 
+  /** A §4 signing context of another chain: the next chain id, or this chain id with another chain instance. */
+  private foreignContext(c: "chain" | "instance"): JsonObject {
+    const { chain_id: id } = this.world.config;
+    const instance = this.world.chainInstanceId.slice();
+    if (c === "instance") instance[0] = instance[0]! ^ 0xff;
+    return { version: "1", chain_id: (c === "chain" ? (id === U64_MAX ? 0n : id + 1n) : id).toString(), chain_instance_id: toHex(instance) };
+  }
+
+  /** A directed action with owner and nonce of the stream its focus finds in the state before the block (if any). */
+  private aim(a: Action, chain: Chain, height: bigint): Action {
+    if (!("focus" in a) || a.focus === undefined) return a;
+    const focus = a.focus;
+    const H = effectiveRentHeight(chain.pause(), height);
+    const streams = this.mainStreams(chain, height);
+    const fits = (s: StreamRecordV1): bigint | null => {
+      switch (focus) {
+        case "suspended":
+          // The deadline still ahead comes first (a boundary gap lands on it), then those passed.
+          return s.status === "Suspended" ? (s.suspension_grace_deadline_block! >= H ? 0n : 1n << 64n) + s.suspension_grace_deadline_block! : null;
+        case "arrears": {
+          // The runway a boundary gap just passed: its settle #1 still pays, its deadline is ahead.
+          const end = runwayEnd(s);
+          return end !== null && end < H ? -end : null;
+        }
+        case "encrypted":
+          return s.status === "Active" && s.encrypted ? 0n : null;
+        case "base":
+          return s.status === "Active" && s.pricing_basis.type === "GovernanceBase" ? 0n : null;
+        case "quoted":
+          return s.status === "Active" && s.pricing_basis.type === "ProviderQuote" ? -(runwayEnd(s) ?? 0n) : null;
+        case "priciest":
+          return s.status === "Active" || s.status === "Suspended" ? -s.rate_per_block : null;
+      }
+    };
+    let best: { s: StreamRecordV1; rank: bigint } | null = null;
+    for (const s of streams) {
+      const rank = fits(s);
+      if (rank !== null && (best === null || rank < best.rank)) best = { s, rank };
+    }
+    if (best === null) return a;
+    const owner = OWNERS.findIndex((o) => bytesEqual(fromHex(o), best.s.owner));
+    const nonce = NONCES.indexOf(best.s.owner_nonce);
+    return owner < 0 || nonce < 0 ? a : { ...a, owner, nonce };
+  }
+
+  /** The main stream records before the block at `height` (read once per block: a block's actions share them). */
+  private mainStreams(chain: Chain, height: bigint): StreamRecordV1[] {
+    if (this.streamsAt?.chain !== chain || this.streamsAt.height !== height) {
+      this.streamsAt = { chain, height, streams: chain.streams().filter((s) => s.purpose === "Main") };
+    }
+    return this.streamsAt.streams;
+  }
+
   /** §6.1 boundary: the deposit that leaves the escrow exactly at the rent due (± toDue), where a stream stays or turns Suspended. */
   private topUpAmount(a: Extract<Action, { k: "topup" }>, chain: Chain, height: bigint): bigint {
     const record = this.stream(chain, a.owner, a.nonce);
@@ -532,7 +629,8 @@ export class ChainModel {
     const H = effectiveRentHeight(chain.pause(), height);
     const due = H > record.last_settled_block ? (H - record.last_settled_block) * record.rate_per_block : 0n;
     const need = due - record.escrow_balance + BigInt(a.toDue);
-    return need > 0n ? need : 1n;
+    // A stream repriced to a rate near u128 owes more than any u128 amount (its settle overflows first).
+    return need > U128_MAX ? U128_MAX : need > 0n ? need : 1n;
   }
 
   /** Malformed CbqsInstructionV1 payloads (§14 strict decode): random, or a valid one damaged. */

@@ -4,6 +4,7 @@
 // data, so the shrinker can delete blocks, actions and junk and re-interpret what is left.
 import fc from "fast-check";
 import { gapArb, actionArb, SETUP_ACTIONS, type Action, type BlockPlan } from "./model.js";
+import { scenarioArb } from "./scenarios.js";
 import { genesisArb, type GenesisJson } from "./world.js";
 
 /**
@@ -45,13 +46,30 @@ const blockArb: fc.Arbitrary<FuzzBlock> = fc.record({
   junk: fc.oneof({ arbitrary: fc.constant([] as Junk[]), weight: 3 }, { arbitrary: fc.array(junkArb, { minLength: 1, maxLength: MAX_JUNK }), weight: 1 }),
 });
 
-/** Exactly `blocks` blocks; the first starts with the setup actions (providers, three streams). */
+/**
+ * A random block, or a directed scenario's blocks (src/fuzz/scenarios.ts) with up to four random
+ * actions after the directed ones in each block, no junk.
+ */
+const segmentArb: fc.Arbitrary<FuzzBlock[]> = fc.oneof(
+  { arbitrary: blockArb.map((b) => [b]), weight: 3 },
+  {
+    arbitrary: fc.tuple(scenarioArb, fc.array(fc.array(actionArb, { maxLength: 4 }), { minLength: 3, maxLength: 3 })).map(([plans, extra]) =>
+      plans.map((b, i) => ({ ...b, actions: [...b.actions, ...extra[i]!], junk: [] })),
+    ),
+    weight: 1,
+  },
+);
+
+/** Exactly `blocks` blocks (segments cut at the end); the first starts with the setup actions (providers, three streams). */
 export const chainArb = (blocks: number): fc.Arbitrary<FuzzChain> =>
   fc
-    .record({ genesis: genesisArb, blocks: fc.array(blockArb, { minLength: blocks, maxLength: blocks }) })
-    .map(({ genesis, blocks }) => ({
+    .record({ genesis: genesisArb, segments: fc.array(segmentArb, { minLength: blocks, maxLength: blocks }) })
+    .map(({ genesis, segments }) => ({
       genesis,
-      blocks: blocks.map((b, i) => (i === 0 ? { ...b, actions: [...SETUP_ACTIONS, ...b.actions] as Action[] } : b)),
+      blocks: segments
+        .flat()
+        .slice(0, blocks)
+        .map((b, i) => (i === 0 ? { ...b, actions: [...SETUP_ACTIONS, ...b.actions] as Action[] } : b)),
     }));
 
 /** The 32-bit fast-check seed of run `run` under the user's `seed` (murmur3's finalizer over both). */

@@ -53,11 +53,12 @@ describe("cbqs fuzz", () => {
   it("a command that is not found, fails without output, hangs or writes no t8n result is unusable input (exit 2), with the block's inputs kept", async () => {
     const out = join(scratch, "report");
     const run = (command: string) => cbqs("fuzz", "--jobs", "1", "--t8n", command, "--seed", "1", "--runs", "1", "--blocks", "2", "--quiet", "--out", out);
-    expect(await run("cbqs-no-such-command-anywhere")).toEqual(unusableInput(/--t8n command failed on block 1 of run 0 \(seed 1\): command not found \(exit 127\): .*not found/));
+    // Run 0 of seed 1 starts with a directed scenario (src/fuzz/scenarios.ts) whose first block is at height 4.
+    expect(await run("cbqs-no-such-command-anywhere")).toEqual(unusableInput(/--t8n command failed on block 4 of run 0 \(seed 1\): command not found \(exit 127\): .*not found/));
     expect(readdirSync(out).sort()).toEqual(["alloc.json", "env.json", "theirs.stderr.txt", "txs.json"]);
     expect(await run("false")).toEqual(unusableInput(/exit 1 without writing --output\.result/));
     expect(await cbqs("fuzz", "--jobs", "1", "--t8n", "sh -c 'sleep 30' sh", "--seed", "1", "--runs", "1", "--quiet", "--timeout", "1", "--out", out)).toEqual(
-      unusableInput(/--t8n command failed on block 1 of run 0 \(seed 1\): did not finish within 1 s/),
+      unusableInput(/--t8n command failed on block 4 of run 0 \(seed 1\): did not finish within 1 s/),
     );
     expect(await run(`sh -c 'echo garbage > "$8"; echo "{}" > "\${10}"' sh`)).toEqual(unusableInput(/--output\.result is not strict JSON/));
     expect(await run(`sh -c 'node dist/src/cli.js t8n "$@" && echo "{}" > "\${10}"' sh`)).toEqual(
