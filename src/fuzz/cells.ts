@@ -86,7 +86,7 @@ function govCells(action: GovAction, outcome: string, hit: Hit): void {
   if ((action.type === "Pause" || action.type === "ExtendPause") && action.blocks === U64_MAX) hit("edge", `${action.type} blocks u64 max`);
   if (action.type !== "SetParam" && action.type !== "SetParams") return;
   const writes = action.type === "SetParam" ? [action] : action.values;
-  if (writes.some((w) => w.value === U64_MAX)) hit("edge", "SetParam(s) value u64 max");
+  if (writes.some((w) => w.value === U64_MAX)) hit("edge", "parameter write of u64 max (SetParam or SetParams)");
   if (outcome === "ok") for (const w of writes) hit("param", w.name);
 }
 

@@ -138,7 +138,7 @@ export const REQUIRED_EDGES: readonly string[] = [
   "quote rate_per_block 2^127",
   "Pause blocks u64 max",
   "ExtendPause blocks u64 max",
-  "SetParam(s) value u64 max",
+  "parameter write of u64 max (SetParam or SetParams)",
   "Transfer amount u64 max",
 ];
 
