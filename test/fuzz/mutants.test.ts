@@ -14,9 +14,12 @@ import { buildMutant, copyDist, moduleTarget, MUTANTS, removeMutant } from "../.
 import { cbqs } from "../cli/program.js";
 import { requireFreshDist } from "./dist.js";
 
-/** Seed 1 finds each mutant within 15 runs of 8 blocks (docs/fuzzing.md); the bound leaves room. */
+/**
+ * Seed 1 finds each mutant within 50 runs of 8 blocks (the two owner-limit mutants wait for a
+ * small cbqs.max_streams_per_owner; docs/fuzzing.md §8); the bound leaves room.
+ */
 const SEED = 1;
-const MAX_RUNS = 25;
+const MAX_RUNS = 60;
 const BLOCKS = 8;
 const options = { seed: SEED, firstRun: 0, runs: MAX_RUNS, blocks: BLOCKS, compare: { stateRoot: true }, shrinkBudget: SHRINK_BUDGET };
 
@@ -43,8 +46,9 @@ describe("cbqs fuzz against mutants (scripts/mutants.ts)", () => {
         const f = r.finding!;
         expect(f, "found").not.toBeNull();
         expect(f.run).toBeLessThan(MAX_RUNS);
-        expect(f.shrunk.blocks).toBeLessThanOrEqual(3);
-        expect(f.shrunk.txs).toBeLessThanOrEqual(4);
+        // Seed 1 shrinks each to at most 5 blocks and 5 transactions (a top-up past a deadline needs the blocks that reach it).
+        expect(f.shrunk.blocks).toBeLessThanOrEqual(5);
+        expect(f.shrunk.txs).toBeLessThanOrEqual(5);
         expect(f.divergence.text).toMatch(/^block \d+/);
         // The shrunk chain is a fixture this emulator replays cleanly: the node under test is the one that differs.
         writeReport(out, f, { mode: "t8n", command: "in-process mutant", blocks: BLOCKS, stateRoot: true });
