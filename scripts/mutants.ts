@@ -1,13 +1,15 @@
 // Mutants of the compiled emulator for proving `cbqs fuzz` (docs/fuzzing.md "Mutants"): each one
 // is a COPY of dist/ in a temporary directory with one plausible consensus bug patched into one
 // function's JavaScript text. The real engine has no mutant switch of any kind. Used by
-// scripts/fuzz-mutants.ts (the table in the docs) and test/fuzz/mutants.test.ts.
+// scripts/fuzz-mutants.ts (the tables in the docs) and test/fuzz/mutants.test.ts, both of which
+// run the mutant as an external node would be run: its own t8n server.
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { T8nInputs } from "../src/fuzz/build.js";
-import { parseTargetOutput, type T8nTarget } from "../src/fuzz/target.js";
+import { ServerTarget } from "../src/fuzz/server-target.js";
+import { CommandTarget, parseTargetOutput, type T8nTarget } from "../src/fuzz/target.js";
 
 export interface Mutant {
   name: string;
@@ -222,9 +224,21 @@ export function buildMutant(root: string, mutant: Mutant): string {
 
 export const removeMutant = (dir: string): void => rmSync(dir, { recursive: true, force: true });
 
+/** The mutant's own `cbqs t8n` (a copy made by buildMutant or copyDist); `--server` makes it a cbqs-t8n-server/v1 server. */
+export const mutantT8n = (dir: string): string => `node ${join(dir, "dist", "src", "cli.js")} t8n`;
+
+/** How long the mutant's t8n may take for one request (a block, a session). */
+const REQUEST_TIMEOUT_MS = 60_000;
+
+/** The mutant as an external node is run: its t8n server, one process, a session per chain. Close it after use. */
+export const mutantServer = (dir: string): ServerTarget => new ServerTarget(`${mutantT8n(dir)} --server`, REQUEST_TIMEOUT_MS);
+
+/** The mutant's t8n as a child process per block (the per-call convention). */
+export const mutantCommand = (dir: string): CommandTarget => new CommandTarget(mutantT8n(dir), REQUEST_TIMEOUT_MS);
+
 /**
  * The mutant's own t8n, loaded in this process (no child per block): the same transition and
- * dump code the mutant's `cbqs t8n` runs, for fast tests. The command path is what the script uses.
+ * dump code the mutant's `cbqs t8n` runs (scripts/fuzz-mutants.ts --in-process).
  */
 export async function moduleTarget(dir: string): Promise<T8nTarget> {
   const load = (path: string) => import(pathToFileURL(join(dir, "dist", path)).href) as Promise<Record<string, any>>;
