@@ -50,10 +50,10 @@ describe("cbqs fuzz against mutants (scripts/mutants.ts)", () => {
         const f = r.finding!;
         expect(f, "found").not.toBeNull();
         expect(f.run).toBeLessThan(MAX_RUNS);
-        // Seed 1 shrinks each to at most 8 blocks and 5 transactions (a top-up past a deadline, or a
+        // Seed 1 shrinks each to at most 8 blocks and 8 transactions (a top-up past a deadline, or a
         // non-owner's update of a stream already Suspended, needs the blocks that reach that state).
         expect(f.shrunk.blocks).toBeLessThanOrEqual(8);
-        expect(f.shrunk.txs).toBeLessThanOrEqual(5);
+        expect(f.shrunk.txs).toBeLessThanOrEqual(8);
         expect(f.divergence.text).toMatch(/^block \d+/);
         // The shrunk chain is a fixture this emulator replays cleanly: the node under test is the one that differs.
         writeReport(out, f, { mode: "t8n-server", command: `${mutantT8n(dir)} --server`, blocks: BLOCKS, stateRoot: true });
