@@ -3,10 +3,11 @@
 // named by its id and block, with a reproduce line; a fixture this emulator does not replay and
 // a target that cannot run are unusable (exit 2), never a pass; SIGINT stops it cleanly.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { marked } from "../marked-processes.js";
 import { requireFreshDist } from "../fuzz/dist.js";
 import { buildMutant, MUTANTS, removeMutant } from "../../scripts/mutants.js";
 
@@ -149,26 +150,14 @@ describe("cbqs consume", () => {
     let err = "";
     child.stdout.on("data", (c) => (out += String(c)));
     child.stderr.on("data", (c) => (err += String(c)));
-    for (let i = 0; i < 600 && marked(mark).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
-    expect(marked(mark).length, "two servers running").toBeGreaterThanOrEqual(2);
+    for (let i = 0; i < 600 && marked(mark, "consume").length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(marked(mark, "consume").length, "two servers running").toBeGreaterThanOrEqual(2);
     child.kill("SIGINT");
     const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
     expect(code, err).toBe(130);
     expect(out).toMatch(SUMMARY);
     expect(err).toMatch(/cbqs: stopped by SIGINT; \d+ of 40 fixtures consumed before it; nothing written\n$/);
-    for (let i = 0; i < 40 && marked(mark).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
-    expect(marked(mark)).toEqual([]);
+    for (let i = 0; i < 40 && marked(mark, "consume").length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(marked(mark, "consume")).toEqual([]);
   });
 });
-
-/** Processes (other than ours) whose environment carries the mark, other than consume itself. */
-function marked(mark: string): string[] {
-  return readdirSync("/proc").filter((pid) => {
-    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) return false;
-    try {
-      return readFileSync(`/proc/${pid}/environ`, "latin1").includes(`CBQS_TEST_MARK=${mark}`) && !readFileSync(`/proc/${pid}/cmdline`, "latin1").includes("consume");
-    } catch {
-      return false;
-    }
-  });
-}

@@ -8,6 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { marked } from "../marked-processes.js";
 import { requireFreshDist } from "./dist.js";
 
 const SERVER = "node dist/src/cli.js t8n --server";
@@ -164,26 +165,14 @@ describe("cbqs fuzz --t8n-server", () => {
     let err = "";
     child.stdout.on("data", (c) => (out += String(c)));
     child.stderr.on("data", (c) => (err += String(c)));
-    for (let i = 0; i < 600 && marked(mark).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
-    expect(marked(mark).length, "two servers running").toBeGreaterThanOrEqual(2);
+    for (let i = 0; i < 600 && marked(mark, "fuzz").length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(marked(mark, "fuzz").length, "two servers running").toBeGreaterThanOrEqual(2);
     child.kill("SIGINT");
     const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
     expect(code, err).toBe(130);
     expect(out).toMatch(/, no divergence so far\n$/);
     expect(err).toMatch(/\ncbqs: stopped by SIGINT; after [\d,]+ runs?: no divergence so far, nothing written\n$/);
-    for (let i = 0; i < 40 && marked(mark).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
-    expect(marked(mark)).toEqual([]);
+    for (let i = 0; i < 40 && marked(mark, "fuzz").length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(marked(mark, "fuzz")).toEqual([]);
   });
 });
-
-/** Processes (other than ours) whose environment carries the mark. */
-function marked(mark: string): string[] {
-  return readdirSync("/proc").filter((pid) => {
-    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) return false;
-    try {
-      return readFileSync(`/proc/${pid}/environ`, "latin1").includes(`CBQS_TEST_MARK=${mark}`) && !readFileSync(`/proc/${pid}/cmdline`, "latin1").includes("fuzz");
-    } catch {
-      return false;
-    }
-  });
-}
