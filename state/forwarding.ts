@@ -71,6 +71,34 @@ export abstract class WatchingBatch extends ForwardingBatch {
 }
 
 /**
+ * A WatchingBatch that also sees transaction boundaries: the engine opens one outermost
+ * checkpoint per transaction (src/engine/chain.ts executeTx), so txStart/txEnd run when the
+ * checkpoint depth leaves and returns to zero.
+ */
+export abstract class TxWatchingBatch extends WatchingBatch {
+  private depth = 0;
+
+  protected abstract txStart(): void;
+  protected abstract txEnd(): void;
+
+  override checkpoint(): number {
+    if (this.depth++ === 0) this.txStart();
+    return super.checkpoint();
+  }
+  override rollback(token: number): void {
+    super.rollback(token);
+    this.close();
+  }
+  override release(token: number): void {
+    super.release(token);
+    this.close();
+  }
+  private close(): void {
+    if (--this.depth === 0) this.txEnd();
+  }
+}
+
+/**
  * A StateStore that passes every call to the store it wraps. Subclasses wrap the batches that
  * beginBlock hands out; commitBlock commits the wrapped batch underneath.
  */

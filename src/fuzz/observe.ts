@@ -8,7 +8,7 @@ import type { Address } from "../codec/types.js";
 import { paramKey, REGISTRY_ADDRESS } from "../engine/layout.js";
 import { pauseRecordKey } from "../engine/pause.js";
 import type { BlockBatch, StateAccess, StateStore } from "../../state/interface.js";
-import { ForwardingStore, WatchingBatch } from "../../state/forwarding.js";
+import { ForwardingStore, TxWatchingBatch } from "../../state/forwarding.js";
 import { StatePrefix } from "../../state/keys.js";
 
 /** A stream record as one transaction found it and left it (state values; undefined: absent). */
@@ -39,8 +39,7 @@ function isStreamKey(key: Uint8Array): boolean {
 
 const keyId = (key: Uint8Array): string => Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString("latin1");
 
-class TouchBatch extends WatchingBatch {
-  private depth = 0;
+class TouchBatch extends TxWatchingBatch {
   private current: TxTouch | null = null;
 
   constructor(
@@ -77,24 +76,12 @@ class TouchBatch extends WatchingBatch {
     }
   }
 
-  // A transaction is the engine's outermost checkpoint (src/engine/chain.ts executeTx).
-  override checkpoint(): number {
-    if (this.depth++ === 0) {
-      this.current = { streams: new Map(), pause: undefined, providerBps: undefined };
-      this.txs.push(this.current);
-    }
-    return this.inner.checkpoint();
+  protected txStart(): void {
+    this.current = { streams: new Map(), pause: undefined, providerBps: undefined };
+    this.txs.push(this.current);
   }
-  override rollback(token: number): void {
-    this.inner.rollback(token);
-    this.close();
-  }
-  override release(token: number): void {
-    this.inner.release(token);
-    this.close();
-  }
-  private close(): void {
-    if (--this.depth === 0) this.current = null;
+  protected txEnd(): void {
+    this.current = null;
   }
 }
 

@@ -14,7 +14,7 @@ import { decode } from "../codec/core.js";
 import * as S from "../codec/schema.js";
 import { SYS_CBQS, type TxOutcome } from "../engine/chain.js";
 import type { BlockBatch, StateAccess } from "../../state/interface.js";
-import { ForwardingStore, WatchingBatch } from "../../state/forwarding.js";
+import { ForwardingStore, TxWatchingBatch } from "../../state/forwarding.js";
 import { dumpEntry } from "../../state/dump.js";
 import { registryRecords } from "./records.js";
 
@@ -89,8 +89,7 @@ class StepRecorder {
 
 const hexOrNull = (v: Uint8Array | undefined): string | null => (v === undefined ? null : toHex(v));
 
-class TracingBatch extends WatchingBatch {
-  private depth = 0;
+class TracingBatch extends TxWatchingBatch {
 
   constructor(
     inner: BlockBatch,
@@ -103,22 +102,11 @@ class TracingBatch extends WatchingBatch {
     if (this.recorder.active) this.recorder.record(a, metered);
   }
 
-  override checkpoint(): number {
-    if (this.depth === 0) this.recorder.startTx();
-    this.depth++;
-    return this.inner.checkpoint();
+  protected txStart(): void {
+    this.recorder.startTx();
   }
-  override rollback(token: number): void {
-    this.inner.rollback(token);
-    this.close();
-  }
-  override release(token: number): void {
-    this.inner.release(token);
-    this.close();
-  }
-  private close(): void {
-    this.depth--;
-    if (this.depth === 0) this.recorder.endTx();
+  protected txEnd(): void {
+    this.recorder.endTx();
   }
 }
 
