@@ -3,8 +3,12 @@
 const MODULES = {
   instructions: ["instructions/**/*.ts"],
   engine: ["src/engine/**/*.ts"],
-  proof: ["state/proof.ts"],
+  proof: ["state/qmdb/proof.ts"],
   crypto: ["src/crypto/**/*.ts"],
+  node: ["src/node/**/*.ts"],
+  store: ["state/lmdb/**/*.ts", "state/chain-db/**/*.ts", "state/commitment/worker-commitment.ts", "state/commitment/commit-worker.ts"],
+  replay: ["src/harness/replay.ts"],
+  fuzz: ["src/fuzz/**/*.ts"],
 };
 
 const name = process.env.MUTATE ?? "all";
@@ -20,6 +24,8 @@ const tag = files?.length ? `file/${files.map((f) => f.replace(/\.ts$/, "").repl
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   mutate: files?.length ? files : name === "all" ? Object.values(MODULES).flat() : MODULES[name],
+  // The tests that run the compiled `cbqs` check that dist/ is newer than the sources: build in the sandbox.
+  buildCommand: "npx tsc -p tsconfig.json",
   testRunner: "vitest",
   vitest: { configFile: "vitest.mutate.config.ts" },
   checkers: ["typescript"],

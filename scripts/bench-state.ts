@@ -51,10 +51,10 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bytesEqual, toHex } from "../src/bytes.js";
 import { BLAKE3, type Hasher } from "../src/crypto/hash.js";
 import { createStateCommitment } from "../state/qmdb/index.js";
-import { StatePrefix } from "../state/keys.js";
-import { MemoryStateStore } from "../state/store.js";
-import type { StateCommitment } from "../state/commitment.js";
-import { STATE_KEY_LENGTH } from "../state/interface.js";
+import { StatePrefix } from "../state/kv/keys.js";
+import { MemoryStateStore } from "../state/store/store.js";
+import type { StateCommitment } from "../state/kv/commitment.js";
+import { STATE_KEY_LENGTH } from "../state/kv/interface.js";
 import { lineChartSvg } from "./chart.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -267,7 +267,7 @@ const THIS_BUILD: StoreModules = { MemoryStateStore, createStateCommitment };
 /** The store classes of another build's dist/ folder (--baseline). */
 async function loadBuild(dir: string): Promise<StoreModules> {
   const url = (path: string) => pathToFileURL(resolve(dir, path)).href;
-  const store = (await import(url("state/store.js"))) as { MemoryStateStore: StoreModules["MemoryStateStore"] };
+  const store = (await import(url("state/store/store.js"))) as { MemoryStateStore: StoreModules["MemoryStateStore"] };
   const qmdb = (await import(url("state/qmdb/index.js"))) as { createStateCommitment: StoreModules["createStateCommitment"] };
   return { MemoryStateStore: store.MemoryStateStore, createStateCommitment: qmdb.createStateCommitment };
 }

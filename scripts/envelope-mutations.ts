@@ -5,7 +5,7 @@
 // entries, tags, floats and negative integers in place of an unsigned integer, overlong UTF-8.
 // Shared by scripts/fuzz-envelope.ts (≥ 10⁵ mutants) and test/scenario/envelope.test.ts (CI).
 import { encodeEnvelope, type TxEnvelope } from "../src/chain/envelope.js";
-import type { GovAction, TxBody } from "../src/chain/types.js";
+import type { GovAction, TxBody } from "../src/engine/inputs.js";
 import { Rng } from "./rng.js";
 
 

@@ -12,7 +12,7 @@ import { Census, type CellCount } from "../src/fuzz/census.js";
 import type { CellGroup } from "../src/fuzz/cells.js";
 import { generateChain } from "../src/fuzz/plan.js";
 import { EXCLUDED_ERRORS, MIN_SHARE, missedCells, requiredCells, UNREACHABLE_PAIRS } from "../src/fuzz/reach.js";
-import { thousands } from "../src/harness/progress.js";
+import { thousands } from "../src/format.js";
 import { scriptArgs } from "./script-args.js";
 
 const USAGE = "usage: fuzz-census [--seed S] [--runs N] [--blocks B]\n";

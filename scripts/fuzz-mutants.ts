@@ -15,9 +15,9 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { UsageError } from "../src/cli/common.js";
 import { fuzz, SHRINK_BUDGET, type Finding } from "../src/fuzz/fuzz.js";
-import type { ChainTarget, T8nTarget } from "../src/fuzz/target.js";
+import type { ChainTarget, T8nTarget } from "../src/target/target.js";
 import { T8N_SERVER_PROTOCOL } from "../src/harness/t8n-server.js";
-import { count } from "../src/harness/progress.js";
+import { count } from "../src/format.js";
 import { buildMutant, moduleTarget, mutantCommand, mutantServer, MUTANTS, removeMutant, type Mutant } from "./mutants.js";
 import { scriptArgs, usageExit } from "./script-args.js";
 

@@ -7,9 +7,9 @@
 //   npm run build && node dist/scripts/gen-big-dump.js /tmp/big-dump.json [--entries 1250000] [--decoded]
 import { toHex, u64BE } from "../src/bytes.js";
 import { Output, Streamed, writeJsonDocument, writing } from "../src/json/write.js";
-import { DUMP_FORMAT, dumpEntry } from "../state/dump.js";
-import { accountKey } from "../state/keys.js";
-import { encodeStateValue } from "../state/value.js";
+import { DUMP_FORMAT, dumpEntry } from "../state/kv/dump.js";
+import { accountKey } from "../state/kv/keys.js";
+import { encodeStateValue } from "../state/kv/value.js";
 import { checkScriptArgs } from "./script-args.js";
 
 function* entries(n: number, decoded: boolean): Iterable<unknown> {

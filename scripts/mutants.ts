@@ -7,9 +7,9 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, wr
 import { pathToFileURL } from "node:url";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { T8nInputs } from "../src/fuzz/build.js";
-import { ServerTarget } from "../src/fuzz/server-target.js";
-import { CommandTarget, parseTargetOutput, type T8nTarget } from "../src/fuzz/target.js";
+import type { T8nInputs } from "../src/target/target.js";
+import { ServerTarget } from "../src/target/server-target.js";
+import { CommandTarget, parseTargetOutput, type T8nTarget } from "../src/target/target.js";
 
 export interface Mutant {
   name: string;
@@ -243,7 +243,7 @@ export const mutantCommand = (dir: string): CommandTarget => new CommandTarget(m
 export async function moduleTarget(dir: string): Promise<T8nTarget> {
   const load = (path: string) => import(pathToFileURL(join(dir, "dist", path)).href) as Promise<Record<string, any>>;
   const t8n = await load("src/harness/t8n.js");
-  const dump = await load("state/dump.js");
+  const dump = await load("state/kv/dump.js");
   const records = await load("src/harness/records.js");
   return {
     async run(inputs: T8nInputs) {

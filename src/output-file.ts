@@ -18,7 +18,7 @@
 // Every write error is an OutputError naming the file (ENOSPC from /dev/full is exit 2, never 0).
 import { accessSync, closeSync, constants, fsyncSync, lstatSync, openSync, readlinkSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { describeIoError } from "./json/read.js";
+import { describeIoError } from "./io-error.js";
 
 /** An output that cannot be written (exit 2, one line `cannot write <file>: <reason>`). */
 export class OutputError extends Error {

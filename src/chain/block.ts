@@ -4,7 +4,7 @@
 // over a domain string and a fixed-width header. Height 0 is the genesis header.
 import { concatBytes, u64BE, utf8 } from "../bytes.js";
 import { keccak256 } from "../crypto/hash.js";
-import { logsRoot, receiptRoot, txRoot } from "../../state/roots.js";
+import { logsRoot, receiptRoot, txRoot } from "../../state/roots/roots.js";
 
 export const BLOCK_HASH_DOMAIN = "cbqs-emulator/block-header/v1";
 

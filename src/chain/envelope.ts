@@ -13,7 +13,7 @@
 import { MAX_ENVELOPE_BYTES, MAX_PARAM_NAME_BYTES, MAX_SET_PARAMS_ENTRIES, MAX_SYSTEM_PAYLOAD_BYTES } from "../bounds.js";
 import { keccak256 } from "../crypto/hash.js";
 import { CborError, CborReader, CborWriter } from "./cbor.js";
-import type { GovAction, Transaction, TxBody } from "./types.js";
+import type { GovAction, Transaction, TxBody } from "../engine/inputs.js";
 
 export const ENVELOPE_VERSION = 1n;
 // The envelope's bounds live with every other input bound (src/bounds.ts).

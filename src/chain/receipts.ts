@@ -1,5 +1,5 @@
 // What a block header commits to, derived from an executed block: one receipt per
-// transaction and the tx_root, receipt_root and logs_root (CIP-4 §5.2/§5.3, state/roots.ts).
+// transaction and the tx_root, receipt_root and logs_root (CIP-4 §5.2/§5.3, state/roots/roots.ts).
 // The one mapping from engine outcomes to receipts, shared by the scenario runner, the fixture
 // replayer and t8n; plus the receipts' JSON shape (scenario-format §4 output conventions).
 import { MAX_BLOCK_TRANSACTIONS, MAX_RECEIPT_EVENTS } from "../bounds.js";
@@ -7,8 +7,9 @@ import { toHex } from "../bytes.js";
 import { array, decimal, hex, object, oneOf, string } from "../json/fields.js";
 import { JsonError } from "../json/parse.js";
 import type { BlockOutcome, TxOutcome } from "../engine/chain.js";
-import type { ReceiptRecord } from "../../state/chain-db.js";
-import { blockRoots, type BlockRoots, type Event, type Receipt } from "../../state/roots.js";
+import type { ReceiptRecord } from "../../state/chain-db/chain-db.js";
+import { blockRoots, type BlockRoots, type Receipt } from "../../state/roots/roots.js";
+import { type Event } from "../../state/kv/event.js";
 import { txHash } from "./envelope.js";
 
 /** One transaction's receipt: the shape a ChainDb commits with its block. */

@@ -9,8 +9,8 @@ import {
   traceKeyedWorkload,
   type QmdbEncoding,
   type QmdbVariant,
-} from "../../state/conformance.js";
-import { count } from "../harness/progress.js";
+} from "../../state/qmdb/conformance.js";
+import { count } from "../format.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError, report } from "./common.js";
 import { stoppable, watchSignals, type Steps } from "../steps.js";
 

@@ -5,7 +5,8 @@
 // input), 2 unusable fixtures or a target that cannot be used, and none differs.
 import type { Command } from "commander";
 import { echo } from "../bounds.js";
-import { count, progressMode, rate, Stopwatch } from "../harness/progress.js";
+import { progressMode, Stopwatch } from "../harness/progress.js";
+import { count, rate } from "../format.js";
 import { checkReportFiles, errorLine, exitCodes, jobsCount, jobsHelp, oneLine, reportOptions, UsageError, withReports } from "./common.js";
 import type { ConsumeReport } from "../consume/consume.js";
 import type { Suite, TestCase } from "../report/model.js";

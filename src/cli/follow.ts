@@ -8,8 +8,9 @@
 import { rmSync } from "node:fs";
 import { echo } from "../bounds.js";
 import type { Command } from "commander";
-import type { BlockRecord } from "../../state/chain-db.js";
-import { count, Progress, progressMode } from "../harness/progress.js";
+import type { BlockRecord } from "../../state/chain-db/chain-db.js";
+import { Progress, progressMode } from "../harness/progress.js";
+import { count } from "../format.js";
 import { DEFAULT_TIMEOUT_MS, downloadSnapshot, FollowInputError, follow, MAX_BACKOFF_MS } from "../node/follower.js";
 import { errorLine, EXIT_OK, EXIT_REJECT, exitCodes, intOption, UsageError } from "./common.js";
 import { importSnapshotCli, TRUSTED_BLOCK_HASH_HELP, trustedBlockHash } from "./snapshot.js";

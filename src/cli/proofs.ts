@@ -21,12 +21,12 @@ import { txHash } from "../chain/envelope.js";
 import { Output, writing } from "../json/write.js";
 import { finish, stoppable, watchSignals, type Steps } from "../steps.js";
 import { createStateCommitment, stateDbConfig } from "../../state/qmdb/index.js";
-import { proveKey, verifyStateProofDetailed, type Reconstruction } from "../../state/proof.js";
-import { MemoryStateStore } from "../../state/store.js";
-import { STATE_KEY_LENGTH } from "../../state/interface.js";
-import { inclusionProofToJson, parseInclusionProof, rebuiltInclusionRoot, receiptLeaf, verifyInclusionProof } from "../../state/roots.js";
+import { proveKey, verifyStateProofDetailed, type Reconstruction } from "../../state/qmdb/proof.js";
+import { MemoryStateStore } from "../../state/store/store.js";
+import { STATE_KEY_LENGTH } from "../../state/kv/interface.js";
+import { inclusionProofToJson, parseInclusionProof, rebuiltInclusionRoot, receiptLeaf, verifyInclusionProof } from "../../state/roots/roots.js";
 import { committedReceipt, loadReceiptJson } from "../chain/receipts.js";
-import { count } from "../harness/progress.js";
+import { count } from "../format.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, oneLine, report, UsageError, outputOption } from "./common.js";
 import { decimalOption, mismatchLines, writeJson } from "./harness.js";
 import { openExistingStore, storeUsageError } from "./store.js";
@@ -37,7 +37,7 @@ const HASHERS = { blake3: BLAKE3, sha256: SHA256 } as const;
 /**
  * The verifier's steps in words (CIP-4 Appendix C as it applies to the "current" QMDB root). Each
  * digest is named once and shown with its value wherever it appears: the path rebuilds the grafted
- * root (state/proof.ts reconstructRangeRoot with the grafting hasher); ops_root is the proof's own
+ * root (state/qmdb/proof.ts reconstructRangeRoot with the grafting hasher); ops_root is the proof's own
  * field, bound only by the combined root. While the bitmap has no complete chunk nothing is
  * grafted yet, so the two hold the same digest.
  */

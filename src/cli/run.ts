@@ -6,7 +6,8 @@
 import type { Command } from "commander";
 import { GenesisError } from "../engine/errors.js";
 import { inFile, readScenario } from "../harness/documents.js";
-import { count, Progress, progressMode } from "../harness/progress.js";
+import { Progress, progressMode } from "../harness/progress.js";
+import { count } from "../format.js";
 import { jsonDocumentSteps, Later, Output, Streamed, writingStoppable } from "../json/write.js";
 import { keeping, watchSignals } from "../steps.js";
 import { RUN_FORMAT, ScenarioRun, type ExecutedScenarioBlock, type RunBlock } from "../scenario/run.js";

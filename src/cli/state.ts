@@ -16,8 +16,8 @@ import { jsonDocumentSteps, Output, Streamed, writingStoppable } from "../json/w
 import { ScenarioError } from "../scenario/json.js";
 import type { Scenario } from "../scenario/parse.js";
 import { resolveStreamKey } from "../scenario/refs.js";
-import { diffDumps, diffIsEmpty, dumpEntryViews, dumpHeader, type DumpEntry } from "../../state/dump.js";
-import type { StateStore } from "../../state/interface.js";
+import { diffDumps, diffIsEmpty, dumpEntryViews, dumpHeader, type DumpEntry } from "../../state/kv/dump.js";
+import type { StateStore } from "../../state/kv/interface.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, jsonReplacer, oneLine, report, UsageError, outputOption, repeatable } from "./common.js";
 import { mismatchLines } from "./harness.js";
 import { openExistingStore, usingStore } from "./store.js";

@@ -4,7 +4,7 @@
 import { echo } from "../bounds.js";
 import { SNAPSHOT_INTERVAL_BLOCKS } from "../node/snapshot-interval.js";
 import { UsageError } from "./common.js";
-import { thousands } from "../harness/progress.js";
+import { thousands } from "../format.js";
 
 export const SNAPSHOT_INTERVAL_HELP = `with --db, write a snapshot (CIP-4 §8.1) to <dir>/snapshots/ every n blocks; 0 = never; when omitted, ${thousands(SNAPSHOT_INTERVAL_BLOCKS)} (CIP-4 §11 SNAPSHOT_INTERVAL_BLOCKS)`;
 

@@ -1,5 +1,5 @@
 // `cbqs consume`: a fixture's blocks through the implementation under test (a cbqs-t8n-server/v1
-// server or a per-call t8n command, src/fuzz/target.ts), from the fixture's genesis on, each
+// server or a per-call t8n command, src/target/target.ts), from the fixture's genesis on, each
 // answer compared with the fixture's expected results. Our own replay runs in lockstep: it
 // checks the fixture itself (a fixture this emulator does not replay is unusable, not evidence
 // against the target), gives the state to start a session from or to hand a per-call t8n, and
@@ -14,8 +14,8 @@ import { Replay, ReplayInputError, type Mismatch } from "../harness/replay.js";
 import { blockResultJson, transition, type T8nEnv, type T8nRun } from "../harness/t8n.js";
 import { txKind } from "../harness/trace.js";
 import { firstDifference, resultDiffers, type ComparedBlock, type CompareOptions } from "../fuzz/compare.js";
-import { TargetError, type ChainTarget, type TargetAnswer, type TargetOutput } from "../fuzz/target.js";
-import type { Entries, T8nInputs } from "../fuzz/build.js";
+import { TargetError, type ChainTarget, type TargetAnswer, type TargetOutput } from "../target/target.js";
+import type { Entries, T8nInputs } from "../target/target.js";
 
 /** The fixture cannot be used to judge the target: our own replay of it does not match (or it cannot be executed). */
 export class FixtureNotReplayable extends Error {

@@ -23,7 +23,19 @@
 //    signature lands there (probability 2^-125), so these go to the reference as well.
 import { createPublicKey, verify, type KeyObject } from "node:crypto";
 import { bytesEqual, fromHex } from "../bytes.js";
-import type { StrictVerifyReason } from "./ed25519.js";
+
+/** Why a strict verification (src/crypto/ed25519.ts verifyStrict) refused a signature. */
+export type StrictVerifyReason =
+  | "wrong length" // public key not 32 bytes or signature not 64 bytes
+  | "invalid A" // A's y is not the y of any curve point
+  | "non-canonical S" // S >= L
+  | "invalid R"
+  | "small-order R"
+  | "small-order A"
+  | "non-canonical R" // y >= p, or x = 0 with the sign bit set
+  | "equation failed"; // [S]B != R + [k]A (compared as compressed bytes)
+
+export type StrictVerifyResult = { valid: true } | { valid: false; reason: StrictVerifyReason };
 
 /** The group order L, 32 bytes little-endian. */
 const L_LE = fromHex("0xedd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010");

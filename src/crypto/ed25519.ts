@@ -28,7 +28,7 @@ import { createRequire } from "node:module";
 import type * as Curves from "@noble/curves/ed25519.js";
 import type * as Hashes from "@noble/hashes/sha2.js";
 import { bytesEqual, concatBytes } from "../bytes.js";
-import { nativeVerifyStrict } from "./ed25519-native.js";
+import { nativeVerifyStrict, type StrictVerifyResult } from "./ed25519-native.js";
 
 const require = createRequire(import.meta.url);
 let noble: { ed25519: typeof Curves.ed25519; sha512: typeof Hashes.sha512 } | undefined;
@@ -51,17 +51,8 @@ export const ED25519_P = 2n ** 255n - 19n;
 export const ED25519_PUBLIC_KEY_LENGTH = 32;
 export const ED25519_SIGNATURE_LENGTH = 64;
 
-export type StrictVerifyReason =
-  | "wrong length" // public key not 32 bytes or signature not 64 bytes
-  | "invalid A" // A's y is not the y of any curve point
-  | "non-canonical S" // S >= L
-  | "invalid R"
-  | "small-order R"
-  | "small-order A"
-  | "non-canonical R" // y >= p, or x = 0 with the sign bit set
-  | "equation failed"; // [S]B != R + [k]A (compared as compressed bytes)
-
-export type StrictVerifyResult = { valid: true } | { valid: false; reason: StrictVerifyReason };
+// The verdict types live with the fast path (the lower layer) so neither file imports the other's values.
+export type { StrictVerifyReason, StrictVerifyResult } from "./ed25519-native.js";
 
 function littleEndianToBigint(bytes: Uint8Array): bigint {
   let n = 0n;

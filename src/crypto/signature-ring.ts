@@ -4,7 +4,7 @@
 // verdict next to it. The poster never verifies: it reads verdicts only when it must (a full ring,
 // or a block that failed and needs to know why), and the helper remembers which checks were
 // invalid so that it can refuse a state batch executed with a wrong answer
-// (state/commit-worker.ts).
+// (state/commitment/commit-worker.ts).
 import { ed25519VerifyStrict, ED25519_PUBLIC_KEY_LENGTH, ED25519_SIGNATURE_LENGTH } from "./ed25519.js";
 
 /** Checks in flight at most. */

@@ -7,8 +7,8 @@
 // meter, so a handler debiting or refunding its own sender costs no extra state I/O.
 import { bytesEqual, toHex } from "../bytes.js";
 import type { Address } from "../codec/types.js";
-import type { BlockBatch } from "../../state/interface.js";
-import { decodeStateValueAs, encodeStateValue } from "../../state/value.js";
+import type { BlockBatch } from "../../state/kv/interface.js";
+import { decodeStateValueAs, encodeStateValue } from "../../state/kv/value.js";
 import { reject } from "./errors.js";
 import { accountKey, REGISTRY_ADDRESS } from "./layout.js";
 import { U64_MAX } from "./math.js";

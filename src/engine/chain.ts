@@ -2,7 +2,7 @@
 // compute-then-commit transactions (§5), and read views for the run document.
 import { echo } from "../bounds.js";
 import { bytesEqual, compareBytes, toHex } from "../bytes.js";
-import type { BlockInput, GenesisConfig, Transaction } from "../chain/types.js";
+import type { BlockInput, GenesisConfig, Transaction } from "./inputs.js";
 import { decode, encode } from "../codec/core.js";
 import { chainInstanceId } from "../codec/derive.js";
 import { DecodeError } from "../codec/errors.js";
@@ -10,10 +10,10 @@ import { genesisBaseRateSchedules } from "../codec/schedule.js";
 import * as S from "../codec/schema.js";
 import type { Address, Bytes32, CbqsInstructionV1, ProviderRecordV1, StreamRecordV1 } from "../codec/types.js";
 import { LIVE_SCALARS, paramRow } from "../params.js";
-import type { BlockBatch, StateStore } from "../../state/interface.js";
-import { parseStateKey, StatePrefix } from "../../state/keys.js";
-import type { Event } from "../../state/roots.js";
-import { decodeStateValueAs, encodeStateValue } from "../../state/value.js";
+import type { BlockBatch, StateStore } from "../../state/kv/interface.js";
+import { parseStateKey, StatePrefix } from "../../state/kv/keys.js";
+import type { Event } from "../../state/kv/event.js";
+import { decodeStateValueAs, encodeStateValue } from "../../state/kv/value.js";
 import { runInstruction } from "../../instructions/index.js";
 import { AccountLedger, readAccount, writeAccount, type Account } from "./accounts.js";
 import { decodeScalar, encodeScalar, encodeSingleton, type TxContext } from "./context.js";

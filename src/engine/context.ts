@@ -12,9 +12,9 @@ import type {
   ProviderRecordV1,
   StreamRecordV1,
 } from "../codec/types.js";
-import type { BlockBatch } from "../../state/interface.js";
-import type { Event } from "../../state/roots.js";
-import { encodeStateValue, ValueTag } from "../../state/value.js";
+import type { BlockBatch } from "../../state/kv/interface.js";
+import type { Event } from "../../state/kv/event.js";
+import { encodeStateValue, ValueTag } from "../../state/kv/value.js";
 import type { AccountLedger } from "./accounts.js";
 import { EngineDefect, reject } from "./errors.js";
 import {

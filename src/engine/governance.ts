@@ -2,10 +2,10 @@
 // and pause accounting (Security Considerations → Denial of service). Valid only from the
 // genesis-configured governance account.
 import type { Address } from "../codec/types.js";
-import type { GovAction } from "../chain/types.js";
+import type { GovAction } from "./inputs.js";
 import { LIVE_SCALARS, paramRow } from "../params.js";
-import type { BlockBatch } from "../../state/interface.js";
-import { decodeStateValueAs, encodeStateValue } from "../../state/value.js";
+import type { BlockBatch } from "../../state/kv/interface.js";
+import { decodeStateValueAs, encodeStateValue } from "../../state/kv/value.js";
 import { decodeScalar, encodeScalar } from "./context.js";
 import { reject } from "./errors.js";
 import { paramKey } from "./layout.js";

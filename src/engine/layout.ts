@@ -11,7 +11,7 @@
 import { bytesEqual, concatBytes, utf8 } from "../bytes.js";
 import type { Address, Bytes32 } from "../codec/types.js";
 import { LIVE_SCALARS } from "../params.js";
-import { accountKey, actorStorageKey, systemStateKey } from "../../state/keys.js";
+import { accountKey, actorStorageKey, systemStateKey } from "../../state/kv/keys.js";
 
 function systemActor(lastByte: number): Address {
   const a = new Uint8Array(20);

@@ -7,8 +7,8 @@
 import type { InstructionName } from "../codec/types.js";
 import { keccak256 } from "../crypto/hash.js";
 import { ed25519VerifyStrict } from "../crypto/ed25519.js";
-import { meteredEventBytes, type Event } from "../../state/roots.js";
-import type { StateAccess } from "../../state/interface.js";
+import { meteredEventBytes, type Event } from "../../state/kv/event.js";
+import type { StateAccess } from "../../state/kv/interface.js";
 import { EngineDefect } from "./errors.js";
 
 export interface Reservation {

@@ -5,7 +5,7 @@
 // expiry is lazy.
 import { bytesEqual, concatBytes, readU64BE, u64BE, utf8 } from "../bytes.js";
 import type { Address } from "../codec/types.js";
-import { actorStorageKey } from "../../state/keys.js";
+import { actorStorageKey } from "../../state/kv/keys.js";
 import { reject } from "./errors.js";
 import { addU64, subU64 } from "./math.js";
 

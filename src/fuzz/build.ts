@@ -9,27 +9,20 @@ import { genesisHash, headerHash } from "../chain/block.js";
 import { decodeEnvelope, encodeEnvelope, type TxEnvelope } from "../chain/envelope.js";
 import { envelopeNonces, startNonces } from "../chain/nonces.js";
 import { blockResults } from "../chain/receipts.js";
-import type { Transaction } from "../chain/types.js";
+import type { Transaction } from "../engine/inputs.js";
 import { Chain } from "../engine/chain.js";
-import { DryRunStore } from "../node/dry-run.js";
+import { DryRunStore } from "../../state/chain-db/dry-run.js";
 import { GAS_VECTORS_SHA256 } from "../gas/pinned.js";
 import type { Fixture, FixtureBlock } from "../harness/fixture.js";
 import { blockResultJson, transition, type T8nEnv, type T8nRun } from "../harness/t8n.js";
 import { txKind } from "../harness/trace.js";
 import { createStateCommitment } from "../../state/qmdb/index.js";
-import { MemoryStateStore } from "../../state/store.js";
+import { MemoryStateStore } from "../../state/store/store.js";
 import { ChainModel } from "./model.js";
 import { TouchStore, type TxTouch } from "./observe.js";
 import type { FuzzChain, Junk } from "./plan.js";
 import { OWNERS, U64_MAX, worldFromJson, type World } from "./world.js";
-
-export type Entries = Array<[Uint8Array, Uint8Array]>;
-
-export interface T8nInputs {
-  alloc: Entries;
-  txs: Uint8Array[];
-  env: T8nEnv;
-}
+import type { Entries, T8nInputs } from "../target/target.js";
 
 export interface BuiltBlock {
   /** Position in the plan. */

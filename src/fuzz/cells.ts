@@ -6,11 +6,11 @@
 import { decode } from "../codec/core.js";
 import * as S from "../codec/schema.js";
 import type { CbqsInstructionV1, PriceQuoteV1, StreamRecordV1 } from "../codec/types.js";
-import type { GovAction, Transaction } from "../chain/types.js";
+import type { GovAction, Transaction } from "../engine/inputs.js";
 import { decodeScalar } from "../engine/context.js";
 import { SYS_CBQS } from "../engine/chain.js";
 import { decodePauseRecord, effectiveRentHeight } from "../engine/pause.js";
-import { decodeStateValueAs } from "../../state/value.js";
+import { decodeStateValueAs } from "../../state/kv/value.js";
 import type { BuiltBlock } from "./build.js";
 import type { TxTouch } from "./observe.js";
 import { U128_MAX, U64_MAX } from "./world.js";

@@ -6,9 +6,9 @@
 import { bytesEqual } from "../bytes.js";
 import { describeDiff } from "../harness/diff.js";
 import type { Json } from "../json/parse.js";
-import { DumpEntries } from "../../state/dump.js";
-import type { Entries } from "./build.js";
-import type { TargetOutput } from "./target.js";
+import { DumpEntries } from "../../state/kv/dump.js";
+import type { Entries } from "../target/target.js";
+import type { TargetOutput } from "../target/target.js";
 
 /**
  * Our side of one block: a fuzz chain's (src/fuzz/build.ts) or a fixture's (src/consume/).

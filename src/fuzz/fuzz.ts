@@ -12,9 +12,9 @@ import { ChainBuilder, type BuiltBlock } from "./build.js";
 import { Census, type CensusJson } from "./census.js";
 import { firstDifference, oursResult, resultDiffers, type CompareOptions } from "./compare.js";
 import { chainSize, generateChain, type FuzzChain } from "./plan.js";
-import { ServerDied } from "./server-target.js";
+import { ServerDied } from "../target/server-target.js";
 import { shrink } from "./shrink.js";
-import { inputTexts, perCall, TargetError, type ChainTarget, type T8nTarget, type TargetAnswer, type TargetOutput } from "./target.js";
+import { inputTexts, perCall, TargetError, type ChainTarget, type T8nTarget, type TargetAnswer, type TargetOutput } from "../target/target.js";
 
 /** One block of a chain in words, for the report: each input transaction and what our t8n made of it. */
 export interface BlockSummary {

@@ -5,14 +5,14 @@
 // data: the run's outcome, the report's lines, or the failure's error line.
 import { Worker } from "node:worker_threads";
 import { existsSync } from "node:fs";
-import { count } from "../harness/progress.js";
+import { count } from "../format.js";
 import { OutputError } from "../output-file.js";
-import { describeIoError } from "../json/read.js";
+import { describeIoError } from "../io-error.js";
 import type { Lane } from "./campaign.js";
 import { FuzzLane, TargetFailure, type Finding, type RunOutcome } from "./fuzz.js";
 import { chainLines, reproduceLine, writeInputs, writeReport, type ReportMeta } from "./report.js";
-import { ServerTarget } from "./server-target.js";
-import { CommandTarget, perCall, type ChainTarget } from "./target.js";
+import { ServerTarget } from "../target/server-target.js";
+import { CommandTarget, perCall, type ChainTarget } from "../target/target.js";
 
 /** Everything a lane needs, as plain data (it crosses to a worker thread). */
 export interface LaneSpec {

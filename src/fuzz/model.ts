@@ -10,7 +10,7 @@
 // exactly on a grace deadline, the end of a stream's escrow runway or a pause's expiry.
 import fc from "fast-check";
 import { bytesEqual, fromHex, toHex } from "../bytes.js";
-import type { BlockInput, GovAction, Transaction } from "../chain/types.js";
+import type { BlockInput, GovAction, Transaction } from "../engine/inputs.js";
 import { streamId } from "../codec/derive.js";
 import type { StreamRecordV1 } from "../codec/types.js";
 import { ed25519PublicKeyFromSeed } from "../crypto/ed25519.js";

@@ -7,9 +7,9 @@ import { bytesEqual } from "../bytes.js";
 import type { Address } from "../codec/types.js";
 import { paramKey, REGISTRY_ADDRESS } from "../engine/layout.js";
 import { pauseRecordKey } from "../engine/pause.js";
-import type { BlockBatch, StateAccess, StateStore } from "../../state/interface.js";
-import { ForwardingStore, TxWatchingBatch } from "../../state/forwarding.js";
-import { StatePrefix } from "../../state/keys.js";
+import type { BlockBatch, StateAccess, StateStore } from "../../state/kv/interface.js";
+import { ForwardingStore, TxWatchingBatch } from "../../state/store/forwarding.js";
+import { StatePrefix } from "../../state/kv/keys.js";
 
 /** A stream record as one transaction found it and left it (state values; undefined: absent). */
 export interface RecordTouch {
@@ -60,7 +60,7 @@ class TouchBatch extends TxWatchingBatch {
         const known = tx.streams.get(id);
         if (a.op === "read") {
           if (known === undefined) {
-            const value = a.value?.slice(); // the batch's own array: kept, so copied (state/interface.ts)
+            const value = a.value?.slice(); // the batch's own array: kept, so copied (state/kv/interface.ts)
             tx.streams.set(id, { before: value, after: value });
           }
         } else {

@@ -8,12 +8,12 @@ import { join } from "node:path";
 import { fixtureJsonText } from "../harness/fixture.js";
 import { registryRecords } from "../harness/records.js";
 import { replayFixture } from "../harness/replay.js";
-import { dumpEntries } from "../../state/dump.js";
+import { dumpEntries } from "../../state/kv/dump.js";
 import { fromHex } from "../bytes.js";
-import { count } from "../harness/progress.js";
+import { count } from "../format.js";
 import { FuzzInternalError, type BuiltBlock } from "./build.js";
 import type { BlockSummary, Finding } from "./fuzz.js";
-import { inputTexts } from "./target.js";
+import { inputTexts } from "../target/target.js";
 import { writeOutputFile } from "../output-file.js";
 
 export const REPORT_FORMAT = "cbqs-fuzz-report/v1";

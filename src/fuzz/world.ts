@@ -4,7 +4,7 @@
 // timestamps, §18 parameters at their bounds, balances up to the u64 total-supply edge, fees).
 import fc from "fast-check";
 import { fromHex, utf8 } from "../bytes.js";
-import type { GenesisConfig } from "../chain/types.js";
+import type { GenesisConfig } from "../engine/inputs.js";
 import { chainInstanceId } from "../codec/derive.js";
 import { Chain } from "../engine/chain.js";
 import { paramMinimum } from "../engine/governance.js";
@@ -12,7 +12,7 @@ import { LIVE_SCALARS, paramRow } from "../params.js";
 import { canonicalJson, parseGenesis } from "../scenario/genesis.js";
 import type { JsonObject } from "../scenario/json.js";
 import { createStateCommitment } from "../../state/qmdb/index.js";
-import { MemoryStateStore } from "../../state/store.js";
+import { MemoryStateStore } from "../../state/store/store.js";
 
 const addr = (b: string): string => "0x" + b.repeat(20);
 export const U64_MAX = (1n << 64n) - 1n;

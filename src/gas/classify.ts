@@ -1,4 +1,4 @@
-// Names each metered state access by key class (state/keys.ts parseStateKey + the engine layout,
+// Names each metered state access by key class (state/kv/keys.ts parseStateKey + the engine layout,
 // src/engine/layout.ts) and by the role of the address or stream it concerns, so a plan reads
 // `R param cbqs.max_streams_per_owner` or `W stream main` rather than as 54 bytes of hex.
 import { bytesEqual, toHex, utf8 } from "../bytes.js";
@@ -7,8 +7,8 @@ import { keccak256 } from "../crypto/hash.js";
 import { classifyRegistryUserKey, PLATFORM_ADDRESS, REGISTRY_ADDRESS, ZERO_ADDRESS } from "../engine/layout.js";
 import { pauseRecordKey } from "../engine/pause.js";
 import { LIVE_SCALARS } from "../params.js";
-import type { StateAccess } from "../../state/interface.js";
-import { parseStateKey } from "../../state/keys.js";
+import type { StateAccess } from "../../state/kv/interface.js";
+import { parseStateKey } from "../../state/kv/keys.js";
 import { GOVERNANCE, OWNER, PROVIDER, SPONSOR } from "./builder.js";
 
 const ADDRESS_ROLES: Array<[Address, string]> = [

@@ -3,8 +3,8 @@
 // tooling measures reads, writes and written bytes independently of the Meter's own counters.
 // An optional `amplify` hook lets a test make the state interface misbehave (e.g. a handler
 // forced over its reservation) without touching engine code.
-import { ForwardingStore, WatchingBatch } from "../../state/forwarding.js";
-import type { BlockBatch, StateAccess, StateStore } from "../../state/interface.js";
+import { ForwardingStore, WatchingBatch } from "../../state/store/forwarding.js";
+import type { BlockBatch, StateAccess, StateStore } from "../../state/kv/interface.js";
 
 type Amplify = (batch: BlockBatch, key: Uint8Array) => void;
 

@@ -306,7 +306,7 @@ the canonical plan (and, for a vector's path, of the gas-vector digest).
 ## Notation
 
 One line per state operation, in execution order: \`R\` = one metered read (\`get\`), \`W\` = one metered
-write (\`put\` or \`delete\`), then the key class, derived from \`state/keys.ts\` \`parseStateKey\` and the
+write (\`put\` or \`delete\`), then the key class, derived from \`state/kv/keys.ts\` \`parseStateKey\` and the
 engine layout (\`src/engine/layout.ts\`, \`docs/state-layout.md\`):
 
 | Key class | Key |

@@ -3,15 +3,15 @@
 // all be accepted, then one target transaction in its own block. Running it measures the CBQS
 // portion of the target at the state interface (src/gas/observe.ts) and cross-checks the engine's
 // own meter. Fee prices are zero: fees are platform charges and never change a CBQS number.
-import type { GenesisConfig } from "../chain/types.js";
+import type { GenesisConfig } from "../engine/inputs.js";
 import { decode } from "../codec/core.js";
 import * as S from "../codec/schema.js";
 import type { Address, InstructionName } from "../codec/types.js";
 import { Chain, SYS_CBQS, type TxOutcome } from "../engine/chain.js";
 import { charge, COSTS, RESERVATIONS, type CostSchedule, type MeterUsage } from "../engine/meter.js";
-import type { BlockBatch, StateAccess } from "../../state/interface.js";
-import { meteredEventBytes } from "../../state/roots.js";
-import { MemoryStateStore } from "../../state/store.js";
+import type { BlockBatch, StateAccess } from "../../state/kv/interface.js";
+import { meteredEventBytes } from "../../state/kv/event.js";
+import { MemoryStateStore } from "../../state/store/store.js";
 import { ObservingStore } from "./observe.js";
 
 export interface ScenarioTx {

@@ -15,11 +15,11 @@ import * as S from "../codec/schema.js";
 import { SYS_CBQS } from "../engine/chain.js";
 import type { Json, JsonObject } from "../json/parse.js";
 import type { RunBlock, RunDocument } from "../scenario/run.js";
-import { diffDumps, type DumpEntry } from "../../state/dump.js";
+import { diffDumps, type DumpEntry } from "../../state/kv/dump.js";
 import { KIND_NAMES, type Document } from "./documents.js";
 import type { Fixture, FixtureBlock } from "./fixture.js";
 import { registryRecords } from "./records.js";
-import { count } from "./progress.js";
+import { count } from "../format.js";
 import { txKind } from "./trace.js";
 
 /** Two documents that cannot be compared (different kinds, or a kind diff does not take): exit 2. */

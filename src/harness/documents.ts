@@ -14,7 +14,7 @@ import { finish, type Steps } from "../steps.js";
 import { parseScenario, SCENARIO_FORMAT, type Scenario } from "../scenario/parse.js";
 import { loadRunBlock, loadRunDocument } from "../scenario/run-document.js";
 import { RUN_FORMAT, type RunBlock, type RunDocument } from "../scenario/run.js";
-import { DUMP_FORMAT, dumpEntryCollector, loadDump, type DumpEntries } from "../../state/dump.js";
+import { DUMP_FORMAT, dumpEntryCollector, loadDump, type DumpEntries } from "../../state/kv/dump.js";
 import { formatProblem } from "../json/fields.js";
 import { FIXTURE_FORMAT, loadBlock, loadFixture, type Fixture, type FixtureBlock } from "./fixture.js";
 import { loadT8nResult, T8N_RESULT_FORMAT } from "./t8n.js";

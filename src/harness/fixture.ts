@@ -5,11 +5,11 @@
 // decimal-string integers, trailing newline) so filled fixtures are byte-stable.
 import { MAX_BLOCK_TRANSACTIONS, MAX_DUMP_ENTRIES, MAX_ENVELOPE_BYTES } from "../bounds.js";
 import { compareBytes, toHex } from "../bytes.js";
-import type { GenesisConfig } from "../chain/types.js";
+import type { GenesisConfig } from "../engine/inputs.js";
 import { loadReceiptJson, receiptJson, type TxReceipt } from "../chain/receipts.js";
 import { array as arr, decimal, formatProblem, hex, object as obj, sha256Hex, string as str } from "../json/fields.js";
 import { childPath, JsonError } from "../json/parse.js";
-import { DUMP_FORMAT, DumpError, loadDumpEntry } from "../../state/dump.js";
+import { DUMP_FORMAT, DumpError, loadDumpEntry } from "../../state/kv/dump.js";
 import { genesisFromSource } from "./genesis.js";
 
 export const FIXTURE_FORMAT = "cbqs-fixture/v1";

@@ -4,7 +4,7 @@
 // scenario forms reduce to "source bytes → JSON → parseGenesis". The bytes are read by the one
 // strict JSON reader (src/json/parse.ts): strict UTF-8, no byte-order mark, no duplicate key —
 // two readers of the same bytes cannot run different chains (docs/decisions.md "Genesis source: one JSON").
-import type { GenesisConfig } from "../chain/types.js";
+import type { GenesisConfig } from "../engine/inputs.js";
 import { JsonError, parseJson } from "../json/parse.js";
 import { utf8 } from "../bytes.js";
 import { canonicalJson, parseGenesis } from "../scenario/genesis.js";

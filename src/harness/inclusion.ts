@@ -4,7 +4,7 @@
 // produced for a block whose stated root its own contents give.
 import { bytesEqual, toHex } from "../bytes.js";
 import { committedReceipt } from "../chain/receipts.js";
-import { proveReceipt, proveTx, type InclusionProof} from "../../state/roots.js";
+import { proveReceipt, proveTx, type InclusionProof} from "../../state/roots/roots.js";
 import { noBlockAt, type Fixture } from "./fixture.js";
 
 export type InclusionKind = "tx" | "receipt";

@@ -5,9 +5,9 @@
 import type { Fixture } from "./fixture.js";
 import { replayFixtureSteps, type Mismatch } from "./replay.js";
 import { finish, type Steps } from "../steps.js";
-import { MemoryStateStore } from "../../state/store.js";
+import { MemoryStateStore } from "../../state/store/store.js";
 import { createStateCommitment } from "../../state/qmdb/index.js";
-import { proveKey, type ExclusionProof, type StateProof } from "../../state/proof.js";
+import { proveKey, type ExclusionProof, type StateProof } from "../../state/qmdb/proof.js";
 
 export type HeightProof = { mismatch: Mismatch } | { height: bigint; root: Uint8Array; proof: StateProof | ExclusionProof };
 

@@ -1,13 +1,13 @@
 // Decoded views of Stream Registry (actor 0x17) slots for state dumps, diffs and traces: the
-// records as their canonical JSON (docs/state-layout.md). The SlotDecoder that state/dump.ts
+// records as their canonical JSON (docs/state-layout.md). The SlotDecoder that state/kv/dump.ts
 // takes, kept out of state/ so the state emulator does not depend on the CIP-39 codec.
 import { bytesEqual, toHex } from "../bytes.js";
 import { decode, toJson } from "../codec/core.js";
 import * as S from "../codec/schema.js";
 import { classifyRegistryUserKey, REGISTRY_ADDRESS, singletonKey } from "../engine/layout.js";
-import type { SlotDecoder } from "../../state/dump.js";
-import { parseStateKey, type ParsedStateKey } from "../../state/keys.js";
-import { decodeStateValueAs } from "../../state/value.js";
+import type { SlotDecoder } from "../../state/kv/dump.js";
+import { parseStateKey, type ParsedStateKey } from "../../state/kv/keys.js";
+import { decodeStateValueAs } from "../../state/kv/value.js";
 
 export const registryRecords: SlotDecoder = (key, bytes) => {
   if (key.layout !== "addressSlot" || key.slot.hashed || !bytesEqual(key.address, REGISTRY_ADDRESS)) return undefined;

@@ -11,12 +11,12 @@ import { blockResults, type BlockResults, type TxReceipt } from "../chain/receip
 import { Chain, type BlockOutcome, type TxOutcome } from "../engine/chain.js";
 import { GenesisError } from "../engine/errors.js";
 import { GAS_VECTORS_SHA256 } from "../scenario/run.js";
-import type { StateStore } from "../../state/interface.js";
-import { diffDumps, type DumpEntry } from "../../state/dump.js";
-import { MemoryStateStore } from "../../state/store.js";
+import type { StateStore } from "../../state/kv/interface.js";
+import { diffDumps, type DumpEntry } from "../../state/kv/dump.js";
+import { MemoryStateStore } from "../../state/store/store.js";
 import { createStateCommitment } from "../../state/qmdb/index.js";
-import { BatchRefused, WorkerCommitment } from "../../state/worker-commitment.js";
-import { blockRoots, rootsJob, type BlockRoots, type Receipt } from "../../state/roots.js";
+import { BatchRefused, WorkerCommitment } from "../../state/commitment/worker-commitment.js";
+import { blockRoots, rootsJob, type BlockRoots, type Receipt } from "../../state/roots/roots.js";
 import { ed25519VerifyStrict } from "../crypto/ed25519.js";
 import { allocateSignatureRing } from "../crypto/signature-ring.js";
 import { SignatureCheckedStore, SpeculativeSignatures } from "./signatures.js";

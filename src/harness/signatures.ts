@@ -3,16 +3,16 @@
 // the commit worker serves (src/crypto/signature-ring.ts), so the main thread keeps executing
 // and never verifies. Each block's state batch carries the range of checks it was executed with
 // (SignatureCheckedStore); the worker applies the batch only when all of them were valid, and
-// otherwise refuses it (state/worker-commitment.ts BatchRefused): the harness then undoes that
+// otherwise refuses it (state/commitment/worker-commitment.ts BatchRefused): the harness then undoes that
 // block and every block after it and executes it again with the real verifier. So every block
 // whose root is ever used was executed with exactly the answers ed25519VerifyStrict gives,
 // whatever the threads' timing.
 import { ed25519VerifyStrict } from "../crypto/ed25519.js";
 import { SignatureRing, type SignatureRingShared } from "../crypto/signature-ring.js";
 import type { SignatureVerifier } from "../engine/meter.js";
-import type { BlockBatch, CommitResult, StateStore } from "../../state/interface.js";
-import { ForwardingStore } from "../../state/forwarding.js";
-import type { WorkerCommitment } from "../../state/worker-commitment.js";
+import type { BlockBatch, CommitResult, StateStore } from "../../state/kv/interface.js";
+import { ForwardingStore } from "../../state/store/forwarding.js";
+import type { WorkerCommitment } from "../../state/commitment/worker-commitment.js";
 
 export class SpeculativeSignatures {
   private readonly ring: SignatureRing;

@@ -2,14 +2,14 @@
 // request per stdin line, one JSON answer per stdout line, in order; stderr is free for logs.
 // This module is the protocol (framing, the line bound, request checks, sessions, errors); what
 // executes a block is a T8nBackend: in this process (`cbqs t8n --server`, below) or a per-call
-// t8n command run once per block (`cbqs t8n-adapter`, src/harness/t8n-adapter.ts).
+// t8n command run once per block (`cbqs t8n-adapter`, src/target/t8n-adapter.ts).
 import type { Readable, Writable } from "node:stream";
 import { decimal, object, string } from "../json/fields.js";
 import { JsonError, parseJson, type Json, type JsonObject } from "../json/parse.js";
-import { dumpEntryViews, dumpHeader, loadDump } from "../../state/dump.js";
-import { MemoryStateStore, StateStoreError } from "../../state/store.js";
+import { dumpEntryViews, dumpHeader, loadDump } from "../../state/kv/dump.js";
+import { MemoryStateStore, StateStoreError } from "../../state/store/store.js";
 import { createStateCommitment } from "../../state/qmdb/index.js";
-import { count } from "./progress.js";
+import { count } from "../format.js";
 import { registryRecords } from "./records.js";
 import { parseEnv, parseTxs, sessionBlock, transition } from "./t8n.js";
 import { Stopped, stopRequested, watchSignals } from "../steps.js";

@@ -1,6 +1,6 @@
 // Per-transaction execution traces (goevmlab convention: compare two traces step by step and
 // report the first divergence). A TracingStore wraps the state store and sees every access
-// through the BlockBatch observer (state/interface.ts) while passing the engine's own observer
+// through the BlockBatch observer (state/kv/interface.ts) while passing the engine's own observer
 // (the gas meter) through untouched. Transaction boundaries are the engine's outermost
 // checkpoints (one per transaction, src/engine/chain.ts executeTx). One JSON line per
 // transaction plus one "block" line for accesses outside any transaction.
@@ -13,9 +13,9 @@ import { eventJson, type TxReceipt } from "../chain/receipts.js";
 import { decode } from "../codec/core.js";
 import * as S from "../codec/schema.js";
 import { SYS_CBQS, type TxOutcome } from "../engine/chain.js";
-import type { BlockBatch, StateAccess } from "../../state/interface.js";
-import { ForwardingStore, TxWatchingBatch } from "../../state/forwarding.js";
-import { dumpEntry } from "../../state/dump.js";
+import type { BlockBatch, StateAccess } from "../../state/kv/interface.js";
+import { ForwardingStore, TxWatchingBatch } from "../../state/store/forwarding.js";
+import { dumpEntry } from "../../state/kv/dump.js";
 import { registryRecords } from "./records.js";
 
 export const TRACE_FORMAT = "cbqs-trace/v1";

@@ -6,7 +6,7 @@ import { performance } from "node:perf_hooks";
 import type { FixtureReport } from "../harness/replay.js";
 import type { ConsumeReport } from "../consume/consume.js";
 import type { FixtureSummary } from "../harness/corpus-index.js";
-import type { ChainTarget } from "../fuzz/target.js";
+import type { ChainTarget } from "../target/target.js";
 
 export type JobSpec =
   | { kind: "replay"; toHeight: bigint | null }

@@ -1,7 +1,8 @@
 // One progress line for a pool of jobs (src/jobs/pool.ts): fixtures finished of the total, the
 // transactions executed so far (a tx/s rate), and the blocks of the biggest job under way — so a
 // long chain on one worker shows where it is while small fixtures finish around it.
-import { count, Progress, thousands, type ProgressMode } from "../harness/progress.js";
+import { Progress, type ProgressMode } from "../harness/progress.js";
+import { count, thousands } from "../format.js";
 import type { JobProgress } from "./handlers.js";
 
 export class PoolProgress {

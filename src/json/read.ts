@@ -8,6 +8,7 @@ import { gunzipSync } from "node:zlib";
 import { MAX_BUFFERED_DOCUMENT_BYTES, MAX_DOCUMENT_BYTES } from "../bounds.js";
 import { JsonError, JsonParser, shortPath, TrailingContentError, type Json, type ParseOptions } from "./parse.js";
 import { finish, Stopped, type Steps } from "../steps.js";
+import { describeIoError } from "../io-error.js";
 
 /** Unusable input: `file: path: reason` (exit 2 on the command line). */
 export class InputError extends Error {
@@ -30,21 +31,6 @@ export class InputError extends Error {
   }
 }
 
-/** A system error in words, with its code: "no such file or directory (ENOENT)". */
-export function describeIoError(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException).code;
-  const words: Record<string, string> = {
-    ENOENT: "no such file or directory",
-    EACCES: "permission denied",
-    EISDIR: "it is a directory",
-    ENOTDIR: "a parent of it is not a directory",
-    EEXIST: "it already exists",
-    ENOSPC: "no space left on the device",
-    EROFS: "the file system is read-only",
-    ENXIO: "no such device or address",
-  };
-  return code === undefined ? String((err as Error).message ?? err) : `${words[code] ?? "system error"} (${code})`;
-}
 
 const CHUNK = 1 << 20;
 const isGzip = (head: Uint8Array): boolean => head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;

@@ -3,13 +3,13 @@
 // devnet (a transaction pool and block production). Every block runs through the engine's block
 // execution (src/engine/chain.ts via src/harness/replay.ts and src/chain/*), so roots, receipts
 // and block hashes are the ones `cbqs replay` and `cbqs fill` produce, and every block is one
-// ChainDb commit (state/chain-db.ts).
+// ChainDb commit (state/chain-db/chain-db.ts).
 import { StoreError } from "../../state/lmdb/errors.js";
 import { bytesEqual, toHex } from "../bytes.js";
 import { genesisHash, headerHash } from "../chain/block.js";
 import { txHash, type TxEnvelope } from "../chain/envelope.js";
 import { blockResults, receiptJson } from "../chain/receipts.js";
-import type { GenesisConfig } from "../chain/types.js";
+import type { GenesisConfig } from "../engine/inputs.js";
 import { Chain, isKeylessAccount } from "../engine/chain.js";
 import { GenesisError } from "../engine/errors.js";
 import { U64_MAX } from "../engine/math.js";
@@ -17,9 +17,9 @@ import { decodeTransaction, firstNotIncludable, startNonces, TxInputError } from
 import type { Fixture } from "../harness/fixture.js";
 import { genesisFromSource } from "../harness/genesis.js";
 import { Replay, ReplayInputError, type ExecutedBlock, type Mismatch } from "../harness/replay.js";
-import type { BlockRecord, ChainDb, GenesisRecord } from "../../state/chain-db.js";
-import { logsRoot, receiptRoot, txRoot } from "../../state/roots.js";
-import { DryRunStore } from "./dry-run.js";
+import type { BlockRecord, ChainDb, GenesisRecord } from "../../state/chain-db/chain-db.js";
+import { logsRoot, receiptRoot, txRoot } from "../../state/roots/roots.js";
+import { DryRunStore } from "../../state/chain-db/dry-run.js";
 import { compareStoredChain, historyStart } from "./stored-chain.js";
 import { badRequest, RequestError } from "./errors.js";
 import { finish, type Steps } from "../steps.js";

@@ -5,7 +5,7 @@
 // `since` chooses the first block carrying a post_state. Every check comes first (400, or 410 for
 // a node started from a snapshot); the document is then streamed, block by block.
 import type { PostStateMode } from "../harness/fill.js";
-import type { ChainDb } from "../../state/chain-db.js";
+import type { ChainDb } from "../../state/chain-db/chain-db.js";
 import { U64_MAX } from "../engine/math.js";
 import { parseDecimal } from "./decimal.js";
 import { badRequest, RequestError } from "./errors.js";

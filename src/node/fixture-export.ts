@@ -13,16 +13,16 @@
 // before a byte is written; `exportSteps` then streams the document block by block (a unit of
 // src/steps.ts), never holding the whole chain or its text.
 import { toHex } from "../bytes.js";
-import type { GenesisConfig } from "../chain/types.js";
+import type { GenesisConfig } from "../engine/inputs.js";
 import { GAS_VECTORS_SHA256 } from "../gas/pinned.js";
 import type { PostStateMode } from "../harness/fill.js";
 import { blockJson, fixtureHeader, type Fixture, type FixtureBlock } from "../harness/fixture.js";
 import { genesisFromSource } from "../harness/genesis.js";
-import { count } from "../harness/progress.js";
+import { count } from "../format.js";
 import { newStore, Replay, ReplayInputError, type Mismatch } from "../harness/replay.js";
 import { jsonDocumentSteps, Streamed, type TextSink } from "../json/write.js";
 import type { Steps } from "../steps.js";
-import type { BlockRecord, ChainDb, GenesisRecord } from "../../state/chain-db.js";
+import type { BlockRecord, ChainDb, GenesisRecord } from "../../state/chain-db/chain-db.js";
 import { historyStart, storedBlocks } from "./stored-chain.js";
 
 export const POST_STATE_MODES: readonly PostStateMode[] = ["every", "final", "none"];

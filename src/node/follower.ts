@@ -3,7 +3,7 @@
 // `cbqs replay` (src/harness/replay.ts) and commits it to its own ChainDb only once every root,
 // receipt and the block hash match the node's. The first divergence stops it with replay's report.
 import { bytesEqual, fromHex, toHex } from "../bytes.js";
-import type { GenesisConfig } from "../chain/types.js";
+import type { GenesisConfig } from "../engine/inputs.js";
 import { closeSync, rmSync, writeSync } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
 import { echo, MAX_BUFFERED_DOCUMENT_BYTES } from "../bounds.js";
@@ -11,7 +11,7 @@ import { FIXTURE_FORMAT, loadFixture, type Fixture } from "../harness/fixture.js
 import { JsonError, parseJson } from "../json/parse.js";
 import { genesisFromSource } from "../harness/genesis.js";
 import { Replay, ReplayInputError, type Mismatch } from "../harness/replay.js";
-import type { BlockRecord, ChainDb } from "../../state/chain-db.js";
+import type { BlockRecord, ChainDb } from "../../state/chain-db/chain-db.js";
 import { executedRecord, genesisRecord } from "./chain-node.js";
 import { ConnectionFailed, httpGet, RequestTimeout } from "./http-get.js";
 import { MAX_LIMIT } from "./replication.js";

@@ -7,7 +7,7 @@ import { GAS_VECTORS_SHA256 } from "../gas/pinned.js";
 import { blockJson } from "../harness/fixture.js";
 import type { TextSink } from "../json/write.js";
 import type { Steps } from "../steps.js";
-import type { BlockRecord } from "../../state/chain-db.js";
+import type { BlockRecord } from "../../state/chain-db/chain-db.js";
 
 /** An answer already serialized (kept by a cache: the same block gives the same bytes). */
 export class JsonText {

@@ -5,11 +5,11 @@
 // `cbqs verify-bmt-proof`. The proof itself is the answer's `proof` member, verbatim.
 import { fromHex, HexError, toHex } from "../bytes.js";
 import { committedReceipt, receiptJson } from "../chain/receipts.js";
-import type { ChainDb } from "../../state/chain-db.js";
-import { accountKey, actorKey, actorStorageKey, checkStateKey, StateKeyError } from "../../state/keys.js";
-import { MAX_MULTI_PROOF_KEYS } from "../../state/proof.js";
-import { inclusionProofToJson, proveReceipt, proveTx } from "../../state/roots.js";
-import { STATE_KEY_LENGTH } from "../../state/interface.js";
+import type { ChainDb } from "../../state/chain-db/chain-db.js";
+import { accountKey, actorKey, actorStorageKey, checkStateKey, StateKeyError } from "../../state/kv/keys.js";
+import { MAX_MULTI_PROOF_KEYS } from "../../state/qmdb/proof.js";
+import { inclusionProofToJson, proveReceipt, proveTx } from "../../state/roots/roots.js";
+import { STATE_KEY_LENGTH } from "../../state/kv/interface.js";
 import { badRequest, notFound, RequestError } from "./errors.js";
 import { readPointJson } from "./json.js";
 import { parseHash } from "./reads.js";
@@ -54,7 +54,7 @@ export function storageProof(db: ChainDb, address: string, userKey: string, limi
 
 /**
  * keys[i] of a /proof/multi body: 0x hex of exactly 54 bytes whose prefix is a CIP-4 §4.2 one.
- * The prefix is checked here, by the one table (state/keys.ts), because the store refuses a key
+ * The prefix is checked here, by the one table (state/kv/keys.ts), because the store refuses a key
  * of an unknown prefix by throwing: unchecked, that reached the client as a 500.
  */
 function multiKey(k: unknown, i: number): Uint8Array {

@@ -16,8 +16,8 @@ import { readPauseRecord } from "../engine/governance.js";
 import { providerKey, REGISTRY_ADDRESS, schedulesKey, streamKey, paramKey } from "../engine/layout.js";
 import { effectiveRentHeight } from "../engine/pause.js";
 import { LIVE_SCALARS } from "../params.js";
-import type { BlockRecord, ChainDb, StateReader } from "../../state/chain-db.js";
-import { decodeStateValueAs } from "../../state/value.js";
+import type { BlockRecord, ChainDb, StateReader } from "../../state/chain-db/chain-db.js";
+import { decodeStateValueAs } from "../../state/kv/value.js";
 import { badRequest, notFound, RequestError } from "./errors.js";
 import { finalizedViewJson, JsonText, readPointJson } from "./json.js";
 

@@ -8,7 +8,7 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Fixture } from "../harness/fixture.js";
 import { Replay, type Mismatch, type ReplayProgress } from "../harness/replay.js";
-import type { ChainDb, PrunedUndo } from "../../state/chain-db.js";
+import type { ChainDb, PrunedUndo } from "../../state/chain-db/chain-db.js";
 import { executedRecord, genesisRecord } from "./chain-node.js";
 import { compareStoredChain, type StoredComparison } from "./stored-chain.js";
 

@@ -15,7 +15,7 @@
 // since=next, desc with until=next, with no item repeated. `prev` is the nearest block on the
 // other side of the page's start bound (asc: below since; desc: above until): asc walks back
 // with until=prev&order=desc, desc walks forward with since=prev&order=asc.
-import type { ChainDb } from "../../state/chain-db.js";
+import type { ChainDb } from "../../state/chain-db/chain-db.js";
 import { U64_MAX } from "../engine/math.js";
 import { parseDecimal, type DecimalParam } from "./decimal.js";
 import { badRequest } from "./errors.js";

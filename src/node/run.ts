@@ -3,7 +3,7 @@
 // plus argument parsing and signals; tests start it in-process the same way.
 import { bytesEqual, toHex } from "../bytes.js";
 import { DEFAULT_GENESIS_SOURCE } from "../harness/genesis.js";
-import type { ChainDb } from "../../state/chain-db.js";
+import type { ChainDb } from "../../state/chain-db/chain-db.js";
 import { CbqsNode, type NodeStart } from "./chain-node.js";
 import { startServer, type Logger, type ServerOptions } from "./server.js";
 import { stoppable } from "../steps.js";

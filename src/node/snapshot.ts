@@ -14,13 +14,13 @@ import { chainInstanceId } from "../codec/derive.js";
 import { Chain } from "../engine/chain.js";
 import { genesisFromSource } from "../harness/genesis.js";
 import { newStore } from "../harness/replay.js";
-import type { BlockRecord, GenesisRecord } from "../../state/chain-db.js";
+import type { BlockRecord, GenesisRecord } from "../../state/chain-db/chain-db.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { hasEnv, StoreError } from "../../state/lmdb/env.js";
 import { encodeBlock } from "../../state/lmdb/records.js";
 import { exportSnapshot, exportSnapshotSteps, rebuildSnapshotStateSteps, SnapshotError, type SnapshotHead } from "../../state/lmdb/snapshot.js";
 import { finish, type Steps } from "../steps.js";
-import { blockRoots } from "../../state/roots.js";
+import { blockRoots } from "../../state/roots/roots.js";
 import { genesisRecord } from "./chain-node.js";
 
 export { exportSnapshot, exportSnapshotSteps, SnapshotError };

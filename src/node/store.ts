@@ -1,7 +1,7 @@
 // Which ChainDb a node, a follower or `cbqs replay --db` runs on: in memory without a directory,
 // the persistent LMDB ChainDb (state/lmdb/) with one. The one place both are opened.
-import type { ChainDb } from "../../state/chain-db.js";
-import { DEFAULT_RETAIN_BLOCKS, MemoryChainDb } from "../../state/chain-db-memory.js";
+import type { ChainDb } from "../../state/chain-db/chain-db.js";
+import { DEFAULT_RETAIN_BLOCKS, MemoryChainDb } from "../../state/chain-db/memory.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { StoreError } from "../../state/lmdb/env.js";
 import { SNAPSHOT_INTERVAL_BLOCKS, snapshotEvery } from "./snapshot.js";

@@ -11,12 +11,12 @@ import { genesisHash, headerHash } from "../chain/block.js";
 import { txHash } from "../chain/envelope.js";
 import { committedReceipt } from "../chain/receipts.js";
 import type { Fixture, FixtureBlock } from "../harness/fixture.js";
-import { count } from "../harness/progress.js";
+import { count } from "../format.js";
 import { differs, mismatchOf, receiptsMismatch, type Mismatch } from "../harness/replay.js";
 import { U64_MAX } from "../engine/math.js";
 import { GAS_VECTORS_SHA256 } from "../gas/pinned.js";
-import type { BlockRecord, ChainDb } from "../../state/chain-db.js";
-import { blockRoots } from "../../state/roots.js";
+import type { BlockRecord, ChainDb } from "../../state/chain-db/chain-db.js";
+import { blockRoots } from "../../state/roots/roots.js";
 
 /** The store holds another chain (another genesis source): unusable input, exit 2, nothing touched. */
 export class StoredChainError extends Error {

@@ -13,11 +13,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bytesEqual, toHex } from "../bytes.js";
-import type { BlockRecord } from "../../state/chain-db.js";
+import type { BlockRecord } from "../../state/chain-db/chain-db.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { DamagedStoreError, plain, readU64Key, type Table } from "../../state/lmdb/env.js";
 import { decodeBefore, decodeBlock, decodeTxLocation } from "../../state/lmdb/records.js";
-import { STATE_KEY_LENGTH } from "../../state/interface.js";
+import { STATE_KEY_LENGTH } from "../../state/kv/interface.js";
 import { exportSnapshot, rebuildSnapshotState, SnapshotError } from "../../state/lmdb/snapshot.js";
 import { verifyBlockRecord, verifyGenesisRecord } from "./snapshot.js";
 

@@ -2,7 +2,7 @@
 // chain_instance_id (CIP-39 §3). Parameter values are range-checked here only as u64;
 // their §18 Maximum and the bps guard are the engine's genesis validation.
 import { compareBytes, utf8 } from "../bytes.js";
-import type { GenesisConfig } from "../chain/types.js";
+import type { GenesisConfig } from "../engine/inputs.js";
 import { JsonError, parseJson } from "../json/parse.js";
 import { address, at, isObject, obj, onlyKeys, ScenarioError, str, timestamp, u64, U64_MAX, type Json } from "./json.js";
 

@@ -6,7 +6,7 @@ import { echo, MAX_BLOCK_TRANSACTIONS, MAX_PARAM_NAME_BYTES, MAX_SET_PARAMS_ENTR
 import { utf8 } from "../bytes.js";
 import { formatProblem } from "../json/fields.js";
 import { JsonError, parseJson } from "../json/parse.js";
-import type { GovAction, TxBody } from "../chain/types.js";
+import type { GovAction, TxBody } from "../engine/inputs.js";
 import { ERRORS } from "../engine/errors.js";
 import * as S from "../codec/schema.js";
 import { LIVE_SCALARS } from "../params.js";

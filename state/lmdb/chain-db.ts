@@ -1,4 +1,4 @@
-// The persistent ChainDb (state/chain-db.ts) on one LMDB environment (docs/state.md "Persistent
+// The persistent ChainDb (state/chain-db/chain-db.ts) on one LMDB environment (docs/state.md "Persistent
 // store"). Tables besides the QMDB's own (state/lmdb/qmdb-storage.ts):
 //
 //   meta      "format" → "cbqs-lmdb/v1"; "genesis" → genesis record (source, chain_instance_id, block 0)
@@ -20,10 +20,10 @@
 import { echo } from "../../src/bounds.js";
 import { bytesEqual, concatBytes, toHex } from "../../src/bytes.js";
 import { BLAKE3 } from "../../src/crypto/hash.js";
-import { QmdbChainDb } from "../chain-db-base.js";
-import { ChainDbError, type PrunedUndo, type BlockQuery, type BlockRecord, type ChainDb, type GenesisRecord, type StateReader, type TxLocation } from "../chain-db.js";
-import { keyId, keyOfId, type Staged } from "../chain-db-staging.js";
-import { STATE_KEY_LENGTH } from "../interface.js";
+import { QmdbChainDb } from "../chain-db/base.js";
+import { ChainDbError, type PrunedUndo, type BlockQuery, type BlockRecord, type ChainDb, type GenesisRecord, type StateReader, type TxLocation } from "../chain-db/chain-db.js";
+import { keyId, keyOfId, type Staged } from "../chain-db/staging.js";
+import { STATE_KEY_LENGTH } from "../kv/interface.js";
 import { createStateCommitment, STATE_CHUNK_BYTES } from "../qmdb/index.js";
 import { buf, DamagedStoreError, Env, heightKey, plain, readU64Key, StoreError, u64Key, type EnvOptions, type Table } from "./env.js";
 import { LmdbQmdbStorage } from "./qmdb-storage.js";

@@ -1,4 +1,4 @@
-// The QMDB storage (state/qmdb/storage.ts) on LMDB, so the one QMDB algorithm (state/mmr.ts,
+// The QMDB storage (state/qmdb/storage.ts) on LMDB, so the one QMDB algorithm (state/qmdb/mmr.ts,
 // state/qmdb/any.ts, current.ts) runs unchanged over a persistent store:
 //
 //   table `ops`    u64be(location) → encoded operation (values live in the Update operations)
@@ -16,9 +16,9 @@
 // last commit" (state/qmdb/any.ts), so opening rebuilds it from the index, as commonware rebuilds
 // its bitmap from the log at startup. Only the part from the pruning boundary on is held in
 // memory (every bit below the inactivity floor is zero), so its size follows the live state.
-import { mmrSize, nodePosition } from "../mmr.js";
-import { BytesMap } from "../bytes-map.js";
-import { STATE_KEY_LENGTH } from "../interface.js";
+import { mmrSize, nodePosition } from "../qmdb/mmr.js";
+import { BytesMap } from "../kv/bytes-map.js";
+import { STATE_KEY_LENGTH } from "../kv/interface.js";
 import { MemoryKeyIndex } from "../qmdb/memory.js";
 import { DELETE_CONTEXT, UPDATE_CONTEXT } from "../qmdb/operation.js";
 import type { BitmapStore, KeyIndex, NodeStore, OperationLog, PinnedNode, QmdbStorage } from "../qmdb/storage.js";

@@ -1,13 +1,13 @@
 // Byte encodings of what the persistent ChainDb stores besides the QMDB: block records, the
 // genesis record, transaction locations and reverse-diff values. Fixed-width integers are
-// big-endian, lengths and counts commonware-codec varints (state/codec.ts), text UTF-8, flags one
+// big-endian, lengths and counts commonware-codec varints (state/kv/codec.ts), text UTF-8, flags one
 // byte 0 or 1. Decoding is canonical (decode then encode gives the same bytes) and checks every
 // length against the remaining bytes first; a record that does not decode means the store is
 // damaged (DamagedRecordError, a StoreError), or, read from a snapshot file, that the file is.
 import { concatBytes, u64BE } from "../../src/bytes.js";
-import type { BlockRecord, GenesisRecord, ReceiptRecord, TxLocation } from "../chain-db.js";
-import { CodecError, decodeByteVec, decodeLength, encodeByteVec, encodeLength } from "../codec.js";
-import type { Event } from "../roots.js";
+import type { BlockRecord, GenesisRecord, ReceiptRecord, TxLocation } from "../chain-db/chain-db.js";
+import { CodecError, decodeByteVec, decodeLength, encodeByteVec, encodeLength } from "../kv/codec.js";
+import type { Event } from "../kv/event.js";
 import { DamagedStoreError } from "./errors.js";
 
 class Writer {

@@ -6,8 +6,8 @@
 // All data lives in a QmdbStorage (state/qmdb/storage.ts); this file is only the algorithm.
 import { compareBytes } from "../../src/bytes.js";
 import type { Hasher } from "../../src/crypto/hash.js";
-import { BytesMap } from "../bytes-map.js";
-import { Mmr, inactivePeaks } from "../mmr.js";
+import { BytesMap } from "../kv/bytes-map.js";
+import { Mmr, inactivePeaks } from "./mmr.js";
 import { memoryStorage } from "./memory.js";
 import { UPDATE_CONTEXT, type Operation, type OperationCodec } from "./operation.js";
 import type { BitmapStore, KeyIndex, OperationLog, QmdbStorage } from "./storage.js";

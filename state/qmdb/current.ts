@@ -25,7 +25,7 @@ import {
   peakHeights,
   standardProofHasher,
   type ProofHasher,
-} from "../mmr.js";
+} from "./mmr.js";
 import { AnyDb, type BatchTrace, type QmdbConfig, type Write } from "./any.js";
 import type { QmdbStorage } from "./storage.js";
 

@@ -3,8 +3,8 @@
 // net changes are one batch followed by one commit; `state_root` is the "current" root.
 import type { Hasher } from "../../src/crypto/hash.js";
 import { BLAKE3 } from "../../src/crypto/hash.js";
-import type { KeyChange, StateCommitment } from "../commitment.js";
-import { STATE_KEY_LENGTH } from "../interface.js";
+import type { KeyChange, StateCommitment } from "../kv/commitment.js";
+import { STATE_KEY_LENGTH } from "../kv/interface.js";
 import type { QmdbConfig } from "./any.js";
 import { CurrentDb } from "./current.js";
 import { byteVecValue, variableCodec } from "./operation.js";

@@ -3,7 +3,7 @@
 // in 1 MiB byte pages with a 4-byte start offset per location; node digests sit in
 // pages of 4,096 32-byte slots, one run of pages per height; the key index stores only
 // locations (key bytes are confirmed against the log). Pruning frees whole pages.
-import { KeyedIntTable } from "../bytes-map.js";
+import { KeyedIntTable } from "../kv/bytes-map.js";
 import { ActivityBitmap } from "./bitmap.js";
 import type { KeyIndex, NodeStore, OperationLog, PinnedNode, QmdbStorage } from "./storage.js";
 

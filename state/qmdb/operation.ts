@@ -4,7 +4,7 @@
 // element hashed into the operation log's MMR leaf (CIP-4 §5.1), and it is also what the log
 // stores: every field a database needs is read back from these bytes.
 import { u64BE } from "../../src/bytes.js";
-import { CodecError, decodeByteVec, decodeLength, encodeVarint } from "../codec.js";
+import { CodecError, decodeByteVec, decodeLength, encodeVarint } from "../kv/codec.js";
 
 /** Bytes of the LEB128 varint of a u32. */
 function varintLength(n: number): number {

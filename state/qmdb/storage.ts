@@ -1,4 +1,4 @@
-// Where a QMDB keeps its data. The algorithms (state/mmr.ts, any.ts, current.ts) run over these
+// Where a QMDB keeps its data. The algorithms (state/qmdb/mmr.ts, any.ts, current.ts) run over these
 // four small interfaces and never see how bytes are held, so a persistent backend implements
 // them once and reuses the one QMDB algorithm:
 //   - the operation log: every operation's encoding by location (values live here, in the
@@ -28,7 +28,7 @@ export interface OperationLog {
 
 /**
  * MMR node digests, addressed by (height, index): node (h, i) covers leaves
- * [i·2^h, (i+1)·2^h). The MMR decides which heights it stores (state/mmr.ts); the store keeps
+ * [i·2^h, (i+1)·2^h). The MMR decides which heights it stores (state/qmdb/mmr.ts); the store keeps
  * what it is given.
  */
 export interface NodeStore {

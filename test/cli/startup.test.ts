@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { areaCommands, buildProgram } from "../../src/cli/program.js";
-import { thousands } from "../../src/harness/progress.js";
+import { thousands } from "../../src/format.js";
 
 const dir = mkdtempSync(join(tmpdir(), "cbqs-startup-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

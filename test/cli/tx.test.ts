@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { decodeEnvelope, txHash } from "../../src/chain/envelope.js";
 import { fromHex, toHex } from "../../src/bytes.js";
 import { codecs, decode, streamId } from "../../src/codec/index.js";
-import { decodeStateValueAs } from "../../state/value.js";
+import { decodeStateValueAs } from "../../state/kv/value.js";
 import { get, post, startNode } from "../node/helpers.js";
 import { cbqs, unusableInput } from "./program.js";
 

@@ -7,9 +7,9 @@ import { CbqsError } from "../../src/engine/errors.js";
 import { REGISTRY_ADDRESS } from "../../src/engine/layout.js";
 import { addU128, addU64, ceilDiv, mulU128, subU128, subU64, U128_MAX, U64_MAX } from "../../src/engine/math.js";
 import { decodePauseRecord, encodePauseRecord, pauseRecordKey } from "../../src/engine/pause.js";
-import { accountKey } from "../../state/keys.js";
-import { MemoryStateStore } from "../../state/store.js";
-import { encodeStateValue } from "../../state/value.js";
+import { accountKey } from "../../state/kv/keys.js";
+import { MemoryStateStore } from "../../state/store/store.js";
+import { encodeStateValue } from "../../state/kv/value.js";
 
 const addr = (b: number): Uint8Array => new Uint8Array(20).fill(b);
 const A = addr(0xa1);

@@ -8,8 +8,8 @@ import { concatBytes, utf8 } from "../../src/bytes.js";
 import { encode } from "../../src/codec/core.js";
 import * as S from "../../src/codec/schema.js";
 import { REGISTRY_ADDRESS } from "../../src/engine/layout.js";
-import { actorKey, actorKvCountKey, actorLibPinKey, libraryKey } from "../../state/keys.js";
-import { encodeStateValue } from "../../state/value.js";
+import { actorKey, actorKvCountKey, actorLibPinKey, libraryKey } from "../../state/kv/keys.js";
+import { encodeStateValue } from "../../state/kv/value.js";
 import { cbqs, ix, OWNER, PROVIDER, TestChain, writeOutOfBand } from "./harness.js";
 
 describe("Chain read views list only their own prefix", () => {

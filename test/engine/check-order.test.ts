@@ -10,7 +10,7 @@ import type { TxOutcome } from "../../src/engine/chain.js";
 import { ERRORS } from "../../src/engine/errors.js";
 import { providerKey, REGISTRY_ADDRESS } from "../../src/engine/layout.js";
 import { U64_MAX } from "../../src/engine/math.js";
-import { encodeStateValue } from "../../state/value.js";
+import { encodeStateValue } from "../../state/kv/value.js";
 import { stepOf } from "./error-doc.js";
 import {
   cbqs,

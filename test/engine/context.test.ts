@@ -7,11 +7,11 @@ import { encode } from "../../src/codec/core.js";
 import * as S from "../../src/codec/schema.js";
 import type { CbqsInstructionV1 } from "../../src/codec/types.js";
 import { emit, GovernanceBounds, requireChainContext, type TxContext } from "../../src/engine/context.js";
-import type { Event } from "../../state/roots.js";
+import type { Event } from "../../state/kv/event.js";
 import { CbqsError, EngineDefect } from "../../src/engine/errors.js";
 import { ownerCountKey, paramKey, providerKey, REGISTRY_ADDRESS, schedulesKey, singletonKey, streamKey } from "../../src/engine/layout.js";
 import { pauseRecordKey } from "../../src/engine/pause.js";
-import { encodeStateValue } from "../../state/value.js";
+import { encodeStateValue } from "../../state/kv/value.js";
 import { cbqs, GOV, ix, OWNER, PROVIDER, PROVIDER2, snapshot, TestChain, writeOutOfBand } from "./harness.js";
 
 const slot = (bytes: Uint8Array) => encodeStateValue({ kind: "StorageSlot", bytes });

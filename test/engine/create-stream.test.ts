@@ -6,7 +6,7 @@ import { encode } from "../../src/codec/core.js";
 import * as S from "../../src/codec/schema.js";
 import { accountKey, providerKey, REGISTRY_ADDRESS, streamKey, ZERO_ADDRESS } from "../../src/engine/layout.js";
 import { U128_MAX, U64_MAX } from "../../src/engine/math.js";
-import { encodeStateValue } from "../../state/value.js";
+import { encodeStateValue } from "../../state/kv/value.js";
 import {
   cbqs,
   genesisConfig,

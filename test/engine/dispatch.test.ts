@@ -2,11 +2,11 @@ import { describe, expect, it } from "vitest";
 import { encode } from "../../src/codec/core.js";
 import * as S from "../../src/codec/schema.js";
 import { toHex } from "../../src/bytes.js";
-import type { Transaction } from "../../src/chain/types.js";
+import type { Transaction } from "../../src/engine/inputs.js";
 import { BlockInputError } from "../../src/engine/errors.js";
 import { accountKey, REGISTRY_ADDRESS, ZERO_ADDRESS } from "../../src/engine/layout.js";
 import { U64_MAX } from "../../src/engine/math.js";
-import { encodeStateValue } from "../../state/value.js";
+import { encodeStateValue } from "../../state/kv/value.js";
 import { cbqs, genesisConfig, gov, ix, OTHER, OWNER, PROVIDER, RICH, rawSnapshot, snapshot, TestChain, transfer, writeOutOfBand } from "./harness.js";
 
 describe("§3/§5 SYS_CBQS dispatch", () => {

@@ -5,9 +5,9 @@ import { Chain } from "../../src/engine/chain.js";
 import { GenesisError } from "../../src/engine/errors.js";
 import { schedulesKey, singletonKey, streamKey } from "../../src/engine/layout.js";
 import { U64_MAX } from "../../src/engine/math.js";
-import type { GenesisConfig } from "../../src/chain/types.js";
-import { decodeStateValueAs, encodeStateValue } from "../../state/value.js";
-import { MemoryStateStore } from "../../state/store.js";
+import type { GenesisConfig } from "../../src/engine/inputs.js";
+import { decodeStateValueAs, encodeStateValue } from "../../state/kv/value.js";
+import { MemoryStateStore } from "../../state/store/store.js";
 import { LIVE_SCALARS } from "../../src/params.js";
 import { cbqs, genesisConfig, ix, OWNER, PROVIDER, snapshot, TestChain } from "./harness.js";
 

@@ -2,7 +2,7 @@
 // builders of src/gas/builder.ts encoded with the real codec (so every test also exercises
 // canonical decode).
 import { utf8 } from "../../src/bytes.js";
-import type { GenesisConfig, GovAction, Transaction } from "../../src/chain/types.js";
+import type { GenesisConfig, GovAction, Transaction } from "../../src/engine/inputs.js";
 import { encode } from "../../src/codec/core.js";
 import { keyStreamId, streamId } from "../../src/codec/derive.js";
 import * as S from "../../src/codec/schema.js";
@@ -23,9 +23,9 @@ import {
   signingContext,
   SPONSOR,
 } from "../../src/gas/builder.js";
-import { StatePrefix } from "../../state/keys.js";
-import { MemoryStateStore } from "../../state/store.js";
-import { decodeStateValueAs } from "../../state/value.js";
+import { StatePrefix } from "../../state/kv/keys.js";
+import { MemoryStateStore } from "../../state/store/store.js";
+import { decodeStateValueAs } from "../../state/kv/value.js";
 
 export { OPEN_ADMISSION, OWNER, PROVIDER, pubKey, standardConfig } from "../../src/gas/builder.js";
 export { BASE_RATE as STANDARD_ONE_UNIT_RATE } from "../../src/gas/builder.js";

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { CbqsError } from "../../src/engine/errors.js";
 import { REGISTRY_ADDRESS } from "../../src/engine/layout.js";
 import { applyExtendPause, applyPause, applyUnpause, coverage, effectiveRentHeight, isPaused, NEVER_PAUSED, pauseRecordKey } from "../../src/engine/pause.js";
-import { encodeStateValue } from "../../state/value.js";
+import { encodeStateValue } from "../../state/kv/value.js";
 import { cbqs, GOV, gov, ix, OTHER, OWNER, PROVIDER, snapshot, STANDARD_ONE_UNIT_RATE, TestChain, genesisConfig, writeOutOfBand } from "./harness.js";
 
 const R = STANDARD_ONE_UNIT_RATE;

@@ -4,7 +4,7 @@ import { encode } from "../../src/codec/core.js";
 import * as S from "../../src/codec/schema.js";
 import { accountKey, ownerCountKey, PLATFORM_ADDRESS, providerKey, REGISTRY_ADDRESS, streamKey } from "../../src/engine/layout.js";
 import { U128_MAX, U64_MAX } from "../../src/engine/math.js";
-import { encodeStateValue } from "../../state/value.js";
+import { encodeStateValue } from "../../state/kv/value.js";
 import { cbqs, gov, ix, OTHER, OWNER, PROVIDER, RICH, rawSnapshot, snapshot, STANDARD_ONE_UNIT_RATE, TestChain, genesisConfig, writeOutOfBand } from "./harness.js";
 
 const R = STANDARD_ONE_UNIT_RATE; // 80,067 per block

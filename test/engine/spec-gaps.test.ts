@@ -9,9 +9,9 @@ import type { CbqsInstructionV1, KeyRotationBatchV1 } from "../../src/codec/type
 import { keccak256 } from "../../src/crypto/hash.js";
 import { REGISTRY_ADDRESS, ZERO_ADDRESS, schedulesKey } from "../../src/engine/layout.js";
 import { pauseRecordKey } from "../../src/engine/pause.js";
-import { parseStateKey, systemStateKey } from "../../state/keys.js";
-import { decodeStateValueAs } from "../../state/value.js";
-import { MemoryChainDb } from "../../state/chain-db-memory.js";
+import { parseStateKey, systemStateKey } from "../../state/kv/keys.js";
+import { decodeStateValueAs } from "../../state/kv/value.js";
+import { MemoryChainDb } from "../../state/chain-db/memory.js";
 import { readFixture } from "../../src/harness/documents.js";
 import { CbqsNode } from "../../src/node/chain-node.js";
 import { cbqs, genesisConfig, GOV, gov, ix, OWNER, PROVIDER, pubKey, seed, standardConfig, STANDARD_ONE_UNIT_RATE, TestChain } from "./harness.js";

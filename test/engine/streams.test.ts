@@ -9,7 +9,7 @@ import type { StreamRecordV1 } from "../../src/codec/types.js";
 import { CbqsError } from "../../src/engine/errors.js";
 import { streamKey } from "../../src/engine/layout.js";
 import { deriveKeyStream } from "../../src/engine/streams.js";
-import { encodeStateValue } from "../../state/value.js";
+import { encodeStateValue } from "../../state/kv/value.js";
 import { cbqs, ix, OWNER, PROVIDER, snapshot, TestChain, writeOutOfBand } from "./harness.js";
 
 const slot = (record: StreamRecordV1) => encodeStateValue({ kind: "StorageSlot", bytes: encode(S.StreamRecordV1, record) });

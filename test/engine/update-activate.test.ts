@@ -11,7 +11,7 @@ import { encode } from "../../src/codec/core.js";
 import * as S from "../../src/codec/schema.js";
 import { PLATFORM_ADDRESS, providerKey, streamKey } from "../../src/engine/layout.js";
 import { U64_MAX } from "../../src/engine/math.js";
-import { encodeStateValue } from "../../state/value.js";
+import { encodeStateValue } from "../../state/kv/value.js";
 import {
   cbqs,
   genesisConfig,

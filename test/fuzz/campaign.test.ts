@@ -6,13 +6,13 @@ import { describe, expect, it } from "vitest";
 import { campaign, type Lane } from "../../src/fuzz/campaign.js";
 import type { CensusJson } from "../../src/fuzz/census.js";
 import { fuzz, type RunOutcome } from "../../src/fuzz/fuzz.js";
-import type { ChainTarget, TargetAnswer, TargetOutput } from "../../src/fuzz/target.js";
-import { parseTargetOutput } from "../../src/fuzz/target.js";
-import type { Entries, T8nInputs } from "../../src/fuzz/build.js";
+import type { ChainTarget, TargetAnswer, TargetOutput } from "../../src/target/target.js";
+import { parseTargetOutput } from "../../src/target/target.js";
+import type { Entries, T8nInputs } from "../../src/target/target.js";
 import { sessionBlock } from "../../src/harness/t8n.js";
-import { MemoryStateStore } from "../../state/store.js";
+import { MemoryStateStore } from "../../state/store/store.js";
 import { createStateCommitment } from "../../state/qmdb/index.js";
-import { dumpState } from "../../state/dump.js";
+import { dumpState } from "../../state/kv/dump.js";
 
 /** A run's census: a cell of its own and one every run hits twice. */
 const runCensus = (run: number): CensusJson => ({

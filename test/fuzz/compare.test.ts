@@ -6,7 +6,7 @@ import { toHex } from "../../src/bytes.js";
 import { ChainBuilder, type BuiltBlock } from "../../src/fuzz/build.js";
 import { firstDifference } from "../../src/fuzz/compare.js";
 import { generateChain } from "../../src/fuzz/plan.js";
-import { parseTargetOutput, TargetError, type TargetOutput } from "../../src/fuzz/target.js";
+import { parseTargetOutput, TargetError, type TargetOutput } from "../../src/target/target.js";
 
 type Json = Record<string, unknown> & { receipts: Array<Record<string, unknown>>; rejected: Array<Record<string, unknown>> };
 

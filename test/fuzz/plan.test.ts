@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { ChainBuilder, type BuiltBlock } from "../../src/fuzz/build.js";
 import { ChainModel, SETUP_ACTIONS, type Action } from "../../src/fuzz/model.js";
 import { chainSize, generateChain, runSeed, type FuzzChain } from "../../src/fuzz/plan.js";
-import { inputTexts } from "../../src/fuzz/target.js";
+import { inputTexts } from "../../src/target/target.js";
 import type { JsonObject } from "../../src/scenario/json.js";
 import { newChain, OWNERS, PLAIN_GENESIS, PROPERTY_WORLD, SPONSOR } from "../../src/fuzz/world.js";
 import { RESERVATIONS } from "../../src/engine/meter.js";

@@ -9,8 +9,8 @@ import { toHex } from "../../src/bytes.js";
 import { GENESIS_SOURCE, ix, PROVIDER, ScenarioBuilder } from "../../src/gas/builder.js";
 import { observePlan, PATHS } from "../../src/gas/plans.js";
 import { genesisConfig, runScenario } from "../../src/gas/scenario.js";
-import type { BlockBatch } from "../../state/interface.js";
-import { MemoryStateStore } from "../../state/store.js";
+import type { BlockBatch } from "../../state/kv/interface.js";
+import { MemoryStateStore } from "../../state/store/store.js";
 import { cbqs } from "../engine/harness.js";
 
 const setStatus = () => new ScenarioBuilder().tx(PROVIDER, ix.registerProvider()).target(PROVIDER, ix.setProviderStatus("Draining"));

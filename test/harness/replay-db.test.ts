@@ -10,7 +10,7 @@ import { toHex } from "../../src/bytes.js";
 import { genesisHash, headerHash } from "../../src/chain/block.js";
 import { readFixture } from "../../src/harness/documents.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
-import { verifyStateProof } from "../../state/proof.js";
+import { verifyStateProof } from "../../state/qmdb/proof.js";
 import { cbqs, unusableInput } from "../cli/program.js";
 
 const root = mkdtempSync(join(tmpdir(), "cbqs-replay-db-"));

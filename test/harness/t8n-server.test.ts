@@ -11,7 +11,7 @@ import { loadFixture, type Fixture } from "../../src/harness/fixture.js";
 import { Replay } from "../../src/harness/replay.js";
 import { lines } from "../../src/harness/t8n-server.js";
 import { transition } from "../../src/harness/t8n.js";
-import { loadDump } from "../../state/dump.js";
+import { loadDump } from "../../state/kv/dump.js";
 import { envOf, readDoc } from "./helpers.js";
 
 const CLI = "dist/src/cli.js";

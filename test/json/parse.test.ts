@@ -5,9 +5,9 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MAX_DOCUMENT_BYTES, MAX_DUMP_ENTRIES, MAX_JSON_DEPTH, MAX_JSON_STRING_BYTES } from "../../src/bounds.js";
-import { dumpEntry } from "../../state/dump.js";
-import { accountKey } from "../../state/keys.js";
-import { encodeStateValue } from "../../state/value.js";
+import { dumpEntry } from "../../state/kv/dump.js";
+import { accountKey } from "../../state/kv/keys.js";
+import { encodeStateValue } from "../../state/kv/value.js";
 import { JsonError, JsonParser, parseJson, type Json } from "../../src/json/parse.js";
 
 /** Strings JSON.stringify writes as UTF-8 faithfully (no lone surrogates). */

@@ -6,8 +6,8 @@
 // from two heights) fails here.
 import { describe, expect, it } from "vitest";
 import { REGISTRY_ADDRESS } from "../../src/engine/layout.js";
-import { accountKey } from "../../state/keys.js";
-import { decodeStateValueAs } from "../../state/value.js";
+import { accountKey } from "../../state/kv/keys.js";
+import { decodeStateValueAs } from "../../state/kv/value.js";
 import { cbqsTx, expectedByHeight, fixtureOf, fromHex, get, govTx, post, startNode, toHex, type Answer, type TestNode } from "./helpers.js";
 
 const BLOCKS = 16;

@@ -4,14 +4,14 @@
 // ordinary chain blocks: the follower's replay checks of the feed would catch any difference.
 import { describe, expect, it, vi } from "vitest";
 import { keccak256 } from "../../src/crypto/hash.js";
-import { accountKey } from "../../state/keys.js";
-import { decodeStateValueAs } from "../../state/value.js";
+import { accountKey } from "../../state/kv/keys.js";
+import { decodeStateValueAs } from "../../state/kv/value.js";
 import { readFixture } from "../../src/harness/documents.js";
 import { CbqsNode } from "../../src/node/chain-node.js";
 import { PLATFORM_ADDRESS, REGISTRY_ADDRESS, ZERO_ADDRESS } from "../../src/engine/layout.js";
 import { Chain } from "../../src/engine/chain.js";
 import { ix } from "../../src/gas/builder.js";
-import { MemoryChainDb } from "../../state/chain-db-memory.js";
+import { MemoryChainDb } from "../../state/chain-db/memory.js";
 import { expectedByHeight, fixtureOf, get, post, startNode, toHex, transferTx, address, cbqsTx } from "./helpers.js";
 
 const GENESIS = readFixture("fixtures/corpus/transfers.json").genesis.source;

@@ -1,7 +1,7 @@
-// The devnet's throwaway store (src/node/dry-run.ts): a candidate block runs against committed
+// The devnet's throwaway store (state/chain-db/dry-run.ts): a candidate block runs against committed
 // state through an overlay with the engine's nested checkpoints, and nothing reaches the base.
 import { describe, expect, it } from "vitest";
-import { DryRunStore } from "../../src/node/dry-run.js";
+import { DryRunStore } from "../../state/chain-db/dry-run.js";
 
 const K = Uint8Array.of(1, 2, 3);
 const FRESH = Uint8Array.of(9, 9);

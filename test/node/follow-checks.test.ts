@@ -17,7 +17,7 @@ import { readFixture } from "../../src/harness/documents.js";
 import { CbqsNode } from "../../src/node/chain-node.js";
 import { downloadSnapshot, follow, FollowInputError } from "../../src/node/follower.js";
 import { exportSnapshot } from "../../src/node/snapshot.js";
-import { MemoryChainDb } from "../../state/chain-db-memory.js";
+import { MemoryChainDb } from "../../state/chain-db/memory.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { cbqs } from "../cli/program.js";
 import { address, get, post, startNode, toHex, transferTx, type TestNode } from "./helpers.js";

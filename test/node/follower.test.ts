@@ -5,7 +5,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { follow } from "../../src/node/follower.js";
-import { MemoryChainDb } from "../../state/chain-db-memory.js";
+import { MemoryChainDb } from "../../state/chain-db/memory.js";
 import { cbqs } from "../cli/program.js";
 import { post, startNode, toHex } from "./helpers.js";
 

@@ -2,7 +2,7 @@
 // JSON requests, transaction builders, and the expected registry state per height from an
 // independent replay through the engine's own read views (not the node's read code).
 import { encodeEnvelope } from "../../src/chain/envelope.js";
-import type { GovAction } from "../../src/chain/types.js";
+import type { GovAction } from "../../src/engine/inputs.js";
 import { encode, toJson } from "../../src/codec/core.js";
 import * as S from "../../src/codec/schema.js";
 import type { CbqsInstructionV1 } from "../../src/codec/types.js";
@@ -14,8 +14,8 @@ import { Replay } from "../../src/harness/replay.js";
 import type { NodeStart } from "../../src/node/chain-node.js";
 import { runNode, type RunningNode } from "../../src/node/run.js";
 import type { ServerOptions } from "../../src/node/server.js";
-import type { ChainDb } from "../../state/chain-db.js";
-import { MemoryChainDb } from "../../state/chain-db-memory.js";
+import type { ChainDb } from "../../state/chain-db/chain-db.js";
+import { MemoryChainDb } from "../../state/chain-db/memory.js";
 
 export interface TestNode extends RunningNode {
   db: ChainDb;

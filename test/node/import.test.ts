@@ -9,7 +9,7 @@ import { toHex } from "../../src/bytes.js";
 import { genesisHash, headerHash } from "../../src/chain/block.js";
 import { readFixture } from "../../src/harness/documents.js";
 import { CbqsNode, ImportMismatch } from "../../src/node/chain-node.js";
-import { MemoryChainDb } from "../../state/chain-db-memory.js";
+import { MemoryChainDb } from "../../state/chain-db/memory.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { cbqs } from "../cli/program.js";
 import { corpusFiles, readDoc } from "../harness/helpers.js";

@@ -7,8 +7,8 @@ import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
 import { defaultClientRateLimit, PerClientLimiter, TokenBucket } from "../../src/node/rate-limit.js";
 import { DEFAULT_PROOF_RATE_LIMIT, DEFAULT_RATE_LIMIT } from "../../src/node/server.js";
-import type { ChainDb } from "../../state/chain-db.js";
-import { MemoryChainDb } from "../../state/chain-db-memory.js";
+import type { ChainDb } from "../../state/chain-db/chain-db.js";
+import { MemoryChainDb } from "../../state/chain-db/memory.js";
 import { get, post, request, startNode } from "./helpers.js";
 
 const FIXTURE = "fixtures/corpus/create-quote.json";

@@ -5,14 +5,14 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { accountKey, actorStorageKey } from "../../state/keys.js";
+import { accountKey, actorStorageKey } from "../../state/kv/keys.js";
 import { REGISTRY_ADDRESS, schedulesKey } from "../../src/engine/layout.js";
 import { utf8 } from "../../src/bytes.js";
 import { cbqs } from "../cli/program.js";
 import { flipHex } from "../harness/helpers.js";
 import { multiProof } from "../../src/node/proofs.js";
-import { MemoryChainDb } from "../../state/chain-db-memory.js";
-import { MAX_MULTI_PROOF_KEYS, verifyStateProof } from "../../state/proof.js";
+import { MemoryChainDb } from "../../state/chain-db/memory.js";
+import { MAX_MULTI_PROOF_KEYS, verifyStateProof } from "../../state/qmdb/proof.js";
 import { genesis } from "../state/chain-db/conformance.js";
 import { get, post, startNode, toHex, type TestNode } from "./helpers.js";
 

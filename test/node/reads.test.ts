@@ -8,7 +8,7 @@ import { scheduleDigest } from "../../src/codec/derive.js";
 import * as S from "../../src/codec/schema.js";
 import { readFixture } from "../../src/harness/documents.js";
 import { REGISTRY_ADDRESS, schedulesKey } from "../../src/engine/layout.js";
-import { decodeStateValueAs } from "../../state/value.js";
+import { decodeStateValueAs } from "../../state/kv/value.js";
 import { cbqsTx, expectedByHeight, fixtureOf, get, govTx, post, startNode, toHex, type TestNode } from "./helpers.js";
 
 const FIXTURE = "fixtures/corpus/encrypted-pair-lifecycle.json";

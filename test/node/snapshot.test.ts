@@ -14,7 +14,7 @@ import { exportSnapshot, importSnapshot, SnapshotError, snapshotEvery } from "..
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { decodeBlock, encodeBlock } from "../../state/lmdb/records.js";
 import { UPDATE_CONTEXT } from "../../state/qmdb/operation.js";
-import { STATE_KEY_LENGTH } from "../../state/interface.js";
+import { STATE_KEY_LENGTH } from "../../state/kv/interface.js";
 
 const root = mkdtempSync(join(tmpdir(), "cbqs-node-snapshot-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { toHex } from "../../src/bytes.js";
-import type { BlockInput } from "../../src/chain/types.js";
+import type { BlockInput } from "../../src/engine/inputs.js";
 import { decode } from "../../src/codec/core.js";
 import * as S from "../../src/codec/schema.js";
 import type { InstructionName } from "../../src/codec/types.js";
@@ -11,7 +11,7 @@ import type { Chain, TxOutcome } from "../../src/engine/chain.js";
 import { actionArb, blocksArb, ChainModel, gapArb, type Action, type BlockPlan, type Gap } from "../../src/fuzz/model.js";
 import { newChain, OWNERS, PROPERTY_WORLD, worldOf } from "../../src/fuzz/world.js";
 import { accountKey, ZERO_ADDRESS } from "../../src/engine/layout.js";
-import type { MemoryStateStore } from "../../state/store.js";
+import type { MemoryStateStore } from "../../state/store/store.js";
 import { invariantViolation, NUM_RUNS, ReactivationWatch, TerminalWatch } from "./invariants.js";
 
 const model = new ChainModel(PROPERTY_WORLD);

@@ -1,7 +1,7 @@
 // The engine property tests' invariants, checked after every block of a generated chain (the
 // chain model itself is src/fuzz/model.ts, shared with `cbqs fuzz`).
 import { bytesEqual, fromHex, toHex } from "../../src/bytes.js";
-import type { BlockInput } from "../../src/chain/types.js";
+import type { BlockInput } from "../../src/engine/inputs.js";
 import { decode, toJson } from "../../src/codec/core.js";
 import { keyStreamId } from "../../src/codec/derive.js";
 import * as S from "../../src/codec/schema.js";
@@ -10,8 +10,8 @@ import type { Chain, TxOutcome } from "../../src/engine/chain.js";
 import { ownerCountKey, REGISTRY_ADDRESS } from "../../src/engine/layout.js";
 import { OWNERS, PROPERTY_WORLD } from "../../src/fuzz/world.js";
 import type { JsonObject } from "../../src/scenario/json.js";
-import type { MemoryStateStore } from "../../state/store.js";
-import { decodeStateValueAs } from "../../state/value.js";
+import type { MemoryStateStore } from "../../state/store/store.js";
+import { decodeStateValueAs } from "../../state/kv/value.js";
 
 /** Runs per property: small in CI, raise locally with CBQS_PROPERTY_RUNS=1000. */
 export const NUM_RUNS = Number(process.env["CBQS_PROPERTY_RUNS"] ?? 30);

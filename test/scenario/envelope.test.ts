@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { decode as cborxDecode } from "cbor-x";
 import { decodeEnvelope, encodeEnvelope, EnvelopeError, txHash, type TxEnvelope } from "../../src/chain/envelope.js";
-import type { GovAction, TxBody } from "../../src/chain/types.js";
+import type { GovAction, TxBody } from "../../src/engine/inputs.js";
 import { CborReader, CborWriter } from "../../src/chain/cbor.js";
 import { keccak256 } from "../../src/crypto/hash.js";
 import { bytesEqual, toHex, utf8 } from "../../src/bytes.js";

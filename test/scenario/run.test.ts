@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseScenario } from "../../src/scenario/parse.js";
 import { runScenario } from "../../src/scenario/run.js";
 import { decodeEnvelope, txHash } from "../../src/chain/envelope.js";
-import { logsRoot, receiptRoot, txRoot } from "../../state/roots.js";
+import { logsRoot, receiptRoot, txRoot } from "../../state/roots/roots.js";
 import { keccak256 } from "../../src/crypto/hash.js";
 import { toHex, utf8 } from "../../src/bytes.js";
 import { chainInstanceId } from "../../src/codec/index.js";

@@ -7,7 +7,7 @@ import { decode, encode } from "../../src/codec/core.js";
 import * as S from "../../src/codec/schema.js";
 import { accountKey, schedulesKey } from "../../src/engine/layout.js";
 import { U64_MAX } from "../../src/engine/math.js";
-import { decodeStateValueAs, encodeStateValue } from "../../state/value.js";
+import { decodeStateValueAs, encodeStateValue } from "../../state/kv/value.js";
 import { cbqs, gov, ix, OTHER, OWNER, PROVIDER, snapshot, TestChain, transfer, writeOutOfBand } from "../engine/harness.js";
 
 describe("rejections unreachable through scenarios (docs/scenarios.md Coverage)", () => {

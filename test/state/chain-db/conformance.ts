@@ -1,4 +1,4 @@
-// The ChainDb contract (state/chain-db.ts, docs/node.md "Storage contract") as a test suite any
+// The ChainDb contract (state/chain-db/chain-db.ts, docs/node.md "Storage contract") as a test suite any
 // implementation runs: `describeChainDb(name, open)` with a factory that opens an EMPTY store
 // keeping `retainBlocks` blocks of pinned state. Blocks here are built straight on the state
 // interface (no engine): the contract is about storage, not execution.
@@ -6,9 +6,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { concatBytes, toHex, u64BE } from "../../../src/bytes.js";
 import { keccak256 } from "../../../src/crypto/hash.js";
-import { ChainDbError, type BlockQuery, type BlockRecord, type ChainDb, type ReceiptRecord } from "../../../state/chain-db.js";
-import { accountKey } from "../../../state/keys.js";
-import { verifyStateProof } from "../../../state/proof.js";
+import { ChainDbError, type BlockQuery, type BlockRecord, type ChainDb, type ReceiptRecord } from "../../../state/chain-db/chain-db.js";
+import { accountKey } from "../../../state/kv/keys.js";
+import { verifyStateProof } from "../../../state/qmdb/proof.js";
 
 export type OpenChainDb = (retainBlocks: number) => ChainDb;
 

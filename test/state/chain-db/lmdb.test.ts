@@ -5,9 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { concatBytes } from "../../../src/bytes.js";
-import { accountKey } from "../../../state/keys.js";
+import { accountKey } from "../../../state/kv/keys.js";
 import { LmdbChainDb, StoreFullError } from "../../../state/lmdb/chain-db.js";
-import { verifyStateProof } from "../../../state/proof.js";
+import { verifyStateProof } from "../../../state/qmdb/proof.js";
 import { block, describeChainDb, genesis } from "./conformance.js";
 
 const root = mkdtempSync(join(tmpdir(), "cbqs-chaindb-"));

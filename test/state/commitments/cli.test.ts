@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { toHex } from "../../../src/bytes.js";
-import { STATE_KEY_LENGTH } from "../../../state/interface.js";
+import { STATE_KEY_LENGTH } from "../../../state/kv/interface.js";
 import { createStateCommitment } from "../../../state/qmdb/index.js";
-import { proveKey } from "../../../state/proof.js";
+import { proveKey } from "../../../state/qmdb/proof.js";
 import { cbqs, unusableInput } from "../../cli/program.js";
 
 const dir = mkdtempSync(join(tmpdir(), "cbqs-proof-"));

@@ -5,11 +5,11 @@ import {
   conformanceDigest,
   keyedRoot,
   traceKeyedWorkload,
-} from "../../../state/conformance.js";
+} from "../../../state/qmdb/conformance.js";
 
 // External anchors: commonware storage/conformance.toml at commit
 // dc41a895f069ad1367fcee6aa475f6cf3d484cce, as listed in docs/anchors.md. Typed in here
-// independently of state/conformance.ts so a wrong constant there cannot hide a mismatch.
+// independently of state/qmdb/conformance.ts so a wrong constant there cannot hide a mismatch.
 const PUBLISHED: Record<string, string> = {
   "merkle::conformance::tests::MmrRootStability": "4078ce1f5e242f8edb1d41575d51e166af620404036124f8094fc74d4b401047",
   "bmt::tests::conformance::RootConformance": "18b1108f18520078e2eb5bb29c6a4cdf3bded6b52d8efda19d45c0f10be27207",

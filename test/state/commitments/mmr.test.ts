@@ -14,7 +14,7 @@ import {
   standardProofHasher,
   verifyMultiProof,
   verifyRangeProof,
-} from "../../../state/mmr.js";
+} from "../../../state/qmdb/mmr.js";
 
 const H = (...parts: Uint8Array[]): Uint8Array => SHA256.hash(concatBytes(...parts));
 const element = (i: number): Uint8Array => SHA256.hash(u64BE(i));

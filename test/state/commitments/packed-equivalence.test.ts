@@ -7,11 +7,11 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { bytesEqual, toHex, u64BE } from "../../../src/bytes.js";
 import { SHA256 } from "../../../src/crypto/hash.js";
-import { buildMultiProof, buildRangeProof, Mmr, peaks } from "../../../state/mmr.js";
+import { buildMultiProof, buildRangeProof, Mmr, peaks } from "../../../state/qmdb/mmr.js";
 import type { QmdbConfig, Write } from "../../../state/qmdb/any.js";
 import { CurrentDb } from "../../../state/qmdb/current.js";
 import { byteVecValue, variableCodec } from "../../../state/qmdb/operation.js";
-import { proveKey, proveKeys, verifyStateProof, type ExclusionProof, type StateProof } from "../../../state/proof.js";
+import { proveKey, proveKeys, verifyStateProof, type ExclusionProof, type StateProof } from "../../../state/qmdb/proof.js";
 import { memoryStorage, stateDbConfig } from "../../../state/qmdb/index.js";
 import { ReferenceCurrentDb, ReferenceMmr } from "../reference/qmdb.js";
 

@@ -1,4 +1,4 @@
-// The standalone state-proof verifier (state/proof.ts) against proofs that are well formed and
+// The standalone state-proof verifier (state/qmdb/proof.ts) against proofs that are well formed and
 // authentic in every part but one: each case names the check that must refuse it, and asserts
 // that check's reason, so a verifier that skipped it would be caught even when a later check
 // happened to fail too.
@@ -6,8 +6,8 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { fromHex, toHex } from "../../../src/bytes.js";
 import { SHA256 } from "../../../src/crypto/hash.js";
-import { STATE_KEY_LENGTH } from "../../../state/interface.js";
-import { buildRangeProof, MAX_PROOF_DIGESTS_PER_ELEMENT } from "../../../state/mmr.js";
+import { STATE_KEY_LENGTH } from "../../../state/kv/interface.js";
+import { buildRangeProof, MAX_PROOF_DIGESTS_PER_ELEMENT } from "../../../state/qmdb/mmr.js";
 import type { QmdbConfig } from "../../../state/qmdb/any.js";
 import { CurrentDb } from "../../../state/qmdb/current.js";
 import { stateDbConfig, type Write } from "../../../state/qmdb/index.js";
@@ -22,7 +22,7 @@ import {
   type ExclusionProof,
   type MultiStateProof,
   type StateProof,
-} from "../../../state/proof.js";
+} from "../../../state/qmdb/proof.js";
 
 const key = (i: number): Uint8Array => {
   const k = new Uint8Array(STATE_KEY_LENGTH);

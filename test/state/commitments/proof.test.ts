@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { fromHex, toHex } from "../../../src/bytes.js";
 import { SHA256 } from "../../../src/crypto/hash.js";
-import { STATE_KEY_LENGTH } from "../../../state/interface.js";
-import { ProofError } from "../../../state/mmr.js";
+import { STATE_KEY_LENGTH } from "../../../state/kv/interface.js";
+import { ProofError } from "../../../state/qmdb/mmr.js";
 import { CurrentDb } from "../../../state/qmdb/current.js";
 import { stateDbConfig, type Write } from "../../../state/qmdb/index.js";
 import {
@@ -15,7 +15,7 @@ import {
   type ExclusionProof,
   type MultiStateProof,
   type StateProof,
-} from "../../../state/proof.js";
+} from "../../../state/qmdb/proof.js";
 
 const key = (i: number): Uint8Array => {
   const k = new Uint8Array(STATE_KEY_LENGTH);

@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { concatBytes, toHex } from "../../../src/bytes.js";
 import { SHA256 } from "../../../src/crypto/hash.js";
 import type { QmdbConfig, Write } from "../../../state/qmdb/any.js";
-import { bagPeaks, children, nodeDigest, peaks } from "../../../state/mmr.js";
+import { bagPeaks, children, nodeDigest, peaks } from "../../../state/qmdb/mmr.js";
 import { chunkAlignedInactivePeaks, combineRoots, CurrentDb } from "../../../state/qmdb/current.js";
 import { rawValue, variableCodec } from "../../../state/qmdb/operation.js";
 

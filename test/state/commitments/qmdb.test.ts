@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { bytesEqual, concatBytes, fromHex, toHex, u64BE } from "../../../src/bytes.js";
 import { BLAKE3, SHA256 } from "../../../src/crypto/hash.js";
-import { STATE_KEY_LENGTH } from "../../../state/interface.js";
+import { STATE_KEY_LENGTH } from "../../../state/kv/interface.js";
 import { AnyDb, type QmdbConfig, type Write } from "../../../state/qmdb/any.js";
 import { CurrentDb, chunkAlignedInactivePeaks } from "../../../state/qmdb/current.js";
 import { createStateCommitment } from "../../../state/qmdb/index.js";
@@ -13,8 +13,8 @@ import {
   variableCodec,
   type Operation,
 } from "../../../state/qmdb/operation.js";
-import { encodeVarint } from "../../../state/codec.js";
-import { bagPeaks, peaks } from "../../../state/mmr.js";
+import { encodeVarint } from "../../../state/kv/codec.js";
+import { bagPeaks, peaks } from "../../../state/qmdb/mmr.js";
 
 const config = (): QmdbConfig => ({ hasher: SHA256, codec: variableCodec(32, rawValue), chunkBytes: 32, keyLength: 32 });
 const key = (b: number): Uint8Array => new Uint8Array(32).fill(b);

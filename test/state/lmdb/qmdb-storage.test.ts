@@ -12,7 +12,7 @@ import { SHA256 } from "../../../src/crypto/hash.js";
 import type { QmdbConfig, Write } from "../../../state/qmdb/any.js";
 import { CurrentDb } from "../../../state/qmdb/current.js";
 import { stateDbConfig } from "../../../state/qmdb/index.js";
-import { proveKey, proveKeys, verifyStateProof } from "../../../state/proof.js";
+import { proveKey, proveKeys, verifyStateProof } from "../../../state/qmdb/proof.js";
 import { Env } from "../../../state/lmdb/env.js";
 import { LmdbQmdbStorage, type IndexPlacement } from "../../../state/lmdb/qmdb-storage.js";
 

@@ -4,7 +4,7 @@
 // text decoder that strips a byte-order mark, and flag bytes read as "anything but 0/1 means 1".
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { BlockRecord, ReceiptRecord } from "../../../state/chain-db.js";
+import type { BlockRecord, ReceiptRecord } from "../../../state/chain-db/chain-db.js";
 import { StoreError } from "../../../state/lmdb/env.js";
 import { DamagedRecordError, decodeBlock, decodeGenesis, encodeBlock, encodeGenesis } from "../../../state/lmdb/records.js";
 

@@ -5,7 +5,7 @@
 // database (state/qmdb/) must give the same roots, proofs and values on any history.
 import { compareBytes, concatBytes, toHex, u64BE } from "../../../src/bytes.js";
 import type { Hasher } from "../../../src/crypto/hash.js";
-import { bagPeaks, inactivePeaks, leafDigest, leftmostLeafLocation, nodeDigest, nodeHeight, peaks } from "../../../state/mmr.js";
+import { bagPeaks, inactivePeaks, leafDigest, leftmostLeafLocation, nodeDigest, nodeHeight, peaks } from "../../../state/qmdb/mmr.js";
 import { chunkAlignedInactivePeaks, graftingHeight } from "../../../state/qmdb/current.js";
 import type { Operation, OperationCodec } from "../../../state/qmdb/operation.js";
 import type { Write } from "../../../state/qmdb/any.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { bmtConformanceDigest, bmtProve, bmtRoot, bmtVerify } from "../../../state/bmt.js";
+import { bmtConformanceDigest, bmtProve, bmtRoot, bmtVerify } from "../../../state/roots/bmt.js";
 import { concatBytes, toHex, u32BE, u64BE } from "../../../src/bytes.js";
 import { KECCAK256, SHA256, sha256 } from "../../../src/crypto/hash.js";
 

@@ -1,10 +1,10 @@
 // The byte-keyed hash tables behind the store's batches and the QMDB key index
-// (state/bytes-map.ts) against a plain Map on random operation sequences, growth and
+// (state/kv/bytes-map.ts) against a plain Map on random operation sequences, growth and
 // deletion shifts included.
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { toHex } from "../../../src/bytes.js";
-import { BytesMap, KeyedIntTable } from "../../../state/bytes-map.js";
+import { BytesMap, KeyedIntTable } from "../../../state/kv/bytes-map.js";
 
 // Few distinct short keys force collisions, long probe runs and deletion shifts.
 const keyArb = fc.uint8Array({ minLength: 0, maxLength: 3 }).map((k) => k.map((b) => b & 0x0f));
@@ -13,7 +13,7 @@ const opArb = fc.oneof(
   fc.record({ op: fc.constant("delete" as const), key: keyArb }),
 );
 
-describe("byte-keyed hash tables (state/bytes-map.ts)", () => {
+describe("byte-keyed hash tables (state/kv/bytes-map.ts)", () => {
   it("BytesMap behaves as a Map keyed by the bytes", () => {
     fc.assert(
       fc.property(fc.array(opArb, { maxLength: 400 }), (ops) => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { toHex } from "../../../src/bytes.js";
-import { decodeByteVec, decodeLength, encodeByteVec, encodeLength, lengthSize, writeLength } from "../../../state/codec.js";
+import { decodeByteVec, decodeLength, encodeByteVec, encodeLength, lengthSize, writeLength } from "../../../state/kv/codec.js";
 
-describe("commonware-codec primitives (CIP-4 §5.3; state/codec.ts)", () => {
+describe("commonware-codec primitives (CIP-4 §5.3; state/kv/codec.ts)", () => {
   it("varint lengths: 7 bits per byte, low group first (commonware's own examples)", () => {
     const cases: Array<[number, string]> = [
       [0, "0x00"], [127, "0x7f"], [128, "0x8001"], [16383, "0xff7f"], [16384, "0x808001"],

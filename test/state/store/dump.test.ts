@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { diffDumps, diffIsEmpty, dumpEntries, dumpEntry, dumpState, DumpError, loadDump, DUMP_FORMAT } from "../../../state/dump.js";
-import { accountKey, actorStorageKey, actorKvCountKey, systemStateKey } from "../../../state/keys.js";
-import { encodeStateValue } from "../../../state/value.js";
-import { MemoryStateStore } from "../../../state/store.js";
+import { diffDumps, diffIsEmpty, dumpEntries, dumpEntry, dumpState, DumpError, loadDump, DUMP_FORMAT } from "../../../state/kv/dump.js";
+import { accountKey, actorStorageKey, actorKvCountKey, systemStateKey } from "../../../state/kv/keys.js";
+import { encodeStateValue } from "../../../state/kv/value.js";
+import { MemoryStateStore } from "../../../state/store/store.js";
 import { fromHex, toHex } from "../../../src/bytes.js";
 import { RecordingCommitment } from "./recording-commitment.js";
 

@@ -3,19 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import {
-  encodeReceipt,
-  EncodingError,
-  inclusionProofToJson,
-  parseInclusionProof,
-  proveReceipt,
-  proveTx,
-  receiptRoot,
-  txRoot,
-  verifyInclusionProof,
-  type InclusionProof,
-  type Receipt,
-} from "../../../state/roots.js";
+import { encodeReceipt, inclusionProofToJson, parseInclusionProof, proveReceipt, proveTx, receiptRoot, txRoot, verifyInclusionProof, type InclusionProof, type Receipt } from "../../../state/roots/roots.js";
+import { EncodingError } from "../../../state/kv/event.js";
 import { toHex } from "../../../src/bytes.js";
 import { cbqs, unusableInput } from "../../cli/program.js";
 

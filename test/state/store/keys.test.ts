@@ -8,7 +8,7 @@ import {
   deferredTxKey, encodeSlot, eventSubIndexKey, eventSubKey, fairnessKey, libraryKey, mailboxDeadLetterKey,
   mailboxKey, parseStateKey, publishRootDedupKey, pvmPerInstrGasKey, SLOT_HASHED, StateKeyError, StatePrefix,
   systemStateKey, timerIndexKey, timerKey, txReturnDataKey, checkStateKey,
-} from "../../../state/keys.js";
+} from "../../../state/kv/keys.js";
 import { toHex } from "../../../src/bytes.js";
 
 const addr = Uint8Array.from({ length: 20 }, (_, i) => 0xa0 + i);

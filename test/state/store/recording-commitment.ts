@@ -3,7 +3,7 @@
 // committed state itself is a plain map.
 import { compareBytes, concatBytes, toHex, u32BE } from "../../../src/bytes.js";
 import { sha256 } from "../../../src/crypto/hash.js";
-import type { KeyChange, StateCommitment } from "../../../state/commitment.js";
+import type { KeyChange, StateCommitment } from "../../../state/kv/commitment.js";
 
 export class RecordingCommitment implements StateCommitment {
   readonly batches: KeyChange[][] = [];

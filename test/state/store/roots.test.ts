@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import fc from "fast-check";
-import { blockRoots, decodeEventAt, encodeEvent, encodeReceipt, EncodingError, logsRoot, meteredEventBytes, receiptRoot, txRoot, type Event, type Receipt } from "../../../state/roots.js";
+import { blockRoots, encodeReceipt, logsRoot, receiptRoot, txRoot, type Receipt } from "../../../state/roots/roots.js";
+import { decodeEventAt, encodeEvent, EncodingError, meteredEventBytes, type Event } from "../../../state/kv/event.js";
 import { toHex } from "../../../src/bytes.js";
 
 // Independent reference for the keccak BMT of CIP-4 §5.2/§5.3 (commonware shape, keccak nodes).

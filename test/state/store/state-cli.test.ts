@@ -4,9 +4,9 @@ import * as S from "../../../src/codec/schema.js";
 import { genesisBaseRateSchedules } from "../../../src/codec/schedule.js";
 import { REGISTRY_ADDRESS, ownerCountKey, providerKey, schedulesKey, singletonKey, streamKey } from "../../../src/engine/layout.js";
 import { registryRecords } from "../../../src/harness/records.js";
-import { diffDumps, dumpEntry } from "../../../state/dump.js";
-import { actorStorageKey, parseStateKey } from "../../../state/keys.js";
-import { encodeStateValue } from "../../../state/value.js";
+import { diffDumps, dumpEntry } from "../../../state/kv/dump.js";
+import { actorStorageKey, parseStateKey } from "../../../state/kv/keys.js";
+import { encodeStateValue } from "../../../state/kv/value.js";
 import { toHex, u64BE } from "../../../src/bytes.js";
 import { providerRecord, streamRecord } from "../../codec/samples.js";
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { MemoryStateStore, StateStoreError } from "../../../state/store.js";
-import { accountKey, actorStorageKey, StateKeyError } from "../../../state/keys.js";
-import type { StateAccess } from "../../../state/interface.js";
+import { MemoryStateStore, StateStoreError } from "../../../state/store/store.js";
+import { accountKey, actorStorageKey, StateKeyError } from "../../../state/kv/keys.js";
+import type { StateAccess } from "../../../state/kv/interface.js";
 import { toHex } from "../../../src/bytes.js";
 import { RecordingCommitment } from "./recording-commitment.js";
 

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import {
   decodeStateValue, decodeStateValueAs, encodeStateValue, MAX_ACTOR_EVENTS, StateValueError, ValueTag,
   type StateValue,
-} from "../../../state/value.js";
+} from "../../../state/kv/value.js";
 import { toHex } from "../../../src/bytes.js";
 
 const emitter = new Uint8Array(20).fill(0x17);

@@ -3,9 +3,9 @@
 // chunk holding its activity bit, and a range proof over the grafted tree (storage/src/qmdb/
 // current/proof/mod.rs at dc41a895f069). The JSON shape is Appendix C plus the fields a
 // standalone verifier needs: `key`, `value` and `inactive_peaks` (docs/decisions.md).
-import { echo, MAX_EXCLUSION_PROOF_OPS as OPS_BOUND, MAX_PROOF_KEYS } from "../src/bounds.js";
-import { bytesEqual, fromHex, toHex } from "../src/bytes.js";
-import { childPath } from "../src/json/parse.js";
+import { echo, MAX_EXCLUSION_PROOF_OPS as OPS_BOUND, MAX_PROOF_KEYS } from "../../src/bounds.js";
+import { bytesEqual, fromHex, toHex } from "../../src/bytes.js";
+import { childPath } from "../../src/json/parse.js";
 import {
   MAX_PROOF_DIGESTS_PER_ELEMENT,
   ProofError,
@@ -15,10 +15,10 @@ import {
   reconstructRangeRoot,
   type MmrProof,
 } from "./mmr.js";
-import type { QmdbConfig } from "./qmdb/any.js";
-import type { Operation } from "./qmdb/operation.js";
-import { CurrentDb, combineRoots, graftingProofHasher } from "./qmdb/current.js";
-import { stateDbConfig } from "./qmdb/index.js";
+import type { QmdbConfig } from "./any.js";
+import type { Operation } from "./operation.js";
+import { CurrentDb, combineRoots, graftingProofHasher } from "./current.js";
+import { stateDbConfig } from "./index.js";
 
 export const PROOF_VERSION = 1;
 /** CIP-4 §5.4/§8.2: at most 256 keys per batch proof (src/bounds.ts owns every input bound). */

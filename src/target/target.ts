@@ -11,8 +11,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { toHex } from "../bytes.js";
 import { T8N_RESULT_FORMAT } from "../harness/t8n.js";
-import { DUMP_FORMAT, DumpError, loadDump } from "../../state/dump.js";
-import type { Entries, T8nInputs } from "./build.js";
+import { DUMP_FORMAT, DumpError, loadDump } from "../../state/kv/dump.js";
+import type { T8nEnv } from "../harness/t8n.js";
+
+/** A state as key/value pairs (a t8n alloc). */
+export type Entries = Array<[Uint8Array, Uint8Array]>;
+
+/** One block for an implementation under test: its pre-state, transactions and env. */
+export interface T8nInputs {
+  alloc: Entries;
+  txs: Uint8Array[];
+  env: T8nEnv;
+}
 
 /** The command cannot be used (not found, no output, output that is not a t8n result): exit 2. */
 export class TargetError extends Error {
@@ -53,7 +63,7 @@ export interface TargetAnswer {
 
 /**
  * What the fuzzer drives: chains of blocks, each block on top of the one before. A per-call t8n
- * (perCall) gets each block's pre-state with it; a server (src/fuzz/server-target.ts) keeps it
+ * (perCall) gets each block's pre-state with it; a server (src/target/server-target.ts) keeps it
  * in a session and sends the post-state only when asked.
  */
 export interface ChainTarget {

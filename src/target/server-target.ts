@@ -8,8 +8,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { toHex } from "../bytes.js";
 import { JsonError, parseJson } from "../json/parse.js";
 import { T8N_SERVER_PROTOCOL } from "../harness/t8n-server.js";
-import { DUMP_FORMAT } from "../../state/dump.js";
-import type { Entries, T8nInputs } from "./build.js";
+import { DUMP_FORMAT } from "../../state/kv/dump.js";
+import type { Entries, T8nInputs } from "./target.js";
 import { checkedResult, envJson, parseTargetOutput, TargetError, type ChainTarget, type TargetAnswer, type TargetOutput } from "./target.js";
 
 /** The server process ended or missed a deadline: the fuzzer may start a new one. */

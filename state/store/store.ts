@@ -9,14 +9,14 @@
 //    one; a batch that is never committed is simply dropped (a rejected block);
 //  - commit hands the commitment, sorted by key, the final value of every key the batch wrote
 //    (deleting a key that was never there is no change and is left out).
-import { compareBytes } from "../src/bytes.js";
-import { BytesMap } from "./bytes-map.js";
-import type { KeyChange, StateCommitment } from "./commitment.js";
-import type { BlockBatch, CommitResult, IoCounts, StateAccess, StateStore } from "./interface.js";
-import { checkStateKey } from "./keys.js";
-import { createStateCommitment } from "./qmdb/index.js";
-import { finish, type Steps } from "../src/steps.js";
-import { count } from "../src/harness/progress.js";
+import { compareBytes } from "../../src/bytes.js";
+import { BytesMap } from "../kv/bytes-map.js";
+import type { KeyChange, StateCommitment } from "../kv/commitment.js";
+import type { BlockBatch, CommitResult, IoCounts, StateAccess, StateStore } from "../kv/interface.js";
+import { checkStateKey } from "../kv/keys.js";
+import { createStateCommitment } from "../qmdb/index.js";
+import { finish, type Steps } from "../../src/steps.js";
+import { count } from "../../src/format.js";
 
 /** Entries taken between two units of fromEntriesSteps. */
 const FROM_ENTRIES_UNIT = 4096;

@@ -1,15 +1,15 @@
-// The worker half of WorkerCommitment (state/worker-commitment.ts): holds the Cowboy state
+// The worker half of WorkerCommitment (state/commitment/worker-commitment.ts): holds the Cowboy state
 // database (QMDB "current", Blake3) and does each published job in order — apply a batch of net
-// changes, or hash a block's tx/receipt/logs roots (state/roots.ts rootsOfJob) — writing its
+// changes, or hash a block's tx/receipt/logs roots (state/roots/roots.ts rootsOfJob) — writing its
 // roots into the shared ring of results — and, between jobs, the Ed25519 checks the main thread
 // posts to its signature ring, if it has one. Nothing here decides anything: the main
 // thread executes, this thread only merkleizes what it was given, one block after another.
 import { receiveMessageOnPort, workerData, type MessagePort } from "node:worker_threads";
-import type { KeyChange } from "./commitment.js";
-import { createStateCommitment } from "./qmdb/index.js";
-import { STATE_KEY_LENGTH } from "./interface.js";
-import { rootsOfJob } from "./roots.js";
-import { SignatureServer } from "../src/crypto/signature-ring.js";
+import type { KeyChange } from "../kv/commitment.js";
+import { createStateCommitment } from "../qmdb/index.js";
+import { STATE_KEY_LENGTH } from "../kv/interface.js";
+import { rootsOfJob } from "../roots/roots.js";
+import { SignatureServer } from "../../src/crypto/signature-ring.js";
 import { DELETED, H, JOB, RESULT_BYTES, RING, ROOT_BYTES, SLOT_INTS, type WorkerShared } from "./worker-commitment.js";
 
 const shared = workerData as WorkerShared & { port: MessagePort };

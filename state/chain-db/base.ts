@@ -1,12 +1,12 @@
-// What the in-memory and the LMDB ChainDb (state/chain-db.ts) share: the QMDB state commitment
-// behind the staging store (chain-db-staging.ts), the checks every commit makes before it writes
+// What the in-memory and the LMDB ChainDb (state/chain-db/chain-db.ts) share: the QMDB state commitment
+// behind the staging store (chain-db/staging.ts), the checks every commit makes before it writes
 // anything, and proofs against the head. Each subclass keeps its ledger and indexes its own way.
-import { bytesEqual, toHex } from "../src/bytes.js";
+import { bytesEqual, toHex } from "../../src/bytes.js";
 import { ChainDbError, type BlockRecord, type GenesisRecord } from "./chain-db.js";
-import { StagingStore, type Staged, type Stager } from "./chain-db-staging.js";
-import { proveKey, proveKeys, type ExclusionProof, type MultiStateProof, type StateProof } from "./proof.js";
-import type { QmdbStateCommitment } from "./qmdb/index.js";
-import { MemoryStateStore } from "./store.js";
+import { StagingStore, type Staged, type Stager } from "./staging.js";
+import { proveKey, proveKeys, type ExclusionProof, type MultiStateProof, type StateProof } from "../qmdb/proof.js";
+import type { QmdbStateCommitment } from "../qmdb/index.js";
+import { MemoryStateStore } from "../store/store.js";
 
 export abstract class QmdbChainDb implements Stager {
   readonly state: StagingStore;

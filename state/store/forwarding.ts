@@ -1,6 +1,6 @@
 // Wrappers that watch the state interface (gas measurement, execution traces, benchmarks) without
 // changing it: each passes every call through and overrides only what it watches.
-import type { BlockBatch, CommitResult, IoCounts, StateAccess, StateStore } from "./interface.js";
+import type { BlockBatch, CommitResult, IoCounts, StateAccess, StateStore } from "../kv/interface.js";
 
 type Observer = ((access: StateAccess) => void) | undefined;
 

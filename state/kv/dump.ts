@@ -1,10 +1,10 @@
 // State dumps for tooling (docs/state.md §5): every committed key and value as lowercase hex,
 // keys ascending, each with a decoded view named by the key prefix and the value discriminant.
 // The hex is authoritative; `decoded` is for people and is ignored when a dump is loaded.
-import { MAX_DUMP_ENTRIES } from "../src/bounds.js";
-import { compareBytes, fromHex, toHex } from "../src/bytes.js";
-import { formatProblem } from "../src/json/fields.js";
-import { childPath, JsonError } from "../src/json/parse.js";
+import { MAX_DUMP_ENTRIES } from "../../src/bounds.js";
+import { compareBytes, fromHex, toHex } from "../../src/bytes.js";
+import { formatProblem } from "../../src/json/fields.js";
+import { childPath, JsonError } from "../../src/json/parse.js";
 import { STATE_KEY_LENGTH, type StateStore } from "./interface.js";
 import { checkStateKey, parseStateKey, type DecodedSlot, type ParsedStateKey } from "./keys.js";
 import { decodeStateValue } from "./value.js";

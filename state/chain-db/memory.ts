@@ -1,11 +1,11 @@
-// The in-memory ChainDb (state/chain-db.ts): the QMDB state store of state/store.ts plus the
+// The in-memory ChainDb (state/chain-db/chain-db.ts): the QMDB state store of state/store/store.ts plus the
 // ledger and indexes in maps, and, for pinned reads, the reverse diff of each of the last
 // `retainBlocks` blocks (every key the block changed → its value before the block). State at a
 // retained height h is the head state with the reverse diffs of the blocks above h applied.
-import { QmdbChainDb } from "./chain-db-base.js";
+import { QmdbChainDb } from "./base.js";
 import { ChainDbError, type BlockQuery, type BlockRecord, type ChainDb, type GenesisRecord, type StateReader, type TxLocation } from "./chain-db.js";
-import { keyId as id, type ReverseDiff } from "./chain-db-staging.js";
-import { createStateCommitment } from "./qmdb/index.js";
+import { keyId as id, type ReverseDiff } from "./staging.js";
+import { createStateCommitment } from "../qmdb/index.js";
 
 export const DEFAULT_RETAIN_BLOCKS = 128;
 

@@ -1,5 +1,5 @@
 // The narrow interface the execution engine sees (CIP-4 §4, §5): 54-byte keys, raw value
-// bytes (encoded with state/value.ts), one batch per block with nested checkpoints so a
+// bytes (encoded with state/kv/value.ts), one batch per block with nested checkpoints so a
 // rejected transaction rolls back without touching the rest of the block.
 //
 // Every `get` counts one state read and every `put`/`delete` one state write, at this

@@ -2,9 +2,9 @@
 // names the variants but not their discriminant values or payload layouts; ours are in
 // docs/state.md and docs/decisions.md. Only the variants this emulator stores are implemented;
 // any other discriminant is rejected on decode.
-import { concatBytes, readU64BE, u64BE, writeU64BE } from "../src/bytes.js";
+import { concatBytes, readU64BE, u64BE, writeU64BE } from "../../src/bytes.js";
 import { decodeLength, encodeLength } from "./codec.js";
-import { decodeEventAt, encodeEvent, MIN_EVENT_LENGTH, type Event } from "./roots.js";
+import { decodeEventAt, encodeEvent, MIN_EVENT_LENGTH, type Event } from "./event.js";
 
 export class StateValueError extends Error {
   override name = "StateValueError";

@@ -1,13 +1,13 @@
-// The state half of a ChainDb's commit protocol (state/chain-db.ts), shared by the in-memory and
+// The state half of a ChainDb's commit protocol (state/chain-db/chain-db.ts), shared by the in-memory and
 // the LMDB ChainDb: the StateStore the engine sees, whose `commitBlock(batch)` computes the new
 // root and hands the ChainDb a *staged* block — its root and its reverse diff (every key the
 // block changed → its value before the block) — that the ChainDb's own `commitBlock(record)`
 // then makes visible. The reverse diff serves pinned reads of retained blocks, and reads at the
 // head while a block is staged.
-import { bytesEqual } from "../src/bytes.js";
+import { bytesEqual } from "../../src/bytes.js";
 import { ChainDbError } from "./chain-db.js";
-import { ForwardingBatch, ForwardingStore } from "./forwarding.js";
-import type { BlockBatch, CommitResult, StateStore } from "./interface.js";
+import { ForwardingBatch, ForwardingStore } from "../store/forwarding.js";
+import type { BlockBatch, CommitResult, StateStore } from "../kv/interface.js";
 
 /** Map key of a state key or hash (latin1 of its bytes; `keyOfId` inverts it). */
 export const keyId = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");

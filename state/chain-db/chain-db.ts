@@ -1,6 +1,6 @@
 // The storage contract of a CBQS node (docs/node.md "Storage contract"): everything `cbqs node`
 // and `cbqs follow` keep, behind one small interface so the in-memory implementation
-// (chain-db-memory.ts) and a persistent one run the same conformance suite.
+// (chain-db/memory.ts) and a persistent one run the same conformance suite.
 //
 // CIP-4 §3: the ledger (blocks, with their raw transactions and receipts), the canonical state
 // (a StateStore whose root is every header's state_root) and the auxiliary indexes (block hash →
@@ -17,9 +17,9 @@
 //
 // Every method is synchronous: a caller that reads a header and then state without yielding
 // to the event loop reads one consistent block (CIP-39 §3 atomic broker-state response).
-import type { StateStore } from "./interface.js";
-import type { ExclusionProof, MultiStateProof, StateProof } from "./proof.js";
-import type { Event } from "./roots.js";
+import type { StateStore } from "../kv/interface.js";
+import type { ExclusionProof, MultiStateProof, StateProof } from "../qmdb/proof.js";
+import type { Event } from "../kv/event.js";
 
 /** One transaction's receipt as committed with its block (the fields receipt_root covers, plus names). */
 export interface ReceiptRecord {

@@ -2,8 +2,8 @@
 // Hash-keyed prefixes put a 32-byte keccak256 in the first 32 bytes of the 53-byte region after
 // the prefix and zero-pad the rest. §4.2 (0x01–0x1D, no 0x00) is normative over Appendix B
 // (docs/decisions.md).
-import { concatBytes, readU64BE, toHex, u64BE, utf8 } from "../src/bytes.js";
-import { keccak256 } from "../src/crypto/hash.js";
+import { concatBytes, readU64BE, toHex, u64BE, utf8 } from "../../src/bytes.js";
+import { keccak256 } from "../../src/crypto/hash.js";
 import { STATE_KEY_LENGTH } from "./interface.js";
 
 export { STATE_KEY_LENGTH };

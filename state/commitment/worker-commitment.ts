@@ -1,4 +1,4 @@
-// A StateCommitment whose merkleization runs on a worker thread (state/commit-worker.ts), so a
+// A StateCommitment whose merkleization runs on a worker thread (state/commitment/commit-worker.ts), so a
 // replay can execute block N+1 while block N's root is computed (docs/performance.md
 // "Pipelined replay"). Executing needs the committed *values*, never the root: this side keeps
 // them in a plain table and answers every read at once; the worker holds the real QMDB and
@@ -15,13 +15,13 @@
 // a ring of roots and bumps its own counter. A batch larger than the whole ring goes by message.
 import { existsSync } from "node:fs";
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
-import { compareBytes } from "../src/bytes.js";
-import { BytesMap } from "./bytes-map.js";
-import type { KeyChange, StateCommitment } from "./commitment.js";
-import { STATE_KEY_LENGTH } from "./interface.js";
-import { createStateCommitment } from "./qmdb/index.js";
-import type { BlockRoots } from "./roots.js";
-import type { SignatureRingShared } from "../src/crypto/signature-ring.js";
+import { compareBytes } from "../../src/bytes.js";
+import { BytesMap } from "../kv/bytes-map.js";
+import type { KeyChange, StateCommitment } from "../kv/commitment.js";
+import { STATE_KEY_LENGTH } from "../kv/interface.js";
+import { createStateCommitment } from "../qmdb/index.js";
+import type { BlockRoots } from "../roots/roots.js";
+import type { SignatureRingShared } from "../../src/crypto/signature-ring.js";
 
 export const ROOT_BYTES = 32;
 /** Bytes of one result slot: a state root, or a block's tx, receipt and logs roots. */
@@ -172,7 +172,7 @@ export class WorkerCommitment implements StateCommitment {
   }
 
   /**
-   * A block's tx, receipt and logs roots from its rootsJob (state/roots.ts), computed by the
+   * A block's tx, receipt and logs roots from its rootsJob (state/roots/roots.ts), computed by the
    * worker after the batches posted before it; the arrays are filled in by `settle`.
    */
   deferRoots(job: Uint8Array): BlockRoots {

@@ -10,10 +10,10 @@
 //   empty = H(u64be(0))
 // QMDB roots use the same tree with backward bagging and a count of inactive peaks (`bagPeaks`).
 // Positions are plain numbers, far below 2^53.
-import { bytesEqual, concatBytes, u64BE } from "../src/bytes.js";
-import type { Hasher } from "../src/crypto/hash.js";
-import { MemoryNodeStore } from "./qmdb/memory.js";
-import type { NodeStore, PinnedNode } from "./qmdb/storage.js";
+import { bytesEqual, concatBytes, u64BE } from "../../src/bytes.js";
+import type { Hasher } from "../../src/crypto/hash.js";
+import { MemoryNodeStore } from "./memory.js";
+import type { NodeStore, PinnedNode } from "./storage.js";
 
 export function popcount(n: number): number {
   let count = 0;

@@ -3,13 +3,13 @@
 // little-endian u64 byte length followed by the bytes (commonware conformance/src/lib.rs,
 // `compute_conformance_hash`). Every workload here runs with SHA-256, as the published values do.
 import { sha256 as nobleSha256 } from "@noble/hashes/sha2.js";
-import { concatBytes, toHex, u64BE } from "../src/bytes.js";
-import { SHA256 } from "../src/crypto/hash.js";
-import { bmtRoot } from "./bmt.js";
+import { concatBytes, toHex, u64BE } from "../../src/bytes.js";
+import { SHA256 } from "../../src/crypto/hash.js";
+import { bmtRoot } from "../roots/bmt.js";
 import { Mmr } from "./mmr.js";
-import { AnyDb, type QmdbConfig, type Write } from "./qmdb/any.js";
-import { CurrentDb } from "./qmdb/current.js";
-import { fixedCodec, rawValue, variableCodec } from "./qmdb/operation.js";
+import { AnyDb, type QmdbConfig, type Write } from "./any.js";
+import { CurrentDb } from "./current.js";
+import { fixedCodec, rawValue, variableCodec } from "./operation.js";
 
 export interface ConformanceWorkload {
   /** commonware test name, as in storage/conformance.toml. */

@@ -2,8 +2,8 @@
 // to an in-memory overlay (with the engine's nested checkpoints) and "commit" discards them. The
 // devnet runs a candidate block here first to learn which transactions the engine accepts, and
 // so which envelope nonces are right (src/chain/nonces.ts), without touching the real store.
-import type { BlockBatch, CommitResult, IoCounts, StateAccess, StateStore } from "../../state/interface.js";
-import type { StateReader } from "../../state/chain-db.js";
+import type { BlockBatch, CommitResult, IoCounts, StateAccess, StateStore } from "../kv/interface.js";
+import type { StateReader } from "./chain-db.js";
 
 const id = (key: Uint8Array): string => Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString("latin1");
 

@@ -2,119 +2,16 @@
 //   tx_root      = BMT(keccak256(tx_i))                       — §5.2
 //   receipt_root = BMT(keccak256(encodeReceipt(receipt_i)))   — §5.3; no receipts → keccak256("empty_receipts")
 //   logs_root    = BMT(keccak256(encodeEvent(event_j)))       — every event of the block, in block order
-// Receipts and events are written by commonware-codec's rules (§5.3; state/codec.ts).
-// All three trees use the commonware BMT (state/bmt.ts) with keccak256 as the node hasher.
+// Receipts and events are written by commonware-codec's rules (§5.3; state/kv/codec.ts).
+// All three trees use the commonware BMT (state/roots/bmt.ts) with keccak256 as the node hasher.
 // §5.4 `/proof/tx` and `/proof/receipt`: inclusion proofs of one leaf of tx_root / receipt_root,
 // checkable with nothing but the proof and the root (docs/state.md §4.1).
-import { echo } from "../src/bounds.js";
-import { bytesEqual, fromHex, toHex, utf8 } from "../src/bytes.js";
-import { CodecError, decodeByteVec, lengthSize, writeLength } from "./codec.js";
+import { echo } from "../../src/bounds.js";
+import { bytesEqual, fromHex, toHex, utf8 } from "../../src/bytes.js";
+import { lengthSize, writeLength } from "../kv/codec.js";
+import { EncodingError, encodeEvent, eventSize, guard, writeEvent, type Event } from "../kv/event.js";
 import { bmtProve, bmtRebuild, bmtRoot, bmtVerify } from "./bmt.js";
-import { KECCAK256, keccak256, type Hasher } from "../src/crypto/hash.js";
-
-export class EncodingError extends Error {
-  override name = "EncodingError";
-}
-
-/** A chain event (CIP-39 §19): emitting actor, topic name, payload bytes. */
-export interface Event {
-  emitter: Uint8Array; // 20 bytes
-  topic: string;
-  payload: Uint8Array;
-}
-
-const EMITTER_LENGTH = 20;
-
-/**
- * commonware-codec `Encode` of an event (CIP-4 §5.3): emitter `[u8; 20]` ‖ topic as `Vec<u8>`
- * (varint length ‖ UTF-8) ‖ payload as `Vec<u8>` (varint length ‖ bytes).
- */
-export function encodeEvent(event: Event): Uint8Array {
-  const out = new Uint8Array(eventSize(event));
-  writeEvent(out, 0, event);
-  return out;
-}
-
-/**
- * Length of encodeEvent(event), after every check of the event: the size pass is where encodings
- * are validated (the write pass after it cannot fail), in the order they always were.
- */
-function eventSize(event: Event): number {
-  if (event.emitter.length !== EMITTER_LENGTH) {
-    throw new EncodingError(`event emitter must be ${EMITTER_LENGTH} bytes, got ${event.emitter.length}`);
-  }
-  const topic = topicBytes(event.topic).length;
-  const payload = event.payload.length;
-  // Almost every event has one-byte lengths; the general case checks each length fits u32.
-  if (topic < 0x80 && payload < 0x80) return EMITTER_LENGTH + 1 + topic + 1 + payload;
-  return guard(() => EMITTER_LENGTH + lengthSize(topic) + topic + lengthSize(payload) + payload);
-}
-
-/**
- * Writes encodeEvent(event) at `at`, once eventSize has checked it (every event of every block is
- * encoded for its leaf: in place, no parts); returns the offset after it.
- */
-function writeEvent(out: Uint8Array, at: number, event: Event): number {
-  const topic = topicBytes(event.topic);
-  out.set(event.emitter, at);
-  at = writeLength(out, at + EMITTER_LENGTH, topic.length);
-  out.set(topic, at);
-  at = writeLength(out, at + topic.length, event.payload.length);
-  out.set(event.payload, at);
-  return at + event.payload.length;
-}
-
-// The UTF-8 of the topics seen so far (the engine emits a dozen fixed topics on every block).
-// Bounded, so arbitrary decoded topics cannot grow it; callers only read the bytes.
-const TOPIC_CACHE_LIMIT = 256;
-const topicCache = new Map<string, Uint8Array>();
-
-function topicBytes(topic: string): Uint8Array {
-  const cached = topicCache.get(topic);
-  if (cached !== undefined) return cached;
-  const bytes = utf8(topic);
-  if (topicCache.size < TOPIC_CACHE_LIMIT) topicCache.set(topic, bytes);
-  return bytes;
-}
-
-/** The smallest encoded event: emitter, empty topic, empty payload (one length byte each). */
-export const MIN_EVENT_LENGTH = EMITTER_LENGTH + 1 + 1;
-
-/**
- * The size the gas schedule charges for an event (cellsPerEventByte, gas-vectors/SCHEDULE.md):
- * emitter, topic and payload bytes plus a fixed 8-byte allowance for the two lengths. It is a
- * schedule quantity, deliberately not the wire length, so the charge has no varint steps and did
- * not move when the encoding became commonware-codec (docs/decisions.md "Metered event size").
- */
-export function meteredEventBytes(event: Event): number {
-  return EMITTER_LENGTH + 4 + topicBytes(event.topic).length + 4 + event.payload.length;
-}
-
-const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
-/** Decodes one event starting at `offset`; returns it and the offset after it. */
-export function decodeEventAt(bytes: Uint8Array, offset: number): [Event, number] {
-  if (offset + EMITTER_LENGTH > bytes.length) throw new EncodingError("truncated event emitter");
-  const emitter = bytes.slice(offset, offset + EMITTER_LENGTH);
-  const [topicBytes, afterTopic] = guard(() => decodeByteVec(bytes, offset + EMITTER_LENGTH, "event topic"));
-  let topic: string;
-  try {
-    topic = STRICT_UTF8.decode(topicBytes);
-  } catch {
-    throw new EncodingError("event topic is not valid UTF-8");
-  }
-  const [payload, next] = guard(() => decodeByteVec(bytes, afterTopic, "event payload"));
-  return [{ emitter, topic, payload }, next];
-}
-
-function guard<T>(f: () => T): T {
-  try {
-    return f();
-  } catch (err) {
-    if (err instanceof CodecError) throw new EncodingError(err.message);
-    throw err;
-  }
-}
+import { KECCAK256, keccak256, type Hasher } from "../../src/crypto/hash.js";
 
 /** Outcome of one transaction. Events of a rejected transaction are empty (its effects are rolled back). */
 export interface Receipt {

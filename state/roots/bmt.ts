@@ -4,8 +4,8 @@
 //  - an odd node at the end of a level is paired with itself;
 //  - the empty tree has the single node H("") (no position, so no proof can reference it);
 //  - the finalized root is H(u32 BE leaf_count ‖ tree_root), binding the size against malleability.
-import { concatBytes, bytesEqual, u32BE, u64BE } from "../src/bytes.js";
-import { SHA256, sha256, type Hasher } from "../src/crypto/hash.js";
+import { concatBytes, bytesEqual, u32BE, u64BE } from "../../src/bytes.js";
+import { SHA256, sha256, type Hasher } from "../../src/crypto/hash.js";
 
 export class BmtError extends Error {
   override name = "BmtError";

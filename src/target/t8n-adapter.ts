@@ -1,12 +1,12 @@
 // `cbqs t8n-adapter "<command>"`: the cbqs-t8n-server/v1 protocol (src/harness/t8n-server.ts)
 // in front of a per-call t8n command (docs/fixtures.md §4), so an implementation that only has
 // the per-call form can be driven as a server. Each apply is one invocation, run exactly as
-// `cbqs fuzz` runs it (src/fuzz/target.ts); a session keeps the post-state file the command
+// `cbqs fuzz` runs it (src/target/target.ts); a session keeps the post-state file the command
 // wrote and hands it back as the next block's --input.alloc, so the command commits each
 // block's pre-state as one batch: the hello line says session_state_root "per_block".
 import type { Json, JsonObject } from "../json/parse.js";
-import { CommandTarget, TargetError, type TargetOutput } from "../fuzz/target.js";
-import { RequestError, type T8nBackend } from "./t8n-server.js";
+import { CommandTarget, TargetError, type TargetOutput } from "./target.js";
+import { RequestError, type T8nBackend } from "../harness/t8n-server.js";
 
 /** A session: the text of the state the next block starts from. */
 interface AdapterSession {
