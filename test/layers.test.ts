@@ -28,7 +28,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["src/fuzz", "src/report"],
   ["src/consume", "src/jobs"],
   ["src/node"],
-  ["src/cli", "src/cli.ts"],
+  ["src/cli", "src/cli.ts", "src/api"],
 ];
 
 const layerOf = new Map(LAYERS.flatMap((names, rank) => names.map((n) => [n, rank] as const)));

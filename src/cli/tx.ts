@@ -4,10 +4,8 @@
 // named by --chain-id and --chain-instance.
 import type { Command } from "commander";
 import { fromHex, toHex } from "../bytes.js";
-import { encodeEnvelope, txHash } from "../chain/envelope.js";
-import { ScenarioError } from "../scenario/json.js";
-import { parseTx } from "../scenario/parse.js";
-import { resolveTx } from "../scenario/run.js";
+import { txHash } from "../chain/envelope.js";
+import { buildTransaction } from "../scenario/transaction.js";
 import { withJsonArg } from "./codec.js";
 import { EXIT_OK, exitCodes, report } from "./common.js";
 import { decimalOption } from "./harness.js";
@@ -26,13 +24,7 @@ export function register(program: Command): void {
       const chainId = decimalOption("--chain-id", opts.chainId);
       const nonce = decimalOption("--nonce", opts.nonce);
       const chainInstanceId = fromHex(opts.chainInstance, 32, "--chain-instance");
-      const tx = withJsonArg(arg, (value) => {
-        const t = parseTx(value, "$");
-        if (t.expect !== undefined) throw new ScenarioError("$.expect", "expectations belong to scenarios; a transaction for a node has none");
-        // A receipt's served_at.block_hash cannot be looked up here: it must be written out.
-        return resolveTx(t, { chainId, chainInstanceId, blockHashAt: () => undefined });
-      });
-      const envelope = encodeEnvelope({ chain_id: chainId, nonce, tx });
+      const envelope = withJsonArg(arg, (value) => buildTransaction(value, { chainId, chainInstanceId, nonce }));
       report(opts.json === true, toHex(envelope), { envelope: toHex(envelope), tx_hash: toHex(txHash(envelope)) });
       process.exitCode = EXIT_OK;
     });

@@ -73,7 +73,8 @@ export class CbqsNode {
     readonly db: ChainDb,
     readonly genesis: GenesisRecord,
     readonly config: GenesisConfig,
-    private readonly chain: Chain,
+    /** The engine over the head state: reads of accounts, streams, providers. */
+    readonly chain: Chain,
   ) {}
 
   /**
@@ -163,6 +164,11 @@ export class CbqsNode {
     return this.pool.length;
   }
 
+  /** Transactions of `sender` queued for the next block. */
+  pendingFrom(sender: Uint8Array): number {
+    return this.pool.filter((t) => bytesEqual(t.env.tx.from, sender)).length;
+  }
+
   // ---- devnet ---------------------------------------------------------------------------------
 
   /**
@@ -182,7 +188,7 @@ export class CbqsNode {
     if (isKeylessAccount(env.tx.from)) {
       throw badRequest("not_includable", `${toHex(env.tx.from)} is a keyless system account and cannot send transactions`);
     }
-    const queued = this.pool.filter((t) => bytesEqual(t.env.tx.from, env.tx.from)).length;
+    const queued = this.pendingFrom(env.tx.from);
     const expected = this.chain.account(env.tx.from).nonce + BigInt(queued);
     if (env.nonce !== expected) {
       throw badRequest("invalid_nonce", `nonce ${env.nonce} is not the sender's next nonce ${expected} (account nonce plus ${queued} queued)`);

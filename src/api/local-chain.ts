@@ -1,0 +1,136 @@
+// A chain in this process, the way a library user drives one (@ethereumjs/vm's createVM and
+// runBlock, anvil without the HTTP): a genesis, transactions sent and blocks mined, reads and
+// proofs of the head state. It is the devnet chain of `cbqs node` (src/node/chain-node.ts) on an
+// in-memory store, so its roots, receipts and block hashes are the node's, `cbqs replay`'s and
+// `cbqs fill`'s.
+import { utf8 } from "../bytes.js";
+import type { Account } from "../engine/accounts.js";
+import type { JsonObject } from "../json/parse.js";
+import type { Address, Bytes32, ProviderRecordV1, StreamRecordV1 } from "../codec/types.js";
+import type { GenesisConfig } from "../engine/inputs.js";
+import { DEFAULT_GENESIS_SOURCE } from "../harness/genesis.js";
+import { canonicalJson } from "../scenario/genesis.js";
+import { CbqsNode, NodeInputError, type MinedBlock } from "../node/chain-node.js";
+import { GenesisError } from "../engine/errors.js";
+import { RequestError } from "../node/errors.js";
+import { buildTransaction } from "../scenario/transaction.js";
+import type { BlockRecord } from "../../state/chain-db/chain-db.js";
+import { MemoryChainDb } from "../../state/chain-db/memory.js";
+import type { ExclusionProof, StateProof } from "../../state/qmdb/proof.js";
+
+export type { BlockRecord, MinedBlock };
+
+/** A transaction the chain does not take (undecodable, another chain, a wrong nonce, a keyless sender): `code` is the node's error code. */
+export class TransactionRefused extends Error {
+  override name = "TransactionRefused";
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface ChainOptions {
+  /**
+   * The genesis: its exact source bytes (a genesis file, CIP-39 §3: the chain instance id is
+   * derived from them), or a genesis object, whose canonical JSON serialization is the source.
+   * Default: the default genesis config (`cbqs node` without a genesis file).
+   */
+  genesis?: Uint8Array | JsonObject;
+}
+
+export class LocalChain {
+  private constructor(private readonly node: CbqsNode) {}
+
+  /** A new chain at its genesis block; GenesisError, naming the field, when the genesis is invalid. */
+  static create(options: ChainOptions = {}): LocalChain {
+    const g = options.genesis;
+    const source = g === undefined ? DEFAULT_GENESIS_SOURCE : g instanceof Uint8Array ? g : utf8(canonicalJson(g));
+    try {
+      return new LocalChain(CbqsNode.open(new MemoryChainDb(), { kind: "genesis", source }));
+    } catch (err) {
+      // The node words it for its command line; a library caller gets the engine's error class.
+      if (err instanceof NodeInputError) throw new GenesisError(err.message);
+      throw err;
+    }
+  }
+
+  get chainId(): bigint {
+    return this.node.config.chain_id;
+  }
+
+  get chainInstanceId(): Bytes32 {
+    return this.node.chainInstanceId;
+  }
+
+  get genesis(): GenesisConfig {
+    return this.node.config;
+  }
+
+  /** The newest block (the genesis block until one is mined). */
+  head(): BlockRecord {
+    return this.node.head();
+  }
+
+  account(address: Address): Account {
+    return this.node.chain.account(address);
+  }
+
+  stream(id: Bytes32): StreamRecordV1 | null {
+    return this.node.chain.stream(id);
+  }
+
+  provider(address: Address): ProviderRecordV1 | null {
+    return this.node.chain.provider(address);
+  }
+
+  /**
+   * The envelope of a transaction written as a scenario writes it (docs/scenario-format.md §2),
+   * for this chain, with the sender's next nonce (account nonce plus its transactions sent and
+   * not yet mined) unless one is given.
+   */
+  buildTransaction(tx: JsonObject, options: { nonce?: bigint } = {}): Uint8Array {
+    const nonce = options.nonce ?? ((from: Address) => this.account(from).nonce + BigInt(this.node.pendingFrom(from)));
+    return buildTransaction(tx, { chainId: this.chainId, chainInstanceId: this.chainInstanceId, nonce });
+  }
+
+  /** Queues a raw envelope for the next block; TransactionRefused when no block may contain it. */
+  send(raw: Uint8Array): { txHash: string; nonce: bigint } {
+    try {
+      const r = this.node.submit(raw);
+      return { txHash: r.tx_hash, nonce: BigInt(r.nonce) };
+    } catch (err) {
+      if (err instanceof RequestError) throw new TransactionRefused(err.code, err.message);
+      throw err;
+    }
+  }
+
+  /**
+   * Produces the next block (or the block at `height`, skipping the heights between) from the sent
+   * transactions, in the order sent. Timestamps follow the genesis: timestamp + height ×
+   * block_time_seconds (docs/decisions.md "Devnet blocks").
+   */
+  mine(options: { height?: bigint } = {}): MinedBlock {
+    try {
+      return this.node.mine(options.height);
+    } catch (err) {
+      if (err instanceof RequestError) throw new RangeError(err.message);
+      throw err;
+    }
+  }
+
+  /** send() every envelope, then mine(): the block with their receipts. */
+  executeBlock(raws: readonly Uint8Array[], options: { height?: bigint } = {}): MinedBlock {
+    for (const raw of raws) this.send(raw);
+    return this.mine(options);
+  }
+
+  /** A proof of `key`'s current value (or of its absence) against head().state_root; check it with verifyStateProof (cbqs-emulator/state). */
+  prove(key: Uint8Array): StateProof | ExclusionProof {
+    return this.node.db.proveKey(key);
+  }
+}
+
+/** A new in-process chain (LocalChain.create). */
+export const createChain = (options: ChainOptions = {}): LocalChain => LocalChain.create(options);

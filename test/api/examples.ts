@@ -1,0 +1,75 @@
+// The runnable examples of docs/api.md: every fenced block tagged `js`, and the output lines each
+// promises (`// → …`). Shared by the examples test (in this repository) and the package test (from
+// an installed tarball).
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+export const ROOT = join(import.meta.dirname, "..", "..");
+
+export interface Example {
+  /** 1-based, in the order of docs/api.md. */
+  number: number;
+  /** The file and the section heading above it. */
+  section: string;
+  code: string;
+  expected: string[];
+  /** It talks to a node: run it with CBQS_NODE_URL set. */
+  needsNode: boolean;
+}
+
+/** The `js` blocks of docs/api.md, then the README's. */
+export function apiExamples(): Example[] {
+  const examples: Example[] = [];
+  for (const doc of ["docs/api.md", "README.md"]) collect(doc, examples);
+  return examples;
+}
+
+function collect(doc: string, examples: Example[]): void {
+  const text = readFileSync(join(ROOT, doc), "utf8");
+  let section = "";
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.startsWith("## ")) section = `${doc} ${line.slice(3)}`;
+    if (line !== "```js") continue;
+    const body: string[] = [];
+    for (i++; i < lines.length && lines[i] !== "```"; i++) body.push(lines[i]!);
+    const code = body.join("\n") + "\n";
+    examples.push({
+      number: examples.length + 1,
+      section,
+      code,
+      expected: body.filter((l) => l.startsWith("// → ")).map((l) => l.slice("// → ".length)),
+      needsNode: code.includes('"cbqs-emulator/client"'),
+    });
+  }
+}
+
+/**
+ * Runs an example as an ES module in `dir` (where `cbqs-emulator` resolves); its exit status and
+ * output. Asynchronous, so a node served by the test's own process can answer it.
+ */
+export async function runExample(example: Example, dir: string, env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `api-example-${example.number}.mjs`);
+  writeFileSync(file, example.code);
+  const child = spawn(process.execPath, [file], { cwd: dir, env: { ...process.env, ...env }, timeout: 60_000 });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  const status = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  return { status, stdout, stderr };
+}
+
+/** What is wrong with a run of `example`: a failed exit, error output, or a promised line missing; empty when it is right. */
+export function exampleProblems(example: Example, run: { status: number | null; stdout: string; stderr: string }): string[] {
+  const problems: string[] = [];
+  if (run.status !== 0) problems.push(`exit ${run.status}: ${run.stderr.trim()}`);
+  else if (run.stderr !== "") problems.push(`stderr: ${run.stderr.trim()}`);
+  const printed = new Set(run.stdout.split("\n"));
+  for (const line of example.expected) if (!printed.has(line)) problems.push(`does not print ${JSON.stringify(line)}`);
+  if (run.stdout.trim() === "") problems.push("prints nothing");
+  return problems;
+}
