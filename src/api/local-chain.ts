@@ -3,9 +3,12 @@
 // proofs of the head state. It is the devnet chain of `cbqs node` (src/node/chain-node.ts) on an
 // in-memory store, so its roots, receipts and block hashes are the node's, `cbqs replay`'s and
 // `cbqs fill`'s.
-import { utf8 } from "../bytes.js";
+import { fromHex, utf8 } from "../bytes.js";
+import { loadFixture, type Fixture } from "../harness/fixture.js";
+import { exportSteps, planExport } from "../node/fixture-export.js";
+import { finish } from "../steps.js";
 import type { Account } from "../engine/accounts.js";
-import type { JsonObject } from "../json/parse.js";
+import { parseJson, type JsonObject } from "../json/parse.js";
 import type { Address, Bytes32, ProviderRecordV1, StreamRecordV1 } from "../codec/types.js";
 import type { GenesisConfig } from "../engine/inputs.js";
 import { DEFAULT_GENESIS_SOURCE } from "../harness/genesis.js";
@@ -96,10 +99,10 @@ export class LocalChain {
   }
 
   /** Queues a raw envelope for the next block; TransactionRefused when no block may contain it. */
-  send(raw: Uint8Array): { txHash: string; nonce: bigint } {
+  send(raw: Uint8Array): { txHash: Uint8Array; nonce: bigint } {
     try {
       const r = this.node.submit(raw);
-      return { txHash: r.tx_hash, nonce: BigInt(r.nonce) };
+      return { txHash: fromHex(r.tx_hash, 32), nonce: BigInt(r.nonce) };
     } catch (err) {
       if (err instanceof RequestError) throw new TransactionRefused(err.code, err.message);
       throw err;
@@ -112,6 +115,7 @@ export class LocalChain {
    * block_time_seconds (docs/decisions.md "Devnet blocks").
    */
   mine(options: { height?: bigint } = {}): MinedBlock {
+    if (options.height !== undefined && typeof options.height !== "bigint") throw new TypeError(`height must be a bigint (${String(options.height)}n), got a ${typeof options.height}`);
     try {
       return this.node.mine(options.height);
     } catch (err) {
@@ -120,10 +124,36 @@ export class LocalChain {
     }
   }
 
-  /** send() every envelope, then mine(): the block with their receipts. */
+  /**
+   * A block of these envelopes, after any already sent: send() each, then mine(). All or nothing:
+   * when one is refused, none of them stays queued and nothing is mined.
+   */
   executeBlock(raws: readonly Uint8Array[], options: { height?: bigint } = {}): MinedBlock {
-    for (const raw of raws) this.send(raw);
+    const before = this.node.pending;
+    try {
+      for (const raw of raws) this.send(raw);
+    } catch (err) {
+      this.node.dropPendingFrom(before);
+      throw err;
+    }
     return this.mine(options);
+  }
+
+  /**
+   * The chain so far as a cbqs-fixture/v1 (docs/fixtures.md), every block re-executed from
+   * genesis and checked first, as `cbqs export` writes it: replayFixture(chain.toFixture()) is
+   * ok, and another implementation can be run against it (`cbqs consume`).
+   */
+  toFixture(options: { name?: string; description?: string; postState?: "every" | "final" | "none" } = {}): Fixture {
+    const plan = planExport(this.node.db, {
+      postState: options.postState ?? "final",
+      ...(options.name === undefined ? {} : { name: options.name }),
+      ...(options.description === undefined ? {} : { description: options.description }),
+      names: { from: "from", to: "to", postState: "postState" },
+    });
+    const parts: string[] = [];
+    finish(exportSteps(this.node.db, plan, { write: (t) => parts.push(t) }));
+    return loadFixture(parseJson(parts.join("")));
   }
 
   /** A proof of `key`'s current value (or of its absence) against head().state_root; check it with verifyStateProof (cbqs-emulator/state). */

@@ -164,6 +164,11 @@ export class CbqsNode {
     return this.pool.length;
   }
 
+  /** Drops the queued transactions from position `index` on (a library caller's all-or-nothing block). */
+  dropPendingFrom(index: number): void {
+    this.pool.length = Math.min(this.pool.length, Math.max(0, index));
+  }
+
   /** Transactions of `sender` queued for the next block. */
   pendingFrom(sender: Uint8Array): number {
     return this.pool.filter((t) => bytesEqual(t.env.tx.from, sender)).length;

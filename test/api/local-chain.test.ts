@@ -2,7 +2,7 @@
 // genesis forms, and proofs that verify against the head. Its blocks are the devnet node's
 // (test/node/devnet.test.ts checks those against a replay).
 import { describe, expect, it } from "vitest";
-import { createChain, GenesisError, TransactionRefused } from "../../src/api/index.js";
+import { createChain, GenesisError, replayFixture, TransactionRefused } from "../../src/api/index.js";
 import { DEFAULT_GENESIS } from "../../src/harness/genesis.js";
 import { fromHex } from "../../src/bytes.js";
 import { accountKey, verifyStateProof } from "../../src/api/state.js";
@@ -35,11 +35,39 @@ describe("createChain (cbqs-emulator)", () => {
     expect(() => chain.send(new Uint8Array([1, 2, 3]))).toThrow(expect.objectContaining({ code: "invalid_transaction" }));
   });
 
-  it("mine({ height }) skips heights; a height not above the head is a RangeError", () => {
+  it("mine({ height }) skips heights; a height not above the head is a RangeError, a number a TypeError", () => {
     const chain = createChain();
     expect(chain.mine({ height: 10n }).block.height).toBe(10n);
     expect(chain.head().height).toBe(10n);
     expect(() => chain.mine({ height: 10n })).toThrow(RangeError);
+    expect(() => chain.mine({ height: 12 as unknown as bigint })).toThrow(/height must be a bigint \(12n\)/);
+  });
+
+  it("executeBlock is all or nothing: a refused envelope leaves none of its block queued", () => {
+    const chain = createChain();
+    const good = chain.buildTransaction(transfer("1"));
+    const bad = chain.buildTransaction(transfer("1"), { nonce: 9n });
+    expect(() => chain.executeBlock([good, bad])).toThrow(TransactionRefused);
+    expect(chain.head().height).toBe(0n);
+    expect(chain.mine().block.receipts).toEqual([]);
+  });
+
+  it("send() gives the transaction hash as bytes, the receipt's tx_hash", () => {
+    const chain = createChain();
+    const { txHash } = chain.send(chain.buildTransaction(transfer("1")));
+    expect(txHash).toBeInstanceOf(Uint8Array);
+    expect(chain.mine().block.receipts[0]!.tx_hash).toEqual(txHash);
+  });
+
+  it("toFixture(): the chain so far replays clean, and a changed root is found", () => {
+    const chain = createChain();
+    chain.executeBlock([chain.buildTransaction(transfer("1"))]);
+    chain.mine({ height: 5n });
+    const fixture = chain.toFixture({ name: "t" });
+    expect(fixture.blocks.map((b) => b.height)).toEqual([1n, 5n]);
+    expect(replayFixture(fixture).mismatch).toBeNull();
+    fixture.blocks[1]!.state_root = new Uint8Array(32);
+    expect(replayFixture(fixture).mismatch?.field).toBe("state_root");
   });
 
   it("the genesis: the default, an object (its canonical serialization), or exact bytes; an invalid one is refused", () => {
