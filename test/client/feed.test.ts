@@ -2,7 +2,14 @@
 // before it. A proxy serves one node's pages with a block of another history of the same genesis
 // spliced in (each block valid on its own): the break is a FeedBroken naming both heights and
 // hashes. A block altered in place no longer hashes to its block_hash: ProofInvalid.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CbqsNode } from "../../src/node/chain-node.js";
+import { exportSnapshot } from "../../src/node/snapshot.js";
+import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
+import { cbqs } from "../cli/program.js";
 import { createClient, FeedBroken, ProofInvalid, type Block } from "../../src/client/index.js";
 import { readFixture } from "../../src/harness/documents.js";
 import { address, post, startNode, toHex, transferTx, type TestNode } from "../node/helpers.js";
@@ -103,5 +110,31 @@ describe("issue 25: the verified feed", () => {
       return body;
     });
     expect(await rejection(collect(createClient(p.url).feed()))).toMatchObject({ name: "ProofInvalid", check: "receipt_root", height: 1n });
+  });
+
+  it("issue 25: on a node started from a snapshot the feed starts at the history-start block, whose hash must be the one GET /genesis declares", async () => {
+    const root = mkdtempSync(join(tmpdir(), "cbqs-client-feed-"));
+    const full = LmdbChainDb.open(join(root, "full"));
+    CbqsNode.open(full, { kind: "fixture", fixture: readFixture("fixtures/corpus/create-quote.json") });
+    const start = exportSnapshot(full, join(root, "snap.cbqs"));
+    full.close();
+    expect((await cbqs("snapshot", "import", join(root, "snap.cbqs"), "--db", join(root, "from-snapshot"))).exitCode).toBe(0);
+    const node = await startNode({ kind: "store" }, { db: LmdbChainDb.open(join(root, "from-snapshot")) });
+    try {
+      await post(node.url, "/mine", "");
+      await post(node.url, "/mine", "");
+      expect((await collect(createClient(node.url).feed())).map((x) => x.height)).toEqual([start.height, start.height + 1n, start.height + 2n]);
+      const p = await proxy(node.url, (path, body) => {
+        if (path !== "/genesis") return undefined;
+        const h = body["history_start"] as Obj;
+        h["block_hash"] = flipHex(h["block_hash"] as string);
+        return body;
+      });
+      servers.push(p);
+      expect(await rejection(collect(createClient(p.url).feed()))).toMatchObject({ name: "ProofInvalid", check: "block_hash", height: start.height, message: expect.stringMatching(/history-start block/) });
+    } finally {
+      await node.close();
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
