@@ -5,6 +5,7 @@
 // Every problem is a MalformedAnswer naming the URL and the JSON path in the answer.
 import { loadReceiptJson, type TxReceipt } from "../chain/receipts.js";
 import type { Codec } from "../codec/core.js";
+import { DecodeError, EncodeError, JsonValueError } from "../codec/errors.js";
 import * as S from "../codec/schema.js";
 import { loadBlock, type FixtureBlock } from "../harness/fixture.js";
 import { array, count, decimal, hex, object, string } from "../json/fields.js";
@@ -23,7 +24,7 @@ export function reading<T>(url: string, read: () => T, prefix = ""): T {
     return read();
   } catch (err) {
     if (err instanceof MalformedAnswer) throw err;
-    if (err instanceof Error && (err instanceof JsonError || err.name === "JsonValueError" || err.name === "DecodeError" || err.name === "EncodeError")) {
+    if (err instanceof JsonError || err instanceof JsonValueError || err instanceof DecodeError || err instanceof EncodeError) {
       throw new MalformedAnswer(url, prefix + err.message);
     }
     throw err;

@@ -7,7 +7,7 @@ import { bytesEqual, toHex } from "../bytes.js";
 import { txHash as envelopeHash } from "../chain/envelope.js";
 import { scheduleDigest } from "../codec/derive.js";
 import { accountKey, actorKey, actorStorageKey, STATE_KEY_LENGTH } from "../../state/kv/keys.js";
-import { decodeStateValueAs, StateValueError } from "../../state/kv/value.js";
+import { decodeStateValueAs, StateValueError, type StateValue } from "../../state/kv/value.js";
 import { brokerStateAnswer, feedPageAnswer, finalizedViewOf, genesisAnswer, minedAnswer, readPoint, reading, sentAnswer } from "./answers.js";
 import { InvalidArgument, MalformedAnswer, NotFound, ProofInvalid, WaitTimeout } from "./errors.js";
 import { verifiedFeed } from "./feed.js";
@@ -228,7 +228,8 @@ class NodeClient implements Client {
   async accountProof(address: BytesLike): Promise<VerifiedAccountProof> {
     const a = this.address(address);
     const proof = await this.stateProof(`/proof/account/${toHex(a)}`, accountKey(a));
-    return { ...proof, account: proof.value === null ? null : this.decoded(proof, "Account", (v) => ({ nonce: v.nonce, balance: v.balance })) };
+    const account = proof.value === null ? null : this.value(proof, "Account");
+    return { ...proof, account: account === null ? null : { nonce: account.nonce, balance: account.balance } };
   }
 
   actorProof(address: BytesLike): Promise<VerifiedStateProof> {
@@ -240,12 +241,13 @@ class NodeClient implements Client {
     const a = this.address(address);
     const userKey = bytesArg(this.url, key, "key");
     const proof = await this.stateProof(`/proof/storage/${toHex(a)}/${toHex(userKey)}`, actorStorageKey(a, userKey));
-    return { ...proof, data: proof.value === null ? null : this.decoded(proof, "StorageSlot", (v) => v.bytes) };
+    return { ...proof, data: proof.value === null ? null : this.value(proof, "StorageSlot").bytes };
   }
 
-  private decoded<K extends "Account" | "StorageSlot", T>(proof: VerifiedStateProof, kind: K, pick: (v: Extract<ReturnType<typeof decodeStateValueAs>, { kind: K }>) => T): T {
+  /** The proven value as the state value its key holds (an account under 0x01, a slot under 0x03). */
+  private value<K extends "Account" | "StorageSlot">(proof: VerifiedStateProof, kind: K): Extract<StateValue, { kind: K }> {
     try {
-      return pick(decodeStateValueAs(proof.value!, kind) as Extract<ReturnType<typeof decodeStateValueAs>, { kind: K }>);
+      return decodeStateValueAs(proof.value!, kind);
     } catch (err) {
       if (err instanceof StateValueError) throw new MalformedAnswer(this.url, `the proven value of ${toHex(proof.key)} is not a ${kind}: ${err.message}`);
       throw err;

@@ -51,7 +51,7 @@ export class RateLimited extends NodeError {
     nodeMessage: string,
     /** The last Retry-After, in seconds (undefined when the node sent none or an unreadable one). */
     readonly retryAfter: number | undefined,
-    /** Requests made, the refused ones included. */
+    /** Requests the node answered 429: the first one and every retry. */
     readonly attempts: number,
   ) {
     super(url, 429, code, nodeMessage);

@@ -1,6 +1,6 @@
 // One JSON exchange with the node, with the client's two retry rules: a 429 is waited out as its
 // Retry-After says, within a bounded number of retries and a bounded total wait; a failed
-// connection is retried twice for requests that change nothing (a kept-alive socket the node
+// connection is retried (twice by default) for requests that change nothing (a kept-alive socket the node
 // closed, a node restarting). Every answer is read with the one strict JSON reader
 // (docs/fixtures.md §0), so a repeated key in a node's answer is refused as anywhere else.
 import { echo } from "../bounds.js";
