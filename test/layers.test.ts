@@ -27,6 +27,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["src/target"],
   ["src/fuzz", "src/report"],
   ["src/consume", "src/jobs"],
+  ["src/client"],
   ["src/node"],
   ["src/cli", "src/cli.ts", "src/api"],
 ];

@@ -437,3 +437,72 @@ describe("issue 21: smaller refusals", () => {
     });
   });
 });
+
+describe("issue 25: the follower's requests go through the client", () => {
+  it("issue 25: a node that keeps answering 429 past the client's bound (5 retries) is exit 2 naming the URL; under --watch it is waited out like an unreachable node", async () => {
+    const n = await startNode(FIXTURE);
+    const limited = { on: true };
+    const server = createHttpServer((req, res) => {
+      void (async () => {
+        if (limited.on && req.url!.startsWith("/replication")) {
+          res.writeHead(429, { "content-type": "application/json", "retry-after": "0" });
+          res.end(JSON.stringify({ error: { code: "rate_limited", message: "one client may make at most 25 requests per second" } }));
+          return;
+        }
+        const upstream = await fetch(n.url + req.url);
+        res.writeHead(upstream.status, { "content-type": "application/json" });
+        res.end(await upstream.text());
+      })();
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const refused = `${url}/replication?since=1&limit=100: HTTP 429 rate_limited: one client may make at most 25 requests per second (gave up after 6 attempts; Retry-After 0 s)`;
+      const err = (await follow({ url, db: new MemoryChainDb(), watch: false, pollMs: 5 }).catch((e: unknown) => e)) as Error;
+      expect(err).toBeInstanceOf(FollowInputError); // exit 2
+      expect(err.message).toBe(refused);
+      const db = new MemoryChainDb();
+      const abort = new AbortController();
+      const retries: string[] = [];
+      const following = follow({ url, db, watch: true, pollMs: 5, signal: abort.signal, onUnreachable: (m) => retries.push(m) });
+      following.catch(() => {});
+      await until(() => retries.length >= 2, "two retries");
+      expect(retries[0]).toBe(refused);
+      limited.on = false;
+      await until(() => db.head()?.height === n.db.head()!.height, "the node's head");
+      abort.abort();
+      expect(await following).toMatchObject({ status: "stopped", height: n.db.head()!.height });
+    } finally {
+      server.close();
+      await n.close();
+    }
+  });
+
+  it("issue 25: a genesis block_hash that is not the genesis header's is the first divergence (exit 1's MISMATCH), as before the client checked it", async () => {
+    const n = await startNode(FIXTURE);
+    const server = createHttpServer((req, res) => {
+      void (async () => {
+        const upstream = await fetch(n.url + req.url);
+        let text = await upstream.text();
+        if (req.url === "/genesis") {
+          const g = JSON.parse(text) as Record<string, string>;
+          g["block_hash"] = g["block_hash"]!.slice(0, -1) + (g["block_hash"]!.endsWith("0") ? "1" : "0");
+          text = JSON.stringify(g);
+        }
+        res.writeHead(upstream.status, { "content-type": "application/json" });
+        res.end(text);
+      })();
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const ours = toHex(n.db.blockByHeight(0n)!.block_hash);
+      const r = await follow({ url, db: new MemoryChainDb(), watch: false, pollMs: 5 });
+      expect(r).toMatchObject({ status: "mismatch", source: `${url}/genesis`, mismatch: { height: 0n, path: "$.block_hash", field: "genesis block_hash", actual: ours } });
+      expect((r as { mismatch: { expected: string } }).mismatch.expected).not.toBe(ours);
+    } finally {
+      server.close();
+      await n.close();
+    }
+  });
+});
