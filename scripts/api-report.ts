@@ -24,6 +24,7 @@ export const API_ENTRIES = [
   { subpath: "cbqs-emulator/codec", file: "codec" },
   { subpath: "cbqs-emulator/state", file: "state" },
   { subpath: "cbqs-emulator/crypto", file: "crypto" },
+  { subpath: "cbqs-emulator/client", file: "client" },
 ] as const;
 
 export const REPORT_FOLDER = join(ROOT, "docs", "api-report");

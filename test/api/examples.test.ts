@@ -23,7 +23,7 @@ describe("docs/api.md examples", () => {
 
   it("there are examples for every entry point", () => {
     const imports = examples.map((e) => e.code).join("\n");
-    for (const entry of ['"cbqs-emulator"', '"cbqs-emulator/state"', '"cbqs-emulator/codec"', '"cbqs-emulator/crypto"']) expect(imports).toContain(entry);
+    for (const entry of ['"cbqs-emulator"', '"cbqs-emulator/state"', '"cbqs-emulator/codec"', '"cbqs-emulator/crypto"', '"cbqs-emulator/client"']) expect(imports).toContain(entry);
     expect(examples.every((e) => e.expected.length > 0)).toBe(true);
   });
 

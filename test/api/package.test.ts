@@ -22,6 +22,7 @@ const CONSUMER_TS = `import { createChain, TransactionRefused, type MinedBlock, 
 import { accountKey, verifyStateProof, type StateProof, type ExclusionProof } from "cbqs-emulator/state";
 import { codecs, encode, decode } from "cbqs-emulator/codec";
 import { keccak256, ed25519VerifyStrict } from "cbqs-emulator/crypto";
+import { createClient, ClientError, type Client } from "cbqs-emulator/client";
 
 const chain = createChain();
 const mined: MinedBlock = chain.mine();
@@ -38,7 +39,8 @@ try {
 } catch (err) {
   if (err instanceof TransactionRefused) console.log(err.code);
 }
-console.log(height, valid, uri, verdict);
+const client: Client = createClient("http://127.0.0.1:9");
+console.log(height, valid, uri, verdict, client.url, ClientError.name);
 `;
 
 /** A program with one type error: the check must fail on it, or it checks nothing. */
@@ -122,6 +124,6 @@ describe("the packed package (npm pack, installed into an empty project)", () =>
     const r = spawnSync(process.execPath, [join(ROOT, "node_modules", "@arethetypeswrong", "cli", "dist", "index.js"), tarball, "--profile", "esm-only", "--format", "json"], { encoding: "utf8" });
     expect(r.status, r.stdout.slice(0, 2000) + r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as { analysis: { entrypoints: Record<string, unknown> } };
-    expect(Object.keys(report.analysis.entrypoints).sort()).toEqual(["./package.json", ".", "./codec", "./crypto", "./state"].sort());
+    expect(Object.keys(report.analysis.entrypoints).sort()).toEqual(["./package.json", ".", "./codec", "./crypto", "./state", "./client"].sort());
   });
 });
