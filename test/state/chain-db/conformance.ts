@@ -147,6 +147,42 @@ export function describeChainDb(name: string, open: OpenChainDb): void {
       db.close();
     });
 
+    it("issue 22: each refusal of commitGenesis/commitBlock is reached alone and names its rule", () => {
+      const db = open(4);
+      const before = stage(db, 1n, []);
+      expect(() => db.commitBlock(record(1n, before, new Uint8Array(32), []))).toThrow("commit genesis first");
+      db.close();
+      // A genesis block above height 0, or with transactions.
+      for (const [height, txs] of [[1n, []], [0n, [tx(1)]]] as const) {
+        const g = open(4);
+        const root = stage(g, 0n, [[key(0), value(0)]]);
+        const b = { ...record(height, root, new Uint8Array(32), [...txs]) };
+        expect(() => g.commitGenesis({ source: new TextEncoder().encode("{}"), chain_instance_id: keccak256(Uint8Array.of(7)), block: b })).toThrow(
+          "the genesis block has height 0 and no transactions",
+        );
+        g.close();
+      }
+      const d = open(4);
+      const g = genesis(d);
+      expect(() => d.commitGenesis({ source: new TextEncoder().encode("{}"), chain_instance_id: keccak256(Uint8Array.of(7)), block: g })).toThrow("genesis is already committed");
+      const root = stage(d, 2n, [[key(1), value(1)]]);
+      expect(() => d.commitBlock(record(0n, root, g.block_hash, []))).toThrow("block 0 is not above the head 0");
+      expect(() => d.commitBlock(record(2n, root, keccak256(g.block_hash), []))).toThrow("block 2: parent_hash is not the head's block_hash");
+      const short = { ...record(2n, root, g.block_hash, [tx(1)]), receipts: [] };
+      expect(() => d.commitBlock(short)).toThrow("block 2: 0 receipts for 1 transactions");
+      expect(() => d.commitBlock(record(3n, root, g.block_hash, []))).toThrow("block 3: no staged state at that height");
+      expect(() => d.commitBlock(record(2n, keccak256(root), g.block_hash, []))).toThrow(`block 2: state_root ${toHex(keccak256(root))} is not the staged root ${toHex(root)}`);
+      expect(() => d.commitBlock({ ...record(2n, root, g.block_hash, []), block_hash: g.block_hash })).toThrow("block 2: block_hash is already in the ledger");
+      // While a block is staged, proofs (which read the commitment) are refused by name.
+      expect(() => d.proveKey(key(1))).toThrow("block 2 is staged and not committed: reopen the ChainDb");
+      expect(() => d.proveKeys([key(1)])).toThrow("block 2 is staged and not committed");
+      expect(() => d.exclusionProofOps()).toThrow("block 2 is staged and not committed");
+      d.commitBlock(record(2n, root, g.block_hash, []));
+      expect(d.exclusionProofOps()).toBeGreaterThan(0);
+      d.close();
+      expect(() => d.proveKey(key(1))).toThrow("the ChainDb is closed");
+    });
+
     it("while a block is staged, readers still see the head; no second block can begin", () => {
       const db = open(4);
       genesis(db);
