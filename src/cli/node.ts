@@ -119,7 +119,7 @@ export function register(program: Command): void {
         if (opts.fixture !== undefined || opts.genesis !== undefined || opts.db !== undefined) {
           throw new UsageError("--print-genesis writes the devnet genesis that --accounts and --balance describe: not with --fixture, --genesis or --db (cbqs genesis <fixture> writes a fixture's)");
         }
-        process.stdout.write(devnetSource);
+        process.stdout.write(Buffer.from(devnetSource));
         process.exitCode = EXIT_OK;
         return;
       }
