@@ -4,7 +4,7 @@
 // The rule is checked against independent implementations (node:crypto's SHA-256 and Ed25519,
 // @noble/hashes' keccak), and the default devnet's chain instance is pinned.
 import { createHash, createPrivateKey, createPublicKey } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { keccak_256 } from "@noble/hashes/sha3.js";
@@ -105,6 +105,8 @@ describe("issue 26: dev accounts", () => {
     expect([printed.exitCode, printed.err]).toEqual([0, ""]);
     expect(printed.out).toBe(new TextDecoder().decode(devnetGenesisSource(10)));
     writeFileSync(file, printed.out);
+    // The same bytes are kept in the repository: the devnet's genesis file (docs/node.md "Dev accounts").
+    expect(readFileSync("fixtures/devnet/genesis.json", "utf8")).toBe(printed.out);
     expect(await cbqs("derive", "chain-instance-id", "--genesis", file)).toEqual({ exitCode: 0, out: DEVNET_ID + "\n", err: "" });
     let instance = "";
     const r = await withNodeCommand(["--genesis", file, "--port", "0"], async (url) => {
