@@ -65,10 +65,19 @@ export class Devnet {
     return run;
   }
 
-  /** Runs long work unit by unit, turning the event loop every YIELD_MS so reads are answered meanwhile. */
-  private async sliced<T>(steps: Steps<T>): Promise<T> {
+  /**
+   * Runs long work unit by unit, turning the event loop every YIELD_MS so reads are answered
+   * meanwhile. `abandonOnStop`: a shutdown ends it between two units, undone (its generator's
+   * finally blocks run; a revert never swaps its half-built chain in); otherwise the work checks
+   * for the shutdown itself (a batch answers with the blocks it produced).
+   */
+  private async sliced<T>(steps: Steps<T>, abandonOnStop = false): Promise<T> {
     let last = performance.now();
     for (;;) {
+      if (abandonOnStop && this.stopping) {
+        steps.return(undefined as T);
+        throw new RequestError(503, "shutting_down", "the node is stopping; the chain is as it was before this request");
+      }
       const r = steps.next();
       if (r.done === true) return r.value;
       if (performance.now() - last >= YIELD_MS) {
@@ -108,7 +117,7 @@ export class Devnet {
 
   revert(id: bigint): Promise<Record<string, unknown>> {
     return this.exclusive(async () => {
-      const r = await this.sliced(this.node.revertSteps(id));
+      const r = await this.sliced(this.node.revertSteps(id), true);
       this.log({ level: "info", msg: "reverted", id: id.toString(), height: r.block.height.toString(), from: r.from.height.toString() });
       return { ...readPointJson(r.block), id: id.toString(), reverted_from: { height: r.from.height.toString(), block_hash: toHex(r.from.block_hash) }, pending: r.pending };
     });

@@ -157,6 +157,21 @@ describe("issue 26: POST /devnet/snapshot and /devnet/revert", () => {
     }
   });
 
+  it("closing the node during a long revert abandons it between two replayed blocks: the chain stays the one it had", async () => {
+    const n = await startNode({ kind: "genesis", source: GENESIS });
+    await post(n.url, "/mine?blocks=20000", "");
+    const id = (await post(n.url, "/devnet/snapshot", "")).body["id"] as string;
+    await post(n.url, "/mine", "");
+    const reverting = post(n.url, `/devnet/revert?id=${id}`, "").catch((err: unknown) => err);
+    await new Promise((r) => setTimeout(r, 100));
+    const t = performance.now();
+    await n.close();
+    const answer = await reverting;
+    expect(performance.now() - t).toBeLessThan(5_000);
+    if (!(answer instanceof Error)) expect(errorCode(answer as { status: number; body: Record<string, unknown> })).toEqual([503, "shutting_down"]);
+    expect(n.logs.filter((l) => l["msg"] === "reverted")).toEqual([]);
+  });
+
   it("a node on the LMDB store (--db) refuses snapshots and reverts with 501 not_supported, saying why", async () => {
     const n = await startNode({ kind: "genesis", source: GENESIS }, { db: LmdbChainDb.open(join(dir, "lmdb")) });
     try {
