@@ -18,13 +18,16 @@ interface Line {
   pieces: string[];
 }
 
-function session(): Line[] {
+/** Every block after `<!-- example: devnet-session [node options] -->`: the options its node is started with, and its lines. */
+function sessions(): Array<{ args: string[]; lines: Line[] }> {
   const doc = readFileSync(join(ROOT, "docs", "node.md"), "utf8");
-  const block = doc.split("<!-- example: devnet-session -->\n```sh\n")[1]!.split("\n```")[0]!;
-  return block.split("\n").map((line) => {
-    const at = line.indexOf("# →");
-    return at < 0 ? { command: line, pieces: [] } : { command: line.slice(0, at).trimEnd(), pieces: line.slice(at + 3).split("…").map((p) => p.trim()) };
-  });
+  return [...doc.matchAll(/<!-- example: devnet-session([^>]*?) -->\n```sh\n([\s\S]*?)\n```/g)].map((m) => ({
+    args: m[1]!.trim() === "" ? [] : m[1]!.trim().split(/\s+/),
+    lines: m[2]!.split("\n").map((line) => {
+      const at = line.indexOf("# →");
+      return at < 0 ? { command: line, pieces: [] } : { command: line.slice(0, at).trimEnd(), pieces: line.slice(at + 3).split("…").map((p) => p.trim()) };
+    }),
+  }));
 }
 
 /** `cbqs node <args>` of the compiled CLI on a free loopback port, limits off; resolves once it serves. */
@@ -51,14 +54,18 @@ function bash(script: string): Promise<{ status: number | null; stdout: string; 
   return new Promise((resolve) => child.on("close", (status) => resolve({ status, stdout, stderr })));
 }
 
-describe("docs/node.md: the devnet session", () => {
-  it("every line runs against a fresh `cbqs node` and prints what its comment says", async () => {
+describe("docs/node.md: the devnet sessions", () => {
+  const all = sessions();
+
+  it("there are sessions, each checking most of its lines (test precondition)", () => {
+    expect(all.map((x) => x.args.join(" "))).toEqual(["--mining auto", ""]);
+    expect(all[1]!.lines.filter((l) => l.pieces.length > 0).length).toBeGreaterThan(12);
+  });
+
+  it.each(all.map((x) => [x.args.join(" ") || "(no options)", x] as const))("cbqs node %s: every line runs against a fresh node and prints what its comment says", async (_, { args, lines }) => {
     requireFreshDist();
-    const lines = session();
-    expect(lines.length).toBeGreaterThan(10);
-    expect(lines.filter((l) => l.pieces.length > 0).length).toBeGreaterThan(10);
     const tmp = mkdtempSync(join(tmpdir(), "cbqs-docs-devnet-"));
-    const { child, url: base } = await startNode(["--quiet"]);
+    const { child, url: base } = await startNode([...args, "--quiet"]);
     try {
       // One bash for the whole session (SNAP=… carries over), a marker before each line's output.
       const script = lines
