@@ -18,14 +18,13 @@ import type { Fixture } from "../harness/fixture.js";
 import { genesisFromSource } from "../harness/genesis.js";
 import { Replay, ReplayInputError, type ExecutedBlock, type Mismatch } from "../harness/replay.js";
 import type { BlockRecord, ChainDb, GenesisRecord } from "../../state/chain-db/chain-db.js";
-import { logsRoot, receiptRoot, txRoot } from "../../state/roots/roots.js";
+import { blockRoots, logsRoot, receiptRoot, txRoot } from "../../state/roots/roots.js";
 import { DryRunStore } from "../../state/chain-db/dry-run.js";
 import { compareStoredChain, historyStart } from "./stored-chain.js";
 import { badRequest, notFound, RequestError } from "./errors.js";
 import { finish, type Steps } from "../steps.js";
 import { GAS_VECTORS_SHA256 } from "../gas/pinned.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
-import { blockRoots } from "../../state/roots/roots.js";
 
 /** Input the node cannot start from (an invalid genesis, a store holding another chain…): exit 2. */
 export class NodeInputError extends Error {
@@ -253,7 +252,7 @@ export class CbqsNode {
    * `count` blocks, one unit each (src/steps.ts): the first at `height` (default: the head's
    * next) and `timestamp` (default: the rule), each later one at the next height by the rule.
    * Every bound is checked before the first block, so a batch is refused whole or produced whole;
-   * only a stop (`stopped()`, checked between blocks) ends it early.
+   * only a stop (`stopped()`, checked between blocks) or a store refusing a block ends it early.
    */
   *mineSteps(count: number, height?: bigint, timestamp?: bigint, stopped: () => boolean = () => false): Steps<MinedBatch> {
     const head = this.head();
