@@ -25,8 +25,15 @@ const PATHS = [
   "/proof/multi",
   "/tx",
   "/mine",
+  "/account/{a}",
+  "/cbqs/stream/{h}",
+  "/cbqs/provider/{a}",
+  "/tx/{h}",
+  "/devnet/accounts",
+  "/devnet/snapshot",
+  "/devnet/revert",
 ];
-const PARAMS = ["stream", "block", "since", "until", "limit", "order", "post_state", "height", "owner", "x", ""];
+const PARAMS = ["stream", "block", "since", "until", "limit", "order", "post_state", "height", "owner", "blocks", "timestamp", "proof", "id", "x", ""];
 const METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD", "GET", "GET", "POST"];
 const TYPES = ["application/json", "application/cbor", "application/octet-stream", "text/plain", "multipart/form-data; boundary=x", "", "application/json; charset=latin1"];
 

@@ -1,12 +1,17 @@
 // `cbqs node`: a local CBQS node (docs/node.md) — the CIP-39 §3 reads, CIP-4 §5.4 proofs, the
-// replication feed and a devnet (POST /tx, POST /mine, --block-time). Exit 0 after a clean
-// SIGINT/SIGTERM shutdown, 1 when an imported fixture block does not verify (the replay report),
-// 2 for unusable input.
+// replication feed and a devnet (dev accounts, POST /tx, POST /mine, --mining, snapshots). Exit
+// 0 after a clean SIGINT/SIGTERM shutdown, 1 when an imported fixture block does not verify (the
+// replay report), 2 for unusable input.
 import { echo } from "../bounds.js";
 import type { Command } from "commander";
 import { readDocument, readFixture } from "../harness/documents.js";
 import { FIXTURE_FORMAT } from "../harness/fixture.js";
-import { DEFAULT_GENESIS_SOURCE } from "../harness/genesis.js";
+import { DEFAULT_GENESIS } from "../harness/genesis.js";
+import { DEFAULT_DEV_ACCOUNTS, DEFAULT_DEV_BALANCE, devnetGenesisSource, devnetOf, DEVNET_MNEMONIC, DEVNET_SEED_DOMAIN, MAX_DEV_ACCOUNTS } from "../harness/devnet.js";
+import { toHex } from "../bytes.js";
+import { U64_MAX } from "../engine/math.js";
+import { MINING_MODES, type MiningMode } from "../node/devnet.js";
+import type { CbqsNode } from "../node/chain-node.js";
 import { JsonError, parseJson } from "../json/parse.js";
 import { readFileBytes } from "../json/read.js";
 import { Output, writing } from "../json/write.js";
@@ -20,7 +25,7 @@ import { DEFAULT_RETAIN_BLOCKS } from "../node/store.js";
 import { openStore, storeUsageError } from "./store.js";
 import { SNAPSHOT_INTERVAL_HELP, snapshotInterval } from "./store-options.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, intOption, UsageError, outputOption } from "./common.js";
-import { mismatchLines } from "./harness.js";
+import { decimalOption, mismatchLines } from "./harness.js";
 import { Stopped, watchSignals } from "../steps.js";
 
 interface NodeOpts {
@@ -30,6 +35,10 @@ interface NodeOpts {
   fixture?: string;
   genesis?: string;
   blockTime: string;
+  mining?: string;
+  accounts?: string;
+  balance?: string;
+  printGenesis?: boolean;
   rateLimit: string;
   clientRateLimit?: string;
   proofRateLimit: string;
@@ -81,8 +90,12 @@ export function register(program: Command): void {
     .option("--host <address>", "address to listen on", "127.0.0.1")
     .option("--port <n>", "port to listen on (0 = any free port)", "8545")
     .option("--fixture <file>", "import a cbqs-fixture/v1 chain first, verifying every block as cbqs replay does")
-    .option("--genesis <file>", "start a fresh chain from this genesis file (its exact bytes define chain_instance_id); without it, --fixture or a stored chain: the default genesis (CIP-39 §3)")
-    .option("--block-time <s>", "produce a block every <s> seconds; 0 = only on POST /mine", "0")
+    .option("--genesis <file>", "start a fresh chain from this genesis file (its exact bytes define chain_instance_id); without it, --fixture or a stored chain: the devnet genesis (the default genesis config plus --accounts dev accounts, CIP-39 §3)")
+    .option("--accounts <n>", `dev accounts dev0… funded in the devnet genesis, 0 to ${MAX_DEV_ACCOUNTS} (0: the default genesis config itself); default ${DEFAULT_DEV_ACCOUNTS}`)
+    .option("--balance <amount>", `each dev account's balance (nano-CBY, u64); default ${DEFAULT_DEV_BALANCE}`)
+    .option("--print-genesis", "write the devnet genesis source (--accounts, --balance) to stdout and exit: node --genesis <that file> starts the same chain")
+    .option("--mining <mode>", "auto (a block per transaction), interval (a block every --block-time seconds) or manual (only POST /mine); default: interval with --block-time, else manual")
+    .option("--block-time <s>", "with --mining interval: produce a block every <s> seconds; 0 = no timer", "0")
     .option("--rate-limit <n>", "global limit, requests per second on all endpoints (CIP-4 §10); 0 = off", String(DEFAULT_RATE_LIMIT))
     .option("--client-rate-limit <n>", `limit per client address on all endpoints, requests per second, checked before the global one; 0 = off. Unset: --rate-limit / ${CLIENT_SHARE} (25 at its default)`)
     .option("--proof-rate-limit <n>", "per-client limit on the /proof endpoints, requests per second; 0 = off", String(DEFAULT_PROOF_RATE_LIMIT))
@@ -101,20 +114,31 @@ export function register(program: Command): void {
     )
     .action(async (opts: NodeOpts) => {
       if (opts.fixture !== undefined && opts.genesis !== undefined) throw new UsageError("--fixture and --genesis are exclusive: a chain has one genesis");
+      const devnetSource = devnetGenesisOption(opts);
+      if (opts.printGenesis === true) {
+        if (opts.fixture !== undefined || opts.genesis !== undefined || opts.db !== undefined) {
+          throw new UsageError("--print-genesis writes the devnet genesis that --accounts and --balance describe: not with --fixture, --genesis or --db (cbqs genesis <fixture> writes a fixture's)");
+        }
+        process.stdout.write(Buffer.from(devnetSource));
+        process.exitCode = EXIT_OK;
+        return;
+      }
       const port = intOption("--port", opts.port, 65_535);
       const blockTime = Number(opts.blockTime);
       if (!/^[0-9]+(\.[0-9]+)?$/.test(opts.blockTime) || blockTime > 86_400) throw new UsageError(`--block-time must be seconds from 0 to 86400 (got ${echo(opts.blockTime)})`);
+      const mining = miningOption(opts.mining, blockTime);
       const settings = {
         host: opts.host,
         port,
         blockTime,
+        mining,
         rateLimit: intOption("--rate-limit", opts.rateLimit, 1_000_000),
         ...(opts.clientRateLimit === undefined ? {} : { clientRateLimit: intOption("--client-rate-limit", opts.clientRateLimit, 1_000_000) }),
         proofRateLimit: intOption("--proof-rate-limit", opts.proofRateLimit, 1_000_000),
         proofLimits: { maxExclusionOps: intOption("--max-exclusion-ops", opts.maxExclusionOps, 1 << 22) },
       };
       const retainBlocks = intOption("--retain-blocks", opts.retainBlocks, 1_000_000);
-      const start = startOf(opts);
+      const start = startOf(opts, devnetSource);
       const log: Logger = opts.quiet ? (e) => e["level"] === "error" && stderrLogger(e) : (e) => e["level"] !== "debug" && stderrLogger(e);
       const db = openStore(opts.db, { retainBlocks, snapshotInterval: snapshotInterval(opts.snapshotInterval) });
       watchSignals();
@@ -122,8 +146,9 @@ export function register(program: Command): void {
       let fatal: ((err: Error) => void) | undefined;
       let failure: Error | undefined;
       try {
-        // CIP-39 §3: no genesis file and no stored chain — the default genesis config's canonical bytes.
-        const from: NodeStart = start.kind === "store" && db.genesis() === undefined ? { kind: "genesis", source: DEFAULT_GENESIS_SOURCE } : start;
+        // CIP-39 §3: no genesis file and no stored chain — the canonical bytes of the node's default
+        // config, the devnet genesis (docs/decisions.md "The devnet genesis: the default config plus dev accounts").
+        const from: NodeStart = start.kind === "store" && db.genesis() === undefined ? { kind: "genesis", source: devnetSource } : start;
         running = await runNode(db, from, { ...settings, log, onFatal: (err) => fatal?.(err) });
       } catch (err) {
         if (err instanceof Stopped) {
@@ -137,7 +162,7 @@ export function register(program: Command): void {
           return;
         }
         if (err instanceof NodeInputError) {
-          const source = opts.fixture ?? opts.genesis ?? (opts.db === undefined ? "the default genesis" : `--db ${opts.db}`);
+          const source = opts.fixture ?? opts.genesis ?? (opts.db === undefined ? "the devnet genesis" : `--db ${opts.db}`);
           throw new UsageError(`${source}: ${err.message}`);
         }
         const code = (err as NodeJS.ErrnoException).code;
@@ -150,6 +175,7 @@ export function register(program: Command): void {
         if (code !== undefined && hint[code] !== undefined) throw new UsageError(`cannot listen on ${opts.host}:${port}: ${code}: ${hint[code]}`);
         throw (opts.db === undefined ? undefined : storeUsageError(opts.db, err)) ?? err;
       }
+      if (opts.quiet !== true) process.stdout.write(devnetBanner(running.node));
       process.stdout.write(`listening on ${running.url}\n`);
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {
@@ -173,7 +199,58 @@ export function register(program: Command): void {
     });
 }
 
-function startOf(opts: NodeOpts): NodeStart {
+/** The devnet genesis --accounts and --balance describe; refused with a genesis of another origin, or beyond a u64 supply. */
+function devnetGenesisOption(opts: NodeOpts): Uint8Array {
+  const given = opts.accounts !== undefined || opts.balance !== undefined;
+  if (given && (opts.fixture !== undefined || opts.genesis !== undefined)) {
+    throw new UsageError("--accounts and --balance shape the devnet genesis: not with --fixture or --genesis, which bring their own");
+  }
+  const accounts = opts.accounts === undefined ? DEFAULT_DEV_ACCOUNTS : intOption("--accounts", opts.accounts, MAX_DEV_ACCOUNTS);
+  const balance = opts.balance === undefined ? DEFAULT_DEV_BALANCE : decimalOption("--balance", opts.balance);
+  const base = Object.values(DEFAULT_GENESIS["accounts"] as Record<string, { balance: string }>).reduce((sum, a) => sum + BigInt(a.balance), 0n);
+  if (accounts > 0 && base + BigInt(accounts) * balance > U64_MAX) {
+    throw new UsageError(`${accounts} dev accounts of ${balance} with the default accounts' ${base} exceed a u64 total supply (CIP-39 §5); the largest --balance for ${accounts} is ${(U64_MAX - base) / BigInt(accounts)}`);
+  }
+  return devnetGenesisSource(accounts, balance);
+}
+
+function miningOption(text: string | undefined, blockTime: number): MiningMode {
+  if (text === undefined) return blockTime > 0 ? "interval" : "manual";
+  if (!(MINING_MODES as readonly string[]).includes(text)) throw new UsageError(`--mining must be auto, interval or manual (got ${echo(text)})`);
+  const mode = text as MiningMode;
+  if (mode === "interval" && blockTime === 0) throw new UsageError("--mining interval needs --block-time <s> above 0: the seconds between blocks");
+  if (mode !== "interval" && blockTime > 0) throw new UsageError(`--block-time sets --mining interval's timer: not with --mining ${mode}`);
+  return mode;
+}
+
+/**
+ * What anvil prints at start: the chain and every dev account with its balance (at the head, so
+ * a restarted store shows what is left) and its seed. Only for a devnet genesis: a fixture's or a
+ * genesis file's accounts have no keys the node knows.
+ */
+function devnetBanner(node: CbqsNode): string {
+  const dev = devnetOf(node.genesis.source, node.config.accounts);
+  if (dev === undefined) return "";
+  const lines = [
+    `cbqs devnet: chain_id ${node.config.chain_id}, chain_instance_id ${toHex(node.chainInstanceId)}, head ${node.head().height}`,
+    "",
+    "Dev accounts (address, balance in nano-CBY, nonce):",
+    ...dev.accounts.map((a) => {
+      const { nonce, balance } = node.chain.account(a.address);
+      return `(${a.index}) ${a.name} ${toHex(a.address)} ${balance} ${nonce}`;
+    }),
+    "",
+    "Ed25519 seeds (public test keys: never hold value with them):",
+    ...dev.accounts.map((a) => `(${a.index}) ${a.name} ${toHex(a.seed)}`),
+    "",
+    `Mnemonic: ${DEVNET_MNEMONIC}`,
+    `Seed i: SHA-256("${DEVNET_SEED_DOMAIN}" + mnemonic + ":" + i); address: the last 20 bytes of keccak256(Ed25519 public key) (docs/node.md "Dev accounts")`,
+    "",
+  ];
+  return lines.join("\n") + "\n";
+}
+
+function startOf(opts: NodeOpts, devnetSource: Uint8Array): NodeStart {
   if (opts.fixture !== undefined) {
     return { kind: "fixture", fixture: readFixture(opts.fixture) };
   }
@@ -181,5 +258,7 @@ function startOf(opts: NodeOpts): NodeStart {
     // CIP-39 §3: the bytes are captured once; chain_instance_id and the config both come from them.
     return { kind: "genesis", source: readGenesisFile(opts.genesis) };
   }
+  // Given explicitly, --accounts/--balance name a genesis: a store holding another chain is refused, as for --genesis.
+  if (opts.accounts !== undefined || opts.balance !== undefined) return { kind: "genesis", source: devnetSource };
   return { kind: "store" };
 }

@@ -1,31 +1,209 @@
 // `cbqs tx`: one raw CBOR transaction envelope (docs/transactions.md) from a transaction written
 // as a scenario writes it — what a broker or SDK author posts to a node's POST /tx. Stream
 // references and signed objects with a signer seed resolve as in a scenario, against the chain
-// named by --chain-id and --chain-instance.
+// named by --chain-id and --chain-instance, or with --node against that node's chain: its ids,
+// the sender's next nonce, and its dev accounts by name; --send posts it, --wait waits for its
+// receipt (docs/node.md "cbqs tx --node").
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Command } from "commander";
+import { echo } from "../bounds.js";
 import { fromHex, toHex } from "../bytes.js";
 import { txHash } from "../chain/envelope.js";
+import type { Address } from "../codec/types.js";
+import { devAccountIndex } from "../harness/devnet.js";
+import { ConnectionFailed, nodeRequest, NotANodeAnswer, RequestTimeout, type NodeAnswer } from "../node/node-request.js";
 import { buildTransaction } from "../scenario/transaction.js";
 import { withJsonArg } from "./codec.js";
-import { EXIT_OK, exitCodes, report } from "./common.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, report, UsageError } from "./common.js";
 import { decimalOption } from "./harness.js";
+
+/** --wait's bound by default, and its largest value (seconds). */
+export const DEFAULT_WAIT_SECONDS = 30;
+const MAX_WAIT_SECONDS = 3_600;
+/** Between two looks at GET /tx/{hash} while waiting. */
+const POLL_MS = 100;
+
+interface TxOpts {
+  chainId?: string;
+  chainInstance?: string;
+  nonce?: string;
+  node?: string;
+  send?: boolean;
+  wait?: boolean;
+  timeout: string;
+  json?: boolean;
+}
 
 export function register(program: Command): void {
   program
     .command("tx")
-    .description("build a raw transaction envelope for a node's POST /tx from one transaction written as in a scenario (docs/scenario-format.md §2)")
+    .description("build a raw transaction envelope for a node's POST /tx from one transaction written as in a scenario (docs/scenario-format.md §2); with --node, from that node's chain, and --send/--wait it")
     .argument("<json>", 'the transaction, inline or @file.json: {"from": "0x…", and one of "cbqs", "gov", "transfer", "raw"}')
-    .requiredOption("--chain-id <n>", "the chain's numeric id (a node's GET /genesis: chain_id)")
-    .requiredOption("--chain-instance <hex>", "chain_instance_id, 32 bytes (a node's GET /genesis: chain_instance_id): signs quotes and receipts, derives stream ids")
-    .requiredOption("--nonce <n>", "the sender's next nonce: its account nonce (every included transaction of the sender so far, accepted or rejected), plus its transactions still queued")
+    .option("--chain-id <n>", "the chain's numeric id (a node's GET /genesis: chain_id); required without --node")
+    .option("--chain-instance <hex>", "chain_instance_id, 32 bytes (a node's GET /genesis: chain_instance_id): signs quotes and receipts, derives stream ids; required without --node")
+    .option("--nonce <n>", "the sender's next nonce: its account nonce (every included transaction of the sender so far, accepted or rejected), plus its transactions still queued; required without --node, which reads it (GET /account: next_nonce)")
+    .option("--node <url>", "take chain_id, chain_instance_id and the sender's next nonce from this node; dev account names (dev0, …) stand for their address, or their seed where a seed goes")
+    .option("--send", "with --node: POST the envelope to the node's /tx and print its answer")
+    .option("--wait", "with --send: wait for the transaction's block and print GET /tx/{hash} (its receipt)")
+    .option("--timeout <s>", "the longest --node request, and the longest --wait, in seconds (1 to 3600)", String(DEFAULT_WAIT_SECONDS))
     .option("--json", "print {envelope, tx_hash} as JSON")
-    .addHelpText("after", exitCodes("the envelope is printed (0x-hex, the body POST /tx takes)", "(not used)", "malformed JSON or transaction (its JSON path named), bad options"))
-    .action((arg: string, opts: { chainId: string; chainInstance: string; nonce: string; json?: boolean }) => {
-      const chainId = decimalOption("--chain-id", opts.chainId);
-      const nonce = decimalOption("--nonce", opts.nonce);
-      const chainInstanceId = fromHex(opts.chainInstance, 32, "--chain-instance");
-      const envelope = withJsonArg(arg, (value) => buildTransaction(value, { chainId, chainInstanceId, nonce }));
-      report(opts.json === true, toHex(envelope), { envelope: toHex(envelope), tx_hash: toHex(txHash(envelope)) });
-      process.exitCode = EXIT_OK;
+    .addHelpText(
+      "after",
+      exitCodes(
+        "the envelope is printed (0x-hex, the body POST /tx takes); with --send the node's answer; with --wait an included transaction whose receipt is ok",
+        "with --send: the node refused the transaction (its error printed); with --wait: its receipt is rejected, or it was dropped (left out of a block)",
+        "malformed JSON or transaction (its JSON path named), bad options, a node that cannot be reached or answers otherwise than a cbqs node, no block within --timeout",
+      ),
+    )
+    .action(async (arg: string, opts: TxOpts) => {
+      if (opts.node === undefined) {
+        if (opts.send === true || opts.wait === true) throw new UsageError(`${opts.send === true ? "--send" : "--wait"} needs --node <url>: the node to send the transaction to`);
+        const missing = [
+          ["--chain-id <n>", opts.chainId],
+          ["--chain-instance <hex>", opts.chainInstance],
+          ["--nonce <n>", opts.nonce],
+        ].find(([, v]) => v === undefined);
+        if (missing !== undefined) throw new UsageError(`required option '${missing[0]}' not specified (or give --node <url>)`);
+        const chainId = decimalOption("--chain-id", opts.chainId!);
+        const nonce = decimalOption("--nonce", opts.nonce!);
+        const chainInstanceId = fromHex(opts.chainInstance!, 32, "--chain-instance");
+        const envelope = withJsonArg(arg, (value) => buildTransaction(value, { chainId, chainInstanceId, nonce }));
+        report(opts.json === true, toHex(envelope), { envelope: toHex(envelope), tx_hash: toHex(txHash(envelope)) });
+        process.exitCode = EXIT_OK;
+        return;
+      }
+      await withNode(arg, opts, opts.node);
     });
+}
+
+async function withNode(arg: string, opts: TxOpts, url: string): Promise<void> {
+  for (const flag of ["--chain-id", "--chain-instance"] as const) {
+    if ((flag === "--chain-id" ? opts.chainId : opts.chainInstance) !== undefined) throw new UsageError(`${flag} comes from the node with --node: give one or the other`);
+  }
+  if (opts.wait === true && opts.send !== true) throw new UsageError("--wait waits for a transaction --send sent: give --send too");
+  if (opts.json === true && opts.send === true) throw new UsageError("--json prints the envelope; with --send the node's answer is printed, as JSON already");
+  if (!/^https?:\/\/[^/?#\s]+\/?$/.test(url)) throw new UsageError(`--node must be a node's base URL, http://host:port (got ${echo(url)})`);
+  if (!/^[0-9]{1,4}$/.test(opts.timeout) || Number(opts.timeout) < 1 || Number(opts.timeout) > MAX_WAIT_SECONDS) {
+    throw new UsageError(`--timeout must be a number of seconds from 1 to ${MAX_WAIT_SECONDS} (got ${echo(opts.timeout)})`);
+  }
+  const base = url.replace(/\/$/, "");
+  const timeoutMs = Number(opts.timeout) * 1000;
+  const ask = (path: string, init: { method?: "POST"; body?: string } = {}) => askNode(base, path, { ...init, timeoutMs });
+  const genesis = ok(await ask("/genesis"), "/genesis");
+  const chainId = decimalOption("--node's chain_id", String(genesis["chain_id"]));
+  const chainInstanceId = fromHex(String(genesis["chain_instance_id"]), 32, "--node's chain_instance_id");
+  const names = await devNames(arg, ask);
+  const build = (nonce: bigint | ((from: Address) => bigint)) =>
+    withJsonArg(arg, (value) => buildTransaction(names === undefined ? value : withDevAccounts(value, names, "$"), { chainId, chainInstanceId, nonce }));
+  let nonce: bigint;
+  if (opts.nonce !== undefined) nonce = decimalOption("--nonce", opts.nonce);
+  else {
+    // Built once to check it and learn its sender (no request for a transaction that is refused anyway), then with the nonce.
+    let from: Address | undefined;
+    build((sender) => ((from = sender), 0n));
+    nonce = BigInt(String(ok(await ask(`/account/${toHex(from!)}`), "/account")["next_nonce"]));
+  }
+  const envelope = build(nonce);
+  const hash = toHex(txHash(envelope));
+  if (opts.send !== true) {
+    report(opts.json === true, toHex(envelope), { envelope: toHex(envelope), tx_hash: hash });
+    process.exitCode = EXIT_OK;
+    return;
+  }
+  const sent = await ask("/tx", { method: "POST", body: toHex(envelope) });
+  if (sent.status !== 200) {
+    process.stdout.write(JSON.stringify(sent.body) + "\n");
+    process.stderr.write(`cbqs: the node refused the transaction: ${errorText(sent)}\n`);
+    process.exitCode = EXIT_REJECT;
+    return;
+  }
+  if (opts.wait !== true) {
+    process.stdout.write(JSON.stringify(sent.body) + "\n");
+    process.exitCode = EXIT_OK;
+    return;
+  }
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const seen = ok(await ask(`/tx/${hash}`), "/tx");
+    const status = seen["status"];
+    if (status === "included" || status === "dropped") {
+      process.stdout.write(JSON.stringify(seen) + "\n");
+      const accepted = status === "included" && (seen["receipt"] as { status?: unknown } | undefined)?.status === "ok";
+      process.exitCode = accepted ? EXIT_OK : EXIT_REJECT;
+      return;
+    }
+    if (performance.now() >= deadline) {
+      throw new UsageError(`${base}: transaction ${hash} is still ${String(status)} after ${opts.timeout} s (--timeout ${opts.timeout}); a node with --mining manual produces blocks on POST /mine only`);
+    }
+    await sleep(POLL_MS);
+  }
+}
+
+async function askNode(base: string, path: string, options: { method?: "POST"; body?: string; timeoutMs: number }): Promise<NodeAnswer> {
+  try {
+    return await nodeRequest(base + path, options);
+  } catch (err) {
+    if (err instanceof ConnectionFailed) throw new UsageError(`cannot reach ${base}: ${err.message}`);
+    if (err instanceof RequestTimeout) throw new UsageError(`${base}${path}: ${err.message}`);
+    if (err instanceof NotANodeAnswer) throw new UsageError(`${base}${path}: not a cbqs node's answer: ${err.message}`);
+    throw err;
+  }
+}
+
+function errorText(a: NodeAnswer): string {
+  const e = a.body["error"] as { code?: unknown; message?: unknown } | undefined;
+  return e === undefined ? `HTTP ${a.status}` : `${a.status} ${String(e.code)}: ${String(e.message)}`;
+}
+
+/** A 200's body; any other answer is the node refusing what we asked (exit 2, its error named). */
+function ok(a: NodeAnswer, what: string): Record<string, unknown> {
+  if (a.status !== 200) throw new UsageError(`the node refused ${what}: ${errorText(a)}`);
+  return a.body;
+}
+
+interface DevKeys {
+  address: string;
+  seed: string;
+  public_key: string;
+}
+
+/** The node's dev accounts by name, when the transaction names one (else no request). */
+async function devNames(arg: string, ask: (path: string) => Promise<NodeAnswer>): Promise<Map<string, DevKeys> | undefined> {
+  let named = false;
+  withJsonArg(arg, (value) => {
+    named = mentionsDevName(value);
+  });
+  if (!named) return undefined;
+  const accounts = ok(await ask("/devnet/accounts"), "/devnet/accounts")["accounts"] as Array<DevKeys & { name: string }>;
+  return new Map(accounts.map((a) => [a.name, a]));
+}
+
+function mentionsDevName(v: unknown): boolean {
+  if (typeof v === "string") return devAccountIndex(v) !== undefined;
+  if (Array.isArray(v)) return v.some(mentionsDevName);
+  if (typeof v === "object" && v !== null) return Object.values(v).some(mentionsDevName);
+  return false;
+}
+
+/** Seed-taking fields (docs/scenario-format.md §1, §2): a dev name there is the account's seed. */
+const SEED_FIELDS = new Set(["signer_seed", "ed25519_seed"]);
+
+/**
+ * `value` with every string that is a dev account's name ("dev3") replaced: by its seed under a
+ * seed field, its public key under `ed25519`, else its address. Exact strings only: no other
+ * field of the format takes a value spelled like that (enum names are capitalised, numbers are
+ * digits, bytes are 0x hex), so nothing else can be mistaken for one.
+ */
+function withDevAccounts(value: unknown, names: ReadonlyMap<string, DevKeys>, path: string, field?: string): unknown {
+  if (typeof value === "string") {
+    if (devAccountIndex(value) === undefined) return value;
+    const dev = names.get(value);
+    if (dev === undefined) throw new UsageError(`${path}: ${value} is not a dev account of the node (it has ${names.size}: GET /devnet/accounts)`);
+    return field !== undefined && SEED_FIELDS.has(field) ? dev.seed : field === "ed25519" ? dev.public_key : dev.address;
+  }
+  if (Array.isArray(value)) return value.map((v, i) => withDevAccounts(v, names, `${path}[${i}]`));
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withDevAccounts(v, names, `${path}.${k}`, k)]));
+  }
+  return value;
 }

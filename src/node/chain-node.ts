@@ -18,11 +18,13 @@ import type { Fixture } from "../harness/fixture.js";
 import { genesisFromSource } from "../harness/genesis.js";
 import { Replay, ReplayInputError, type ExecutedBlock, type Mismatch } from "../harness/replay.js";
 import type { BlockRecord, ChainDb, GenesisRecord } from "../../state/chain-db/chain-db.js";
-import { logsRoot, receiptRoot, txRoot } from "../../state/roots/roots.js";
+import { blockRoots, logsRoot, receiptRoot, txRoot } from "../../state/roots/roots.js";
 import { DryRunStore } from "../../state/chain-db/dry-run.js";
 import { compareStoredChain, historyStart } from "./stored-chain.js";
-import { badRequest, RequestError } from "./errors.js";
+import { badRequest, notFound, RequestError } from "./errors.js";
 import { finish, type Steps } from "../steps.js";
+import { GAS_VECTORS_SHA256 } from "../gas/pinned.js";
+import { MemoryChainDb } from "../../state/chain-db/memory.js";
 
 /** Input the node cannot start from (an invalid genesis, a store holding another chain…): exit 2. */
 export class NodeInputError extends Error {
@@ -40,6 +42,10 @@ export class ImportMismatch extends Error {
 /** Devnet bounds: pending transactions, and transactions per produced block. */
 export const MAX_POOL_TXS = 4_096;
 export const MAX_BLOCK_TXS = 1_024;
+/** Snapshots kept for POST /devnet/revert; beyond it the oldest is forgotten (docs/node.md "Snapshots"). */
+export const MAX_SNAPSHOTS = 1_024;
+/** Outcomes the devnet remembers for GET /tx beyond what the chain records: rejection messages, dropped transactions. */
+const REMEMBERED_TXS = 4_096;
 
 const ZERO_HASH = new Uint8Array(32);
 
@@ -51,6 +57,24 @@ interface PoolTx {
   hash: Uint8Array;
 }
 
+/** A point POST /devnet/revert can return to: a committed block and the pool as it was then. */
+interface Snapshot {
+  id: bigint;
+  height: bigint;
+  block_hash: Uint8Array;
+  pool: readonly PoolTx[];
+}
+
+/** Blocks produced by one POST /mine?blocks=N (or a part of them, if the node stopped). */
+export interface MinedBatch {
+  first: BlockRecord;
+  last: BlockRecord;
+  blocks: number;
+  txs: number;
+  /** The blocks that included or dropped a transaction, in order: an answer lists their receipts. */
+  busy: MinedBlock[];
+}
+
 export interface MinedBlock {
   block: BlockRecord;
   /** Rejection messages of the block's transactions (receipts carry only code and name). */
@@ -60,7 +84,13 @@ export interface MinedBlock {
 }
 
 export class CbqsNode {
-  private readonly pool: PoolTx[] = [];
+  private pool: PoolTx[] = [];
+  private readonly snapshots = new Map<bigint, Snapshot>();
+  private nextSnapshotId = 1n;
+  /** Rejection messages of the transactions this node included (receipts keep only code and name). */
+  private readonly messages = new Recent<string>(REMEMBERED_TXS);
+  /** Transactions left out of a produced block, with the reason: GET /tx says so instead of "unknown". */
+  private readonly droppedTxs = new Recent<{ reason: string; height: bigint }>(REMEMBERED_TXS);
   /** Told of every produced block, whoever asked for it (the timer or POST /mine): the node's log. */
   onMined: ((mined: MinedBlock) => void) | undefined;
   /**
@@ -70,12 +100,21 @@ export class CbqsNode {
   onStoreFailed: ((err: StoreError) => void) | undefined;
 
   private constructor(
-    readonly db: ChainDb,
+    private store: ChainDb,
     readonly genesis: GenesisRecord,
     readonly config: GenesisConfig,
-    /** The engine over the head state: reads of accounts, streams, providers. */
-    readonly chain: Chain,
+    private engine: Chain,
   ) {}
+
+  /** The chain's store. A revert replaces it (POST /devnet/revert): read it anew for every answer. */
+  get db(): ChainDb {
+    return this.store;
+  }
+
+  /** The engine over the head state: reads of accounts, streams, providers. Replaced with the store. */
+  get chain(): Chain {
+    return this.engine;
+  }
 
   /**
    * Opens the chain. A store that already holds a chain continues it (a restart): a genesis or
@@ -205,23 +244,80 @@ export class CbqsNode {
 
   /**
    * Produces the next block (or the block at `height`, skipping the heights between, as fixtures
-   * may) from the pool, in arrival order. Its timestamp is the genesis timestamp + height ×
-   * block_time_seconds, never earlier than the head's: deterministic, no wall clock.
+   * may) from the pool, in arrival order, at `timestamp` if given (never before the head's), else
+   * by the devnet's timestamp rule (timestampOf): deterministic, no wall clock.
    */
-  mine(height?: bigint): MinedBlock {
+  mine(height?: bigint, timestamp?: bigint): MinedBlock {
+    const mined = this.produce(height, timestamp);
+    this.onMined?.(mined);
+    return mined;
+  }
+
+  /**
+   * `count` blocks, one unit each (src/steps.ts): the first at `height` (default: the head's
+   * next) and `timestamp` (default: the rule), each later one at the next height by the rule.
+   * Every bound is checked before the first block, so a batch is refused whole or produced whole;
+   * only a stop (`stopped()`, checked between blocks) or a store refusing a block ends it early.
+   */
+  *mineSteps(count: number, height?: bigint, timestamp?: bigint, stopped: () => boolean = () => false): Steps<MinedBatch> {
+    const head = this.head();
+    const first = height ?? head.height + 1n;
+    this.checkHeight(head, first);
+    const last = first + BigInt(count - 1);
+    if (last > U64_MAX) throw badRequest("invalid_blocks", `${count} blocks from height ${first} would pass the last u64 height`);
+    const start = this.timestampOf(head, first, timestamp);
+    if (start + BigInt(count - 1) * this.config.block_time_seconds > U64_MAX) {
+      throw badRequest("invalid_blocks", `the timestamp of height ${last} would exceed u64`);
+    }
+    const batch: Partial<MinedBatch> & { blocks: number; txs: number; busy: MinedBlock[] } = { blocks: 0, txs: 0, busy: [] };
+    for (let i = 0; i < count && !(i > 0 && stopped()); i++) {
+      const mined = i === 0 ? this.produce(first, timestamp) : this.produce();
+      batch.first ??= mined.block;
+      batch.last = mined.block;
+      batch.blocks++;
+      batch.txs += mined.block.transactions.length;
+      if (mined.block.transactions.length > 0 || mined.dropped.length > 0) batch.busy.push(mined);
+      yield;
+    }
+    return batch as MinedBatch;
+  }
+
+  private checkHeight(head: BlockRecord, h: bigint): void {
+    if (h <= head.height || h > U64_MAX) throw badRequest("invalid_height", `height ${h} is not above the head ${head.height} (and a u64)`);
+  }
+
+  /**
+   * A block's timestamp (docs/decisions.md "Devnet time: a block's timestamp follows its
+   * parent's"): the parent's plus block_time_seconds per height, so a chain from genesis keeps
+   * genesis timestamp + height × block_time_seconds, and after a block given a timestamp the
+   * next ones continue from it. A given timestamp may repeat the head's, never precede it.
+   */
+  private timestampOf(head: BlockRecord, h: bigint, given: bigint | undefined): bigint {
+    if (given !== undefined) {
+      if (given < head.timestamp) {
+        throw badRequest("invalid_timestamp", `timestamp ${given} is before the head's ${head.timestamp} (block ${head.height}): block timestamps never run backwards`);
+      }
+      return given;
+    }
+    const derived = head.timestamp + (h - head.height) * this.config.block_time_seconds;
+    if (derived > U64_MAX) throw badRequest("invalid_height", `the timestamp of height ${h} exceeds u64`);
+    return derived;
+  }
+
+  private produce(height?: bigint, given?: bigint): MinedBlock {
     const head = this.head();
     const h = height ?? head.height + 1n;
-    if (h <= head.height || h > U64_MAX) throw badRequest("invalid_height", `height ${h} is not above the head ${head.height} (and a u64)`);
-    const derived = this.config.timestamp + h * this.config.block_time_seconds;
-    if (derived > U64_MAX) throw badRequest("invalid_height", `the timestamp of height ${h} exceeds u64`);
-    const timestamp = derived < head.timestamp ? head.timestamp : derived;
-    const { included, dropped } = this.selectTxs(head, h, timestamp);
+    this.checkHeight(head, h);
+    const timestamp = this.timestampOf(head, h, given);
+    // An empty pool needs no dry run, and an empty block's roots never change: the two costs an
+    // empty block used to pay on top of its state commit (docs/performance.md "Devnet mining").
+    const { included, dropped } = this.pool.length === 0 ? { included: [], dropped: [] } : this.selectTxs(head, h, timestamp);
     const envelopes = included.map((t) => t.env);
-    const nonces = startNonces(this.chain, envelopes);
+    const nonces = included.length === 0 ? undefined : startNonces(this.chain, envelopes);
     const outcome = this.chain.executeBlock({ height: h, timestamp, txs: envelopes.map((e) => e.tx) });
-    if (firstNotIncludable(envelopes, outcome, nonces) !== null) throw new Error("internal: the produced block disagrees with its dry run");
+    if (nonces !== undefined && firstNotIncludable(envelopes, outcome, nonces) !== null) throw new Error("internal: the produced block disagrees with its dry run");
     const raws = included.map((t) => t.raw);
-    const results = blockResults(raws, outcome);
+    const results = raws.length === 0 ? { receipts: [], ...emptyBlockRoots() } : blockResults(raws, outcome);
     const block: BlockRecord = {
       height: h,
       timestamp,
@@ -241,9 +337,10 @@ export class CbqsNode {
       if (err instanceof StoreError) this.onStoreFailed?.(err);
       throw err;
     }
-    const mined = { block, messages: outcome.outcomes.map((o) => o.error?.message), dropped };
-    this.onMined?.(mined);
-    return mined;
+    const messages = outcome.outcomes.map((o) => o.error?.message);
+    messages.forEach((m, i) => m !== undefined && this.messages.set(toHex(results.receipts[i]!.tx_hash), m));
+    for (const d of dropped) this.droppedTxs.set(d.tx_hash, { reason: d.reason, height: h });
+    return { block, messages, dropped };
   }
 
   /**
@@ -291,6 +388,87 @@ export class CbqsNode {
     }
   }
 
+  // ---- snapshots (POST /devnet/snapshot, POST /devnet/revert) ----------------------------------
+
+  /**
+   * Only the in-memory store can be rewound (docs/decisions.md "Devnet snapshots: a revert
+   * replays the chain"): an LMDB store's blocks are durable, and its followers' feed must never
+   * lose them behind a restart.
+   */
+  private checkRewindable(): MemoryChainDb {
+    const db = this.db;
+    if (!(db instanceof MemoryChainDb)) {
+      throw new RequestError(501, "not_supported", "snapshots and reverts need the in-memory store: this node keeps its chain in a --db store (LMDB), whose committed blocks are never rewound; run the devnet without --db to use them");
+    }
+    return db;
+  }
+
+  /** Records the head block and the pool; the id is what POST /devnet/revert takes. */
+  snapshot(): { id: bigint; block: BlockRecord; pending: number } {
+    this.checkRewindable();
+    const head = this.head();
+    const id = this.nextSnapshotId++;
+    if (this.snapshots.size >= MAX_SNAPSHOTS) this.snapshots.delete(this.snapshots.keys().next().value!);
+    this.snapshots.set(id, { id, height: head.height, block_hash: head.block_hash, pool: [...this.pool] });
+    return { id, block: head, pending: this.pool.length };
+  }
+
+  /**
+   * Rewinds the chain to snapshot `id`'s block, exactly: a new in-memory store is filled by
+   * replaying the chain's own blocks from genesis through that block, each verified as `cbqs
+   * replay` verifies a fixture (so every root after the revert is a fresh replay's), then it
+   * replaces the store in one step; the pool becomes what it held at the snapshot. One unit per
+   * replayed block (src/steps.ts): readers see the old chain, whole, until the swap. The snapshot
+   * stays (revert to it again); those taken after it go, with the blocks they named.
+   */
+  *revertSteps(id: bigint): Steps<{ block: BlockRecord; from: BlockRecord; pending: number }> {
+    const old = this.checkRewindable();
+    const snap = this.snapshots.get(id);
+    if (snap === undefined) {
+      throw notFound("snapshot_not_found", `no snapshot ${id}: ids come from POST /devnet/snapshot; a revert forgets the snapshots taken after its own, and only the last ${MAX_SNAPSHOTS} are kept`);
+    }
+    const from = this.head();
+    const g = this.genesis;
+    const fixture: Fixture = {
+      name: "devnet-revert",
+      description: "",
+      genesis: { source: g.source, config: this.config, chain_instance_id: g.chain_instance_id, state_root: g.block.state_root },
+      blocks: storedThrough(old, snap.height).map((b) => ({ ...b, gas_vectors_sha256: GAS_VECTORS_SHA256 })),
+    };
+    const db = new MemoryChainDb(old.retainBlocks);
+    const rebuilt = yield* CbqsNode.importFixture(db, fixture);
+    const block = db.head()!;
+    if (!bytesEqual(block.block_hash, snap.block_hash)) throw new Error(`internal: the replayed chain ends at ${toHex(block.block_hash)}, not snapshot ${id}'s block`);
+    this.store = db;
+    this.engine = rebuilt.chain;
+    this.pool = [...snap.pool];
+    for (const later of [...this.snapshots.keys()]) if (later > id) this.snapshots.delete(later);
+    // What they say was decided on the chain just rewound.
+    this.messages.clear();
+    this.droppedTxs.clear();
+    // The old store is not closed: a GET /fixture still streaming reads its blocks to the end
+    // (blocks never change once committed), and it is garbage once that answer is done.
+    return { block, from, pending: this.pool.length };
+  }
+
+  // ---- transactions by hash (GET /tx) -----------------------------------------------------------
+
+  /** A queued transaction: its place in the pool (0 = next to be mined) and envelope. */
+  pooled(hash: Uint8Array): { position: number; env: TxEnvelope } | undefined {
+    const position = this.pool.findIndex((t) => bytesEqual(t.hash, hash));
+    return position < 0 ? undefined : { position, env: this.pool[position]!.env };
+  }
+
+  /** The rejection message of a transaction this node included, while remembered. */
+  rejectionMessage(hash: Uint8Array): string | undefined {
+    return this.messages.get(toHex(hash));
+  }
+
+  /** Why a transaction was left out of the block at `height`, while remembered. */
+  droppedTx(hash: Uint8Array): { reason: string; height: bigint } | undefined {
+    return this.droppedTxs.get(toHex(hash));
+  }
+
   /** The mined block as the devnet reports it (POST /mine). */
   static minedJson(m: MinedBlock): Record<string, unknown> {
     return {
@@ -302,6 +480,37 @@ export class CbqsNode {
       receipts: m.block.receipts.map((r, i) => receiptJson(r, m.messages[i])),
       dropped: m.dropped,
     };
+  }
+}
+
+/** Every stored block from 1 through `height`, ascending. */
+function storedThrough(db: ChainDb, height: bigint): BlockRecord[] {
+  return height === 0n ? [] : db.blocks({ from: 1n, to: height, order: "asc", limit: Number.MAX_SAFE_INTEGER });
+}
+
+let emptyRoots: { tx_root: Uint8Array; receipt_root: Uint8Array; logs_root: Uint8Array } | undefined;
+
+/** The roots of a block without transactions, computed once: blockRoots of nothing, as blockResults computes them. */
+function emptyBlockRoots(): { tx_root: Uint8Array; receipt_root: Uint8Array; logs_root: Uint8Array } {
+  const r = (emptyRoots ??= blockRoots([], []));
+  // Copies: a record's roots are its own, whatever a reader of one does with it.
+  return { tx_root: r.tx_root.slice(), receipt_root: r.receipt_root.slice(), logs_root: r.logs_root.slice() };
+}
+
+/** A map that forgets its oldest entry beyond `size`. */
+class Recent<V> {
+  private readonly entries = new Map<string, V>();
+  constructor(private readonly size: number) {}
+  get(key: string): V | undefined {
+    return this.entries.get(key);
+  }
+  set(key: string, value: V): void {
+    this.entries.delete(key);
+    if (this.entries.size >= this.size) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, value);
+  }
+  clear(): void {
+    this.entries.clear();
   }
 }
 

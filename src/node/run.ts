@@ -1,8 +1,11 @@
 // A running node: the chain (opened from genesis, a fixture or its store), the HTTP server, and
-// devnet block production every `blockTime` seconds (0 = only on POST /mine). `cbqs node` is this
-// plus argument parsing and signals; tests start it in-process the same way.
+// devnet block production by its mining mode: a block per transaction (auto), every `blockTime`
+// seconds (interval), or only on POST /mine (manual). `cbqs node` is this plus argument parsing
+// and signals; tests start it in-process the same way.
 import { bytesEqual, toHex } from "../bytes.js";
 import { DEFAULT_GENESIS_SOURCE } from "../harness/genesis.js";
+import { devnetOf } from "../harness/devnet.js";
+import { Devnet, type MiningMode } from "./devnet.js";
 import type { ChainDb } from "../../state/chain-db/chain-db.js";
 import { CbqsNode, type NodeStart } from "./chain-node.js";
 import { startServer, type Logger, type ServerOptions } from "./server.js";
@@ -10,8 +13,10 @@ import { stoppable } from "../steps.js";
 import { StoreError } from "../../state/lmdb/errors.js";
 
 export interface RunOptions extends Omit<ServerOptions, "log"> {
-  /** Seconds between produced blocks; 0 = produce only on POST /mine. */
+  /** Seconds between produced blocks under interval mining; 0 = no timer. */
   blockTime: number;
+  /** Default: interval when blockTime > 0, else manual (the node's behaviour before --mining). */
+  mining?: MiningMode;
   log: Logger;
   /** Called once when the node cannot go on (its store refused a block); the caller closes it. */
   onFatal?: (err: Error) => void;
@@ -20,6 +25,7 @@ export interface RunOptions extends Omit<ServerOptions, "log"> {
 export interface RunningNode {
   readonly url: string;
   readonly node: CbqsNode;
+  readonly devnet: Devnet;
   /** Stops block production (after the block in progress), closes the server and the store. */
   close(): Promise<void>;
 }
@@ -32,11 +38,16 @@ export async function runNode(db: ChainDb, start: NodeStart, options: RunOptions
   const pruned = db.pruneUndo();
   if (pruned !== null) log({ level: "info", msg: "pruned undo rows", from: pruned.from.toString(), to: pruned.to.toString(), blocks: pruned.blocks, retain_blocks: db.retainBlocks });
   node.onMined = (mined) => log({ level: "info", msg: "block", height: mined.block.height.toString(), txs: mined.block.transactions.length, dropped: mined.dropped.length });
-  const server = await startServer(node, { ...options, log });
+  const mining = options.mining ?? (options.blockTime > 0 ? "interval" : "manual");
+  if ((mining === "interval") !== options.blockTime > 0) throw new Error(`internal: mining ${mining} with a block time of ${options.blockTime} s`);
+  const devnet = new Devnet(node, mining, log);
+  const server = await startServer(devnet, { ...options, log });
   // The chain instance with the URL: what a client needs first (cbqs tx --chain-instance). The
   // default genesis (CIP-39 §3: no genesis file given) is named, so it is not mistaken for a file's.
   const defaultGenesis = bytesEqual(node.genesis.source, DEFAULT_GENESIS_SOURCE);
-  log({ level: "info", msg: "serving", url: server.url, chain_instance_id: toHex(node.chainInstanceId), height: node.head().height.toString(), ...(defaultGenesis ? { genesis: "default" } : {}) });
+  const dev = defaultGenesis ? undefined : devnetOf(node.genesis.source, node.config.accounts);
+  const kind = defaultGenesis ? { genesis: "default" } : dev !== undefined ? { genesis: "devnet", dev_accounts: dev.accounts.length } : {};
+  log({ level: "info", msg: "serving", url: server.url, chain_instance_id: toHex(node.chainInstanceId), height: node.head().height.toString(), ...kind, mining });
   let timer: NodeJS.Timeout | undefined;
   node.onStoreFailed = (err) => {
     // No further block can be committed until the store is reopened: stop producing.
@@ -45,10 +56,12 @@ export async function runNode(db: ChainDb, start: NodeStart, options: RunOptions
     log({ level: "error", msg: "the store refused a block; stopping", error: err.message });
     options.onFatal?.(err);
   };
-  if (options.blockTime > 0) {
+  if (mining === "interval") {
     // Block production is synchronous: a timer tick runs one whole block, so a shutdown can only
-    // happen between blocks ("finish the block in progress").
+    // happen between blocks ("finish the block in progress"). A tick that finds a devnet write
+    // running or queued (a batch, a revert) passes: the chain is theirs until they end.
     timer = setInterval(() => {
+      if (!devnet.idle) return;
       try {
         node.mine();
       } catch (err) {
@@ -63,10 +76,14 @@ export async function runNode(db: ChainDb, start: NodeStart, options: RunOptions
   return {
     url: server.url,
     node,
+    devnet,
     close: () =>
       (closing ??= (async () => {
         if (timer !== undefined) clearInterval(timer);
+        devnet.stop();
         await server.close();
+        // A revert replaces the in-memory store: close the one the node holds now, and the first.
+        node.db.close();
         db.close();
       })()),
   };

@@ -14,15 +14,17 @@ import { fromHex, HexError, toHex } from "../bytes.js";
 import { JsonError, parseJson } from "../json/parse.js";
 import { MAX_ENVELOPE_BYTES } from "../chain/envelope.js";
 import { U64_MAX } from "../engine/math.js";
-import { CbqsNode } from "./chain-node.js";
+import type { CbqsNode } from "./chain-node.js";
 import { parseDecimal } from "./decimal.js";
+import { MAX_MINE_BLOCKS, type Devnet, type MineRequest } from "./devnet.js";
 import { badRequest, errorBody, RequestError } from "./errors.js";
 import { fixtureAnswer } from "./fixture-answer.js";
 import { finalizedViewJson, JsonText, readPointJson, StreamedAnswer } from "./json.js";
 import { accountProof, actorProof, multiProof, receiptProof, storageProof, txProof, type ProofLimits } from "./proofs.js";
 import { defaultClientRateLimit, PerClientLimiter, TokenBucket } from "./rate-limit.js";
-import { BrokerStateCache, brokerState, finalizedView } from "./reads.js";
+import { BrokerStateCache, brokerState, finalizedView, parseHash } from "./reads.js";
 import { feedPage, parseFeedQuery } from "./replication.js";
+import { accountAnswer, devAccountsAnswer, pathSegment, providerAnswer, streamAnswer, txAnswer } from "./lookups.js";
 import { sendStreamed } from "./streamed.js";
 
 export type Logger = (entry: Record<string, unknown>) => void;
@@ -53,6 +55,7 @@ const MAX_TX_BODY = 2 * MAX_ENVELOPE_BYTES + 64;
 
 interface Context {
   node: CbqsNode;
+  devnet: Devnet;
   params: ReadonlyMap<string, string>;
   path: Record<string, string>;
   body: Buffer;
@@ -72,7 +75,9 @@ interface Route {
   aliases?: readonly string[];
   query: readonly string[];
   maxBody: number;
-  proof?: boolean;
+  /** Behind the per-client proof limit: always, or only when the query asks for a proof (`?proof=true`). */
+  proof?: boolean | "when-asked";
+  /** Synchronous, from one block; a devnet write may return a promise (src/node/devnet.ts). */
   handle: (c: Context) => unknown;
 }
 
@@ -181,22 +186,89 @@ const ROUTES: readonly Route[] = [
     handle: (c) => multiProof(c.node.db, jsonBody(c.body)),
   }),
   route({
+    method: "GET",
+    path: "/account/:address",
+    template: "/account/{address}{?height,block,proof}",
+    name: "cbqs.account",
+    query: ["height", "block", "proof"],
+    maxBody: 0,
+    proof: "when-asked",
+    handle: (c) => accountAnswer(c.node, c.path["address"]!, c.params, c.limits),
+  }),
+  route({
+    method: "GET",
+    path: "/cbqs/stream/:id",
+    template: "/cbqs/stream/{stream_id}{?height,block}",
+    name: "cbqs.stream",
+    query: ["height", "block"],
+    maxBody: 0,
+    handle: (c) => {
+      const text = pathSegment(c.path["id"]!, "stream");
+      return streamAnswer(c.node, parseHash(streamParam(c.node, text)!, "stream"), text, c.params);
+    },
+  }),
+  route({
+    method: "GET",
+    path: "/cbqs/provider/:address",
+    template: "/cbqs/provider/{address}{?height,block}",
+    name: "cbqs.provider",
+    query: ["height", "block"],
+    maxBody: 0,
+    handle: (c) => providerAnswer(c.node, c.path["address"]!, c.params),
+  }),
+  route({
+    method: "GET",
+    path: "/tx/:hash",
+    template: "/tx/{tx_hash}",
+    name: "cbqs.tx",
+    query: [],
+    maxBody: 0,
+    handle: (c) => txAnswer(c.node, c.path["hash"]!),
+  }),
+  route({
     method: "POST",
     path: "/tx",
     template: "/tx",
     name: "cbqs.devnet.tx",
     query: [],
     maxBody: MAX_TX_BODY,
-    handle: (c) => ({ ...readPointJson(c.node.head()), ...c.node.submit(txBody(c.body, c.contentType)), pending: c.node.pending }),
+    handle: (c) => c.devnet.submit(txBody(c.body, c.contentType)),
   }),
   route({
     method: "POST",
     path: "/mine",
-    template: "/mine{?height}",
+    template: "/mine{?height,blocks,timestamp}",
     name: "cbqs.devnet.mine",
-    query: ["height"],
+    query: ["height", "blocks", "timestamp"],
     maxBody: 0,
-    handle: (c) => CbqsNode.minedJson(c.node.mine(mineHeight(c.params.get("height")))),
+    handle: (c) => c.devnet.mine(mineRequest(c.params)),
+  }),
+  route({
+    method: "GET",
+    path: "/devnet/accounts",
+    template: "/devnet/accounts",
+    name: "cbqs.devnet.accounts",
+    query: [],
+    maxBody: 0,
+    handle: (c) => devAccountsAnswer(c.node),
+  }),
+  route({
+    method: "POST",
+    path: "/devnet/snapshot",
+    template: "/devnet/snapshot",
+    name: "cbqs.devnet.snapshot",
+    query: [],
+    maxBody: 0,
+    handle: (c) => c.devnet.snapshot(),
+  }),
+  route({
+    method: "POST",
+    path: "/devnet/revert",
+    template: "/devnet/revert{?id}",
+    name: "cbqs.devnet.revert",
+    query: ["id"],
+    maxBody: 0,
+    handle: (c) => c.devnet.revert(snapshotId(c.params.get("id"))),
   }),
 ];
 
@@ -239,8 +311,25 @@ function streamParam(node: CbqsNode, text: string | undefined): string | undefin
   }
 }
 
-function mineHeight(text: string | undefined): bigint | undefined {
-  return text === undefined ? undefined : parseDecimal(text, { name: "height", what: "a block height", max: U64_MAX });
+/** POST /mine's query: `height` (first block), `timestamp` (first block's), `blocks` (a batch, 1 to MAX_MINE_BLOCKS). */
+function mineRequest(params: ReadonlyMap<string, string>): MineRequest {
+  const request: MineRequest = {};
+  const height = params.get("height");
+  if (height !== undefined) request.height = parseDecimal(height, { name: "height", what: "a block height", max: U64_MAX });
+  const timestamp = params.get("timestamp");
+  if (timestamp !== undefined) request.timestamp = parseDecimal(timestamp, { name: "timestamp", what: "seconds since the Unix epoch", max: U64_MAX });
+  const blocks = params.get("blocks");
+  if (blocks !== undefined) {
+    const n = parseDecimal(blocks, { name: "blocks", what: "a number of blocks", max: BigInt(MAX_MINE_BLOCKS) });
+    if (n === 0n) throw badRequest("invalid_blocks", `blocks must be from 1 to ${MAX_MINE_BLOCKS}`);
+    request.blocks = Number(n);
+  }
+  return request;
+}
+
+function snapshotId(text: string | undefined): bigint {
+  if (text === undefined) throw badRequest("missing_id", "POST /devnet/revert needs ?id=<the id POST /devnet/snapshot answered>");
+  return parseDecimal(text, { name: "id", what: "a snapshot id", max: U64_MAX });
 }
 
 function jsonBody(body: Buffer): unknown {
@@ -372,7 +461,8 @@ export interface NodeServer {
   close(): Promise<void>;
 }
 
-export function startServer(node: CbqsNode, options: ServerOptions): Promise<NodeServer> {
+export function startServer(devnet: Devnet, options: ServerOptions): Promise<NodeServer> {
+  const node = devnet.node;
   const now = options.now ?? (() => performance.now());
   const global = new TokenBucket(options.rateLimit, now());
   const clientRate = options.clientRateLimit ?? defaultClientRateLimit(options.rateLimit);
@@ -406,16 +496,20 @@ export function startServer(node: CbqsNode, options: ServerOptions): Promise<Nod
     const method = req.method === "HEAD" ? "GET" : req.method;
     const r = routes.find((x) => x.method === method);
     if (r === undefined) throw new RequestError(405, "method_not_allowed", `${echo(pathname)} takes ${allow}`, {}, { allow });
-    if (r.proof) {
+    const proofLimit = () => {
       const clientWait = perClient.take(client, now());
       if (clientWait > 0) {
         throw new RequestError(429, "rate_limited", `proof endpoints answer at most ${options.proofRateLimit} requests per second per client`, {}, { "retry-after": String(clientWait) });
       }
-    }
+    };
+    if (r.proof === true) proofLimit();
     const params = parseQuery(q < 0 ? "" : url.slice(q + 1), r.query);
+    if (r.proof === "when-asked" && params.get("proof") === "true") proofLimit();
     const body = await readBody(req, r.maxBody);
-    // From here to send: synchronous, one block.
-    const answer = r.handle({ node, params, path: captures, body, contentType: String(req.headers["content-type"] ?? ""), limits: options.proofLimits, brokerCache });
+    // From here to send: synchronous, one block — except a devnet write, which may wait its turn
+    // and produce many blocks (src/node/devnet.ts); its answer is built when it is done.
+    let answer = r.handle({ node, devnet, params, path: captures, body, contentType: String(req.headers["content-type"] ?? ""), limits: options.proofLimits, brokerCache });
+    if (answer instanceof Promise) answer = await answer;
     if (!(answer instanceof StreamedAnswer)) {
       send(res, 200, answer);
       return;

@@ -12,6 +12,7 @@ import { readFixture } from "../../src/harness/documents.js";
 import type { Fixture } from "../../src/harness/fixture.js";
 import { Replay } from "../../src/harness/replay.js";
 import type { NodeStart } from "../../src/node/chain-node.js";
+import type { MiningMode } from "../../src/node/devnet.js";
 import { runNode, type RunningNode } from "../../src/node/run.js";
 import type { ServerOptions } from "../../src/node/server.js";
 import type { ChainDb } from "../../state/chain-db/chain-db.js";
@@ -24,7 +25,7 @@ export interface TestNode extends RunningNode {
 
 export async function startNode(
   start: NodeStart | string,
-  options: Partial<Omit<ServerOptions, "log">> & { retainBlocks?: number; blockTime?: number; db?: ChainDb } = {},
+  options: Partial<Omit<ServerOptions, "log">> & { retainBlocks?: number; blockTime?: number; mining?: MiningMode; db?: ChainDb } = {},
 ): Promise<TestNode> {
   const db = options.db ?? new MemoryChainDb(options.retainBlocks ?? 128);
   const logs: Array<Record<string, unknown>> = [];
@@ -33,6 +34,7 @@ export async function startNode(
     host: "127.0.0.1",
     port: options.port ?? 0,
     blockTime: options.blockTime ?? 0,
+    ...(options.mining === undefined ? {} : { mining: options.mining }),
     rateLimit: options.rateLimit ?? 0,
     ...(options.clientRateLimit === undefined ? {} : { clientRateLimit: options.clientRateLimit }),
     proofRateLimit: options.proofRateLimit ?? 0,

@@ -172,13 +172,20 @@ describe("cbqs node: replication feed", () => {
       "cip4.proof.tx": "/proof/tx/{tx_hash}",
       "cip4.proof.receipt": "/proof/receipt/{tx_hash}",
       "cip4.proof.multi": "/proof/multi",
+      "cbqs.account": "/account/{address}{?height,block,proof}",
+      "cbqs.stream": "/cbqs/stream/{stream_id}{?height,block}",
+      "cbqs.provider": "/cbqs/provider/{address}{?height,block}",
+      "cbqs.tx": "/tx/{tx_hash}",
       "cbqs.devnet.tx": "/tx",
-      "cbqs.devnet.mine": "/mine{?height}",
+      "cbqs.devnet.mine": "/mine{?height,blocks,timestamp}",
+      "cbqs.devnet.accounts": "/devnet/accounts",
+      "cbqs.devnet.snapshot": "/devnet/snapshot",
+      "cbqs.devnet.revert": "/devnet/revert{?id}",
     });
     // Every advertised template answers (not 404) once its variables are filled in.
     for (const template of Object.values(r.body["endpoints"] as Record<string, string>)) {
       const path = template.replace(/\{\?[^}]*\}/, "").replace(/\{[^}]*\}/g, "0x00");
-      const method = ["/proof/multi", "/tx", "/mine"].includes(path) ? "POST" : "GET";
+      const method = ["/proof/multi", "/tx", "/mine", "/devnet/snapshot", "/devnet/revert"].includes(path) ? "POST" : "GET";
       const res = await fetch(n.url + path, { method });
       await res.text();
       expect(res.status, path).not.toBe(404);

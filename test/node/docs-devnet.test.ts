@@ -1,0 +1,86 @@
+// docs/node.md's devnet session (the block after `<!-- example: devnet-session -->`) is what a
+// broker or SDK author types first: it runs here, line by line in one bash, against a fresh
+// `cbqs node` process (the compiled CLI, as `npx cbqs` runs it), with the documented URL replaced
+// by the node's and /tmp/ by a fresh directory; each line must print every piece its `# →`
+// comment promises.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { requireFreshDist } from "../fuzz/dist.js";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const CLI = join(ROOT, "dist", "src", "cli.js");
+
+interface Line {
+  command: string;
+  pieces: string[];
+}
+
+/** Every block after `<!-- example: devnet-session [node options] -->`: the options its node is started with, and its lines. */
+function sessions(): Array<{ args: string[]; lines: Line[] }> {
+  const doc = readFileSync(join(ROOT, "docs", "node.md"), "utf8");
+  return [...doc.matchAll(/<!-- example: devnet-session([^>]*?) -->\n```sh\n([\s\S]*?)\n```/g)].map((m) => ({
+    args: m[1]!.trim() === "" ? [] : m[1]!.trim().split(/\s+/),
+    lines: m[2]!.split("\n").map((line) => {
+      const at = line.indexOf("# →");
+      return at < 0 ? { command: line, pieces: [] } : { command: line.slice(0, at).trimEnd(), pieces: line.slice(at + 3).split("…").map((p) => p.trim()) };
+    }),
+  }));
+}
+
+/** `cbqs node <args>` of the compiled CLI on a free loopback port, limits off; resolves once it serves. */
+async function startNode(args: string[]): Promise<{ child: ReturnType<typeof spawn>; url: string }> {
+  const child = spawn(process.execPath, [CLI, "node", ...args, "--host", "127.0.0.1", "--port", "0", "--rate-limit", "0", "--proof-rate-limit", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (\S+)\n/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.on("exit", (code) => reject(new Error(`the node exited (${code}) before serving`)));
+  });
+  return { child, url };
+}
+
+function bash(script: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn("bash", ["-e", "-o", "pipefail", "-c", script], { cwd: ROOT, timeout: 120_000 });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.on("close", (status) => resolve({ status, stdout, stderr })));
+}
+
+describe("docs/node.md: the devnet sessions", () => {
+  const all = sessions();
+
+  it("there are sessions, each checking most of its lines (test precondition)", () => {
+    expect(all.map((x) => x.args.join(" "))).toEqual(["--mining auto", ""]);
+    expect(all[1]!.lines.filter((l) => l.pieces.length > 0).length).toBeGreaterThan(12);
+  });
+
+  it.each(all.map((x) => [x.args.join(" ") || "(no options)", x] as const))("cbqs node %s: every line runs against a fresh node and prints what its comment says", async (_, { args, lines }) => {
+    requireFreshDist();
+    const tmp = mkdtempSync(join(tmpdir(), "cbqs-docs-devnet-"));
+    const { child, url: base } = await startNode([...args, "--quiet"]);
+    try {
+      // One bash for the whole session (SNAP=… carries over), a marker before each line's output.
+      const script = lines
+        .map((l, i) => `echo "@@${i}"\n${l.command.replaceAll("http://127.0.0.1:8545", base).replaceAll("npx cbqs", `node ${CLI}`).replaceAll("/tmp/", `${tmp}/`)}\necho`)
+        .join("\n");
+      const r = await bash(script);
+      expect([r.status, r.stderr]).toEqual([0, ""]);
+      const outputs = r.stdout.split(/^@@\d+\n/m).slice(1);
+      expect(outputs).toHaveLength(lines.length);
+      lines.forEach((l, i) => {
+        for (const piece of l.pieces) expect(outputs[i], l.command).toContain(piece);
+      });
+    } finally {
+      child.kill("SIGTERM");
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});

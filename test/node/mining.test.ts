@@ -1,0 +1,170 @@
+// Issue 26 §4: block and time control — --mining auto (a block per transaction), POST
+// /mine?blocks=N (a batch: the same chain as N single blocks, bounded, refused whole), POST
+// /mine?timestamp=T (never before the head's; later blocks continue from it), and the devnet's
+// writes applied one at a time in arrival order while reads are answered during a batch.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { txHash } from "../../src/chain/envelope.js";
+import { readFixture } from "../../src/harness/documents.js";
+import { MAX_MINE_BLOCKS } from "../../src/node/devnet.js";
+import { cbqs } from "../cli/program.js";
+import { address, expectedByHeight, fixtureOf, get, post, startNode, toHex, transferTx } from "./helpers.js";
+
+const GENESIS = readFixture("fixtures/corpus/transfers.json").genesis.source;
+const CHAIN = 7n;
+const A = address(0x11);
+const B = address(0x22);
+const dir = mkdtempSync(join(tmpdir(), "cbqs-mining-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const errorCode = (r: { status: number; body: Record<string, unknown> }) => [r.status, (r.body["error"] as { code?: string } | undefined)?.code];
+
+describe("issue 26: --mining", () => {
+  it("auto: every accepted transaction is mined at once in its own block, and POST /tx answers with that block", async () => {
+    const n = await startNode({ kind: "genesis", source: GENESIS }, { mining: "auto" });
+    try {
+      for (const k of [0n, 1n, 2n]) {
+        const tx = transferTx(CHAIN, A, k, B, 1n);
+        const r = await post(n.url, "/tx", toHex(tx));
+        expect(r.status).toBe(200);
+        const height = (k + 1n).toString();
+        expect(r.body).toMatchObject({ height, tx_hash: toHex(txHash(tx)), nonce: k.toString(), pending: 0, mined: { height, receipts: [{ tx_hash: toHex(txHash(tx)), status: "ok" }], dropped: [] } });
+        expect((await get(n.url, `/tx/${toHex(txHash(tx))}`)).body).toMatchObject({ status: "included", height, index: 0 });
+      }
+      // A refused transaction produces no block.
+      expect(errorCode(await post(n.url, "/tx", toHex(transferTx(CHAIN, A, 9n, B, 1n))))).toEqual([400, "invalid_nonce"]);
+      expect(n.node.head().height).toBe(3n);
+      // POST /mine still produces blocks on request.
+      expect((await post(n.url, "/mine", "")).body["height"]).toBe("4");
+      expect(n.logs.find((l) => l["msg"] === "serving")).toMatchObject({ mining: "auto" });
+    } finally {
+      await n.close();
+    }
+  });
+
+  it("manual (the default without --block-time): POST /tx only queues", async () => {
+    const n = await startNode({ kind: "genesis", source: GENESIS });
+    try {
+      expect((await post(n.url, "/tx", toHex(transferTx(CHAIN, A, 0n, B, 1n)))).body).toMatchObject({ height: "0", pending: 1 });
+      expect(n.node.head().height).toBe(0n);
+      expect(n.logs.find((l) => l["msg"] === "serving")).toMatchObject({ mining: "manual" });
+    } finally {
+      await n.close();
+    }
+  });
+});
+
+describe("issue 26: POST /mine?blocks=N and ?timestamp=T", () => {
+  it("blocks=N produces the chain N single POST /mine produce, block for block; the answer names the range and lists every receipt with its height", async () => {
+    const batch = await startNode({ kind: "genesis", source: GENESIS });
+    const single = await startNode({ kind: "genesis", source: GENESIS });
+    try {
+      for (const n of [batch, single]) for (const k of [0n, 1n]) await post(n.url, "/tx", toHex(transferTx(CHAIN, A, k, B, 2n)));
+      const r = await post(batch.url, "/mine?blocks=40", "");
+      for (let i = 0; i < 40; i++) await post(single.url, "/mine", "");
+      expect(r.status).toBe(200);
+      const head = single.node.head();
+      expect(r.body).toEqual({
+        height: "40",
+        block_hash: toHex(head.block_hash),
+        state_root: toHex(head.state_root),
+        timestamp: head.timestamp.toString(),
+        effective_rent_height: head.effective_rent_height.toString(),
+        first: { height: "1", block_hash: toHex(single.node.db.blockByHeight(1n)!.block_hash), timestamp: single.node.db.blockByHeight(1n)!.timestamp.toString() },
+        blocks: 40,
+        txs: 2,
+        receipts: single.node.db.blockByHeight(1n)!.receipts.map((x) => expect.objectContaining({ height: "1", tx_hash: toHex(x.tx_hash), status: "ok" })),
+        dropped: [],
+      });
+      for (const h of [1n, 2n, 39n, 40n]) expect(toHex(batch.node.db.blockByHeight(h)!.block_hash)).toBe(toHex(single.node.db.blockByHeight(h)!.block_hash));
+      // One log line for the batch, not forty.
+      expect(batch.logs.filter((l) => l["msg"] === "blocks")).toEqual([expect.objectContaining({ from: "1", to: "40", blocks: 40, txs: 2 })]);
+      expect(batch.logs.filter((l) => l["msg"] === "block")).toEqual([]);
+      // With ?height=: the first block there, the others after it.
+      expect((await post(batch.url, "/mine?blocks=3&height=100", "")).body).toMatchObject({ height: "102", first: { height: "100" }, blocks: 3 });
+      expect(batch.node.db.blockByHeight(101n)).toBeDefined();
+      expect(() => expectedByHeight(fixtureOf(batch.node.db, batch.node.config))).not.toThrow();
+    } finally {
+      await batch.close();
+      await single.close();
+    }
+  });
+
+  it(`bounds: blocks from 1 to ${MAX_MINE_BLOCKS}; a batch that would pass the last u64 height or timestamp is refused whole, before its first block`, async () => {
+    const n = await startNode({ kind: "genesis", source: GENESIS });
+    try {
+      for (const q of ["blocks=0", "blocks=100001", "blocks=-1", "blocks=1e3", "blocks=", "blocks=01"]) expect(errorCode(await post(n.url, `/mine?${q}`, "")), q).toEqual([400, "invalid_blocks"]);
+      for (const q of ["timestamp=x", "timestamp=18446744073709551616"]) expect(errorCode(await post(n.url, `/mine?${q}`, "")), q).toEqual([400, "invalid_timestamp"]);
+      const g = n.node.config;
+      const lastTime = ((1n << 64n) - 1n - g.timestamp) / g.block_time_seconds;
+      const r = await post(n.url, `/mine?height=${lastTime - 1n}&blocks=3`, "");
+      expect(errorCode(r)).toEqual([400, "invalid_blocks"]);
+      expect((r.body["error"] as { message: string }).message).toMatch(/the timestamp of height \d+ would exceed u64/);
+      expect(errorCode(await post(n.url, `/mine?height=18446744073709551614&blocks=3&timestamp=${g.timestamp}`, ""))).toEqual([400, "invalid_blocks"]);
+      expect(n.node.head().height).toBe(0n);
+      expect((await post(n.url, `/mine?height=${lastTime - 1n}&blocks=2`, "")).body).toMatchObject({ blocks: 2, height: lastTime.toString() });
+    } finally {
+      await n.close();
+    }
+  });
+
+  it("timestamp=T: at least the head's (equal is fine), then later blocks continue from it by block_time_seconds; the chain replays (cbqs replay of GET /fixture)", async () => {
+    const n = await startNode({ kind: "genesis", source: GENESIS });
+    try {
+      const g = n.node.config;
+      expect((await post(n.url, "/mine", "")).body["timestamp"]).toBe((g.timestamp + g.block_time_seconds).toString());
+      const head = n.node.head().timestamp;
+      const before = await post(n.url, `/mine?timestamp=${head - 1n}`, "");
+      expect(errorCode(before)).toEqual([400, "invalid_timestamp"]);
+      expect((before.body["error"] as { message: string }).message).toBe(`timestamp ${head - 1n} is before the head's ${head} (block 1): block timestamps never run backwards`);
+      expect((await post(n.url, `/mine?timestamp=${head}`, "")).body).toMatchObject({ height: "2", timestamp: head.toString() });
+      const warp = head + 86_400n;
+      expect((await post(n.url, `/mine?timestamp=${warp}`, "")).body).toMatchObject({ height: "3", timestamp: warp.toString() });
+      expect((await post(n.url, "/mine", "")).body).toMatchObject({ height: "4", timestamp: (warp + g.block_time_seconds).toString() });
+      // A skipped height counts its block times too.
+      expect((await post(n.url, "/mine?height=7", "")).body).toMatchObject({ timestamp: (warp + 4n * g.block_time_seconds).toString() });
+      const batch = await post(n.url, `/mine?blocks=3&timestamp=${warp + 1000n}`, "");
+      expect(batch.body).toMatchObject({ first: { height: "8", timestamp: (warp + 1000n).toString() }, height: "10", timestamp: (warp + 1000n + 2n * g.block_time_seconds).toString() });
+      const fixture = await fetch(n.url + "/fixture").then((x) => x.text());
+      const file = join(dir, "timestamps.json");
+      writeFileSync(file, fixture);
+      expect(await cbqs("replay", file, "--quiet")).toMatchObject({ exitCode: 0, err: "" });
+    } finally {
+      await n.close();
+    }
+  });
+
+  it("a batch turns the event loop: reads are answered from the blocks produced so far, and a transaction sent meanwhile waits for the batch and goes into the block after it", async () => {
+    const n = await startNode({ kind: "genesis", source: GENESIS });
+    try {
+      const batch = post(n.url, "/mine?blocks=3000", "");
+      const seen: bigint[] = [];
+      while (n.node.head().height === 0n) await new Promise((r) => setTimeout(r, 1));
+      seen.push(BigInt((await get(n.url, "/cbqs/finalized-view")).body["height"] as string));
+      const sent = post(n.url, "/tx", toHex(transferTx(CHAIN, A, 0n, B, 1n)));
+      const done = await batch;
+      expect(done.body).toMatchObject({ blocks: 3000, txs: 0, height: "3000" });
+      expect(seen[0]).toBeGreaterThan(0n);
+      expect(seen[0]).toBeLessThan(3000n);
+      // Answered after the batch: its read point is the batch's last block; it was not in the batch.
+      expect((await sent).body).toMatchObject({ height: "3000", pending: 1 });
+      expect((await post(n.url, "/mine", "")).body).toMatchObject({ height: "3001", receipts: [{ status: "ok" }] });
+    } finally {
+      await n.close();
+    }
+  });
+
+  it("closing the node during a batch stops it after the block in progress", async () => {
+    const n = await startNode({ kind: "genesis", source: GENESIS });
+    const batch = post(n.url, `/mine?blocks=${MAX_MINE_BLOCKS}`, "").catch((err: unknown) => err);
+    while (n.node.head().height < 10n) await new Promise((r) => setTimeout(r, 1));
+    const t = performance.now();
+    await n.close();
+    await batch;
+    expect(performance.now() - t).toBeLessThan(5_000);
+    expect(n.logs.find((l) => l["msg"] === "blocks")).toMatchObject({ from: "1" });
+    expect(Number(n.logs.find((l) => l["msg"] === "blocks")!["blocks"])).toBeLessThan(MAX_MINE_BLOCKS);
+  });
+});
