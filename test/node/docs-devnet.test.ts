@@ -68,8 +68,9 @@ describe("docs/node.md: the devnet sessions", () => {
     const { child, url: base } = await startNode([...args, "--quiet"]);
     try {
       // One bash for the whole session (SNAP=… carries over), a marker before each line's output.
+      // The docs' /tmp/ paths first: the CLI's own path may be under /tmp (a clone there).
       const script = lines
-        .map((l, i) => `echo "@@${i}"\n${l.command.replaceAll("http://127.0.0.1:8545", base).replaceAll("npx cbqs", `node ${CLI}`).replaceAll("/tmp/", `${tmp}/`)}\necho`)
+        .map((l, i) => `echo "@@${i}"\n${l.command.replaceAll("/tmp/", `${tmp}/`).replaceAll("http://127.0.0.1:8545", base).replaceAll("npx cbqs", `node ${CLI}`)}\necho`)
         .join("\n");
       const r = await bash(script);
       expect([r.status, r.stderr]).toEqual([0, ""]);
