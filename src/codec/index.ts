@@ -31,6 +31,7 @@ export {
 } from "./results.js";
 export { MAX_SERVER_FRAMES_PER_BATCH, MAX_SERVER_FRAME_BATCH_BYTES } from "./frames.js";
 export * from "./helpers.js";
+export { HELPER_VECTORS_SHA256 } from "./pinned.js";
 export * from "./signing.js";
 export * from "./derive.js";
 export * from "./schedule.js";
