@@ -588,3 +588,34 @@ describe("§18 bounds, checked before allocation: a length one past its bound wi
     }
   });
 });
+
+describe("rules left to a verifier or the broker decode (docs/decisions.md \"Structural or verifier\")", () => {
+  it("§13.1 group-config inequalities (GroupConfigInvalid, 3939) are the broker's", () => {
+    accepts(codecs.GroupConfigV1, { ...X.groupConfig, max_attempts: 0, max_in_flight: 0, visibility_timeout_ms: 0n, record_deadline_ms: 0n });
+    accepts(codecs.GroupConfigV1, { ...X.groupConfig, visibility_timeout_ms: 90_000n, max_visibility_ms: 60_000n, max_attempts: 101 });
+  });
+
+  it("§13.1 verification mode against source and scope (3943) and proof-scope width (3945) are the broker's", () => {
+    const O = codecs.OpenSubscriptionRequestBodyV1;
+    accepts(O, { stream_id: X.STREAM, subscription_id: fill(32, 1), source: { type: "StandardGroup", lane_id: X.LANE, group_id: X.GROUP }, after_group_receipt: null, verification: "ScopedProofs" });
+    accepts(O, { stream_id: X.STREAM, subscription_id: fill(32, 1), source: { type: "Fast", scope: { type: "Any" }, after: null }, after_group_receipt: null, verification: "ScopedProofs" });
+    const wide = Array.from({ length: 513 }, (_, i) => { const k = fill(32, 0); k[0] = i >> 8; k[1] = i & 0xff; return k; });
+    accepts(O, { stream_id: X.STREAM, subscription_id: fill(32, 1), source: { type: "Fast", scope: { type: "Set", lane_ids: wide }, after: null }, after_group_receipt: null, verification: "ScopedProofs" });
+    accepts(codecs.BeginKeyBatchRequestBodyV1, { key_stream_id: fill(32, 0x52), batch: { context, stream_id: fill(32, 0x52), encryption_generation: 1n, previous_batch_digest: fill(32, 1), sorted_envelope_digests: [], membership_set_digest: fill(32, 2), created_at_ms: 0n, signature: fill(64, 3) }, total_chunks: 0 });
+  });
+
+  it("served_at.chain_instance_id against context.chain_instance_id (§13.2, §14) is a verifier's, as for KeyBatchReceiptV1 (§9.3)", () => {
+    const other = { ...X.served, chain_instance_id: fill(32, 0xc2) };
+    accepts(codecs.SessionChallengeV1, { ...X.sessionChallenge, served_at: other });
+    accepts(codecs.AppendReceiptV1, { ...X.appendReceipt, served_at: other });
+    accepts(codecs.CheckpointReceiptV1, { ...X.checkpoint, served_at: other });
+  });
+
+  it("§8/§14.1: a lane event's receipt on a fast parent carries a FastRecordIdV1, so CreateLane accepts one (the \"standard\" of §13.2 read as ordinary)", () => {
+    accepts(codecs.CbqsResponseBodyV1, { type: "CreateLane", lane: X.laneRecord, receipt: { ...X.laneEventReceipt, record_id: { type: "Fast", provider_epoch: 0n, broker_epoch: 4n, sequence: 0n } } });
+  });
+
+  it("a watermark's last_durable_sequence against checkpoint genesis needs the stream's context: a verifier's", () => {
+    accepts(codecs.FastDurableWatermarkV1, { ...X.watermark, last_durable_sequence: null });
+  });
+});
