@@ -132,3 +132,16 @@ describe("fixtures/broker/cip-39-helper-vectors-v1.json", () => {
     expect(found.some((m) => m.includes("lanes[1].lane_payload_digest"))).toBe(true);
   }, 60_000);
 });
+
+describe("docs/broker.md", () => {
+  const doc = readFileSync("docs/broker.md", "utf8");
+
+  it("states the pinned SHA-256 of the vectors", () => {
+    expect(doc).toContain(C.HELPER_VECTORS_SHA256);
+  });
+
+  it("lists every broker wire type of the registry in its \"Wire types\" table", () => {
+    const names = C.CODEC_NAMES.slice(C.CODEC_NAMES.indexOf("LaneStatusV1"));
+    for (const n of [...names, "RecordHeaderV1", "AppendReceiptV1", "BrokerEpochTransitionV1", "CheckpointReceiptV1"]) expect(doc, n).toContain(`\`${n}\``);
+  });
+});
