@@ -433,7 +433,7 @@ export const LaneEventV1 = struct<W.LaneEventV1>("LaneEventV1", {
 
 // ---------------------------------------------------------------- §14.2 delivery result state
 
-type ResultOption =
+export type DeliveryResultOption =
   | "lease_id"
   | "holder_signing_key_id"
   | "available_at_ms"
@@ -444,7 +444,7 @@ type ResultOption =
   | "reason_hash"
   | "successor_cycle_id";
 
-const RESULT_OPTIONS: readonly ResultOption[] = [
+const RESULT_OPTIONS: readonly DeliveryResultOption[] = [
   "lease_id",
   "holder_signing_key_id",
   "available_at_ms",
@@ -457,16 +457,16 @@ const RESULT_OPTIONS: readonly ResultOption[] = [
 ];
 
 /** One allowed option combination: `required` present, `optional` either, every other option absent. */
-interface ResultShape {
-  required: readonly ResultOption[];
-  optional?: readonly ResultOption[];
+export interface DeliveryResultShape {
+  required: readonly DeliveryResultOption[];
+  optional?: readonly DeliveryResultOption[];
 }
 
 /**
  * §14.2 "Required result fields", one row per record-state action (Nack has its two outcomes,
  * RecordExpire its optional lease). Group actions have no record result state.
  */
-export const DELIVERY_RESULT_SHAPES: Readonly<Partial<Record<T.DeliveryStateActionV1, readonly ResultShape[]>>> = {
+export const DELIVERY_RESULT_SHAPES: Readonly<Partial<Record<T.DeliveryStateActionV1, readonly DeliveryResultShape[]>>> = {
   Ack: [{ required: ["lease_id", "terminal_at_ms"] }],
   Nack: [{ required: ["lease_id", "available_at_ms"] }, { required: ["lease_id", "terminal_at_ms", "terminal_expires_at_ms"] }],
   Extend: [{ required: ["lease_id", "holder_signing_key_id", "issued_at_ms", "lease_expires_at_ms"] }],
@@ -478,7 +478,7 @@ export const DELIVERY_RESULT_SHAPES: Readonly<Partial<Record<T.DeliveryStateActi
   RecordExpire: [{ required: ["terminal_at_ms"], optional: ["lease_id"] }],
 };
 
-const fitsShape = (s: W.DeliveryResultStateV1, shape: ResultShape): boolean =>
+const fitsShape = (s: W.DeliveryResultStateV1, shape: DeliveryResultShape): boolean =>
   RESULT_OPTIONS.every((f) => (s[f] !== null) === shape.required.includes(f) || (shape.optional ?? []).includes(f));
 
 /** The §14.2 table and inequalities; `delivery_result_state_digest_v1` encodes only what passes. */
@@ -523,10 +523,10 @@ function deliveryResultArbitrary(fc: FastCheck, base: Arbitrary<W.DeliveryResult
     .map(([b, action, pick, times, attempt, leased]) => {
       const shapes = DELIVERY_RESULT_SHAPES[action]!;
       const shape = shapes[pick % shapes.length]!;
-      const present = new Set<ResultOption>([...shape.required, ...(action === "RecordExpire" && leased ? (["lease_id"] as const) : [])]);
+      const present = new Set<DeliveryResultOption>([...shape.required, ...(action === "RecordExpire" && leased ? (["lease_id"] as const) : [])]);
       const [t0, t1, t2, t3] = [...times].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)) as [bigint, bigint, bigint, bigint];
       // issued <= lease expiry <= available / terminal <= terminal expiry: every §14.2 inequality at once.
-      const value: Record<ResultOption, unknown> = {
+      const value: Record<DeliveryResultOption, unknown> = {
         lease_id: nonzero(b.lease_id ?? b.delivery_cycle_id),
         holder_signing_key_id: nonzero(b.holder_signing_key_id ?? b.group_id),
         available_at_ms: t2,

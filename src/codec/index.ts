@@ -19,7 +19,7 @@ export {
   MAX_HPKE_CIPHERTEXT_BYTES,
   KNOWN_VERB_BITS,
 } from "./schema.js";
-export { MAX_CHECKPOINT_RECORDS, MAX_CBFS_REFERENCE_BYTES, DELIVERY_RESULT_SHAPES } from "./broker.js";
+export { MAX_CHECKPOINT_RECORDS, MAX_CBFS_REFERENCE_BYTES, DELIVERY_RESULT_SHAPES, type DeliveryResultShape, type DeliveryResultOption } from "./broker.js";
 export { MAX_INLINE_MESSAGE_BYTES, MAX_KEY_ENVELOPES_PER_CHUNK, MAX_KEY_BATCH_CHUNK_BYTES } from "./requests.js";
 export {
   MAX_WIRE_FRAME_BYTES,
