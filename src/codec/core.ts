@@ -125,6 +125,11 @@ export class Writer {
     this.len += width;
   }
 
+  /** Bytes written so far. */
+  get length(): number {
+    return this.len;
+  }
+
   finish(): Uint8Array {
     return this.buf.slice(0, this.len);
   }
@@ -598,6 +603,8 @@ export interface VecRules<T> {
   maxCount: number;
   /** When given, elements must be strictly ascending under this order (sorted, no duplicates). */
   strictlyAscending?: (a: T, b: T) => number;
+  /** When given, the elements' encodings (the count prefix excluded) total at most this many bytes. */
+  maxBytes?: number;
 }
 
 /** Largest vector the arbitraries generate: keeps property tests fast; bounds have their own tests. */
@@ -605,7 +612,7 @@ const ARBITRARY_MAX_ELEMENTS = 4;
 
 /** Vector: `u32 count || elements` (§14), count within its bound. */
 export function vec<T>(elem: Codec<T>, rules: VecRules<T>): Codec<T[]> {
-  const { maxCount, strictlyAscending: cmp } = rules;
+  const { maxCount, strictlyAscending: cmp, maxBytes } = rules;
   const orderProblem = (v: T[]): number => {
     if (!cmp) return -1;
     for (let i = 1; i < v.length; i++) if (cmp(v[i - 1]!, v[i]!) >= 0) return i;
@@ -620,7 +627,13 @@ export function vec<T>(elem: Codec<T>, rules: VecRules<T>): Codec<T[]> {
       const bad = orderProblem(v);
       if (bad >= 0) throw new EncodeError(indexPath(path, bad), "elements must be strictly ascending");
       w.uint(BigInt(v.length), 4);
-      v.forEach((e, i) => elem.write(w, e, indexPath(path, i)));
+      const start = w.length;
+      v.forEach((e, i) => {
+        elem.write(w, e, indexPath(path, i));
+        if (maxBytes !== undefined && w.length - start > maxBytes) {
+          throw new EncodeError(indexPath(path, i), `elements exceed ${maxBytes} bytes in total`);
+        }
+      });
     },
     read(r, path) {
       const at = r.pos;
@@ -631,9 +644,13 @@ export function vec<T>(elem: Codec<T>, rules: VecRules<T>): Codec<T[]> {
         r.fail("Truncated", path, `count ${n} needs at least ${n * elem.minSize} bytes, ${r.remaining} remain`, at);
       }
       const out: T[] = [];
+      const start = r.pos;
       for (let i = 0; i < n; i++) {
         const elemAt = r.pos;
         const e = elem.read(r, indexPath(path, i));
+        if (maxBytes !== undefined && r.pos - start > maxBytes) {
+          r.fail("BoundExceeded", indexPath(path, i), `elements exceed ${maxBytes} bytes in total`, elemAt);
+        }
         if (cmp && i > 0 && cmp(out[i - 1]!, e) >= 0) {
           r.fail("InvalidValue", indexPath(path, i), "elements must be strictly ascending", elemAt);
         }
@@ -648,6 +665,13 @@ export function vec<T>(elem: Codec<T>, rules: VecRules<T>): Codec<T[]> {
       const out = j.map((e, i) => elem.fromJson(e, `${path}[${i}]`, ctx));
       const bad = orderProblem(out);
       if (bad >= 0) jsonFail(`${path}[${bad}]`, "elements must be strictly ascending");
+      if (maxBytes !== undefined) {
+        const w = new Writer();
+        out.forEach((e, i) => {
+          elem.write(w, e, `${path}[${i}]`);
+          if (w.length > maxBytes) jsonFail(`${path}[${i}]`, `elements exceed ${maxBytes} bytes in total`);
+        });
+      }
       return out;
     },
     arbitrary(fc) {
@@ -806,23 +830,25 @@ export type VariantDef =
 export function taggedUnion<T extends { type: string }>(
   name: string,
   variants: Record<T["type"], VariantDef>,
+  /** Tag width: one byte, or a u16 for the §7.1 method-tagged bodies. */
+  width: 1 | 2 = 1,
 ): Codec<T> {
   const names = Object.keys(variants) as T["type"][];
   const byTag = new Map<number, T["type"]>(names.map((n) => [variants[n].tag, n]));
   const def = (type: string): VariantDef | undefined => (Object.hasOwn(variants, type) ? variants[type as T["type"]] : undefined);
   return {
     name,
-    minSize: 1,
+    minSize: width,
     write(w, v, path) {
       const d = isPlainObject(v) ? def(String(v.type)) : undefined;
       if (!d) throw new EncodeError(path, `not a ${name} variant`);
-      w.byte(d.tag);
+      w.uint(BigInt(d.tag), width);
       if (d.kind === "newtype") d.codec.write(w, (v as Record<string, unknown>)[d.field], joinPath(path, d.field));
       else if (d.kind === "struct") d.codec.write(w, v, path);
     },
     read(r, path) {
       const at = r.pos;
-      const tag = r.byte(path);
+      const tag = r.small(width, path);
       const type = byTag.get(tag);
       if (type === undefined) return r.fail("InvalidTag", path, `unknown ${name} tag ${tag}`, at);
       const d = variants[type];
@@ -877,5 +903,106 @@ export function taggedUnion<T extends { type: string }>(
           return d.kind === "unit" ? { anyOf: [{ const: n }, object] } : object;
         }),
       })),
+  };
+}
+
+// ---------------------------------------------------------------- refinements
+
+/** A rule over a whole value: the offending field (omitted = the value itself) and the reason, or null. */
+export type ValueCheck<T> = (value: T) => { field?: string; reason: string } | null;
+
+/**
+ * `codec` with one more structural rule, enforced by decode, encode and the JSON reader alike.
+ * Used where one shape carries different rules in different places (a group-state update inside a
+ * `CreateGroup` response must carry a `GroupCreate` receipt), so the rule cannot live in the
+ * shape's own struct check.
+ */
+export function refine<T>(codec: Codec<T>, check: ValueCheck<T>, arbitrary: (fc: FastCheck) => Arbitrary<T>): Codec<T> {
+  const at = (path: string, field: string | undefined): string => (field === undefined ? path : joinPath(path, field));
+  return {
+    ...codec,
+    write(w, v, path) {
+      const bad = check(v);
+      if (bad) throw new EncodeError(at(path, bad.field), bad.reason);
+      codec.write(w, v, path);
+    },
+    read(r, path) {
+      const start = r.pos;
+      const v = codec.read(r, path);
+      const bad = check(v);
+      if (bad) r.fail("InvalidValue", at(path, bad.field), bad.reason, start);
+      return v;
+    },
+    fromJson(j, path, ctx) {
+      const v = codec.fromJson(j, path, ctx);
+      const bad = check(v);
+      if (bad) jsonFail(bad.field === undefined ? path : `${path}.${bad.field}`, bad.reason);
+      return v;
+    },
+    arbitrary,
+  };
+}
+
+/**
+ * `codec` whose encoding is at most `maxBytes` long. The decoder reads it through a view that ends
+ * `maxBytes` after its start, so no field of an oversized value is read past the bound: running
+ * into the view's end where the input goes on is `BoundExceeded`, not `Truncated`.
+ */
+export function sizeLimited<T>(codec: Codec<T>, maxBytes: number, what: string): Codec<T> {
+  const tooLarge = `${what} exceeds ${maxBytes} bytes`;
+  return {
+    ...codec,
+    write(w, v, path) {
+      const start = w.length;
+      codec.write(w, v, path);
+      if (w.length - start > maxBytes) throw new EncodeError(path, tooLarge);
+    },
+    read(r, path) {
+      const start = r.pos;
+      const end = Math.min(r.bytes.length, start + maxBytes);
+      const view = new Reader(r.bytes.subarray(0, end));
+      view.pos = start;
+      let v: T;
+      try {
+        v = codec.read(view, path);
+      } catch (err) {
+        if (err instanceof DecodeError && err.kind === "Truncated" && r.bytes.length > end) {
+          r.fail("BoundExceeded", path, tooLarge, start);
+        }
+        throw err;
+      }
+      r.pos = view.pos;
+      return v;
+    },
+    fromJson(j, path, ctx) {
+      const v = codec.fromJson(j, path, ctx);
+      const w = new Writer();
+      codec.write(w, v, path);
+      if (w.length > maxBytes) jsonFail(path, tooLarge);
+      return v;
+    },
+  };
+}
+
+/**
+ * A §13.2 frame: the version byte 1, then `union`'s tag and variant body. JSON is the union's
+ * (`{"<Variant>": body}`); the version is implied.
+ */
+export function versioned<T extends { type: string }>(name: string, union: Codec<T>): Codec<T> {
+  return {
+    name,
+    minSize: 1 + union.minSize,
+    write(w, v, path) {
+      versionV1.write(w, 1, joinPath(path, "version"));
+      union.write(w, v, path);
+    },
+    read(r, path) {
+      versionV1.read(r, joinPath(path, "version"));
+      return union.read(r, path);
+    },
+    toJson: (v) => union.toJson(v),
+    fromJson: (j, path, ctx) => union.fromJson(j, path, ctx),
+    arbitrary: (fc) => union.arbitrary(fc),
+    jsonSchema: (defs) => union.jsonSchema(defs),
   };
 }

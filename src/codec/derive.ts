@@ -2,10 +2,13 @@
 // canonical (§14) encodings. Inputs are validated by the same codecs that encode them.
 import { compareBytes, utf8 } from "../bytes.js";
 import { keccak256 } from "../crypto/hash.js";
-import { Writer, u32, u64, type Codec } from "./core.js";
+import { Writer, providerEpochV1, u16, u32, u64, type Codec } from "./core.js";
 import { EncodeError } from "./errors.js";
+import * as B from "./broker.js";
+import * as R from "./requests.js";
 import * as S from "./schema.js";
 import type * as T from "./types.js";
+import type * as W from "./wire-types.js";
 
 /** A keccak256 implementation; the engine passes its meter's, so each preimage is charged (§18.1). */
 export type Keccak256 = (preimage: Uint8Array) => Uint8Array;
@@ -182,5 +185,116 @@ export function groupReceiptGenesis(
     [S.Bytes32, lane, "lane_id"],
     [S.Bytes32, group, "group_id"],
     [u64, 0n, "provider_epoch"],
+  ]);
+}
+
+// ---------------------------------------------------------------- broker-side digests (§7.1, §10, §13.1, §14)
+
+/**
+ * §7.1/§13.1 cbqs_request_body_hash_v1 = keccak256("cbqs/request-body/v1" || method_u16_be ||
+ * canonical(method_specific_body)), which is the domain followed by canonical(CbqsRequestBodyV1).
+ */
+export function cbqs_request_body_hash_v1(body: W.CbqsRequestBodyV1): Uint8Array {
+  return domainHash("cbqs/request-body/v1", [[R.CbqsRequestBodyV1, body, "body"]]);
+}
+
+/** §10 append_request_body_hash_v1: the request-body hash under method `Append` = 1. */
+export function append_request_body_hash_v1(body: W.AppendRequestBodyV1): Uint8Array {
+  return cbqs_request_body_hash_v1({ type: "Append", body });
+}
+
+/** §14.1 `payload_hash`, which §14.1 leaves unnamed: keccak256 of the payload bytes (docs/decisions.md). */
+export function recordPayloadHash(payload: Uint8Array): Uint8Array {
+  return keccak256(payload);
+}
+
+/** §10: a lane event's synthetic client_message_id = keccak256(canonical(LaneEventV1)). */
+export function laneEventMessageId(event: W.LaneEventV1): Uint8Array {
+  return domainHash("", [[B.LaneEventV1, event, "event"]]);
+}
+
+/**
+ * §14.2 delivery_result_state_digest_v1 = keccak256("cbqs/delivery-result-state/v1" ||
+ * canonical(context) || canonical(DeliveryResultStateV1)); a state off the §14.2 table is refused.
+ */
+export function delivery_result_state_digest_v1(context: T.CbqsSigningContextV1, state: W.DeliveryResultStateV1): Uint8Array {
+  return domainHash("cbqs/delivery-result-state/v1", [
+    [S.CbqsSigningContextV1, context, "context"],
+    [B.DeliveryResultStateV1, state, "state"],
+  ]);
+}
+
+/** §14.2 resulting_state_digest of GroupCreate / GroupUpdate (provider_epoch 0 in v1). */
+export function groupConfigStateDigest(context: T.CbqsSigningContextV1, stream: Uint8Array, config: W.GroupConfigV1): Uint8Array {
+  return domainHash("cbqs/group-config-state/v1", [
+    [S.CbqsSigningContextV1, context, "context"],
+    [S.Bytes32, stream, "stream_id"],
+    [providerEpochV1, 0n, "provider_epoch"],
+    [R.GroupConfigV1, config, "config"],
+  ]);
+}
+
+/** §14.2 resulting_state_digest of GroupDelete. */
+export function groupDeletedStateDigest(context: T.CbqsSigningContextV1, stream: Uint8Array, lane: Uint8Array, group: Uint8Array): Uint8Array {
+  return domainHash("cbqs/group-deleted-state/v1", [
+    [S.CbqsSigningContextV1, context, "context"],
+    [S.Bytes32, stream, "stream_id"],
+    [S.Bytes32, lane, "lane_id"],
+    [S.Bytes32, group, "group_id"],
+    [providerEpochV1, 0n, "provider_epoch"],
+  ]);
+}
+
+/** The (stream, lane, group, record) identity every delivery-cycle and lease id starts with. */
+export interface DeliveryIdentityV1 {
+  stream_id: Uint8Array;
+  lane_id: Uint8Array;
+  group_id: Uint8Array;
+  record_id: T.StandardRecordIdV1;
+}
+
+function identityParts(context: T.CbqsSigningContextV1, id: DeliveryIdentityV1): [Codec<any>, unknown, string][] {
+  return [
+    [S.CbqsSigningContextV1, context, "context"],
+    [S.Bytes32, id.stream_id, "stream_id"],
+    [S.Bytes32, id.lane_id, "lane_id"],
+    [S.Bytes32, id.group_id, "group_id"],
+    [B.StandardRecordIdV1, id.record_id, "record_id"],
+  ];
+}
+
+/** §13.1 initial_delivery_cycle_id: the first cycle of one record in one group. */
+export function initialDeliveryCycleId(context: T.CbqsSigningContextV1, id: DeliveryIdentityV1): Uint8Array {
+  return domainHash("cbqs/delivery-cycle-initial/v1", identityParts(context, id));
+}
+
+/** §13.1 redrive_delivery_cycle_id: the one successor cycle of a redriven terminal cycle. */
+export function redriveDeliveryCycleId(
+  context: T.CbqsSigningContextV1,
+  id: DeliveryIdentityV1,
+  terminalCycleId: Uint8Array,
+  previousGroupReceipt: Uint8Array,
+): Uint8Array {
+  return domainHash("cbqs/delivery-cycle-redrive/v1", [
+    ...identityParts(context, id),
+    [S.Bytes32, terminalCycleId, "terminal_cycle_id"],
+    [S.Bytes32, previousGroupReceipt, "previous_group_receipt"],
+  ]);
+}
+
+/** §13.1 lease_id of one attempt; attempts are one-indexed, so attempt 0 has no id. */
+export function leaseId(
+  context: T.CbqsSigningContextV1,
+  id: DeliveryIdentityV1,
+  deliveryCycleId: Uint8Array,
+  attempt: number,
+  holderSigningKeyId: Uint8Array,
+): Uint8Array {
+  if (attempt === 0) throw new EncodeError("attempt", "lease attempts are one-indexed: attempt 0 has no lease (§13.1)");
+  return domainHash("cbqs/delivery-lease/v1", [
+    ...identityParts(context, id),
+    [S.Bytes32, deliveryCycleId, "delivery_cycle_id"],
+    [u16, attempt, "attempt"],
+    [S.Bytes32, holderSigningKeyId, "holder_signing_key_id"],
   ]);
 }

@@ -1,7 +1,10 @@
 // Every named codec type, for the CLI (`cbqs types|decode|encode`), the fuzzer and the
-// property tests.
+// property tests: the consensus-side types, then the broker-side wire types of §8–§15.
 import type { Codec } from "./core.js";
 import * as B from "./broker.js";
+import * as F from "./frames.js";
+import * as Q from "./requests.js";
+import * as R from "./results.js";
 import * as S from "./schema.js";
 
 export const codecs = {
@@ -62,6 +65,69 @@ export const codecs = {
   StandardRetentionAnchorV1: B.StandardRetentionAnchorV1,
   GroupRetentionAnchorV1: B.GroupRetentionAnchorV1,
   FastRetentionAnchorV1: B.FastRetentionAnchorV1,
+  // §8 lanes
+  LaneStatusV1: B.LaneStatusV1,
+  LaneRecordV1: B.LaneRecordV1,
+  LaneEventV1: B.LaneEventV1,
+  // §10, §11.2, §13.1 request bodies
+  AppendRequestBodyV1: Q.AppendRequestBodyV1,
+  GroupModeV1: Q.GroupModeV1,
+  GroupStartV1: Q.GroupStartV1,
+  GroupConfigV1: Q.GroupConfigV1,
+  GroupMutableConfigV1: Q.GroupMutableConfigV1,
+  BeginKeyBatchRequestBodyV1: Q.BeginKeyBatchRequestBodyV1,
+  PutKeyBatchChunkRequestBodyV1: Q.PutKeyBatchChunkRequestBodyV1,
+  CommitKeyBatchRequestBodyV1: Q.CommitKeyBatchRequestBodyV1,
+  CreateLaneRequestBodyV1: Q.CreateLaneRequestBodyV1,
+  CloseLaneRequestBodyV1: Q.CloseLaneRequestBodyV1,
+  ListLanesRequestBodyV1: Q.ListLanesRequestBodyV1,
+  CreateGroupRequestBodyV1: Q.CreateGroupRequestBodyV1,
+  UpdateGroupRequestBodyV1: Q.UpdateGroupRequestBodyV1,
+  DeleteGroupRequestBodyV1: Q.DeleteGroupRequestBodyV1,
+  SubscriptionScopeV1: Q.SubscriptionScopeV1,
+  SubscriptionSourceV1: Q.SubscriptionSourceV1,
+  VerificationModeV1: Q.VerificationModeV1,
+  OpenSubscriptionRequestBodyV1: Q.OpenSubscriptionRequestBodyV1,
+  CloseSubscriptionRequestBodyV1: Q.CloseSubscriptionRequestBodyV1,
+  CreditV1: Q.CreditV1,
+  CreditRequestBodyV1: Q.CreditRequestBodyV1,
+  DeliveryLeaseRefV1: Q.DeliveryLeaseRefV1,
+  AckRequestBodyV1: Q.AckRequestBodyV1,
+  NackRequestBodyV1: Q.NackRequestBodyV1,
+  ExtendRequestBodyV1: Q.ExtendRequestBodyV1,
+  RejectRequestBodyV1: Q.RejectRequestBodyV1,
+  RedriveRequestBodyV1: Q.RedriveRequestBodyV1,
+  CbqsRequestBodyV1: Q.CbqsRequestBodyV1,
+  // §14.2 delivery and group state
+  DeliveryResultStateV1: B.DeliveryResultStateV1,
+  DeliveryStateUpdateV1: R.DeliveryStateUpdateV1,
+  GroupStateUpdateV1: R.GroupStateUpdateV1,
+  // §13.2 frames and results, §12.2.1 proofs
+  AuthenticatedRequestV1: F.AuthenticatedRequestV1,
+  OpenSessionRequestV1: F.OpenSessionRequestV1,
+  CompleteSessionRequestV1: F.CompleteSessionRequestV1,
+  CbqsClientFrameV1: F.CbqsClientFrameV1,
+  SessionChallengeV1: F.SessionChallengeV1,
+  SessionOpenedV1: F.SessionOpenedV1,
+  FastDurableWatermarkV1: R.FastDurableWatermarkV1,
+  AppendResultV1: R.AppendResultV1,
+  KeyBatchStageResultV1: R.KeyBatchStageResultV1,
+  LanePageV1: R.LanePageV1,
+  SubscriptionStateV1: R.SubscriptionStateV1,
+  CbqsResponseBodyV1: R.CbqsResponseBodyV1,
+  CbqsResponseV1: R.CbqsResponseV1,
+  DeliveryLeaseV1: R.DeliveryLeaseV1,
+  RecordDeliveryV1: R.RecordDeliveryV1,
+  LanePayloadV1: R.LanePayloadV1,
+  LaneProofV1: R.LaneProofV1,
+  CheckpointFrameV1: R.CheckpointFrameV1,
+  CbqsErrorV1: R.CbqsErrorV1,
+  CbqsServerFrameV1: F.CbqsServerFrameV1,
+  CbqsServerFrameBatchV1: F.CbqsServerFrameBatchV1,
+  // §15 snapshot manifest
+  SnapshotScopeV1: B.SnapshotScopeV1,
+  SnapshotCoverageV1: B.SnapshotCoverageV1,
+  CbqsSnapshotManifestV1: B.CbqsSnapshotManifestV1,
 } as const;
 
 export type CodecName = keyof typeof codecs;

@@ -25,16 +25,19 @@ export const SIGNING_DOMAINS = {
   StandardRetentionAnchorV1: "cbqs/standard-retention-anchor/v1",
   GroupRetentionAnchorV1: "cbqs/group-retention-anchor/v1",
   FastRetentionAnchorV1: "cbqs/fast-retention-anchor/v1",
+  CbqsSnapshotManifestV1: "cbqs/snapshot-manifest/v1",
 } as const;
 
-function signingBytesOf<V extends { context: T.CbqsSigningContextV1; signature: Uint8Array }>(
+function signingBytesOf<V extends { context: T.CbqsSigningContextV1 }>(
   domain: string,
   codec: StructCodec<V>,
 ): (value: V) => Uint8Array {
   const fields = codec.fields;
-  // Every registry row starts with `context` and ends with the raw 64-byte `signature` (§14),
-  // so the signed fields are exactly the canonical encoding minus its last 64 bytes.
-  if (fields[0]?.[0] !== "context" || fields[fields.length - 1]?.[0] !== "signature") {
+  // Every registry row starts with `context` and ends with the raw 64-byte signature (§14; the
+  // manifest's is `application_signature`), so the signed fields are exactly the canonical
+  // encoding minus its last 64 bytes.
+  const last = fields[fields.length - 1]?.[0];
+  if (fields[0]?.[0] !== "context" || (last !== "signature" && last !== "application_signature")) {
     throw new Error(`${codec.name} is not a §14 signed object`);
   }
   const domainBytes = utf8(domain);
@@ -71,8 +74,7 @@ export const sessionProofDigest = (p: T.SessionProofV1): Uint8Array => keccak256
 /** §7.1: the digest the holder signs for a RequestProofV1. */
 export const requestProofDigest = (p: T.RequestProofV1): Uint8Array => keccak256(request_proof_signing_bytes_v1(p));
 
-// Broker-side rows of the registry (§12, §14.1, §14.2, §15). CbqsSnapshotManifestV1 is not
-// implemented: its signer and authorization are application state (§15).
+// Broker-side rows of the registry (§12, §14.1, §14.2, §15).
 export const broker_epoch_transition_signing_bytes_v1 = signingBytesOf(
   SIGNING_DOMAINS.BrokerEpochTransitionV1,
   B.BrokerEpochTransitionV1,
@@ -107,3 +109,15 @@ export const record_header_bytes_v1 = (h: T.RecordHeaderV1): Uint8Array => encod
 /** §14.1: header_hash = keccak256("cbqs/record-header/v1" || canonical(RecordHeaderV1)). */
 export const record_header_hash_v1 = (h: T.RecordHeaderV1): Uint8Array =>
   keccak256(concatBytes(utf8("cbqs/record-header/v1"), record_header_bytes_v1(h)));
+
+/** §15/§14: the application signs keccak256 of these bytes; its key and policy are application state. */
+export const snapshot_manifest_signing_bytes_v1 = signingBytesOf(SIGNING_DOMAINS.CbqsSnapshotManifestV1, B.CbqsSnapshotManifestV1);
+
+/** §14: the digest a checkpoint receipt is signed over — `previous_checkpoint`, `checkpoint_anchor`, a fast `provider_anchor`. */
+export const checkpointReceiptDigest = (r: T.CheckpointReceiptV1): Uint8Array => keccak256(checkpoint_receipt_signing_bytes_v1(r));
+/** §12.1: the transition digest the first checkpoint of the replacement broker epoch links to. */
+export const brokerEpochTransitionDigest = (t: T.BrokerEpochTransitionV1): Uint8Array =>
+  keccak256(broker_epoch_transition_signing_bytes_v1(t));
+/** §13.1: `after_group_receipt` names this digest of a delivery-state receipt. */
+export const deliveryStateReceiptDigest = (r: T.DeliveryStateReceiptV1): Uint8Array =>
+  keccak256(delivery_state_receipt_signing_bytes_v1(r));

@@ -20,9 +20,10 @@ const header: T.RecordHeaderV1 = {
   encryption_generation: 2n, nonce: fill(24, 0),
 };
 
+// A lane event on a fast parent: the one record whose append receipt carries a FastRecordIdV1 (§8, §14.1).
 const append: T.AppendReceiptV1 = {
-  context: S.context, served_at: served, stream_id: fill(32, 0x51), lane_id: fill(32, 0), origin: "Client",
-  kind: "Application", record_id: { type: "Fast", provider_epoch: 0n, broker_epoch: 3n, sequence: 4n },
+  context: S.context, served_at: served, stream_id: fill(32, 0x51), lane_id: fill(32, 0), origin: "ProviderEvent",
+  kind: "LaneCreated", record_id: { type: "Fast", provider_epoch: 0n, broker_epoch: 3n, sequence: 4n },
   client_message_id: fill(32, 0xcd), header_hash: fill(32, 0x4e), payload_hash: fill(32, 0x9a),
   visible_after_ms: 0n, expires_at_ms: 0n, encryption_generation: 0n, previous_global_receipt: fill(32, 0x01),
   previous_lane_receipt: fill(32, 0x02), committed_at_ms: 77n, signature: fill(64, 0x5e),
@@ -53,7 +54,7 @@ describe("broker objects", () => {
 
   it("§14.1/§14: append_receipt_signing_bytes_v1 and its digest", () => {
     const hand =
-      ascii("cbqs/append-receipt/v1") + CTX + VIEW + "51".repeat(32) + "00".repeat(32) + "01" + "01" +
+      ascii("cbqs/append-receipt/v1") + CTX + VIEW + "51".repeat(32) + "00".repeat(32) + "02" + "02" +
       "02" + be(0, 8) + be(3, 8) + be(4, 8) + "cd".repeat(32) + "4e".repeat(32) + "9a".repeat(32) +
       be(0, 8) + be(0, 8) + be(0, 8) + "01".repeat(32) + "02".repeat(32) + be(77, 8);
     expect(h(C.append_receipt_signing_bytes_v1(append))).toBe(hand);
@@ -78,8 +79,10 @@ describe("broker objects", () => {
     };
     const hand = ascii("cbqs/broker-epoch-transition/v1") + CTX + VIEW + "51".repeat(32) + be(0, 8) + "00" + be(0, 8) + "01" + "cc".repeat(32) + "00" + "00" + be(3, 8);
     expect(h(C.broker_epoch_transition_signing_bytes_v1(t))).toBe(hand);
-    expect(() => encode(codecs.BrokerEpochTransitionV1, { ...t, last_durable_sequence: 5n })).toThrow(EncodeError);
-    expect(decode(codecs.BrokerEpochTransitionV1, encode(codecs.BrokerEpochTransitionV1, { ...t, kind: "Void", last_durable_sequence: 5n }))).toEqual({ ...t, kind: "Void", last_durable_sequence: 5n });
+    const restart = { ...t, previous_lineage: { provider_epoch: 0n, broker_epoch: 0n }, replacement_broker_epoch: 1n };
+    expect(() => encode(codecs.BrokerEpochTransitionV1, { ...restart, last_durable_sequence: 5n })).toThrow(EncodeError);
+    const voided = { ...restart, kind: "Void" as const, last_durable_sequence: 5n };
+    expect(decode(codecs.BrokerEpochTransitionV1, encode(codecs.BrokerEpochTransitionV1, voided))).toEqual(voided);
   });
 
   it("§12.2/§14: checkpoint_receipt_signing_bytes_v1", () => {
