@@ -12,7 +12,7 @@ import type { Address } from "../codec/types.js";
 import { accountKey, providerKey, streamKey } from "../engine/layout.js";
 import { U64_MAX } from "../engine/math.js";
 import { devAccountIndex, devnetOf } from "../harness/devnet.js";
-import type { BlockRecord, ChainDb, StateReader } from "../../state/chain-db/chain-db.js";
+import type { ChainDb, StateReader } from "../../state/chain-db/chain-db.js";
 import type { Event } from "../../state/kv/event.js";
 import { decodeStateValueAs } from "../../state/kv/value.js";
 import type { CbqsNode } from "./chain-node.js";
@@ -20,22 +20,7 @@ import { parseDecimal } from "./decimal.js";
 import { badRequest, notFound, RequestError } from "./errors.js";
 import { readPointJson } from "./json.js";
 import { stateProof, type ProofLimits } from "./proofs.js";
-import { blockAt, parseHash, type ReadPoint } from "./reads.js";
-
-/** The state of `block`, or 410 when it is below the retained window (docs/node.md "Pinned reads"). */
-function stateOf(db: ChainDb, block: BlockRecord): ReadPoint {
-  const state = db.stateAt(block.height);
-  if (state === undefined) {
-    const head = db.head()!;
-    throw new RequestError(
-      410,
-      "block_not_retained",
-      `block ${block.height} is below the retained window (the head ${head.height} and the ${db.retainBlocks} blocks before it): its state can no longer be served`,
-      readPointJson(head),
-    );
-  }
-  return { block, state };
-}
+import { blockAt, parseHash, stateOf, type ReadPoint } from "./reads.js";
 
 /**
  * The read point of `?height=` or `?block=` (at most one), else the head. A height without a

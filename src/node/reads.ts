@@ -47,7 +47,11 @@ export function blockAt(db: ChainDb, blockParam: string | undefined): BlockRecor
 
 /** The block and its state; a pinned block whose state is no longer retained is refused. */
 export function readPointAt(db: ChainDb, blockParam: string | undefined): ReadPoint {
-  const block = blockAt(db, blockParam);
+  return stateOf(db, blockAt(db, blockParam));
+}
+
+/** The state of `block`, or 410 when it is below the retained window (docs/node.md "Pinned reads"). */
+export function stateOf(db: ChainDb, block: BlockRecord): ReadPoint {
   const state = db.stateAt(block.height);
   if (state === undefined) {
     const head = db.head()!;
