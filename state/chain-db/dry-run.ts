@@ -29,10 +29,12 @@ class OverlayBatch implements BlockBatch {
     return p === undefined ? this.base.read(key) : (p ?? undefined);
   }
 
+  // The observer contract (state/kv/interface.ts): it sees the caller's own arrays and a fresh
+  // copy of a write's previous value, as the real batch gives it.
   get(key: Uint8Array): Uint8Array | undefined {
     const value = this.current(key)?.slice();
     this.reads++;
-    this.observer?.({ op: "read", key: key.slice(), value: value?.slice() });
+    this.observer?.({ op: "read", key, value });
     return value;
   }
 
@@ -41,20 +43,22 @@ class OverlayBatch implements BlockBatch {
   }
 
   put(key: Uint8Array, value: Uint8Array): void {
-    this.write(key, value.slice());
+    this.write(key, value.slice(), value);
   }
 
   delete(key: Uint8Array): void {
-    this.write(key, null);
+    this.write(key, null, undefined);
   }
 
-  private write(key: Uint8Array, value: Uint8Array | null): void {
-    const before = this.current(key);
+  /** `value` is the overlay's own copy; `given` the caller's array (what the observer sees). */
+  private write(key: Uint8Array, value: Uint8Array | null, given: Uint8Array | undefined): void {
+    const before = this.current(key)?.slice();
     const k = id(key);
+    // Outside every checkpoint nothing can be rolled back: no journal entry.
     if (this.marks.length > 0) this.journal.push([k, this.pending.get(k)]);
     this.pending.set(k, value);
     this.writes++;
-    this.observer?.({ op: "write", key: key.slice(), before: before?.slice(), after: value?.slice() });
+    this.observer?.({ op: "write", key, before, after: given });
   }
 
   checkpoint(): number {

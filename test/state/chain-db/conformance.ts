@@ -195,6 +195,24 @@ export function describeChainDb(name: string, open: OpenChainDb): void {
       db.close();
     });
 
+    it("issue 22: the store keeps its own copy of each written key: a caller reusing its key array cannot corrupt the pinned state", () => {
+      const db = open(4);
+      genesis(db, [[key(1), value(1)], [key(2), value(2)]]);
+      const batch = db.state.beginBlock(1n);
+      const reused = key(1);
+      batch.put(reused, value(9));
+      reused.set(key(2)); // the engine is free to reuse the array once put returns
+      batch.delete(reused);
+      const root = db.state.commitBlock(batch).stateRoot;
+      db.commitBlock(record(1n, root, db.head()!.block_hash, []));
+      expect(db.stateAt(1n)!.read(key(1))).toEqual(value(9));
+      expect(db.stateAt(1n)!.read(key(2))).toBeUndefined();
+      // Height 0 is read back through the reverse diffs: each must name the key it was written under.
+      expect(db.stateAt(0n)!.read(key(1))).toEqual(value(1));
+      expect(db.stateAt(0n)!.read(key(2))).toEqual(value(2));
+      db.close();
+    });
+
     it("pinned state: every retained height reads exactly its state; older heights are refused", () => {
       const retain = 3;
       const write = fc.tuple(fc.integer({ min: 0, max: 7 }), fc.option(fc.integer({ min: 0, max: 255 }), { nil: undefined }));
