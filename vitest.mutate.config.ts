@@ -5,10 +5,14 @@
 import { defineConfig, mergeConfig } from "vitest/config";
 import base from "./vitest.config.js";
 
+// MUTATE_TESTS=<glob>[,<glob>…] narrows the suite to the tests that exercise the mutated files
+// (test/node/** for src/node/): the dry run of the whole suite costs 10–15 minutes here, and a
+// narrower suite can only miss kills — it lowers a score, never raises one.
+const only = process.env.MUTATE_TESTS?.split(",").filter((g) => g !== "");
 // Mutating the replay harness itself needs its own tests back.
 const mutatingReplay = process.env.MUTATE === "replay" || (process.env.MUTATE_FILE ?? "").includes("src/harness/replay.ts");
 
-export default mergeConfig(
+const config = mergeConfig(
   base,
   defineConfig({
     test: {
@@ -23,3 +27,7 @@ export default mergeConfig(
     },
   }),
 );
+// mergeConfig concatenates arrays: the narrowed list replaces the base's include, not adds to it.
+if (only?.length) config.test!.include = only;
+
+export default config;
