@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { concatBytes, toHex, u64BE } from "../../../src/bytes.js";
 import { keccak256 } from "../../../src/crypto/hash.js";
 import { ChainDbError, type BlockQuery, type BlockRecord, type ChainDb, type ReceiptRecord } from "../../../state/chain-db/chain-db.js";
+import { DryRunStore } from "../../../state/chain-db/dry-run.js";
 import { accountKey } from "../../../state/kv/keys.js";
 import { verifyStateProof } from "../../../state/qmdb/proof.js";
 
@@ -164,6 +165,7 @@ export function describeChainDb(name: string, open: OpenChainDb): void {
       }
       const d = open(4);
       const g = genesis(d);
+      expect(() => d.state.commitBlock(new DryRunStore({ read: () => undefined }).beginBlock(1n))).toThrow("batch was not begun by this ChainDb's state");
       expect(() => d.commitGenesis({ source: new TextEncoder().encode("{}"), chain_instance_id: keccak256(Uint8Array.of(7)), block: g })).toThrow("genesis is already committed");
       const root = stage(d, 2n, [[key(1), value(1)]]);
       expect(() => d.commitBlock(record(0n, root, g.block_hash, []))).toThrow("block 0 is not above the head 0");
