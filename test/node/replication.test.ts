@@ -70,6 +70,8 @@ describe("cbqs node: replication feed", () => {
       const r = await get(n.url, `/replication${q}`);
       expect([r.status, (r.body["error"] as { code: string }).code], q).toEqual([400, code]);
     }
+    const refused = await get(n.url, "/replication?order=DESC");
+    expect((refused.body["error"] as { message: string }).message).toBe('order must be asc or desc (got "DESC")');
   });
 
   it("paging with next visits every block once, in both orders; prev points back across the page boundary", async () => {

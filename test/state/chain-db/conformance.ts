@@ -126,6 +126,12 @@ export function describeChainDb(name: string, open: OpenChainDb): void {
       expect(heights({ from: 1n, to: 3n, limit: 10 })).toEqual([3n, 1n]);
       expect(heights({ from: 7n, to: 7n, limit: 10 })).toEqual([7n]);
       expect(heights({ from: 1n, to: 1n, limit: 1 })).toEqual([1n]);
+      // An empty range is [] in either order, also past 2^64 − 1 (the feed asks for the block after its last page so).
+      for (const order of ["asc", "desc"] as const) {
+        expect(db.blocks({ from: 1n, to: 0n, order, limit: 1 })).toEqual([]);
+        expect(db.blocks({ from: 2n ** 64n, to: 2n ** 64n - 1n, order, limit: 1 })).toEqual([]);
+        expect(db.blocks({ from: 0n, to: 7n, order, limit: 0 })).toEqual([]);
+      }
       db.close();
     });
 
