@@ -4,7 +4,8 @@
 // chain, `gap` when a resuming subscriber missed more blocks than are replayed, and a comment line
 // every heartbeat so proxies keep the connection. Bounded: at most `maxSubscribers` connections
 // (503 beyond), and a subscriber whose unsent events exceed `maxBufferedBytes` is dropped — the
-// node's memory never grows with a client that does not read.
+// node's memory never grows with a client that does not read (it holds at most the bound plus
+// one write per subscriber).
 //
 // Events are gathered as the chain changes and written on the next turn of the event loop, one
 // write per subscriber for everything gathered (a POST /mine?blocks=N batch turns the loop every
@@ -139,6 +140,8 @@ export class Subscriptions {
     this.unlisten();
     clearInterval(this.heartbeat);
     for (const group of this.groups.values()) for (const sub of group) sub.res.end();
+    this.groups.clear();
+    this.count = 0;
   }
 
   /** The first events of a subscription. */
@@ -179,12 +182,19 @@ export class Subscriptions {
     for (const group of [...this.groups.values()]) for (const sub of [...group]) this.write(sub, text);
   }
 
-  /** The slow-subscriber rule: a socket holding more than the bound unsent is dropped, not buffered further. */
+  /**
+   * The slow-subscriber rule: a subscriber that still holds more than the bound unsent when its
+   * next events are due is dropped, not buffered further. Judged before the write, so a burst
+   * larger than the bound (a batch's 25 ms of blocks) never drops a subscriber that keeps reading;
+   * one that does not read holds at most the bound plus one write.
+   */
   private write(sub: Subscriber, text: string): void {
     if (text === "" || sub.res.destroyed) return;
-    sub.res.write(text);
     const buffered = sub.res.writableLength;
-    if (buffered <= this.limits.maxBufferedBytes) return;
+    if (buffered <= this.limits.maxBufferedBytes) {
+      sub.res.write(text);
+      return;
+    }
     this.droppedSlow++;
     this.log({ level: "info", msg: "subscriber dropped", reason: "slow", client: sub.client, buffered, max_buffered: this.limits.maxBufferedBytes });
     this.remove(sub);
