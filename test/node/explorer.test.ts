@@ -24,7 +24,7 @@ let page: Page;
 const problems: string[] = [];
 const requested: string[] = [];
 
-/** What the callbacks below read of an element, in the page (the tests compile without the DOM's types). */
+/** What the callbacks below read of an element, in the page (the tests compile without the DOM's types; conditions waited for are page expressions). */
 interface Rendered {
   innerText: string;
   dataset: Record<string, string | undefined>;
@@ -67,7 +67,7 @@ describe("the explorer page in a headless Chromium", () => {
     requireTool(ctx, chromiumMissing());
     expect((await post(node.url, "/mine?blocks=3", "")).status).toBe(200);
     await page.goto(`${node.url}/`, { waitUntil: "load" });
-    await page.waitForFunction(() => document.querySelectorAll("#blocks tr").length === 3 && document.querySelector("#live")?.classList.contains("on"));
+    await page.waitForFunction(`document.querySelectorAll("#blocks tr").length === 3 && document.querySelector("#live").classList.contains("on")`);
     expect(await rowHeights()).toEqual(["3", "2", "1"]);
     expect(await page.title()).toBe("Blocks · cbqs explorer");
     expect(requested.filter((u) => !u.startsWith(`${node.url}/`))).toEqual([]);
@@ -81,7 +81,7 @@ describe("the explorer page in a headless Chromium", () => {
     const answered = performance.now();
     expect(mined.body["height"]).toBe("4");
     // Within 1,000 ms of the answer (issue 26's bound), with the time it took kept in the log.
-    await page.waitForFunction(() => document.querySelector("#blocks tr")?.getAttribute("data-height") === "4", { timeout: 1_000, polling: "raf" });
+    await page.waitForFunction(`document.querySelector("#blocks tr")?.getAttribute("data-height") === "4"`, { timeout: 1_000, polling: "raf" });
     console.info(`explorer: block 4 listed ${Math.round(performance.now() - answered)} ms after the POST /mine answer`);
     expect(await rowHeights()).toEqual(["4", "3", "2", "1"]);
     expect(await page.$eval("#live", (e) => (e as unknown as Rendered).innerText)).toBe("head 4");
@@ -152,7 +152,7 @@ describe("the explorer page in a headless Chromium", () => {
     await page.goto(`${node.url}/`, { waitUntil: "load" });
     await page.type("#q", "dev1");
     await page.keyboard.press("Enter");
-    await page.waitForFunction(() => location.hash.startsWith("#/provider/") && document.querySelector("main h1")?.textContent?.startsWith("Provider"));
+    await page.waitForFunction(`location.hash.startsWith("#/provider/") && document.querySelector("main h1")?.textContent.startsWith("Provider")`);
     expect(await page.$eval("main", (e) => (e as unknown as Rendered).innerText)).toContain("0x074b21343d43bffcb01084541b4f8dab844fdcaa");
     expect(problems).toEqual([]);
   });
