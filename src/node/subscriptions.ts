@@ -42,6 +42,8 @@ export const MAX_REPLAY_BLOCKS = 128;
 /** What an EventSource waits before reconnecting (the `retry:` field). */
 export const RETRY_MS = 1_000;
 
+const HEARTBEAT = Buffer.from(": heartbeat\n\n");
+
 /** What the route hands to the server: GET /subscribe's checked query. */
 export class SubscribeRequest {
   constructor(
@@ -88,7 +90,7 @@ export class Subscriptions {
       rewound: (head, from) => this.record({ kind: "rewound", head, fromHeight: from.height }),
     };
     this.unlisten = node.listen(listener);
-    this.heartbeat = setInterval(() => this.writeAll(": heartbeat\n\n"), limits.heartbeatMs);
+    this.heartbeat = setInterval(() => this.writeAll(HEARTBEAT), limits.heartbeatMs);
     this.heartbeat.unref();
   }
 
@@ -130,7 +132,7 @@ export class Subscriptions {
     group.add(sub);
     this.count++;
     res.on("close", () => this.remove(sub));
-    this.write(sub, `retry: ${RETRY_MS}\n\n` + this.start(lastEventId, sub.stream));
+    this.write(sub, Buffer.from(`retry: ${RETRY_MS}\n\n` + this.start(lastEventId, sub.stream)));
   }
 
   /** Ends every subscription (shutdown): each answer's body ends cleanly. */
@@ -164,7 +166,10 @@ export class Subscriptions {
     setImmediate(() => this.flush());
   }
 
-  /** Writes what was gathered: each filter's text built once, one write per subscriber. */
+  /**
+   * Writes what was gathered: each filter's text built and encoded once, one write of the same
+   * bytes per subscriber (sockets queue a reference, not a copy).
+   */
   private flush(): void {
     this.flushScheduled = false;
     const changes = this.pending;
@@ -173,13 +178,13 @@ export class Subscriptions {
     for (const group of [...this.groups.values()]) {
       const first = group.values().next().value;
       if (first === undefined) continue;
-      const text = changes.map((c) => (c.kind === "block" ? this.blockEvent(c.block, first.stream) : rewindEvent(c.head, c.fromHeight))).join("");
-      for (const sub of [...group]) this.write(sub, text);
+      const bytes = Buffer.from(changes.map((c) => (c.kind === "block" ? this.blockEvent(c.block, first.stream) : rewindEvent(c.head, c.fromHeight))).join(""));
+      for (const sub of [...group]) this.write(sub, bytes);
     }
   }
 
-  private writeAll(text: string): void {
-    for (const group of [...this.groups.values()]) for (const sub of [...group]) this.write(sub, text);
+  private writeAll(bytes: Buffer): void {
+    for (const group of [...this.groups.values()]) for (const sub of [...group]) this.write(sub, bytes);
   }
 
   /**
@@ -188,11 +193,11 @@ export class Subscriptions {
    * larger than the bound (a batch's 25 ms of blocks) never drops a subscriber that keeps reading;
    * one that does not read holds at most the bound plus one write.
    */
-  private write(sub: Subscriber, text: string): void {
-    if (text === "" || sub.res.destroyed) return;
+  private write(sub: Subscriber, bytes: Buffer): void {
+    if (bytes.length === 0 || sub.res.destroyed) return;
     const buffered = sub.res.writableLength;
     if (buffered <= this.limits.maxBufferedBytes) {
-      sub.res.write(text);
+      sub.res.write(bytes);
       return;
     }
     this.droppedSlow++;
