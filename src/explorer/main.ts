@@ -67,12 +67,12 @@ function follow(): void {
     latest = b;
     current?.onBlock?.(b);
   });
+  // After a rewind or a gap, what is shown may be another chain's, or incomplete: read it again.
   const reset = (e: Event) => {
     const data = JSON.parse((e as MessageEvent<string>).data) as { height: string };
     live.textContent = `head ${amount(data.height)}`;
     latest = undefined;
-    if (current?.onReset !== undefined) current.onReset();
-    else void route();
+    void route();
   };
   events.addEventListener("rewind", reset);
   events.addEventListener("gap", reset);

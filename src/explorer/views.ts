@@ -11,8 +11,6 @@ export interface View {
   title: string;
   /** A new block was produced. */
   onBlock?(block: BlockSummary): void;
-  /** The chain was rewound or blocks were skipped: what is shown may be stale. */
-  onReset?(): void;
 }
 
 /** The latest blocks listed on the home page. */
@@ -134,8 +132,9 @@ export async function txView(main: HTMLElement, id: string): Promise<View> {
   const rows: Array<[string, Child]> = [
     ["tx hash", h("span", { class: "hash" }, String(t["tx_hash"]))],
     ["status", status],
-    ["from", accountLink(String(t["from"] ?? ""))],
   ];
+  // A dropped transaction is known by its hash and reason only.
+  if (typeof t["from"] === "string") rows.push(["from", accountLink(t["from"])], ["nonce", String(t["nonce"])]);
   if (status === "included") {
     rows.push(["block", blockLink(String(t["height"]))], ["index", String(t["index"])], ["kind", String(t["kind"])], ["receipt", receiptCell(t["receipt"] as Json)], ["events", eventList(t["events"] as Json[])]);
   } else if (status === "pending") rows.push(["place in the pool", String(t["position"])]);

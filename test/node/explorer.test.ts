@@ -3,8 +3,9 @@
 // find it: test/report/tools.ts; a missing Chromium fails the test in CI). The page loads with no
 // console error and nothing from elsewhere, lists the blocks, follows a new block within a second
 // of the POST /mine answer, shows a block's transactions decoded, finds a provider by a dev
-// account's name, and a stream's chart shows its escrow falling as rent settles. Screenshots go
-// to .cache/test-output/ (docs/testing.md) for a person to look at.
+// account's name, a stream's chart shows its escrow falling as rent settles, and a revert makes
+// it read the blocks again. Screenshots go to .cache/test-output/ (docs/testing.md) for a person
+// to look at.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
@@ -154,6 +155,20 @@ describe("the explorer page in a headless Chromium", () => {
     await page.keyboard.press("Enter");
     await page.waitForFunction(`location.hash.startsWith("#/provider/") && document.querySelector("main h1")?.textContent.startsWith("Provider")`);
     expect(await page.$eval("main", (e) => (e as unknown as Rendered).innerText)).toContain("0x074b21343d43bffcb01084541b4f8dab844fdcaa");
+    expect(problems).toEqual([]);
+  });
+
+  it("a devnet revert's rewind event makes the page read the blocks again: the abandoned ones are gone", async (ctx) => {
+    requireTool(ctx, chromiumMissing());
+    await page.goto(`${node.url}/`, { waitUntil: "load" });
+    const snapshot = await post(node.url, "/devnet/snapshot", "");
+    const at = String(snapshot.body["height"]);
+    const mined = String((await post(node.url, "/mine?blocks=2", "")).body["height"]);
+    await page.waitForFunction(`document.querySelector("#blocks tr")?.getAttribute("data-height") === "${mined}"`);
+    await post(node.url, `/devnet/revert?id=${String(snapshot.body["id"])}`, "");
+    await page.waitForFunction(`document.querySelector("#blocks tr")?.getAttribute("data-height") === "${at}"`);
+    expect((await rowHeights())[0]).toBe(at);
+    expect(await page.$eval("#live", (e) => (e as unknown as Rendered).innerText)).toBe(`head ${at}`);
     expect(problems).toEqual([]);
   });
 });
