@@ -58,6 +58,8 @@ export const EVENT_STREAM_HEADERS = {
   "cache-control": "no-cache",
   // nginx buffers answers unless told not to: events would arrive in bursts, late.
   "x-accel-buffering": "no",
+  // The connection is the subscription's: closed with it (a shutdown then waits for no idle socket).
+  connection: "close",
 };
 
 type Change = { kind: "block"; block: BlockRecord } | { kind: "rewound"; head: BlockRecord; fromHeight: bigint };

@@ -96,6 +96,10 @@ describe("GET /subscribe", () => {
       expect(s.headers["content-type"]).toBe("text/event-stream; charset=utf-8");
       expect(s.headers["cache-control"]).toBe("no-cache");
       expect(s.headers["access-control-allow-origin"]).toBe("*");
+      expect(s.headers["connection"]).toBe("close");
+      // A page of another origin may resume with Last-Event-ID.
+      const preflight = await fetch(`${n.url}/subscribe`, { method: "OPTIONS" });
+      expect(preflight.headers.get("access-control-allow-headers")).toBe("content-type, last-event-id");
       await s.until(1);
       expect(s.text().startsWith("retry: 1000\n\n")).toBe(true);
       await post(n.url, "/mine", "");
