@@ -2,7 +2,9 @@
 // (each block after `<!-- example: NAME -->` with its `<!-- output: NAME -->` block): run here in
 // one bash against a fresh `cbqs node` process (the compiled CLI, as `npx cbqs` runs it), the
 // documented URL replaced by the node's; what they print (stdout and stderr) must be the
-// documented output line for line, `…` standing for the rest of a line's text. The background
+// documented output line for line, `…` standing for the rest of a line's text. The lines after
+// the background command run once it has printed its first documented line (a `sleep` in the
+// docs is a person's wait; on a loaded machine a test cannot trust one), and the background
 // command is stopped once the output is complete (and a moment later, to catch anything extra).
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -61,20 +63,33 @@ describe("docs/node.md: examples that keep running, and what they print", () => 
     requireFreshDist();
     const { url, stop } = await startNode();
     const expected = trimEnd(output.map((l) => l.replaceAll(DOC_URL, url)));
-    const script = ["exec 2>&1", ...commands.map((c) => c.replaceAll(DOC_URL, url).replaceAll("npx cbqs", `node ${CLI}`))].join("\n");
-    // Its own process group: the background command outlives bash, and is stopped with it.
-    const sh = spawn("bash", ["-e", "-o", "pipefail", "-c", script], { cwd: ROOT, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const lines = commands.map((c) => c.replaceAll(DOC_URL, url).replaceAll("npx cbqs", `node ${CLI}`));
+    const background = lines.findIndex((l) => l.trimEnd().endsWith("&")) + 1;
+    expect(background, "an example with a background command").toBeGreaterThan(0);
     let text = "";
-    sh.stdout.on("data", (d: Buffer) => (text += d.toString()));
+    const run = (script: string, detached: boolean) => {
+      const sh = spawn("bash", ["-e", "-o", "pipefail", "-c", ["exec 2>&1", script].join("\n")], { cwd: ROOT, detached, stdio: ["ignore", "pipe", "pipe"] });
+      sh.stdout.on("data", (d: Buffer) => (text += d.toString()));
+      return sh;
+    };
+    const received = () => trimEnd(text.split("\n"));
+    const waitFor = async (done: () => boolean) => {
+      for (let i = 0; i < 3000 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+    };
+    // Its own process group: the background command outlives bash, and is stopped with it.
+    const first = run(lines.slice(0, background).join("\n"), true);
     try {
-      const lines = () => trimEnd(text.split("\n"));
-      for (let i = 0; i < 1000 && lines().length < expected.length; i++) await new Promise((r) => setTimeout(r, 10));
+      await waitFor(() => received().some((l) => matches(l, expected[0]!)));
+      const rest = run(lines.slice(background).join("\n"), false);
+      const code = await new Promise<number | null>((r) => rest.on("close", r));
+      expect(code, text).toBe(0);
+      await waitFor(() => received().length >= expected.length);
       await new Promise((r) => setTimeout(r, 300));
-      const got = lines();
+      const got = received();
       expect(got.length, text).toBe(expected.length);
       got.forEach((line, i) => expect(matches(line, expected[i]!), `line ${i + 1}:\n  ${line}\nis not\n  ${expected[i]}`).toBe(true));
     } finally {
-      process.kill(-sh.pid!, "SIGKILL");
+      process.kill(-first.pid!, "SIGKILL");
       stop();
     }
   });
