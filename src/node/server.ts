@@ -2,9 +2,11 @@
 // rate limits, and errors — 400 {"error": {"code", "message"}}, 404 unknown route, 405 wrong
 // method, 413 oversized body, 429 + Retry-After, and an opaque 500 with an id whose details go to
 // the structured log only (CIP-4 §6.4, §10). Handlers are synchronous: an answer is built from
-// one block without yielding, so block production can never tear it. The one exception is
-// GET /fixture, streamed over many turns of the event loop from blocks that never change once
-// committed (src/node/streamed.ts), one at a time.
+// one block without yielding, so block production can never tear it. Two answers outlive their
+// request's turn: GET /fixture, streamed over many turns of the event loop from blocks that never
+// change once committed (src/node/streamed.ts), one at a time; and GET /subscribe, which stays
+// open and is written to as blocks are produced (src/node/subscriptions.ts). The explorer page's
+// files are served at `/` and `/explorer/` (src/node/explorer.ts).
 import { resolveStreamKey } from "../scenario/refs.js";
 import { randomUUID } from "node:crypto";
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -26,6 +28,9 @@ import { BrokerStateCache, brokerState, finalizedView, parseHash } from "./reads
 import { feedPage, parseFeedQuery } from "./replication.js";
 import { accountAnswer, devAccountsAnswer, pathSegment, providerAnswer, streamAnswer, txAnswer } from "./lookups.js";
 import { sendStreamed } from "./streamed.js";
+import { DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_SUBSCRIBERS, DEFAULT_SUBSCRIBER_BUFFER, EVENT_STREAM_HEADERS, SubscribeRequest, Subscriptions } from "./subscriptions.js";
+import { EXPLORER_HEADERS, explorerAsset, isExplorerPath } from "./explorer.js";
+import { blockAnswer, eventsAnswer, historyAnswer, searchAnswer } from "./explorer-reads.js";
 
 export type Logger = (entry: Record<string, unknown>) => void;
 
@@ -45,6 +50,12 @@ export interface ServerOptions {
   log: Logger;
   /** Milliseconds clock for the limiters (tests pass a fake one). */
   now?: () => number;
+  /** GET /subscribe: open subscriptions at most (0 = off). Default DEFAULT_MAX_SUBSCRIBERS. */
+  maxSubscribers?: number;
+  /** Unsent bytes a subscriber may hold before it is dropped. Default DEFAULT_SUBSCRIBER_BUFFER. */
+  subscriberBuffer?: number;
+  /** Milliseconds between two heartbeat comments. Default DEFAULT_HEARTBEAT_MS. */
+  heartbeatMs?: number;
 }
 
 export const DEFAULT_RATE_LIMIT = 100;
@@ -62,6 +73,7 @@ interface Context {
   contentType: string;
   limits: ProofLimits;
   brokerCache: BrokerStateCache;
+  subscriptionsOn: boolean;
 }
 
 interface Route {
@@ -79,12 +91,14 @@ interface Route {
   proof?: boolean | "when-asked";
   /** Synchronous, from one block; a devnet write may return a promise (src/node/devnet.ts). */
   handle: (c: Context) => unknown;
+  /** Served (and in discovery) only when subscriptions are on (--max-subscribers above 0). */
+  subscriptions?: true;
 }
 
 const route = (r: Route): Route => r;
 
 const ROUTES: readonly Route[] = [
-  route({ method: "GET", path: "/.well-known/cbqs", template: "/.well-known/cbqs", name: "cbqs.discovery", query: [], maxBody: 0, handle: (c) => discovery(c.node) }),
+  route({ method: "GET", path: "/.well-known/cbqs", template: "/.well-known/cbqs", name: "cbqs.discovery", query: [], maxBody: 0, handle: (c) => discovery(c.node, c.subscriptionsOn) }),
   route({ method: "GET", path: "/genesis", template: "/genesis", name: "cbqs.genesis", query: [], maxBody: 0, handle: (c) => genesisJson(c.node) }),
   route({
     method: "GET",
@@ -115,6 +129,37 @@ const ROUTES: readonly Route[] = [
     query: ["since", "until", "limit", "order"],
     maxBody: 0,
     handle: (c) => feedPage(c.node.db, parseFeedQuery(c.params)),
+  }),
+  route({
+    method: "GET",
+    path: "/subscribe",
+    template: "/subscribe{?stream}",
+    name: "cbqs.subscribe",
+    query: ["stream"],
+    maxBody: 0,
+    subscriptions: true,
+    handle: (c) => {
+      const stream = streamParam(c.node, c.params.get("stream"));
+      return new SubscribeRequest(stream === undefined ? undefined : parseHash(stream, "stream"));
+    },
+  }),
+  route({
+    method: "GET",
+    path: "/block/:block",
+    template: "/block/{height_or_hash}",
+    name: "cbqs.block",
+    query: [],
+    maxBody: 0,
+    handle: (c) => blockAnswer(c.node, c.path["block"]!),
+  }),
+  route({
+    method: "GET",
+    path: "/search",
+    template: "/search{?q}",
+    name: "cbqs.search",
+    query: ["q"],
+    maxBody: 0,
+    handle: (c) => searchAnswer(c.node, c.params.get("q"), (text) => streamParam(c.node, text)),
   }),
   route({
     method: "GET",
@@ -209,6 +254,24 @@ const ROUTES: readonly Route[] = [
   }),
   route({
     method: "GET",
+    path: "/cbqs/stream/:id/history",
+    template: "/cbqs/stream/{stream_id}/history{?from,to,points}",
+    name: "cbqs.stream.history",
+    query: ["from", "to", "points"],
+    maxBody: 0,
+    handle: (c) => historyAnswer(c.node, streamPathId(c.node, c.path["id"]!), c.params),
+  }),
+  route({
+    method: "GET",
+    path: "/cbqs/stream/:id/events",
+    template: "/cbqs/stream/{stream_id}/events{?until,limit}",
+    name: "cbqs.stream.events",
+    query: ["until", "limit"],
+    maxBody: 0,
+    handle: (c) => eventsAnswer(c.node, streamPathId(c.node, c.path["id"]!), c.params),
+  }),
+  route({
+    method: "GET",
     path: "/cbqs/provider/:address",
     template: "/cbqs/provider/{address}{?height,block}",
     name: "cbqs.provider",
@@ -272,9 +335,9 @@ const ROUTES: readonly Route[] = [
   }),
 ];
 
-function discovery(node: CbqsNode): Record<string, unknown> {
+function discovery(node: CbqsNode, subscriptionsOn: boolean): Record<string, unknown> {
   const endpoints: Record<string, string> = {};
-  for (const r of ROUTES) for (const name of [r.name, ...(r.aliases ?? [])]) endpoints[name] = r.template;
+  for (const r of ROUTES) if (subscriptionsOn || r.subscriptions !== true) for (const name of [r.name, ...(r.aliases ?? [])]) endpoints[name] = r.template;
   return { ...readPointJson(node.head()), history_start: historyStartJson(node), endpoints };
 }
 
@@ -309,6 +372,11 @@ function streamParam(node: CbqsNode, text: string | undefined): string | undefin
     if (err instanceof JsonError) throw badRequest("invalid_stream", `stream must be a 0x 32-byte id, "owner:0x<addr>/nonce:<n>" or "key_stream_of:<stream>" (got ${JSON.stringify(text.slice(0, 120))})`);
     throw err;
   }
+}
+
+/** A stream id in a path (percent-decoded; an id or a stream-key form). */
+function streamPathId(node: CbqsNode, segment: string): Uint8Array {
+  return parseHash(streamParam(node, pathSegment(segment, "stream"))!, "stream");
 }
 
 /** POST /mine's query: `height` (first block), `timestamp` (first block's), `blocks` (a batch, 1 to MAX_MINE_BLOCKS). */
@@ -366,11 +434,12 @@ function txBody(body: Buffer, contentType: string): Uint8Array {
   }
 }
 
-function matchRoute(pathname: string): { routes: Route[]; captures: Record<string, string> } {
+function matchRoute(pathname: string, subscriptionsOn: boolean): { routes: Route[]; captures: Record<string, string> } {
   const segments = pathname.split("/");
   const routes: Route[] = [];
   let captures: Record<string, string> = {};
   for (const r of ROUTES) {
+    if (r.subscriptions === true && !subscriptionsOn) continue;
     const pattern = r.path.split("/");
     if (pattern.length !== segments.length) continue;
     const got: Record<string, string> = {};
@@ -458,6 +527,7 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
 export interface NodeServer {
   readonly url: string;
   readonly server: Server;
+  readonly subscriptions: Subscriptions;
   close(): Promise<void>;
 }
 
@@ -469,6 +539,15 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
   const clients = new PerClientLimiter(clientRate);
   const perClient = new PerClientLimiter(options.proofRateLimit);
   const brokerCache = new BrokerStateCache();
+  const subscriptions = new Subscriptions(
+    node,
+    {
+      maxSubscribers: options.maxSubscribers ?? DEFAULT_MAX_SUBSCRIBERS,
+      maxBufferedBytes: options.subscriberBuffer ?? DEFAULT_SUBSCRIBER_BUFFER,
+      heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    },
+    options.log,
+  );
   /** The streamed answer being sent (at most one: it re-executes the chain), destroyed by close(). */
   let streaming: ServerResponse | undefined;
 
@@ -483,12 +562,24 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
     if (own > 0) throw new RequestError(429, "rate_limited", `one client may make at most ${clientRate} requests per second`, {}, { "retry-after": String(own) });
     const wait = global.take(now());
     if (wait > 0) throw new RequestError(429, "rate_limited", `the node answers at most ${options.rateLimit} requests per second`, {}, { "retry-after": String(wait) });
-    const { routes, captures } = matchRoute(pathname);
+    if (isExplorerPath(pathname) && (req.method === "GET" || req.method === "HEAD")) {
+      const file = explorerAsset(pathname);
+      const headers = { "content-type": file.type, etag: file.etag, ...EXPLORER_HEADERS, ...CORS };
+      if (req.headers["if-none-match"] === file.etag) {
+        res.writeHead(304, headers);
+        res.end();
+        return;
+      }
+      res.writeHead(200, { ...headers, "content-length": file.body.length });
+      res.end(file.body);
+      return;
+    }
+    const { routes, captures } = matchRoute(pathname, subscriptions.enabled);
     if (routes.length === 0) throw new RequestError(404, "not_found", `no endpoint at ${JSON.stringify(echo(pathname))} (see /.well-known/cbqs)`);
     const allow = allowed(routes);
     if (req.method === "OPTIONS") {
       // A browser's CORS preflight: every endpoint may be called from any origin (docs/node.md).
-      res.writeHead(204, { ...CORS, "access-control-allow-methods": allow, "access-control-allow-headers": "content-type", "access-control-max-age": "600", allow });
+      res.writeHead(204, { ...CORS, "access-control-allow-methods": allow, "access-control-allow-headers": "content-type, last-event-id", "access-control-max-age": "600", allow });
       res.end();
       return;
     }
@@ -508,8 +599,19 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
     const body = await readBody(req, r.maxBody);
     // From here to send: synchronous, one block — except a devnet write, which may wait its turn
     // and produce many blocks (src/node/devnet.ts); its answer is built when it is done.
-    let answer = r.handle({ node, devnet, params, path: captures, body, contentType: String(req.headers["content-type"] ?? ""), limits: options.proofLimits, brokerCache });
+    let answer = r.handle({ node, devnet, params, path: captures, body, contentType: String(req.headers["content-type"] ?? ""), limits: options.proofLimits, brokerCache, subscriptionsOn: subscriptions.enabled });
     if (answer instanceof Promise) answer = await answer;
+    if (answer instanceof SubscribeRequest) {
+      const lastEventId = req.headers["last-event-id"];
+      const resume = subscriptions.check(typeof lastEventId === "string" ? lastEventId : undefined);
+      if (req.method === "HEAD") {
+        res.writeHead(200, { ...EVENT_STREAM_HEADERS, ...CORS });
+        res.end();
+        return;
+      }
+      subscriptions.open(req, res, answer, resume, CORS);
+      return;
+    }
     if (!(answer instanceof StreamedAnswer)) {
       send(res, 200, answer);
       return;
@@ -571,10 +673,13 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
       resolve({
         url: `http://${host}:${address.port}`,
         server,
+        subscriptions,
         close: () =>
           new Promise<void>((done) => {
             // A streamed answer may run for a long time: it is cut now, before the store closes under it.
             streaming?.destroy();
+            // Subscriptions never end by themselves: each one's body is ended now.
+            subscriptions.close();
             server.close(() => done());
             server.closeIdleConnections();
             // In-flight answers are synchronous and short; whatever lingers is cut after a grace period.

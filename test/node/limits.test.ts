@@ -217,7 +217,7 @@ describe("errors", () => {
       expect(preflight.status).toBe(204);
       expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
       expect(preflight.headers.get("access-control-allow-methods")).toBe("POST, OPTIONS");
-      expect(preflight.headers.get("access-control-allow-headers")).toBe("content-type");
+      expect(preflight.headers.get("access-control-allow-headers")).toBe("content-type, last-event-id");
       expect((await fetch(n.url + "/nothing", { method: "OPTIONS" })).status).toBe(404);
       expect((await fetch(n.url + "/tx", { method: "HEAD" })).status).toBe(405);
     } finally {
