@@ -2,6 +2,7 @@
 // act on. The codes alone were tested before, so a refusal whose message was lost or garbled
 // (or a check that no longer ran, leaving a later one to refuse with another message) passed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decodedEvent } from "../../src/node/lookups.js";
 import { address, get, post, startNode, toHex, type TestNode } from "./helpers.js";
 
 const FIXTURE = "fixtures/corpus/create-quote.json"; // head at block 6
@@ -41,6 +42,18 @@ const CASES: Case[] = [
   ["GET", "/fixture?post_state=some", undefined, 400, "invalid_post_state", 'post_state must be every, final or none (got "some")'],
   ["GET", `/fixture?post_state=${"p".repeat(100)}`, undefined, 400, "invalid_post_state", `post_state must be every, final or none (got "${"p".repeat(40)}")`],
   ["GET", "/fixture?since=5&until=2", undefined, 400, "invalid_range", "since 5 is above until 2"],
+  ["GET", `/account/${toHex(address(1))}?height=5&block=${S}`, undefined, 400, "invalid_query", "give ?height= or ?block=, not both: each names the block to read at"],
+  ["GET", `/account/${toHex(address(1))}?height=7`, undefined, 404, "block_not_found", "height 7 is above the head, block 6"],
+  [
+    "GET",
+    `/account/${toHex(address(1))}?height=5&proof=true`,
+    undefined,
+    400,
+    "invalid_proof",
+    'a state proof is against the head (block 6) only, not block 5: a QMDB "current" database proves current values',
+  ],
+  ["GET", `/account/${toHex(address(1))}?proof=${"t".repeat(60)}`, undefined, 400, "invalid_proof", `proof must be true or false (got "${"t".repeat(40)}")`],
+  ["GET", "/cbqs/stream/%ZZ", undefined, 400, "invalid_stream", "the stream in the path has a malformed percent-encoding"],
   [
     "GET",
     `/account/${toHex(address(1))}?height=0`,
@@ -50,6 +63,19 @@ const CASES: Case[] = [
     "block 0 is below the retained window (the head 6 and the 2 blocks before it): its state can no longer be served",
   ],
 ];
+
+describe("GET /tx's decoded events (CIP-39 §19: a CBQS event's payload is one identifier, named by its topic)", () => {
+  const event = (topic: string, length: number) => ({ topic, payload: new Uint8Array(length).fill(0x5a), emitter: address(0x17) });
+  it("a provider topic with 20 bytes names the provider, a stream topic with 32 bytes the stream; anything else is left as it is", () => {
+    expect(decodedEvent(event("cbqs.provider.registered", 20))).toMatchObject({ provider: `0x${"5a".repeat(20)}` });
+    expect(decodedEvent(event("cbqs.stream.created", 32))).toMatchObject({ stream_id: `0x${"5a".repeat(32)}` });
+    for (const [topic, length] of [["cbqs.provider.registered", 32], ["cbqs.stream.created", 20], ["other.topic", 20], ["other.topic", 32]] as const) {
+      const decoded = decodedEvent(event(topic, length));
+      expect("provider" in decoded || "stream_id" in decoded, `${topic}/${length}`).toBe(false);
+      expect(decoded["topic"]).toBe(topic);
+    }
+  });
+});
 
 describe("issue 22: the node's refusals name what was wrong", () => {
   let n: TestNode;
