@@ -21,7 +21,7 @@ const CASES: Case[] = [
   ["GET", `/cbqs/broker-state?stream=${S}`, undefined, 404, "stream_not_found", `no stream ${S} at height 6`],
   ["GET", `/cbqs/finalized-view?block=0x${"cd".repeat(32)}`, undefined, 404, "block_not_found", `no committed block has hash 0x${"cd".repeat(32)}`],
   ["GET", "/proof/account/0x12", undefined, 400, "invalid_address", "address must be 0x-prefixed 20-byte hex"],
-  ...["0x1", `0x${"00".repeat(1025)}`, "xyz", "12"].map(
+  ...["0x1", `0x${"00".repeat(1025)}`, "xyz", "12", "ab0x00"].map(
     (k): Case => ["GET", `/proof/storage/${REGISTRY}/${k}`, undefined, 400, "invalid_key", "the storage key must be 0x-prefixed hex of at most 1024 bytes"],
   ),
   ["GET", "/proof/tx/0x12", undefined, 400, "invalid_tx_hash", `tx_hash ${HEX32}`],
@@ -29,6 +29,7 @@ const CASES: Case[] = [
   ["GET", `/proof/receipt/${S}`, undefined, 404, "tx_not_found", `no committed transaction has hash ${S}`],
   ["POST", "/proof/multi", JSON.stringify({ keys: [] }), 400, "invalid_body", '"keys" must be a non-empty array of 0x state keys'],
   ["POST", "/proof/multi", JSON.stringify({ keys: ["0x12"] }), 400, "invalid_key", "keys[0] must be a 0x-prefixed 54-byte hex string"],
+  ["POST", "/proof/multi", JSON.stringify({ keys: [KEY, 5] }), 400, "invalid_key", "keys[1] must be a 0x-prefixed 54-byte hex string"],
   ["POST", "/proof/multi", JSON.stringify({ keys: [KEY, `0xff${"00".repeat(53)}`] }), 400, "invalid_key", "keys[1]: unknown state key prefix 0xff (CIP-4 §4.2 prefixes are 0x01–0x1d)"],
   ["POST", "/proof/multi", JSON.stringify({ keys: Array(257).fill(KEY) }), 400, "too_many_keys", "257 keys requested; a batch proof covers at most 256 (CIP-4 §8.2)"],
   ["POST", "/proof/multi", JSON.stringify({ keys: [KEY, KEY] }), 400, "duplicate_key", "every key may appear once in a batch proof"],
@@ -87,6 +88,11 @@ describe("issue 22: the node's refusals name what was wrong", () => {
   it.each(CASES)("%s %s", async (method, path, body, status, code, message) => {
     const r = method === "GET" ? await get(n.url, path) : await post(n.url, path, body!, "application/json");
     expect([r.status, r.body["error"]]).toEqual([status, { code, message }]);
+  });
+
+  it("a storage key of exactly 1,024 bytes is proven (the bound is inclusive)", async () => {
+    const r = await get(n.url, `/proof/storage/${REGISTRY}/0x${"00".repeat(1024)}`);
+    expect([r.status, r.body["error"]]).toEqual([200, undefined]);
   });
 
   it("an exclusion proof of exactly --max-exclusion-ops operations is served; one more than the bound is refused, naming both", async () => {
