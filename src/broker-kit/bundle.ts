@@ -21,6 +21,12 @@ export const MAX_BUNDLE_ARTIFACTS = 100_000;
 /** The whole file (unpacked when gzip), held in memory. */
 export const MAX_BUNDLE_BYTES = MAX_BUFFERED_DOCUMENT_BYTES;
 
+export interface BundleLimits {
+  lineBytes: number;
+  artifacts: number;
+}
+export const BUNDLE_LIMITS: BundleLimits = { lineBytes: MAX_BUNDLE_LINE_BYTES, artifacts: MAX_BUNDLE_ARTIFACTS };
+
 /** What each artifact type of a bundle holds (the codec's types). */
 export interface ArtifactValues {
   StreamGrantV1: T.StreamGrantV1;
@@ -81,7 +87,7 @@ function lineError(file: string, line: number, path: string, reason: string): In
 }
 
 function parseLine(file: string, line: number, bytes: Uint8Array): JsonObject {
-  const parser = new JsonParser({ maxBytes: MAX_BUNDLE_LINE_BYTES });
+  const parser = new JsonParser({ maxBytes: bytes.length });
   let json;
   try {
     parser.feed(bytes);
@@ -146,7 +152,7 @@ function parseArtifact(file: string, line: number, bytes: Uint8Array): Artifact 
 }
 
 /** A bundle from its bytes (the whole file); `file` names it in errors. */
-export function parseBundle(bytes: Uint8Array, file: string): Bundle {
+export function parseBundle(bytes: Uint8Array, file: string, limits: BundleLimits = BUNDLE_LIMITS): Bundle {
   let start = 0;
   let line = 0;
   let streamId: Uint8Array | undefined;
@@ -155,7 +161,7 @@ export function parseBundle(bytes: Uint8Array, file: string): Bundle {
     line++;
     let end = bytes.indexOf(0x0a, start);
     if (end < 0) end = bytes.length;
-    if (end - start > MAX_BUNDLE_LINE_BYTES) throw lineError(file, line, "", `${end - start} bytes exceed the ${MAX_BUNDLE_LINE_BYTES}-byte bound of a line`);
+    if (end - start > limits.lineBytes) throw lineError(file, line, "", `more than the ${limits.lineBytes}-byte bound of a line`);
     const text = bytes.subarray(start, end);
     start = end + 1;
     if (text.length === 0 || (text.length === 1 && text[0] === 0x0d)) throw lineError(file, line, "", "an empty line (every line is the header or one artifact)");
@@ -163,7 +169,7 @@ export function parseBundle(bytes: Uint8Array, file: string): Bundle {
       streamId = parseHeader(file, text);
       continue;
     }
-    if (artifacts.length === MAX_BUNDLE_ARTIFACTS) throw lineError(file, line, "", `more than ${MAX_BUNDLE_ARTIFACTS} artifacts in one bundle`);
+    if (artifacts.length === limits.artifacts) throw lineError(file, line, "", `more than the bound of ${limits.artifacts} artifacts in one bundle`);
     artifacts.push(parseArtifact(file, line, text));
   }
   if (streamId === undefined) throw new InputError(file, "", `empty: a bundle starts with its {"format": "${BUNDLE_FORMAT}", "stream_id": …} header line`);

@@ -35,7 +35,7 @@ export const BROKER_RULES: readonly BrokerRule[] = [
     id: "B2",
     section: "§3, §9.3, §14",
     title: "`served_at` is a finalized view of this chain at which the stream exists",
-    check: "`served_at.chain_instance_id` = the context's; `block_hash` = the chain's block at `served_at.height`; the stream record exists at that block",
+    check: "`served_at.chain_instance_id` = this chain's instance (the context's, when B1 holds); `block_hash` = the chain's block at `served_at.height`; the stream record exists at that block",
     limit: null,
   },
   {
