@@ -71,7 +71,7 @@ export async function nodeSource(url: string, client: Client = createClient(url)
         if (err instanceof NotFound && err.code === "block_not_found") return { kind: "no-block" };
         if (err instanceof NotFound && err.code === "stream_not_found") {
           // The answer names the block it is absent at; the header of that height is what counts.
-          return { kind: "no-stream", blockHash: (await client.block(height)).blockHash };
+          return { kind: "no-stream", blockHash: height === 0n ? genesis.blockHash : (await client.block(height)).blockHash };
         }
         if (err instanceof Gone) {
           throw new ChainSourceError(`${client.url} no longer holds the state of height ${height} (${err.nodeMessage}): start the node with a larger --retain-blocks, or verify against the chain's fixture (--fixture)`);
