@@ -133,6 +133,7 @@ export type KitHook = "after-create-lane" | "before-restart" | "end";
 /** What a script has made so far, for extra steps. */
 export interface KitRun {
   signer: BrokerSigner;
+  /** The view of the block at `height` (the stream need not exist there). */
   view(height: bigint): Promise<FinalizedViewV1>;
   sessions: Record<string, Session>;
   lanes: Record<string, Uint8Array>;
@@ -173,8 +174,8 @@ export async function kitBundle(chain: KitChain, name: KitBundleName, variation:
     let v = views.get(height);
     if (v === undefined) {
       const read = await source.at(stream, height);
-      if (read.kind !== "view") throw new Error(`the kit chain has no ${name} stream at height ${height} (${read.kind}): is ${source.name} the kit chain?`);
-      v = { chain_instance_id: source.context.chain_instance_id, height, block_hash: read.view.blockHash };
+      if (read.kind === "no-block") throw new Error(`the kit chain has no block at height ${height}: is ${source.name} the kit chain?`);
+      v = { chain_instance_id: source.context.chain_instance_id, height, block_hash: read.kind === "view" ? read.view.blockHash : read.blockHash };
       views.set(height, v);
     }
     return v;

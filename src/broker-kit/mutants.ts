@@ -31,6 +31,12 @@ export const MUTANTS: readonly Mutant[] = [
   { rule: "B1", bundle: "standard", name: "an append receipt signed under another chain_id", fault: { target: "append-receipt", index: 6, edit: (r: T.AppendReceiptV1) => void (r.context = { ...r.context, chain_id: r.context.chain_id + 1n }) } },
   { rule: "B2", bundle: "standard", name: "an append receipt whose served_at names another block hash", fault: { target: "append-receipt", index: 6, edit: (r: T.AppendReceiptV1) => void (r.served_at = { ...r.served_at, block_hash: label32("not-a-block") }) } },
   { rule: "B2", bundle: "standard", name: "an append receipt served at a height with no block", fault: { target: "append-receipt", index: 6, edit: (r: T.AppendReceiptV1) => void (r.served_at = { ...r.served_at, height: 9n }) } },
+  {
+    rule: "B2",
+    bundle: "standard",
+    name: "an append receipt served at a block before the stream existed",
+    extra: { at: "end", run: async (k) => void k.signer.append(k.sessions["s2"]!, await k.view(KIT_HEIGHTS.provider), { lane: ZERO32, payload: payload("too early"), label: "standard/early" }) },
+  },
   { rule: "B3", bundle: "standard", name: "an append receipt signed by a key other than the stream's provider key", fault: { target: "append-receipt", index: 6, signed: true, edit: (r: T.AppendReceiptV1) => void (r.signature = ed25519Sign(FORGER, appendReceiptDigest(r))) } },
   // §7 grants
   { rule: "B4", bundle: "standard", name: "a grant signed by a key other than the stream's admin key", fault: { target: "grant", index: 0, signed: true, edit: (g: T.StreamGrantV1) => void (g.signature = ed25519Sign(FORGER, grantId(g))) } },
