@@ -55,7 +55,7 @@ describe("issue 27: cbqs verify-broker --node on a live devnet", () => {
   }, 60_000);
   afterAll(() => node.close());
 
-  async function verifyOnNode(name: KitBundleName, variation: KitVariation = {}, label = name) {
+  async function verifyOnNode(name: KitBundleName, variation: KitVariation = {}, label: string = name) {
     const { streamId, artifacts } = await kitBundle(chain, name, variation);
     const file = files.write(`${label}.jsonl`, bundleText(streamId, artifacts, "json"));
     return cbqs("verify-broker", file, "--node", node.url, "--json");
