@@ -19,7 +19,7 @@ export interface BrokerRule {
   title: string;
   /** What the verifier checks. */
   check: string;
-  /** What it cannot check offline, and why; null when the rule is checked whole. */
+  /** What it does not check, and why (what no artifact records, or what a bundle does not carry); null when the rule is checked whole. */
   limit: string | null;
 }
 
