@@ -173,6 +173,8 @@ export function parseBundle(bytes: Uint8Array, file: string, limits: BundleLimit
     artifacts.push(parseArtifact(file, line, text));
   }
   if (streamId === undefined) throw new InputError(file, "", `empty: a bundle starts with its {"format": "${BUNDLE_FORMAT}", "stream_id": …} header line`);
+  // A broker's export step that wrote nothing must not pass a CI job: nothing verified is no verdict.
+  if (artifacts.length === 0) throw new InputError(file, "", "no artifacts: a bundle holds its header and at least one artifact, so there is nothing to verify");
   return { streamId, artifacts };
 }
 

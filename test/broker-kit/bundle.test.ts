@@ -54,8 +54,9 @@ describe("issue 27: bundle format", () => {
     expect(a.artifacts.map((x) => toHex(encode(codecs[x.type] as never, x.value as never)))).toEqual(b.artifacts.map((x) => toHex(encode(codecs[x.type] as never, x.value as never))));
   });
 
-  it("the header: first, exactly {format, stream_id}; an empty file or a file of another format is refused", () => {
-    expect(parse(header + "\n")).toEqual({ streamId: STREAM, artifacts: [] });
+  it("the header: first, exactly {format, stream_id}; an empty file, a header alone or a file of another format is refused", () => {
+    expect(refusal(`${header}\n`)).toBe("b.jsonl: no artifacts: a bundle holds its header and at least one artifact, so there is nothing to verify");
+    expect(refusal(header)).toBe("b.jsonl: no artifacts: a bundle holds its header and at least one artifact, so there is nothing to verify");
     expect(refusal("")).toMatch(/^b\.jsonl: empty: a bundle starts with its \{"format": "cbqs-broker-bundle\/v1"/);
     expect(refusal(`{"format": "cbqs-fixture/v1", "stream_id": "${toHex(STREAM)}"}\n`)).toBe(`b.jsonl: line 1: $.format: expected "${BUNDLE_FORMAT}" (the first line is the bundle's header)`);
     expect(refusal(`{"format": "${BUNDLE_FORMAT}"}\n`)).toMatch(/^b\.jsonl: line 1: \$: expected the members "format" and "stream_id" \(got "format"\)$/);
