@@ -19,7 +19,8 @@ import { parseDecimal } from "./decimal.js";
 import { MAX_MINE_BLOCKS, type Devnet, type MineRequest } from "./devnet.js";
 import { badRequest, errorBody, RequestError } from "./errors.js";
 import { fixtureAnswer } from "./fixture-answer.js";
-import { finalizedViewJson, JsonText, readPointJson, StreamedAnswer } from "./json.js";
+import { finalizedViewJson, JsonText, readPointJson, StreamedAnswer, TextAnswer } from "./json.js";
+import { NodeMetrics, UNMATCHED_ROUTE, type LimitName } from "./metrics.js";
 import { accountProof, actorProof, multiProof, receiptProof, storageProof, txProof, type ProofLimits } from "./proofs.js";
 import { defaultClientRateLimit, PerClientLimiter, TokenBucket } from "./rate-limit.js";
 import { BrokerStateCache, brokerState, finalizedView, parseHash } from "./reads.js";
@@ -62,6 +63,7 @@ interface Context {
   contentType: string;
   limits: ProofLimits;
   brokerCache: BrokerStateCache;
+  metrics: NodeMetrics;
 }
 
 interface Route {
@@ -225,6 +227,7 @@ const ROUTES: readonly Route[] = [
     maxBody: 0,
     handle: (c) => txAnswer(c.node, c.path["hash"]!),
   }),
+  route({ method: "GET", path: "/metrics", template: "/metrics", name: "cbqs.metrics", query: [], maxBody: 0, handle: (c) => c.metrics.answer() }),
   route({
     method: "POST",
     path: "/tx",
@@ -450,14 +453,17 @@ function allowed(routes: readonly Route[]): string {
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return;
-  const text = body instanceof JsonText ? body.text : JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text), ...CORS, ...headers });
+  const text = body instanceof JsonText || body instanceof TextAnswer ? body.text : JSON.stringify(body);
+  const type = body instanceof TextAnswer ? body.contentType : "application/json; charset=utf-8";
+  res.writeHead(status, { "content-type": type, "content-length": Buffer.byteLength(text), ...CORS, ...headers });
   res.end(text);
 }
 
 export interface NodeServer {
   readonly url: string;
   readonly server: Server;
+  /** GET /metrics' registry and counters (its `subscribers` hook is for GET /subscribe). */
+  readonly metrics: NodeMetrics;
   close(): Promise<void>;
 }
 
@@ -469,10 +475,20 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
   const clients = new PerClientLimiter(clientRate);
   const perClient = new PerClientLimiter(options.proofRateLimit);
   const brokerCache = new BrokerStateCache();
+  const metrics = new NodeMetrics(() => node.db);
+  node.onBlockTimed = metrics.observeBlock;
   /** The streamed answer being sent (at most one: it re-executes the chain), destroyed by close(). */
   let streaming: ServerResponse | undefined;
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  /** A 429 from `limit`, counted under the endpoint the path names (matched again: a refusal is the rare path). */
+  const limited = (pathname: string, seen: { route: string }, limit: LimitName, message: string, wait: number): RequestError => {
+    seen.route = matchRoute(pathname).routes[0]?.name ?? UNMATCHED_ROUTE;
+    metrics.countLimited(seen.route, limit);
+    return new RequestError(429, "rate_limited", message, {}, { "retry-after": String(wait) });
+  };
+
+  /** `seen.route`: the endpoint name the request is counted under, once its path is matched. */
+  const handle = async (req: IncomingMessage, res: ServerResponse, seen: { route: string }): Promise<void> => {
     const url = req.url ?? "/";
     const q = url.indexOf("?");
     const pathname = q < 0 ? url : url.slice(0, q);
@@ -480,11 +496,12 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
     // The client's own bucket first: a request it refuses takes nothing from the global budget,
     // so a flooding client exhausts its share only, never the other clients' (docs/node.md).
     const own = clients.take(client, now());
-    if (own > 0) throw new RequestError(429, "rate_limited", `one client may make at most ${clientRate} requests per second`, {}, { "retry-after": String(own) });
+    if (own > 0) throw limited(pathname, seen, "client", `one client may make at most ${clientRate} requests per second`, own);
     const wait = global.take(now());
-    if (wait > 0) throw new RequestError(429, "rate_limited", `the node answers at most ${options.rateLimit} requests per second`, {}, { "retry-after": String(wait) });
+    if (wait > 0) throw limited(pathname, seen, "global", `the node answers at most ${options.rateLimit} requests per second`, wait);
     const { routes, captures } = matchRoute(pathname);
     if (routes.length === 0) throw new RequestError(404, "not_found", `no endpoint at ${JSON.stringify(echo(pathname))} (see /.well-known/cbqs)`);
+    seen.route = routes[0]!.name;
     const allow = allowed(routes);
     if (req.method === "OPTIONS") {
       // A browser's CORS preflight: every endpoint may be called from any origin (docs/node.md).
@@ -496,19 +513,21 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
     const method = req.method === "HEAD" ? "GET" : req.method;
     const r = routes.find((x) => x.method === method);
     if (r === undefined) throw new RequestError(405, "method_not_allowed", `${echo(pathname)} takes ${allow}`, {}, { allow });
+    seen.route = r.name;
     const proofLimit = () => {
       const clientWait = perClient.take(client, now());
-      if (clientWait > 0) {
-        throw new RequestError(429, "rate_limited", `proof endpoints answer at most ${options.proofRateLimit} requests per second per client`, {}, { "retry-after": String(clientWait) });
-      }
+      if (clientWait > 0) throw limited(pathname, seen, "proof", `proof endpoints answer at most ${options.proofRateLimit} requests per second per client`, clientWait);
     };
     if (r.proof === true) proofLimit();
     const params = parseQuery(q < 0 ? "" : url.slice(q + 1), r.query);
-    if (r.proof === "when-asked" && params.get("proof") === "true") proofLimit();
+    const proof = r.proof === true || (r.proof === "when-asked" && params.get("proof") === "true");
+    if (proof && r.proof !== true) proofLimit();
     const body = await readBody(req, r.maxBody);
     // From here to send: synchronous, one block — except a devnet write, which may wait its turn
     // and produce many blocks (src/node/devnet.ts); its answer is built when it is done.
-    let answer = r.handle({ node, devnet, params, path: captures, body, contentType: String(req.headers["content-type"] ?? ""), limits: options.proofLimits, brokerCache });
+    const started = proof ? performance.now() : 0;
+    let answer = r.handle({ node, devnet, params, path: captures, body, contentType: String(req.headers["content-type"] ?? ""), limits: options.proofLimits, brokerCache, metrics });
+    if (proof) metrics.observeProof(r.name, performance.now() - started);
     if (answer instanceof Promise) answer = await answer;
     if (!(answer instanceof StreamedAnswer)) {
       send(res, 200, answer);
@@ -531,22 +550,30 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
     }
   };
 
+  const answerError = (req: IncomingMessage, res: ServerResponse, err: unknown): void => {
+    if (err instanceof RequestError) {
+      // A body still arriving (refused, or never read) is not drained: answer, then drop the connection.
+      const unread = !req.complete;
+      send(res, err.status, errorBody(err.code, err.message, err.extra), { ...err.headers, ...(unread ? { connection: "close" } : {}) });
+      if (unread) res.on("finish", () => req.socket.destroySoon());
+      return;
+    }
+    if (err instanceof ClientGone) {
+      req.socket.destroy();
+      return;
+    }
+    const id = randomUUID();
+    options.log({ level: "error", msg: "internal error", id, method: req.method, url: (req.url ?? "").slice(0, 512), error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    send(res, 500, errorBody("internal_error", `internal error (id ${id}); details are in the node's log`, { id }));
+  };
+
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, (req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      if (err instanceof RequestError) {
-        // A body still arriving (refused, or never read) is not drained: answer, then drop the connection.
-        const unread = !req.complete;
-        send(res, err.status, errorBody(err.code, err.message, err.extra), { ...err.headers, ...(unread ? { connection: "close" } : {}) });
-        if (unread) res.on("finish", () => req.socket.destroySoon());
-        return;
-      }
-      if (err instanceof ClientGone) {
-        req.socket.destroy();
-        return;
-      }
-      const id = randomUUID();
-      options.log({ level: "error", msg: "internal error", id, method: req.method, url: (req.url ?? "").slice(0, 512), error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
-      send(res, 500, errorBody("internal_error", `internal error (id ${id}); details are in the node's log`, { id }));
+    const seen = { route: UNMATCHED_ROUTE };
+    // Counted once answered (or given up on: status "none"), under the endpoint's name.
+    const counted = () => metrics.countRequest(seen.route, res.headersSent ? res.statusCode : 0);
+    handle(req, res, seen).then(counted, (err: unknown) => {
+      answerError(req, res, err);
+      counted();
     });
   });
   server.keepAliveTimeout = 5_000;
@@ -571,8 +598,10 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
       resolve({
         url: `http://${host}:${address.port}`,
         server,
+        metrics,
         close: () =>
           new Promise<void>((done) => {
+            if (node.onBlockTimed === metrics.observeBlock) node.onBlockTimed = undefined;
             // A streamed answer may run for a long time: it is cut now, before the store closes under it.
             streaming?.destroy();
             server.close(() => done());

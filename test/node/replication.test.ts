@@ -176,6 +176,7 @@ describe("cbqs node: replication feed", () => {
       "cbqs.stream": "/cbqs/stream/{stream_id}{?height,block}",
       "cbqs.provider": "/cbqs/provider/{address}{?height,block}",
       "cbqs.tx": "/tx/{tx_hash}",
+      "cbqs.metrics": "/metrics",
       "cbqs.devnet.tx": "/tx",
       "cbqs.devnet.mine": "/mine{?height,blocks,timestamp}",
       "cbqs.devnet.accounts": "/devnet/accounts",
