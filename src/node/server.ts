@@ -21,7 +21,7 @@ import { badRequest, errorBody, RequestError } from "./errors.js";
 import { fixtureAnswer } from "./fixture-answer.js";
 import { finalizedViewJson, JsonText, readPointJson, StreamedAnswer, TextAnswer } from "./json.js";
 import { NodeMetrics, UNMATCHED_ROUTE, type LimitName } from "./metrics.js";
-import { accountProof, actorProof, multiProof, receiptProof, storageProof, txProof, type ProofLimits } from "./proofs.js";
+import { accountProof, actorProof, multiProof, ProofCache, receiptProof, storageProof, txProof, type ProofLimits } from "./proofs.js";
 import { defaultClientRateLimit, PerClientLimiter, TokenBucket } from "./rate-limit.js";
 import { BrokerStateCache, brokerState, finalizedView, parseHash } from "./reads.js";
 import { feedPage, parseFeedQuery } from "./replication.js";
@@ -63,6 +63,7 @@ interface Context {
   contentType: string;
   limits: ProofLimits;
   brokerCache: BrokerStateCache;
+  proofCache: ProofCache;
   metrics: NodeMetrics;
 }
 
@@ -135,7 +136,7 @@ const ROUTES: readonly Route[] = [
     query: [],
     maxBody: 0,
     proof: true,
-    handle: (c) => accountProof(c.node.db, c.path["address"]!, c.limits),
+    handle: (c) => accountProof(c.node.db, c.path["address"]!, c.limits, c.proofCache),
   }),
   route({
     method: "GET",
@@ -145,7 +146,7 @@ const ROUTES: readonly Route[] = [
     query: [],
     maxBody: 0,
     proof: true,
-    handle: (c) => actorProof(c.node.db, c.path["address"]!, c.limits),
+    handle: (c) => actorProof(c.node.db, c.path["address"]!, c.limits, c.proofCache),
   }),
   route({
     method: "GET",
@@ -155,7 +156,7 @@ const ROUTES: readonly Route[] = [
     query: [],
     maxBody: 0,
     proof: true,
-    handle: (c) => storageProof(c.node.db, c.path["address"]!, c.path["key"]!, c.limits),
+    handle: (c) => storageProof(c.node.db, c.path["address"]!, c.path["key"]!, c.limits, c.proofCache),
   }),
   route({
     method: "GET",
@@ -369,12 +370,15 @@ function txBody(body: Buffer, contentType: string): Uint8Array {
   }
 }
 
+/** Each route's path split into segments once, not on every request. */
+const PATTERNS = new Map(ROUTES.map((r) => [r, r.path.split("/")]));
+
 function matchRoute(pathname: string): { routes: Route[]; captures: Record<string, string> } {
   const segments = pathname.split("/");
   const routes: Route[] = [];
   let captures: Record<string, string> = {};
   for (const r of ROUTES) {
-    const pattern = r.path.split("/");
+    const pattern = PATTERNS.get(r)!;
     if (pattern.length !== segments.length) continue;
     const got: Record<string, string> = {};
     if (pattern.every((p, i) => (p.startsWith(":") ? segments[i] !== "" && ((got[p.slice(1)] = segments[i]!), true) : p === segments[i]))) {
@@ -413,7 +417,12 @@ class ClientGone extends Error {
   override name = "ClientGone";
 }
 
+const NO_BODY = Promise.resolve(Buffer.alloc(0));
+
 function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
+  // A request that declares no body (most GETs) has none to wait for (RFC 9112 §6.3).
+  const { "content-length": length, "transfer-encoding": chunked } = req.headers;
+  if (chunked === undefined && (length === undefined || length === "0")) return NO_BODY;
   const tooLarge = () => new RequestError(413, "body_too_large", max === 0 ? "this endpoint takes no request body" : `the request body exceeds ${max} bytes`);
   const declared = req.headers["content-length"];
   if (declared !== undefined && Number(declared) > max) return Promise.reject(tooLarge());
@@ -475,6 +484,7 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
   const clients = new PerClientLimiter(clientRate);
   const perClient = new PerClientLimiter(options.proofRateLimit);
   const brokerCache = new BrokerStateCache();
+  const proofCache = new ProofCache();
   const metrics = new NodeMetrics(() => node.db);
   node.onBlockTimed = metrics.observeBlock;
   /** The streamed answer being sent (at most one: it re-executes the chain), destroyed by close(). */
@@ -502,8 +512,8 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
     const { routes, captures } = matchRoute(pathname);
     if (routes.length === 0) throw new RequestError(404, "not_found", `no endpoint at ${JSON.stringify(echo(pathname))} (see /.well-known/cbqs)`);
     seen.route = routes[0]!.name;
-    const allow = allowed(routes);
     if (req.method === "OPTIONS") {
+      const allow = allowed(routes);
       // A browser's CORS preflight: every endpoint may be called from any origin (docs/node.md).
       res.writeHead(204, { ...CORS, "access-control-allow-methods": allow, "access-control-allow-headers": "content-type", "access-control-max-age": "600", allow });
       res.end();
@@ -512,7 +522,10 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
     // HEAD is GET without the body (RFC 9110 §9.3.2); node:http leaves the body out by itself.
     const method = req.method === "HEAD" ? "GET" : req.method;
     const r = routes.find((x) => x.method === method);
-    if (r === undefined) throw new RequestError(405, "method_not_allowed", `${echo(pathname)} takes ${allow}`, {}, { allow });
+    if (r === undefined) {
+      const allow = allowed(routes);
+      throw new RequestError(405, "method_not_allowed", `${echo(pathname)} takes ${allow}`, {}, { allow });
+    }
     seen.route = r.name;
     const proofLimit = () => {
       const clientWait = perClient.take(client, now());
@@ -526,7 +539,7 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
     // From here to send: synchronous, one block — except a devnet write, which may wait its turn
     // and produce many blocks (src/node/devnet.ts); its answer is built when it is done.
     const started = proof ? performance.now() : 0;
-    let answer = r.handle({ node, devnet, params, path: captures, body, contentType: String(req.headers["content-type"] ?? ""), limits: options.proofLimits, brokerCache, metrics });
+    let answer = r.handle({ node, devnet, params, path: captures, body, contentType: String(req.headers["content-type"] ?? ""), limits: options.proofLimits, brokerCache, proofCache, metrics });
     if (proof) metrics.observeProof(r.name, performance.now() - started);
     if (answer instanceof Promise) answer = await answer;
     if (!(answer instanceof StreamedAnswer)) {
