@@ -24,7 +24,7 @@ import { connect, type Socket } from "node:net";
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { encodeEnvelope } from "../src/chain/envelope.js";
 import { accountKey } from "../state/kv/keys.js";
 import { fromHex, toHex } from "../src/bytes.js";
@@ -268,6 +268,38 @@ async function load(node: Node, target: Target, seconds: number): Promise<Result
   };
 }
 
+/**
+ * µs per single-key account proof built without a cache, on the in-memory store of the bench's
+ * chain (the fixture plus ACCOUNTS funded accounts), by the build whose dist/ is `dist`.
+ */
+async function proofCostUs(dist: string): Promise<number> {
+  const load = (path: string) => import(pathToFileURL(resolve(dist, path)).href);
+  const [{ MemoryChainDb }, { readFixture }, { CbqsNode }, { stateProof }] = await Promise.all([
+    load("state/chain-db/memory.js"),
+    load("src/harness/documents.js"),
+    load("src/node/chain-node.js"),
+    load("src/node/proofs.js"),
+  ]);
+  const db = new MemoryChainDb();
+  const node = CbqsNode.open(db, { kind: "fixture", fixture: readFixture(FIXTURE) });
+  let nonce = node.chain.account(FUNDED).nonce as bigint;
+  const keys: Uint8Array[] = [];
+  for (let i = 0; i < ACCOUNTS; i++) {
+    const to = new Uint8Array(20);
+    to[0] = 0xb0;
+    new DataView(to.buffer).setUint32(16, i);
+    keys.push(accountKey(to));
+    node.submit(encodeEnvelope({ chain_id: CHAIN_ID, nonce: nonce++, tx: { from: FUNDED, body: { kind: "transfer", to, amount: 1_000n + BigInt(i) } } }));
+    if ((i + 1) % 1_000 === 0 || i === ACCOUNTS - 1) node.mine();
+  }
+  const limits = { maxExclusionOps: 4096 };
+  for (let i = 0; i < 500; i++) stateProof(db, keys[i % keys.length], limits);
+  let built = 0;
+  const t0 = performance.now();
+  while (performance.now() - t0 < 2_000) stateProof(db, keys[built++ % keys.length], limits);
+  return (1_000 * (performance.now() - t0)) / built;
+}
+
 async function main(): Promise<void> {
   if (PIN) execFileSync("taskset", ["-pc", "1", String(process.pid)], { stdio: "ignore" });
   const builds: Array<[string, string | undefined]> = [["this build", undefined]];
@@ -308,18 +340,28 @@ async function main(): Promise<void> {
     console.log(`load average before: ${loadavg().map((x) => x.toFixed(2)).join(" ")} (${process.platform}, node ${process.version})`);
     console.log("| endpoint | build | req/s | vs baseline | p50 ms | p99 ms | max ms | non-200 | server CPU µs/req | client cores | blocks | txs | load avg (1 min) |");
     console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
-    for (const t of chosen) {
-      let base = 0;
-      for (const node of nodes) {
+    for (const [i, t] of chosen.entries()) {
+      // The builds take turns going first (ABBA): a load that drifts during the run favours neither.
+      const order = i % 2 === 0 ? nodes : [...nodes].reverse();
+      const results = new Map<Node, Result>();
+      for (const node of order) {
         await load(node, t, 1);
-        const r = await load(node, t, SECONDS);
-        if (base === 0) base = r.rps;
+        results.set(node, await load(node, t, SECONDS));
+      }
+      const base = results.get(nodes[0]!)!.rps;
+      for (const node of nodes) {
+        const r = results.get(node)!;
         console.log(
           `| ${t.name} | ${node.label} | ${Math.round(r.rps)} | ${(r.rps / base).toFixed(2)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.max.toFixed(1)} | ${r.errors} | ${r.serverUsPerReq.toFixed(0)} | ${r.clientCores.toFixed(2)} | ${r.blocks} | ${r.txs} | ${r.load.toFixed(2)} |`,
         );
       }
     }
     console.log(`load average after: ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+    // What a proof costs when no kept answer exists (the first request for a key at a new head).
+    for (const [label, cli] of builds) {
+      const dist = cli === undefined ? fileURLToPath(new URL("..", import.meta.url)) : resolve(cli, "..", "..");
+      console.log(`account proof built afresh, in process (${label}): ${(await proofCostUs(dist)).toFixed(0)} µs per proof (load average ${loadavg()[0]!.toFixed(2)})`);
+    }
   } finally {
     await Promise.all(nodes.map((n) => n.stop()));
   }
