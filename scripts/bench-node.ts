@@ -33,8 +33,8 @@ import { startNode } from "./node-process.js";
 import { checkScriptArgs } from "./script-args.js";
 
 const USAGE =
-  "usage: bench-node [--seconds N] [--connections N] [--accounts N] [--block-time S] [--tx-rate N] [--baseline <dist dir>] [--pin] [--only <name,…>] [--profile <dir>]";
-checkScriptArgs(process.argv.slice(2), USAGE, ["--seconds", "--connections", "--accounts", "--block-time", "--tx-rate", "--baseline", "--only", "--profile"], ["--pin"]);
+  "usage: bench-node [--seconds N] [--connections N] [--accounts N] [--block-time S] [--tx-rate N] [--baseline <dist dir>] [--pin] [--only <name,…>] [--profile <dir>] [--open <req/s>]";
+checkScriptArgs(process.argv.slice(2), USAGE, ["--seconds", "--connections", "--accounts", "--block-time", "--tx-rate", "--baseline", "--only", "--profile", "--open"], ["--pin"]);
 const arg = (name: string) => {
   const i = process.argv.indexOf(`--${name}`);
   return i < 0 ? undefined : process.argv[i + 1]!;
@@ -55,6 +55,12 @@ const BASELINE = arg("baseline");
 const PIN = process.argv.includes("--pin");
 const ONLY = arg("only")?.split(",");
 const PROFILE = arg("profile");
+/**
+ * Open loop: requests are due at this total rate whether or not the node keeps up, and a latency
+ * is counted from when its request was due (so a stall delays every request due during it, as it
+ * would for clients that do not wait for each other). Without it the load is closed-loop.
+ */
+const OPEN_RATE = arg("open") === undefined ? undefined : int("open", 1);
 const PRODUCING = Number(BLOCK_TIME) > 0;
 /** The repository's corpus (dist/scripts/ is two levels below it), whatever the working directory. */
 const FIXTURE = fileURLToPath(new URL("../../fixtures/corpus/create-base-schedule.json", import.meta.url));
@@ -237,9 +243,17 @@ async function load(node: Node, target: Target, seconds: number): Promise<Result
   };
   await Promise.all([
     send(),
-    ...conns.map(async (c) => {
-      while (performance.now() < end) {
-        const started = performance.now();
+    ...conns.map(async (c, ci) => {
+      // Open loop: connection ci's k-th request is due at t0 + (k·C + ci)/rate.
+      const interval = OPEN_RATE === undefined ? 0 : (1000 * conns.length) / OPEN_RATE;
+      for (let k = 0; performance.now() < end; k++) {
+        let started = performance.now();
+        if (OPEN_RATE !== undefined) {
+          const due = t0 + (k + ci / conns.length) * interval;
+          if (due >= end) break;
+          if (due > started) await sleep(due - started);
+          started = due;
+        }
         const a = await c.send(make(next++));
         latencies.push(performance.now() - started);
         if (a.status !== 200) errors++;
@@ -335,8 +349,9 @@ async function main(): Promise<void> {
       return () => b;
     });
     const chosen = ONLY === undefined ? targets : targets.filter((t) => ONLY.some((o) => t.name.includes(o)));
+    const loop = OPEN_RATE === undefined ? "closed loop" : `open loop at ${OPEN_RATE} req/s (latency from each request's due time)`;
     const production = PRODUCING ? `producing a block every ${BLOCK_TIME} s (--mining interval) while this process posts ${TX_RATE} transfers/s` : "producing no blocks";
-    console.log(`bench-node: ${FIXTURE} + ${ACCOUNTS} accounts; ${production}; ${CONNECTIONS} keep-alive connections; ${SECONDS} s per endpoint and build after a 1 s warm-up; loopback, limits off${PIN ? "; node pinned to core 0, this client to core 1" : ""}`);
+    console.log(`bench-node: ${FIXTURE} + ${ACCOUNTS} accounts; ${production}; ${CONNECTIONS} keep-alive connections, ${loop}; ${SECONDS} s per endpoint and build after a 1 s warm-up; loopback, limits off${PIN ? "; node pinned to core 0, this client to core 1" : ""}`);
     console.log(`load average before: ${loadavg().map((x) => x.toFixed(2)).join(" ")} (${process.platform}, node ${process.version})`);
     console.log("| endpoint | build | req/s | vs baseline | p50 ms | p99 ms | max ms | non-200 | server CPU µs/req | client cores | blocks | txs | load avg (1 min) |");
     console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
