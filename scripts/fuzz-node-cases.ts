@@ -32,6 +32,7 @@ const PATHS = [
   "/devnet/accounts",
   "/devnet/snapshot",
   "/devnet/revert",
+  "/metrics",
 ];
 const PARAMS = ["stream", "block", "since", "until", "limit", "order", "post_state", "height", "owner", "blocks", "timestamp", "proof", "id", "x", ""];
 const METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD", "GET", "GET", "POST"];
