@@ -32,9 +32,16 @@ const PATHS = [
   "/devnet/accounts",
   "/devnet/snapshot",
   "/devnet/revert",
+  "/subscribe",
+  "/block/{h}",
+  "/cbqs/stream/{h}/history",
+  "/cbqs/stream/{h}/events",
+  "/search",
+  "/",
+  "/explorer/{x}",
   "/metrics",
 ];
-const PARAMS = ["stream", "block", "since", "until", "limit", "order", "post_state", "height", "owner", "blocks", "timestamp", "proof", "id", "x", ""];
+const PARAMS = ["stream", "block", "since", "until", "limit", "order", "post_state", "height", "owner", "blocks", "timestamp", "proof", "id", "from", "to", "points", "q", "x", ""];
 const METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD", "GET", "GET", "POST"];
 const TYPES = ["application/json", "application/cbor", "application/octet-stream", "text/plain", "multipart/form-data; boundary=x", "", "application/json; charset=latin1"];
 
@@ -141,6 +148,7 @@ export function fuzzCase(rng: Rng): FuzzCase {
   const headers: Record<string, string> = {};
   const type = rng.pick(TYPES);
   if (type !== "") headers["content-type"] = type;
+  if (rng.float() < 0.1) headers["last-event-id"] = value(rng).slice(0, 200);
   return { kind: "http", method: rng.pick(METHODS), path: path(rng), headers, body: b };
 }
 
@@ -178,6 +186,12 @@ export function sendCase(base: URL, c: FuzzCase, agent: Agent, timeoutMs = 10_00
   }
   return new Promise((resolve) => {
     const req = request({ host: base.hostname, port: base.port, method: c.method, path: c.path, headers: c.headers, agent, timeout: timeoutMs }, (res) => {
+      // An accepted subscription (GET /subscribe) never ends: its status is the answer.
+      if (String(res.headers["content-type"]).startsWith("text/event-stream") && c.method !== "HEAD") {
+        resolve(res.statusCode ?? 0);
+        req.destroy();
+        return;
+      }
       res.resume();
       res.on("end", () => resolve(res.statusCode ?? 0));
       res.on("error", () => resolve(res.statusCode ?? "closed"));

@@ -11,7 +11,7 @@ import type { Command } from "commander";
 import type { BlockRecord } from "../../state/chain-db/chain-db.js";
 import { Progress, progressMode } from "../harness/progress.js";
 import { count } from "../format.js";
-import { DEFAULT_TIMEOUT_MS, downloadSnapshot, FollowInputError, follow, MAX_BACKOFF_MS } from "../node/follower.js";
+import { DEFAULT_TIMEOUT_MS, downloadSnapshot, FollowInputError, follow, MAX_BACKOFF_MS, type WaitHow } from "../node/follower.js";
 import { errorLine, EXIT_OK, EXIT_REJECT, exitCodes, intOption, UsageError } from "./common.js";
 import { importSnapshotCli, TRUSTED_BLOCK_HASH_HELP, trustedBlockHash } from "./snapshot.js";
 import { mismatchLines } from "./harness.js";
@@ -25,8 +25,8 @@ export function register(program: Command): void {
     .argument("<url>", "the node's base URL, e.g. http://127.0.0.1:8545")
     .option("--db <dir>", "the follower's store (LMDB); it resumes after its own last verified block")
     .option("--until <height>", "exit 0 once every block up to this height is verified (not with --watch)")
-    .option("--watch", "keep polling for new blocks after catching up (not with --until)")
-    .option("--interval <ms>", "milliseconds between polls when there is nothing new", "1000")
+    .option("--watch", "keep following new blocks after catching up (not with --until): woken by the node's GET /subscribe events when it offers them, else polling")
+    .option("--interval <ms>", "milliseconds between polls when there is nothing new (and no subscription)", "1000")
     .option("--timeout <seconds>", "per request: a node that sends nothing for this long is unreachable (exit 2; under --watch, retried with backoff)", String(DEFAULT_TIMEOUT_MS / 1000))
     .option("--snapshot <file|url>", "start from a snapshot (cbqs snapshot export) imported into the empty --db with cbqs snapshot import's checks, e.g. when the node's history starts at a snapshot")
     .option("--trusted-block-hash <0x…>", `with --snapshot: ${TRUSTED_BLOCK_HASH_HELP}`)
@@ -72,12 +72,23 @@ export function register(program: Command): void {
         line.update({ done: verified, unit: "blocks", height: { at: b.height, last: until !== undefined && until < nodeHeight ? until : nodeHeight }, txs: verifiedTxs });
       };
       // Said once per height reached, so a wait is never mistaken for a hang.
-      const onWait = (head: bigint, nodeHeight: bigint) => {
+      const onWait = (head: bigint, nodeHeight: bigint, how: WaitHow) => {
         if (mode === "off" || waitingFor === head) return;
         waitingFor = head;
         line.end();
         const goal = until === undefined ? "new blocks" : `height ${until}`;
-        process.stderr.write(`follow: verified to height ${head} (the node's head is ${nodeHeight}); waiting for ${goal}, polling every ${pollMs} ms\n`);
+        const way = "subscribed" in how ? ` (subscribed to ${how.subscribed})` : `, polling every ${how.pollMs} ms`;
+        process.stderr.write(`follow: verified to height ${head} (the node's head is ${nodeHeight}); waiting for ${goal}${way}\n`);
+      };
+      // Said once per outage of the subscription: the follower polls meanwhile.
+      let subscriptionDown = false;
+      const onSubscription = (state: "up" | "down", subscribeUrl: string, reason: string) => {
+        const down = state === "down";
+        if (mode === "off" || down === subscriptionDown) return;
+        subscriptionDown = down;
+        if (!down) return;
+        line.end();
+        process.stderr.write(`follow: the subscription to ${subscribeUrl} ended (${reason}); polling every ${pollMs} ms until it is back\n`);
       };
       let unreachable = false;
       const onUnreachable = (message: string) => {
@@ -98,11 +109,12 @@ export function register(program: Command): void {
             unreachable = false;
             onBlock(b, h);
           },
-          onWait: (head, h) => {
+          onWait: (head, h, how) => {
             unreachable = false;
-            onWait(head, h);
+            onWait(head, h, how);
           },
           onUnreachable,
+          onSubscription,
           ...(until === undefined ? {} : { until }),
         });
         line.end();

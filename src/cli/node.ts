@@ -22,6 +22,7 @@ import { CLIENT_SHARE } from "../node/rate-limit.js";
 import { runNode } from "../node/run.js";
 import { DEFAULT_PROOF_RATE_LIMIT, DEFAULT_RATE_LIMIT, stderrLogger, type Logger } from "../node/server.js";
 import { DEFAULT_RETAIN_BLOCKS } from "../node/store.js";
+import { DEFAULT_MAX_SUBSCRIBERS } from "../node/subscriptions.js";
 import { openStore, storeUsageError } from "./store.js";
 import { SNAPSHOT_INTERVAL_HELP, snapshotInterval } from "./store-options.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, intOption, UsageError, outputOption } from "./common.js";
@@ -45,6 +46,7 @@ interface NodeOpts {
   retainBlocks: string;
   maxExclusionOps: string;
   snapshotInterval?: string;
+  maxSubscribers: string;
   quiet?: boolean;
 }
 
@@ -102,6 +104,7 @@ export function register(program: Command): void {
     .option("--retain-blocks <n>", "blocks below the head whose state pinned reads (?block=) can still serve", String(DEFAULT_RETAIN_BLOCKS))
     .option("--max-exclusion-ops <n>", "largest exclusion proof served for an absent key, in operations", String(DEFAULT_MAX_EXCLUSION_OPS))
     .option("--snapshot-interval <n>", SNAPSHOT_INTERVAL_HELP)
+    .option("--max-subscribers <n>", "open GET /subscribe event streams at most; one more is refused with 503; 0 = no GET /subscribe", String(DEFAULT_MAX_SUBSCRIBERS))
     .option("--quiet", "log errors only")
     .addHelpText(
       "after",
@@ -136,6 +139,7 @@ export function register(program: Command): void {
         ...(opts.clientRateLimit === undefined ? {} : { clientRateLimit: intOption("--client-rate-limit", opts.clientRateLimit, 1_000_000) }),
         proofRateLimit: intOption("--proof-rate-limit", opts.proofRateLimit, 1_000_000),
         proofLimits: { maxExclusionOps: intOption("--max-exclusion-ops", opts.maxExclusionOps, 1 << 22) },
+        maxSubscribers: intOption("--max-subscribers", opts.maxSubscribers, 100_000),
       };
       const retainBlocks = intOption("--retain-blocks", opts.retainBlocks, 1_000_000);
       const start = startOf(opts, devnetSource);

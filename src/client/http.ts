@@ -12,10 +12,14 @@ export interface HttpOptions {
   method?: "GET" | "POST";
   body?: Uint8Array;
   contentType?: string;
+  /** The Accept header; default application/json. */
+  accept?: string;
   timeoutMs: number;
   signal?: AbortSignal | undefined;
   /** Each chunk of the body as it arrives; a throw ends the request with that error. */
   onChunk: (chunk: Buffer) => void;
+  /** The status and headers, before the body; a throw ends the request with that error (an answer never meant to end, GET /subscribe, is judged here). */
+  onResponse?: (status: number, headers: IncomingHttpHeaders) => void;
 }
 
 /** Sends one request, streaming the answer's body to `onChunk`; resolves with the status once the body has ended. */
@@ -43,7 +47,7 @@ export function httpRequest(url: string, options: HttpOptions): Promise<{ status
     const onAbort = () => fail(new RequestAborted(url));
     const connectionError = (err: NodeJS.ErrnoException) => fail(new ConnectionFailed(url, err.code ?? err.message));
     const send = url.startsWith("https:") ? httpsRequestRaw : httpRequestRaw;
-    const headers: Record<string, string> = { accept: "application/json" };
+    const headers: Record<string, string> = { accept: options.accept ?? "application/json" };
     if (options.body !== undefined) {
       headers["content-type"] = options.contentType ?? "application/octet-stream";
       headers["content-length"] = String(options.body.length);
@@ -51,6 +55,12 @@ export function httpRequest(url: string, options: HttpOptions): Promise<{ status
     // A kept-alive socket would hold the process open after its last request (until the server drops it).
     const req = send(url, { method: options.method ?? "GET", agent: false, headers }, (res) => {
       arm();
+      try {
+        options.onResponse?.(res.statusCode ?? 0, res.headers);
+      } catch (err) {
+        fail(err as Error);
+        return;
+      }
       res.on("data", (chunk: Buffer) => {
         if (settled) return;
         arm();

@@ -83,8 +83,20 @@ export interface MinedBlock {
   dropped: Array<{ tx_hash: string; reason: string }>;
 }
 
+/**
+ * Told of every change of the chain after it happened: a committed block (every block the devnet
+ * produces, however it was asked for), or a rewind (a revert replaced the chain: `head` is the new
+ * head, `from` the head before). GET /subscribe's hub is one (src/node/subscriptions.ts); a
+ * listener only records what it is told and never throws.
+ */
+export interface ChainListener {
+  block(block: BlockRecord): void;
+  rewound(head: BlockRecord, from: BlockRecord): void;
+}
+
 export class CbqsNode {
   private pool: PoolTx[] = [];
+  private readonly listeners = new Set<ChainListener>();
   private readonly snapshots = new Map<bigint, Snapshot>();
   private nextSnapshotId = 1n;
   /** Rejection messages of the transactions this node included (receipts keep only code and name). */
@@ -192,6 +204,12 @@ export class CbqsNode {
 
   get chainInstanceId(): Uint8Array {
     return this.genesis.chain_instance_id;
+  }
+
+  /** Adds a listener of committed blocks and rewinds; returns its removal. */
+  listen(listener: ChainListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   head(): BlockRecord {
@@ -350,6 +368,7 @@ export class CbqsNode {
     const messages = outcome.outcomes.map((o) => o.error?.message);
     messages.forEach((m, i) => m !== undefined && this.messages.set(toHex(results.receipts[i]!.tx_hash), m));
     for (const d of dropped) this.droppedTxs.set(d.tx_hash, { reason: d.reason, height: h });
+    for (const l of this.listeners) l.block(block);
     return { block, messages, dropped };
   }
 
@@ -458,6 +477,7 @@ export class CbqsNode {
     this.droppedTxs.clear();
     // The old store is not closed: a GET /fixture still streaming reads its blocks to the end
     // (blocks never change once committed), and it is garbage once that answer is done.
+    for (const l of this.listeners) l.rewound(block, from);
     return { block, from, pending: this.pool.length };
   }
 

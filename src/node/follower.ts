@@ -4,6 +4,8 @@
 // receipt and the block hash match the node's. The first divergence stops it with replay's report.
 // Every request goes through the client (src/client/): its pages are read strictly but not
 // verified there, because re-execution checks more than the client can and reports it as replay does.
+// Waiting for new blocks, it holds the node's GET /subscribe open when the node offers it and reads
+// the feed when an event says the chain changed (src/node/head-watch.ts), else it polls.
 import { bytesEqual, toHex } from "../bytes.js";
 import type { GenesisConfig } from "../engine/inputs.js";
 import { closeSync, rmSync, writeSync } from "node:fs";
@@ -16,6 +18,7 @@ import type { BlockRecord, ChainDb } from "../../state/chain-db/chain-db.js";
 import { executedRecord, genesisRecord } from "./chain-node.js";
 import { MAX_LIMIT } from "./replication.js";
 import { createExclusive } from "../output-file.js";
+import { HeadWatch, subscribeUrl } from "./head-watch.js";
 
 /** The node cannot be followed (unreachable, answers that are not the feed, another chain in the store): exit 2. */
 export class FollowInputError extends Error {
@@ -43,11 +46,16 @@ export interface FollowOptions {
   signal?: AbortSignal;
   /** After every verified block, with the node's head height as the last page named it. */
   onBlock?: (block: BlockRecord, nodeHeight: bigint) => void;
-  /** Before each wait for blocks the node does not have yet: the follower's and the node's heads. */
-  onWait?: (head: bigint, nodeHeight: bigint) => void;
+  /** Before each wait for blocks the node does not have yet: the follower's and the node's heads, and how it waits. */
+  onWait?: (head: bigint, nodeHeight: bigint, how: WaitHow) => void;
+  /** A subscription to the node's GET /subscribe was established, or ended (the follower polls until it is back). */
+  onSubscription?: (state: "up" | "down", url: string, reason: string) => void;
   /** With `watch`, an unreachable node (a restart) is waited for: told before each retry, with the wait. */
   onUnreachable?: (message: string, retryMs: number) => void;
 }
+
+/** Subscribed to the node's events (their URL), or polling every `pollMs`. */
+export type WaitHow = { subscribed: string } | { pollMs: number };
 
 export type FollowResult =
   | { status: "synced"; height: bigint; blocks: number; txs: number }
@@ -58,6 +66,12 @@ export type FollowResult =
   | { status: "diverged"; message: string; source: string; blocks: number; txs: number };
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/**
+ * Subscribed to the node's events, the follower still reads the feed at least this often (or every
+ * --interval, if longer): a subscription that is open but silent — a proxy holding it to a node
+ * that was replaced — never holds the follower back for longer.
+ */
+export const SUBSCRIBED_CHECK_MS = 30_000;
 /** Under --watch, the wait between retries of an unreachable node doubles up to this (or the poll interval, if longer). */
 export const MAX_BACKOFF_MS = 30_000;
 
@@ -183,76 +197,93 @@ export async function follow(options: FollowOptions): Promise<FollowResult> {
   // Whether a page of this run has shown that the node still holds our head block: "synced" is
   // never said before that, not even when the store is already at --until.
   let checked = false;
-  for (;;) {
-    if (signal?.aborted) return stopped();
-    const head = db.head()!;
-    if (checked && options.until !== undefined && head.height >= options.until) return { status: "synced", height: head.height, blocks, txs };
-    // Every page starts at our own head block (genesis is GET /genesis): the node must still hold it.
-    const since = head.height > 0n ? head.height : 1n;
-    // A store already above --until asks for its head block alone (the range ends there).
-    const upTo = options.until === undefined ? undefined : options.until < since ? since : options.until;
-    let page: FeedPage | null;
-    try {
-      page = await get(() => client.feedPage({ since, limit: MAX_LIMIT, ...(upTo === undefined ? {} : { until: upTo }) }));
-    } catch (err) {
-      if (!(options.watch && err instanceof NodeUnreachable)) throw err;
-      // A restart, or a node too busy to answer in time: wait longer after each failure.
-      failures++;
-      const retryMs = Math.min(Math.max(options.pollMs, MAX_BACKOFF_MS), options.pollMs * 2 ** Math.min(failures - 1, 20));
-      options.onUnreachable?.(err.message, retryMs);
-      await sleep(retryMs, signal);
-      continue;
-    }
-    if (page === null) return stopped();
-    failures = 0;
-    const source = page.url;
-    const nodeHeight = page.height;
-    let offset = 0;
-    if (head.height > 0n) {
-      const problem = await ourBlockProblem(head, nodeHeight, page.items[0]);
-      if (problem === null) return stopped();
-      if (problem !== undefined) return diverged(source, problem);
-      offset = 1;
-    }
-    checked = true;
-    const items = page.items.slice(offset);
-    fixture.blocks = items.map(fixtureBlock);
-    for (let j = 0; j < items.length; j++) {
+  // The node's events, looked for at the first wait (undefined after that: the node has none).
+  let watch: HeadWatch | undefined;
+  let discovered = false;
+  try {
+    for (;;) {
       if (signal?.aborted) return stopped();
-      const b = fixture.blocks[j]!;
-      const path = `$.items[${j + offset}]`;
-      const parent = db.head()!;
-      if (b.height <= parent.height) throw new FollowInputError(`${source}: block ${b.height}: ${path}.height: not above the verified ${parent.height}`);
-      if (!bytesEqual(items[j]!.parentHash, parent.block_hash)) {
-        const mismatch: Mismatch = { height: b.height, path: `${path}.parent_hash`, field: "parent_hash", expected: toHex(items[j]!.parentHash), actual: toHex(parent.block_hash), details: [] };
-        return { status: "mismatch", mismatch, source, blocks, txs };
-      }
-      let result: ReturnType<Replay["block"]>;
+      const head = db.head()!;
+      if (checked && options.until !== undefined && head.height >= options.until) return { status: "synced", height: head.height, blocks, txs };
+      // Every page starts at our own head block (genesis is GET /genesis): the node must still hold it.
+      const since = head.height > 0n ? head.height : 1n;
+      // A store already above --until asks for its head block alone (the range ends there).
+      const upTo = options.until === undefined ? undefined : options.until < since ? since : options.until;
+      // An event arriving from here on wakes the wait after this page at once.
+      const seen = watch?.seen ?? 0;
+      let page: FeedPage | null;
       try {
-        result = replay.block(j);
+        page = await get(() => client.feedPage({ since, limit: MAX_LIMIT, ...(upTo === undefined ? {} : { until: upTo }) }));
       } catch (err) {
-        if (err instanceof ReplayInputError) throw new FollowInputError(`${source}: block ${b.height}: ${itemPaths(err.message, offset)}`);
-        throw err;
+        if (!(options.watch && err instanceof NodeUnreachable)) throw err;
+        // A restart, or a node too busy to answer in time: wait longer after each failure.
+        failures++;
+        const retryMs = Math.min(Math.max(options.pollMs, MAX_BACKOFF_MS), options.pollMs * 2 ** Math.min(failures - 1, 20));
+        options.onUnreachable?.(err.message, retryMs);
+        await sleep(retryMs, signal);
+        continue;
       }
-      if (result.mismatch !== null) {
-        const m = result.mismatch;
-        return { status: "mismatch", mismatch: { ...m, path: itemPaths(m.path, offset) }, source, blocks, txs };
+      if (page === null) return stopped();
+      failures = 0;
+      const source = page.url;
+      const nodeHeight = page.height;
+      let offset = 0;
+      if (head.height > 0n) {
+        const problem = await ourBlockProblem(head, nodeHeight, page.items[0]);
+        if (problem === null) return stopped();
+        if (problem !== undefined) return diverged(source, problem);
+        offset = 1;
       }
-      const record = executedRecord(b.height, b.timestamp, parent.block_hash, b.transactions, result.executed);
-      db.commitBlock(record);
-      blocks++;
-      txs += b.transactions.length;
-      options.onBlock?.(record, nodeHeight);
+      checked = true;
+      const items = page.items.slice(offset);
+      fixture.blocks = items.map(fixtureBlock);
+      for (let j = 0; j < items.length; j++) {
+        if (signal?.aborted) return stopped();
+        const b = fixture.blocks[j]!;
+        const path = `$.items[${j + offset}]`;
+        const parent = db.head()!;
+        if (b.height <= parent.height) throw new FollowInputError(`${source}: block ${b.height}: ${path}.height: not above the verified ${parent.height}`);
+        if (!bytesEqual(items[j]!.parentHash, parent.block_hash)) {
+          const mismatch: Mismatch = { height: b.height, path: `${path}.parent_hash`, field: "parent_hash", expected: toHex(items[j]!.parentHash), actual: toHex(parent.block_hash), details: [] };
+          return { status: "mismatch", mismatch, source, blocks, txs };
+        }
+        let result: ReturnType<Replay["block"]>;
+        try {
+          result = replay.block(j);
+        } catch (err) {
+          if (err instanceof ReplayInputError) throw new FollowInputError(`${source}: block ${b.height}: ${itemPaths(err.message, offset)}`);
+          throw err;
+        }
+        if (result.mismatch !== null) {
+          const m = result.mismatch;
+          return { status: "mismatch", mismatch: { ...m, path: itemPaths(m.path, offset) }, source, blocks, txs };
+        }
+        const record = executedRecord(b.height, b.timestamp, parent.block_hash, b.transactions, result.executed);
+        db.commitBlock(record);
+        blocks++;
+        txs += b.transactions.length;
+        options.onBlock?.(record, nodeHeight);
+      }
+      if (page.next !== null && items.length > 0) continue;
+      // This page ended the range asked for (up to --until, or the node's head).
+      if (options.until !== undefined) {
+        // Blocks are only ever added above the node's head: once it has passed --until, the range
+        // just read was complete, even when --until itself is a height without a block.
+        if (nodeHeight >= options.until) return { status: "synced", height: db.head()!.height, blocks, txs };
+      } else if (!options.watch && db.head()!.height >= nodeHeight) return { status: "synced", height: db.head()!.height, blocks, txs };
+      if (!discovered) {
+        discovered = true;
+        const url = await subscribeUrl(base, timeoutMs, signal);
+        if (url !== undefined) watch = new HeadWatch(url, timeoutMs, signal, (state, reason) => options.onSubscription?.(state, url, reason));
+      }
+      options.onWait?.(db.head()!.height, nodeHeight, watch === undefined ? { pollMs: options.pollMs } : { subscribed: watch.url });
+      // The events only say when to look: the next page is read and verified as ever. Until the
+      // node has accepted the subscription, the wait is a poll's.
+      const outcome = watch === undefined ? "down" : await watch.wait(seen, watch.up ? Math.max(options.pollMs, SUBSCRIBED_CHECK_MS) : options.pollMs);
+      if (outcome === "down") await sleep(options.pollMs, signal);
     }
-    if (page.next !== null && items.length > 0) continue;
-    // This page ended the range asked for (up to --until, or the node's head).
-    if (options.until !== undefined) {
-      // Blocks are only ever added above the node's head: once it has passed --until, the range
-      // just read was complete, even when --until itself is a height without a block.
-      if (nodeHeight >= options.until) return { status: "synced", height: db.head()!.height, blocks, txs };
-    } else if (!options.watch && db.head()!.height >= nodeHeight) return { status: "synced", height: db.head()!.height, blocks, txs };
-    options.onWait?.(db.head()!.height, nodeHeight);
-    await sleep(options.pollMs, signal);
+  } finally {
+    watch?.close();
   }
 
   /**

@@ -110,7 +110,7 @@ export function providerAnswer(node: CbqsNode, addressText: string, params: Read
 }
 
 /** §19: every CBQS event's payload is one identifier, named by its topic. */
-function decodedEvent(e: Event): Record<string, string> {
+export function decodedEvent(e: Event): Record<string, string> {
   const json = eventJson(e) as unknown as Record<string, string>;
   if (e.topic.startsWith("cbqs.provider.") && e.payload.length === 20) return { ...json, provider: toHex(e.payload) };
   if (e.topic.startsWith("cbqs.stream.") && e.payload.length === 32) return { ...json, stream_id: toHex(e.payload) };

@@ -25,15 +25,15 @@ export const MS_BUCKETS: readonly number[] = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 1
 /** The `route` label of a request no endpoint matched (never its path: unbounded label values are a memory leak). */
 export const UNMATCHED_ROUTE = "unmatched";
 
+/** The `route` label of the explorer page's files (served at / and /explorer/, outside the ROUTES table). */
+export const EXPLORER_ROUTE = "cbqs.explorer";
+
 /** Which limit refused a request (docs/node.md "Limits and errors"). */
 export type LimitName = "client" | "global" | "proof";
 
 export class NodeMetrics {
   readonly registry = new Registry();
-  /**
-   * How many GET /subscribe subscribers are open now; read at each scrape. The subscription hub
-   * sets it when it exists (`metrics.subscribers = () => hub.size`); without it there are none.
-   */
+  /** How many GET /subscribe subscribers are open now, read at each scrape (the server sets it to its hub's count). */
   subscribers: () => number = () => 0;
   private readonly blockApply: Histogram;
   private readonly batchCommit: Histogram;

@@ -56,14 +56,10 @@ export function feedPage(db: ChainDb, q: FeedQuery): Record<string, unknown> {
   const page = db.blocks({ from, to: q.until, order: q.order, limit: q.limit + 1 });
   const items = page.slice(0, q.limit);
   const next = page.length > q.limit ? page[q.limit]!.height.toString() : null;
+  // The nearest block outside the page on the side it was asked from (an empty range, from > to,
+  // is [] by the ChainDb contract: nothing before block 1, nothing after 2^64 − 1).
   const before =
-    q.order === "asc"
-      ? from > 1n
-        ? db.blocks({ from: 1n, to: from - 1n, order: "desc", limit: 1 })
-        : []
-      : q.until < U64_MAX
-        ? db.blocks({ from: q.until + 1n, to: U64_MAX, order: "asc", limit: 1 })
-        : [];
+    q.order === "asc" ? db.blocks({ from: 1n, to: from - 1n, order: "desc", limit: 1 }) : db.blocks({ from: q.until + 1n, to: U64_MAX, order: "asc", limit: 1 });
   return {
     ...readPointJson(db.head()!),
     items: items.map(blockItemJson),

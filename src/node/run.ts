@@ -10,6 +10,7 @@ import type { ChainDb } from "../../state/chain-db/chain-db.js";
 import { CbqsNode, type NodeStart } from "./chain-node.js";
 import { startServer, type Logger, type ServerOptions } from "./server.js";
 import type { NodeMetrics } from "./metrics.js";
+import type { Subscriptions } from "./subscriptions.js";
 import { stoppable } from "../steps.js";
 import { StoreError } from "../../state/lmdb/errors.js";
 
@@ -29,6 +30,8 @@ export interface RunningNode {
   readonly devnet: Devnet;
   /** GET /metrics' counters (src/node/metrics.ts). */
   readonly metrics: NodeMetrics;
+  /** GET /subscribe's subscribers (how many, how many dropped). */
+  readonly subscriptions: Subscriptions;
   /** Stops block production (after the block in progress), closes the server and the store. */
   close(): Promise<void>;
 }
@@ -81,6 +84,7 @@ export async function runNode(db: ChainDb, start: NodeStart, options: RunOptions
     node,
     devnet,
     metrics: server.metrics,
+    subscriptions: server.subscriptions,
     close: () =>
       (closing ??= (async () => {
         if (timer !== undefined) clearInterval(timer);

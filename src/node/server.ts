@@ -2,9 +2,11 @@
 // rate limits, and errors — 400 {"error": {"code", "message"}}, 404 unknown route, 405 wrong
 // method, 413 oversized body, 429 + Retry-After, and an opaque 500 with an id whose details go to
 // the structured log only (CIP-4 §6.4, §10). Handlers are synchronous: an answer is built from
-// one block without yielding, so block production can never tear it. The one exception is
-// GET /fixture, streamed over many turns of the event loop from blocks that never change once
-// committed (src/node/streamed.ts), one at a time.
+// one block without yielding, so block production can never tear it. Two answers outlive their
+// request's turn: GET /fixture, streamed over many turns of the event loop from blocks that never
+// change once committed (src/node/streamed.ts), one at a time; and GET /subscribe, which stays
+// open and is written to as blocks are produced (src/node/subscriptions.ts). The explorer page's
+// files are served at `/` and `/explorer/` (src/node/explorer.ts).
 import { resolveStreamKey } from "../scenario/refs.js";
 import { randomUUID } from "node:crypto";
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -20,13 +22,16 @@ import { MAX_MINE_BLOCKS, type Devnet, type MineRequest } from "./devnet.js";
 import { badRequest, errorBody, RequestError } from "./errors.js";
 import { fixtureAnswer } from "./fixture-answer.js";
 import { finalizedViewJson, JsonText, readPointJson, StreamedAnswer, TextAnswer } from "./json.js";
-import { NodeMetrics, UNMATCHED_ROUTE, type LimitName } from "./metrics.js";
+import { EXPLORER_ROUTE, NodeMetrics, UNMATCHED_ROUTE, type LimitName } from "./metrics.js";
 import { accountProof, actorProof, multiProof, ProofCache, receiptProof, storageProof, txProof, type ProofLimits } from "./proofs.js";
 import { defaultClientRateLimit, PerClientLimiter, TokenBucket } from "./rate-limit.js";
 import { BrokerStateCache, brokerState, finalizedView, parseHash } from "./reads.js";
 import { feedPage, parseFeedQuery } from "./replication.js";
 import { accountAnswer, devAccountsAnswer, pathSegment, providerAnswer, streamAnswer, txAnswer } from "./lookups.js";
 import { sendStreamed } from "./streamed.js";
+import { DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_SUBSCRIBERS, DEFAULT_SUBSCRIBER_BUFFER, EVENT_STREAM_HEADERS, SubscribeRequest, Subscriptions } from "./subscriptions.js";
+import { EXPLORER_HEADERS, explorerAsset, isExplorerPath } from "./explorer.js";
+import { blockAnswer, eventsAnswer, historyAnswer, searchAnswer } from "./explorer-reads.js";
 
 export type Logger = (entry: Record<string, unknown>) => void;
 
@@ -46,6 +51,12 @@ export interface ServerOptions {
   log: Logger;
   /** Milliseconds clock for the limiters (tests pass a fake one). */
   now?: () => number;
+  /** GET /subscribe: open subscriptions at most (0 = off). Default DEFAULT_MAX_SUBSCRIBERS. */
+  maxSubscribers?: number;
+  /** Unsent bytes a subscriber may hold before it is dropped. Default DEFAULT_SUBSCRIBER_BUFFER. */
+  subscriberBuffer?: number;
+  /** Milliseconds between two heartbeat comments. Default DEFAULT_HEARTBEAT_MS. */
+  heartbeatMs?: number;
 }
 
 export const DEFAULT_RATE_LIMIT = 100;
@@ -65,6 +76,7 @@ interface Context {
   brokerCache: BrokerStateCache;
   proofCache: ProofCache;
   metrics: NodeMetrics;
+  subscriptionsOn: boolean;
 }
 
 interface Route {
@@ -82,12 +94,14 @@ interface Route {
   proof?: boolean | "when-asked";
   /** Synchronous, from one block; a devnet write may return a promise (src/node/devnet.ts). */
   handle: (c: Context) => unknown;
+  /** Served (and in discovery) only when subscriptions are on (--max-subscribers above 0). */
+  subscriptions?: true;
 }
 
 const route = (r: Route): Route => r;
 
 const ROUTES: readonly Route[] = [
-  route({ method: "GET", path: "/.well-known/cbqs", template: "/.well-known/cbqs", name: "cbqs.discovery", query: [], maxBody: 0, handle: (c) => discovery(c.node) }),
+  route({ method: "GET", path: "/.well-known/cbqs", template: "/.well-known/cbqs", name: "cbqs.discovery", query: [], maxBody: 0, handle: (c) => discovery(c.node, c.subscriptionsOn) }),
   route({ method: "GET", path: "/genesis", template: "/genesis", name: "cbqs.genesis", query: [], maxBody: 0, handle: (c) => genesisJson(c.node) }),
   route({
     method: "GET",
@@ -118,6 +132,37 @@ const ROUTES: readonly Route[] = [
     query: ["since", "until", "limit", "order"],
     maxBody: 0,
     handle: (c) => feedPage(c.node.db, parseFeedQuery(c.params)),
+  }),
+  route({
+    method: "GET",
+    path: "/subscribe",
+    template: "/subscribe{?stream}",
+    name: "cbqs.subscribe",
+    query: ["stream"],
+    maxBody: 0,
+    subscriptions: true,
+    handle: (c) => {
+      const stream = streamParam(c.node, c.params.get("stream"));
+      return new SubscribeRequest(stream === undefined ? undefined : parseHash(stream, "stream"));
+    },
+  }),
+  route({
+    method: "GET",
+    path: "/block/:block",
+    template: "/block/{height_or_hash}",
+    name: "cbqs.block",
+    query: [],
+    maxBody: 0,
+    handle: (c) => blockAnswer(c.node, c.path["block"]!),
+  }),
+  route({
+    method: "GET",
+    path: "/search",
+    template: "/search{?q}",
+    name: "cbqs.search",
+    query: ["q"],
+    maxBody: 0,
+    handle: (c) => searchAnswer(c.node, c.params.get("q"), (text) => streamParam(c.node, text)),
   }),
   route({
     method: "GET",
@@ -212,6 +257,24 @@ const ROUTES: readonly Route[] = [
   }),
   route({
     method: "GET",
+    path: "/cbqs/stream/:id/history",
+    template: "/cbqs/stream/{stream_id}/history{?from,to,points}",
+    name: "cbqs.stream.history",
+    query: ["from", "to", "points"],
+    maxBody: 0,
+    handle: (c) => historyAnswer(c.node, streamPathId(c.node, c.path["id"]!), c.params),
+  }),
+  route({
+    method: "GET",
+    path: "/cbqs/stream/:id/events",
+    template: "/cbqs/stream/{stream_id}/events{?until,limit}",
+    name: "cbqs.stream.events",
+    query: ["until", "limit"],
+    maxBody: 0,
+    handle: (c) => eventsAnswer(c.node, streamPathId(c.node, c.path["id"]!), c.params),
+  }),
+  route({
+    method: "GET",
     path: "/cbqs/provider/:address",
     template: "/cbqs/provider/{address}{?height,block}",
     name: "cbqs.provider",
@@ -276,9 +339,9 @@ const ROUTES: readonly Route[] = [
   }),
 ];
 
-function discovery(node: CbqsNode): Record<string, unknown> {
+function discovery(node: CbqsNode, subscriptionsOn: boolean): Record<string, unknown> {
   const endpoints: Record<string, string> = {};
-  for (const r of ROUTES) for (const name of [r.name, ...(r.aliases ?? [])]) endpoints[name] = r.template;
+  for (const r of ROUTES) if (subscriptionsOn || r.subscriptions !== true) for (const name of [r.name, ...(r.aliases ?? [])]) endpoints[name] = r.template;
   return { ...readPointJson(node.head()), history_start: historyStartJson(node), endpoints };
 }
 
@@ -313,6 +376,11 @@ function streamParam(node: CbqsNode, text: string | undefined): string | undefin
     if (err instanceof JsonError) throw badRequest("invalid_stream", `stream must be a 0x 32-byte id, "owner:0x<addr>/nonce:<n>" or "key_stream_of:<stream>" (got ${JSON.stringify(text.slice(0, 120))})`);
     throw err;
   }
+}
+
+/** A stream id in a path (percent-decoded; an id or a stream-key form). */
+function streamPathId(node: CbqsNode, segment: string): Uint8Array {
+  return parseHash(streamParam(node, pathSegment(segment, "stream"))!, "stream");
 }
 
 /** POST /mine's query: `height` (first block), `timestamp` (first block's), `blocks` (a batch, 1 to MAX_MINE_BLOCKS). */
@@ -373,11 +441,12 @@ function txBody(body: Buffer, contentType: string): Uint8Array {
 /** Each route's path split into segments once, not on every request. */
 const PATTERNS = new Map(ROUTES.map((r) => [r, r.path.split("/")]));
 
-function matchRoute(pathname: string): { routes: Route[]; captures: Record<string, string> } {
+function matchRoute(pathname: string, subscriptionsOn: boolean): { routes: Route[]; captures: Record<string, string> } {
   const segments = pathname.split("/");
   const routes: Route[] = [];
   let captures: Record<string, string> = {};
   for (const r of ROUTES) {
+    if (r.subscriptions === true && !subscriptionsOn) continue;
     const pattern = PATTERNS.get(r)!;
     if (pattern.length !== segments.length) continue;
     const got: Record<string, string> = {};
@@ -471,7 +540,8 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
 export interface NodeServer {
   readonly url: string;
   readonly server: Server;
-  /** GET /metrics' registry and counters (its `subscribers` hook is for GET /subscribe). */
+  readonly subscriptions: Subscriptions;
+  /** GET /metrics' registry and counters. */
   readonly metrics: NodeMetrics;
   close(): Promise<void>;
 }
@@ -485,14 +555,24 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
   const perClient = new PerClientLimiter(options.proofRateLimit);
   const brokerCache = new BrokerStateCache();
   const proofCache = new ProofCache();
+  const subscriptions = new Subscriptions(
+    node,
+    {
+      maxSubscribers: options.maxSubscribers ?? DEFAULT_MAX_SUBSCRIBERS,
+      maxBufferedBytes: options.subscriberBuffer ?? DEFAULT_SUBSCRIBER_BUFFER,
+      heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    },
+    options.log,
+  );
   const metrics = new NodeMetrics(() => node.db);
+  metrics.subscribers = () => subscriptions.size;
   node.onBlockTimed = metrics.observeBlock;
   /** The streamed answer being sent (at most one: it re-executes the chain), destroyed by close(). */
   let streaming: ServerResponse | undefined;
 
   /** A 429 from `limit`, counted under the endpoint the path names (matched again: a refusal is the rare path). */
   const limited = (pathname: string, seen: { route: string }, limit: LimitName, message: string, wait: number): RequestError => {
-    seen.route = matchRoute(pathname).routes[0]?.name ?? UNMATCHED_ROUTE;
+    seen.route = isExplorerPath(pathname) ? EXPLORER_ROUTE : (matchRoute(pathname, subscriptions.enabled).routes[0]?.name ?? UNMATCHED_ROUTE);
     metrics.countLimited(seen.route, limit);
     return new RequestError(429, "rate_limited", message, {}, { "retry-after": String(wait) });
   };
@@ -509,13 +589,26 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
     if (own > 0) throw limited(pathname, seen, "client", `one client may make at most ${clientRate} requests per second`, own);
     const wait = global.take(now());
     if (wait > 0) throw limited(pathname, seen, "global", `the node answers at most ${options.rateLimit} requests per second`, wait);
-    const { routes, captures } = matchRoute(pathname);
+    if (isExplorerPath(pathname) && (req.method === "GET" || req.method === "HEAD")) {
+      seen.route = EXPLORER_ROUTE;
+      const file = explorerAsset(pathname);
+      const headers = { "content-type": file.type, etag: file.etag, ...EXPLORER_HEADERS, ...CORS };
+      if (req.headers["if-none-match"] === file.etag) {
+        res.writeHead(304, headers);
+        res.end();
+        return;
+      }
+      res.writeHead(200, { ...headers, "content-length": file.body.length });
+      res.end(file.body);
+      return;
+    }
+    const { routes, captures } = matchRoute(pathname, subscriptions.enabled);
     if (routes.length === 0) throw new RequestError(404, "not_found", `no endpoint at ${JSON.stringify(echo(pathname))} (see /.well-known/cbqs)`);
     seen.route = routes[0]!.name;
     if (req.method === "OPTIONS") {
       const allow = allowed(routes);
       // A browser's CORS preflight: every endpoint may be called from any origin (docs/node.md).
-      res.writeHead(204, { ...CORS, "access-control-allow-methods": allow, "access-control-allow-headers": "content-type", "access-control-max-age": "600", allow });
+      res.writeHead(204, { ...CORS, "access-control-allow-methods": allow, "access-control-allow-headers": "content-type, last-event-id", "access-control-max-age": "600", allow });
       res.end();
       return;
     }
@@ -539,9 +632,20 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
     // From here to send: synchronous, one block — except a devnet write, which may wait its turn
     // and produce many blocks (src/node/devnet.ts); its answer is built when it is done.
     const started = proof ? performance.now() : 0;
-    let answer = r.handle({ node, devnet, params, path: captures, body, contentType: String(req.headers["content-type"] ?? ""), limits: options.proofLimits, brokerCache, proofCache, metrics });
+    let answer = r.handle({ node, devnet, params, path: captures, body, contentType: String(req.headers["content-type"] ?? ""), limits: options.proofLimits, brokerCache, proofCache, metrics, subscriptionsOn: subscriptions.enabled });
     if (proof) metrics.observeProof(r.name, performance.now() - started);
     if (answer instanceof Promise) answer = await answer;
+    if (answer instanceof SubscribeRequest) {
+      const lastEventId = req.headers["last-event-id"];
+      const resume = subscriptions.check(typeof lastEventId === "string" ? lastEventId : undefined);
+      if (req.method === "HEAD") {
+        res.writeHead(200, { ...EVENT_STREAM_HEADERS, ...CORS });
+        res.end();
+        return;
+      }
+      subscriptions.open(req, res, answer, resume, CORS);
+      return;
+    }
     if (!(answer instanceof StreamedAnswer)) {
       send(res, 200, answer);
       return;
@@ -611,12 +715,15 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
       resolve({
         url: `http://${host}:${address.port}`,
         server,
+        subscriptions,
         metrics,
         close: () =>
           new Promise<void>((done) => {
             if (node.onBlockTimed === metrics.observeBlock) node.onBlockTimed = undefined;
             // A streamed answer may run for a long time: it is cut now, before the store closes under it.
             streaming?.destroy();
+            // Subscriptions never end by themselves: each one's body is ended now.
+            subscriptions.close();
             server.close(() => done());
             server.closeIdleConnections();
             // In-flight answers are synchronous and short; whatever lingers is cut after a grace period.

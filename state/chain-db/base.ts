@@ -24,7 +24,18 @@ export abstract class QmdbChainDb implements Stager {
   /** Whether a committed block has this block_hash. */
   protected abstract hasBlockHash(hash: Uint8Array): boolean;
 
+  /** A store opened for reading only (the read commands) refuses to begin or commit a block. */
+  protected get readOnly(): boolean {
+    return false;
+  }
+
   checkWritable(): void {
+    this.checkCommitted();
+    if (this.readOnly) throw new ChainDbError("the store is open read-only: no block can be written");
+  }
+
+  /** Open, and nothing staged: the commitment is the head's (what a proof needs). */
+  protected checkCommitted(): void {
     this.checkOpen();
     if (this.staged !== undefined) throw new ChainDbError(`block ${this.staged.height} is staged and not committed: reopen the ChainDb`);
   }
@@ -43,17 +54,17 @@ export abstract class QmdbChainDb implements Stager {
   }
 
   proveKey(key: Uint8Array): StateProof | ExclusionProof {
-    this.checkWritable();
+    this.checkCommitted();
     return proveKey(this.commitment.db, key);
   }
 
   proveKeys(keys: readonly Uint8Array[]): MultiStateProof {
-    this.checkWritable();
+    this.checkCommitted();
     return proveKeys(this.commitment.db, keys);
   }
 
   exclusionProofOps(): number {
-    this.checkWritable();
+    this.checkCommitted();
     const any = this.commitment.db.any;
     return any.mmr.leaves - any.inactivityFloor;
   }

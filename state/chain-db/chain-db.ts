@@ -85,7 +85,7 @@ export interface ChainDb {
   blockByHash(hash: Uint8Array): BlockRecord | undefined;
   /** Where a transaction was included; a hash included twice resolves to its latest inclusion. */
   txLocation(txHash: Uint8Array): TxLocation | undefined;
-  /** Range scan for the replication feed. */
+  /** Range scan for the replication feed, both bounds inclusive; an empty range (from > to, limit ≤ 0) is []. */
   blocks(query: BlockQuery): BlockRecord[];
 
   /** The canonical state the engine executes against; `commitBlock(batch)` stages (see above). */

@@ -76,6 +76,10 @@ export class LmdbChainDb extends QmdbChainDb implements ChainDb {
     }
   }
 
+  protected override get readOnly(): boolean {
+    return this.env.readOnly;
+  }
+
   /** Opens (creating if needed) the store in `dir`; one process at a time. */
   static open(dir: string, options: LmdbChainDbOptions = {}): LmdbChainDb {
     const retain = options.retainBlocks ?? 128;

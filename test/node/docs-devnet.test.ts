@@ -1,8 +1,8 @@
-// docs/node.md's devnet session (the block after `<!-- example: devnet-session -->`) is what a
-// broker or SDK author types first: it runs here, line by line in one bash, against a fresh
-// `cbqs node` process (the compiled CLI, as `npx cbqs` runs it), with the documented URL replaced
-// by the node's and /tmp/ by a fresh directory; each line must print every piece its `# →`
-// comment promises.
+// docs/node.md's devnet sessions (each block after `<!-- example: devnet-session -->`: the devnet,
+// `--mining auto`, the explorer's reads) are what a broker or SDK author types first: each runs
+// here, line by line in one bash, against a fresh `cbqs node` process (the compiled CLI, as
+// `npx cbqs` runs it), with the documented URL replaced by the node's and /tmp/ by a fresh
+// directory; each line must print every piece its `# →` comment promises.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -58,8 +58,10 @@ describe("docs/node.md: the devnet sessions", () => {
   const all = sessions();
 
   it("there are sessions, each checking most of its lines (test precondition)", () => {
-    expect(all.map((x) => x.args.join(" "))).toEqual(["--mining auto", "", ""]);
+    expect(all.map((x) => x.args.join(" "))).toEqual(["--mining auto", "", "", ""]);
     expect(all[1]!.lines.filter((l) => l.pieces.length > 0).length).toBeGreaterThan(12);
+    // The explorer's reads (docs/node.md "The explorer").
+    expect(all[2]!.lines.some((l) => l.command.includes("/history?"))).toBe(true);
   });
 
   it.each(all.map((x) => [x.args.join(" ") || "(no options)", x] as const))("cbqs node %s: every line runs against a fresh node and prints what its comment says", async (_, { args, lines }) => {

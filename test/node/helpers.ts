@@ -40,6 +40,9 @@ export async function startNode(
     proofRateLimit: options.proofRateLimit ?? 0,
     proofLimits: options.proofLimits ?? { maxExclusionOps: 4096 },
     ...(options.now === undefined ? {} : { now: options.now }),
+    ...(options.maxSubscribers === undefined ? {} : { maxSubscribers: options.maxSubscribers }),
+    ...(options.subscriberBuffer === undefined ? {} : { subscriberBuffer: options.subscriberBuffer }),
+    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
     log: (e) => logs.push(e),
   });
   return Object.assign(running, { db, logs });

@@ -23,6 +23,12 @@ describe("rate limiting (CIP-4 §10)", () => {
     expect(new TokenBucket(0, 0).take(0)).toBe(0); // 0 = off
   });
 
+  it("a per-client limiter that is off (rate 0) allows everyone and keeps no bucket", () => {
+    const l = new PerClientLimiter(0, 2);
+    for (let i = 0; i < 10; i++) expect(l.take(`client-${i}`, 0)).toBe(0);
+    expect(l.size).toBe(0);
+  });
+
   it("the per-client limiter keeps one bucket per client, bounded in number", () => {
     const l = new PerClientLimiter(1, 2);
     expect([l.take("a", 0), l.take("a", 0), l.take("b", 0)]).toEqual([0, 1, 0]);
@@ -211,7 +217,7 @@ describe("errors", () => {
       expect(preflight.status).toBe(204);
       expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
       expect(preflight.headers.get("access-control-allow-methods")).toBe("POST, OPTIONS");
-      expect(preflight.headers.get("access-control-allow-headers")).toBe("content-type");
+      expect(preflight.headers.get("access-control-allow-headers")).toBe("content-type, last-event-id");
       expect((await fetch(n.url + "/nothing", { method: "OPTIONS" })).status).toBe(404);
       expect((await fetch(n.url + "/tx", { method: "HEAD" })).status).toBe(405);
     } finally {

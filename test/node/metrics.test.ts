@@ -175,7 +175,7 @@ describe("GET /metrics (CIP-4 §9.2)", () => {
     expect(text).toContain('cbqs_http_rate_limited_total{route="cbqs.metrics",limit="global"} 1');
   });
 
-  it("two nodes in one process keep their own counters; the subscribers gauge reads its hook", async () => {
+  it("two nodes in one process keep their own counters; the subscribers gauge counts open GET /subscribe subscriptions", async () => {
     const a = await start(DEVNET);
     const b = await start(DEVNET);
     await post(a.url, "/mine?blocks=3", "");
@@ -183,8 +183,28 @@ describe("GET /metrics (CIP-4 §9.2)", () => {
     const [sa, sb] = [await scrape(a.url), await scrape(b.url)];
     expect([sa.value("block_apply_ms_count"), sb.value("block_apply_ms_count")]).toEqual([3, 0]);
     expect([sa.value("cbqs_http_requests_total", { route: "cbqs.genesis" }), sb.value("cbqs_http_requests_total", { route: "cbqs.genesis" })]).toEqual([1, undefined]);
-    a.metrics.subscribers = () => 4;
-    expect([(await scrape(a.url)).value("cbqs_subscribers"), (await scrape(b.url)).value("cbqs_subscribers")]).toEqual([4, 0]);
+    const aborter = new AbortController();
+    const subscription = await fetch(a.url + "/subscribe", { signal: aborter.signal });
+    const reader = subscription.body!.getReader();
+    await reader.read(); // the first event: the subscription is open
+    try {
+      expect([(await scrape(a.url)).value("cbqs_subscribers"), (await scrape(b.url)).value("cbqs_subscribers")]).toEqual([1, 0]);
+    } finally {
+      aborter.abort();
+      await reader.cancel().catch(() => {});
+    }
+    // Gone once the node has seen the connection close.
+    for (let i = 0; i < 100 && (await scrape(a.url)).value("cbqs_subscribers") !== 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect((await scrape(a.url)).value("cbqs_subscribers")).toBe(0);
+  });
+
+  it("the explorer's files are counted as cbqs.explorer, never by their path", async () => {
+    const n = await start(DEVNET);
+    for (const path of ["/", "/explorer/no-such-file.js"]) await fetch(n.url + path).then((r) => r.arrayBuffer());
+    const s = await scrape(n.url);
+    const explorer = s.samples.filter((x) => x.name === "cbqs_http_requests_total" && x.labels["route"] === "cbqs.explorer");
+    expect(explorer.reduce((sum, x) => sum + x.value, 0)).toBe(2);
+    expect(s.samples.filter((x) => x.name === "cbqs_http_requests_total").every((x) => !x.labels["route"]!.includes("/"))).toBe(true);
   });
 
   it("an LMDB store reports the bytes its data file occupies on disk", async () => {

@@ -70,6 +70,8 @@ describe("cbqs node: replication feed", () => {
       const r = await get(n.url, `/replication${q}`);
       expect([r.status, (r.body["error"] as { code: string }).code], q).toEqual([400, code]);
     }
+    const refused = await get(n.url, "/replication?order=DESC");
+    expect((refused.body["error"] as { message: string }).message).toBe('order must be asc or desc (got "DESC")');
   });
 
   it("paging with next visits every block once, in both orders; prev points back across the page boundary", async () => {
@@ -165,6 +167,9 @@ describe("cbqs node: replication feed", () => {
       "cbqs.broker-state": "/cbqs/broker-state{?stream,block}",
       "cbqs.replication": "/replication{?since,until,limit,order}",
       "net.concrnt.core.replication": "/replication{?since,until,limit,order}",
+      "cbqs.subscribe": "/subscribe{?stream}",
+      "cbqs.block": "/block/{height_or_hash}",
+      "cbqs.search": "/search{?q}",
       "cbqs.fixture": "/fixture{?since,until,post_state}",
       "cip4.proof.account": "/proof/account/{address}",
       "cip4.proof.actor": "/proof/actor/{address}",
@@ -174,6 +179,8 @@ describe("cbqs node: replication feed", () => {
       "cip4.proof.multi": "/proof/multi",
       "cbqs.account": "/account/{address}{?height,block,proof}",
       "cbqs.stream": "/cbqs/stream/{stream_id}{?height,block}",
+      "cbqs.stream.history": "/cbqs/stream/{stream_id}/history{?from,to,points}",
+      "cbqs.stream.events": "/cbqs/stream/{stream_id}/events{?until,limit}",
       "cbqs.provider": "/cbqs/provider/{address}{?height,block}",
       "cbqs.tx": "/tx/{tx_hash}",
       "cbqs.metrics": "/metrics",
@@ -186,7 +193,8 @@ describe("cbqs node: replication feed", () => {
     // Every advertised template answers (not 404) once its variables are filled in.
     for (const template of Object.values(r.body["endpoints"] as Record<string, string>)) {
       const path = template.replace(/\{\?[^}]*\}/, "").replace(/\{[^}]*\}/g, "0x00");
-      const method = ["/proof/multi", "/tx", "/mine", "/devnet/snapshot", "/devnet/revert"].includes(path) ? "POST" : "GET";
+      // A subscription never ends: HEAD answers its status without opening one.
+      const method = ["/proof/multi", "/tx", "/mine", "/devnet/snapshot", "/devnet/revert"].includes(path) ? "POST" : path === "/subscribe" ? "HEAD" : "GET";
       const res = await fetch(n.url + path, { method });
       await res.text();
       expect(res.status, path).not.toBe(404);

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { concatBytes, toHex, u64BE } from "../../../src/bytes.js";
 import { keccak256 } from "../../../src/crypto/hash.js";
 import { ChainDbError, type BlockQuery, type BlockRecord, type ChainDb, type ReceiptRecord } from "../../../state/chain-db/chain-db.js";
+import { DryRunStore } from "../../../state/chain-db/dry-run.js";
 import { accountKey } from "../../../state/kv/keys.js";
 import { verifyStateProof } from "../../../state/qmdb/proof.js";
 
@@ -125,6 +126,12 @@ export function describeChainDb(name: string, open: OpenChainDb): void {
       expect(heights({ from: 1n, to: 3n, limit: 10 })).toEqual([3n, 1n]);
       expect(heights({ from: 7n, to: 7n, limit: 10 })).toEqual([7n]);
       expect(heights({ from: 1n, to: 1n, limit: 1 })).toEqual([1n]);
+      // An empty range is [] in either order, also past 2^64 − 1 (the feed asks for the block after its last page so).
+      for (const order of ["asc", "desc"] as const) {
+        expect(db.blocks({ from: 1n, to: 0n, order, limit: 1 })).toEqual([]);
+        expect(db.blocks({ from: 2n ** 64n, to: 2n ** 64n - 1n, order, limit: 1 })).toEqual([]);
+        expect(db.blocks({ from: 0n, to: 7n, order, limit: 0 })).toEqual([]);
+      }
       db.close();
     });
 
@@ -164,6 +171,7 @@ export function describeChainDb(name: string, open: OpenChainDb): void {
       }
       const d = open(4);
       const g = genesis(d);
+      expect(() => d.state.commitBlock(new DryRunStore({ read: () => undefined }).beginBlock(1n))).toThrow("batch was not begun by this ChainDb's state");
       expect(() => d.commitGenesis({ source: new TextEncoder().encode("{}"), chain_instance_id: keccak256(Uint8Array.of(7)), block: g })).toThrow("genesis is already committed");
       const root = stage(d, 2n, [[key(1), value(1)]]);
       expect(() => d.commitBlock(record(0n, root, g.block_hash, []))).toThrow("block 0 is not above the head 0");

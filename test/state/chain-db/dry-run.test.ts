@@ -44,7 +44,7 @@ describe("dry-run overlay (BlockBatch contract)", () => {
   });
 
   it("issue 22: the observer sees every access in order, with a fresh copy of a write's previous value it may keep or change", () => {
-    const { batch } = overlay({ "1": Uint8Array.of(7) });
+    const { batch, base } = overlay({ "1": Uint8Array.of(7) });
     const seen: StateAccess[] = [];
     batch.observer = (access) => {
       seen.push(access);
@@ -60,6 +60,7 @@ describe("dry-run overlay (BlockBatch contract)", () => {
       { op: "write", key: A, before: Uint8Array.of(0), after: undefined },
     ]);
     expect(seen[1]!.op === "write" && seen[1]!.after).toBe(value); // the caller's array, not a copy
+    expect(base.get("1")).toEqual(Uint8Array.of(7)); // the observer changed a copy, not the stored value
     batch.observer = undefined;
     expect(batch.get(A)).toBeUndefined();
     expect(new DryRunStore({ read: () => Uint8Array.of(7) }).read(A)).toEqual(Uint8Array.of(7));
