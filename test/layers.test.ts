@@ -29,6 +29,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["src/consume", "src/jobs"],
   ["src/client"],
   ["src/node"],
+  ["src/broker-kit"],
   ["src/cli", "src/cli.ts", "src/api"],
   // The explorer page runs in a browser, compiled on its own (tsconfig.explorer.json): it imports
   // only its own modules (checked below); the node serves its files without importing them.

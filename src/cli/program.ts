@@ -23,6 +23,7 @@ const areas: ReadonlyArray<{ commands: readonly string[]; load: () => Promise<{ 
   { commands: ["conformance"], load: () => import("./conformance.js") },
   { commands: ["gas-vectors"], load: () => import("./gas.js") },
   { commands: ["consume"], load: () => import("./consume.js") },
+  { commands: ["verify-broker"], load: () => import("./broker.js") },
   { commands: ["fuzz"], load: () => import("./fuzz.js") },
   { commands: ["genesis", "node"], load: () => import("./node.js") },
   { commands: ["follow"], load: () => import("./follow.js") },

@@ -9,6 +9,7 @@ import * as S from "../../src/codec/schema.js";
 import { readFixture } from "../../src/harness/documents.js";
 import { REGISTRY_ADDRESS, schedulesKey } from "../../src/engine/layout.js";
 import { decodeStateValueAs } from "../../state/kv/value.js";
+import { BrokerStateCache } from "../../src/node/reads.js";
 import { cbqsTx, expectedByHeight, fixtureOf, get, govTx, post, startNode, toHex, type TestNode } from "./helpers.js";
 
 const FIXTURE = "fixtures/corpus/encrypted-pair-lifecycle.json";
@@ -200,6 +201,25 @@ describe("cbqs node: issue 22 — pinned broker-state reads", () => {
       expect(r.body["stream"]).toBeUndefined();
     } finally {
       await n.close();
+    }
+  });
+});
+
+describe("issue 22: the broker-state cache is bounded", () => {
+  it("holds at most 1,024 answers and 16 blocks' parts, forgetting the oldest first", () => {
+    const cache = new BrokerStateCache();
+    for (const [recent, size] of [[cache.answers, 1_024], [cache.parts, 16]] as const) {
+      let made = 0;
+      const fetch = (key: string) => recent.get(key, () => (made++, { key }) as never);
+      for (let i = 0; i < size; i++) fetch(`k${i}`);
+      expect(made).toBe(size);
+      fetch("k0"); // still held: the table is full, not over
+      expect(made).toBe(size);
+      fetch(`k${size}`); // one more: k0, the oldest, goes
+      fetch("k1");
+      expect(made).toBe(size + 1);
+      fetch("k0");
+      expect(made).toBe(size + 2);
     }
   });
 });

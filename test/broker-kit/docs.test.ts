@@ -1,0 +1,78 @@
+// docs/broker.md "Running it in CI": the session after `<!-- example: verify-broker-session … -->`
+// runs here line by line in one bash, with the compiled CLI as `npx cbqs` runs it, against a
+// `cbqs node` started with the options the marker names (its URL for http://127.0.0.1:8545, a
+// fresh directory for /tmp/); each line must print every piece its `# →` comment promises.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { requireFreshDist } from "../fuzz/dist.js";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const CLI = join(ROOT, "dist", "src", "cli.js");
+
+function session(): { args: string[]; lines: Array<{ command: string; pieces: string[] }> } {
+  const doc = readFileSync(join(ROOT, "docs", "broker.md"), "utf8");
+  const m = /<!-- example: verify-broker-session([^>]*?) -->\n```sh\n([\s\S]*?)\n```/.exec(doc)!;
+  return {
+    args: m[1]!.trim().split(/\s+/),
+    lines: m[2]!.split("\n").map((line) => {
+      const at = line.indexOf("# →");
+      return { command: line.slice(0, at).trimEnd(), pieces: line.slice(at + 3).split("…").map((p) => p.trim()) };
+    }),
+  };
+}
+
+function run(command: string, args: string[], onOut?: (text: string) => void): { child: ReturnType<typeof spawn>; done: Promise<{ status: number | null; stdout: string; stderr: string }> } {
+  const child = spawn(command, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (d: Buffer) => {
+    stdout += d.toString();
+    onOut?.(stdout);
+  });
+  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+  return { child, done: new Promise((resolve) => child.on("close", (status) => resolve({ status, stdout, stderr }))) };
+}
+
+describe("docs/broker.md: the verify-broker session", () => {
+  const { args, lines } = session();
+
+  it("the session starts its node from the kit chain and checks what each line prints (test precondition)", () => {
+    expect(args).toEqual(["--fixture", "fixtures/broker/kit-chain.json"]);
+    expect(lines.length).toBeGreaterThanOrEqual(5);
+    expect(lines.every((l) => l.pieces.length > 0 && l.pieces[0] !== "")).toBe(true);
+  });
+
+  it("every line runs against a fresh node and prints what its comment says", async () => {
+    requireFreshDist();
+    const tmp = mkdtempSync(join(tmpdir(), "cbqs-docs-broker-"));
+    let url = "";
+    let node: ReturnType<typeof run> | undefined;
+    const listening = new Promise<void>((resolve) => {
+      node = run(process.execPath, [CLI, "node", ...args, "--host", "127.0.0.1", "--port", "0", "--rate-limit", "0", "--proof-rate-limit", "0"], (out) => {
+        const m = /listening on (\S+)\n/.exec(out);
+        if (m && url === "") {
+          url = m[1]!;
+          resolve();
+        }
+      });
+    });
+    try {
+      await listening;
+      const script = lines.map((l, i) => `echo "@@${i}"\n${l.command.replaceAll("/tmp/", `${tmp}/`).replaceAll("http://127.0.0.1:8545", url).replaceAll("npx cbqs", `node ${CLI}`)}\necho`).join("\n");
+      const r = await run("bash", ["-e", "-o", "pipefail", "-c", script]).done;
+      expect([r.status, r.stderr]).toEqual([0, ""]);
+      const outputs = r.stdout.split(/^@@\d+\n/m).slice(1);
+      expect(outputs).toHaveLength(lines.length);
+      lines.forEach((l, i) => {
+        for (const piece of l.pieces) expect(outputs[i], l.command).toContain(piece.replaceAll("/tmp/", `${tmp}/`));
+      });
+    } finally {
+      node?.child.kill("SIGTERM");
+      await node?.done;
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
