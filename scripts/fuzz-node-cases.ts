@@ -39,6 +39,7 @@ const PATHS = [
   "/search",
   "/",
   "/explorer/{x}",
+  "/metrics",
 ];
 const PARAMS = ["stream", "block", "since", "until", "limit", "order", "post_state", "height", "owner", "blocks", "timestamp", "proof", "id", "from", "to", "points", "q", "x", ""];
 const METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD", "GET", "GET", "POST"];

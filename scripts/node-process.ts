@@ -17,10 +17,19 @@ export function intArg(name: string, fallback: number): number {
 
 /**
  * Starts `cbqs node <args> --host 127.0.0.1 --port 0` (rate limits off) and resolves once it
- * prints its "listening on" line. `stderr`: "pipe" collects it into the returned getter.
+ * prints its "listening on" line. `stderr`: "pipe" collects it into the returned getter. `cli`:
+ * another build's dist/src/cli.js (a baseline); `cpus`: run it on those cores only (taskset -c);
+ * `nodeFlags`: node's own options (`--cpu-prof`).
  */
-export async function startNode(args: readonly string[], stderr: "inherit" | "pipe"): Promise<{ child: ChildProcess; url: URL; stderr: () => string }> {
-  const child = spawn(process.execPath, [CLI, "node", ...args, "--host", "127.0.0.1", "--port", "0", "--rate-limit", "0", "--proof-rate-limit", "0"], {
+export async function startNode(
+  args: readonly string[],
+  stderr: "inherit" | "pipe",
+  options: { cli?: string; cpus?: string; nodeFlags?: readonly string[] } = {},
+): Promise<{ child: ChildProcess; url: URL; stderr: () => string }> {
+  const command = [process.execPath, ...(options.nodeFlags ?? []), options.cli ?? CLI, "node", ...args, "--host", "127.0.0.1", "--port", "0", "--rate-limit", "0", "--proof-rate-limit", "0"];
+  // taskset execs the node in its own process: the child's pid is the node's.
+  const [file, ...rest] = options.cpus === undefined ? command : ["taskset", "-c", options.cpus, ...command];
+  const child = spawn(file!, rest, {
     stdio: ["ignore", "pipe", stderr],
   });
   let err = "";

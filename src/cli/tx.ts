@@ -11,7 +11,11 @@ import { fromHex, toHex } from "../bytes.js";
 import { txHash } from "../chain/envelope.js";
 import type { Address } from "../codec/types.js";
 import { devAccountIndex } from "../harness/devnet.js";
-import { ConnectionFailed, nodeRequest, NotANodeAnswer, RequestTimeout, type NodeAnswer } from "../node/node-request.js";
+import { CLIENT_DEFAULTS, ConnectionFailed, MalformedAnswer, NodeError, RequestTimeout } from "../client/index.js";
+// The client's one transport and JSON exchange (strict JSON, bounded answers, 429s waited out):
+// `cbqs tx --node` asks for what the typed client has no call for (next_nonce, dev accounts, a
+// transaction's status), so it uses the exchange underneath it.
+import { requestJson, type RequestPolicy } from "../client/request.js";
 import { buildTransaction } from "../scenario/transaction.js";
 import { withJsonArg } from "./codec.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, report, UsageError } from "./common.js";
@@ -88,8 +92,9 @@ async function withNode(arg: string, opts: TxOpts, url: string): Promise<void> {
   }
   const base = url.replace(/\/$/, "");
   const timeoutMs = Number(opts.timeout) * 1000;
-  const ask = (path: string, init: { method?: "POST"; body?: string } = {}) => askNode(base, path, { ...init, timeoutMs });
-  const genesis = ok(await ask("/genesis"), "/genesis");
+  const policy: RequestPolicy = { ...CLIENT_DEFAULTS, timeoutMs, now: () => Date.now() };
+  const ask = (path: string, what = path) => refusedAs(what, askNode(policy, base, path));
+  const genesis = await ask("/genesis");
   const chainId = decimalOption("--node's chain_id", String(genesis["chain_id"]));
   const chainInstanceId = fromHex(String(genesis["chain_instance_id"]), 32, "--node's chain_instance_id");
   const names = await devNames(arg, ask);
@@ -101,7 +106,7 @@ async function withNode(arg: string, opts: TxOpts, url: string): Promise<void> {
     // Built once to check it and learn its sender (no request for a transaction that is refused anyway), then with the nonce.
     let from: Address | undefined;
     build((sender) => ((from = sender), 0n));
-    nonce = BigInt(String(ok(await ask(`/account/${toHex(from!)}`), "/account")["next_nonce"]));
+    nonce = BigInt(String((await ask(`/account/${toHex(from!)}`, "/account"))["next_nonce"]));
   }
   const envelope = build(nonce);
   const hash = toHex(txHash(envelope));
@@ -110,21 +115,24 @@ async function withNode(arg: string, opts: TxOpts, url: string): Promise<void> {
     process.exitCode = EXIT_OK;
     return;
   }
-  const sent = await ask("/tx", { method: "POST", body: toHex(envelope) });
-  if (sent.status !== 200) {
-    process.stdout.write(JSON.stringify(sent.body) + "\n");
-    process.stderr.write(`cbqs: the node refused the transaction: ${errorText(sent)}\n`);
+  let sent: Record<string, unknown>;
+  try {
+    sent = await askNode(policy, base, "/tx", toHex(envelope));
+  } catch (err) {
+    if (!(err instanceof NodeError)) throw err;
+    process.stdout.write(JSON.stringify({ error: { code: err.code, message: err.nodeMessage } }) + "\n");
+    process.stderr.write(`cbqs: the node refused the transaction: ${errorText(err)}\n`);
     process.exitCode = EXIT_REJECT;
     return;
   }
   if (opts.wait !== true) {
-    process.stdout.write(JSON.stringify(sent.body) + "\n");
+    process.stdout.write(JSON.stringify(sent) + "\n");
     process.exitCode = EXIT_OK;
     return;
   }
   const deadline = performance.now() + timeoutMs;
   for (;;) {
-    const seen = ok(await ask(`/tx/${hash}`), "/tx");
+    const seen = await ask(`/tx/${hash}`, "/tx");
     const status = seen["status"];
     if (status === "included" || status === "dropped") {
       process.stdout.write(JSON.stringify(seen) + "\n");
@@ -139,26 +147,38 @@ async function withNode(arg: string, opts: TxOpts, url: string): Promise<void> {
   }
 }
 
-async function askNode(base: string, path: string, options: { method?: "POST"; body?: string; timeoutMs: number }): Promise<NodeAnswer> {
+/**
+ * One exchange with the node through the client's transport: a GET (retried after a failed
+ * connection, as reads are) or, with `body`, POST /tx (never repeated). A node refusing the
+ * request is the client's NodeError, left to the caller; the rest is exit 2 naming the node.
+ */
+async function askNode(policy: RequestPolicy, base: string, path: string, body?: string): Promise<Record<string, unknown>> {
   try {
-    return await nodeRequest(base + path, options);
+    return await requestJson(policy, {
+      url: base + path,
+      idempotent: body === undefined,
+      ...(body === undefined ? {} : { method: "POST" as const, body: Buffer.from(body), contentType: "text/plain" }),
+    });
   } catch (err) {
-    if (err instanceof ConnectionFailed) throw new UsageError(`cannot reach ${base}: ${err.message}`);
-    if (err instanceof RequestTimeout) throw new UsageError(`${base}${path}: ${err.message}`);
-    if (err instanceof NotANodeAnswer) throw new UsageError(`${base}${path}: not a cbqs node's answer: ${err.message}`);
+    if (err instanceof ConnectionFailed) throw new UsageError(`cannot reach ${base}: ${err.code}`);
+    if (err instanceof RequestTimeout) throw new UsageError(err.message);
+    if (err instanceof MalformedAnswer) throw new UsageError(`${err.url}: not a cbqs node's answer: ${err.problem}`);
     throw err;
   }
 }
 
-function errorText(a: NodeAnswer): string {
-  const e = a.body["error"] as { code?: unknown; message?: unknown } | undefined;
-  return e === undefined ? `HTTP ${a.status}` : `${a.status} ${String(e.code)}: ${String(e.message)}`;
+function errorText(err: NodeError): string {
+  return `${err.status} ${err.code}: ${err.nodeMessage}`;
 }
 
-/** A 200's body; any other answer is the node refusing what we asked (exit 2, its error named). */
-function ok(a: NodeAnswer, what: string): Record<string, unknown> {
-  if (a.status !== 200) throw new UsageError(`the node refused ${what}: ${errorText(a)}`);
-  return a.body;
+/** A read's answer; the node refusing it is exit 2, its error named. */
+async function refusedAs(what: string, answer: Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
+  try {
+    return await answer;
+  } catch (err) {
+    if (err instanceof NodeError) throw new UsageError(`the node refused ${what}: ${errorText(err)}`);
+    throw err;
+  }
 }
 
 interface DevKeys {
@@ -168,13 +188,13 @@ interface DevKeys {
 }
 
 /** The node's dev accounts by name, when the transaction names one (else no request). */
-async function devNames(arg: string, ask: (path: string) => Promise<NodeAnswer>): Promise<Map<string, DevKeys> | undefined> {
+async function devNames(arg: string, ask: (path: string) => Promise<Record<string, unknown>>): Promise<Map<string, DevKeys> | undefined> {
   let named = false;
   withJsonArg(arg, (value) => {
     named = mentionsDevName(value);
   });
   if (!named) return undefined;
-  const accounts = ok(await ask("/devnet/accounts"), "/devnet/accounts")["accounts"] as Array<DevKeys & { name: string }>;
+  const accounts = (await ask("/devnet/accounts"))["accounts"] as Array<DevKeys & { name: string }>;
   return new Map(accounts.map((a) => [a.name, a]));
 }
 

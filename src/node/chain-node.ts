@@ -110,6 +110,13 @@ export class CbqsNode {
    * block before it and the ChainDb refuses every further write, so the node must stop.
    */
   onStoreFailed: ((err: StoreError) => void) | undefined;
+  /**
+   * Told the milliseconds of every produced block: `applyMs` from the start of its production to
+   * its record (selection, execution, roots, header hash), `commitMs` its ChainDb commit. GET
+   * /metrics' block_apply_ms and batch_commit_ms (CIP-4 §9.2); the clock is read here, around
+   * the engine's calls, never inside them.
+   */
+  onBlockTimed: ((applyMs: number, commitMs: number) => void) | undefined;
 
   private constructor(
     private store: ChainDb,
@@ -323,6 +330,7 @@ export class CbqsNode {
   }
 
   private produce(height?: bigint, given?: bigint): MinedBlock {
+    const started = performance.now();
     const head = this.head();
     const h = height ?? head.height + 1n;
     this.checkHeight(head, h);
@@ -349,12 +357,14 @@ export class CbqsNode {
       transactions: raws,
       receipts: results.receipts,
     };
+    const built = performance.now();
     try {
       this.db.commitBlock(block);
     } catch (err) {
       if (err instanceof StoreError) this.onStoreFailed?.(err);
       throw err;
     }
+    this.onBlockTimed?.(built - started, performance.now() - built);
     const messages = outcome.outcomes.map((o) => o.error?.message);
     messages.forEach((m, i) => m !== undefined && this.messages.set(toHex(results.receipts[i]!.tx_hash), m));
     for (const d of dropped) this.droppedTxs.set(d.tx_hash, { reason: d.reason, height: h });

@@ -14,6 +14,14 @@ export class JsonText {
   constructor(readonly text: string) {}
 }
 
+/** An answer that is not JSON (GET /metrics' Prometheus text), sent with its own content type. */
+export class TextAnswer {
+  constructor(
+    readonly contentType: string,
+    readonly text: string,
+  ) {}
+}
+
 /**
  * An answer too large to build as one string (GET /fixture): `produce` writes its text to `out`
  * unit by unit (src/steps.ts) and returns what the node logs when it is complete. The server sends

@@ -3,7 +3,7 @@
 // writes and `cbqs verify-proof` checks; transaction and receipt proofs are BMT inclusion proofs
 // against the tx_root / receipt_root of the block that included the transaction, checked by
 // `cbqs verify-bmt-proof`. The proof itself is the answer's `proof` member, verbatim.
-import { fromHex, HexError, toHex } from "../bytes.js";
+import { bytesEqual, fromHex, HexError, toHex } from "../bytes.js";
 import { committedReceipt, receiptJson } from "../chain/receipts.js";
 import type { ChainDb } from "../../state/chain-db/chain-db.js";
 import { accountKey, actorKey, actorStorageKey, checkStateKey, StateKeyError } from "../../state/kv/keys.js";
@@ -11,7 +11,7 @@ import { MAX_MULTI_PROOF_KEYS } from "../../state/qmdb/proof.js";
 import { inclusionProofToJson, proveReceipt, proveTx } from "../../state/roots/roots.js";
 import { STATE_KEY_LENGTH } from "../../state/kv/interface.js";
 import { badRequest, notFound, RequestError } from "./errors.js";
-import { readPointJson } from "./json.js";
+import { JsonText, readPointJson } from "./json.js";
 import { parseHash } from "./reads.js";
 
 /** Bound on a storage proof's user key (longer keys are keccak-hashed into the slot anyway). */
@@ -22,6 +22,39 @@ export const DEFAULT_MAX_EXCLUSION_OPS = 4_096;
 export interface ProofLimits {
   maxExclusionOps: number;
 }
+
+/**
+ * Single-key proof answers of the current head, by key. A proof is a function of the head block
+ * (its state never changes while it is the head), so a kept answer is exact; the first request
+ * at a new head empties the cache, since state proofs are served at the head only. Bounded: at
+ * most `size` answers (a few KB each), the oldest dropped first.
+ */
+export class ProofCache {
+  private head: Uint8Array | undefined;
+  private readonly answers = new Map<string, JsonText>();
+
+  constructor(readonly size = 4_096) {}
+
+  get(db: ChainDb, key: Uint8Array, make: () => Record<string, unknown>): JsonText {
+    const head = db.head()!.block_hash;
+    if (this.head === undefined || !bytesEqual(this.head, head)) {
+      this.answers.clear();
+      this.head = head;
+    }
+    const id = toHex(key);
+    let answer = this.answers.get(id);
+    if (answer === undefined) {
+      answer = new JsonText(JSON.stringify(make()));
+      if (this.answers.size >= this.size) this.answers.delete(this.answers.keys().next().value!);
+      this.answers.set(id, answer);
+    }
+    return answer;
+  }
+}
+
+/** The answer of stateProof, kept in `cache` when one is given. */
+const keptProof = (db: ChainDb, key: Uint8Array, limits: ProofLimits, cache: ProofCache | undefined): Record<string, unknown> | JsonText =>
+  cache === undefined ? stateProof(db, key, limits) : cache.get(db, key, () => stateProof(db, key, limits));
 
 /** A 54-byte key's proof at the head: inclusion, or exclusion while it stays small enough. */
 export function stateProof(db: ChainDb, key: Uint8Array, limits: ProofLimits): Record<string, unknown> {
@@ -38,18 +71,18 @@ export function stateProof(db: ChainDb, key: Uint8Array, limits: ProofLimits): R
   return { ...readPointJson(head), key: toHex(key), proof: db.proveKey(key) };
 }
 
-export const accountProof = (db: ChainDb, address: string, limits: ProofLimits) =>
-  stateProof(db, accountKey(parseHash(address, "address", 20)), limits);
+export const accountProof = (db: ChainDb, address: string, limits: ProofLimits, cache?: ProofCache) =>
+  keptProof(db, accountKey(parseHash(address, "address", 20)), limits, cache);
 
-export const actorProof = (db: ChainDb, address: string, limits: ProofLimits) =>
-  stateProof(db, actorKey(parseHash(address, "address", 20)), limits);
+export const actorProof = (db: ChainDb, address: string, limits: ProofLimits, cache?: ProofCache) =>
+  keptProof(db, actorKey(parseHash(address, "address", 20)), limits, cache);
 
-export function storageProof(db: ChainDb, address: string, userKey: string, limits: ProofLimits): Record<string, unknown> {
+export function storageProof(db: ChainDb, address: string, userKey: string, limits: ProofLimits, cache?: ProofCache): Record<string, unknown> | JsonText {
   const actor = parseHash(address, "address", 20);
   if (!/^0x(?:[0-9a-fA-F]{2})*$/.test(userKey) || userKey.length > 2 + 2 * MAX_STORAGE_KEY_BYTES) {
     throw badRequest("invalid_key", `the storage key must be 0x-prefixed hex of at most ${MAX_STORAGE_KEY_BYTES} bytes`);
   }
-  return stateProof(db, actorStorageKey(actor, Buffer.from(userKey.slice(2), "hex")), limits);
+  return keptProof(db, actorStorageKey(actor, Buffer.from(userKey.slice(2), "hex")), limits, cache);
 }
 
 /**

@@ -9,6 +9,7 @@ import { Devnet, type MiningMode } from "./devnet.js";
 import type { ChainDb } from "../../state/chain-db/chain-db.js";
 import { CbqsNode, type NodeStart } from "./chain-node.js";
 import { startServer, type Logger, type ServerOptions } from "./server.js";
+import type { NodeMetrics } from "./metrics.js";
 import type { Subscriptions } from "./subscriptions.js";
 import { stoppable } from "../steps.js";
 import { StoreError } from "../../state/lmdb/errors.js";
@@ -27,6 +28,8 @@ export interface RunningNode {
   readonly url: string;
   readonly node: CbqsNode;
   readonly devnet: Devnet;
+  /** GET /metrics' counters (src/node/metrics.ts). */
+  readonly metrics: NodeMetrics;
   /** GET /subscribe's subscribers (how many, how many dropped). */
   readonly subscriptions: Subscriptions;
   /** Stops block production (after the block in progress), closes the server and the store. */
@@ -80,6 +83,7 @@ export async function runNode(db: ChainDb, start: NodeStart, options: RunOptions
     url: server.url,
     node,
     devnet,
+    metrics: server.metrics,
     subscriptions: server.subscriptions,
     close: () =>
       (closing ??= (async () => {

@@ -21,8 +21,9 @@ import { parseDecimal } from "./decimal.js";
 import { MAX_MINE_BLOCKS, type Devnet, type MineRequest } from "./devnet.js";
 import { badRequest, errorBody, RequestError } from "./errors.js";
 import { fixtureAnswer } from "./fixture-answer.js";
-import { finalizedViewJson, JsonText, readPointJson, StreamedAnswer } from "./json.js";
-import { accountProof, actorProof, multiProof, receiptProof, storageProof, txProof, type ProofLimits } from "./proofs.js";
+import { finalizedViewJson, JsonText, readPointJson, StreamedAnswer, TextAnswer } from "./json.js";
+import { EXPLORER_ROUTE, NodeMetrics, UNMATCHED_ROUTE, type LimitName } from "./metrics.js";
+import { accountProof, actorProof, multiProof, ProofCache, receiptProof, storageProof, txProof, type ProofLimits } from "./proofs.js";
 import { defaultClientRateLimit, PerClientLimiter, TokenBucket } from "./rate-limit.js";
 import { BrokerStateCache, brokerState, finalizedView, parseHash } from "./reads.js";
 import { feedPage, parseFeedQuery } from "./replication.js";
@@ -73,6 +74,8 @@ interface Context {
   contentType: string;
   limits: ProofLimits;
   brokerCache: BrokerStateCache;
+  proofCache: ProofCache;
+  metrics: NodeMetrics;
   subscriptionsOn: boolean;
 }
 
@@ -178,7 +181,7 @@ const ROUTES: readonly Route[] = [
     query: [],
     maxBody: 0,
     proof: true,
-    handle: (c) => accountProof(c.node.db, c.path["address"]!, c.limits),
+    handle: (c) => accountProof(c.node.db, c.path["address"]!, c.limits, c.proofCache),
   }),
   route({
     method: "GET",
@@ -188,7 +191,7 @@ const ROUTES: readonly Route[] = [
     query: [],
     maxBody: 0,
     proof: true,
-    handle: (c) => actorProof(c.node.db, c.path["address"]!, c.limits),
+    handle: (c) => actorProof(c.node.db, c.path["address"]!, c.limits, c.proofCache),
   }),
   route({
     method: "GET",
@@ -198,7 +201,7 @@ const ROUTES: readonly Route[] = [
     query: [],
     maxBody: 0,
     proof: true,
-    handle: (c) => storageProof(c.node.db, c.path["address"]!, c.path["key"]!, c.limits),
+    handle: (c) => storageProof(c.node.db, c.path["address"]!, c.path["key"]!, c.limits, c.proofCache),
   }),
   route({
     method: "GET",
@@ -288,6 +291,7 @@ const ROUTES: readonly Route[] = [
     maxBody: 0,
     handle: (c) => txAnswer(c.node, c.path["hash"]!),
   }),
+  route({ method: "GET", path: "/metrics", template: "/metrics", name: "cbqs.metrics", query: [], maxBody: 0, handle: (c) => c.metrics.answer() }),
   route({
     method: "POST",
     path: "/tx",
@@ -434,13 +438,16 @@ function txBody(body: Buffer, contentType: string): Uint8Array {
   }
 }
 
+/** Each route's path split into segments once, not on every request. */
+const PATTERNS = new Map(ROUTES.map((r) => [r, r.path.split("/")]));
+
 function matchRoute(pathname: string, subscriptionsOn: boolean): { routes: Route[]; captures: Record<string, string> } {
   const segments = pathname.split("/");
   const routes: Route[] = [];
   let captures: Record<string, string> = {};
   for (const r of ROUTES) {
     if (r.subscriptions === true && !subscriptionsOn) continue;
-    const pattern = r.path.split("/");
+    const pattern = PATTERNS.get(r)!;
     if (pattern.length !== segments.length) continue;
     const got: Record<string, string> = {};
     if (pattern.every((p, i) => (p.startsWith(":") ? segments[i] !== "" && ((got[p.slice(1)] = segments[i]!), true) : p === segments[i]))) {
@@ -479,7 +486,12 @@ class ClientGone extends Error {
   override name = "ClientGone";
 }
 
+const NO_BODY = Promise.resolve(Buffer.alloc(0));
+
 function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
+  // A request that declares no body (most GETs) has none to wait for (RFC 9112 §6.3).
+  const { "content-length": length, "transfer-encoding": chunked } = req.headers;
+  if (chunked === undefined && (length === undefined || length === "0")) return NO_BODY;
   const tooLarge = () => new RequestError(413, "body_too_large", max === 0 ? "this endpoint takes no request body" : `the request body exceeds ${max} bytes`);
   const declared = req.headers["content-length"];
   if (declared !== undefined && Number(declared) > max) return Promise.reject(tooLarge());
@@ -519,8 +531,9 @@ function allowed(routes: readonly Route[]): string {
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return;
-  const text = body instanceof JsonText ? body.text : JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text), ...CORS, ...headers });
+  const text = body instanceof JsonText || body instanceof TextAnswer ? body.text : JSON.stringify(body);
+  const type = body instanceof TextAnswer ? body.contentType : "application/json; charset=utf-8";
+  res.writeHead(status, { "content-type": type, "content-length": Buffer.byteLength(text), ...CORS, ...headers });
   res.end(text);
 }
 
@@ -528,6 +541,8 @@ export interface NodeServer {
   readonly url: string;
   readonly server: Server;
   readonly subscriptions: Subscriptions;
+  /** GET /metrics' registry and counters. */
+  readonly metrics: NodeMetrics;
   close(): Promise<void>;
 }
 
@@ -539,6 +554,7 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
   const clients = new PerClientLimiter(clientRate);
   const perClient = new PerClientLimiter(options.proofRateLimit);
   const brokerCache = new BrokerStateCache();
+  const proofCache = new ProofCache();
   const subscriptions = new Subscriptions(
     node,
     {
@@ -548,10 +564,21 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
     },
     options.log,
   );
+  const metrics = new NodeMetrics(() => node.db);
+  metrics.subscribers = () => subscriptions.size;
+  node.onBlockTimed = metrics.observeBlock;
   /** The streamed answer being sent (at most one: it re-executes the chain), destroyed by close(). */
   let streaming: ServerResponse | undefined;
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  /** A 429 from `limit`, counted under the endpoint the path names (matched again: a refusal is the rare path). */
+  const limited = (pathname: string, seen: { route: string }, limit: LimitName, message: string, wait: number): RequestError => {
+    seen.route = isExplorerPath(pathname) ? EXPLORER_ROUTE : (matchRoute(pathname, subscriptions.enabled).routes[0]?.name ?? UNMATCHED_ROUTE);
+    metrics.countLimited(seen.route, limit);
+    return new RequestError(429, "rate_limited", message, {}, { "retry-after": String(wait) });
+  };
+
+  /** `seen.route`: the endpoint name the request is counted under, once its path is matched. */
+  const handle = async (req: IncomingMessage, res: ServerResponse, seen: { route: string }): Promise<void> => {
     const url = req.url ?? "/";
     const q = url.indexOf("?");
     const pathname = q < 0 ? url : url.slice(0, q);
@@ -559,10 +586,11 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
     // The client's own bucket first: a request it refuses takes nothing from the global budget,
     // so a flooding client exhausts its share only, never the other clients' (docs/node.md).
     const own = clients.take(client, now());
-    if (own > 0) throw new RequestError(429, "rate_limited", `one client may make at most ${clientRate} requests per second`, {}, { "retry-after": String(own) });
+    if (own > 0) throw limited(pathname, seen, "client", `one client may make at most ${clientRate} requests per second`, own);
     const wait = global.take(now());
-    if (wait > 0) throw new RequestError(429, "rate_limited", `the node answers at most ${options.rateLimit} requests per second`, {}, { "retry-after": String(wait) });
+    if (wait > 0) throw limited(pathname, seen, "global", `the node answers at most ${options.rateLimit} requests per second`, wait);
     if (isExplorerPath(pathname) && (req.method === "GET" || req.method === "HEAD")) {
+      seen.route = EXPLORER_ROUTE;
       const file = explorerAsset(pathname);
       const headers = { "content-type": file.type, etag: file.etag, ...EXPLORER_HEADERS, ...CORS };
       if (req.headers["if-none-match"] === file.etag) {
@@ -576,8 +604,9 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
     }
     const { routes, captures } = matchRoute(pathname, subscriptions.enabled);
     if (routes.length === 0) throw new RequestError(404, "not_found", `no endpoint at ${JSON.stringify(echo(pathname))} (see /.well-known/cbqs)`);
-    const allow = allowed(routes);
+    seen.route = routes[0]!.name;
     if (req.method === "OPTIONS") {
+      const allow = allowed(routes);
       // A browser's CORS preflight: every endpoint may be called from any origin (docs/node.md).
       res.writeHead(204, { ...CORS, "access-control-allow-methods": allow, "access-control-allow-headers": "content-type, last-event-id", "access-control-max-age": "600", allow });
       res.end();
@@ -586,20 +615,25 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
     // HEAD is GET without the body (RFC 9110 §9.3.2); node:http leaves the body out by itself.
     const method = req.method === "HEAD" ? "GET" : req.method;
     const r = routes.find((x) => x.method === method);
-    if (r === undefined) throw new RequestError(405, "method_not_allowed", `${echo(pathname)} takes ${allow}`, {}, { allow });
+    if (r === undefined) {
+      const allow = allowed(routes);
+      throw new RequestError(405, "method_not_allowed", `${echo(pathname)} takes ${allow}`, {}, { allow });
+    }
+    seen.route = r.name;
     const proofLimit = () => {
       const clientWait = perClient.take(client, now());
-      if (clientWait > 0) {
-        throw new RequestError(429, "rate_limited", `proof endpoints answer at most ${options.proofRateLimit} requests per second per client`, {}, { "retry-after": String(clientWait) });
-      }
+      if (clientWait > 0) throw limited(pathname, seen, "proof", `proof endpoints answer at most ${options.proofRateLimit} requests per second per client`, clientWait);
     };
     if (r.proof === true) proofLimit();
     const params = parseQuery(q < 0 ? "" : url.slice(q + 1), r.query);
-    if (r.proof === "when-asked" && params.get("proof") === "true") proofLimit();
+    const proof = r.proof === true || (r.proof === "when-asked" && params.get("proof") === "true");
+    if (proof && r.proof !== true) proofLimit();
     const body = await readBody(req, r.maxBody);
     // From here to send: synchronous, one block — except a devnet write, which may wait its turn
     // and produce many blocks (src/node/devnet.ts); its answer is built when it is done.
-    let answer = r.handle({ node, devnet, params, path: captures, body, contentType: String(req.headers["content-type"] ?? ""), limits: options.proofLimits, brokerCache, subscriptionsOn: subscriptions.enabled });
+    const started = proof ? performance.now() : 0;
+    let answer = r.handle({ node, devnet, params, path: captures, body, contentType: String(req.headers["content-type"] ?? ""), limits: options.proofLimits, brokerCache, proofCache, metrics, subscriptionsOn: subscriptions.enabled });
+    if (proof) metrics.observeProof(r.name, performance.now() - started);
     if (answer instanceof Promise) answer = await answer;
     if (answer instanceof SubscribeRequest) {
       const lastEventId = req.headers["last-event-id"];
@@ -633,22 +667,30 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
     }
   };
 
+  const answerError = (req: IncomingMessage, res: ServerResponse, err: unknown): void => {
+    if (err instanceof RequestError) {
+      // A body still arriving (refused, or never read) is not drained: answer, then drop the connection.
+      const unread = !req.complete;
+      send(res, err.status, errorBody(err.code, err.message, err.extra), { ...err.headers, ...(unread ? { connection: "close" } : {}) });
+      if (unread) res.on("finish", () => req.socket.destroySoon());
+      return;
+    }
+    if (err instanceof ClientGone) {
+      req.socket.destroy();
+      return;
+    }
+    const id = randomUUID();
+    options.log({ level: "error", msg: "internal error", id, method: req.method, url: (req.url ?? "").slice(0, 512), error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    send(res, 500, errorBody("internal_error", `internal error (id ${id}); details are in the node's log`, { id }));
+  };
+
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, (req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      if (err instanceof RequestError) {
-        // A body still arriving (refused, or never read) is not drained: answer, then drop the connection.
-        const unread = !req.complete;
-        send(res, err.status, errorBody(err.code, err.message, err.extra), { ...err.headers, ...(unread ? { connection: "close" } : {}) });
-        if (unread) res.on("finish", () => req.socket.destroySoon());
-        return;
-      }
-      if (err instanceof ClientGone) {
-        req.socket.destroy();
-        return;
-      }
-      const id = randomUUID();
-      options.log({ level: "error", msg: "internal error", id, method: req.method, url: (req.url ?? "").slice(0, 512), error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
-      send(res, 500, errorBody("internal_error", `internal error (id ${id}); details are in the node's log`, { id }));
+    const seen = { route: UNMATCHED_ROUTE };
+    // Counted once answered (or given up on: status "none"), under the endpoint's name.
+    const counted = () => metrics.countRequest(seen.route, res.headersSent ? res.statusCode : 0);
+    handle(req, res, seen).then(counted, (err: unknown) => {
+      answerError(req, res, err);
+      counted();
     });
   });
   server.keepAliveTimeout = 5_000;
@@ -674,8 +716,10 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
         url: `http://${host}:${address.port}`,
         server,
         subscriptions,
+        metrics,
         close: () =>
           new Promise<void>((done) => {
+            if (node.onBlockTimed === metrics.observeBlock) node.onBlockTimed = undefined;
             // A streamed answer may run for a long time: it is cut now, before the store closes under it.
             streaming?.destroy();
             // Subscriptions never end by themselves: each one's body is ended now.

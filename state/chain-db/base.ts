@@ -44,6 +44,11 @@ export abstract class QmdbChainDb implements Stager {
     if (this.closed) throw new ChainDbError("the ChainDb is closed");
   }
 
+  /** Blocks staged and not yet committed: 0 or 1 (CIP-4 §9.1's speculative cache holds at most one block here). */
+  get stagedBlocks(): number {
+    return this.staged === undefined ? 0 : 1;
+  }
+
   stage(staged: Staged): void {
     this.staged = staged;
   }

@@ -707,11 +707,22 @@ export function nodeHeight(pos: number): number {
   // otherwise jump left by the size of the preceding perfect tree.
   let p = pos + 1;
   for (;;) {
-    let bits = 0;
-    while (2 ** bits <= p) bits++;
+    const bits = bitLength(p);
     if (p === 2 ** bits - 1) return bits - 1;
     p -= 2 ** (bits - 1) - 1;
   }
+}
+
+/**
+ * Bits of `n` ≥ 1 (the least `bits` with 2^bits > n): one instruction below 2^31, where every
+ * proof's positions are (nodeHeight runs for each node of every proof: docs/performance.md
+ * "Node"); counted up above it.
+ */
+export function bitLength(n: number): number {
+  if (n < 2 ** 31) return 32 - Math.clz32(n);
+  let bits = 31;
+  while (2 ** bits <= n) bits++;
+  return bits;
 }
 
 /** Location of the leftmost leaf below the node at `pos` of height `height`. */

@@ -1,5 +1,7 @@
 // `cbqs tx`: a transaction written as in a scenario becomes the raw envelope a node's POST /tx
 // takes (docs/transactions.md): accepted, mined, and executed as the scenario runner would.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { decodeEnvelope, txHash } from "../../src/chain/envelope.js";
 import { fromHex, toHex } from "../../src/bytes.js";
@@ -160,6 +162,25 @@ describe("issue 26: cbqs tx --node", () => {
       expect(await cbqs("tx", tx, "--chain-id", "7", "--chain-instance", CI, "--nonce", "0")).toEqual(unusableInput(/\$\.from/));
     } finally {
       await n.close();
+    }
+  });
+
+  it("issue 26: requests go through the client's transport: a server that is not a node and a silent one are each one exit-2 line naming the URL", async () => {
+    const listen = (handler: (res: import("node:http").ServerResponse) => void): Promise<Server> =>
+      new Promise((resolve) => {
+        const server = createServer((_req, res) => handler(res));
+        server.listen(0, "127.0.0.1", () => resolve(server));
+      });
+    const urlOf = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const tx = '{"from":"dev0","transfer":{"to":"dev1","amount":"5"}}';
+    const other = await listen((res) => res.end("<html>hello</html>"));
+    const silent = await listen(() => {});
+    try {
+      expect(await cbqs("tx", tx, "--node", urlOf(other))).toEqual(unusableInput(new RegExp(`${urlOf(other)}/genesis: not a cbqs node's answer: HTTP 200, not a usable JSON answer`)));
+      expect(await cbqs("tx", tx, "--node", urlOf(silent), "--timeout", "1")).toEqual(unusableInput(new RegExp(`${urlOf(silent)}/genesis: no answer within 1 s`)));
+    } finally {
+      silent.closeAllConnections();
+      await Promise.all([other, silent].map((s) => new Promise((r) => s.close(r))));
     }
   });
 });

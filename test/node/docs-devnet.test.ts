@@ -58,7 +58,7 @@ describe("docs/node.md: the devnet sessions", () => {
   const all = sessions();
 
   it("there are sessions, each checking most of its lines (test precondition)", () => {
-    expect(all.map((x) => x.args.join(" "))).toEqual(["--mining auto", "", ""]);
+    expect(all.map((x) => x.args.join(" "))).toEqual(["--mining auto", "", "", ""]);
     expect(all[1]!.lines.filter((l) => l.pieces.length > 0).length).toBeGreaterThan(12);
     // The explorer's reads (docs/node.md "The explorer").
     expect(all[2]!.lines.some((l) => l.command.includes("/history?"))).toBe(true);

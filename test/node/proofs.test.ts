@@ -14,7 +14,8 @@ import { multiProof } from "../../src/node/proofs.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
 import { MAX_MULTI_PROOF_KEYS, verifyStateProof } from "../../state/qmdb/proof.js";
 import { genesis } from "../state/chain-db/conformance.js";
-import { get, post, startNode, toHex, type TestNode } from "./helpers.js";
+import { address, get, post, startNode, toHex, transferTx, type TestNode } from "./helpers.js";
+import { ProofCache, stateProof } from "../../src/node/proofs.js";
 
 const dir = mkdtempSync(join(tmpdir(), "cbqs-node-proofs-"));
 let files = 0;
@@ -206,5 +207,44 @@ describe("issue 22: /proof/multi bound", () => {
     expect(verifyStateProof(answer["proof"], g.state_root)).toEqual({ valid: true });
     expect(() => multiProof(db, { keys: keys(257) })).toThrow(expect.objectContaining({ status: 400, code: "too_many_keys" }));
     db.close();
+  });
+});
+
+describe("issue 26: single-key proofs are kept per head block", () => {
+  it("a kept answer is byte for byte the one built afresh; a new head is never answered from the old one's (each answer verifies against the root it names)", async () => {
+    const n = await startNode("fixtures/corpus/create-quote.json");
+    try {
+      const path = "/proof/account/0x1111111111111111111111111111111111111111";
+      const first = await fetch(n.url + path).then((r) => r.text());
+      expect(await fetch(n.url + path).then((r) => r.text())).toBe(first);
+      expect(JSON.parse(first)).toEqual(JSON.parse(JSON.stringify(stateProof(n.db, accountKey(address(0x11)), { maxExclusionOps: 4096 }))));
+      // A block that changes the account: the next answer is the new head's.
+      const nonce = BigInt(((await get(n.url, "/account/0x1111111111111111111111111111111111111111")).body["next_nonce"]) as string);
+      expect((await post(n.url, "/tx", toHex(transferTx(7n, address(0x11), nonce, address(0x77), 5n)))).status).toBe(200);
+      await post(n.url, "/mine", "");
+      const head = n.db.head()!;
+      const after = (await get(n.url, path)).body;
+      expect(after).toMatchObject({ height: head.height.toString(), block_hash: toHex(head.block_hash), state_root: toHex(head.state_root) });
+      expect(JSON.stringify(after)).not.toBe(first);
+      await verifies("verify-proof", after["proof"], after["state_root"] as string);
+    } finally {
+      await n.close();
+    }
+  });
+
+  it("the cache holds at most its size, dropping the oldest answer first", () => {
+    const db = new MemoryChainDb();
+    genesis(db);
+    const cache = new ProofCache(2);
+    let built = 0;
+    const make = () => ({ n: ++built });
+    const keys = [1, 2, 3].map((b) => accountKey(address(b)));
+    for (const k of keys) cache.get(db, k, make);
+    expect(built).toBe(3);
+    cache.get(db, keys[2]!, make); // kept
+    cache.get(db, keys[1]!, make); // kept
+    expect(built).toBe(3);
+    cache.get(db, keys[0]!, make); // dropped when the third came in
+    expect(built).toBe(4);
   });
 });

@@ -183,6 +183,7 @@ describe("cbqs node: replication feed", () => {
       "cbqs.stream.events": "/cbqs/stream/{stream_id}/events{?until,limit}",
       "cbqs.provider": "/cbqs/provider/{address}{?height,block}",
       "cbqs.tx": "/tx/{tx_hash}",
+      "cbqs.metrics": "/metrics",
       "cbqs.devnet.tx": "/tx",
       "cbqs.devnet.mine": "/mine{?height,blocks,timestamp}",
       "cbqs.devnet.accounts": "/devnet/accounts",

@@ -6,7 +6,9 @@ import {
   Blueprint,
   Mmr,
   bagPeaks,
+  bitLength,
   inactivePeaks,
+  nodeHeight,
   leafPosition,
   leavesOfSize,
   mmrSize,
@@ -196,5 +198,36 @@ describe("MMR inclusion proofs (CIP-4 §5.4, commonware merkle/proof.rs)", () =>
       ),
       { numRuns: 150 },
     );
+  });
+});
+
+describe("nodeHeight and bitLength (the proof path's position arithmetic)", () => {
+  /** The definitions, counted up one bit at a time (nodeHeight before its one-instruction bit length). */
+  const slowBitLength = (n: number) => {
+    let bits = 0;
+    while (2 ** bits <= n) bits++;
+    return bits;
+  };
+  const slowNodeHeight = (pos: number) => {
+    let p = pos + 1;
+    for (;;) {
+      const bits = slowBitLength(p);
+      if (p === 2 ** bits - 1) return bits - 1;
+      p -= 2 ** (bits - 1) - 1;
+    }
+  };
+
+  it("bitLength is the least b with 2^b > n, on both sides of 2^31 and up to 2^53", () => {
+    for (const n of [1, 2, 3, 4, 7, 8, 2 ** 30, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 1, 2 ** 32 - 1, 2 ** 32, 2 ** 40 + 5, 2 ** 52, Number.MAX_SAFE_INTEGER]) {
+      expect(bitLength(n), String(n)).toBe(slowBitLength(n));
+    }
+    fc.assert(fc.property(fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), (n) => bitLength(n) === slowBitLength(n)));
+  });
+
+  it("nodeHeight agrees with the definition on every position of a 2^16-leaf MMR and on random ones up to 2^52", () => {
+    for (let pos = 0; pos < mmrSize(2 ** 16); pos++) if (nodeHeight(pos) !== slowNodeHeight(pos)) expect(nodeHeight(pos), String(pos)).toBe(slowNodeHeight(pos));
+    // Peaks of the tallest trees straddle 2^31: their heights are exact.
+    for (const h of [29, 30, 31, 32, 40]) expect(nodeHeight(2 ** (h + 1) - 2)).toBe(h);
+    fc.assert(fc.property(fc.integer({ min: 0, max: 2 ** 52 }), (pos) => nodeHeight(pos) === slowNodeHeight(pos)));
   });
 });
