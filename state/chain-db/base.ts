@@ -34,8 +34,8 @@ export abstract class QmdbChainDb implements Stager {
     if (this.readOnly) throw new ChainDbError("the store is open read-only: no block can be written");
   }
 
-  /** Open, and nothing staged: the commitment is the head's (what a proof needs). */
-  protected checkCommitted(): void {
+  /** Open, and nothing staged: the commitment is the head's (what a proof or a snapshot export needs). */
+  checkCommitted(): void {
     this.checkOpen();
     if (this.staged !== undefined) throw new ChainDbError(`block ${this.staged.height} is staged and not committed: reopen the ChainDb`);
   }

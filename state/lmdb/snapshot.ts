@@ -118,7 +118,7 @@ export function exportSnapshot(db: LmdbChainDb, path: string, height?: bigint): 
 
 /** exportSnapshot unit by unit: a unit is one ops record written (src/steps.ts). */
 export function* exportSnapshotSteps(db: LmdbChainDb, path: string, height?: bigint): Steps<BlockRecord> {
-  db.checkWritable();
+  db.checkCommitted(); // a read-only store exports too (cbqs snapshot export opens it so)
   const genesis = db.genesis();
   const head = db.head();
   if (genesis === undefined || head === undefined) throw new SnapshotError("the store holds no chain");

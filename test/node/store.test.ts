@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
 import { accountKey } from "../../state/kv/keys.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
+import { exportSnapshot } from "../../state/lmdb/snapshot.js";
 import { DEFAULT_RETAIN_BLOCKS, openChainDb } from "../../src/node/store.js";
 import { block, genesis } from "../state/chain-db/conformance.js";
 
@@ -41,7 +42,8 @@ describe("openChainDb", () => {
     const reader = openChainDb(dir, { readOnly: true });
     expect(reader.head()!.height).toBe(0n);
     expect(() => reader.state.beginBlock(1n)).toThrow("the store is open read-only: no block can be written");
-    expect(() => reader.proveKey(accountKey(new Uint8Array(20)))).not.toThrow(); // reads and proofs still work
+    expect(() => reader.proveKey(accountKey(new Uint8Array(20)))).not.toThrow(); // reads, proofs and snapshot exports still work
+    expect(exportSnapshot(reader as LmdbChainDb, join(dir, "export.snapshot")).height).toBe(0n);
     reader.close();
   });
 
