@@ -130,6 +130,10 @@ async function withNode(arg: string, opts: TxOpts, url: string): Promise<void> {
     process.exitCode = EXIT_OK;
     return;
   }
+  // A manual node mines on POST /mine only: say so now, not after --timeout seconds of silence.
+  if (sent["mining"] === "manual") {
+    process.stderr.write(`cbqs: queued as ${hash}; this node mines on POST /mine only (--mining manual): waiting up to ${opts.timeout} s for a block\n`);
+  }
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const seen = await ask(`/tx/${hash}`, "/tx");

@@ -91,9 +91,9 @@ export class Devnet {
   submit(raw: Uint8Array): Promise<Record<string, unknown>> {
     return this.exclusive(() => {
       const sent = this.node.submit(raw);
-      if (this.mode !== "auto") return { ...readPointJson(this.node.head()), ...sent, pending: this.node.pending };
+      if (this.mode !== "auto") return { ...readPointJson(this.node.head()), ...sent, pending: this.node.pending, mining: this.mode };
       const mined = this.node.mine();
-      return { ...readPointJson(mined.block), ...sent, pending: this.node.pending, mined: CbqsNode.minedJson(mined) };
+      return { ...readPointJson(mined.block), ...sent, pending: this.node.pending, mining: this.mode, mined: CbqsNode.minedJson(mined) };
     });
   }
 

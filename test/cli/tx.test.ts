@@ -128,10 +128,13 @@ describe("issue 26: cbqs tx --node", () => {
       const waiting = cbqs("tx", '{"from":"dev0","transfer":{"to":"dev1","amount":"5"}}', "--node", manual.url, "--send", "--wait");
       while (manual.node.pending === 0) await new Promise((r) => setTimeout(r, 5));
       manual.node.mine();
-      expect(JSON.parse((await waiting).out)).toMatchObject({ status: "included", height: "1" });
+      const waited = await waiting;
+      expect(JSON.parse(waited.out)).toMatchObject({ status: "included", height: "1" });
+      // Said at once, not after --timeout: the node mines on POST /mine only.
+      expect(waited.err).toMatch(/^cbqs: queued as 0x[0-9a-f]{64}; this node mines on POST \/mine only \(--mining manual\): waiting up to 30 s for a block\n$/);
       expect(await cbqs("tx", '{"from":"dev0","transfer":{"to":"dev1","amount":"5"}}', "--node", manual.url, "--send", "--wait", "--timeout", "1")).toMatchObject({
         exitCode: 2,
-        err: expect.stringMatching(/^cbqs: error: http:\/\/127\.0\.0\.1:\d+: transaction 0x[0-9a-f]{64} is still pending after 1 s \(--timeout 1\); a node with --mining manual produces blocks on POST \/mine only\n$/),
+        err: expect.stringMatching(/^cbqs: queued as 0x[0-9a-f]{64}; [^\n]+\ncbqs: error: http:\/\/127\.0\.0\.1:\d+: transaction 0x[0-9a-f]{64} is still pending after 1 s \(--timeout 1\); a node with --mining manual produces blocks on POST \/mine only\n$/),
       });
     } finally {
       await manual.close();
