@@ -32,6 +32,10 @@ export function humanLines(v: VerifiedBundle): string[] {
     lines.push(`${v.file}: ok: ${count(r.artifacts, "artifact")} of the ${stream}; ${exercised} of ${BROKER_RULES.length} rules checked${idle.length === 0 ? "" : ` (nothing to check for ${idle.join(", ")})`}`);
   } else {
     const rules = [...new Set(r.failures.map((f) => f.rule))];
+    // Views that are not this chain's blocks, and nothing else: most likely the wrong chain was given.
+    if (rules.length === 1 && rules[0] === "B2") {
+      lines.push(`${v.file}: hint: every failure is B2 (served_at views that are not this chain's blocks): is the chain given with --node or --fixture the one these artifacts were served on?`);
+    }
     lines.push(`${v.file}: refused: ${count(r.failures.length, "failure")} (${rules.join(", ")}) in ${count(r.artifacts, "artifact")} of the ${stream}`);
   }
   return lines;
