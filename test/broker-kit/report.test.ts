@@ -1,12 +1,13 @@
 // verify-broker's human lines (src/broker-kit/report.ts): a bundle refused on B2 alone — served_at
 // views that are not the given chain's blocks — gets a hint that the wrong chain may have been given.
 import { describe, expect, it } from "vitest";
+import type { Failure } from "../../src/broker-kit/checks.js";
 import { humanLines } from "../../src/broker-kit/report.js";
 import { BROKER_RULES, type RuleId } from "../../src/broker-kit/rules.js";
 import type { BundleReport } from "../../src/broker-kit/verify.js";
 
 const checks = Object.fromEntries(BROKER_RULES.map((r) => [r.id, 1])) as Record<RuleId, number>;
-const failure = (rule: RuleId, line: number) => ({ line, type: "AppendReceiptV1", rule, section: "§3", evidence: "e" });
+const failure = (rule: RuleId, line: number): Failure => ({ line, type: "AppendReceiptV1", rule, section: "§3", evidence: "e" });
 
 function report(rules: RuleId[]): BundleReport {
   return { stream: new Uint8Array(32), deliveryClass: "Standard", artifacts: 5, failures: rules.map((r, i) => failure(r, i + 2)), checks, notes: [] };
