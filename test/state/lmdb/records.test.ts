@@ -6,7 +6,18 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { BlockRecord, ReceiptRecord } from "../../../state/chain-db/chain-db.js";
 import { StoreError } from "../../../state/lmdb/env.js";
-import { DamagedRecordError, decodeBlock, decodeGenesis, encodeBlock, encodeGenesis } from "../../../state/lmdb/records.js";
+import { concatBytes } from "../../../src/bytes.js";
+import {
+  DamagedRecordError,
+  decodeBefore,
+  decodeBlock,
+  decodeGenesis,
+  decodeTxLocation,
+  encodeBefore,
+  encodeBlock,
+  encodeGenesis,
+  encodeTxLocation,
+} from "../../../state/lmdb/records.js";
 
 const b32 = (n: number) => new Uint8Array(32).fill(n);
 const receipt = (over: Partial<ReceiptRecord> = {}): ReceiptRecord => ({
@@ -109,5 +120,50 @@ describe("store records: one accepted byte string per record", () => {
       { numRuns: 1000 },
     );
     expect(accepted).toBeGreaterThan(50);
+  });
+});
+
+describe("issue 22: store records — each refusal names what failed", () => {
+  it("a record cut short is truncated; one with bytes after it has trailing bytes", () => {
+    const bytes = encodeBlock(block([receipt()]));
+    expect(() => decodeBlock(bytes.subarray(0, bytes.length - 1))).toThrow(new DamagedRecordError("block record: truncated"));
+    expect(() => decodeBlock(concatBytes(bytes, Uint8Array.of(0, 0, 0)))).toThrow(new DamagedRecordError("block record: 3 trailing bytes"));
+    const loc = encodeTxLocation({ height: 9n, index: 4 });
+    expect(decodeTxLocation(loc)).toEqual({ height: 9n, index: 4 });
+    expect(() => decodeTxLocation(concatBytes(loc, Uint8Array.of(1)))).toThrow(new DamagedRecordError("transaction location: 1 trailing bytes"));
+  });
+
+  it("a count larger than the bytes left could hold is refused before anything is allocated", () => {
+    // One event (count byte 1 just before its emitter); 127 events of at least 22 bytes cannot follow.
+    const bytes = encodeBlock(block([receipt({ events: [{ emitter: new Uint8Array(20).fill(0x5c), topic: "t", payload: new Uint8Array(0) }] })]));
+    const at = bytes.findIndex((_, k) => bytes.subarray(k, k + 20).every((b) => b === 0x5c)) - 1;
+    expect(bytes[at]).toBe(1);
+    const bad = bytes.slice();
+    bad[at] = 127;
+    expect(() => decodeBlock(bad)).toThrow(new DamagedRecordError("block record: count 127 exceeds remaining input"));
+    // 127 × 22 bytes is more than is left; exactly as many events as fit is read (and then fails on their content, not the count).
+    const left = bytes.length - at - 1;
+    bad[at] = Math.min(127, Math.floor(left / 22));
+    expect(() => decodeBlock(bad)).not.toThrow(/exceeds remaining input/);
+  });
+
+  it("a topic that is not UTF-8 is refused (the decoder is fatal, never substituting U+FFFD)", () => {
+    const bytes = encodeBlock(block([receipt({ events: [{ emitter: new Uint8Array(20), topic: "zqzqz", payload: new Uint8Array(0) }] })]));
+    const at = bytes.findIndex((b, k) => b === 0x7a && bytes[k + 1] === 0x71 && bytes[k + 2] === 0x7a);
+    const bad = bytes.slice();
+    bad[at] = 0xff;
+    expect(() => decodeBlock(bad)).toThrow(DamagedRecordError);
+  });
+
+  it("an encoded block needs a receipt per transaction", () => {
+    const b = { ...block([receipt()]), transactions: [] };
+    expect(() => encodeBlock(b)).toThrow(new RangeError("block 3: 1 receipts for 0 transactions"));
+  });
+
+  it("a reverse-diff value is 0 (absent) or 1 ‖ bytes; anything else is refused", () => {
+    expect(decodeBefore(encodeBefore(undefined))).toBeUndefined();
+    expect(decodeBefore(encodeBefore(new Uint8Array(0)))).toEqual(new Uint8Array(0));
+    expect(decodeBefore(encodeBefore(Uint8Array.of(7, 8)))).toEqual(Uint8Array.of(7, 8));
+    for (const bad of [[], [2], [0xff, 1], [0, 5]]) expect(() => decodeBefore(Uint8Array.from(bad)), JSON.stringify(bad)).toThrow("bad reverse-diff value");
   });
 });
