@@ -3,7 +3,7 @@
 // a strict TypeScript program type-checked against the packed declarations under both module
 // resolutions users have (node16 and bundler), and the package linted by publint and
 // @arethetypeswrong/cli (ESM only: the CommonJS and node10 resolutions do not apply).
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiExamples, exampleProblems, ROOT, runExample } from "./examples.js";
 import { requireFreshDist } from "../fuzz/dist.js";
 import { startNode, type TestNode } from "../node/helpers.js";
+import { spawnNode } from "../node/spawned-node.js";
 import { DEFAULT_GENESIS_SOURCE } from "../../src/harness/genesis.js";
 import { EXPLORER_MODULES } from "../../src/node/explorer.js";
 
@@ -94,24 +95,15 @@ describe("the packed package (npm pack, installed into an empty project)", () =>
 
   it("the installed `cbqs node` serves the explorer page: /, its modules, and uPlot from the installed uplot package", async () => {
     const cli = join(dir, "project", "node_modules", "cbqs-emulator", "dist", "src", "cli.js");
-    const child = spawn(process.execPath, [cli, "node", "--host", "127.0.0.1", "--port", "0", "--quiet"], { cwd: join(dir, "project"), stdio: ["ignore", "pipe", "pipe"] });
+    const { url, stop } = await spawnNode(cli, ["--quiet"], { cwd: join(dir, "project") });
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = "";
-        child.stdout.on("data", (d: Buffer) => {
-          out += d.toString();
-          const m = /listening on (\S+)\n/.exec(out);
-          if (m) resolve(m[1]!);
-        });
-        child.on("exit", (code) => reject(new Error(`the installed node exited (${code}) before serving`)));
-      });
       for (const path of ["/", ...EXPLORER_MODULES.map((m) => `/explorer/${m}.js`), "/explorer/style.css", "/explorer/uPlot.iife.min.js", "/explorer/uPlot.min.css"]) {
         const r = await fetch(url + path);
         expect(r.status, path).toBe(200);
         expect((await r.arrayBuffer()).byteLength, path).toBeGreaterThan(100);
       }
     } finally {
-      child.kill("SIGTERM");
+      await stop();
     }
   });
 

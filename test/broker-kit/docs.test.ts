@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { requireFreshDist } from "../fuzz/dist.js";
+import { spawnNode } from "../node/spawned-node.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const CLI = join(ROOT, "dist", "src", "cli.js");
@@ -24,14 +25,11 @@ function session(): { args: string[]; lines: Array<{ command: string; pieces: st
   };
 }
 
-function run(command: string, args: string[], onOut?: (text: string) => void): { child: ReturnType<typeof spawn>; done: Promise<{ status: number | null; stdout: string; stderr: string }> } {
+function run(command: string, args: string[]): { child: ReturnType<typeof spawn>; done: Promise<{ status: number | null; stdout: string; stderr: string }> } {
   const child = spawn(command, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
-  child.stdout!.on("data", (d: Buffer) => {
-    stdout += d.toString();
-    onOut?.(stdout);
-  });
+  child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
   return { child, done: new Promise((resolve) => child.on("close", (status) => resolve({ status, stdout, stderr }))) };
 }
@@ -48,19 +46,9 @@ describe("docs/broker.md: the verify-broker session", () => {
   it("every line runs against a fresh node and prints what its comment says", async () => {
     requireFreshDist();
     const tmp = mkdtempSync(join(tmpdir(), "cbqs-docs-broker-"));
-    let url = "";
-    let node: ReturnType<typeof run> | undefined;
-    const listening = new Promise<void>((resolve) => {
-      node = run(process.execPath, [CLI, "node", ...args, "--host", "127.0.0.1", "--port", "0", "--rate-limit", "0", "--proof-rate-limit", "0"], (out) => {
-        const m = /listening on (\S+)\n/.exec(out);
-        if (m && url === "") {
-          url = m[1]!;
-          resolve();
-        }
-      });
-    });
+    const node = await spawnNode(CLI, args, { cwd: ROOT });
+    const url = node.url;
     try {
-      await listening;
       const script = lines.map((l, i) => `echo "@@${i}"\n${l.command.replaceAll("/tmp/", `${tmp}/`).replaceAll("http://127.0.0.1:8545", url).replaceAll("npx cbqs", `node ${CLI}`)}\necho`).join("\n");
       const r = await run("bash", ["-e", "-o", "pipefail", "-c", script]).done;
       expect([r.status, r.stderr]).toEqual([0, ""]);
@@ -70,8 +58,7 @@ describe("docs/broker.md: the verify-broker session", () => {
         for (const piece of l.pieces) expect(outputs[i], l.command).toContain(piece.replaceAll("/tmp/", `${tmp}/`));
       });
     } finally {
-      node?.child.kill("SIGTERM");
-      await node?.done;
+      await node.stop();
       rmSync(tmp, { recursive: true, force: true });
     }
   }, 60_000);

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { requireFreshDist } from "../fuzz/dist.js";
+import { spawnNode } from "./spawned-node.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const CLI = join(ROOT, "dist", "src", "cli.js");
@@ -28,21 +29,6 @@ function sessions(): Array<{ args: string[]; lines: Line[] }> {
       return at < 0 ? { command: line, pieces: [] } : { command: line.slice(0, at).trimEnd(), pieces: line.slice(at + 3).split("…").map((p) => p.trim()) };
     }),
   }));
-}
-
-/** `cbqs node <args>` of the compiled CLI on a free loopback port, limits off; resolves once it serves. */
-async function startNode(args: string[]): Promise<{ child: ReturnType<typeof spawn>; url: string }> {
-  const child = spawn(process.execPath, [CLI, "node", ...args, "--host", "127.0.0.1", "--port", "0", "--rate-limit", "0", "--proof-rate-limit", "0"], { stdio: ["ignore", "pipe", "pipe"] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (\S+)\n/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.on("exit", (code) => reject(new Error(`the node exited (${code}) before serving`)));
-  });
-  return { child, url };
 }
 
 function bash(script: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
@@ -67,7 +53,7 @@ describe("docs/node.md: the devnet sessions", () => {
   it.each(all.map((x) => [x.args.join(" ") || "(no options)", x] as const))("cbqs node %s: every line runs against a fresh node and prints what its comment says", async (_, { args, lines }) => {
     requireFreshDist();
     const tmp = mkdtempSync(join(tmpdir(), "cbqs-docs-devnet-"));
-    const { child, url: base } = await startNode([...args, "--quiet"]);
+    const { url: base, stop } = await spawnNode(CLI, [...args, "--quiet"]);
     try {
       // One bash for the whole session (SNAP=… carries over), a marker before each line's output.
       // The docs' /tmp/ paths first: the CLI's own path may be under /tmp (a clone there).
@@ -82,7 +68,7 @@ describe("docs/node.md: the devnet sessions", () => {
         for (const piece of l.pieces) expect(outputs[i], l.command).toContain(piece);
       });
     } finally {
-      child.kill("SIGTERM");
+      await stop();
       rmSync(tmp, { recursive: true, force: true });
     }
   });

@@ -11,6 +11,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { requireFreshDist } from "../fuzz/dist.js";
+import { spawnNode } from "./spawned-node.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const CLI = join(ROOT, "dist", "src", "cli.js");
@@ -25,21 +26,6 @@ function examples(): Array<{ name: string; commands: string[]; output: string[] 
   return [...doc.matchAll(/<!-- example: ([a-z-]+) -->\n( *)```sh\n([\s\S]*?)\n *```/g)]
     .filter((m) => outputs.has(m[1]!))
     .map((m) => ({ name: m[1]!, commands: block(m[2]!, m[3]!).map((l) => l.replace(/\s+#.*$/, "")), output: outputs.get(m[1]!)! }));
-}
-
-/** `cbqs node` on a free loopback port, limits off; resolves once it serves. */
-async function startNode(): Promise<{ stop: () => void; url: string }> {
-  const child = spawn(process.execPath, [CLI, "node", "--quiet", "--host", "127.0.0.1", "--port", "0", "--rate-limit", "0", "--proof-rate-limit", "0"], { stdio: ["ignore", "pipe", "pipe"] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (\S+)\n/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.on("exit", (code) => reject(new Error(`the node exited (${code}) before serving`)));
-  });
-  return { url, stop: () => child.kill("SIGTERM") };
 }
 
 /** Whether `line` is `pattern` with each `…` standing for any text. */
@@ -61,7 +47,7 @@ describe("docs/node.md: examples that keep running, and what they print", () => 
 
   it.each(all.map((e) => [e.name, e] as const))("%s: the lines run against a fresh devnet and print the documented output", async (_, { commands, output }) => {
     requireFreshDist();
-    const { url, stop } = await startNode();
+    const { url, stop } = await spawnNode(CLI, ["--quiet"]);
     const expected = trimEnd(output.map((l) => l.replaceAll(DOC_URL, url)));
     const lines = commands.map((c) => c.replaceAll(DOC_URL, url).replaceAll("npx cbqs", `node ${CLI}`));
     const background = lines.findIndex((l) => l.trimEnd().endsWith("&")) + 1;
@@ -90,7 +76,7 @@ describe("docs/node.md: examples that keep running, and what they print", () => 
       got.forEach((line, i) => expect(matches(line, expected[i]!), `line ${i + 1}:\n  ${line}\nis not\n  ${expected[i]}`).toBe(true));
     } finally {
       process.kill(-first.pid!, "SIGKILL");
-      stop();
+      await stop();
     }
   });
 });
