@@ -48,6 +48,8 @@ import type * as W from "../codec/wire-types.js";
 import { ed25519PublicKeyFromSeed, ed25519Sign } from "../crypto/ed25519.js";
 import { keccak256 } from "../crypto/hash.js";
 import type { ArtifactOf } from "./bundle.js";
+import { clientHeader } from "./check-receipts.js";
+import { leaseIssueState } from "../codec/results.js";
 
 /** A deterministic 32-byte value named by `label`. */
 export const label32 = (label: string): Uint8Array => keccak256(utf8(`cbqs-broker-kit/${label}`));
@@ -345,18 +347,7 @@ export class BrokerSigner {
       payload: o.payload,
     } satisfies W.AppendRequestBodyV1);
     const requestId = this.request(session, { type: "Append", body });
-    const header: T.RecordHeaderV1 = {
-      stream_id: body.stream_id,
-      lane_id: body.lane_id,
-      origin: "Client",
-      kind: "Application",
-      client_message_id: body.client_message_id,
-      created_at_ms: body.client_created_at_ms,
-      visible_after_ms: 0n,
-      expires_at_ms: body.expires_at_ms,
-      encryption_generation: body.encryption_generation,
-      nonce: body.nonce,
-    };
+    const header = clientHeader(body);
     const id = this.nextRecordId();
     if (id.type === "Fast") {
       const record: SignedRecord = { id, header, payload: body.payload, receipt: null };
@@ -504,22 +495,7 @@ export class BrokerSigner {
       expires_at_ms: issued + g.config.visibility_timeout_ms,
     };
     g.nextQueueSequence += 1n;
-    const state: W.DeliveryResultStateV1 = {
-      action: "LeaseIssue",
-      ...identity,
-      delivery_cycle_id: cycle,
-      lease_id: id,
-      attempt,
-      holder_signing_key_id: holder,
-      available_at_ms: null,
-      issued_at_ms: lease.issued_at_ms,
-      lease_expires_at_ms: lease.expires_at_ms,
-      terminal_at_ms: null,
-      terminal_expires_at_ms: null,
-      reason_hash: null,
-      successor_cycle_id: null,
-      group_queue_sequence: lease.group_queue_sequence,
-    };
+    const state = leaseIssueState(lease);
     const receipt = this.deliveryReceipt(view, g, "LeaseIssue", identity.record_id, id, delivery_result_state_digest_v1(this.context, state));
     this.emit({
       type: "RecordDeliveryV1",
