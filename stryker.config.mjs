@@ -24,8 +24,8 @@ const tag = files?.length ? `file/${files.map((f) => f.replace(/\.ts$/, "").repl
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   mutate: files?.length ? files : name === "all" ? Object.values(MODULES).flat() : MODULES[name],
-  // The tests that run the compiled `cbqs` check that dist/ is newer than the sources: build in the sandbox.
-  buildCommand: "npx tsc -p tsconfig.json",
+  // The tests that run the compiled `cbqs` check that dist/ (explorer included) is newer than the sources: build in the sandbox.
+  buildCommand: "npm run build",
   testRunner: "vitest",
   vitest: { configFile: "vitest.mutate.config.ts" },
   checkers: ["typescript"],
