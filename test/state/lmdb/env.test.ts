@@ -19,6 +19,7 @@ function refusal(open: () => unknown): string {
     open();
   } catch (err) {
     expect(err).toBeInstanceOf(StoreError);
+    expect((err as Error).name).toBe("StoreError"); // what the CLI's one-line errors and logs show
     return (err as Error).message;
   }
   throw new Error("opened");

@@ -141,9 +141,12 @@ describe("issue 22: store records — each refusal names what failed", () => {
     const bad = bytes.slice();
     bad[at] = 127;
     expect(() => decodeBlock(bad)).toThrow(new DamagedRecordError("block record: count 127 exceeds remaining input"));
-    // 127 × 22 bytes is more than is left; exactly as many events as fit is read (and then fails on their content, not the count).
+    // The bound is the bytes left after the count, not the record's length: one event more than they could hold is refused
+    // by its count; as many as they could hold passes the count check (and fails on their content).
     const left = bytes.length - at - 1;
-    bad[at] = Math.min(127, Math.floor(left / 22));
+    bad[at] = Math.floor(left / 22) + 1;
+    expect(() => decodeBlock(bad)).toThrow(new DamagedRecordError(`block record: count ${bad[at]} exceeds remaining input`));
+    bad[at] = Math.floor(left / 22);
     expect(() => decodeBlock(bad)).not.toThrow(/exceeds remaining input/);
   });
 
