@@ -6,7 +6,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { Env } from "../../../state/lmdb/env.js";
+import { concatBytes } from "../../../src/bytes.js";
+import { buf, entryCount, Env, heightKey, plain, readU64Key, u64Key } from "../../../state/lmdb/env.js";
 import { StoreError } from "../../../state/lmdb/errors.js";
 
 const root = mkdtempSync(join(tmpdir(), "cbqs-env-"));
@@ -79,6 +80,48 @@ describe("the writer lock (cbqs.pid)", () => {
       writeFileSync(join(dir, "cbqs.pid"), stale);
       const env = Env.open(dir);
       expect(readFileSync(join(dir, "cbqs.pid"), "utf8"), JSON.stringify(stale)).toBe(String(process.pid));
+      env.close();
+    }
+  });
+});
+
+describe("the store's byte keys and sizes", () => {
+  it("u64 keys sort numerically and read back up to 2^53 − 1; a stored integer above it is refused", () => {
+    for (const n of [0, 1, 255, 2 ** 32 - 1, 2 ** 32, 2 ** 40 + 7, Number.MAX_SAFE_INTEGER]) expect(readU64Key(u64Key(n)), String(n)).toBe(n);
+    expect(u64Key(2 ** 32 + 1).toString("hex")).toBe("0000000100000001");
+    const keys = [5, 256, 2 ** 32, 3].map(u64Key).sort(Buffer.compare);
+    expect(keys.map((k) => readU64Key(k))).toEqual([3, 5, 256, 2 ** 32]);
+    expect(readU64Key(concatBytes(Uint8Array.of(9), u64Key(7)), 1)).toBe(7);
+    expect(() => readU64Key(Buffer.from("0020000000000000", "hex"))).toThrow(new StoreError("stored integer exceeds 2^53"));
+    expect(readU64Key(Buffer.from("001fffffffffffff", "hex"))).toBe(Number.MAX_SAFE_INTEGER);
+  });
+
+  it("height keys are 8-byte big-endian; buf and plain are views, not copies", () => {
+    expect(heightKey(258n).toString("hex")).toBe("0000000000000102");
+    expect(heightKey(2n ** 64n - 1n).toString("hex")).toBe("ffffffffffffffff");
+    const bytes = Uint8Array.of(1, 2, 3, 4).subarray(1, 3);
+    const view = buf(bytes);
+    view[0] = 9;
+    expect(bytes[0]).toBe(9);
+    const back = plain(view);
+    expect(back).toEqual(Uint8Array.of(9, 3));
+    expect(back).not.toBeInstanceOf(Buffer);
+    back[1] = 7;
+    expect(bytes[1]).toBe(7);
+  });
+
+  it("an open store reports the disk bytes of its data.mdb, the free bytes of its file system, and its tables' entry counts", () => {
+    const env = Env.open(fresh());
+    try {
+      const table = env.table("t");
+      env.transaction(() => {
+        for (let i = 0; i < 3; i++) table.putSync(u64Key(i), Buffer.from("v"));
+      });
+      expect(entryCount(table)).toBe(3);
+      expect(env.diskBytes()).toBeGreaterThan(0);
+      expect(env.diskBytes() % 512).toBe(0);
+      expect(env.freeBytes()).toBeGreaterThan(0);
+    } finally {
       env.close();
     }
   });
