@@ -112,6 +112,22 @@ function checkData(dir: string): void {
   }
 }
 
+/**
+ * LMDB's own lock file must be a regular file when it exists: lmdb-js crashes the process
+ * (SIGSEGV) on a directory there, so a store damaged that way is refused first.
+ */
+function checkLockFile(dir: string): void {
+  let isFile: boolean;
+  try {
+    isFile = statSync(join(dir, "lock.mdb")).isFile();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    if (code === "ENOENT") return;
+    throw new StoreError(`cannot use lock.mdb: ${code}`);
+  }
+  if (!isFile) throw new DamagedStoreError("lock.mdb is not a regular file");
+}
+
 function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -147,6 +163,7 @@ export class Env {
     try {
       // Under the lock: a store another process holds is refused as in use, not examined.
       if (hasEnv(dir)) checkData(dir);
+      checkLockFile(dir);
       const root = open({
         path: dir,
         maxDbs: 16,

@@ -126,3 +126,21 @@ describe("the store's byte keys and sizes", () => {
     }
   });
 });
+
+describe("a store LMDB itself cannot open", () => {
+  it("a directory where LMDB's lock.mdb belongs is refused before LMDB sees it (lmdb-js crashed the process on it: SIGSEGV)", () => {
+    const dir = written(fresh());
+    rmSync(join(dir, "lock.mdb"), { force: true });
+    mkdirSync(join(dir, "lock.mdb"));
+    for (const readOnly of [false, true]) expect(refusal(() => Env.open(dir, { readOnly }))).toBe("the store is damaged: lock.mdb is not a regular file");
+    expect(readdirSync(dir).filter((f) => f.startsWith("cbqs.pid"))).toEqual([]); // the writer lock is released
+  });
+
+  it("a data.mdb that is a directory is refused with LMDB's reason, and the writer lock is released", () => {
+    const dir = written(fresh());
+    rmSync(join(dir, "data.mdb"));
+    mkdirSync(join(dir, "data.mdb"));
+    expect(refusal(() => Env.open(dir))).toMatch(/^LMDB cannot open the store: /);
+    expect(readdirSync(dir).filter((f) => f.startsWith("cbqs.pid"))).toEqual([]);
+  });
+});
