@@ -113,19 +113,21 @@ function checkData(dir: string): void {
 }
 
 /**
- * LMDB's own lock file must be a regular file when it exists: lmdb-js crashes the process
- * (SIGSEGV) on a directory there, so a store damaged that way is refused first.
+ * LMDB's two files must be regular files when they exist: lmdb-js crashes the process (SIGSEGV)
+ * on a directory or a FIFO there, so a store damaged that way is refused first.
  */
-function checkLockFile(dir: string): void {
-  let isFile: boolean;
-  try {
-    isFile = statSync(join(dir, "lock.mdb")).isFile();
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? String(err);
-    if (code === "ENOENT") return;
-    throw new StoreError(`cannot use lock.mdb: ${code}`);
+function checkRegularFiles(dir: string): void {
+  for (const name of ["data.mdb", "lock.mdb"]) {
+    let isFile: boolean;
+    try {
+      isFile = statSync(join(dir, name)).isFile();
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? String(err);
+      if (code === "ENOENT") continue;
+      throw new StoreError(`cannot use ${name}: ${code}`);
+    }
+    if (!isFile) throw new DamagedStoreError(`${name} is not a regular file`);
   }
-  if (!isFile) throw new DamagedStoreError("lock.mdb is not a regular file");
 }
 
 function isRunning(pid: number): boolean {
@@ -162,8 +164,8 @@ export class Env {
     const lock = takeLock(dir, readOnly);
     try {
       // Under the lock: a store another process holds is refused as in use, not examined.
+      checkRegularFiles(dir);
       if (hasEnv(dir)) checkData(dir);
-      checkLockFile(dir);
       const root = open({
         path: dir,
         maxDbs: 16,

@@ -1,7 +1,7 @@
 // Opening an LMDB environment (state/lmdb/env.ts), in process: the directory checks, the writer
 // lock (<dir>/cbqs.pid: one process at a time, a dead holder's lock taken over), the read-only
 // refusals, and where the pre-open data checks report. Each refusal names its rule.
-import { spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -128,19 +128,18 @@ describe("the store's byte keys and sizes", () => {
 });
 
 describe("a store LMDB itself cannot open", () => {
-  it("a directory where LMDB's lock.mdb belongs is refused before LMDB sees it (lmdb-js crashed the process on it: SIGSEGV)", () => {
-    const dir = written(fresh());
-    rmSync(join(dir, "lock.mdb"), { force: true });
-    mkdirSync(join(dir, "lock.mdb"));
-    for (const readOnly of [false, true]) expect(refusal(() => Env.open(dir, { readOnly }))).toBe("the store is damaged: lock.mdb is not a regular file");
-    expect(readdirSync(dir).filter((f) => f.startsWith("cbqs.pid"))).toEqual([]); // the writer lock is released
-  });
-
-  it("a data.mdb that is a directory is refused with LMDB's reason, and the writer lock is released", () => {
-    const dir = written(fresh());
-    rmSync(join(dir, "data.mdb"));
-    mkdirSync(join(dir, "data.mdb"));
-    expect(refusal(() => Env.open(dir))).toMatch(/^LMDB cannot open the store: /);
-    expect(readdirSync(dir).filter((f) => f.startsWith("cbqs.pid"))).toEqual([]);
+  it("a directory or a FIFO where LMDB's data.mdb or lock.mdb belongs is refused before LMDB sees it (lmdb-js crashed the process on each: SIGSEGV)", () => {
+    for (const name of ["data.mdb", "lock.mdb"]) {
+      for (const kind of ["directory", "fifo"] as const) {
+        const dir = written(fresh());
+        rmSync(join(dir, name), { force: true });
+        if (kind === "directory") mkdirSync(join(dir, name));
+        else execFileSync("mkfifo", [join(dir, name)]);
+        expect(refusal(() => Env.open(dir)), `${name} ${kind}`).toBe(`the store is damaged: ${name} is not a regular file`);
+        // A reader refuses too (a FIFO data.mdb is no store for it: it looks for a regular file).
+        expect(refusal(() => Env.open(dir, { readOnly: true })), `${name} ${kind}`).toMatch(name === "data.mdb" ? /^no store there$/ : /lock\.mdb is not a regular file$/);
+        expect(readdirSync(dir).filter((f) => f.startsWith("cbqs.pid"))).toEqual([]); // the writer lock is released
+      }
+    }
   });
 });
