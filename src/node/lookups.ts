@@ -21,6 +21,7 @@ import { badRequest, notFound, RequestError } from "./errors.js";
 import { readPointJson } from "./json.js";
 import { stateProof, type ProofLimits } from "./proofs.js";
 import { blockAt, parseHash, stateOf, type ReadPoint } from "./reads.js";
+import { historyStart } from "./stored-chain.js";
 
 /**
  * The read point of `?height=` or `?block=` (at most one), else the head. A height without a
@@ -34,9 +35,13 @@ export function pinnedPoint(db: ChainDb, params: ReadonlyMap<string, string>): R
   const h = parseDecimal(height, { name: "height", what: "a block height", max: U64_MAX });
   const head = db.head()!;
   if (h > head.height) throw notFound("block_not_found", `height ${h} is above the head, block ${head.height}`, readPointJson(head));
-  const block = db.blocks({ from: 0n, to: h, order: "desc", limit: 1 })[0];
-  if (block === undefined) throw new RequestError(410, "history_not_held", `the node holds no block at or below height ${h}: its history starts above it`, readPointJson(head));
-  return stateOf(db, block);
+  // A store started from a snapshot of block S holds genesis and no block between it and S: the
+  // last block at or below such a height is unknown, not genesis.
+  const start = historyStart(db).height;
+  if (h > 0n && h < start) {
+    throw new RequestError(410, "history_not_held", `the node holds no block between genesis and block ${start} (its history starts at a snapshot of that block): the state at height ${h} is not held`, readPointJson(head));
+  }
+  return stateOf(db, db.blocks({ from: 0n, to: h, order: "desc", limit: 1 })[0]!);
 }
 
 /** An address in a path: 0x hex of 20 bytes, or a dev account's name ("dev3") on a devnet that has it. */

@@ -15,7 +15,7 @@ import { DEFAULT_GENESIS, DEFAULT_GENESIS_SOURCE } from "../../src/harness/genes
 import { genesisFromSource } from "../../src/harness/genesis.js";
 import { cbqs, unusableInput } from "../cli/program.js";
 import { withNodeCommand } from "./command.js";
-import { get, startNode, toHex } from "./helpers.js";
+import { get, post, startNode, toHex, transferTx } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "cbqs-dev-accounts-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -156,6 +156,20 @@ describe("issue 26: dev accounts", () => {
       [["--mining", "manual", "--block-time", "1"], /not with --mining manual/],
     ];
     for (const [args, problem] of cases) expect(await cbqs("node", "--port", "0", ...args), args.join(" ")).toEqual(unusableInput(problem));
+  });
+
+  it("pending and next_nonce of a dev account count its queued transactions", async () => {
+    const n = await startNode({ kind: "genesis", source: devnetGenesisSource(10) });
+    try {
+      const dev0 = devAccount(0).address;
+      const chainId = genesisFromSource(devnetGenesisSource(10)).chain_id;
+      for (const nonce of [0n, 1n]) expect((await post(n.url, "/tx", toHex(transferTx(chainId, dev0, nonce, devAccount(1).address, 5n)))).status).toBe(200);
+      const listed = (await get(n.url, "/devnet/accounts")).body["accounts"] as Array<Record<string, unknown>>;
+      expect(listed[0]).toMatchObject({ name: "dev0", nonce: "0", pending: 2, next_nonce: "2" });
+      expect(listed[1]).toMatchObject({ name: "dev1", nonce: "0", pending: 0, next_nonce: "0" });
+    } finally {
+      await n.close();
+    }
   });
 
   it("the node's paths take a dev account's name only on a devnet that has it", async () => {

@@ -186,6 +186,18 @@ describe("issue 24: other stores", () => {
       const [status, code, message] = await refusal(n.url, "/fixture");
       expect([status, code]).toEqual([410, "history_not_held"]);
       expect(message).toMatch(/^the store's history starts at block 6 \(history_start: .*\) and holds no block between genesis and it; a cbqs-fixture\/v1 is replayed from genesis/);
+      // A read pinned between genesis and the snapshot's block: the node cannot know the last block
+      // at or below it (not genesis), and says so; genesis itself is held but not its state.
+      const account = "/account/0x0101010101010101010101010101010101010101";
+      for (const h of [1, 5]) {
+        expect(await refusal(n.url, `${account}?height=${h}`)).toEqual([
+          410,
+          "history_not_held",
+          `the node holds no block between genesis and block 6 (its history starts at a snapshot of that block): the state at height ${h} is not held`,
+        ]);
+      }
+      expect((await refusal(n.url, `${account}?height=0`)).slice(0, 2)).toEqual([410, "block_not_retained"]);
+      expect((await get(n.url, `${account}?height=6`)).status).toBe(200);
     } finally {
       await n.close();
     }

@@ -83,7 +83,10 @@ describe("issue 26: GET /account, /cbqs/stream, /cbqs/provider", () => {
       expect((proven["proof"] as { key: string }).key).toBe(toHex(accountKey(A)));
       // The same proof GET /proof/account serves.
       expect((await get(n.url, `/proof/account/${toHex(A)}`)).body["proof"]).toEqual(proven["proof"]);
-      expect((await get(n.url, `/account/${toHex(A)}?proof=false`)).body["proof"]).toBeUndefined();
+      const plain = await get(n.url, `/account/${toHex(A)}?proof=false`);
+      expect(plain.status).toBe(200);
+      expect(plain.body).toMatchObject({ nonce: (nonce + 2n).toString() });
+      expect(plain.body["proof"]).toBeUndefined();
     } finally {
       await n.close();
     }
@@ -123,6 +126,10 @@ describe("issue 26: GET /account, /cbqs/stream, /cbqs/provider", () => {
         [`/tx/0x12`, "invalid_tx_hash"],
       ];
       for (const [path, c] of cases) expect(await code(path), path).toEqual([400, c]);
+      expect((await get(n.url, `/account/${toHex(A)}?height=01`)).body["error"]).toEqual({
+        code: "invalid_height",
+        message: 'height must be a block height: decimal digits without sign or leading zeros (got "01")',
+      });
       // The proof at the head is still served with ?height= naming the head.
       expect(await code(`/account/${toHex(A)}?height=5&proof=true`)).toEqual([200, undefined]);
     } finally {

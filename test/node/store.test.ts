@@ -84,8 +84,12 @@ describe("openChainDb", () => {
     expect(kill).toHaveBeenCalledTimes(1);
     db.close();
     process.env["CBQS_CRASH_IN_COMMIT"] = "1";
+    const first = openChainDb(tempDir(), { snapshotInterval: 0n });
+    genesis(first); // the genesis commit is the first
+    expect(kill).toHaveBeenCalledTimes(2);
+    first.close();
     const memory = openChainDb(undefined);
     genesis(memory);
-    expect(kill).toHaveBeenCalledTimes(1); // a memory store has no commit to crash in
+    expect(kill).toHaveBeenCalledTimes(2); // a memory store has no commit to crash in
   });
 });

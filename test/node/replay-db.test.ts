@@ -1,0 +1,77 @@
+// replayIntoDb (src/node/replay-db.ts) in process, on a memory store: what `cbqs replay --db` is
+// built on. The CLI tests (test/harness/replay-db.test.ts) cover its output; these pin the outcome
+// record itself — a block that does not verify is never committed and is counted, the progress
+// each block reports, a genesis that does not verify, a stop between blocks.
+import { describe, expect, it } from "vitest";
+import { toHex } from "../../src/bytes.js";
+import type { Fixture } from "../../src/harness/fixture.js";
+import { readFixture } from "../../src/harness/documents.js";
+import type { ReplayProgress } from "../../src/harness/replay.js";
+import { replayIntoDb } from "../../src/node/replay-db.js";
+import { MemoryChainDb } from "../../state/chain-db/memory.js";
+
+const FIXTURE = readFixture("fixtures/corpus/create-quote.json"); // blocks at heights 1, 5, 6
+const TXS = FIXTURE.blocks.map((b) => b.transactions.length);
+
+/** The fixture with one 32-byte root replaced: a copy, the shared one is never edited. */
+function tampered(edit: (f: Fixture) => void): Fixture {
+  const copy = structuredClone(FIXTURE);
+  edit(copy);
+  return copy;
+}
+
+describe("replayIntoDb (src/node/replay-db.ts)", () => {
+  it("from genesis: every block committed, progress reported once per block with the run's last height", async () => {
+    const db = new MemoryChainDb(100);
+    const progress: ReplayProgress[] = [];
+    const outcome = await replayIntoDb(FIXTURE, db, { onBlock: (p) => progress.push(p) });
+    expect(outcome).toMatchObject({ resumedAfter: null, blocks: 3, txs: TXS[0]! + TXS[1]! + TXS[2]!, mismatch: null, stopped: false, head: 6n, compared: null, pruned: null });
+    expect(progress).toEqual([
+      { blocksDone: 1, blocksTotal: 3, txsDone: TXS[0], height: 1n, lastHeight: 6n },
+      { blocksDone: 2, blocksTotal: 3, txsDone: TXS[0]! + TXS[1]!, height: 5n, lastHeight: 6n },
+      { blocksDone: 3, blocksTotal: 3, txsDone: TXS[0]! + TXS[1]! + TXS[2]!, height: 6n, lastHeight: 6n },
+    ]);
+    expect(toHex(db.state.root())).toBe(toHex(FIXTURE.blocks[2]!.state_root));
+  });
+
+  it("resumed: the stored chain is compared, then only the blocks above its head run", async () => {
+    const db = new MemoryChainDb(100);
+    await replayIntoDb(FIXTURE, db, { toHeight: 1n });
+    const progress: ReplayProgress[] = [];
+    const outcome = await replayIntoDb(FIXTURE, db, { onBlock: (p) => progress.push(p) });
+    expect(outcome).toMatchObject({ resumedAfter: 1n, blocks: 2, txs: TXS[1]! + TXS[2]!, mismatch: null, stopped: false, head: 6n });
+    expect(outcome.compared?.mismatch).toBeNull();
+    expect(progress.map((p) => [p.blocksDone, p.height, p.lastHeight])).toEqual([
+      [1, 5n, 6n],
+      [2, 6n, 6n],
+    ]);
+  });
+
+  it("a block that does not verify is counted, named and never committed; the head stays at the block before it", async () => {
+    const bad = tampered((f) => {
+      f.blocks[1]!.state_root = new Uint8Array(32).fill(7);
+    });
+    const db = new MemoryChainDb(100);
+    const outcome = await replayIntoDb(bad, db);
+    expect(outcome).toMatchObject({ resumedAfter: null, blocks: 2, txs: TXS[0]! + TXS[1]!, stopped: false, head: 1n });
+    expect(outcome.mismatch).toMatchObject({ height: 5n, field: "state_root" });
+    expect(db.head()!.height).toBe(1n);
+  });
+
+  it("a genesis that does not verify: nothing is committed, the store stays empty", async () => {
+    const bad = tampered((f) => {
+      f.genesis.state_root = new Uint8Array(32).fill(9);
+    });
+    const db = new MemoryChainDb(100);
+    const outcome = await replayIntoDb(bad, db);
+    expect(outcome).toMatchObject({ resumedAfter: null, blocks: 0, txs: 0, stopped: false, head: null });
+    expect(outcome.mismatch).toMatchObject({ height: 0n });
+    expect(db.head()).toBeUndefined();
+  });
+
+  it("a signal already aborted stops it before the first block: genesis only, stopped", async () => {
+    const db = new MemoryChainDb(100);
+    const outcome = await replayIntoDb(FIXTURE, db, { signal: AbortSignal.abort() });
+    expect(outcome).toMatchObject({ blocks: 0, txs: 0, mismatch: null, stopped: true, head: 0n });
+  });
+});
