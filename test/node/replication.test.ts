@@ -53,6 +53,10 @@ describe("cbqs node: replication feed", () => {
       const r = await get(n.url, `/replication${q}`);
       expect([r.status, (r.body["error"] as { code: string }).code], q).toEqual([400, "invalid_limit"]);
     }
+    expect((await get(n.url, "/replication?limit=ten")).body["error"]).toEqual({
+      code: "invalid_limit",
+      message: 'limit must be an integer: decimal digits without sign or leading zeros (got "ten")',
+    });
   });
 
   it("order asc (default) or desc; anything else, a bad height or since > until is 400", async () => {
