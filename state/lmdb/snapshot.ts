@@ -217,7 +217,8 @@ class SnapshotReader {
     if (length > MAX_RECORD) throw new SnapshotError(`record of ${length} bytes exceeds the ${MAX_RECORD}-byte bound`);
     if (tag !== TAG.end) return { tag, body: this.take(length).slice() };
     const digest = this.take(length, false);
-    if (length !== 32 || !bytesEqual(digest, expectedDigest!)) throw new SnapshotError("checksum mismatch: the snapshot is corrupt");
+    // bytesEqual compares lengths too: an end record of any other length than 32 is a mismatch.
+    if (!bytesEqual(digest, expectedDigest!)) throw new SnapshotError("checksum mismatch: the snapshot is corrupt");
     const rest = new Uint8Array(1);
     if (this.buffer.length > this.pos || readNext(this.fd, rest) > 0) throw new SnapshotError("bytes after the end record");
     return { tag, body: digest };

@@ -108,6 +108,130 @@ describe("issue 22: snapshot import checks, each reached on its own (CIP-4 §8.1
   });
 });
 
+describe("issue 22: the snapshot reader's refusals, each reached alone with a correct checksum (state/lmdb/snapshot.ts)", () => {
+  const file = join(root, "reader.cbqs");
+  let bytes: Uint8Array;
+  let magic: Uint8Array;
+  beforeAll(() => {
+    const db = LmdbChainDb.open(fresh());
+    CbqsNode.open(db, { kind: "fixture", fixture: readFixture("fixtures/corpus/create-quote.json") });
+    exportSnapshot(db, file);
+    db.close();
+    bytes = readFileSync(file);
+    magic = bytes.subarray(0, MAGIC_LENGTH);
+  });
+
+  /** The snapshot's records with `edit` applied, written with a correct checksum. */
+  const forged = (edit: (recs: Rec[]) => Rec[]): Uint8Array => {
+    const out = join(root, "forged.cbqs");
+    write(out, magic, edit(records(bytes).map((r) => ({ tag: r.tag, body: r.body.slice() }))));
+    return readFileSync(out);
+  };
+  const qmdb = (recs: Rec[]) => recs.find((r) => r.tag === 3)!;
+  const ops = (recs: Rec[]) => recs.find((r) => r.tag === 4)!;
+  const u64 = (n: bigint) => {
+    const b = Buffer.alloc(8);
+    b.writeBigUInt64BE(n);
+    return new Uint8Array(b);
+  };
+  const sizeOf = (recs: Rec[]) => Buffer.from(qmdb(recs).body).readBigUInt64BE(0);
+  const floorOf = (recs: Rec[]) => Buffer.from(qmdb(recs).body).readBigUInt64BE(8);
+
+  const CASES: Array<[what: string, snapshot: () => Uint8Array, message: string | RegExp]> = [
+    ["another magic", () => concatBytes(new TextEncoder().encode("CBQS-SNAPSHOT/2\n"), bytes.subarray(MAGIC_LENGTH)), "not a cbqs snapshot (bad magic)"],
+    ["a file cut inside a record", () => bytes.subarray(0, MAGIC_LENGTH + 40), "the snapshot is truncated"],
+    ["a file cut before its end record", () => forged((r) => r).subarray(0, bytes.length - 37), "the snapshot is truncated"],
+    ["a record longer than the bound", () => concatBytes(magic, Uint8Array.of(1), u32BE((64 << 20) + 1)), `record of ${(64 << 20) + 1} bytes exceeds the ${64 << 20}-byte bound`],
+    ["an end record of 31 bytes", () => {
+      const head = bytes.subarray(0, bytes.length - 37);
+      const hashed = concatBytes(head, Uint8Array.of(END), u32BE(31));
+      return concatBytes(hashed, createHash("sha256").update(hashed).digest().subarray(0, 31));
+    }, "checksum mismatch: the snapshot is corrupt"],
+    ["a byte after the end record", () => concatBytes(bytes, Uint8Array.of(0)), "bytes after the end record"],
+    ["the block record before the genesis record", () => forged(([g, b, ...rest]) => [b!, g!, ...rest]), "expected the genesis record, found tag 2"],
+    ["no block record", () => forged(([g, , ...rest]) => [g!, ...rest]), "expected the block record, found tag 3"],
+    ["a genesis record that does not decode", () => forged(([g, ...rest]) => [{ tag: 1, body: g!.body.subarray(0, 3) }, ...rest]), /^malformed record: /],
+    ["a qmdb record of 15 bytes", () => forged((recs) => (qmdb(recs).body = qmdb(recs).body.subarray(0, 15), recs)), "qmdb record is truncated"],
+    ["a floor at the log size", () => forged((recs) => {
+      const q = qmdb(recs);
+      // As many pinned digests as that floor has peaks (one per set bit): only the bound refuses it.
+      const size = sizeOf(recs);
+      const peaks = size.toString(2).split("").filter((bit) => bit === "1").length;
+      q.body = concatBytes(u64(size), u64(size), new Uint8Array(32 * peaks));
+      return recs;
+    }), /^qmdb record: floor (\d+), size \1 and \d+ pinned digests do not fit$/],
+    ["one pinned digest too many", () => forged((recs) => {
+      const q = qmdb(recs);
+      q.body = concatBytes(q.body, new Uint8Array(32));
+      return recs;
+    }), /^qmdb record: floor \d+, size \d+ and \d+ pinned digests do not fit$/],
+    ["an ops record starting elsewhere than the floor", () => forged((recs) => {
+      const o = ops(recs);
+      o.body = concatBytes(u64(floorOf(recs) + 1n), o.body.subarray(8));
+      return recs;
+    }), /^ops record out of order \(expected location \d+\)$/],
+    ["an ops record of 7 bytes", () => forged((recs) => (ops(recs).body = ops(recs).body.subarray(0, 7), recs)), /^ops record out of order \(expected location \d+\)$/],
+    ["an ops record ending inside a length", () => forged((recs) => {
+      const o = ops(recs);
+      o.body = concatBytes(o.body.subarray(0, 8), Uint8Array.of(0, 0));
+      return recs;
+    }), "ops record is truncated"],
+    ["an operation longer than its record", () => forged((recs) => {
+      const o = ops(recs);
+      o.body = concatBytes(o.body.subarray(0, 8), u32BE(1000), new Uint8Array(10));
+      return recs;
+    }), "ops record overruns"],
+    ["an operation beyond the log size", () => forged((recs) => {
+      const o = ops(recs);
+      o.body = concatBytes(o.body, u32BE(1), Uint8Array.of(0));
+      return recs;
+    }), "ops record overruns"],
+    ["an operation that does not decode", () => forged((recs) => {
+      const o = ops(recs);
+      o.body = concatBytes(o.body.subarray(0, 8), u32BE(1), Uint8Array.of(0xee));
+      return recs;
+    }), /^malformed record: /],
+    ["a log whose last operation is not a commit", () => forged((recs) => {
+      const q = qmdb(recs);
+      const o = ops(recs);
+      const b = Buffer.from(o.body);
+      // Drop the last operation (the block's commit) and shrink the log size with it.
+      let off = 8;
+      let last = 8;
+      while (off < b.length) {
+        last = off;
+        off += 4 + b.readUInt32BE(off);
+      }
+      o.body = o.body.subarray(0, last);
+      q.body = concatBytes(u64(sizeOf(recs) - 1n), q.body.subarray(8));
+      return recs;
+    }), "the last operation is not a commit"],
+  ];
+
+  for (const [what, snapshot, message] of CASES) {
+    it(`${what}: refused, nothing left in the target`, () => {
+      const path = join(root, "case.cbqs");
+      writeFileSync(path, snapshot());
+      const target = fresh();
+      let error: unknown;
+      try {
+        importSnapshot(path, target);
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(SnapshotError);
+      if (typeof message === "string") expect((error as Error).message).toBe(message);
+      else expect((error as Error).message).toMatch(message);
+      expect(existsSync(target)).toBe(false);
+    });
+  }
+
+  it("the untouched snapshot imports (each case above is one change away from it)", () => {
+    const target = fresh();
+    expect(importSnapshot(file, target).height).toBe(6n);
+  });
+});
+
 describe("issue 22: periodic snapshots", () => {
   it("issue 22: a snapshot is written at the first block at or above each multiple of the interval, also when that multiple is a skipped height (CIP-4 §11 SNAPSHOT_INTERVAL_BLOCKS)", () => {
     // Heights 1, 2, 5, 8, 10, 12, 20, 21, 30; every 4 blocks: multiples 4, 16, 24 and 28 have no block.
