@@ -13,8 +13,11 @@ import { CbqsNode } from "../../src/node/chain-node.js";
 import { exportSnapshot, importSnapshot, SnapshotError, snapshotEvery } from "../../src/node/snapshot.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { decodeBlock, encodeBlock } from "../../state/lmdb/records.js";
+import { rebuildSnapshotState } from "../../state/lmdb/snapshot.js";
+import { toHex } from "../../src/bytes.js";
 import { UPDATE_CONTEXT } from "../../state/qmdb/operation.js";
 import { STATE_KEY_LENGTH } from "../../state/kv/interface.js";
+import { block, genesis, key, value } from "../state/chain-db/conformance.js";
 
 const root = mkdtempSync(join(tmpdir(), "cbqs-node-snapshot-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -229,6 +232,33 @@ describe("issue 22: the snapshot reader's refusals, each reached alone with a co
   it("the untouched snapshot imports (each case above is one change away from it)", () => {
     const target = fresh();
     expect(importSnapshot(file, target).height).toBe(6n);
+  });
+});
+
+describe("issue 22: snapshot export's refusals (state/lmdb/snapshot.ts)", () => {
+  it("an empty store, a height without a block, and a block whose operations are pruned are refused by name; an older block still held exports", () => {
+    const empty = LmdbChainDb.open(fresh());
+    expect(() => exportSnapshot(empty, join(root, "empty.cbqs"))).toThrow(new SnapshotError("the store holds no chain"));
+    empty.close();
+    // 600 keys rewritten by every block: the inactivity floor moves past the pruning step (1,024 operations) within a few blocks.
+    const db = LmdbChainDb.open(fresh(), { retainBlocks: 8 });
+    const keys = Array.from({ length: 600 }, (_, i) => i);
+    genesis(db, keys.map((i) => [key(i), value(i)]));
+    for (let h = 1n; h <= 6n; h++) block(db, h, keys.map((i) => [key(i), value(i + Number(h))]));
+    expect(db.commitment.db.any.mmr.prunedBelow).toBeGreaterThan(0);
+    expect(() => exportSnapshot(db, join(root, "gap.cbqs"), 9n)).toThrow(new SnapshotError("the store has no block at height 9"));
+    expect(() => exportSnapshot(db, join(root, "old.cbqs"), 1n)).toThrow(
+      new SnapshotError("the state of block 1 is no longer held (pruned); snapshot the head, or write them as blocks commit (--snapshot-interval)"),
+    );
+    expect(existsSync(join(root, "old.cbqs"))).toBe(false);
+    expect(exportSnapshot(db, join(root, "head.cbqs")).height).toBe(6n);
+    // The state rebuilt from it (the chain checks of an import need a real chain: this one is synthetic).
+    const rebuilt = fresh();
+    expect(rebuildSnapshotState(join(root, "head.cbqs"), rebuilt, () => {}).block.height).toBe(6n);
+    const adopted = LmdbChainDb.open(rebuilt);
+    expect(toHex(adopted.commitment.root())).toBe(toHex(db.head()!.state_root));
+    adopted.close();
+    db.close();
   });
 });
 

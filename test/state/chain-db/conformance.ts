@@ -15,8 +15,8 @@ export type OpenChainDb = (retainBlocks: number) => ChainDb;
 
 type Write = readonly [key: Uint8Array, value: Uint8Array | undefined];
 
-const key = (n: number): Uint8Array => accountKey(concatBytes(new Uint8Array(16), Uint8Array.of(0, 0, n >> 8, n & 0xff)));
-const value = (n: number): Uint8Array => Uint8Array.of(1, n & 0xff, (n >> 8) & 0xff);
+export const key = (n: number): Uint8Array => accountKey(concatBytes(new Uint8Array(16), Uint8Array.of(0, 0, n >> 8, n & 0xff)));
+export const value = (n: number): Uint8Array => Uint8Array.of(1, n & 0xff, (n >> 8) & 0xff);
 
 function receipt(tx: Uint8Array): ReceiptRecord {
   return { tx_hash: keccak256(tx), status: "ok", error: null, events: [], cycles: 1n, cells: 2n };
