@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { concatBytes, u32BE } from "../../src/bytes.js";
+import { concatBytes, toHex, u32BE } from "../../src/bytes.js";
 import { keccak256 } from "../../src/crypto/hash.js";
 import { readFixture } from "../../src/harness/documents.js";
 import { CbqsNode } from "../../src/node/chain-node.js";
@@ -14,7 +14,6 @@ import { exportSnapshot, importSnapshot, SnapshotError, snapshotEvery } from "..
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { decodeBlock, encodeBlock } from "../../state/lmdb/records.js";
 import { rebuildSnapshotState } from "../../state/lmdb/snapshot.js";
-import { toHex } from "../../src/bytes.js";
 import { UPDATE_CONTEXT } from "../../state/qmdb/operation.js";
 import { STATE_KEY_LENGTH } from "../../state/kv/interface.js";
 import { block, genesis, key, value } from "../state/chain-db/conformance.js";
