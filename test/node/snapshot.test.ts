@@ -2,17 +2,19 @@
 // process, on a real disk: each check of the import reached on its own — a snapshot rewritten
 // with a correct checksum gets past the checksum, so the check behind it is the one that refuses.
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { concatBytes, toHex, u32BE } from "../../src/bytes.js";
+import { chainInstanceId } from "../../src/codec/derive.js";
 import { keccak256 } from "../../src/crypto/hash.js";
 import { readFixture } from "../../src/harness/documents.js";
 import { CbqsNode } from "../../src/node/chain-node.js";
 import { exportSnapshot, importSnapshot, SnapshotError, snapshotEvery } from "../../src/node/snapshot.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
-import { decodeBlock, encodeBlock } from "../../state/lmdb/records.js";
+import type { BlockRecord, GenesisRecord } from "../../state/chain-db/chain-db.js";
+import { decodeBlock, decodeGenesis, encodeBlock, encodeGenesis } from "../../state/lmdb/records.js";
 import { rebuildSnapshotState } from "../../state/lmdb/snapshot.js";
 import { UPDATE_CONTEXT } from "../../state/qmdb/operation.js";
 import { STATE_KEY_LENGTH } from "../../state/kv/interface.js";
@@ -231,6 +233,78 @@ describe("issue 22: the snapshot reader's refusals, each reached alone with a co
   it("the untouched snapshot imports (each case above is one change away from it)", () => {
     const target = fresh();
     expect(importSnapshot(file, target).height).toBe(6n);
+  });
+});
+
+describe("issue 22: the chain checks of a snapshot import, each reached alone (src/node/snapshot.ts)", () => {
+  const head = join(root, "chain-head.cbqs");
+  const zero = join(root, "chain-zero.cbqs");
+  let source: string;
+  beforeAll(() => {
+    source = fresh();
+    const db = LmdbChainDb.open(source);
+    CbqsNode.open(db, { kind: "fixture", fixture: readFixture("fixtures/corpus/create-quote.json") });
+    exportSnapshot(db, head);
+    exportSnapshot(db, zero, 0n);
+    db.close();
+  });
+
+  /** `file`'s snapshot with its genesis and block records edited, written with a correct checksum. */
+  const forged = (file: string, edit: (g: GenesisRecord, b: BlockRecord) => [GenesisRecord, BlockRecord]): string => {
+    const bytes = readFileSync(file);
+    const recs = records(bytes);
+    const [g, b] = edit(decodeGenesis(recs[0]!.body), decodeBlock(recs[1]!.body));
+    recs[0]!.body = encodeGenesis(g);
+    recs[1]!.body = encodeBlock(b);
+    const out = join(root, `chain-forged-${dirs}.cbqs`);
+    write(out, bytes.subarray(0, MAGIC_LENGTH), recs);
+    return out;
+  };
+  const refusal = (file: string, target = fresh()): string => {
+    try {
+      importSnapshot(file, target);
+    } catch (err) {
+      expect(err).toBeInstanceOf(SnapshotError);
+      return (err as Error).message;
+    }
+    throw new Error(`${file} was imported`);
+  };
+
+  it("the genesis record: chain_instance_id, a source that is no genesis, a genesis block its source does not produce", () => {
+    expect(refusal(forged(head, (g, b) => [{ ...g, chain_instance_id: keccak256(g.chain_instance_id) }, b]))).toBe("chain_instance_id is not keccak256 of the genesis source");
+    const notGenesis = new TextEncoder().encode("{}");
+    expect(refusal(forged(head, (g, b) => [{ ...g, source: notGenesis, chain_instance_id: chainInstanceId(notGenesis) }, b]))).toMatch(/^invalid genesis: /);
+    expect(refusal(forged(head, (g, b) => [{ ...g, block: { ...g.block, timestamp: g.block.timestamp + 1n } }, b]))).toBe("the genesis block is not the one its genesis source produces");
+  });
+
+  it("a snapshot of block 0: its block must be the genesis block", () => {
+    expect(importSnapshot(zero, fresh()).height).toBe(0n);
+    expect(refusal(forged(zero, (g, b) => [g, { ...b, timestamp: b.timestamp + 1n }]))).toBe("block 0 is not the genesis block");
+  });
+
+  it("block H: each receipt's transaction, the roots, the block hash", () => {
+    // One receipt per transaction is the record format's: a block record cannot say otherwise.
+    expect(() => forged(head, (g, b) => [g, { ...b, receipts: b.receipts.slice(1) }])).toThrow(RangeError);
+    expect(refusal(forged(head, (g, b) => [g, { ...b, receipts: [b.receipts[1]!, b.receipts[0]!, ...b.receipts.slice(2)] }]))).toBe("block 6: receipt 0 is not for transaction 0");
+    expect(refusal(forged(head, (g, b) => [g, { ...b, tx_root: keccak256(b.tx_root) }]))).toBe("block 6: tx_root does not match its transactions and receipts");
+    expect(refusal(forged(head, (g, b) => [g, { ...b, receipt_root: keccak256(b.receipt_root) }]))).toBe("block 6: receipt_root does not match its transactions and receipts");
+    expect(refusal(forged(head, (g, b) => [g, { ...b, timestamp: b.timestamp + 1n }]))).toBe("block 6: block_hash does not match its header");
+  });
+
+  it("the target: the same chain, another chain, a directory holding something else", () => {
+    expect(refusal(head, source)).toBe(`${source} already holds this chain (head 6); import into an empty directory`);
+    const other = fresh();
+    const db = LmdbChainDb.open(other);
+    CbqsNode.open(db, { kind: "fixture", fixture: readFixture("fixtures/corpus/governance-params.json") });
+    const otherId = toHex(db.genesis()!.chain_instance_id);
+    db.close();
+    const ours = toHex(decodeGenesis(records(readFileSync(head))[0]!.body).chain_instance_id);
+    expect(refusal(head, other)).toBe(`foreign snapshot: it is of chain ${ours}, the store in ${other} holds chain ${otherId}`);
+    const cluttered = fresh();
+    mkdirSync(cluttered);
+    writeFileSync(join(cluttered, "notes.txt"), "x");
+    expect(refusal(head, cluttered)).toBe(`${cluttered} is not empty and holds no cbqs store`);
+    expect(readdirSync(cluttered)).toEqual(["notes.txt"]);
   });
 });
 
