@@ -183,8 +183,14 @@ export class Env {
     }
   }
 
+  /**
+   * The named table. A writable open creates it; a read-only one cannot, and lmdb-js then answers
+   * undefined (every store this code writes has all its tables, so one missing is no cbqs store).
+   */
   table(name: string): Table {
-    return this.root.openDB<Buffer, Buffer>({ name, encoding: "binary", keyEncoding: "binary" });
+    const table = this.root.openDB<Buffer, Buffer>({ name, encoding: "binary", keyEncoding: "binary" }) as Table | undefined;
+    if (table === undefined) throw new StoreError(`not a cbqs store (it has no ${name} table)`);
+    return table;
   }
 
   /** Runs `write` as one atomic write transaction (aborted if it throws). */

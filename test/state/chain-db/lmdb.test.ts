@@ -6,7 +6,10 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { concatBytes } from "../../../src/bytes.js";
 import { accountKey } from "../../../state/kv/keys.js";
-import { LmdbChainDb, StoreFullError } from "../../../state/lmdb/chain-db.js";
+import { LmdbChainDb, STORE_FORMAT, StoreFullError } from "../../../state/lmdb/chain-db.js";
+import { Env } from "../../../state/lmdb/env.js";
+import { DamagedStoreError } from "../../../state/lmdb/errors.js";
+import { encodeBlock } from "../../../state/lmdb/records.js";
 import { verifyStateProof } from "../../../state/qmdb/proof.js";
 import { block, describeChainDb, genesis } from "./conformance.js";
 
@@ -160,5 +163,81 @@ describe("LmdbChainDb across reopening", () => {
     expect(() => LmdbChainDb.open(dir)).toThrow(/already open/);
     db.close();
     LmdbChainDb.open(dir).close();
+  });
+});
+
+describe("issue 22: LmdbChainDb's own refusals, by message", () => {
+  const refusal = (f: () => unknown): [string, string] => {
+    try {
+      f();
+    } catch (err) {
+      return [(err as Error).name, (err as Error).message];
+    }
+    throw new Error("accepted");
+  };
+
+  it("retainBlocks must be a whole number ≥ 0", () => {
+    for (const bad of [-1, 1.5, Number.NaN]) {
+      expect(refusal(() => LmdbChainDb.open(fresh(), { retainBlocks: bad }))).toEqual(["ChainDbError", `retainBlocks must be a non-negative integer (got ${bad})`]);
+    }
+    LmdbChainDb.open(fresh(), { retainBlocks: 0 }).close();
+  });
+
+  it("the format record: another format is named, a directory of blocks without one is not a cbqs store, a new store gets one", () => {
+    const other = fresh();
+    const env = Env.open(other);
+    env.transaction(() => env.table("meta").putSync(Buffer.from("format"), Buffer.from("cbqs-lmdb/v0")));
+    env.close();
+    expect(refusal(() => LmdbChainDb.open(other))).toEqual(["StoreError", `a store of format "cbqs-lmdb/v0", not ${STORE_FORMAT}`]);
+    const unmarked = fresh();
+    const bare = Env.open(unmarked);
+    bare.transaction(() => bare.table("blocks").putSync(Buffer.alloc(8), Buffer.from("x")));
+    bare.close();
+    expect(refusal(() => LmdbChainDb.open(unmarked))).toEqual(["StoreError", "not a cbqs store (no format record)"]);
+    const empty = fresh();
+    Env.open(empty).close();
+    // An LMDB environment without the store's tables (a crash before the first commit, or another program's), opened read-only.
+    expect(refusal(() => LmdbChainDb.open(empty, { readOnly: true }))).toEqual(["StoreError", "not a cbqs store (it has no meta table)"]);
+    const marked = fresh();
+    LmdbChainDb.open(marked).close();
+    const reader = Env.open(marked, { readOnly: true });
+    expect(reader.table("meta").get(Buffer.from("format"))?.toString()).toBe(STORE_FORMAT);
+    reader.close();
+  });
+
+  it("a head block whose state_root is not the stored state's is damage, found on opening", () => {
+    const dir = fresh();
+    const db = LmdbChainDb.open(dir);
+    genesis(db);
+    const b1 = block(db, 1n, [[key(1), value(1)]]);
+    db.close();
+    const env = Env.open(dir);
+    const blocks = env.table("blocks");
+    const k = Buffer.alloc(8);
+    k.writeBigUInt64BE(1n);
+    const stored = new Uint8Array(blocks.get(k)!);
+    env.transaction(() => blocks.putSync(k, Buffer.from(concatBytes(stored.subarray(0, 8), encodeBlock({ ...b1, state_root: new Uint8Array(32).fill(3) })))));
+    env.close();
+    expect(() => LmdbChainDb.open(dir)).toThrow(DamagedStoreError);
+    expect(refusal(() => LmdbChainDb.open(dir))).toEqual(["StoreError", "the store is damaged: its state root is not block 1's state_root"]);
+  });
+
+  it("a commit that failed leaves the store refusing everything until it is reopened, naming the failure; adopting a snapshot into a store that holds a chain is refused", () => {
+    const dir = fresh();
+    let fail = false;
+    const db = LmdbChainDb.open(dir, {
+      duringCommit: () => {
+        if (fail) throw new Error("injected");
+      },
+    });
+    genesis(db);
+    fail = true;
+    expect(refusal(() => block(db, 1n, [[key(1), value(1)]]))).toEqual(["Error", "injected"]);
+    expect(refusal(() => db.head())).toEqual(["ChainDbError", "a commit failed (injected): reopen the ChainDb"]);
+    db.close();
+    const reopened = LmdbChainDb.open(dir);
+    expect(reopened.head()!.height).toBe(0n);
+    expect(refusal(() => reopened.adoptSnapshot(reopened.genesis()!, reopened.head()!))).toEqual(["ChainDbError", "the store already holds a chain"]);
+    reopened.close();
   });
 });
