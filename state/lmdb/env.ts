@@ -69,7 +69,12 @@ function takeLock(dir: string, readOnly: boolean): string | undefined {
       }
       const pid = checkNotHeld(path);
       if (pid === process.pid) throw new StoreError("the store is already open in this process");
-      rmSync(path, { force: true });
+      try {
+        rmSync(path, { force: true });
+      } catch (err) {
+        // A directory in the lock's place, say: refused by name, not as an internal error.
+        throw new StoreError(`cannot lock the store: cbqs.pid cannot be replaced (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+      }
     }
     throw new StoreError("cannot lock the store");
   } finally {

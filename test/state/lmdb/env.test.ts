@@ -2,13 +2,13 @@
 // lock (<dir>/cbqs.pid: one process at a time, a dead holder's lock taken over), the read-only
 // refusals, and where the pre-open data checks report. Each refusal names its rule.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { concatBytes } from "../../../src/bytes.js";
 import { buf, entryCount, Env, heightKey, plain, readU64Key, u64Key } from "../../../state/lmdb/env.js";
-import { StoreError } from "../../../state/lmdb/errors.js";
+import { DamagedStoreError, StoreError } from "../../../state/lmdb/errors.js";
 
 const root = mkdtempSync(join(tmpdir(), "cbqs-env-"));
 let n = 0;
@@ -85,6 +85,48 @@ describe("the writer lock (cbqs.pid)", () => {
   });
 });
 
+describe("issue 22: the lock and the files around LMDB's", () => {
+  it("a second close of an Env does not remove the lock of the store's next opener", () => {
+    const dir = fresh();
+    const first = Env.open(dir);
+    first.close();
+    const second = Env.open(dir);
+    first.close();
+    expect(readFileSync(join(dir, "cbqs.pid"), "utf8")).toBe(String(process.pid));
+    expect(refusal(() => Env.open(dir))).toBe("the store is already open in this process");
+    second.close();
+  });
+
+  it("a directory where the lock file belongs is refused by name", () => {
+    const dir = written(fresh());
+    mkdirSync(join(dir, "cbqs.pid"));
+    expect(refusal(() => Env.open(dir))).toBe("cannot lock the store: cbqs.pid cannot be replaced (ERR_FS_EISDIR)");
+    expect(readdirSync(dir).filter((f) => f.startsWith("cbqs.pid."))).toEqual([]); // no stray pid file left
+  });
+
+  it("a data.mdb that cannot be examined (a symlink loop) is refused naming the error; a damaged one before LMDB opens it", () => {
+    const loop = fresh();
+    mkdirSync(loop);
+    symlinkSync("data.mdb", join(loop, "data.mdb"));
+    expect(refusal(() => Env.open(loop))).toBe("cannot use data.mdb: ELOOP");
+    const damaged = written(fresh());
+    writeFileSync(join(damaged, "data.mdb"), Buffer.alloc(16384, 0x5a));
+    expect(() => Env.open(damaged)).toThrow(DamagedStoreError);
+    expect(refusal(() => Env.open(damaged))).toMatch(/^the store is damaged: /);
+    expect(refusal(() => Env.open(damaged, { readOnly: true }))).toMatch(/^the store is damaged: /);
+  });
+
+  it("values are stored uncompressed: the bytes of a large value are in data.mdb as written", () => {
+    const dir = fresh();
+    const env = Env.open(dir);
+    const value = Buffer.alloc(8192);
+    for (let i = 0; i < value.length; i++) value[i] = i % 251; // compressible, and recognisable
+    env.transaction(() => env.table("t").putSync(Buffer.from("k"), value));
+    env.close();
+    expect(readFileSync(join(dir, "data.mdb")).includes(value)).toBe(true);
+  });
+});
+
 describe("the store's byte keys and sizes", () => {
   it("u64 keys sort numerically and read back up to 2^53 − 1; a stored integer above it is refused", () => {
     for (const n of [0, 1, 255, 2 ** 32 - 1, 2 ** 32, 2 ** 40 + 7, Number.MAX_SAFE_INTEGER]) expect(readU64Key(u64Key(n)), String(n)).toBe(n);
@@ -118,6 +160,7 @@ describe("the store's byte keys and sizes", () => {
         for (let i = 0; i < 3; i++) table.putSync(u64Key(i), Buffer.from("v"));
       });
       expect(entryCount(table)).toBe(3);
+      expect(env.diskBytes()).toBe(statSync(join(env.dir, "data.mdb")).blocks * 512);
       expect(env.diskBytes()).toBeGreaterThan(0);
       expect(env.diskBytes() % 512).toBe(0);
       expect(env.freeBytes()).toBeGreaterThan(0);
