@@ -4,7 +4,10 @@
 // here instead. The file is restored byte for byte, with its modification time, whatever happens
 // (dist/ freshness checks compare times).
 //
-//   node dist/scripts/plant.js <file> <line> <from> <to> <test file>…
+//   node dist/scripts/plant.js [--build] <file> <line> <from> <to> <test file>…
+//
+// --build compiles dist/ with the mutant (and again once the file is restored), for code that runs
+// only compiled: on a worker thread (state/commitment/commit-worker.ts) or in a child process.
 //
 // <from> must occur exactly once on <line> (1-based). Exit 0 when the tests fail with the mutant
 // (killed), 1 when they pass (survived), 2 for unusable arguments.
@@ -12,9 +15,14 @@ import { spawnSync } from "node:child_process";
 import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { exitOnHelp, usageExit } from "./script-args.js";
 
-const USAGE = "usage: node dist/scripts/plant.js <file> <line> <from> <to> <test file>…";
+const USAGE = "usage: node dist/scripts/plant.js [--build] <file> <line> <from> <to> <test file>…";
 const args = process.argv.slice(2);
 exitOnHelp(args, USAGE);
+const build = args[0] === "--build";
+if (build) args.shift();
+const compile = () => {
+  if (spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { stdio: "inherit" }).status !== 0) throw new Error("tsc failed");
+};
 const [file, lineText, from, to, ...tests] = args;
 if (file === undefined || lineText === undefined || from === undefined || to === undefined || tests.length === 0) usageExit("plant", "missing arguments", USAGE);
 const line = Number(lineText);
@@ -37,9 +45,11 @@ process.once("SIGINT", () => {
 let status: number | null;
 try {
   writeFileSync(file!, lines.join("\n"));
+  if (build) compile();
   status = spawnSync("npx", ["vitest", "run", ...tests], { stdio: ["ignore", "ignore", "ignore"] }).status;
 } finally {
   restore();
+  if (build) compile();
 }
 const killed = status !== 0;
 console.log(`${killed ? "killed  " : "SURVIVED"} ${file}:${line} ${JSON.stringify(from)} → ${JSON.stringify(to)}`);
