@@ -4,7 +4,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { follow } from "../../src/node/follower.js";
+import { follow, FollowInputError } from "../../src/node/follower.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
 import { cbqs } from "../cli/program.js";
 import { post, startNode, toHex } from "./helpers.js";
@@ -30,6 +30,23 @@ describe("cbqs follow", () => {
       }
     } finally {
       await n.close();
+    }
+  });
+
+  it("a store that follows another chain is refused naming both, and is left as it was", async () => {
+    const ours = await startNode(FIXTURE);
+    const other = await startNode("fixtures/corpus/transfers.json");
+    try {
+      const db = new MemoryChainDb();
+      await follow({ url: ours.url, db, watch: false, pollMs: 10 });
+      const head = db.head()!;
+      await expect(follow({ url: other.url, db, watch: false, pollMs: 10 })).rejects.toThrow(
+        new FollowInputError(`the store follows another chain (chain_instance_id ${toHex(db.genesis()!.chain_instance_id)}), not ${other.url}'s`),
+      );
+      expect(db.head()).toEqual(head);
+    } finally {
+      await ours.close();
+      await other.close();
     }
   });
 
