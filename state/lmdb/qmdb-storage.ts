@@ -22,7 +22,7 @@ import { STATE_KEY_LENGTH } from "../kv/interface.js";
 import { MemoryKeyIndex } from "../qmdb/memory.js";
 import { DELETE_CONTEXT, UPDATE_CONTEXT } from "../qmdb/operation.js";
 import type { BitmapStore, KeyIndex, NodeStore, OperationLog, PinnedNode, QmdbStorage } from "../qmdb/storage.js";
-import { buf, entryCount, plain, readU64Key, StoreError, u64Key, type Env, type Table } from "./env.js";
+import { buf, DamagedStoreError, entryCount, plain, readU64Key, StoreError, u64Key, type Env, type Table } from "./env.js";
 
 function checkLocation(loc: number, first: number, size: number): void {
   if (!Number.isInteger(loc) || loc < first || loc >= size) {
@@ -66,7 +66,7 @@ class LmdbOperationLog implements OperationLog {
     checkLocation(loc, this.first, this.size);
     if (loc >= this.written) return this.pending[loc - this.written]!;
     const bytes = this.table.get(u64Key(loc));
-    if (bytes === undefined) throw new StoreError(`the store has no operation at location ${loc}`);
+    if (bytes === undefined) throw new DamagedStoreError(`operation ${loc} is missing`);
     return plain(bytes);
   }
 

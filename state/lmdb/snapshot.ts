@@ -33,7 +33,7 @@ import { DELETE_CONTEXT, UPDATE_CONTEXT } from "../qmdb/operation.js";
 import { STATE_CHUNK_BYTES, stateDbConfig } from "../qmdb/index.js";
 import { STATE_KEY_LENGTH } from "../kv/interface.js";
 import type { LmdbChainDb } from "./chain-db.js";
-import { Env, readU64Key, StoreError, u64Key } from "./env.js";
+import { DamagedStoreError, Env, readU64Key, u64Key } from "./env.js";
 import { LmdbQmdbStorage } from "./qmdb-storage.js";
 import { DamagedRecordError, decodeBlock, decodeGenesis, encodeBlock, encodeGenesis } from "./records.js";
 import { finish, type Steps } from "../../src/steps.js";
@@ -154,14 +154,14 @@ export function* exportSnapshotSteps(db: LmdbChainDb, path: string, height?: big
     };
     let expected = floor;
     for (const { key, value } of ops.getRange({ start: u64Key(floor), end: u64Key(size) })) {
-      if (readU64Key(key) !== expected++) throw new StoreError(`the store is damaged: operation ${expected - 1} is missing`);
+      if (readU64Key(key) !== expected++) throw new DamagedStoreError(`operation ${expected - 1} is missing`);
       chunk.push(new Uint8Array(value));
       if (chunk.length === OPS_PER_RECORD) {
         emit();
         yield;
       }
     }
-    if (expected !== size) throw new StoreError(`the store is damaged: operations ${expected}..${size} are missing`);
+    if (expected !== size) throw new DamagedStoreError(`operations ${expected}..${size} are missing`);
     if (chunk.length > 0) emit();
     out.finish();
   } catch (err) {
