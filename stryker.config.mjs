@@ -30,8 +30,8 @@ export default {
   vitest: { configFile: "vitest.mutate.config.ts" },
   checkers: ["typescript"],
   tsconfigFile: "tsconfig.json",
-  // Two cores, shared: one test runner (plus the type checker).
-  concurrency: 1,
+  // Two cores, shared: one test runner (plus the type checker) unless MUTATE_CONCURRENCY says more.
+  concurrency: Number(process.env.MUTATE_CONCURRENCY ?? 1),
   // Generous: the machine is shared, and a slow run must not pass for a killed mutant.
   timeoutFactor: 3,
   timeoutMS: 30_000,
