@@ -14,7 +14,7 @@ import { CurrentDb } from "../../../state/qmdb/current.js";
 import { stateDbConfig } from "../../../state/qmdb/index.js";
 import { proveKey, proveKeys, verifyStateProof } from "../../../state/qmdb/proof.js";
 import { Env } from "../../../state/lmdb/env.js";
-import { LmdbQmdbStorage, type IndexPlacement } from "../../../state/lmdb/qmdb-storage.js";
+import { LmdbQmdbStorage, WindowBitmap, type IndexPlacement } from "../../../state/lmdb/qmdb-storage.js";
 
 const root = mkdtempSync(join(tmpdir(), "cbqs-lmdb-qmdb-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -140,5 +140,92 @@ describe.each(["memory", "lmdb"] as const)("QMDB on LMDB (key index in %s) = QMD
     expect(disk.db.any.mmr.prunedBelow).toBe(memory.any.mmr.prunedBelow);
     expectSame(memory, disk.db, [0, 1, 5, 17, 39, 59]);
     disk.close();
+  });
+});
+
+describe("issue 22: WindowBitmap (the activity bitmap held from the pruning boundary up) = a plain array of bits", () => {
+  // Operations: extend, set a bit (never below the dropped window to 1), drop what lies below a bit.
+  const op = fc.oneof(
+    fc.record({ kind: fc.constant("extend" as const), by: fc.integer({ min: 0, max: 40 }) }),
+    fc.record({ kind: fc.constant("set" as const), at: fc.nat(), value: fc.boolean() }),
+    fc.record({ kind: fc.constant("drop" as const), at: fc.nat() }),
+  );
+
+  it("every bit, every chunk and every refusal agree with the model, for 1- and 4-byte chunks", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(1, 4), fc.nat({ max: 64 }), fc.array(op, { maxLength: 60 }), (chunkBytes, start, ops) => {
+        const chunkBits = chunkBytes * 8;
+        const first = Math.floor(start / chunkBits) * chunkBits;
+        const b = new WindowBitmap(chunkBytes, start);
+        const model: boolean[] = [];
+        let floor = first; // the highest drop point: bits below it are zero
+        let length = first;
+        expect(b.length).toBe(first);
+        for (const o of ops) {
+          if (o.kind === "extend") {
+            length += o.by;
+            b.extendTo(length);
+          } else if (o.kind === "set") {
+            if (length === 0) continue;
+            const at = o.at % length;
+            if (at < first && o.value) {
+              expect(() => b.set(at, true)).toThrow(new RangeError(`bit ${at} lies below the inactivity floor`));
+              continue;
+            }
+            // Below a drop point the window may or may not be held any more (dropping is lazy): the
+            // store never sets a bit there to 1.
+            if (at < floor && o.value) continue;
+            b.set(at, o.value);
+            model[at] = o.value;
+          } else {
+            if (length === 0) continue;
+            const at = o.at % (length + 1);
+            // Only a window whose bits below `at` are all zero may be dropped.
+            if (model.slice(0, at).some((v) => v === true)) continue;
+            b.dropBelow(at);
+            floor = Math.max(floor, at);
+          }
+        }
+        expect(b.length).toBe(length);
+        for (let i = 0; i < length; i++) expect(b.get(i), `bit ${i}`).toBe(model[i] === true);
+        for (let c = 0; c * chunkBits < length; c++) {
+          const expected = new Uint8Array(chunkBytes);
+          for (let i = 0; i < chunkBits; i++) if (model[c * chunkBits + i] === true) expected[i >> 3]! |= 1 << (i & 7);
+          expect(b.chunk(c), `chunk ${c}`).toEqual(expected);
+        }
+        const chunks = Math.ceil(length / chunkBits);
+        expect(() => b.chunk(chunks)).toThrow(new RangeError(`bitmap chunk ${chunks} out of range`));
+        expect(() => b.chunk(-1)).toThrow(new RangeError("bitmap chunk -1 out of range"));
+        expect(() => b.chunk(0.5)).toThrow(new RangeError("bitmap chunk 0.5 out of range"));
+        expect(() => b.get(length)).toThrow(new RangeError(`bit ${length} out of range (length ${length})`));
+        expect(() => b.get(-1)).toThrow(new RangeError(`bit -1 out of range (length ${length})`));
+        expect(() => b.set(1.5, false)).toThrow(new RangeError(`bit 1.5 out of range (length ${length})`));
+        if (length > 0) expect(() => b.extendTo(length - 1)).toThrow(new RangeError(`cannot shrink bitmap from ${length} to ${length - 1}`));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("the chunks changed since the last take are reported once, by index", () => {
+    const b = new WindowBitmap(1);
+    b.extendTo(40);
+    expect(b.takeChangedChunks()).toEqual(new Set());
+    b.set(3, true);
+    b.set(20, true);
+    b.set(21, false); // already 0: no change
+    expect(b.takeChangedChunks()).toEqual(new Set([0, 2]));
+    expect(b.takeChangedChunks()).toEqual(new Set());
+    b.set(3, true); // already 1
+    expect(b.takeChangedChunks()).toEqual(new Set());
+    b.set(3, false);
+    expect(b.takeChangedChunks()).toEqual(new Set([0]));
+  });
+
+  it("dropping a window that still holds an active bit is refused", () => {
+    const b = new WindowBitmap(1);
+    b.extendTo(64);
+    b.set(2, true);
+    expect(() => b.dropBelow(40)).toThrow(new RangeError("an active bit lies below 40"));
+    expect(b.get(2)).toBe(true);
   });
 });
