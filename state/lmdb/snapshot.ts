@@ -9,9 +9,10 @@
 //   - the pinned peaks of the MMR prefix below F (one digest per set bit of F): every digest of
 //     the history before F that a later root, append or proof still uses;
 //   - the operations from F to the end of the log: every active operation lies there, so the
-//     key index (the last Update of each key, unless a Delete follows) and the activity bitmap
-//     (those locations plus the last commit) are rebuilt from them, and so are all MMR nodes
-//     above F (appending them onto the pinned peaks).
+//     MMR nodes above F are rebuilt from them (appended onto the pinned peaks), and the key index
+//     (the last Update of each key, unless a Delete follows) and the activity bitmap (those
+//     locations plus the last commit) are rebuilt from them when the store opens, as on every
+//     open (state/lmdb/qmdb-storage.ts).
 //
 // Nothing derived is trusted: importing rebuilds index, bitmap and nodes and accepts only if the
 // rebuilt root equals block H's state_root (the chain checks are the caller's, src/node/snapshot.ts).
@@ -29,9 +30,7 @@ import { BLAKE3 } from "../../src/crypto/hash.js";
 import type { BlockRecord, GenesisRecord } from "../chain-db/chain-db.js";
 import { Mmr, peakHeights } from "../qmdb/mmr.js";
 import type { PinnedNode } from "../qmdb/storage.js";
-import { DELETE_CONTEXT, UPDATE_CONTEXT } from "../qmdb/operation.js";
 import { STATE_CHUNK_BYTES, stateDbConfig } from "../qmdb/index.js";
-import { STATE_KEY_LENGTH } from "../kv/interface.js";
 import type { LmdbChainDb } from "./chain-db.js";
 import { DamagedStoreError, Env, readU64Key, u64Key } from "./env.js";
 import { LmdbQmdbStorage } from "./qmdb-storage.js";
@@ -289,9 +288,6 @@ export function* rebuildSnapshotStateSteps(path: string, dir: string, checkChain
         decodeRecord(() => codec.decode(op));
         storage.log.append(op);
         mmr.append(op);
-        const key = op.subarray(1, 1 + STATE_KEY_LENGTH);
-        if (op[0] === UPDATE_CONTEXT) storage.index.set(key, loc);
-        else if (op[0] === DELETE_CONTEXT) storage.index.delete(key);
       }
       env.transaction(() => storage.writePending());
       storage.markWritten();

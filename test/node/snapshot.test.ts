@@ -230,9 +230,14 @@ describe("issue 22: the snapshot reader's refusals, each reached alone with a co
     });
   }
 
-  it("the untouched snapshot imports (each case above is one change away from it)", () => {
+  it("the untouched snapshot imports (each case above is one change away from it); block H's transactions are in the imported store's index", () => {
     const target = fresh();
     expect(importSnapshot(file, target).height).toBe(6n);
+    const db = LmdbChainDb.open(target);
+    const head = db.head()!;
+    expect(head.receipts.length).toBeGreaterThan(0);
+    head.receipts.forEach((r, index) => expect(db.txLocation(r.tx_hash)).toEqual({ height: 6n, index }));
+    db.close();
   });
 });
 
@@ -325,6 +330,23 @@ describe("issue 22: snapshot export's refusals (state/lmdb/snapshot.ts)", () => 
     );
     expect(existsSync(join(root, "old.cbqs"))).toBe(false);
     expect(exportSnapshot(db, join(root, "head.cbqs")).height).toBe(6n);
+    // issue 22: trailing bytes are found also when the snapshot ends exactly where a read of the
+    // file ends (the reader reads 1 MiB at a time): the genesis source padded to make it 1 MiB.
+    const recs = records(readFileSync(join(root, "head.cbqs")));
+    const g = decodeGenesis(recs[0]!.body);
+    const sized = (pad: number): Uint8Array => {
+      const padded = recs.map((r, i) => (i === 0 ? { tag: r.tag, body: encodeGenesis({ ...g, source: new Uint8Array(pad) }) } : r));
+      const out = join(root, "sized.cbqs");
+      write(out, new TextEncoder().encode("CBQS-SNAPSHOT/1\n"), padded);
+      return readFileSync(out);
+    };
+    let pad = (1 << 20) - sized(0).length;
+    pad += (1 << 20) - sized(pad).length;
+    const mib = sized(pad);
+    expect(mib.length).toBe(1 << 20);
+    expect(rebuildSnapshotState(join(root, "sized.cbqs"), fresh(), () => {}).block.height).toBe(6n);
+    writeFileSync(join(root, "sized.cbqs"), concatBytes(mib, Uint8Array.of(0)));
+    expect(() => rebuildSnapshotState(join(root, "sized.cbqs"), fresh(), () => {})).toThrow(new SnapshotError("bytes after the end record"));
     // The state rebuilt from it (the chain checks of an import need a real chain: this one is synthetic).
     const rebuilt = fresh();
     expect(rebuildSnapshotState(join(root, "head.cbqs"), rebuilt, () => {}).block.height).toBe(6n);

@@ -112,6 +112,16 @@ export function describeChainDb(name: string, open: OpenChainDb): void {
       expect(db.txLocation(keccak256(tx(2)))).toEqual({ height: 1n, index: 1 });
       expect(db.txLocation(keccak256(tx(1)))).toEqual({ height: 7n, index: 1 });
       expect(db.txLocation(keccak256(tx(99)))).toBeUndefined();
+      // issue 22: the whole u64 range, and heights outside it.
+      expect(heights(db.blocks({ from: 0n, to: 2n ** 64n - 1n, order: "asc", limit: 10 }))).toEqual([0n, 1n, 3n, 7n]);
+      expect(heights(db.blocks({ from: 2n, to: 2n ** 64n - 1n, order: "desc", limit: 10 }))).toEqual([7n, 3n]);
+      expect(db.blockByHeight(-1n)).toBeUndefined();
+      expect(db.blockByHeight(2n ** 64n)).toBeUndefined();
+      // A height without a block has no state of its own: its readers go through the block below it.
+      expect(db.stateAt(2n)).toBeUndefined();
+      expect(db.stateAt(5n)).toBeUndefined();
+      expect(db.stateAt(3n)!.read(key(2))).toEqual(value(2));
+      expect(db.stateAt(8n)).toBeUndefined();
       db.close();
     });
 
@@ -199,6 +209,14 @@ export function describeChainDb(name: string, open: OpenChainDb): void {
       expect(db.head()!.height).toBe(1n);
       expect(db.stateAt(1n)!.read(key(1))).toEqual(value(1));
       expect(db.stateAt(1n)!.read(key(5))).toBeUndefined();
+      // A key the staged block does not touch is read from the store, as a copy.
+      const unchanged = db.stateAt(1n)!.read(key(0))!;
+      expect(unchanged).toEqual(value(0));
+      unchanged.fill(0xee);
+      expect(db.stateAt(1n)!.read(key(0))).toEqual(value(0));
+      const before = db.stateAt(1n)!.read(key(1))!;
+      before.fill(0xee);
+      expect(db.stateAt(1n)!.read(key(1))).toEqual(value(1));
       expect(() => db.state.beginBlock(3n)).toThrow(ChainDbError);
       db.close();
     });

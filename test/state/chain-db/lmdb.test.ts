@@ -75,6 +75,10 @@ describe("LmdbChainDb across reopening", () => {
     db.close();
 
     db = LmdbChainDb.open(dir, { retainBlocks: 10 });
+    // issue 22: before any pruning the old undo rows are still there; the block count alone refuses heights below the new window.
+    expect(undoHeights(db)).toHaveLength(100);
+    expect(db.stateAt(109n)).toBeUndefined();
+    expect(db.stateAt(110n)!.read(key(110 % 7))).toEqual(value(110));
     expect(db.pruneUndo()).toEqual({ from: 21n, to: 110n, blocks: 90 });
     expect(undoHeights(db)).toEqual(Array.from({ length: 10 }, (_, i) => BigInt(111 + i)));
     expect(undoRows(db).every((h) => h > 110n)).toBe(true);
@@ -239,5 +243,18 @@ describe("issue 22: LmdbChainDb's own refusals, by message", () => {
     expect(reopened.head()!.height).toBe(0n);
     expect(refusal(() => reopened.adoptSnapshot(reopened.genesis()!, reopened.head()!))).toEqual(["ChainDbError", "the store already holds a chain"]);
     reopened.close();
+  });
+});
+
+describe("issue 22: the message of a write the disk refused (StoreFullError)", () => {
+  const cause = new Error("MDB_MAP_FULL: Environment mapsize limit reached");
+  it("below 1 MiB free it says the disk is full; otherwise it gives the free bytes; an empty store is left empty", () => {
+    expect(new StoreFullError("block 5", 4n, 1000, cause).message).toBe(
+      "the disk is full (1,000 bytes free): block 5 could not be written (MDB_MAP_FULL: Environment mapsize limit reached); the store is left at block 4",
+    );
+    expect(new StoreFullError("block 5", 4n, 1 << 20, cause).message).toBe(
+      "block 5 could not be written (MDB_MAP_FULL: Environment mapsize limit reached; 1,048,576 bytes free on its disk); the store is left at block 4",
+    );
+    expect(new StoreFullError("block 0", undefined, undefined, cause).message).toBe("block 0 could not be written (MDB_MAP_FULL: Environment mapsize limit reached); the store is left empty");
   });
 });
