@@ -13,7 +13,7 @@ import type { QmdbConfig, Write } from "../../../state/qmdb/any.js";
 import { CurrentDb } from "../../../state/qmdb/current.js";
 import { stateDbConfig } from "../../../state/qmdb/index.js";
 import { proveKey, proveKeys, verifyStateProof } from "../../../state/qmdb/proof.js";
-import { Env } from "../../../state/lmdb/env.js";
+import { Env, StoreError } from "../../../state/lmdb/env.js";
 import { LmdbQmdbStorage, WindowBitmap, type IndexPlacement } from "../../../state/lmdb/qmdb-storage.js";
 
 const root = mkdtempSync(join(tmpdir(), "cbqs-lmdb-qmdb-"));
@@ -227,5 +227,35 @@ describe("issue 22: WindowBitmap (the activity bitmap held from the pruning boun
     b.set(2, true);
     expect(() => b.dropBelow(40)).toThrow(new RangeError("an active bit lies below 40"));
     expect(b.get(2)).toBe(true);
+  });
+});
+
+describe("issue 22: the operation log on LMDB (its bounds, by message)", () => {
+  it("reads refuse a pruned, a negative, a fractional and a too-high location; matches compares a part in place; startAt needs an empty log", () => {
+    const env = Env.open(join(root, `log${dirs++}`));
+    try {
+      const storage = new LmdbQmdbStorage(env, 1);
+      const log = storage.log;
+      for (let i = 0; i < 8; i++) log.append(Uint8Array.of(i, i + 1, i + 2));
+      env.transaction(() => storage.writePending());
+      storage.markWritten();
+      log.append(Uint8Array.of(8, 9, 10)); // pending, not written yet
+      log.prune(5);
+      expect(log.read(8)).toEqual(Uint8Array.of(8, 9, 10));
+      expect(log.read(5)).toEqual(Uint8Array.of(5, 6, 7));
+      expect(() => log.read(4)).toThrow(new RangeError("location 4 was pruned (below 5)"));
+      expect(() => log.read(0)).toThrow(new RangeError("location 0 was pruned (below 5)"));
+      expect(() => log.read(9)).toThrow(new RangeError("location 9 out of range (size 9)"));
+      expect(() => log.read(-1)).toThrow(new RangeError("location -1 out of range (size 9)"));
+      expect(() => log.read(5.5)).toThrow(new RangeError("location 5.5 out of range (size 9)"));
+      expect(log.matches(6, 1, Uint8Array.of(7, 8))).toBe(true);
+      expect(log.matches(6, 0, Uint8Array.of(6, 7, 8))).toBe(true);
+      expect(log.matches(6, 1, Uint8Array.of(7, 9))).toBe(false);
+      expect(log.matches(6, 2, Uint8Array.of(8, 9))).toBe(false); // runs past the operation's end
+      expect(log.matches(6, 3, new Uint8Array(0))).toBe(true);
+      expect(() => log.startAt(20)).toThrow(new StoreError("only an empty log can start above location 0"));
+    } finally {
+      env.close();
+    }
   });
 });
