@@ -13,7 +13,8 @@ import type { QmdbConfig, Write } from "../../../state/qmdb/any.js";
 import { CurrentDb } from "../../../state/qmdb/current.js";
 import { stateDbConfig } from "../../../state/qmdb/index.js";
 import { proveKey, proveKeys, verifyStateProof } from "../../../state/qmdb/proof.js";
-import { Env, StoreError } from "../../../state/lmdb/env.js";
+import { entryCount, Env, StoreError } from "../../../state/lmdb/env.js";
+import { mmrSize } from "../../../state/qmdb/mmr.js";
 import { LmdbQmdbStorage, WindowBitmap, type IndexPlacement } from "../../../state/lmdb/qmdb-storage.js";
 
 const root = mkdtempSync(join(tmpdir(), "cbqs-lmdb-qmdb-"));
@@ -61,6 +62,11 @@ class Persistent {
 
   close(): void {
     this.env.close();
+  }
+
+  /** Rows of one table of the environment. */
+  rows(table: string): number {
+    return entryCount(this.env.table(table));
   }
 }
 
@@ -136,6 +142,14 @@ describe.each(["memory", "lmdb"] as const)("QMDB on LMDB (key index in %s) = QMD
     }
     expect(disk.db.any.inactivityFloor).toBeGreaterThan(1024);
     expect(() => disk.db.any.operation(0)).toThrow(RangeError);
+    // Bounded: the operations from the pruning boundary on, the MMR nodes above it plus its pinned peaks, and (in LMDB) one index row per live key.
+    const { size } = disk.db.any;
+    const pruned = disk.db.any.mmr.prunedBelow;
+    expect(disk.rows("ops")).toBe(size - pruned);
+    const peaks = pruned.toString(2).split("").filter((bit) => bit === "1").length;
+    expect(disk.rows("nodes")).toBeLessThanOrEqual(mmrSize(size) - mmrSize(pruned) + peaks);
+    expect(disk.rows("nodes")).toBeGreaterThan(0);
+    if (placement === "lmdb") expect(disk.rows("index")).toBe([...memory.any.entries()].length);
     disk.reopen();
     expect(disk.db.any.mmr.prunedBelow).toBe(memory.any.mmr.prunedBelow);
     expectSame(memory, disk.db, [0, 1, 5, 17, 39, 59]);
