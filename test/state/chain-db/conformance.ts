@@ -236,6 +236,9 @@ export function describeChainDb(name: string, open: OpenChainDb): void {
       // Height 0 is read back through the reverse diffs: each must name the key it was written under.
       expect(db.stateAt(0n)!.read(key(1))).toEqual(value(1));
       expect(db.stateAt(0n)!.read(key(2))).toEqual(value(2));
+      // What a pinned read returns is the caller's: changing it changes nothing stored.
+      db.stateAt(0n)!.read(key(1))!.fill(0xee);
+      expect(db.stateAt(0n)!.read(key(1))).toEqual(value(1));
       db.close();
     });
 
