@@ -2,6 +2,7 @@
 // act on. The codes alone were tested before, so a refusal whose message was lost or garbled
 // (or a check that no longer ran, leaving a later one to refuse with another message) passed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_ENVELOPE_BYTES } from "../../src/bounds.js";
 import { decodedEvent } from "../../src/node/lookups.js";
 import { address, get, post, startNode, toHex, type TestNode } from "./helpers.js";
 
@@ -58,6 +59,21 @@ const CASES: Case[] = [
   ],
   ["GET", `/account/${toHex(address(1))}?proof=${"t".repeat(60)}`, undefined, 400, "invalid_proof", `proof must be true or false (got "${"t".repeat(40)}")`],
   ["GET", "/cbqs/stream/%ZZ", undefined, 400, "invalid_stream", "the stream in the path has a malformed percent-encoding"],
+  // issue 22: the server's own refusals (src/node/server.ts), by message.
+  ["GET", "/cbqs/stream/owner:nobody", undefined, 400, "invalid_stream", 'stream must be a 0x 32-byte id, "owner:0x<addr>/nonce:<n>" or "key_stream_of:<stream>" (got "owner:nobody")'],
+  ["POST", "/mine?blocks=0", "", 400, "invalid_blocks", "blocks must be from 1 to 100000"],
+  ["POST", "/mine?blocks=100001", "", 400, "invalid_blocks", "blocks must be a number of blocks of at most 100000 (got 100001)"],
+  ["POST", "/devnet/revert", "", 400, "missing_id", "POST /devnet/revert needs ?id=<the id POST /devnet/snapshot answered>"],
+  ["POST", "/proof/multi", "{bad json", 400, "invalid_json", "the body is not usable JSON: $: not valid JSON: expected a key or '}', found 'b' at byte 1"],
+  ["GET", "/replication?foo=1", undefined, 400, "unknown_parameter", 'unknown query parameter "foo" (this endpoint takes: since, until, limit, order)'],
+  ["GET", `/replication?${"f".repeat(100)}=1`, undefined, 400, "unknown_parameter", `unknown query parameter "${"f".repeat(64)}" (this endpoint takes: since, until, limit, order)`],
+  ["GET", "/genesis?x=1", undefined, 400, "unknown_parameter", 'unknown query parameter "x" (this endpoint takes: none)'],
+  ["GET", "/replication?limit=1&limit=2", undefined, 400, "duplicate_parameter", "query parameter limit is given twice"],
+  ["POST", "/mine", "x", 413, "body_too_large", "this endpoint takes no request body"],
+  ["POST", "/proof/multi", `{"keys": []}${" ".repeat(65_536)}`, 413, "body_too_large", "the request body exceeds 65536 bytes"],
+  ["GET", "/nowhere", undefined, 404, "not_found", 'no endpoint at "/nowhere" (see /.well-known/cbqs)'],
+  ["POST", `/account/${toHex(address(1))}`, "", 405, "method_not_allowed", `/account/${toHex(address(1))} takes GET, HEAD, OPTIONS`],
+  ["GET", "/mine", undefined, 405, "method_not_allowed", "/mine takes POST, OPTIONS"],
   [
     "GET",
     `/account/${toHex(address(1))}?height=0`,
@@ -95,6 +111,12 @@ describe("issue 22: the node's refusals name what was wrong", () => {
       expect([r.status, r.body["error"]]).toEqual([status, { code, message }]);
     });
   }
+
+  it("a binary envelope above the envelope bound is refused as too large, naming the bound; a method not allowed names the allowed ones in Allow too", async () => {
+    const big = await post(n.url, "/tx", new Uint8Array(MAX_ENVELOPE_BYTES + 1), "application/cbor");
+    expect([big.status, big.body["error"]]).toEqual([413, { code: "body_too_large", message: `an envelope is at most ${MAX_ENVELOPE_BYTES} bytes` }]);
+    expect((await get(n.url, "/mine")).headers.get("allow")).toBe("POST, OPTIONS");
+  });
 
   it("a storage key of exactly 1,024 bytes is proven (the bound is inclusive)", async () => {
     const r = await get(n.url, `/proof/storage/${REGISTRY}/0x${"00".repeat(1024)}`);
