@@ -179,6 +179,8 @@ export async function follow(options: FollowOptions): Promise<FollowResult> {
     const started = Replay.start(fixture, db.state);
     if (started.mismatch !== null) return { status: "mismatch", mismatch: started.mismatch, source: where, blocks, txs };
     const record = genesisRecord(genesis.source, started.replay.chain.chainInstanceId, declared.config.timestamp, started.replay.chain.genesisStateRoot);
+    // The client checked the declared block hash against the declared timestamp; the header we
+    // build takes the timestamp from the source itself, so a node declaring another one differs here.
     if (!bytesEqual(record.block.block_hash, genesis.blockHash)) {
       const mismatch: Mismatch = { height: 0n, path: "$.block_hash", field: "genesis block_hash", expected: toHex(genesis.blockHash), actual: toHex(record.block.block_hash), details: [] };
       return { status: "mismatch", mismatch, source: where, blocks, txs };
@@ -251,7 +253,8 @@ export async function follow(options: FollowOptions): Promise<FollowResult> {
         try {
           result = replay.block(j);
         } catch (err) {
-          if (err instanceof ReplayInputError) throw new FollowInputError(`${source}: block ${b.height}: ${itemPaths(err.message, offset)}`);
+          // Its path and reason only: its message names the block again.
+          if (err instanceof ReplayInputError) throw new FollowInputError(`${source}: block ${b.height}: ${itemPaths(err.path, offset)}: ${err.reason}`);
           throw err;
         }
         if (result.mismatch !== null) {

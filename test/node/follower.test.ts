@@ -4,7 +4,9 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { follow, FollowInputError } from "../../src/node/follower.js";
+import { fromHex } from "../../src/bytes.js";
+import { genesisHash } from "../../src/chain/block.js";
+import { follow, FollowInputError, NodeUnreachable } from "../../src/node/follower.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
 import { cbqs } from "../cli/program.js";
 import { post, startNode, toHex } from "./helpers.js";
@@ -175,6 +177,79 @@ describe("cbqs follow", () => {
     }
   });
 
+  it("issue 22: each check of a served block is reached alone: its height above ours, its parent, its transactions", async () => {
+    const n = await startNode(FIXTURE);
+    const cases: Array<[string, (item: Record<string, unknown>) => void, (r: Promise<unknown>, url: string) => Promise<void>]> = [
+      [
+        "a first block at height 0",
+        (item) => {
+          if (item["height"] === "1") item["height"] = "0";
+        },
+        async (r, url) => {
+          await expect(r).rejects.toThrow(new FollowInputError(`${url}/replication?since=1&limit=100: block 0: $.items[0].height: not above the verified 0`));
+        },
+      ],
+      [
+        "another parent",
+        (item) => {
+          if (item["height"] === "10") item["parent_hash"] = `0x${"11".repeat(32)}`;
+        },
+        async (r) => {
+          await expect(r).resolves.toMatchObject({ status: "mismatch", mismatch: { height: 10n, path: "$.items[3].parent_hash", field: "parent_hash", expected: `0x${"11".repeat(32)}` }, blocks: 3 });
+        },
+      ],
+      [
+        "a transaction that is no envelope",
+        (item) => {
+          if (item["height"] === "10") (item["transactions"] as string[])[0] = "0x00";
+        },
+        async (r, url) => {
+          await expect(r).rejects.toThrow(
+            new FollowInputError(`${url}/replication?since=1&limit=100: block 10: $.items[3].transactions[0]: invalid transaction envelope: NonCanonical at offset 0: envelope: expected CBOR major type 5, got 0`),
+          );
+        },
+      ],
+    ];
+    try {
+      for (const [, edit, expectation] of cases) {
+        const proxy = await tamperingProxy(n.url, edit);
+        try {
+          await expectation(follow({ url: proxy.url, db: new MemoryChainDb(), watch: false, pollMs: 10 }), proxy.url);
+        } finally {
+          proxy.server.close();
+        }
+      }
+    } finally {
+      await n.close();
+    }
+  });
+
+  it("issue 22: a node declaring another genesis timestamp, with a block hash consistent with it, is a genesis block_hash mismatch (the header is built from the source's timestamp)", async () => {
+    const n = await startNode(FIXTURE);
+    const proxy = await genesisProxy(n.url, (g) => {
+      const timestamp = BigInt(g["timestamp"] as string) + 1n;
+      const hash = toHex(genesisHash(fromHex(g["chain_instance_id"] as string), timestamp, fromHex(g["state_root"] as string)));
+      g["timestamp"] = timestamp.toString();
+      g["block_hash"] = hash;
+      (g["view"] as Record<string, unknown>)["block_hash"] = hash;
+      (g["history_start"] as Record<string, unknown>)["block_hash"] = hash;
+    });
+    try {
+      const db = new MemoryChainDb();
+      const r = await follow({ url: proxy.url, db, watch: false, pollMs: 10 });
+      expect(r).toMatchObject({ status: "mismatch", source: `${proxy.url}/genesis`, mismatch: { height: 0n, path: "$.block_hash", field: "genesis block_hash", actual: toHex(n.db.genesis()!.block.block_hash) } });
+      expect(db.genesis()).toBeUndefined();
+    } finally {
+      proxy.server.close();
+      await n.close();
+    }
+  });
+
+  it("its errors carry their names (logs and the CLI's lines show them)", () => {
+    expect(new FollowInputError("x").name).toBe("FollowInputError");
+    expect(new NodeUnreachable("x").name).toBe("NodeUnreachable");
+  });
+
   it("an unreachable node or a non-feed answer is exit 2, one line", async () => {
     const closed = createServer();
     await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
@@ -187,6 +262,25 @@ describe("cbqs follow", () => {
     expect((await cbqs("follow", "ftp://x")).err).toMatch(/must be an http\(s\) URL/);
   });
 });
+
+/** Forwards to the node, rewriting GET /genesis's answer with `edit`. */
+async function genesisProxy(target: string, edit: (genesis: Record<string, unknown>) => void): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    void (async () => {
+      const upstream = await fetch(target + req.url);
+      let text = await upstream.text();
+      if (req.url === "/genesis") {
+        const g = JSON.parse(text) as Record<string, unknown>;
+        edit(g);
+        text = JSON.stringify(g);
+      }
+      res.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "application/json" });
+      res.end(text);
+    })();
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
 
 /** Forwards to the node, rewriting replication items with `edit`. */
 /** A forwarding proxy that can be taken down (every connection reset) and brought back: a node restart. */
