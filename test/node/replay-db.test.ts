@@ -75,3 +75,46 @@ describe("replayIntoDb (src/node/replay-db.ts)", () => {
     expect(outcome).toMatchObject({ blocks: 0, txs: 0, mismatch: null, stopped: true, head: 0n });
   });
 });
+
+describe("issue 22: the stored chain against the fixture, each difference named (src/node/stored-chain.ts)", () => {
+  /** A store holding the fixture's chain (blocks 1, 5 and 6). */
+  async function full(): Promise<MemoryChainDb> {
+    const db = new MemoryChainDb(100);
+    await replayIntoDb(FIXTURE, db);
+    return db;
+  }
+
+  it("a fixture block at a height the store has no block at", async () => {
+    const db = await full();
+    const bad = tampered((f) => {
+      f.blocks[1]!.height = 4n;
+    });
+    const outcome = await replayIntoDb(bad, db);
+    expect(outcome.mismatch).toMatchObject({ height: 4n, path: "$.blocks[1]", field: "block", expected: "a block at height 4", actual: "no stored block at that height" });
+    expect(db.head()!.height).toBe(6n);
+  });
+
+  it("a stored block the fixture skips, inside it and above its last block", async () => {
+    const db = await full();
+    const skipping = tampered((f) => {
+      f.blocks.splice(1, 1);
+    });
+    expect((await replayIntoDb(skipping, db)).mismatch).toMatchObject({ height: 5n, path: "$.blocks", field: "block", expected: "no block at height 5 (the fixture skips it)" });
+    const shorter = tampered((f) => {
+      f.blocks.splice(2, 1);
+    });
+    const outcome = await replayIntoDb(shorter, db, { toHeight: 6n });
+    // A fixture shorter than the store is no mismatch: the stored blocks above it are named as not compared.
+    expect(outcome).toMatchObject({ mismatch: null, blocks: 0, compared: { compared: 2, first: 1n, last: 5n, beyond: { from: 6n, head: 6n } } });
+    // The stored block 5, at or below --to-height and past the fixture's blocks there, is one the fixture skips.
+    expect((await replayIntoDb(skipping, db, { toHeight: 5n })).mismatch).toMatchObject({ height: 5n, path: "$.blocks", field: "block", expected: "no block at height 5 (the fixture skips it)" });
+  });
+
+  it("a fixture block claiming other gas vectors", async () => {
+    const db = await full();
+    const bad = tampered((f) => {
+      f.blocks[0]!.gas_vectors_sha256 = "0x" + "00".repeat(32);
+    });
+    expect((await replayIntoDb(bad, db)).mismatch).toMatchObject({ height: 1n, path: "$.blocks[0].gas_vectors_sha256", field: "gas_vectors_sha256", expected: "0x" + "00".repeat(32) });
+  });
+});
