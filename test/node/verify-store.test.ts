@@ -2,7 +2,7 @@
 // change written into a copy of a good store through LMDB, and named in its answer. The CLI
 // tests (test/cli/store.test.ts) run the command as a child process; these reach the checks
 // themselves, one at a time, where a planted bug in any one of them shows.
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +10,7 @@ import { concatBytes, toHex, u64BE } from "../../src/bytes.js";
 import { headerHash } from "../../src/chain/block.js";
 import { readFixture } from "../../src/harness/documents.js";
 import { CbqsNode } from "../../src/node/chain-node.js";
+import { exportSnapshot, importSnapshot } from "../../src/node/snapshot.js";
 import { StoreInconsistency, verifyStore } from "../../src/node/verify-store.js";
 import type { BlockRecord } from "../../state/chain-db/chain-db.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
@@ -73,6 +74,24 @@ describe("issue 22: store verify, each check reached alone (src/node/verify-stor
     } finally {
       db.close();
     }
+  });
+
+  it("a store imported from a snapshot (genesis, then block 6 whose parent is not held) verifies; the scratch directory of the rebuild is removed", () => {
+    const file = join(root, "h6.cbqs");
+    const source = LmdbChainDb.open(good);
+    const ops = source.commitment.db.any.size - source.commitment.db.any.inactivityFloor; // a snapshot carries the operations from the floor on
+    exportSnapshot(source, file);
+    source.close();
+    const imported = join(root, "imported");
+    importSnapshot(file, imported);
+    const before = readdirSync(tmpdir()).filter((d) => d.startsWith("cbqs-verify-")).length;
+    const db = LmdbChainDb.open(imported);
+    try {
+      expect(verifyStore(db)).toMatch(new RegExp(`^format, genesis record, 2 block records .*, 0 undo rows of 0 blocks .*, state root rebuilt from ${ops} operations = block 6's state_root 0x[0-9a-f]{64}$`));
+    } finally {
+      db.close();
+    }
+    expect(readdirSync(tmpdir()).filter((d) => d.startsWith("cbqs-verify-")).length).toBe(before);
   });
 
   it("a store without a chain", () => {
@@ -159,6 +178,14 @@ describe("issue 22: store verify, each check reached alone (src/node/verify-stor
     expect(inconsistency((t) => t("undokeys").putSync(height(3n), Buffer.alloc(0)))).toBe("the undo index of block 3: no such block is stored");
     expect(inconsistency((t) => t("undokeys").putSync(height(5n), Buffer.alloc(55)))).toBe("the undo index of block 5: 55 bytes, not a list of 54-byte state keys");
     expect(inconsistency((t) => t("undo").putSync(Buffer.alloc(10), Buffer.of(0)))).toBe("the undo row 0x00000000000000000000 has no state key and block height");
+    let listed = "";
+    expect(
+      inconsistency((t) => {
+        const [k] = [...t("undo").getKeys({})].map((k) => Buffer.from(k)).filter((k) => k.readBigUInt64BE(54) === 6n);
+        listed = toHex(k!.subarray(0, 54));
+        t("undo").removeSync(k!);
+      }),
+    ).toBe(`the undo index of block 6: the undo row of key ${listed} is missing`);
     const key = new Uint8Array(54).fill(0x01);
     expect(inconsistency((t) => t("undo").putSync(Buffer.from(concatBytes(key, u64BE(5n))), Buffer.of(0)))).toBe(`the undo row of key ${toHex(key)} at block 5: not in block 5's undo index`);
     let first = "";
