@@ -20,6 +20,8 @@ const args = process.argv.slice(2);
 exitOnHelp(args, USAGE);
 const build = args[0] === "--build";
 if (build) args.shift();
+// The file comes first: an option there is one this script does not know.
+if (args[0]?.startsWith("-") === true) usageExit("plant", `unknown option '${args[0]}'`, USAGE);
 const compile = () => {
   if (spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { stdio: "inherit" }).status !== 0) throw new Error("tsc failed");
 };
