@@ -245,6 +245,25 @@ describe("cbqs follow", () => {
     }
   });
 
+  it("issue 22: a divergence at the twelfth item of a page is named by its own index ($.items[11], two digits)", async () => {
+    const n = await startNode(FIXTURE);
+    try {
+      await post(n.url, "/mine?blocks=12", "");
+      const twelfth = n.db.blocks({ from: 1n, to: 2n ** 64n - 1n, order: "asc", limit: 12 })[11]!;
+      const proxy = await tamperingProxy(n.url, (item) => {
+        if (item["height"] === twelfth.height.toString()) item["effective_rent_height"] = (twelfth.effective_rent_height + 1n).toString();
+      });
+      try {
+        const r = await follow({ url: proxy.url, db: new MemoryChainDb(), watch: false, pollMs: 10 });
+        expect(r).toMatchObject({ status: "mismatch", mismatch: { height: twelfth.height, path: "$.items[11].effective_rent_height" }, blocks: 11 });
+      } finally {
+        proxy.server.close();
+      }
+    } finally {
+      await n.close();
+    }
+  });
+
   it("its errors carry their names (logs and the CLI's lines show them)", () => {
     expect(new FollowInputError("x").name).toBe("FollowInputError");
     expect(new NodeUnreachable("x").name).toBe("NodeUnreachable");
