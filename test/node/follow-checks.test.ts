@@ -285,6 +285,27 @@ describe("issue 21: follow --snapshot <url> downloads into a file of its own", (
   });
 });
 
+describe("issue 22: a snapshot download that fails leaves nothing", () => {
+  it("an answer other than 200 is refused naming the URL and status, and its file is removed", async () => {
+    const server = createHttpServer((_req, res) => {
+      res.writeHead(404);
+      res.end("no such snapshot");
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/s.cbqs`;
+      const stem = tmp("gone") + ".snapshot-download-1";
+      await expect(downloadSnapshot(url, stem, 5000)).rejects.toThrow(new FollowInputError(`${url}: HTTP 404, not a snapshot file`));
+      expect(existsSync(`${stem}.cbqs`)).toBe(false);
+      // The descriptor was closed: the name can be taken again at once.
+      await expect(downloadSnapshot(url, stem, 5000)).rejects.toThrow(FollowInputError);
+      expect(existsSync(`${stem}.cbqs`)).toBe(false);
+    } finally {
+      server.close();
+    }
+  });
+});
+
 describe("issue 21: a node whose history starts at a snapshot", () => {
   /** A node on an LMDB store rebuilt from the snapshot of FIXTURE's chain at its head H, then 2 blocks more. */
   async function snapshotNode(): Promise<{ node: TestNode; file: string; h: bigint; hash: string }> {
