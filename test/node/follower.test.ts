@@ -226,7 +226,7 @@ describe("cbqs follow", () => {
 
   it("issue 22: a node declaring another genesis timestamp, with a block hash consistent with it, is a genesis block_hash mismatch (the header is built from the source's timestamp)", async () => {
     const n = await startNode(FIXTURE);
-    const proxy = await genesisProxy(n.url, (g) => {
+    const proxy = await tamperingProxy(n.url, () => {}, (g) => {
       const timestamp = BigInt(g["timestamp"] as string) + 1n;
       const hash = toHex(genesisHash(fromHex(g["chain_instance_id"] as string), timestamp, fromHex(g["state_root"] as string)));
       g["timestamp"] = timestamp.toString();
@@ -282,26 +282,6 @@ describe("cbqs follow", () => {
   });
 });
 
-/** Forwards to the node, rewriting GET /genesis's answer with `edit`. */
-async function genesisProxy(target: string, edit: (genesis: Record<string, unknown>) => void): Promise<{ url: string; server: Server }> {
-  const server = createServer((req, res) => {
-    void (async () => {
-      const upstream = await fetch(target + req.url);
-      let text = await upstream.text();
-      if (req.url === "/genesis") {
-        const g = JSON.parse(text) as Record<string, unknown>;
-        edit(g);
-        text = JSON.stringify(g);
-      }
-      res.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "application/json" });
-      res.end(text);
-    })();
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
-
-/** Forwards to the node, rewriting replication items with `edit`. */
 /** A forwarding proxy that can be taken down (every connection reset) and brought back: a node restart. */
 async function flakyProxy(target: string): Promise<{ url: string; server: Server; down: { on: boolean } }> {
   const down = { on: false };
@@ -321,7 +301,8 @@ async function flakyProxy(target: string): Promise<{ url: string; server: Server
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, down };
 }
 
-async function tamperingProxy(target: string, edit: (item: Record<string, unknown>) => void): Promise<{ url: string; server: Server }> {
+/** Forwards to the node, rewriting replication items with `edit` (and GET /genesis's answer with `editGenesis`). */
+async function tamperingProxy(target: string, edit: (item: Record<string, unknown>) => void, editGenesis?: (genesis: Record<string, unknown>) => void): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     void (async () => {
       const upstream = await fetch(target + req.url);
@@ -330,6 +311,10 @@ async function tamperingProxy(target: string, edit: (item: Record<string, unknow
         const page = JSON.parse(text) as { items: Array<Record<string, unknown>> };
         page.items.forEach(edit);
         text = JSON.stringify(page);
+      } else if (req.url === "/genesis" && editGenesis !== undefined) {
+        const genesis = JSON.parse(text) as Record<string, unknown>;
+        editGenesis(genesis);
+        text = JSON.stringify(genesis);
       }
       res.writeHead(upstream.status, { "content-type": "application/json" });
       res.end(text);
