@@ -173,7 +173,7 @@ describe("issue 24: a streamed fixture, one at a time", () => {
 });
 
 describe("issue 24: other stores", () => {
-  it("issue 24: a node started from a snapshot (history_start above genesis) answers 410 history_not_held naming it, as cbqs export refuses its store", async () => {
+  it("issue 24: a node started from a snapshot (history_start above genesis) answers 410 history_not_held naming it, as cbqs export refuses its store, and so do pinned reads below it (CIP-4 §8.1)", async () => {
     const source = tmp("source");
     const snap = join(root, "h6.cbqs");
     const dir = tmp("snapshot-store");
