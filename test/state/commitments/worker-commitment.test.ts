@@ -247,6 +247,16 @@ describe("WorkerCommitment: a state batch executed with an invalid signature che
     expect(hex(root)).toBe(hex(reference.root()));
   });
 
+  it("the checks set for the next state batch are its own even when a block's roots job is posted between (the roots job carries none)", () => {
+    const { c, ring, postInvalid } = signatureChecks();
+    c.deferred = true;
+    postInvalid();
+    c.checks = { from: 0, to: ring.size };
+    c.deferRoots(roots.rootsJob([], []));
+    c.commitBatch([[key(0), value(1, 1)]]);
+    expect(() => c.root()).toThrow(new W.BatchRefused(1).message);
+  });
+
   it("reset rewinds a refusal in flight and starts a fresh database: then it is as new (not deferred, no checks)", () => {
     const { c, ring, postInvalid } = signatureChecks();
     c.deferred = true;
@@ -271,6 +281,18 @@ describe("WorkerCommitment's refusals, by message", () => {
     expect(() => c.commitBatch([[new Uint8Array(53), value(1, 1)]])).toThrow("state key of 53 bytes");
     expect(c.jobs).toBe(0);
     expect(c.entries()).toEqual([]);
+  });
+
+  it("a job the worker cannot apply fails every later wait with the worker's error, then without a message", () => {
+    const c = open();
+    c.deferRoots(Uint8Array.of(0, 0, 0, 5)); // five tx hashes announced, none there
+    expect(() => c.root()).toThrow(/^the commit worker failed: RangeError: Offset is outside the bounds of the DataView/);
+    expect(() => c.root()).toThrow("the commit worker failed: (no message)");
+  });
+
+  it("run from the TypeScript sources (no compiled worker next to them), it refuses at once, naming the build", async () => {
+    const { WorkerCommitment } = await import("../../../state/commitment/worker-commitment.js");
+    expect(() => new WorkerCommitment()).toThrow(/^no compiled commit worker at \/.*\/state\/commitment\/commit-worker\.js \(run npm run build\)$/);
   });
 
   it("every use after close; a second close is harmless", () => {
