@@ -5,11 +5,18 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { bytesEqual, fromHex } from "../../src/bytes.js";
+import { decodeEnvelope } from "../../src/chain/envelope.js";
 import type { TxReceipt } from "../../src/chain/receipts.js";
-import { parseShard, receiptsMismatch, replayExitCode, replayFile } from "../../src/harness/replay.js";
-import { flipHex, readDoc } from "./helpers.js";
+import { loadFixture } from "../../src/harness/fixture.js";
+import { newStore, parseShard, receiptsMismatch, replayExitCode, replayFile, replayFixture, ReplayInputError, shardOf } from "../../src/harness/replay.js";
+import { corpusFiles, flipHex, readDoc, type Doc } from "./helpers.js";
 
 const SMALL = "fixtures/corpus/provider-lifecycle.json";
+
+const replayDoc = (doc: Doc) => replayFixture(loadFixture(JSON.parse(JSON.stringify(doc))));
+type Entry = { key: string; value: string };
+const postState = (doc: Doc, block: number): Entry[] => (doc.blocks[block]!["post_state"] as { entries: Entry[] }).entries;
 
 const receipt = (): TxReceipt => ({
   tx_hash: new Uint8Array(32).fill(1),
@@ -134,4 +141,146 @@ describe("parseShard: i/n with 1 ≤ i ≤ n, each at most six digits without a 
       expect(() => parseShard(text)).toThrow(new RangeError(`--shard must be i/n with 1 ≤ i ≤ n (got ${text})`));
     });
   }
+});
+
+describe("a mismatch's words: where it is and what differs", () => {
+  const base = readDoc(SMALL);
+  const last = base.blocks.length - 1;
+  const tampered = (change: (d: Doc) => void): Doc => {
+    const d = JSON.parse(JSON.stringify(base)) as Doc;
+    change(d);
+    return d;
+  };
+
+  it("at genesis: the chain_instance_id, then the genesis state_root, each with its path", () => {
+    const id = replayDoc(tampered((d) => (d.genesis["chain_instance_id"] = flipHex(d.genesis["chain_instance_id"]!))));
+    expect(id).toMatchObject({ blocks: 0, mismatch: { height: 0n, path: "$.genesis.chain_instance_id", field: "chain_instance_id" } });
+    const root = replayDoc(tampered((d) => (d.genesis["state_root"] = flipHex(d.genesis["state_root"]!))));
+    expect(root).toMatchObject({ blocks: 0, mismatch: { height: 0n, path: "$.genesis.state_root", field: "genesis state_root", expected: flipHex(base.genesis["state_root"]!) } });
+  });
+
+  it("a genesis the engine refuses is unusable input, named at $.genesis.source with no block", () => {
+    const err = (() => {
+      try {
+        replayDoc(
+          tampered((d) => {
+            const g = JSON.parse(Buffer.from(d.genesis["source"]!.slice(2), "hex").toString("utf8"));
+            g.params = { "cbqs.rent.provider_bps": "1" };
+            d.genesis["source"] = "0x" + Buffer.from(JSON.stringify(g)).toString("hex");
+          }),
+        );
+      } catch (e) {
+        return e;
+      }
+      return null;
+    })();
+    expect(err).toBeInstanceOf(ReplayInputError);
+    expect((err as ReplayInputError).name).toBe("ReplayInputError");
+    expect((err as ReplayInputError).message).toMatch(/^\$\.genesis\.source: invalid genesis: params: /);
+    expect(new ReplayInputError("$.blocks[0]", 7n, "why").message).toBe("block 7 $.blocks[0]: why");
+  });
+
+  it("a state_root mismatch where the fixture has no post_state says so in its details", () => {
+    const { mismatch } = replayDoc(
+      tampered((d) => {
+        delete d.blocks[last]!["post_state"];
+        d.blocks[last]!["state_root"] = flipHex(d.blocks[last]!["state_root"] as string);
+      }),
+    );
+    expect(mismatch).toMatchObject({ path: `$.blocks[${last}].state_root`, field: "state_root", details: ["(the fixture has no post_state at this block to name the differing keys)"] });
+  });
+
+  it("a state_root mismatch whose post_state equals our state says that only the expected root differs", () => {
+    const { mismatch } = replayDoc(tampered((d) => (d.blocks[last]!["state_root"] = flipHex(d.blocks[last]!["state_root"] as string))));
+    expect(mismatch!.details).toEqual(["(our state equals the fixture's post_state: only the expected root differs)"]);
+  });
+
+  it("a state_root mismatch names a key we have and the fixture lacks, and one the fixture has and we lack", () => {
+    const extra = { key: "0x01" + "ab".repeat(20) + "00".repeat(33), value: "0x01" + "00".repeat(15) + "07" };
+    let dropped: Entry | undefined;
+    const { mismatch } = replayDoc(
+      tampered((d) => {
+        d.blocks[last]!["state_root"] = flipHex(d.blocks[last]!["state_root"] as string);
+        const entries = postState(d, last);
+        dropped = entries.splice(entries.findIndex((e) => e.key.startsWith("0x03")), 1)[0];
+        entries.push(extra);
+        entries.sort((a, b) => (a.key < b.key ? -1 : 1));
+      }),
+    );
+    expect(mismatch!.details).toHaveLength(2);
+    expect(mismatch!.details[0]).toMatch(new RegExp(`^unexpected key ${dropped!.key} = \\{`));
+    expect(mismatch!.details[1]).toMatch(new RegExp(`^missing key ${extra.key} \\(expected \\{.*\\}\\)$`));
+  });
+
+  it("post_state alone (every root matches): one key or several, by count, each named", () => {
+    const changed = replayDoc(
+      tampered((d) => {
+        const entries = postState(d, last);
+        const account = entries.findIndex((e) => e.key.startsWith("0x01"));
+        entries[account]!.value = flipHex(entries[account]!.value);
+      }),
+    );
+    expect(changed.mismatch).toMatchObject({ path: `$.blocks[${last}].post_state`, field: "post_state", expected: "the fixture's post_state dump", actual: "1 key differs" });
+    expect(changed.mismatch!.details).toHaveLength(1);
+    // Same length, one key renamed: a key compared, not only the values.
+    const renamed = replayDoc(
+      tampered((d) => {
+        const entries = postState(d, last);
+        const account = entries.findIndex((e) => e.key.startsWith("0x01"));
+        entries[account]!.key = "0x01" + "00".repeat(20) + entries[account]!.key.slice(44);
+        entries.sort((a, b) => (a.key < b.key ? -1 : 1));
+      }),
+    );
+    expect(renamed.mismatch).toMatchObject({ field: "post_state", actual: "2 keys differ" });
+  });
+
+  it("effective_rent_height and gas_vectors_sha256: each at its path", () => {
+    const rent = replayDoc(tampered((d) => (d.blocks[1]!["effective_rent_height"] = "999")));
+    expect(rent.mismatch).toMatchObject({ path: "$.blocks[1].effective_rent_height", field: "effective_rent_height", expected: "999" });
+    const gas = replayDoc(tampered((d) => (d.blocks[1]!["gas_vectors_sha256"] = "00".repeat(32))));
+    expect(gas.mismatch).toMatchObject({ path: "$.blocks[1].gas_vectors_sha256", field: "gas_vectors_sha256", expected: "00".repeat(32) });
+  });
+
+  it("two transactions of one sender swapped in their block: the first is named with its envelope nonce against the account's", () => {
+    for (const file of corpusFiles()) {
+      const doc = readDoc(file);
+      for (const [b, block] of doc.blocks.entries()) {
+        const senders = block.transactions.map((raw) => decodeEnvelope(fromHex(raw)));
+        const i = senders.findIndex((e, k) => senders.some((o, j) => j > k && bytesEqual(o.tx.from, e.tx.from)));
+        if (i < 0) continue;
+        const j = senders.findIndex((o, k) => k > i && bytesEqual(o.tx.from, senders[i]!.tx.from));
+        [block.transactions[i], block.transactions[j]] = [block.transactions[j]!, block.transactions[i]!];
+        const { mismatch, blocks } = replayDoc(doc);
+        expect(blocks).toBe(b + 1);
+        expect(mismatch).toMatchObject({
+          path: `$.blocks[${b}].transactions[${i}]`,
+          field: `transactions[${i}].nonce`,
+          expected: senders[j]!.nonce.toString(),
+          actual: senders[i]!.nonce.toString(),
+        });
+        return;
+      }
+    }
+    throw new Error("the corpus has no block with two transactions of one sender");
+  });
+});
+
+describe("replay's options", () => {
+  it("a pipelined replay refuses a store of the caller's: it keeps its own (also through replayFile)", () => {
+    const store = newStore();
+    expect(() => replayFixture(loadFixture(readDoc(SMALL)), { pipeline: true, store })).toThrow(new TypeError("a pipelined replay keeps its own store"));
+    expect(() => replayFile(SMALL, { pipeline: true, store })).toThrow(new TypeError("a pipelined replay keeps its own store"));
+  });
+
+  it("replayFile replays into the caller's store", () => {
+    const store = newStore();
+    expect(replayFile(SMALL, { store }).status).toBe("ok");
+    expect(store.root()).toEqual(fromHex(readDoc(SMALL).blocks.at(-1)!["state_root"] as string));
+  });
+
+  it("shardOf: files of one name in several directories are ordered by full path, whatever order they come in", () => {
+    const files = ["y/s.json", "x/s.json", "z/s.json", "w/a.json"];
+    const expected = ["w/a.json", "x/s.json", "y/s.json", "z/s.json"];
+    for (const order of [files, [...files].reverse(), [files[2]!, files[0]!, files[3]!, files[1]!]]) expect(shardOf(order, { index: 1, count: 1 })).toEqual(expected);
+  });
 });
