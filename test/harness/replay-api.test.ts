@@ -232,6 +232,9 @@ describe("a mismatch's words: where it is and what differs", () => {
       }),
     );
     expect(renamed.mismatch).toMatchObject({ field: "post_state", actual: "2 keys differ" });
+    // Our state a prefix of the fixture's dump (one more key at its end): the lengths are compared too.
+    const longer = replayDoc(tampered((d) => void postState(d, last).push({ key: "0x0a" + "ff".repeat(32) + "00".repeat(21), value: postState(d, last).at(-1)!.value })));
+    expect(longer.mismatch).toMatchObject({ field: "post_state", actual: "1 key differs" });
   });
 
   it("effective_rent_height and gas_vectors_sha256: each at its path", () => {
