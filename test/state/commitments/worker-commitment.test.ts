@@ -48,6 +48,20 @@ const plain = (entries: Iterable<[Uint8Array, Uint8Array]>): string[][] => [...e
 /** Copies of a batch: the commitment keeps the arrays it is handed, the reference gets its own. */
 const copy = (batch: readonly Change[]): Change[] => batch.map(([k, v]) => [k.slice(), v?.slice()]);
 
+/** A deferred WorkerCommitment and the reference, given the same batches: the roots each returned. */
+function deferredBeside() {
+  const c = open();
+  c.deferred = true;
+  const reference = Q.createStateCommitment();
+  const returned: Uint8Array[] = [];
+  const expected: string[] = [];
+  const commit = (changes: Change[]) => {
+    returned.push(c.commitBatch(copy(changes)));
+    expected.push(hex(reference.commitBatch(copy(changes))));
+  };
+  return { c, reference, commit, returned, expected };
+}
+
 describe("WorkerCommitment equals the QMDB commitment it runs on its worker", () => {
   it("fast-check: any batches, settled at once or deferred, give the reference's roots, values and entries; reset starts over", () => {
     const c = open();
@@ -99,16 +113,8 @@ describe("WorkerCommitment equals the QMDB commitment it runs on its worker", ()
   });
 
   it("more deferred commits than the ring holds (64): the oldest are settled to make room, every root is the reference's", () => {
-    const c = open();
-    c.deferred = true;
-    const reference = Q.createStateCommitment();
-    const returned: Uint8Array[] = [];
-    const expected: string[] = [];
-    for (let n = 0; n < 100; n++) {
-      const changes: Change[] = [[key(n % 7), value(1 + (n % 5), n)]];
-      returned.push(c.commitBatch(copy(changes)));
-      expected.push(hex(reference.commitBatch(copy(changes))));
-    }
+    const { c, commit, returned, expected } = deferredBeside();
+    for (let n = 0; n < 100; n++) commit([[key(n % 7), value(1 + (n % 5), n)]]);
     // Room for each job past the 64th was made by settling the oldest: before the 100th, jobs 0..35 (64 in flight), no more.
     expect(hex(returned[35]!)).toBe(expected[35]);
     expect(hex(returned[36]!)).toBe("00".repeat(32));
@@ -118,15 +124,7 @@ describe("WorkerCommitment equals the QMDB commitment it runs on its worker", ()
   });
 
   it("batches past the end of the 16 MiB byte ring start again at its beginning; a batch larger than the ring goes by message", () => {
-    const c = open();
-    c.deferred = true;
-    const reference = Q.createStateCommitment();
-    const returned: Uint8Array[] = [];
-    const expected: string[] = [];
-    const commit = (changes: Change[]) => {
-      returned.push(c.commitBatch(copy(changes)));
-      expected.push(hex(reference.commitBatch(copy(changes))));
-    };
+    const { c, reference, commit, returned, expected } = deferredBeside();
     // 20 batches of 1 MiB values: the byte ring (16 MiB) is full after 15 and reused from its start.
     for (let n = 0; n < 20; n++) commit([[key(n % 3), value(1 << 20, n)]]);
     // 260 values of 64 KiB: 17 MiB in one batch, more than the whole ring.
