@@ -105,7 +105,6 @@ export async function shrink<D extends { index: number }>(
       // The two rent shares only leave together (their sum is checked at genesis).
       if (name === "cbqs.rent.platform_bps") continue;
       const rest = { ...(best.genesis["params"] as Record<string, string>) };
-      if (!(name in rest)) continue;
       delete rest[name];
       if (name === "cbqs.rent.provider_bps") delete rest["cbqs.rent.platform_bps"];
       changed = (await attempt({ ...best, genesis: { ...best.genesis, params: rest } })) || changed;
