@@ -10,7 +10,8 @@
 // only compiled: on a worker thread (state/commitment/commit-worker.ts) or in a child process.
 //
 // <from> must occur exactly once on <line> (1-based). Exit 0 when the tests fail with the mutant
-// (killed), 1 when they pass (survived), 2 for unusable arguments.
+// (killed) or are still running after PLANT_TIMEOUT_S seconds (300 unless set: a mutant that
+// loops), 1 when they pass (survived), 2 for unusable arguments.
 import { spawnSync } from "node:child_process";
 import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { exitOnHelp, usageExit } from "./script-args.js";
@@ -40,19 +41,35 @@ const restore = () => {
   writeFileSync(file!, original);
   utimesSync(file!, atime, mtime);
 };
-process.once("SIGINT", () => {
-  restore();
-  process.exit(130);
-});
+for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+  process.once(signal, () => {
+    restore();
+    process.exit(code);
+  });
+}
+// A mutant that makes the code loop never lets vitest's own timeouts fire: after this long the
+// tests are stopped and the mutant counts as killed, as Stryker counts a timeout.
+const TIMEOUT_S = Number(process.env.PLANT_TIMEOUT_S ?? 300);
 let status: number | null;
+let timedOut = false;
 try {
   writeFileSync(file!, lines.join("\n"));
   if (build) compile();
-  status = spawnSync("npx", ["vitest", "run", ...tests], { stdio: ["ignore", "ignore", "ignore"] }).status;
+  // In a session of its own, so that a timeout stops vitest's workers too, not only npx.
+  const run = spawnSync("setsid", ["npx", "vitest", "run", ...tests], { stdio: ["ignore", "ignore", "ignore"], timeout: TIMEOUT_S * 1000, killSignal: "SIGKILL" });
+  timedOut = run.error !== undefined && (run.error as NodeJS.ErrnoException).code === "ETIMEDOUT";
+  if (timedOut) {
+    try {
+      process.kill(-run.pid, "SIGKILL");
+    } catch {
+      // The whole group has gone already.
+    }
+  }
+  status = run.status;
 } finally {
   restore();
   if (build) compile();
 }
 const killed = status !== 0;
-console.log(`${killed ? "killed  " : "SURVIVED"} ${file}:${line} ${JSON.stringify(from)} → ${JSON.stringify(to)}`);
+console.log(`${killed ? "killed  " : "SURVIVED"} ${file}:${line} ${JSON.stringify(from)} → ${JSON.stringify(to)}${timedOut ? ` (timed out after ${TIMEOUT_S} s)` : ""}`);
 process.exitCode = killed ? 0 : 1;
