@@ -63,9 +63,12 @@ function consensus(r: Obj, opts: CompareOptions): { head: Obj; roots: Obj } {
     effective_rent_height: r["effective_rent_height"],
     gas_vectors_sha256: r["gas_vectors_sha256"],
   };
-  if (opts.stateRoot) roots["state_root"] = r["state_root"];
-  // A block hash commits to the state root; there is one when the env gave the parent hash.
-  if (opts.stateRoot && r["block_hash"] !== undefined) roots["block_hash"] = r["block_hash"];
+  if (opts.stateRoot) {
+    roots["state_root"] = r["state_root"];
+    // A block hash commits to the state root. There is one when the env gave the parent hash;
+    // an absent one stays undefined, which JSON leaves out.
+    roots["block_hash"] = r["block_hash"];
+  }
   return { head, roots };
 }
 
@@ -74,7 +77,6 @@ const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.str
 function sameEntries(a: Entries, b: Entries): boolean {
   return a.length === b.length && a.every(([k, v], i) => bytesEqual(k, b[i]![0]) && bytesEqual(v, b[i]![1]));
 }
-
 
 /** Our result with the state root theirs is compared with: the chain's, or our per-call t8n's. */
 export function oursResult(block: ComparedBlock, kind: StateRootKind): Obj {
