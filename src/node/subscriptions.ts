@@ -114,7 +114,7 @@ export class Subscriptions {
       throw new RequestError(503, "too_many_subscribers", `the node serves at most ${this.limits.maxSubscribers} subscriptions (--max-subscribers) and all are taken`, {}, { "retry-after": "5" });
     }
     if (lastEventId === undefined) return undefined;
-    return parseDecimal(lastEventId.trim(), { name: "last_event_id", what: "the id (a block height) of the last event received", max: U64_MAX });
+    return parseDecimal(lastEventId, { name: "last_event_id", what: "the id (a block height) of the last event received", max: U64_MAX });
   }
 
   /**

@@ -2,12 +2,13 @@
 // Prometheus text format; the counters must move as requests are answered, refused and blocks
 // produced, and two nodes in one process must not share them.
 import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { devAccount, devnetGenesisSource } from "../../src/harness/devnet.js";
-import { MS_BUCKETS } from "../../src/node/metrics.js";
-import type { MemoryChainDb } from "../../state/chain-db/memory.js";
+import { NodeMetrics } from "../../src/node/metrics.js";
+import { MemoryChainDb } from "../../state/chain-db/memory.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { get, post, startNode, toHex, transferTx, type TestNode } from "./helpers.js";
 
@@ -60,10 +61,13 @@ async function scrape(url: string): Promise<Scrape> {
   return parse(res.headers.get("content-type") ?? "", await res.text());
 }
 
+/** docs/node.md "Metrics": every histogram's upper bounds, in milliseconds. */
+const DOCUMENTED_BUCKETS = ["0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10", "25", "50", "100", "250", "500", "1000", "2500", "+Inf"];
+
 /** A histogram's buckets must be cumulative, end with +Inf = count, and use the documented bounds. */
 function checkHistogram(s: Scrape, name: string, labels: Record<string, string> = {}): number {
   const buckets = s.samples.filter((x) => x.name === `${name}_bucket` && Object.entries(labels).every(([k, v]) => x.labels[k] === v));
-  expect(buckets.map((b) => b.labels["le"])).toEqual([...MS_BUCKETS.map(String), "+Inf"]);
+  expect(buckets.map((b) => b.labels["le"])).toEqual(DOCUMENTED_BUCKETS);
   for (let i = 1; i < buckets.length; i++) expect(buckets[i]!.value).toBeGreaterThanOrEqual(buckets[i - 1]!.value);
   const count = s.value(`${name}_count`, labels)!;
   expect(buckets.at(-1)!.value).toBe(count);
@@ -196,6 +200,36 @@ describe("GET /metrics (CIP-4 §9.2)", () => {
     // Gone once the node has seen the connection close.
     for (let i = 0; i < 100 && (await scrape(a.url)).value("cbqs_subscribers") !== 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect((await scrape(a.url)).value("cbqs_subscribers")).toBe(0);
+  });
+
+  it("a request whose client goes away before it is answered is counted with status none", async () => {
+    const n = await start(DEVNET);
+    // A POST /tx (a devnet's cbqs.devnet.tx) whose body never arrives in full: the client leaves mid-body.
+    const socket = connect(Number(new URL(n.url).port), "127.0.0.1");
+    await new Promise<void>((r) => socket.once("connect", () => r()));
+    socket.write("POST /tx HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\n0x12");
+    socket.destroy();
+    let s = await scrape(n.url);
+    for (let i = 0; i < 500 && s.value("cbqs_http_requests_total", { route: "cbqs.devnet.tx" }) === undefined; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      s = await scrape(n.url);
+    }
+    expect(s.samples.filter((x) => x.name === "cbqs_http_requests_total" && x.labels["route"] === "cbqs.devnet.tx")).toEqual([
+      { name: "cbqs_http_requests_total", labels: { route: "cbqs.devnet.tx", status: "none" }, value: 1 },
+    ]);
+  });
+
+  it("a store without a block yet reads as height 0; a block staged and not yet committed is speculative_cache_size 1; no subscriber count given is 0", async () => {
+    const db = new MemoryChainDb();
+    const metrics = new NodeMetrics(() => db);
+    const read = async () => {
+      const answer = await metrics.answer();
+      return parse(answer.contentType, answer.text);
+    };
+    const empty = await read();
+    expect([empty.value("cbqs_head_height"), empty.value("speculative_cache_size"), empty.value("cbqs_subscribers")]).toEqual([0, 0, 0]);
+    db.stage({ height: 1n, stateRoot: new Uint8Array(32), undo: new Map() });
+    expect((await read()).value("speculative_cache_size")).toBe(1);
   });
 
   it("the explorer's files are counted as cbqs.explorer, never by their path", async () => {

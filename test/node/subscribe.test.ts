@@ -4,13 +4,13 @@
 // `?stream=` adds that stream's events; heartbeats; the subscriber bound (503); a subscriber that
 // does not read is dropped — a real socket that never reads, against a reading one that is kept;
 // a shutdown ends every subscription.
-import { request, type IncomingMessage } from "node:http";
+import { createServer, request, type IncomingMessage } from "node:http";
 import { connect } from "node:net";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { describe, expect, it } from "vitest";
 import { cbqs } from "../cli/program.js";
 import { devnetGenesisSource } from "../../src/harness/devnet.js";
-import { MAX_REPLAY_BLOCKS } from "../../src/node/subscriptions.js";
+import { MAX_REPLAY_BLOCKS, SubscribeRequest } from "../../src/node/subscriptions.js";
 import { get, post, startNode, type TestNode } from "./helpers.js";
 
 const DEVNET = { kind: "genesis", source: devnetGenesisSource(10) } as const;
@@ -97,6 +97,8 @@ describe("GET /subscribe", () => {
       expect(s.headers["cache-control"]).toBe("no-cache");
       expect(s.headers["access-control-allow-origin"]).toBe("*");
       expect(s.headers["connection"]).toBe("close");
+      // Told to nginx: an answer it buffered would deliver the events late, in bursts.
+      expect(s.headers["x-accel-buffering"]).toBe("no");
       // A page of another origin may resume with Last-Event-ID.
       const preflight = await fetch(`${n.url}/subscribe`, { method: "OPTIONS" });
       expect(preflight.headers.get("access-control-allow-headers")).toBe("content-type, last-event-id");
@@ -153,9 +155,19 @@ describe("GET /subscribe", () => {
       const replayed = await bound.until(MAX_REPLAY_BLOCKS);
       expect([replayed[0]!.id, replayed[MAX_REPLAY_BLOCKS - 1]!.id]).toEqual(["8", head]);
       for (const s of [missed, atHead, ahead, late, bound]) s.close();
-      for (const id of ["-1", "01", "x", "18446744073709551616"]) {
-        const bad = await fetch(`${n.url}/subscribe`, { headers: { "last-event-id": id } });
-        expect([bad.status, ((await bad.json()) as { error: { code: string } }).error.code], id).toEqual([400, "invalid_last_event_id"]);
+      const form = "last_event_id must be the id (a block height) of the last event received";
+      for (const [id, message] of [
+        ["-1", `${form}: decimal digits without sign or leading zeros (got "-1")`],
+        ["01", `${form}: decimal digits without sign or leading zeros (got "01")`],
+        ["x", `${form}: decimal digits without sign or leading zeros (got "x")`],
+        ["18446744073709551616", `${form} of at most 18446744073709551615 (got 18446744073709551616)`],
+        // Not a space the HTTP parser strips (those are only SP and HTAB, and the header arrives without them).
+        ["2\u00a0", `${form}: decimal digits without sign or leading zeros (got ${JSON.stringify("2\u00a0")})`],
+      ]) {
+        const bad = await fetch(`${n.url}/subscribe`, { headers: { "last-event-id": id! } });
+        // An accepted one would be a subscription, an answer that never ends.
+        const error = bad.status === 200 ? await bad.body?.cancel() : ((await bad.json()) as { error: unknown }).error;
+        expect([bad.status, error], id).toEqual([400, { code: "invalid_last_event_id", message }]);
       }
     });
   });
@@ -194,6 +206,7 @@ describe("GET /subscribe", () => {
         ["2", id, 1],
       ]);
       const created = (await get(n.url, "/block/2")).body["transactions"] as Array<{ tx_hash: string }>;
+      expect(events.map((e) => data(e)["txs"])).toEqual([0, 1, 1]);
       expect((data(events[2]!)["events"] as unknown[])[0]).toEqual({
         tx_hash: created[0]!.tx_hash,
         index: 0,
@@ -204,7 +217,10 @@ describe("GET /subscribe", () => {
       });
       expect((await plain.until(3)).every((e) => !("events" in data(e)))).toBe(true);
       expect((await get(n.url, "/subscribe?stream=0x12")).body).toMatchObject({ error: { code: "invalid_stream" } });
+      // A filtered subscriber that goes frees its place like any other.
       s.close();
+      for (let i = 0; i < 200 && n.subscriptions.size > 1; i++) await new Promise((r) => setTimeout(r, 5));
+      expect(n.subscriptions.size).toBe(1);
       plain.close();
     });
   });
@@ -231,7 +247,7 @@ describe("GET /subscribe", () => {
       const refused = await fetch(`${n.url}/subscribe`);
       expect(refused.status).toBe(503);
       expect(refused.headers.get("retry-after")).toBe("5");
-      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("too_many_subscribers");
+      expect(((await refused.json()) as { error: unknown }).error).toEqual({ code: "too_many_subscribers", message: "the node serves at most 2 subscriptions (--max-subscribers) and all are taken" });
       a.close();
       for (let i = 0; i < 200 && n.subscriptions.size > 1; i++) await new Promise((r) => setTimeout(r, 5));
       expect(n.subscriptions.size).toBe(1);
@@ -271,14 +287,72 @@ describe("GET /subscribe", () => {
       for (let i = 0; i < 50 && n.subscriptions.droppedSlow === 0; i++) mined = Number((await post(n.url, "/mine?blocks=2000", "")).body["height"]);
       const dropped = n.logs.filter((l) => l["msg"] === "subscriber dropped");
       expect(dropped).toHaveLength(1);
-      expect(dropped[0]).toMatchObject({ level: "info", reason: "slow", max_buffered: bound });
+      expect(dropped[0]).toMatchObject({ level: "info", reason: "slow", client: "127.0.0.1", max_buffered: bound });
       expect(dropped[0]!["buffered"] as number).toBeGreaterThan(bound);
+      expect(n.subscriptions.droppedSlow).toBe(1);
       expect(n.subscriptions.size).toBe(1);
+      // Its connection is closed: read at last, what the node had queued ends.
+      let closed = false;
+      stalled.on("error", () => {});
+      stalled.once("close", () => (closed = true));
+      stalled.resume();
+      for (let i = 0; i < 2000 && !closed; i++) await new Promise((r) => setTimeout(r, 5));
+      expect(closed).toBe(true);
       // The reading subscriber got every block, in order, to the last one.
       const events = await reader.until(mined + 1);
       expect(events.every((e, i) => e.id === String(i))).toBe(true);
       stalled.destroy();
       reader.close();
+    });
+  });
+
+  it("only bytes still unsent count against the bound: with --subscriber-buffer 0 a subscriber that reads keeps every block", async () => {
+    await withNode({ subscriberBuffer: 0 }, async (n) => {
+      const s = await subscribe(n.url);
+      await s.until(1);
+      for (let i = 0; i < 3; i++) await post(n.url, "/mine", "");
+      expect((await s.until(4)).map((e) => e.id)).toEqual(["0", "1", "2", "3"]);
+      expect([n.subscriptions.droppedSlow, n.subscriptions.size]).toEqual([0, 1]);
+      s.close();
+    });
+  });
+
+  it("a subscriber that opens while blocks wait to be written starts from the store: it gets none of them twice, and the earlier subscriber misses none", async () => {
+    await withNode({}, async (n) => {
+      const early = await subscribe(n.url);
+      await early.until(1);
+      // A block committed and a subscription opened in the same turn of the event loop (the
+      // block's event not yet written): the node's own hub, behind a server of this test's.
+      const server = createServer((req, res) => {
+        n.node.mine();
+        n.subscriptions.open(req, res, new SubscribeRequest(undefined), n.subscriptions.check(undefined), {});
+      });
+      await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+      try {
+        const late = await subscribe(`http://127.0.0.1:${(server.address() as { port: number }).port}`);
+        await late.until(1);
+        await post(n.url, "/mine", "");
+        expect((await late.until(2)).map((e) => [e.event, e.id])).toEqual([["block", "1"], ["block", "2"]]);
+        expect((await early.until(3)).map((e) => [e.event, e.id])).toEqual([["block", "0"], ["block", "1"], ["block", "2"]]);
+        late.close();
+      } finally {
+        early.close();
+        server.closeAllConnections();
+        await new Promise((r) => server.close(r));
+      }
+    });
+  });
+
+  it("a stopping node takes no new subscription: 503 shutting_down", async () => {
+    await withNode({}, async (n) => {
+      const s = await subscribe(n.url);
+      await s.until(1);
+      n.subscriptions.close();
+      await s.ended;
+      expect(n.subscriptions.size).toBe(0);
+      const refused = await fetch(`${n.url}/subscribe`);
+      expect([refused.status, ((await refused.json()) as { error: unknown }).error]).toEqual([503, { code: "shutting_down", message: "the node is stopping" }]);
+      expect(n.subscriptions.size).toBe(0);
     });
   });
 
