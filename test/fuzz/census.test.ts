@@ -4,8 +4,8 @@
 // of runs (docs/fuzzing.md §4 measures 10,000).
 import { describe, expect, it } from "vitest";
 import { ChainBuilder } from "../../src/fuzz/build.js";
-import { Census } from "../../src/fuzz/census.js";
-import { STATE } from "../../src/fuzz/cells.js";
+import { Census, type CellCount, type CensusJson } from "../../src/fuzz/census.js";
+import { CELL_GROUPS, STATE, type CellGroup } from "../../src/fuzz/cells.js";
 import { SETUP_ACTIONS, type Action } from "../../src/fuzz/model.js";
 import { generateChain, type FuzzChain } from "../../src/fuzz/plan.js";
 import { EXCLUDED_ERRORS, missedCells, REQUIRED_OUTCOMES } from "../../src/fuzz/reach.js";
@@ -81,6 +81,48 @@ describe("fuzz census (src/fuzz/census.ts)", () => {
     for (const c of [left, right, pairs]) expect(c.toJSON()).toEqual(whole);
     expect(Census.fromJSON(JSON.parse(JSON.stringify(whole)) as typeof whole).toJSON()).toEqual(whole);
     expect(whole.runs).toBe(6);
+  });
+
+  it("cells are listed by group in CELL_GROUPS order, then by name, whatever order they were counted in; a name may recur in another group", () => {
+    const cell = (group: CellGroup, name: string, hits = 1): CellCount => ({ group, name, hits, runs: 1 });
+    const c = Census.fromJSON({
+      runs: 1,
+      cells: [cell("param", "a"), cell("edge", "b"), cell("outcome", "b"), cell("state", "a"), cell("left out", "c"), cell("outcome", "a"), cell("edge", "a", 3)],
+    });
+    expect(c.cells().map((x) => `${x.group}: ${x.name}`)).toEqual(["outcome: a", "outcome: b", "left out: c", "state: a", "edge: a", "edge: b", "param: a"]);
+    expect(CELL_GROUPS).toEqual(["outcome", "left out", "state", "edge", "param"]);
+    expect(c.reached).toBe(7);
+    expect([c.runsWith("edge", "a"), c.runsWith("edge", "c"), c.runsWith("outcome", "c")]).toEqual([1, 0, 0]);
+    expect(c.cells().find((x) => x.group === "edge" && x.name === "a")!.hits).toBe(3);
+  });
+
+  it("reached counts distinct cells, not hits or runs", () => {
+    const c = census(lifecycle, twice);
+    expect(c.reached).toBe(c.cells().length);
+    expect(c.reached).toBeGreaterThan(10);
+    expect(new Census().reached).toBe(0);
+  });
+
+  it("a census's cells, and the JSON merged into one, are copies: changing them changes no census", () => {
+    const json: CensusJson = { runs: 1, cells: [{ group: "outcome", name: "x", hits: 2, runs: 1 }] };
+    const c = Census.fromJSON(json).merge(json);
+    expect(json.cells).toEqual([{ group: "outcome", name: "x", hits: 2, runs: 1 }]);
+    c.cells()[0]!.hits = 100;
+    expect(c.toJSON()).toEqual({ runs: 2, cells: [{ group: "outcome", name: "x", hits: 4, runs: 2 }] });
+  });
+
+  it("a census with a run under way has no final counts and cannot be merged into; ended, it can", () => {
+    const plan = chain([[1, [...SETUP_ACTIONS]]]);
+    const c = new Census();
+    c.add(new ChainBuilder(plan).build());
+    expect(() => c.toJSON()).toThrow(new Error("a census with a run under way has no final counts"));
+    expect(() => c.merge({ runs: 0, cells: [] })).toThrow(new Error("a census with a run under way cannot be merged into"));
+    expect(() => new Census().merge(c)).toThrow(new Error("a census with a run under way has no final counts"));
+    expect(c.runs).toBe(0);
+    c.endRun();
+    expect(c.merge({ runs: 2, cells: [] }).runs).toBe(3);
+    expect(c.toJSON().cells).toEqual(c.cells());
+    expect(c.runsWith("state", STATE.createdBase)).toBe(1);
   });
 
   it("every engine error is required from some transaction or excluded with a reason (the check is not vacuous)", () => {

@@ -5,7 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { ChainBuilder, type BuiltBlock } from "../../src/fuzz/build.js";
 import { ChainModel, SETUP_ACTIONS, type Action } from "../../src/fuzz/model.js";
-import { chainSize, generateChain, runSeed, type FuzzChain } from "../../src/fuzz/plan.js";
+import fc from "fast-check";
+import { chainArb, chainSize, generateChain, MAX_ACTIONS, MAX_JUNK, runSeed, type FuzzChain, type Junk } from "../../src/fuzz/plan.js";
 import { inputTexts } from "../../src/target/target.js";
 import type { JsonObject } from "../../src/scenario/json.js";
 import { newChain, OWNERS, PLAIN_GENESIS, PROPERTY_WORLD, SPONSOR } from "../../src/fuzz/world.js";
@@ -16,6 +17,22 @@ function buildAll(plan: FuzzChain): BuiltBlock[] {
   const out: BuiltBlock[] = [];
   while (!builder.done) out.push(builder.build());
   return out;
+}
+
+/**
+ * docs/fuzzing.md §7, computed independently (BigInt, no Math.imul): murmur3's 32-bit finalizer
+ * over (S × 0x9e3779b1 ⊕ i × 0x85ebca77) mod 2^32, as a signed 32-bit integer.
+ */
+function documentedRunSeed(seed: number, run: number): number {
+  const M = 1n << 32n;
+  const mul = (a: bigint, b: bigint) => (a * b) % M;
+  let h = mul(BigInt(seed), 0x9e3779b1n) ^ mul(BigInt(run), 0x85ebca77n);
+  h ^= h >> 16n;
+  h = mul(h, 0x85ebca6bn);
+  h ^= h >> 13n;
+  h = mul(h, 0xc2b2ae35n);
+  h ^= h >> 16n;
+  return Number(BigInt.asIntN(32, h));
 }
 
 /** The nine instructions in §14 tag order (the §18.1 reservation table is keyed by them). */
@@ -39,6 +56,78 @@ describe("fuzz chains (src/fuzz/plan.ts, build.ts)", () => {
       expect(plan.blocks[0]!.actions.slice(0, SETUP_ACTIONS.length)).toEqual(SETUP_ACTIONS);
       expect(chainSize(plan).blocks).toBe(6);
     }
+  });
+
+  it("run i of seed S is fast-check's sample of the chain arbitrary at the documented 32-bit seed (docs/fuzzing.md §7)", () => {
+    const pairs: Array<[number, number]> = [[0, 0], [1, 0], [0, 1], [42, 3], [7, 2], [123_456_789, 1_000_000], [4_294_967_295, 4_294_967_295], [2_147_483_648, 12]];
+    for (const [seed, run] of pairs) expect(runSeed(seed, run), `seed ${seed} run ${run}`).toBe(documentedRunSeed(seed, run));
+    expect(runSeed(0, 0)).toBe(0);
+    expect(generateChain(42, 3, 4)).toEqual(fc.sample(chainArb(4), { seed: documentedRunSeed(42, 3), numRuns: 1 })[0]);
+  });
+
+  it("only the first block starts with the setup actions", () => {
+    for (let run = 0; run < 20; run++) {
+      for (const block of generateChain(2, run, 5).blocks.slice(1)) expect(block.actions.slice(0, SETUP_ACTIONS.length)).not.toEqual(SETUP_ACTIONS);
+    }
+  });
+
+  it("a chain's size is its blocks and its transactions: model actions and junk envelopes", () => {
+    const junk: Junk = { kind: "bytes", at: 0, pick: 0, bytes: new Uint8Array(2) };
+    const transfer: Action = { k: "transfer", from: 0, to: 1, amount: 1n };
+    const plan: FuzzChain = {
+      genesis: PLAIN_GENESIS,
+      blocks: [
+        { gap: { k: "step", blocks: 1 }, actions: [transfer, transfer, transfer], junk: [junk] },
+        { gap: { k: "step", blocks: 1 }, actions: [], junk: [junk, junk] },
+        { gap: { k: "step", blocks: 1 }, actions: [transfer], junk: [] },
+      ],
+    };
+    expect(chainSize(plan)).toEqual({ blocks: 3, txs: 7 });
+    expect(chainSize({ genesis: PLAIN_GENESIS, blocks: [] })).toEqual({ blocks: 0, txs: 0 });
+  });
+
+  it("a random block has at most MAX_ACTIONS actions and MAX_JUNK junk envelopes, junk at positions 0…64 made from picks 0…1000, replays twice as likely as each other kind", () => {
+    expect([MAX_ACTIONS, MAX_JUNK]).toEqual([6, 2]);
+    const actions: number[] = [];
+    const junk: Junk[] = [];
+    const junkCounts: number[] = [];
+    for (let run = 0; run < 300; run++) {
+      generateChain(1, run, 8).blocks.forEach((b, i) => {
+        // Directed scenarios' blocks carry no junk: a block with junk is a random one.
+        if (b.junk.length === 0) return;
+        actions.push(b.actions.length - (i === 0 ? SETUP_ACTIONS.length : 0));
+        junkCounts.push(b.junk.length);
+        junk.push(...b.junk);
+      });
+    }
+    const range = (xs: number[]) => [Math.min(...xs), Math.max(...xs)];
+    expect(range(actions)).toEqual([0, MAX_ACTIONS]);
+    expect(range(junkCounts)).toEqual([1, MAX_JUNK]);
+    expect(range(junk.map((j) => j.at))).toEqual([0, 64]);
+    expect(range(junk.map((j) => j.pick))).toEqual([0, 1_000]);
+    const kinds = new Map<string, number>();
+    for (const j of junk) kinds.set(j.kind, (kinds.get(j.kind) ?? 0) + 1);
+    expect([...kinds.keys()].sort()).toEqual(["bytes", "chain", "kind", "nonce", "replay", "trailing", "truncate", "version"]);
+    const others = [...kinds].filter(([k]) => k !== "replay").map(([, n]) => n);
+    expect(kinds.get("replay")!).toBeGreaterThan(1.5 * Math.max(...others));
+  });
+
+  it("a directed scenario's block gets up to four random actions after its (up to four) directed ones; about one block in six carries junk", () => {
+    let blocks = 0;
+    let withJunk = 0;
+    let longest = 0;
+    for (let run = 0; run < 300; run++) {
+      generateChain(1, run, 8).blocks.forEach((b, i) => {
+        blocks++;
+        if (b.junk.length > 0) withJunk++;
+        // Random blocks have at most MAX_ACTIONS actions: a longer junk-free block is a scenario's.
+        else if (i > 0) longest = Math.max(longest, b.actions.length);
+      });
+    }
+    expect(longest).toBe(4 + 4);
+    // Three segments in four are a random block, one in four of those with junk; scenarios (no junk) are about a third of the blocks.
+    expect(withJunk / blocks).toBeGreaterThan(0.12);
+    expect(withJunk / blocks).toBeLessThan(0.22);
   });
 
   it("reaches every instruction accepted and rejected and gets every kind of junk envelope left out", () => {
