@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { toHex } from "../../src/bytes.js";
 import { ChainBuilder, type BuiltBlock } from "../../src/fuzz/build.js";
-import { firstDifference, oursResult as oursResultOf, resultDiffers } from "../../src/fuzz/compare.js";
+import { firstDifference, oursResult as oursResultOf, resultDiffers, type ComparedBlock } from "../../src/fuzz/compare.js";
 import { generateChain } from "../../src/fuzz/plan.js";
 import { parseTargetOutput, TargetError, type TargetOutput } from "../../src/target/target.js";
 
@@ -152,7 +152,7 @@ describe("each consensus field of a t8n result (src/fuzz/compare.ts)", () => {
     expect(resultDiffers(block, r, opts)).toBe(true);
     expect(resultDiffers(block, r, { stateRoot: false })).toBe(false);
     // A block hash is there when the env gave the parent hash (the fuzzer's blocks have none).
-    const hashed = { ...block, ours: { result: { ...block.ours.result, block_hash: "0x" + "11".repeat(32) } } } as typeof block;
+    const hashed: ComparedBlock = { ...block, ours: { result: { ...block.ours.result, block_hash: "0x" + "11".repeat(32) } } };
     const h = oursResult();
     expect(resultDiffers(hashed, h, opts)).toBe(true);
     expect(firstDifference(hashed, theirs(h), opts)).toMatch(/: t8n result: block_hash expected "0x(11){32}" got \(absent\)$/);
