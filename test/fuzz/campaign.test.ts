@@ -80,6 +80,64 @@ describe("campaign (src/fuzz/campaign.ts)", () => {
     const r = await campaign([lane], { ...options(1_000), timeUp: () => started >= 7 });
     expect(r.runs).toBe(7);
   });
+
+  it("a clean campaign runs every index from firstRun up to endRun once, reports each run with the totals so far, and finds nothing", async () => {
+    const log: string[] = [];
+    const started: number[] = [];
+    const lanes = [0, 1].map(() => {
+      const lane = fakeLane(new Set(), new Set(), (run) => (run % 2 === 0 ? 3 : 1), log);
+      return { ...lane, run: (run: number) => (started.push(run), lane.run(run)) };
+    });
+    const reported: Array<{ run: number; totals: { runs: number; blocks: number; txs: number } }> = [];
+    const { census, ...r } = await campaign(lanes, { ...options(9), firstRun: 5, onRun: (outcome, totals) => void reported.push({ run: outcome.run, totals }) });
+    expect(started.sort()).toEqual([5, 6, 7, 8]);
+    expect(r).toEqual({ runs: 4, blocks: 8, txs: 5 + 6 + 7 + 8, finding: null });
+    expect(census.toJSON()).toEqual({
+      runs: 4,
+      cells: [{ group: "outcome", name: "every run", hits: 8, runs: 4 }, ...[5, 6, 7, 8].map((run) => ({ group: "outcome", name: `run ${run}`, hits: 1, runs: 1 }))],
+    });
+    // Each run as it ends, with the totals up to it (a copy: later runs do not change it).
+    expect(reported.map((x) => x.run).sort()).toEqual([5, 6, 7, 8]);
+    const upTo = (i: number) => reported.slice(0, i + 1);
+    expect(reported.map((x) => x.totals)).toEqual(reported.map((_, i) => ({ runs: i + 1, blocks: 2 * (i + 1), txs: upTo(i).reduce((n, x) => n + x.run, 0) })));
+    expect(log).toEqual([]);
+  });
+
+  it("once a run diverges, no lane starts a run above it", async () => {
+    const started: number[] = [];
+    const lanes = [0, 1].map(() => {
+      const lane = fakeLane(new Set([1]), new Set(), (run) => (run === 0 ? 20 : 1), []);
+      return { ...lane, run: (run: number) => (started.push(run), lane.run(run)) };
+    });
+    const { census, ...r } = await campaign(lanes, options(10));
+    expect(started.sort()).toEqual([0, 1]);
+    expect(r).toEqual({ runs: 2, blocks: 4, txs: 0 + 1, finding: "finding of run 1" });
+    expect(census.runs).toBe(2);
+  });
+
+  it("no run starts once the campaign is stopped (a signal)", async () => {
+    let started = 0;
+    const lane = fakeLane(new Set(), new Set(), () => 1, []);
+    const counting = { ...lane, run: (run: number) => (started++, lane.run(run)) };
+    const r = await campaign([counting], { ...options(1_000), stopped: () => started >= 3 });
+    expect([started, r.runs]).toEqual([3, 3]);
+  });
+
+  it("a run a signal stopped is not counted, and does not keep the runs above it out of the counts and the census", async () => {
+    const reported: number[] = [];
+    // Run 1 is under way on one lane when the signal comes; the other lane has run 0 and then run 2, which diverges.
+    const lanes = [0, 1].map(() => {
+      const lane = fakeLane(new Set([2]), new Set(), (run) => (run === 1 ? 20 : 1), []);
+      return { ...lane, run: async (run: number) => ({ ...(await lane.run(run)), stopped: run === 1 }) };
+    });
+    const { census, ...r } = await campaign(lanes, { ...options(10), onRun: (outcome) => void reported.push(outcome.run) });
+    expect(r).toEqual({ runs: 2, blocks: 4, txs: 0 + 2, finding: "finding of run 2" });
+    expect(reported).toEqual([0, 2]);
+    expect(census.toJSON()).toEqual({
+      runs: 2,
+      cells: [{ group: "outcome", name: "every run", hits: 4, runs: 2 }, ...[0, 2].map((run) => ({ group: "outcome", name: `run ${run}`, hits: 1, runs: 1 }))],
+    });
+  });
 });
 
 /** An in-process session target (as `cbqs t8n --server` keeps one), counting post-state requests. */

@@ -8,7 +8,7 @@ import { Census, type CellCount, type CensusJson } from "../../src/fuzz/census.j
 import { CELL_GROUPS, STATE, type CellGroup } from "../../src/fuzz/cells.js";
 import { SETUP_ACTIONS, type Action } from "../../src/fuzz/model.js";
 import { generateChain, type FuzzChain } from "../../src/fuzz/plan.js";
-import { EXCLUDED_ERRORS, missedCells, REQUIRED_OUTCOMES } from "../../src/fuzz/reach.js";
+import { EXCLUDED_ERRORS, MIN_SHARE, missedCells, REQUIRED_OUTCOMES, REQUIRED_STATES, requiredCells, UNREACHABLE_PAIRS } from "../../src/fuzz/reach.js";
 import { OWNERS, PLAIN_GENESIS, U64_MAX } from "../../src/fuzz/world.js";
 import { ERRORS } from "../../src/engine/errors.js";
 
@@ -130,8 +130,55 @@ describe("fuzz census (src/fuzz/census.ts)", () => {
     for (const name of Object.keys(ERRORS)) expect(required.has(name as keyof typeof ERRORS) !== (name in EXCLUDED_ERRORS), name).toBe(true);
   });
 
-  it("seed 1's first 300 runs reach every required cell in at least 0.5 % of runs", () => {
+  it("every exclusion and every pair the fuzz world cannot provoke gives its reason; such a pair's error is required from some other kind", () => {
+    for (const [name, reason] of Object.entries(EXCLUDED_ERRORS)) expect(reason.length, name).toBeGreaterThan(40);
+    const required = new Set(Object.values(REQUIRED_OUTCOMES).flat());
+    for (const p of UNREACHABLE_PAIRS) {
+      expect(p.reason.length, p.error).toBeGreaterThan(40);
+      expect(p.kinds, p.error).not.toBe("");
+      expect(required.has(p.error), p.error).toBe(true);
+      expect(REQUIRED_OUTCOMES[p.kinds] ?? [], p.kinds).not.toContain(p.error);
+    }
+  });
+
+  it("every named §6.1 and path cell is required; the required cells come in the census's group order, each once", () => {
+    const named = Object.values(STATE).flatMap((v) => (typeof v === "string" ? [v] : [v("CreateStream"), v("UpdateStream")]));
+    for (const name of named) expect(REQUIRED_STATES, name).toContain(name);
+    const cells = requiredCells();
+    const groups = cells.map((c) => c.group);
+    expect([...new Set(groups)]).toEqual(CELL_GROUPS.filter((g) => g !== "left out"));
+    expect(groups).toEqual([...groups].sort((a, b) => CELL_GROUPS.indexOf(a) - CELL_GROUPS.indexOf(b)));
+    expect(new Set(cells.map((c) => `${c.group}: ${c.name}`)).size).toBe(cells.length);
+    expect(cells[0]).toEqual({ group: "outcome", name: "RegisterProvider: ok" });
+  });
+
+  it("a required cell is missed when it is in fewer than 0.5 % of the runs, counted in its own group; at 0.5 % exactly it is not", () => {
+    expect(MIN_SHARE).toBe(0.005);
+    const [first, second, ...rest] = requiredCells();
+    // 400 runs: 2 is 0.5 %. The second cell is counted only under another group.
+    const cells: CellCount[] = [
+      { ...first!, hits: 1, runs: 1 },
+      { group: second!.group === "edge" ? "state" : "edge", name: second!.name, hits: 9, runs: 9 },
+      ...rest.map((c) => ({ ...c, hits: 2, runs: 2 })),
+    ];
+    expect(missedCells(cells, 400)).toEqual([
+      { ...first!, runs: 1 },
+      { ...second!, runs: 0 },
+    ]);
+    // 200 runs: the first cell's one run is 0.5 %.
+    expect(missedCells(cells, 200)).toEqual([{ ...second!, runs: 0 }]);
+  });
+
+  it("seed 1's first 300 runs reach every required cell in at least 0.5 % of runs, and every outcome, edge and parameter cell they reach is required", () => {
     const c = census(...Array.from({ length: 300 }, (_, run) => generateChain(1, run, 8)));
     expect(missedCells(c.cells(), c.runs)).toEqual([]);
+    // What the world can provoke is required, so a requirement cannot go missing from reach.ts unnoticed.
+    const required = new Set(requiredCells().map((x) => `${x.group}: ${x.name}`));
+    const unrequired = c
+      .cells()
+      .filter((x) => x.group === "outcome" || x.group === "edge" || x.group === "param")
+      .map((x) => `${x.group}: ${x.name}`)
+      .filter((x) => !required.has(x));
+    expect(unrequired).toEqual([]);
   }, 60_000);
 });

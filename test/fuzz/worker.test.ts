@@ -1,0 +1,100 @@
+// A fuzz lane on a worker thread (src/fuzz/worker.ts, driven by src/fuzz/lanes.ts WorkerLane),
+// compiled as `cbqs fuzz --jobs N` runs it: a run's outcome comes back as the run ended; a
+// target's failure as a LaneFailure with its one error line, our own as an Error with its stack;
+// a finding is shrunk there (progress reported as it goes) unless it was dropped; a stop ends the
+// run under way; a close ends the worker.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+// The compiled lanes: a worker thread runs dist/src/fuzz/worker.js, which only the compiled module finds.
+import { LaneFailure, WorkerLane, type LaneSpec } from "../../dist/src/fuzz/lanes.js";
+import { requireFreshDist } from "./dist.js";
+
+const OURS = "node dist/src/cli.js t8n";
+let scratch: string;
+const lanes: WorkerLane[] = [];
+
+beforeAll(requireFreshDist);
+beforeEach(() => {
+  scratch = mkdtempSync(join(tmpdir(), "cbqs-fuzz-worker-"));
+});
+afterEach(async () => {
+  await Promise.all(lanes.splice(0).map((l) => l.close()));
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+function spec(command: string): LaneSpec {
+  return { meta: { mode: "t8n", command, blocks: 1, stateRoot: true }, timeout: 60, seed: 1, shrinkBudget: 3, out: join(scratch, "report") };
+}
+
+function lane(command: string, shrinks: unknown[] = []): WorkerLane {
+  const l = new WorkerLane(spec(command), { onShrink: (run, candidates, size) => void shrinks.push({ run, candidates, size }) });
+  lanes.push(l);
+  return l;
+}
+
+/** Our t8n with every state_root zeroed: a divergence on every run. */
+function zeroRoot(): string {
+  const script = join(scratch, "zero-root.cjs");
+  writeFileSync(script, `const fs = require("fs"); const f = process.argv[2]; const r = JSON.parse(fs.readFileSync(f, "utf8")); r.state_root = "0x" + "00".repeat(32); fs.writeFileSync(f, JSON.stringify(r));`);
+  return `f() { ${OURS} "$@" && node ${script} "$8"; }; f`;
+}
+
+describe("a fuzz lane on a worker thread (src/fuzz/worker.ts)", () => {
+  it("a run's outcome comes back; finishing a run that did not diverge is our own failure, an Error with its stack", async () => {
+    const l = lane(OURS);
+    expect(await l.run(0)).toMatchObject({ run: 0, blocks: 1, divergent: false, stopped: false, restarts: [] });
+    const err = await l.finish(0).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(Error);
+    expect(err).not.toBeInstanceOf(LaneFailure);
+    expect((err as Error).message).toMatch(/^Error: no divergence of run 0 on this lane\n {4}at /);
+  });
+
+  it("a target's failure is a LaneFailure whose message is the one error line", async () => {
+    const err = await lane("false")
+      .run(0)
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(err).toBeInstanceOf(LaneFailure);
+    const out = join(scratch, "report");
+    expect((err as Error).message).toBe(
+      `--t8n command failed on block 4 of run 0 (seed 1): exit 1 without writing --output.result (kept for a look: ${join(out, "alloc.json")}, ${join(out, "txs.json")}, ${join(out, "env.json")}: the block's inputs and the command's stderr)`,
+    );
+  });
+
+  it("a divergence is shrunk on the worker, its progress reported as it goes; one dropped is not there to finish", async () => {
+    const shrinks: unknown[] = [];
+    const l = lane(zeroRoot(), shrinks);
+    expect(await l.run(0)).toMatchObject({ run: 0, divergent: true, stopped: false });
+    l.drop();
+    await expect(l.finish(0)).rejects.toThrow(/^Error: no divergence of run 0 on this lane\n/);
+    expect(await l.run(2)).toMatchObject({ run: 2, divergent: true, stopped: false });
+    const report = await l.finish(2);
+    expect(report.run).toBe(2);
+    expect(report.headline).toMatch(/^DIVERGENCE seed 1 run 2: block \d+: t8n result: state_root expected "0x[0-9a-f]{64}" got "0x0{64}"$/);
+    expect(report.writeError).toBeNull();
+    // One progress message per candidate chain (the budget is 3), each with the run and the size of the best chain so far.
+    expect(shrinks).toEqual([1, 2, 3].map((candidates) => ({ run: 2, candidates, size: { blocks: 1, txs: expect.any(Number) as number } })));
+    expect(report.details[0]).toMatch(/^shrunk from 1 block, \d+ txs? to 1 block, \d+ txs? \(3 candidate chains\)$/);
+  });
+
+  it("a stop ends the run under way at once: its outcome is a stopped run, not the command's failure", async () => {
+    // Without the stop the command would exit 0 without a result: a LaneFailure.
+    const l = lane("sh -c 'sleep 10' sh");
+    const ran = l.run(0);
+    l.stop();
+    expect(await ran).toMatchObject({ run: 0, divergent: false, stopped: true });
+  });
+
+  it("a close ends the worker: a lane closed answers no more", async () => {
+    const l = lane(OURS);
+    await l.close();
+    await expect(l.run(0)).rejects.toThrow(new Error("the fuzz worker exited (status 0)"));
+  }, 30_000);
+});
