@@ -141,6 +141,22 @@ describe("issue 24: --to, --from", () => {
   });
 });
 
+describe("issue 24: the default description", () => {
+  it("issue 24: without --description it says which blocks carry a post_state: every block, every block from --from h (above 1), the last block, or none", async () => {
+    const chain = "Chain instance 0x3f93346a64b5affd02f49c61e470a422d6e7c4a6f5dc093bfd41d52212512e65: genesis and every stored block through height 6";
+    for (const [args, states] of [
+      [[], "post_state on every block"],
+      [["--from", "1"], "post_state on every block"],
+      [["--from", "2"], "post_state on every block from height 2"],
+      [["--post-state", "final"], "post_state on the last block"],
+      [["--post-state", "none"], "no post_state"],
+    ] as const) {
+      const r = await cbqs("export", "--db", store, "--quiet", ...args);
+      expect([r.exitCode, (JSON.parse(r.out) as FixtureDoc).description], args.join(" ")).toEqual([0, `${chain}, exported from a store and re-executed from genesis; ${states}`]);
+    }
+  });
+});
+
 describe("issue 24: refusals (exit 2, one line, nothing written)", () => {
   it("issue 24: a range outside the chain, a malformed height, --from without --post-state every, a bad --post-state", async () => {
     const out = join(root, "refused.json");

@@ -2,12 +2,15 @@
 // transactions, a stream's history (its §6.1 settled escrow checked against what a real
 // settlement left) and events (paged, bounded scan), GET /search, and the page's own files.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { txHash } from "../../src/chain/envelope.js";
+import { ix } from "../../src/gas/builder.js";
 import { devnetGenesisSource } from "../../src/harness/devnet.js";
-import { EVENTS_SCAN_BLOCKS, MAX_HISTORY_POINTS } from "../../src/node/explorer-reads.js";
+import { readFixture } from "../../src/harness/documents.js";
+import { DEFAULT_HISTORY_POINTS, EVENTS_SCAN_BLOCKS, MAX_HISTORY_POINTS } from "../../src/node/explorer-reads.js";
 import { EXPLORER_MODULES } from "../../src/node/explorer.js";
 import { cbqs } from "../cli/program.js";
 import { requireFreshDist } from "../fuzz/dist.js";
-import { get, post, startNode, type TestNode } from "./helpers.js";
+import { address, cbqsTx, get, post, startNode, toHex, transferTx, type TestNode } from "./helpers.js";
 
 const OWNER = "0xa05a065ba5d5888cc61c4e5ccfbd57f7bd9bbe99"; // dev0
 const PROVIDER = "0x074b21343d43bffcb01084541b4f8dab844fdcaa"; // dev1
@@ -68,10 +71,27 @@ describe("GET /block/{height|hash}", () => {
 
   it("refuses an unknown block (404 block_not_found, naming the head) and a malformed one (400 invalid_block)", async () => {
     const missing = await get(n.url, "/block/999");
-    expect([missing.status, missing.body["error"]]).toEqual([404, expect.objectContaining({ code: "block_not_found" })]);
+    expect([missing.status, missing.body["error"]]).toEqual([404, { code: "block_not_found", message: "no committed block 999" }]);
     expect(missing.body["height"]).toBe("10");
-    expect((await get(n.url, `/block/0x${"ab".repeat(32)}`)).status).toBe(404);
+    const hash = `0x${"ab".repeat(32)}`;
+    expect((await get(n.url, `/block/${hash}`)).body["error"]).toEqual({ code: "block_not_found", message: `no committed block ${hash}` });
     for (const bad of ["01", "-1", "ten", "0x12"]) expect((await get(n.url, `/block/${bad}`)).body, bad).toMatchObject({ error: { code: "invalid_block" } });
+  });
+
+  it("a rejected transaction's receipt carries the engine's message, as GET /tx gives it", async () => {
+    // cycle_price 1: 0x11…11 pays the fee of a SetProviderStatus it is not allowed to make.
+    const m = await startNode({ kind: "genesis", source: readFixture("fixtures/corpus/fee-insufficient-balance.json").genesis.source });
+    try {
+      const tx = cbqsTx(7n, address(0x11), 0n, ix.setProviderStatus("Draining"));
+      expect((await post(m.url, "/tx", toHex(tx))).status).toBe(200);
+      await post(m.url, "/mine", "");
+      const [decoded] = (await get(m.url, "/block/1")).body["transactions"] as Array<{ receipt: { status: string; error: Record<string, string> } }>;
+      expect(decoded!.receipt.status).toBe("rejected");
+      expect(decoded!.receipt.error).toEqual({ code: expect.any(String), name: expect.any(String), message: expect.stringMatching(/\S/) });
+      expect(decoded!.receipt).toEqual((await get(m.url, `/tx/${toHex(txHash(tx))}`)).body["receipt"]);
+    } finally {
+      await m.close();
+    }
   });
 });
 
@@ -110,9 +130,74 @@ describe("GET /cbqs/stream/{id}/history", () => {
     expect(MAX_HISTORY_POINTS).toBe(256);
   });
 
+  it("a closed stream settles nothing: its settled escrow is its recorded escrow", async () => {
+    const c = await startNode({ kind: "genesis", source: devnetGenesisSource(10) });
+    try {
+      const sendTo = async (json: string): Promise<void> => {
+        const r = await cbqs("tx", json, "--node", c.url, "--send");
+        expect(r.exitCode, r.err).toBe(0);
+      };
+      await sendTo("@fixtures/devnet/register-provider.json");
+      await post(c.url, "/mine", ""); // 1
+      await sendTo("@fixtures/devnet/create-stream.json");
+      await post(c.url, "/mine", ""); // 2
+      const id = String((await get(c.url, `/search?q=${encodeURIComponent(STREAM_KEY)}`)).body["id"]);
+      await sendTo(JSON.stringify({ from: "dev0", cbqs: { CloseStream: { stream_id: id } } }));
+      await post(c.url, "/mine?blocks=2", ""); // 3: closed, 4
+      const closed = (height: string) => ({ height, status: "Closed", escrow_balance: "0", settled_escrow: "0", last_settled_block: "3", rate_per_block: "8000" });
+      expect((await get(c.url, `/cbqs/stream/${id}/history?from=2&to=4`)).body["points"]).toEqual([
+        { height: "2", status: "Active", escrow_balance: "80000", settled_escrow: "80000", last_settled_block: "2", rate_per_block: "8000" },
+        closed("3"),
+        closed("4"),
+      ]);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it("a height without a block reads the block below it, and each block is one point: no repeats where heights were skipped", async () => {
+    const gap = await startNode({ kind: "genesis", source: devnetGenesisSource(10) });
+    try {
+      await post(gap.url, "/mine", "");
+      await post(gap.url, "/mine?height=10", "");
+      const id = `0x${"11".repeat(32)}`;
+      for (const query of ["", "?from=0&to=10&points=11", "?from=2&to=10&points=5"]) {
+        const h = (await get(gap.url, `/cbqs/stream/${id}/history${query}`)).body;
+        const expected = query.startsWith("?from=2") ? ["1", "10"] : ["0", "1", "10"];
+        expect((h["points"] as Array<{ height: string }>).map((p) => p.height), query).toEqual(expected);
+      }
+    } finally {
+      await gap.close();
+    }
+  });
+
+  it(`without ?points the range is sampled at ${DEFAULT_HISTORY_POINTS} blocks, and at most ${MAX_HISTORY_POINTS} with it; the default range is the head and the --retain-blocks heights below it`, async () => {
+    const long = await startNode({ kind: "genesis", source: devnetGenesisSource(10) }, { retainBlocks: 300 });
+    try {
+      await post(long.url, "/mine?blocks=400", "");
+      const id = `0x${"11".repeat(32)}`;
+      const heights = async (query: string): Promise<string[]> => {
+        const h = (await get(long.url, `/cbqs/stream/${id}/history${query}`)).body;
+        expect([h["from"], h["to"]], query).toEqual(["100", "400"]);
+        return (h["points"] as Array<{ height: string }>).map((p) => p.height);
+      };
+      const byDefault = await heights("");
+      expect([byDefault.length, byDefault[0], byDefault[1], byDefault.at(-1)]).toEqual([DEFAULT_HISTORY_POINTS, "100", "102", "400"]);
+      const most = await heights(`?points=${MAX_HISTORY_POINTS + 1}`);
+      expect([most.length, most[0], most[1], most.at(-1)]).toEqual([MAX_HISTORY_POINTS, "100", "101", "400"]);
+      expect(DEFAULT_HISTORY_POINTS).toBe(128);
+    } finally {
+      await long.close();
+    }
+  });
+
   it("refuses a range it cannot serve: from above to (400), to above the head (404), below the retained state (410)", async () => {
-    expect((await get(n.url, `/cbqs/stream/${streamId}/history?from=5&to=4`)).body).toMatchObject({ error: { code: "invalid_range" } });
-    expect((await get(n.url, `/cbqs/stream/${streamId}/history?to=11`)).body).toMatchObject({ error: { code: "block_not_found" } });
+    const refused = async (query: string) => {
+      const r = await get(n.url, `/cbqs/stream/${streamId}/history?${query}`);
+      return [r.status, r.body["error"]];
+    };
+    expect(await refused("from=5&to=4")).toEqual([400, { code: "invalid_range", message: "from 5 is above to 4" }]);
+    expect(await refused("to=11")).toEqual([404, { code: "block_not_found", message: "to 11 is above the head, block 10" }]);
     expect((await get(n.url, `/cbqs/stream/${streamId}/history?from=x`)).body).toMatchObject({ error: { code: "invalid_from" } });
     const short = await startNode({ kind: "genesis", source: devnetGenesisSource(10) }, { retainBlocks: 3 });
     try {
@@ -146,6 +231,11 @@ describe("GET /cbqs/stream/{id}/events", () => {
     expect((rest["events"] as Array<{ height: string }>).map((e) => e.height)).toEqual([String(settledAt[0]), "2"]);
   });
 
+  it("?limit=0 is taken as 1, the least", async () => {
+    const one = (await get(n.url, `/cbqs/stream/${streamId}/events?limit=0`)).body;
+    expect([(one["events"] as Array<{ height: string }>).map((e) => e.height), one["next"]]).toEqual([[String(settledAt[1])], String(settledAt[1]! - 1)]);
+  });
+
   it("scans at most EVENTS_SCAN_BLOCKS blocks per answer: next continues below them", async () => {
     const many = await startNode({ kind: "genesis", source: devnetGenesisSource(10) });
     try {
@@ -155,6 +245,9 @@ describe("GET /cbqs/stream/{id}/events", () => {
       expect(page["events"]).toEqual([]);
       expect(page["next"]).toBe("10");
       expect((await get(many.url, `/cbqs/stream/${id}/events?until=${String(page["next"])}`)).body["next"]).toBe(null);
+      // A full scan that ends at genesis has nothing below it; one that ends at block 1 has genesis.
+      const next = async (until: number) => (await get(many.url, `/cbqs/stream/${id}/events?until=${until}`)).body["next"];
+      expect([await next(EVENTS_SCAN_BLOCKS - 1), await next(EVENTS_SCAN_BLOCKS), await next(0)]).toEqual([null, "0", null]);
     } finally {
       await many.close();
     }
@@ -181,10 +274,39 @@ describe("GET /search?q=", () => {
     }
   });
 
-  it("404 not_found when nothing has it; 400 for text that names nothing", async () => {
-    for (const q of ["99", `0x${"cd".repeat(32)}`, `owner:${OWNER}/nonce:7`]) expect((await get(n.url, `/search?q=${encodeURIComponent(q)}`)).body, q).toMatchObject({ error: { code: "not_found" } });
-    expect((await get(n.url, "/search?q=hello")).body).toMatchObject({ error: { code: "invalid_q" } });
-    expect((await get(n.url, "/search")).body).toMatchObject({ error: { code: "missing_q" } });
+  it("a transaction still queued, or dropped from its block, is found by its hash too", async () => {
+    // cycle_price 1: 0x33…33 holds nothing, so its RegisterProvider is dropped at mining.
+    const m = await startNode({ kind: "genesis", source: readFixture("fixtures/corpus/fee-insufficient-balance.json").genesis.source });
+    try {
+      const queued = toHex(txHash(transferTx(7n, address(0x11), 0n, address(0x22), 5n)));
+      const dropped = toHex(txHash(cbqsTx(7n, address(0x33), 0n, ix.registerProvider())));
+      expect((await post(m.url, "/tx", toHex(cbqsTx(7n, address(0x33), 0n, ix.registerProvider())))).status).toBe(200);
+      await post(m.url, "/mine", "");
+      expect((await get(m.url, `/tx/${dropped}`)).body["status"]).toBe("dropped");
+      expect((await post(m.url, "/tx", toHex(transferTx(7n, address(0x11), 0n, address(0x22), 5n)))).status).toBe(200);
+      for (const hash of [queued, dropped]) {
+        const r = await get(m.url, `/search?q=${hash}`);
+        expect([r.status, r.body["kind"], r.body["id"], r.body["height"]], hash).toEqual([200, "tx", hash, "1"]);
+      }
+    } finally {
+      await m.close();
+    }
+  });
+
+  it("404 not_found when nothing has it; 400 for text that names nothing, or none (absent or blank)", async () => {
+    const missingQ = "search needs ?q=<a block height, a 0x hash or id, an address or a dev account name>";
+    const invalidQ = "q must be a block height, a 0x 32-byte hash or id, a 0x 20-byte address, a dev account name or a stream key (owner:0x<addr>/nonce:<n>)";
+    for (const [q, status, code, message] of [
+      ["99", 404, "not_found", "no block at height 99"],
+      [`0x${"cd".repeat(32)}`, 404, "not_found", `no transaction, block or stream (at height 10) has id 0x${"cd".repeat(32)}`],
+      [`owner:${OWNER}/nonce:7`, 404, "not_found", `no stream owner:${OWNER}/nonce:7 at height 10`],
+      [" hello ", 400, "invalid_q", `${invalidQ} (got "hello")`],
+      [" ", 400, "missing_q", missingQ],
+    ] as const) {
+      const r = await get(n.url, `/search?q=${encodeURIComponent(q)}`);
+      expect([r.status, r.body["error"]], q).toEqual([status, { code, message }]);
+    }
+    expect((await get(n.url, "/search")).body["error"]).toEqual({ code: "missing_q", message: missingQ });
   });
 });
 

@@ -10,7 +10,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readFixture } from "../../src/harness/documents.js";
+import { CbqsNode } from "../../src/node/chain-node.js";
+import { ExportMismatch, exportSteps, planExport, type ExportRequest } from "../../src/node/fixture-export.js";
 import { openChainDb } from "../../src/node/store.js";
+import { finish } from "../../src/steps.js";
+import type { BlockQuery, BlockRecord, ChainDb, GenesisRecord } from "../../state/chain-db/chain-db.js";
+import { MemoryChainDb } from "../../state/chain-db/memory.js";
 import { cbqs } from "../cli/program.js";
 import { address, get, post, startNode, toHex, transferTx, type TestNode } from "./helpers.js";
 
@@ -173,7 +178,7 @@ describe("issue 24: a streamed fixture, one at a time", () => {
 });
 
 describe("issue 24: other stores", () => {
-  it("issue 24: a node started from a snapshot (history_start above genesis) answers 410 history_not_held naming it, as cbqs export refuses its store, and so do pinned reads below it (CIP-4 §8.1)", async () => {
+  it("issue 24: a node started from a snapshot (history_start above genesis) answers 410 history_not_held naming it, as cbqs export refuses its store, and so do pinned reads below it (CIP-4 §8.1); a stream's history starts at it by default", async () => {
     const source = tmp("source");
     const snap = join(root, "h6.cbqs");
     const dir = tmp("snapshot-store");
@@ -198,6 +203,8 @@ describe("issue 24: other stores", () => {
       }
       expect((await refusal(n.url, `${account}?height=0`)).slice(0, 2)).toEqual([410, "block_not_retained"]);
       expect((await get(n.url, `${account}?height=6`)).status).toBe(200);
+      // The explorer's stream history starts by default at the first block held, not below it.
+      expect((await get(n.url, `/cbqs/stream/0x${"ab".repeat(32)}/history`)).body).toMatchObject({ from: "6", to: "6", points: [{ height: "6", status: null }] });
     } finally {
       await n.close();
     }
@@ -224,5 +231,69 @@ describe("issue 24: other stores", () => {
     const r = await cbqs("export", "--db", follower, "--from", "3", "--quiet");
     expect([r.exitCode, r.out === served]).toEqual([0, true]);
     expect((JSON.parse(r.out) as { blocks: Array<{ height: string }> }).blocks.map((b) => b.height)).toEqual(["1", "2", "3", "10"]);
+  });
+});
+
+describe("issue 24: the store is re-executed, not trusted: what it recorded against what executing it gives", () => {
+  const REQUEST: ExportRequest = { postState: "every", names: { from: "since", to: "until", postState: "post_state" } };
+  const db = new MemoryChainDb(128);
+  CbqsNode.open(db, { kind: "fixture", fixture: readFixture(FIXTURE) });
+  afterAll(() => db.close());
+
+  /** `db` as a store whose genesis record or block records were altered by `edit`. */
+  function altered(edit: { genesis?: (g: GenesisRecord) => GenesisRecord; block?: (b: BlockRecord) => BlockRecord }): ChainDb {
+    return Object.assign(Object.create(db) as ChainDb, {
+      genesis: () => (edit.genesis ?? ((g: GenesisRecord) => g))(db.genesis()!),
+      blocks: (q: BlockQuery) => db.blocks(q).map(edit.block ?? ((b) => b)),
+    });
+  }
+  /** The ExportMismatch that planning, then writing, the export of `store` throws. */
+  function mismatch(store: ChainDb): ExportMismatch {
+    try {
+      finish(exportSteps(store, planExport(store, REQUEST), { write: () => {} }));
+    } catch (err) {
+      if (err instanceof ExportMismatch) return err;
+      throw err;
+    }
+    throw new Error("no mismatch");
+  }
+  const flipped = (bytes: Uint8Array): Uint8Array => bytes.map((b, i) => (i === bytes.length - 1 ? b ^ 1 : b));
+
+  it("issue 24: the unaltered store exports, reporting its progress after each block written (blocks and txs so far, the height, the last height)", () => {
+    const parts: string[] = [];
+    const progress: unknown[] = [];
+    expect(finish(exportSteps(db, planExport(db, REQUEST), { write: (t) => parts.push(t) }, (p) => progress.push(p)))).toEqual({ blocks: 3, txs: 18, postStates: 3 });
+    expect(JSON.parse(parts.join(""))).toMatchObject({ blocks: [{ height: "1" }, { height: "5" }, { height: "6" }] });
+    const txs = [1n, 5n, 6n].map((h) => db.blockByHeight(h)!.transactions.length);
+    expect(progress).toEqual([
+      { blocks: 1, txs: txs[0], height: 1n, last: 6n },
+      { blocks: 2, txs: txs[0]! + txs[1]!, height: 5n, last: 6n },
+      { blocks: 3, txs: 18, height: 6n, last: 6n },
+    ]);
+  });
+
+  it("issue 24: a stored genesis source that is no genesis, one the engine refuses, or a genesis state_root that is not what it gives, is a mismatch of genesis", () => {
+    const g = db.genesis()!;
+    const withSource = (source: Uint8Array) => altered({ genesis: (x) => ({ ...x, source }) });
+    const cases: Array<[ChainDb, string]> = [
+      [withSource(new TextEncoder().encode("{")), "genesis: the stored genesis source is not a valid genesis: genesis source: $: not valid JSON: unexpected end of input"],
+      [withSource(new TextEncoder().encode(JSON.stringify({ ...JSON.parse(new TextDecoder().decode(g.source)), accounts: { [toHex(address(0x44))]: { balance: "18446744073709551615" }, [toHex(address(0x45))]: { balance: "1" } } }))), "genesis: invalid genesis: accounts: total balance exceeds u64"],
+      [
+        altered({ genesis: (x) => ({ ...x, block: { ...x.block, state_root: flipped(g.block.state_root) } }) }),
+        `genesis: genesis state_root: stored ${toHex(flipped(g.block.state_root))}, re-executed from genesis ${toHex(g.block.state_root)}`,
+      ],
+    ];
+    for (const [store, message] of cases) {
+      const m = mismatch(store);
+      expect([m.height, m.message]).toEqual([0n, message]);
+    }
+  });
+
+  it("issue 24: a block whose hash is not what executing it gives, or holding a transaction that does not decode, is a mismatch of that block", () => {
+    const block5 = db.blockByHeight(5n)!;
+    const hash = mismatch(altered({ block: (b) => (b.height === 5n ? { ...b, block_hash: flipped(b.block_hash) } : b) }));
+    expect([hash.height, hash.message]).toEqual([5n, `block 5: block_hash: stored ${toHex(flipped(block5.block_hash))}, re-executed from genesis ${toHex(block5.block_hash)}`]);
+    const tx = mismatch(altered({ block: (b) => (b.height === 5n ? { ...b, transactions: [new Uint8Array([0xff]), ...b.transactions.slice(1)] } : b) }));
+    expect([tx.height, tx.message]).toEqual([5n, "block 5: transactions[0]: invalid transaction envelope: Unsupported at offset 0: envelope: expected CBOR major type 5, got 7"]);
   });
 });

@@ -8,9 +8,10 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { txHash } from "../../src/chain/envelope.js";
 import { readFixture } from "../../src/harness/documents.js";
+import { ix } from "../../src/gas/builder.js";
 import { MAX_MINE_BLOCKS } from "../../src/node/devnet.js";
 import { cbqs } from "../cli/program.js";
-import { address, expectedByHeight, fixtureOf, get, post, startNode, toHex, transferTx } from "./helpers.js";
+import { address, cbqsTx, expectedByHeight, fixtureOf, get, post, startNode, toHex, transferTx } from "./helpers.js";
 
 const GENESIS = readFixture("fixtures/corpus/transfers.json").genesis.source;
 const CHAIN = 7n;
@@ -30,7 +31,7 @@ describe("issue 26: --mining", () => {
         const r = await post(n.url, "/tx", toHex(tx));
         expect(r.status).toBe(200);
         const height = (k + 1n).toString();
-        expect(r.body).toMatchObject({ height, tx_hash: toHex(txHash(tx)), nonce: k.toString(), pending: 0, mined: { height, receipts: [{ tx_hash: toHex(txHash(tx)), status: "ok" }], dropped: [] } });
+        expect(r.body).toMatchObject({ height, tx_hash: toHex(txHash(tx)), nonce: k.toString(), pending: 0, mining: "auto", mined: { height, receipts: [{ tx_hash: toHex(txHash(tx)), status: "ok" }], dropped: [] } });
         expect((await get(n.url, `/tx/${toHex(txHash(tx))}`)).body).toMatchObject({ status: "included", height, index: 0 });
       }
       // A refused transaction produces no block.
@@ -47,7 +48,7 @@ describe("issue 26: --mining", () => {
   it("manual (the default without --block-time): POST /tx only queues", async () => {
     const n = await startNode({ kind: "genesis", source: GENESIS });
     try {
-      expect((await post(n.url, "/tx", toHex(transferTx(CHAIN, A, 0n, B, 1n)))).body).toMatchObject({ height: "0", pending: 1 });
+      expect((await post(n.url, "/tx", toHex(transferTx(CHAIN, A, 0n, B, 1n)))).body).toMatchObject({ height: "0", pending: 1, mining: "manual" });
       expect(n.node.head().height).toBe(0n);
       expect(n.logs.find((l) => l["msg"] === "serving")).toMatchObject({ mining: "manual" });
     } finally {
@@ -89,6 +90,25 @@ describe("issue 26: POST /mine?blocks=N and ?timestamp=T", () => {
     } finally {
       await batch.close();
       await single.close();
+    }
+  });
+
+  it("a batch's answer lists each rejected transaction's receipt with the engine's message and each dropped transaction with its reason, both with the height of their block", async () => {
+    // cycle_price 1: 0x11…11 pays the fee of a SetProviderStatus it may not make; 0x33…33 holds nothing, so its RegisterProvider is dropped.
+    const n = await startNode({ kind: "genesis", source: readFixture("fixtures/corpus/fee-insufficient-balance.json").genesis.source });
+    try {
+      const rejected = cbqsTx(CHAIN, A, 0n, ix.setProviderStatus("Draining"));
+      const dropped = cbqsTx(CHAIN, address(0x33), 0n, ix.registerProvider());
+      for (const tx of [rejected, dropped]) expect((await post(n.url, "/tx", toHex(tx))).status).toBe(200);
+      const batch = (await post(n.url, "/mine?blocks=2", "")).body;
+      const receipt = (await get(n.url, `/tx/${toHex(txHash(rejected))}`)).body["receipt"] as { status: string; error: { message: string } };
+      expect([receipt.status, receipt.error.message]).toEqual(["rejected", expect.stringMatching(/\S/)]);
+      expect([batch["receipts"], batch["dropped"]]).toEqual([
+        [{ height: "1", ...receipt }],
+        [{ height: "1", tx_hash: toHex(txHash(dropped)), reason: `${toHex(address(0x33))} holds 0, less than the fee at the reservation 570 of RegisterProvider` }],
+      ]);
+    } finally {
+      await n.close();
     }
   });
 
@@ -151,6 +171,45 @@ describe("issue 26: POST /mine?blocks=N and ?timestamp=T", () => {
       // Answered after the batch: its read point is the batch's last block; it was not in the batch.
       expect((await sent).body).toMatchObject({ height: "3000", pending: 1 });
       expect((await post(n.url, "/mine", "")).body).toMatchObject({ height: "3001", receipts: [{ status: "ok" }] });
+    } finally {
+      await n.close();
+    }
+  });
+
+  it("--block-time: a tick passes while a devnet write runs (a batch's blocks are its own, consecutive); after any write ends, answered or refused, the timer produces blocks again", async () => {
+    const n = await startNode({ kind: "genesis", source: GENESIS }, { blockTime: 0.02 });
+    const grows = async (): Promise<void> => {
+      const h = n.node.head().height;
+      for (let i = 0; i < 1000 && n.node.head().height <= h; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(n.node.head().height).toBeGreaterThan(h);
+    };
+    try {
+      const batch = (await post(n.url, "/mine?blocks=3000", "")).body;
+      const [first, last] = [BigInt((batch["first"] as { height: string }).height), BigInt(batch["height"] as string)];
+      expect([batch["blocks"], last - first + 1n]).toEqual([3000, 3000n]);
+      // The timer's blocks (logged one by one, a batch's are not) are all outside the batch's range.
+      expect(n.logs.filter((l) => l["msg"] === "block" && BigInt(l["height"] as string) >= first && BigInt(l["height"] as string) <= last)).toEqual([]);
+      await grows();
+      expect(errorCode(await post(n.url, "/devnet/revert?id=99", ""))).toEqual([404, "snapshot_not_found"]);
+      await grows();
+    } finally {
+      await n.close();
+    }
+  });
+
+  it("a write queued behind a batch when the node begins to stop is refused (503 shutting_down) and never runs", async () => {
+    const n = await startNode({ kind: "genesis", source: GENESIS });
+    try {
+      const batch = n.devnet.mine({ blocks: MAX_MINE_BLOCKS });
+      const queued = n.devnet.mine({}).then(
+        () => "mined",
+        (err: unknown) => err,
+      );
+      while (n.node.head().height < 10n) await new Promise((r) => setTimeout(r, 1));
+      n.devnet.stop();
+      const done = await batch;
+      expect(await queued).toMatchObject({ status: 503, code: "shutting_down", message: "the node is stopping" });
+      expect(n.node.head().height.toString()).toBe(done["height"]);
     } finally {
       await n.close();
     }

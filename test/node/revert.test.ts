@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { txHash } from "../../src/chain/envelope.js";
 import { readFixture } from "../../src/harness/documents.js";
 import { MAX_SNAPSHOTS } from "../../src/node/chain-node.js";
@@ -88,7 +88,7 @@ describe("issue 26: POST /devnet/snapshot and /devnet/revert", () => {
     }
   });
 
-  it("ids: a revert keeps its own snapshot (revert to it again) and forgets the later ones; ids are never reused; bad ids are 400/404", async () => {
+  it("ids: a revert keeps its own snapshot (revert to it again) and forgets the later ones; ids are never reused; bad ids are 400/404; each snapshot and revert is logged", async () => {
     const n = await startNode({ kind: "genesis", source: GENESIS });
     try {
       expect((await post(n.url, "/devnet/snapshot", "")).body).toMatchObject({ id: "1", height: "0" });
@@ -109,6 +109,11 @@ describe("issue 26: POST /devnet/snapshot and /devnet/revert", () => {
       expect(n.logs.filter((l) => l["msg"] === "reverted").map((l) => [l["id"], l["height"], l["from"]])).toEqual([
         ["1", "0", "3"],
         ["1", "0", "1"],
+      ]);
+      expect(n.logs.filter((l) => l["msg"] === "snapshot").map((l) => [l["level"], l["id"], l["height"]])).toEqual([
+        ["info", "1", "0"],
+        ["info", "2", "2"],
+        ["info", "3", "0"],
       ]);
     } finally {
       await n.close();
@@ -170,6 +175,36 @@ describe("issue 26: POST /devnet/snapshot and /devnet/revert", () => {
     expect(performance.now() - t).toBeLessThan(5_000);
     if (!(answer instanceof Error)) expect(errorCode(answer as { status: number; body: Record<string, unknown> })).toEqual([503, "shutting_down"]);
     expect(n.logs.filter((l) => l["msg"] === "reverted")).toEqual([]);
+  });
+
+  it("a revert under way when the node begins to stop is abandoned between two replayed blocks, saying the chain is as it was; it is", async () => {
+    const n = await startNode({ kind: "genesis", source: GENESIS });
+    try {
+      await post(n.url, "/mine?blocks=3", "");
+      const id = BigInt((await post(n.url, "/devnet/snapshot", "")).body["id"] as string);
+      await post(n.url, "/mine", "");
+      // The node begins to stop once the revert has replayed its first block.
+      const revertSteps = n.node.revertSteps.bind(n.node);
+      vi.spyOn(n.node, "revertSteps").mockImplementation(function* (snapshot) {
+        const steps = revertSteps(snapshot);
+        let r = steps.next();
+        n.devnet.stop();
+        while (r.done !== true) {
+          yield r.value;
+          r = steps.next();
+        }
+        return r.value;
+      });
+      const answer = await n.devnet.revert(id).then(
+        () => "reverted",
+        (err: unknown) => err,
+      );
+      expect(answer).toMatchObject({ status: 503, code: "shutting_down", message: "the node is stopping; the chain is as it was before this request" });
+      expect(n.node.head().height).toBe(4n);
+      expect(n.logs.filter((l) => l["msg"] === "reverted")).toEqual([]);
+    } finally {
+      await n.close();
+    }
   });
 
   it("a node on the LMDB store (--db) refuses snapshots and reverts with 501 not_supported, saying why", async () => {
