@@ -156,6 +156,23 @@ describe("issue 22: the snapshot reader's refusals, each reached alone with a co
     ["no block record", () => forged(([g, , ...rest]) => [g!, ...rest]), "expected the block record, found tag 3"],
     ["a genesis record that does not decode", () => forged(([g, ...rest]) => [{ tag: 1, body: g!.body.subarray(0, 3) }, ...rest]), /^malformed record: /],
     ["a qmdb record of 15 bytes", () => forged((recs) => (qmdb(recs).body = qmdb(recs).body.subarray(0, 15), recs)), "qmdb record is truncated"],
+    // Exactly the fixed fields and no digest: the bound says truncated only below 16 bytes.
+    ["a qmdb record of exactly 16 bytes", () => forged((recs) => (qmdb(recs).body = qmdb(recs).body.subarray(0, 16), recs)), /^qmdb record: floor \d+, size \d+ and 0 pinned digests do not fit$/],
+    ["no qmdb record", () => forged((recs) => recs.filter((r) => r.tag !== 3)), "expected the qmdb record, found tag 4"],
+    ["no ops record", () => forged((recs) => recs.filter((r) => r.tag !== 4)), `expected the ops record, found tag ${END}`],
+    ["an ops record more than the log holds", () => forged((recs) => [...recs.slice(0, -1), ops(recs), recs.at(-1)!]), "expected the end record, found tag 4"],
+    // Its header alone is in order; the log then still needs its operations.
+    ["an ops record with no operation", () => forged((recs) => (ops(recs).body = ops(recs).body.subarray(0, 8), recs)), `expected the ops record, found tag ${END}`],
+    ["an empty operation at the very end of its record", () => forged((recs) => {
+      const o = ops(recs);
+      o.body = concatBytes(o.body.subarray(0, 8), u32BE(0));
+      return recs;
+    }), /^malformed record: /],
+    ["an operation two bytes longer than what is left", () => forged((recs) => {
+      const o = ops(recs);
+      o.body = concatBytes(o.body.subarray(0, 8), u32BE(3), Uint8Array.of(0));
+      return recs;
+    }), "ops record overruns"],
     ["a floor at the log size", () => forged((recs) => {
       const q = qmdb(recs);
       // As many pinned digests as that floor has peaks (one per set bit): only the bound refuses it.
