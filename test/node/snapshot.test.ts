@@ -13,6 +13,7 @@ import { readFixture } from "../../src/harness/documents.js";
 import { CbqsNode } from "../../src/node/chain-node.js";
 import { exportSnapshot, importSnapshot, SnapshotError, snapshotEvery } from "../../src/node/snapshot.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
+import { DamagedStoreError } from "../../state/lmdb/errors.js";
 import type { BlockRecord, GenesisRecord } from "../../state/chain-db/chain-db.js";
 import { decodeBlock, decodeGenesis, encodeBlock, encodeGenesis } from "../../state/lmdb/records.js";
 import { rebuildSnapshotState } from "../../state/lmdb/snapshot.js";
@@ -371,6 +372,94 @@ describe("issue 22: snapshot export's refusals (state/lmdb/snapshot.ts)", () => 
     expect(toHex(adopted.commitment.root())).toBe(toHex(db.head()!.state_root));
     adopted.close();
     db.close();
+  });
+});
+
+describe("issue 22: snapshot export at the pruning boundary's edges (state/lmdb/snapshot.ts)", () => {
+  const openFds = (): number => readdirSync("/proc/self/fd").length;
+
+  it("a block whose last commit is still held but whose floor lies below the pruning boundary is refused by name; the head exports", () => {
+    // A large genesis and small blocks: the floor climbs slowly, so the boundary (set from the
+    // head's floor) passes older blocks' floors while their commits are still held.
+    const db = LmdbChainDb.open(fresh(), { retainBlocks: 60 });
+    const keys = Array.from({ length: 2000 }, (_, i) => i);
+    genesis(db, keys.map((i) => [key(i), value(i)]));
+    for (let h = 1n; h <= 16n; h++) block(db, h, keys.slice(0, 60).map((i) => [key(i), value(i + Number(h))]));
+    const any = db.commitment.db.any;
+    const commit = any.operation(db.logSizeAt(15n)! - 1);
+    expect(db.logSizeAt(15n)! - 1).toBeGreaterThanOrEqual(any.mmr.prunedBelow);
+    expect(commit.kind === "commit" && commit.floor < any.mmr.prunedBelow).toBe(true);
+    expect(() => exportSnapshot(db, join(root, "floor.cbqs"), 15n)).toThrow(
+      new SnapshotError("the state of block 15 is no longer held (pruned); snapshot the head, or write them as blocks commit (--snapshot-interval)"),
+    );
+    expect(existsSync(join(root, "floor.cbqs"))).toBe(false);
+    const rebuilt = fresh();
+    exportSnapshot(db, join(root, "floor-head.cbqs"));
+    expect(rebuildSnapshotState(join(root, "floor-head.cbqs"), rebuilt, () => {}).block.height).toBe(16n);
+    db.close();
+  });
+
+  it("a state with no live key: its last commit is the pruning boundary itself, and it exports and imports", () => {
+    const db = LmdbChainDb.open(fresh(), { retainBlocks: 8 });
+    const keys = Array.from({ length: 600 }, (_, i) => i);
+    genesis(db, keys.map((i) => [key(i), value(i)]));
+    block(db, 1n, keys.map((i) => [key(i), value(i + 1)]));
+    block(db, 2n, keys.map((i) => [key(i), undefined]));
+    const any = db.commitment.db.any;
+    expect(any.mmr.prunedBelow).toBe(any.size - 1);
+    const file = join(root, "empty-state.cbqs");
+    expect(exportSnapshot(db, file).height).toBe(2n);
+    const rebuilt = fresh();
+    expect(rebuildSnapshotState(file, rebuilt, () => {}).block.height).toBe(2n);
+    const adopted = LmdbChainDb.open(rebuilt);
+    expect(toHex(adopted.commitment.root())).toBe(toHex(db.head()!.state_root));
+    adopted.close();
+    db.close();
+  });
+
+  it("more operations than one ops record holds (4,096): the records follow each other, and the snapshot imports", () => {
+    const db = LmdbChainDb.open(fresh(), { retainBlocks: 8 });
+    genesis(db, Array.from({ length: 5000 }, (_, i) => [key(i), value(i)] as [Uint8Array, Uint8Array]));
+    const file = join(root, "two-records.cbqs");
+    exportSnapshot(db, file);
+    const ops = records(readFileSync(file)).filter((r) => r.tag === 4); // the ops records
+    expect(ops.length).toBe(2);
+    const first = (r: Rec) => Buffer.from(r.body).readBigUInt64BE(0);
+    expect(first(ops[1]!) - first(ops[0]!)).toBe(4096n);
+    const rebuilt = fresh();
+    expect(rebuildSnapshotState(file, rebuilt, () => {}).block.height).toBe(0n);
+    const adopted = LmdbChainDb.open(rebuilt);
+    expect(toHex(adopted.commitment.root())).toBe(toHex(db.head()!.state_root));
+    adopted.close();
+    db.close();
+  });
+
+  it("an operation missing from the store is damage, named; nothing is left where the snapshot was to go", () => {
+    const dir = fresh();
+    const db = LmdbChainDb.open(dir, { retainBlocks: 8 });
+    genesis(db, Array.from({ length: 40 }, (_, i) => [key(i), value(i)] as [Uint8Array, Uint8Array]));
+    const table = db.env.table("ops");
+    const gone = Buffer.alloc(8);
+    gone.writeBigUInt64BE(7n);
+    db.env.transaction(() => table.removeSync(gone));
+    const out = mkdtempSync(join(root, "out-"));
+    expect(() => exportSnapshot(db, join(out, "damaged.cbqs"))).toThrow(new DamagedStoreError("operation 7 is missing"));
+    expect(readdirSync(out)).toEqual([]);
+    db.close();
+  });
+
+  it("the reader closes the snapshot file, after an import and after a refusal", () => {
+    const db = LmdbChainDb.open(fresh(), { retainBlocks: 8 });
+    genesis(db, [[key(1), value(1)]]);
+    const file = join(root, "fds.cbqs");
+    exportSnapshot(db, file);
+    db.close();
+    const before = openFds();
+    rebuildSnapshotState(file, fresh(), () => {});
+    expect(openFds()).toBe(before);
+    writeFileSync(file, readFileSync(file).subarray(0, 40));
+    expect(() => rebuildSnapshotState(file, fresh(), () => {})).toThrow(SnapshotError);
+    expect(openFds()).toBe(before);
   });
 });
 

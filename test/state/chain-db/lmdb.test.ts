@@ -131,6 +131,56 @@ describe("LmdbChainDb across reopening", () => {
     db.close();
   });
 
+  it("issue 22: a block's commit that fails names the block; only a disk's or map's refusal (by code or by words) is a StoreFullError; the store then refuses writes until reopened", () => {
+    const failing = (err: Error): { thrown: unknown; again: unknown; reopened: bigint | undefined } => {
+      const dir = fresh();
+      let db = LmdbChainDb.open(dir, { retainBlocks: 2 });
+      genesis(db);
+      block(db, 1n, [[key(1), value(1)]]);
+      const transaction = db.env.transaction.bind(db.env);
+      db.env.transaction = <T>(write: () => T): T =>
+        transaction(() => {
+          write();
+          throw err;
+        });
+      let thrown: unknown;
+      try {
+        block(db, 2n, [[key(2), value(2)]]);
+      } catch (e) {
+        thrown = e;
+      }
+      db.env.transaction = transaction;
+      let again: unknown;
+      try {
+        block(db, 2n, [[key(2), value(2)]]);
+      } catch (e) {
+        again = e;
+      }
+      db.close();
+      db = LmdbChainDb.open(dir, { retainBlocks: 2 });
+      const reopened = db.head()?.height;
+      block(db, 2n, [[key(2), value(2)]]);
+      db.close();
+      return { thrown, again, reopened };
+    };
+    // The errno code alone says it (the message has none of the words) …
+    let r = failing(Object.assign(new Error("write failed"), { code: "ENOSPC" }));
+    expect(r.thrown).toBeInstanceOf(StoreFullError);
+    expect((r.thrown as Error).message).toMatch(/^(the disk is full \([\d,]+ bytes free\): )?block 2 could not be written \(write failed[^)]*\); the store is left at block 1$/);
+    expect((r.again as Error).message).toBe("a commit failed (write failed): reopen the ChainDb");
+    expect(r.reopened).toBe(1n);
+    // … or the message alone (no code) …
+    r = failing(new Error("MDB_MAP_FULL: Environment mapsize limit reached"));
+    expect(r.thrown).toBeInstanceOf(StoreFullError);
+    expect((r.thrown as Error).message).toContain("block 2 could not be written (MDB_MAP_FULL: Environment mapsize limit reached");
+    // … and any other failure is passed on as it is.
+    const other = new TypeError("something else");
+    r = failing(other);
+    expect(r.thrown).toBe(other);
+    expect((r.again as Error).message).toBe("a commit failed (something else): reopen the ChainDb");
+    expect(r.reopened).toBe(1n);
+  });
+
   it("issue 21: a commit on a store kept with a larger retainBlocks drops every undo row below the window, not only the block leaving it", () => {
     const dir = fresh();
     let db = LmdbChainDb.open(dir, { retainBlocks: 20 });

@@ -13,8 +13,8 @@ import type { QmdbConfig, Write } from "../../../state/qmdb/any.js";
 import { CurrentDb } from "../../../state/qmdb/current.js";
 import { stateDbConfig } from "../../../state/qmdb/index.js";
 import { proveKey, proveKeys, verifyStateProof } from "../../../state/qmdb/proof.js";
-import { entryCount, Env, StoreError } from "../../../state/lmdb/env.js";
-import { mmrSize } from "../../../state/qmdb/mmr.js";
+import { entryCount, Env, readU64Key, StoreError } from "../../../state/lmdb/env.js";
+import { mmrSize, nodePosition, peakHeights } from "../../../state/qmdb/mmr.js";
 import { LmdbQmdbStorage, WindowBitmap, type IndexPlacement } from "../../../state/lmdb/qmdb-storage.js";
 
 const root = mkdtempSync(join(tmpdir(), "cbqs-lmdb-qmdb-"));
@@ -68,6 +68,32 @@ class Persistent {
   rows(table: string): number {
     return entryCount(this.env.table(table));
   }
+
+  /** The u64 keys of one table (`ops`, `nodes`), ascending. */
+  positions(table: string): number[] {
+    return [...this.env.table(table).getKeys({})].map((k) => readU64Key(k));
+  }
+
+  /** What the storage still holds in memory for the block in progress (nothing once written). */
+  overlays(): number[] {
+    const s = this.storage as unknown as {
+      log: { pending: unknown[] };
+      nodes: { pending: Map<number, Uint8Array> };
+      index: { changes?: { size: number }; looked?: { size: number } };
+    };
+    return [s.log.pending.length, s.nodes.pending.size, s.index.changes?.size ?? 0, s.index.looked?.size ?? 0];
+  }
+}
+
+/** Positions of the peaks of the first `leaves` leaves: the nodes a pruned MMR pins. */
+function pinnedPositions(leaves: number): number[] {
+  const out: number[] = [];
+  let first = 0;
+  for (const height of peakHeights(leaves)) {
+    out.push(nodePosition(height, first / 2 ** height));
+    first += 2 ** height;
+  }
+  return out;
 }
 
 const batchArb = fc.array(fc.tuple(fc.integer({ min: 0, max: 60 }), fc.option(fc.integer({ min: 0, max: 255 }))), { maxLength: 24 });
@@ -109,7 +135,7 @@ describe.each(["memory", "lmdb"] as const)("QMDB on LMDB (key index in %s) = QMD
                 }
               }
               for (let k = 0; k <= 60; k++) expect(disk.db.get(key(k))).toEqual(memory.get(key(k)));
-              expect(disk.db.any.entries()).toEqual(memory.any.entries());
+              expect([...disk.db.any.entries()]).toEqual([...memory.any.entries()]);
               expectSame(memory, disk.db, probe);
               disk.reopen();
               expectSame(memory, disk.db, probe);
@@ -154,6 +180,71 @@ describe.each(["memory", "lmdb"] as const)("QMDB on LMDB (key index in %s) = QMD
     expect(disk.db.any.mmr.prunedBelow).toBe(memory.any.mmr.prunedBelow);
     expectSame(memory, disk.db, [0, 1, 5, 17, 39, 59]);
     disk.close();
+  });
+});
+
+describe.each(["memory", "lmdb"] as const)("issue 22: what the LMDB storage holds, on disk and in memory (key index in %s)", (placement) => {
+  it("the nodes table holds exactly the pruned prefix's pinned peaks below the boundary, after every block", () => {
+    const disk = new Persistent(join(root, `db${dirs++}`), config(4), placement);
+    try {
+      let pruned = 0;
+      for (let round = 0; round < 60; round++) {
+        // Few keys written again and again: the floor climbs close to the tip, so a block prunes
+        // nodes it appended itself.
+        const writes: Write[] = [];
+        for (let i = 0; i < 6; i++) writes.push([key(i), value(round * 6 + i)]);
+        disk.db.applyBatch(writes);
+        disk.db.prune();
+        disk.write();
+        const boundary = mmrSize(disk.db.any.mmr.prunedBelow);
+        const pinned = pinnedPositions(disk.db.any.mmr.prunedBelow);
+        // (Every pinned peak lies below the boundary; the peaks are listed left to right.)
+        expect(disk.positions("nodes").filter((pos) => pos < boundary)).toEqual(pinned);
+        pruned = disk.db.any.mmr.prunedBelow;
+      }
+      expect(pruned).toBeGreaterThan(300);
+      disk.reopen();
+      expect(disk.db.any.mmr.prunedBelow).toBe(pruned);
+    } finally {
+      disk.close();
+    }
+  });
+
+  it("a written block leaves nothing of itself in the storage's memory", () => {
+    const disk = new Persistent(join(root, `db${dirs++}`), config(4), placement);
+    try {
+      for (let round = 0; round < 12; round++) {
+        disk.db.applyBatch([[key(round % 4), value(round)], [key(9), round % 3 === 0 ? undefined : value(round)]]);
+        disk.db.prune();
+        expect(disk.overlays().some((n) => n > 0)).toBe(true);
+        disk.write();
+        expect(disk.overlays()).toEqual([0, 0, 0, 0]);
+      }
+    } finally {
+      disk.close();
+    }
+  });
+
+  it("the live entries mid-block, before anything is written, count each changed key once", () => {
+    const memory = new CurrentDb(config(4));
+    const disk = new Persistent(join(root, `db${dirs++}`), config(4), placement);
+    try {
+      const first = toWrites([[1, 1], [2, 2], [3, 3], [4, 4]]);
+      memory.applyBatch(first);
+      disk.db.applyBatch(first);
+      disk.write();
+      // A committed key updated, one deleted, one created, all still pending.
+      const second = toWrites([[1, 9], [2, null], [5, 5]]);
+      memory.applyBatch(second);
+      disk.db.applyBatch(second);
+      const live = [...disk.db.any.entries()];
+      expect(live.map(([k]) => k[20])).toEqual([1, 3, 4, 5]);
+      expect(live).toEqual([...memory.any.entries()]);
+      disk.write();
+      expect([...disk.db.any.entries()]).toEqual(live);
+    } finally {
+      disk.close();
+    }
   });
 });
 
@@ -245,6 +336,17 @@ describe("issue 22: WindowBitmap (the activity bitmap held from the pruning boun
 });
 
 describe("issue 22: the operation log on LMDB (its bounds, by message)", () => {
+  it("an empty log has no location 0 to read: out of range, not pruned", () => {
+    const env = Env.open(join(root, `log${dirs++}`));
+    try {
+      const { log } = new LmdbQmdbStorage(env, 1);
+      expect(log.size).toBe(0);
+      expect(() => log.read(0)).toThrow(new RangeError("location 0 out of range (size 0)"));
+    } finally {
+      env.close();
+    }
+  });
+
   it("reads refuse a pruned, a negative, a fractional and a too-high location; matches compares a part in place; startAt needs an empty log", () => {
     const env = Env.open(join(root, `log${dirs++}`));
     try {
@@ -267,6 +369,7 @@ describe("issue 22: the operation log on LMDB (its bounds, by message)", () => {
       expect(log.matches(6, 1, Uint8Array.of(7, 9))).toBe(false);
       expect(log.matches(6, 2, Uint8Array.of(8, 9))).toBe(false); // runs past the operation's end
       expect(log.matches(6, 3, new Uint8Array(0))).toBe(true);
+      expect(log.matches(6, 4, new Uint8Array(0))).toBe(false); // starts past the operation's end
       expect(() => log.startAt(20)).toThrow(new StoreError("only an empty log can start above location 0"));
     } finally {
       env.close();
