@@ -168,11 +168,14 @@ export class LmdbChainDb extends QmdbChainDb implements ChainDb {
     const staged = this.staged?.undo;
     const store = this.store;
     const from = heightKey(height + 1n);
+    // Just past the head's row (key ‖ head ‖ 0x00 sorts after key ‖ head and before key ‖ head + 1):
+    // head + 1 would not fit in a u64 when the head is at the last height.
+    const through = concatBytes(heightKey(head.height), Uint8Array.of(0));
     return {
       read: (key) => {
         if (height < head.height) {
           // The nearest block above `height` that changed the key holds its value at `height`.
-          for (const { value } of this.undo.getRange({ start: buf(concatBytes(key, from)), end: buf(concatBytes(key, heightKey(head.height + 1n))), limit: 1 })) {
+          for (const { value } of this.undo.getRange({ start: buf(concatBytes(key, from)), end: buf(concatBytes(key, through)), limit: 1 })) {
             return decodeBefore(plain(value));
           }
         }

@@ -27,7 +27,7 @@ function record(height: bigint, stateRoot: Uint8Array, parent: Uint8Array, txs: 
   const h = (tag: string) => keccak256(concatBytes(new TextEncoder().encode(tag), u64BE(height), stateRoot));
   return {
     height,
-    timestamp: 1_000n + height,
+    timestamp: height > 2n ** 63n ? height : 1_000n + height, // (a u64 either way)
     block_hash: h("block"),
     parent_hash: parent,
     state_root: stateRoot,
@@ -122,6 +122,11 @@ export function describeChainDb(name: string, open: OpenChainDb): void {
       expect(db.stateAt(5n)).toBeUndefined();
       expect(db.stateAt(3n)!.read(key(2))).toEqual(value(2));
       expect(db.stateAt(8n)).toBeUndefined();
+      // issue 22: the last u64 height holds a block like any other.
+      const last = block(db, 2n ** 64n - 1n, [[key(3), value(3)]]);
+      expect(db.blockByHeight(2n ** 64n - 1n)!.block_hash).toEqual(last.block_hash);
+      expect(heights(db.blocks({ from: 7n, to: 2n ** 64n - 1n, order: "desc", limit: 10 }))).toEqual([2n ** 64n - 1n, 7n]);
+      expect(db.stateAt(7n)!.read(key(3))).toBeUndefined();
       db.close();
     });
 
