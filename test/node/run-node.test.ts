@@ -1,0 +1,179 @@
+// Issue 22, src/node/run.ts by hand (its mutants): what a started node logs (serving, each block,
+// each imported block), its mining mode and block time agreeing, interval production that waits
+// its interval, a store that refuses a block stopping production once (reported, and the caller
+// told, not retried as a production failure), and close(): once, idempotent, every store it holds.
+import { describe, expect, it } from "vitest";
+import { toHex } from "../../src/bytes.js";
+import { ix } from "../../src/gas/builder.js";
+import { devnetGenesisSource } from "../../src/harness/devnet.js";
+import { readFixture } from "../../src/harness/documents.js";
+import { runNode } from "../../src/node/run.js";
+import type { BlockRecord } from "../../state/chain-db/chain-db.js";
+import { StoreError } from "../../state/lmdb/errors.js";
+import { MemoryChainDb } from "../../state/chain-db/memory.js";
+import { address, cbqsTx, post, startNode, transferTx } from "./helpers.js";
+
+const TRANSFERS = readFixture("fixtures/corpus/transfers.json");
+
+/** Resolves once `check` holds, failing after 10 s. */
+async function until(what: string, check: () => boolean): Promise<void> {
+  for (let i = 0; i < 1000; i++) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`still waiting for ${what} after 10 s`);
+}
+
+/** A store that refuses every block once `refusing` is set, as a full disk does (a StoreError). */
+class RefusingDb extends MemoryChainDb {
+  refusing = false;
+  attempts = 0;
+  override commitBlock(block: BlockRecord): void {
+    if (this.refusing) {
+      this.attempts++;
+      throw new StoreError(`block ${block.height} could not be written`);
+    }
+    super.commitBlock(block);
+  }
+}
+
+const base = { host: "127.0.0.1", port: 0, rateLimit: 0, proofRateLimit: 0, proofLimits: { maxExclusionOps: 4096 } };
+
+describe("issue 22: runNode's logs", () => {
+  it("issue 22: serving names the URL, chain instance, height and mining mode (a fixture's genesis is neither the default nor a devnet's); each block its height, transactions and dropped transactions; each imported block its height", async () => {
+    const n = await startNode({ kind: "fixture", fixture: TRANSFERS });
+    try {
+      const head = n.node.head().height;
+      expect(n.logs.find((l) => l["msg"] === "serving")).toEqual({ level: "info", msg: "serving", url: n.url, chain_instance_id: toHex(n.node.chainInstanceId), height: head.toString(), mining: "manual" });
+      expect(n.logs.filter((l) => l["msg"] === "imported")).toEqual(TRANSFERS.blocks.map((b) => ({ level: "debug", msg: "imported", height: b.height.toString(), txs: b.transactions.length })));
+    } finally {
+      await n.close();
+    }
+    const g = await startNode({ kind: "genesis", source: TRANSFERS.genesis.source });
+    try {
+      expect((await post(g.url, "/tx", toHex(transferTx(7n, address(0x11), 0n, address(0x22), 1n)))).status).toBe(200);
+      await post(g.url, "/mine", "");
+      await post(g.url, "/mine", "");
+      expect(g.logs.filter((l) => l["msg"] === "block")).toEqual([
+        { level: "info", msg: "block", height: "1", txs: 1, dropped: 0 },
+        { level: "info", msg: "block", height: "2", txs: 0, dropped: 0 },
+      ]);
+    } finally {
+      await g.close();
+    }
+    // 0x33…33 holds nothing: its transaction is dropped from the block (mining.test.ts's case).
+    const d = await startNode({ kind: "genesis", source: readFixture("fixtures/corpus/fee-insufficient-balance.json").genesis.source });
+    try {
+      expect((await post(d.url, "/tx", toHex(cbqsTx(7n, address(0x33), 0n, ix.registerProvider())))).status).toBe(200);
+      await post(d.url, "/mine", "");
+      expect(d.logs.filter((l) => l["msg"] === "block")).toEqual([{ level: "info", msg: "block", height: "1", txs: 0, dropped: 1 }]);
+    } finally {
+      await d.close();
+    }
+  });
+
+  it("issue 22: a devnet genesis is named with its dev accounts", async () => {
+    const n = await startNode({ kind: "genesis", source: devnetGenesisSource(3) });
+    try {
+      expect(n.logs.find((l) => l["msg"] === "serving")).toEqual({ level: "info", msg: "serving", url: n.url, chain_instance_id: toHex(n.node.chainInstanceId), height: "0", genesis: "devnet", dev_accounts: 3, mining: "manual" });
+    } finally {
+      await n.close();
+    }
+  });
+});
+
+describe("issue 22: runNode's mining", () => {
+  it("issue 22: a mining mode that disagrees with the block time is refused (the CLI never passes one)", async () => {
+    for (const [mining, blockTime] of [
+      ["interval", 0],
+      ["manual", 5],
+      ["auto", 1],
+    ] as const) {
+      const db = new MemoryChainDb();
+      try {
+        await expect(runNode(db, { kind: "genesis", source: devnetGenesisSource(1) }, { ...base, blockTime, mining, log: () => {} })).rejects.toThrow(
+          new Error(`internal: mining ${mining} with a block time of ${blockTime} s`),
+        );
+      } finally {
+        db.close();
+      }
+    }
+  });
+
+  it("issue 22: interval mining waits its block time: none within a second of an hour's", async () => {
+    const n = await startNode({ kind: "genesis", source: devnetGenesisSource(1) }, { blockTime: 3600 });
+    try {
+      await new Promise((done) => setTimeout(done, 1000));
+      expect(n.node.head().height).toBe(0n);
+      expect(n.logs.find((l) => l["msg"] === "serving")).toMatchObject({ mining: "interval" });
+    } finally {
+      await n.close();
+    }
+  });
+
+  it("issue 22: a block that cannot be produced is logged with its stack (where it failed), as level error", async () => {
+    const n = await startNode({ kind: "genesis", source: devnetGenesisSource(1) }, { blockTime: 0.02 });
+    try {
+      // The last height whose timestamp fits in a u64: every later block's timestamp overflows (devnet.test.ts's case).
+      const g = n.node.config;
+      expect((await post(n.url, `/mine?height=${((1n << 64n) - 1n - g.timestamp) / g.block_time_seconds}`, "")).status).toBe(200);
+      await until("a failure", () => n.logs.some((l) => l["msg"] === "block production failed"));
+      const failure = n.logs.find((l) => l["msg"] === "block production failed")!;
+      expect(failure["level"]).toBe("error");
+      expect(String(failure["error"])).toMatch(/^\w*Error: .*exceeds u64.*\n\s+at /);
+    } finally {
+      await n.close();
+    }
+  });
+
+  for (const told of [true, false]) {
+    it(`issue 22: a store that refuses a produced block stops interval production once: logged, ${told ? "the caller told" : "no caller to tell"}, never retried nor logged as a production failure`, async () => {
+      const db = new RefusingDb();
+      const logs: Array<Record<string, unknown>> = [];
+      const fatal: Error[] = [];
+      const n = await runNode(db, { kind: "genesis", source: devnetGenesisSource(1) }, { ...base, blockTime: 0.02, log: (e) => logs.push(e), ...(told ? { onFatal: (err: Error) => fatal.push(err) } : {}) });
+      try {
+        await until("a block", () => n.node.head().height > 0n);
+        db.refusing = true;
+        await until("the refusal", () => logs.some((l) => l["level"] === "error"));
+        // Fifty intervals: production would have tried again by now.
+        await new Promise((done) => setTimeout(done, 1000));
+        expect(db.attempts).toBe(1);
+        expect(logs.filter((l) => l["level"] === "error")).toEqual([{ level: "error", msg: "the store refused a block; stopping", error: `block ${n.node.head().height + 1n} could not be written` }]);
+        expect(fatal.map((e) => e.message)).toEqual(told ? [`block ${n.node.head().height + 1n} could not be written`] : []);
+      } finally {
+        await n.close();
+      }
+    });
+  }
+});
+
+describe("issue 22: closing a node", () => {
+  it("issue 22: closing an interval-mining node stops its timer: no block is attempted on the closed store afterwards", async () => {
+    const n = await startNode({ kind: "genesis", source: devnetGenesisSource(1) }, { blockTime: 0.02 });
+    await until("a block", () => n.node.head().height > 0n);
+    await n.close();
+    const logged = n.logs.length;
+    // Twenty-five intervals: a timer left running would have tried (and failed) by now.
+    await new Promise((done) => setTimeout(done, 500));
+    expect(n.logs.slice(logged)).toEqual([]);
+  });
+
+  it("issue 22: close() twice is one close: the server stops answering, and both the first store and the one a revert put in its place are closed", async () => {
+    const db = new MemoryChainDb();
+    const n = await startNode({ kind: "genesis", source: devnetGenesisSource(1) }, { db });
+    await post(n.url, "/mine", "");
+    const snap = String((await post(n.url, "/devnet/snapshot", "")).body["id"]);
+    await post(n.url, "/mine", "");
+    expect((await post(n.url, `/devnet/revert?id=${snap}`, "")).status).toBe(200);
+    const current = n.node.db;
+    expect(current).not.toBe(db);
+    const first = n.close();
+    const second = n.close();
+    expect(second).toBe(first);
+    await expect(Promise.all([first, second])).resolves.toEqual([undefined, undefined]);
+    await expect(fetch(`${n.url}/genesis`)).rejects.toThrow();
+    expect(() => db.checkCommitted()).toThrow("the ChainDb is closed");
+    expect(() => (current as MemoryChainDb).checkCommitted()).toThrow("the ChainDb is closed");
+  });
+});
