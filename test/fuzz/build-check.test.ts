@@ -76,12 +76,14 @@ describe("issue 22: our t8n checked against the reference chain (src/fuzz/build.
     ).toThrow(disagree("receipts"));
   });
 
-  it("an entry fewer, another key or another value: the post-state", () => {
+  it("an entry fewer or more, another key or another value: the post-state", () => {
     const replace = (run: T8nRun, f: (e: Array<[Uint8Array, Uint8Array]>) => Array<[Uint8Array, Uint8Array]>) => {
       const entries = f([...run.store.entries()].map(([k, v]) => [k, v]));
       (run as { store: unknown }).store = { entries: () => entries.values() };
     };
     expect(oursWith((run) => replace(run, (e) => e.slice(1)))).toThrow(disagree("post-state"));
+    // An entry more after ours, all of ours the same: the count tells.
+    expect(oursWith((run) => replace(run, (e) => [...e, [Uint8Array.of(0xff, ...e.at(-1)![0]), e.at(-1)![1]]]))).toThrow(disagree("post-state"));
     expect(oursWith((run) => replace(run, (e) => e.map(([k, v], i) => (i === 0 ? [Uint8Array.of(...k.subarray(0, -1), k.at(-1)! ^ 1), v] : [k, v]))))).toThrow(disagree("post-state"));
     expect(oursWith((run) => replace(run, (e) => e.map(([k, v], i) => (i === e.length - 1 ? [k, Uint8Array.of(...v, 0)] : [k, v]))))).toThrow(disagree("post-state"));
   });

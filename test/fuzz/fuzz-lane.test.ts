@@ -5,6 +5,7 @@
 // uncounted, and the finding shrunk only for the run that diverged.
 import { describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
+import { toHex } from "../../src/bytes.js";
 import { ChainBuilder } from "../../src/fuzz/build.js";
 import { fuzz, FuzzLane, TargetFailure, type FuzzProgress, type LaneSettings } from "../../src/fuzz/fuzz.js";
 import { chainSize, generateChain } from "../../src/fuzz/plan.js";
@@ -58,6 +59,9 @@ class Session implements ChainTarget {
     const result = structuredClone(sessionBlock(this.store!, inputs.txs, inputs.env).result) as Result;
     this.tamper(result);
     return Promise.resolve({ result, resultText: JSON.stringify(result) });
+  }
+  state(): MemoryStateStore {
+    return this.store!;
   }
   postState(inputs: T8nInputs, answer: TargetAnswer): Promise<TargetOutput> {
     return Promise.resolve(parseTargetOutput(answer.resultText, JSON.stringify(dumpState(this.store!, { height: inputs.env.height })), "their stderr"));
@@ -275,6 +279,28 @@ describe("issue 22: one lane's runs (src/fuzz/fuzz.ts FuzzLane)", () => {
     const o = await new FuzzLane(dies, settings({ stopped: () => stop })).run(0);
     expect(o).toMatchObject({ run: 0, blocks: 1, divergent: false, stopped: true, restarts: [] });
     expect(dies.starts).toBe(1);
+  });
+
+  it("a server session is sent every block of every candidate (its answers are never reused: the session must advance)", async () => {
+    const heights = size(0).heights;
+    const hex = (entries: Iterable<readonly [Uint8Array, Uint8Array]>) => JSON.stringify([...entries].map(([k, v]) => [toHex(k), toHex(v)]));
+    const behind: bigint[] = [];
+    class Checked extends Session {
+      override apply(inputs: T8nInputs): Promise<TargetAnswer> {
+        // The session's state must be the block's pre-state.
+        if (hex(this.state().entries()) !== hex(inputs.alloc)) behind.push(inputs.env.height);
+        return super.apply(inputs);
+      }
+    }
+    const target = new Checked({}, (result) => {
+      if (result["height"] === String(heights[1])) result["state_root"] = ZERO_ROOT;
+    });
+    const lane = new FuzzLane(target, settings({ shrinkBudget: 3 }));
+    expect(await lane.run(0)).toMatchObject({ blocks: 2, divergent: true });
+    const applied = target.applies;
+    await lane.shrink(0);
+    expect(target.applies).toBeGreaterThan(applied);
+    expect(behind).toEqual([]);
   });
 
   it("a server session fetches the post-state only when its result differs, and the difference names their post-state's output", async () => {

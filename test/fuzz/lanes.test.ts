@@ -2,9 +2,9 @@
 // lane is test/fuzz/worker.test.ts): the target a mode makes, the one error line of a failing
 // command (docs/fuzzing.md §2) with the block's inputs kept in --out, and the lines a finding
 // prints (§6): the headline, the shrink, the chain in words, what was written, the reproduce line.
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LaneFailure, LocalLane, makeLanes, makeTarget, type LaneSpec } from "../../src/fuzz/lanes.js";
 import { ServerTarget } from "../../src/target/server-target.js";
@@ -107,6 +107,16 @@ describe("issue 22: a lane in this process (src/fuzz/lanes.ts LocalLane)", () =>
     expect((err as Error).message).toBe("no divergence of run 0 on this lane");
   });
 
+  it("a close ends the lane's target: a per-call command's working directory is removed", async () => {
+    const record = join(scratch, "result-path.txt");
+    const l = new LocalLane(spec(`f() { echo "$8" > ${record}; ${OURS} "$@"; }; f`), { onShrink: () => undefined });
+    expect(await l.run(0)).toMatchObject({ divergent: false });
+    const dir = dirname(readFileSync(record, "utf8").trim());
+    expect(existsSync(dir)).toBe(true);
+    await l.close();
+    expect(existsSync(dir)).toBe(false);
+  }, 60_000);
+
   it("a divergence dropped (a lower run diverged too) is not there to finish", async () => {
     const l = lane(spec(zeroRoot()));
     expect(await l.run(1)).toMatchObject({ divergent: true });
@@ -146,8 +156,19 @@ describe("issue 22: a lane in this process (src/fuzz/lanes.ts LocalLane)", () =>
     expect(report.headline).toMatch(/^DIVERGENCE seed 1 run 0: /);
   }, 120_000);
 
+  it("a divergence whose report file cannot be written (a directory of that name): the reason names the file", async () => {
+    const out = join(scratch, "report");
+    mkdirSync(join(out, "alloc.json"), { recursive: true });
+    const l = lane(spec(zeroRoot()));
+    expect(await l.run(0)).toMatchObject({ divergent: true });
+    const report = await l.finish(0);
+    expect(report.details.at(-1)).toBe("no report written");
+    expect(report.writeError).toBe(`cannot write the report to ${out}: cannot write ${join(out, "alloc.json")}: it is a directory (give a file name)`);
+  }, 120_000);
+
   it("a stop ends the run under way (stopped, not a failure) and a finding shrunk after it says it was interrupted", async () => {
-    const slow = lane(spec("sh -c 'sleep 10' sh"));
+    // A command that would run for ten minutes: only the stop ends it.
+    const slow = lane(spec("sh -c 'sleep 600' sh", { timeout: 600 }));
     const ran = slow.run(0);
     slow.stop();
     expect(await ran).toMatchObject({ run: 0, divergent: false, stopped: true });
