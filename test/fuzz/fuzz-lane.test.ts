@@ -11,7 +11,7 @@ import { fuzz, FuzzLane, TargetFailure, type FuzzProgress, type LaneSettings } f
 import { chainSize, generateChain } from "../../src/fuzz/plan.js";
 import { sessionBlock, transition } from "../../src/harness/t8n.js";
 import { ServerDied } from "../../src/target/server-target.js";
-import { inputTexts, parseTargetOutput, TargetError, type ChainTarget, type Entries, type T8nInputs, type T8nTarget, type TargetAnswer, type TargetOutput } from "../../src/target/target.js";
+import { inputTexts, parseTargetOutput, perCall, TargetError, type ChainTarget, type Entries, type T8nInputs, type T8nTarget, type TargetAnswer, type TargetOutput } from "../../src/target/target.js";
 import { dumpState } from "../../state/kv/dump.js";
 import { createStateCommitment } from "../../state/qmdb/index.js";
 import { MemoryStateStore } from "../../state/store/store.js";
@@ -196,7 +196,7 @@ describe("issue 22: one lane's runs (src/fuzz/fuzz.ts FuzzLane)", () => {
   });
 
   it("only the run that diverged is shrunk, once; a dropped divergence is gone", async () => {
-    const lane = new FuzzLane(perCallOf(new PerCall((result) => (result["state_root"] = ZERO_ROOT))), settings({ shrinkBudget: 2 }));
+    const lane = new FuzzLane(perCall(new PerCall((result) => (result["state_root"] = ZERO_ROOT))), settings({ shrinkBudget: 2 }));
     expect(await lane.run(0)).toMatchObject({ run: 0, blocks: 1, divergent: true, stopped: false });
     await expect(lane.shrink(1)).rejects.toThrow(new Error("no divergence of run 1 on this lane"));
     const f = await lane.shrink(0);
@@ -211,7 +211,7 @@ describe("issue 22: one lane's runs (src/fuzz/fuzz.ts FuzzLane)", () => {
     const target = new PerCall((result, inputs) => {
       if (inputs.env.height === size(0).heights[1]) result["state_root"] = ZERO_ROOT;
     });
-    const lane = new FuzzLane(perCallOf(target), settings({ shrinkBudget: 1 }));
+    const lane = new FuzzLane(perCall(target), settings({ shrinkBudget: 1 }));
     expect(await lane.run(0)).toMatchObject({ blocks: 2, divergent: true });
     const d = (await lane.shrink(0)).divergence;
     // The budget of one candidate: the chain truncated after the diverging block.
@@ -230,11 +230,11 @@ describe("issue 22: one lane's runs (src/fuzz/fuzz.ts FuzzLane)", () => {
   });
 
   it("a target's failure names the run and block, keeping the block and the command's stderr; our own failure names the seed and run", async () => {
-    const failed = new FuzzLane(perCallOf({ run: () => Promise.reject(new TargetError("exit 3", "on stderr")), close: () => undefined }), settings());
+    const failed = new FuzzLane(perCall({ run: () => Promise.reject(new TargetError("exit 3", "on stderr")), close: () => undefined }), settings());
     const err = (await caught(failed.run(4))) as TargetFailure;
     expect(err).toBeInstanceOf(TargetFailure);
     expect([err.message, err.run, err.block?.height, err.stderr, err.died]).toEqual(["exit 3", 4, size(4).heights[0], "on stderr", false]);
-    const ours = new FuzzLane(perCallOf({ run: () => Promise.reject(new RangeError("our bug")), close: () => undefined }), settings());
+    const ours = new FuzzLane(perCall({ run: () => Promise.reject(new RangeError("our bug")), close: () => undefined }), settings());
     const bug = (await caught(ours.run(4))) as Error;
     expect(bug).toBeInstanceOf(RangeError);
     expect(bug.message).toBe("seed 5 run 4: our bug");
@@ -313,17 +313,3 @@ describe("issue 22: one lane's runs (src/fuzz/fuzz.ts FuzzLane)", () => {
   });
 });
 
-/** A per-call target as fuzz.ts drives one (target.ts perCall), built here. */
-function perCallOf(t: T8nTarget): ChainTarget {
-  return {
-    stateRoot: "per_block",
-    memoizable: true,
-    startChain: () => Promise.resolve(),
-    async apply(inputs) {
-      const output = await t.run(inputs);
-      return { result: output.result, resultText: output.resultText, output };
-    },
-    postState: (_inputs, answer) => Promise.resolve(answer.output!),
-    close: () => t.close(),
-  };
-}
