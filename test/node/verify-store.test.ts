@@ -139,7 +139,46 @@ describe("issue 22: store verify, each check reached alone (src/node/verify-stor
       sizes = [stored(t, 6n).logSize, five.logSize + 1_000_000n];
       put(t, 5n, sizes[1], five.block);
     });
-    expect(message).toBe(`block 6: its QMDB log size ${sizes[0]} is below block 5's ${sizes[1]}`);
+    expect(message).toBe(`block 6: its QMDB log size ${sizes[0]} is not above block 5's ${sizes[1]}`);
+    // Equal is damage too: every block appends at least its commit operation.
+    const equal = inconsistency((t) => {
+      const five = stored(t, 5n);
+      sizes = [stored(t, 6n).logSize, 0n];
+      put(t, 5n, sizes[0], five.block);
+    });
+    expect(equal).toBe(`block 6: its QMDB log size ${sizes[0]} is not above block 5's ${sizes[0]}`);
+  });
+
+  it("issue 22: an index entry that does not decode is named by its hash, both ways; an inconsistency is a StoreInconsistency by name", () => {
+    let tx = "";
+    expect(
+      inconsistency((t) => {
+        const r = stored(t, 6n).block.receipts[0]!;
+        tx = toHex(r.tx_hash);
+        t("txs").putSync(Buffer.from(r.tx_hash), Buffer.of(1, 2, 3));
+      }),
+    ).toMatch(new RegExp(`^the transaction index entry of ${tx}: `));
+    const stray = new Uint8Array(32).fill(0x45);
+    expect(inconsistency((t) => t("txs").putSync(Buffer.from(stray), Buffer.of(1, 2, 3)))).toMatch(new RegExp(`^the transaction index entry of ${toHex(stray)}: `));
+    expect(new StoreInconsistency("x").name).toBe("StoreInconsistency");
+  });
+
+  it("issue 22: an operation missing from the stored log is named as the stored state's damage; the rebuild's store is closed", () => {
+    const fds = readdirSync("/proc/self/fd").length;
+    expect(
+      inconsistency((t) => {
+        const ops = t("ops");
+        const [, second] = [...ops.getKeys({ limit: 2 })];
+        ops.removeSync(second!);
+      }),
+    ).toMatch(/^the stored state: operation \d+ is missing$/);
+    const db = LmdbChainDb.open(good, { readOnly: true });
+    try {
+      verifyStore(db);
+    } finally {
+      db.close();
+    }
+    expect(readdirSync("/proc/self/fd").length).toBe(fds);
   });
 
   it("the block-hash and transaction indexes, both ways", () => {
