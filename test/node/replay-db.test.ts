@@ -8,6 +8,7 @@ import type { Fixture } from "../../src/harness/fixture.js";
 import { readFixture } from "../../src/harness/documents.js";
 import type { ReplayProgress } from "../../src/harness/replay.js";
 import { replayIntoDb } from "../../src/node/replay-db.js";
+import { compareStoredChain, StoredChainError } from "../../src/node/stored-chain.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
 
 const FIXTURE = readFixture("fixtures/corpus/create-quote.json"); // blocks at heights 1, 5, 6
@@ -108,6 +109,27 @@ describe("issue 22: the stored chain against the fixture, each difference named 
     expect(outcome).toMatchObject({ mismatch: null, blocks: 0, compared: { compared: 2, first: 1n, last: 5n, beyond: { from: 6n, head: 6n } } });
     // The stored block 5, at or below --to-height and past the fixture's blocks there, is one the fixture skips.
     expect((await replayIntoDb(skipping, db, { toHeight: 5n })).mismatch).toMatchObject({ height: 5n, path: "$.blocks", field: "block", expected: "no block at height 5 (the fixture skips it)" });
+  });
+
+  it("issue 22: each field of a fixture block and of its genesis alone, named by path and field, with the note that nothing ran", async () => {
+    const db = await full();
+    const flip = (b: Uint8Array): Uint8Array => Uint8Array.from(b, (x, i) => (i === 0 ? x ^ 1 : x));
+    const cases: Array<[(f: Fixture) => void, string, string]> = [
+      [(f) => void (f.genesis.chain_instance_id = flip(f.genesis.chain_instance_id)), "$.genesis.chain_instance_id", "chain_instance_id"],
+      [(f) => void (f.genesis.state_root = flip(f.genesis.state_root)), "$.genesis.state_root", "genesis state_root"],
+      [(f) => void (f.blocks[1]!.timestamp += 1n), "$.blocks[1].timestamp", "timestamp"],
+      [(f) => void f.blocks[1]!.receipts.pop(), "$.blocks[1].receipts", "receipts.length"],
+      [(f) => void (f.blocks[1]!.state_root = flip(f.blocks[1]!.state_root)), "$.blocks[1].state_root", "state_root"],
+      [(f) => void (f.blocks[1]!.tx_root = flip(f.blocks[1]!.tx_root)), "$.blocks[1].tx_root", "tx_root"],
+      [(f) => void (f.blocks[1]!.receipt_root = flip(f.blocks[1]!.receipt_root)), "$.blocks[1].receipt_root", "receipt_root"],
+      [(f) => void (f.blocks[1]!.logs_root = flip(f.blocks[1]!.logs_root)), "$.blocks[1].logs_root", "logs_root"],
+      [(f) => void (f.blocks[1]!.effective_rent_height += 1n), "$.blocks[1].effective_rent_height", "effective_rent_height"],
+    ];
+    for (const [edit, path, field] of cases) {
+      const { mismatch } = compareStoredChain(tampered(edit), db);
+      expect(mismatch, path).toMatchObject({ path, field, details: ["(the value the store holds for this block: nothing was executed, the store is unchanged)"] });
+    }
+    expect(new StoredChainError("x").name).toBe("StoredChainError");
   });
 
   it("a fixture block claiming other gas vectors", async () => {
