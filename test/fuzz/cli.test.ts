@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { cbqs, unusableInput } from "../cli/program.js";
 import { requireFreshDist } from "./dist.js";
+import { OURS, zeroRootCommand } from "./commands.js";
 
-const OURS = "node dist/src/cli.js t8n";
 let scratch: string;
 let savedTmp: string | undefined;
 
@@ -100,9 +100,7 @@ describe("cbqs fuzz", () => {
   });
 
   it("--no-state-root leaves state_root out of the comparison (a t8n that does not commit its alloc as one batch)", async () => {
-    const zero = join(scratch, "zero-root.cjs");
-    writeFileSync(zero, `const fs = require("fs"); const f = process.argv[2]; const r = JSON.parse(fs.readFileSync(f, "utf8")); r.state_root = "0x" + "00".repeat(32); fs.writeFileSync(f, JSON.stringify(r));`);
-    const command = `f() { node dist/src/cli.js t8n "$@" && node ${zero} "$8"; }; f`;
+    const command = zeroRootCommand(scratch);
     const r = await cbqs("fuzz", "--jobs", "1", "--t8n", command, "--seed", "2", "--runs", "1", "--blocks", "1", "--quiet", "--no-state-root");
     expect(r).toEqual({ exitCode: 0, out: expect.stringMatching(/ states? reached, no divergence\n$/), err: "" });
   });

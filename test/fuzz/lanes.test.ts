@@ -8,9 +8,9 @@ import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LaneFailure, LocalLane, makeLanes, makeTarget, type LaneSpec } from "../../src/fuzz/lanes.js";
 import { ServerTarget } from "../../src/target/server-target.js";
+import { OURS, zeroRootCommand } from "./commands.js";
 
 // Our compiled t8n as the command under test (a child per block; the lanes' own code runs here).
-const OURS = "node dist/src/cli.js t8n";
 let scratch: string;
 const open: LocalLane[] = [];
 
@@ -32,12 +32,7 @@ function lane(s: LaneSpec, shrinks: unknown[] = []): LocalLane {
   return l;
 }
 
-/** Our t8n with every state_root zeroed: a divergence on every run. */
-function zeroRoot(): string {
-  const script = join(scratch, "zero-root.cjs");
-  writeFileSync(script, `const fs = require("fs"); const f = process.argv[2]; const r = JSON.parse(fs.readFileSync(f, "utf8")); r.state_root = "0x" + "00".repeat(32); fs.writeFileSync(f, JSON.stringify(r));`);
-  return `f() { ${OURS} "$@" && node ${script} "$8"; }; f`;
-}
+const zeroRoot = (): string => zeroRootCommand(scratch);
 
 const caught = (p: Promise<unknown>): Promise<unknown> =>
   p.then(

@@ -3,15 +3,15 @@
 // target's failure as a LaneFailure with its one error line, our own as an Error with its stack;
 // a finding is shrunk there (progress reported as it goes) unless it was dropped; a stop ends the
 // run under way; a close ends the worker.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 // The compiled lanes: a worker thread runs dist/src/fuzz/worker.js, which only the compiled module finds.
 import { LaneFailure, WorkerLane, type LaneSpec } from "../../dist/src/fuzz/lanes.js";
 import { requireFreshDist } from "./dist.js";
+import { OURS, zeroRootCommand } from "./commands.js";
 
-const OURS = "node dist/src/cli.js t8n";
 let scratch: string;
 const lanes: WorkerLane[] = [];
 
@@ -34,12 +34,7 @@ function lane(command: string, shrinks: unknown[] = []): WorkerLane {
   return l;
 }
 
-/** Our t8n with every state_root zeroed: a divergence on every run. */
-function zeroRoot(): string {
-  const script = join(scratch, "zero-root.cjs");
-  writeFileSync(script, `const fs = require("fs"); const f = process.argv[2]; const r = JSON.parse(fs.readFileSync(f, "utf8")); r.state_root = "0x" + "00".repeat(32); fs.writeFileSync(f, JSON.stringify(r));`);
-  return `f() { ${OURS} "$@" && node ${script} "$8"; }; f`;
-}
+const zeroRoot = (): string => zeroRootCommand(scratch);
 
 describe("a fuzz lane on a worker thread (src/fuzz/worker.ts)", () => {
   it("a run's outcome comes back; finishing a run that did not diverge is our own failure, an Error with its stack", async () => {
