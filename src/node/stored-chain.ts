@@ -90,7 +90,8 @@ export function compareStoredChain(fixture: Fixture, db: ChainDb, upTo?: bigint)
   // compared with the store's. So the comparison always runs through the snapshot's block (even
   // above --to-height or the fixture's end); a fixture without that block cannot be verified.
   const first = fixture.blocks[0];
-  if (snapshotBase !== null && first !== undefined && first.height < snapshotBase && first.height <= through && through < snapshotBase) {
+  // (through < snapshotBase makes the first fixture block, at or below through, one below the snapshot.)
+  if (snapshotBase !== null && first !== undefined && first.height <= through && through < snapshotBase) {
     if (fixtureLast < snapshotBase) {
       const m = mismatchOf(snapshotBase, "$.blocks", "block", `no block at height ${snapshotBase} (the fixture ends at block ${fixtureLast})`, `the snapshot's block (block_hash ${toHex(lowest!.block_hash)})`);
       m.details.push(

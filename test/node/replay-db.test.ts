@@ -8,7 +8,8 @@ import type { Fixture } from "../../src/harness/fixture.js";
 import { readFixture } from "../../src/harness/documents.js";
 import type { ReplayProgress } from "../../src/harness/replay.js";
 import { replayIntoDb } from "../../src/node/replay-db.js";
-import { compareStoredChain, StoredChainError } from "../../src/node/stored-chain.js";
+import { compareStoredChain, comparedText, StoredChainError } from "../../src/node/stored-chain.js";
+import type { ChainDb } from "../../state/chain-db/chain-db.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
 
 const FIXTURE = readFixture("fixtures/corpus/create-quote.json"); // blocks at heights 1, 5, 6
@@ -138,5 +139,69 @@ describe("issue 22: the stored chain against the fixture, each difference named 
       f.blocks[0]!.gas_vectors_sha256 = "0x" + "00".repeat(32);
     });
     expect((await replayIntoDb(bad, db)).mismatch).toMatchObject({ height: 1n, path: "$.blocks[0].gas_vectors_sha256", field: "gas_vectors_sha256", expected: "0x" + "00".repeat(32) });
+  });
+});
+
+describe("issue 22: the stored chain below a snapshot, its bounds and its words (src/node/stored-chain.ts)", () => {
+  const flip = (b: Uint8Array): Uint8Array => Uint8Array.from(b, (x, i) => (i === 0 ? x ^ 1 : x));
+
+  /** A store holding the fixture's chain (blocks 1, 5 and 6). */
+  async function full(): Promise<MemoryChainDb> {
+    const db = new MemoryChainDb(100);
+    await replayIntoDb(FIXTURE, db);
+    return db;
+  }
+
+  /**
+   * The store as a snapshot import of block `base` leaves it: no block below `base` (what
+   * compareStoredChain reads of a store is its genesis, head and block ranges). The real import
+   * is tested through the CLI (test/harness/replay-db.test.ts), out of a mutant's reach.
+   */
+  function fromSnapshot(db: MemoryChainDb, base: bigint): ChainDb {
+    return new Proxy(db, {
+      get(target, name, receiver) {
+        if (name === "blocks") return (q: Parameters<ChainDb["blocks"]>[0]) => target.blocks({ ...q, from: q.from < base ? base : q.from });
+        const v: unknown = Reflect.get(target, name, receiver);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+  }
+
+  it("a fixture block below the snapshot is checked against its own roots, each named by path and field", async () => {
+    const db = fromSnapshot(await full(), 5n);
+    expect(compareStoredChain(FIXTURE, db)).toMatchObject({ mismatch: null, compared: 2, snapshotBase: 5n, belowSnapshot: 1 });
+    const note = "(computed from the fixture's own block: the store starts at a snapshot of block 5 and holds no block below it; the snapshot's block commits to this one through the parent hashes)";
+    for (const field of ["tx_root", "receipt_root", "logs_root"] as const) {
+      const { mismatch } = compareStoredChain(tampered((f) => void (f.blocks[0]![field] = flip(f.blocks[0]![field]))), db);
+      expect(mismatch, field).toMatchObject({ height: 1n, path: `$.blocks[0].${field}`, field, details: [note, "(nothing was executed, the store is unchanged)"] });
+    }
+  });
+
+  it("two fixture blocks below the snapshot: counted and named in the words", async () => {
+    const c = compareStoredChain(FIXTURE, fromSnapshot(await full(), 6n));
+    expect(c).toMatchObject({ mismatch: null, compared: 1, first: 6n, last: 6n, snapshotBase: 6n, belowSnapshot: 2 });
+    expect(comparedText(c)).toBe(
+      "genesis and 1 stored block (block 6) compared with the fixture's: identical; the store starts at a snapshot of block 6, holding no block below it; the fixture's 2 blocks below it checked against the hash chain that ends at it (roots and block hashes, not executed)",
+    );
+  });
+
+  it("an upper bound below the fixture's first block compares no block, also on a snapshot store", async () => {
+    const c = compareStoredChain(FIXTURE, fromSnapshot(await full(), 5n), 0n);
+    expect(c).toMatchObject({ mismatch: null, compared: 0, belowSnapshot: 0, snapshotBase: 5n });
+  });
+
+  it("an upper bound between two stored blocks: the blocks above it are not read", async () => {
+    expect(compareStoredChain(FIXTURE, await full(), 3n)).toMatchObject({ mismatch: null, compared: 1, first: 1n, last: 1n });
+  });
+
+  it("the first block's parent is the fixture genesis' block hash, named as such", async () => {
+    const { mismatch } = compareStoredChain(tampered((f) => void (f.genesis.config.timestamp += 1n)), await full());
+    expect(mismatch).toMatchObject({ height: 1n, path: "$.genesis (its block hash)", field: "parent_hash" });
+  });
+
+  it("a stored block above the fixture's last one compared is named with its hash", async () => {
+    const db = await full();
+    const skipping = tampered((f) => void f.blocks.splice(1, 1));
+    expect(compareStoredChain(skipping, db, 5n).mismatch).toMatchObject({ height: 5n, actual: `a stored block (block_hash ${toHex(db.blocks({ from: 5n, to: 5n, order: "asc", limit: 1 })[0]!.block_hash)})` });
   });
 });
