@@ -4,7 +4,6 @@
 // execution (src/engine/chain.ts via src/harness/replay.ts and src/chain/*), so roots, receipts
 // and block hashes are the ones `cbqs replay` and `cbqs fill` produce, and every block is one
 // ChainDb commit (state/chain-db/chain-db.ts).
-import { StoreError } from "../../state/lmdb/errors.js";
 import { bytesEqual, toHex } from "../bytes.js";
 import { genesisHash, headerHash } from "../chain/block.js";
 import { txHash, type TxEnvelope } from "../chain/envelope.js";
@@ -106,10 +105,13 @@ export class CbqsNode {
   /** Told of every produced block, whoever asked for it (the timer or POST /mine): the node's log. */
   onMined: ((mined: MinedBlock) => void) | undefined;
   /**
-   * Told when the store refused a produced block (a full disk, CIP-4 §6.4): the store is at the
-   * block before it and the ChainDb refuses every further write, so the node must stop.
+   * Told when the store refused a produced block (a full disk, CIP-4 §6.4 — or, for an error that
+   * is not a StoreError, a bug): the store is at the block before it and the ChainDb refuses every
+   * further write (state/chain-db/chain-db.ts "Commit protocol"), so the node must stop.
    */
-  onStoreFailed: ((err: StoreError) => void) | undefined;
+  onStoreFailed: ((err: Error) => void) | undefined;
+  /** Set once the store refused a block: no block is produced after it. */
+  private storeFailure: { height: bigint; err: Error } | undefined;
   /**
    * Told the milliseconds of every produced block: `applyMs` from the start of its production to
    * its record (selection, execution, roots, header hash), `commitMs` its ChainDb commit. GET
@@ -330,6 +332,10 @@ export class CbqsNode {
   }
 
   private produce(height?: bigint, given?: bigint): MinedBlock {
+    if (this.storeFailure !== undefined) {
+      const { height: failed, err } = this.storeFailure;
+      throw new RequestError(503, "store_failed", `block production has stopped: the store refused block ${failed} (${err.message}); restart the node`);
+    }
     const started = performance.now();
     const head = this.head();
     const h = height ?? head.height + 1n;
@@ -361,7 +367,10 @@ export class CbqsNode {
     try {
       this.db.commitBlock(block);
     } catch (err) {
-      if (err instanceof StoreError) this.onStoreFailed?.(err);
+      // The block was executed and staged: whatever the error, the store takes no further block.
+      const failure = err instanceof Error ? err : new Error(String(err));
+      this.storeFailure = { height: h, err: failure };
+      this.onStoreFailed?.(failure);
       throw err;
     }
     this.onBlockTimed?.(built - started, performance.now() - built);

@@ -59,7 +59,8 @@ export async function runNode(db: ChainDb, start: NodeStart, options: RunOptions
     // No further block can be committed until the store is reopened: stop producing.
     if (timer !== undefined) clearInterval(timer);
     timer = undefined;
-    log({ level: "error", msg: "the store refused a block; stopping", error: err.message });
+    // A StoreError is the store's own refusal (a full disk); anything else is a bug: its stack.
+    log({ level: "error", msg: "the store refused a block; stopping", error: err instanceof StoreError ? err.message : (err.stack ?? err.message) });
     options.onFatal?.(err);
   };
   if (mining === "interval") {
@@ -71,7 +72,7 @@ export async function runNode(db: ChainDb, start: NodeStart, options: RunOptions
       try {
         node.mine();
       } catch (err) {
-        if (err instanceof StoreError) return; // reported by onStoreFailed; production has stopped
+        if (timer === undefined) return; // the store refused the block: reported by onStoreFailed, production has stopped
         // Logged and retried at the next tick: the node keeps serving, and production resumes as
         // soon as the cause is gone (docs/node.md "Running it").
         log({ level: "error", msg: "block production failed", error: err instanceof Error ? (err.stack ?? err.message) : String(err) });

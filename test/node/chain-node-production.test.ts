@@ -185,17 +185,22 @@ describe("issue 22: what the node's owner is told of each produced block", () =>
     }
   });
 
-  it("a store refusing a block with a StoreError is told to onStoreFailed (the node must stop); any other error is only thrown; the listeners are told of neither block", () => {
+  it("issue 22: a store refusing a block, with a StoreError or any other error, is told to onStoreFailed and stops production: no block after it, by name (the ChainDb contract: a staged block never committed leaves the store refusing writes)", () => {
     for (const refuse of [new Error("a bug"), new StoreError("MDB_MAP_FULL: the map is full")]) {
       const db = new RefusingDb();
       const n = open(db);
-      const failed: StoreError[] = [];
+      const failed: Error[] = [];
       const blocks: bigint[] = [];
       n.onStoreFailed = (err) => failed.push(err);
       n.listen({ block: (b) => blocks.push(b.height), rewound: () => undefined });
       db.refuse = refuse;
       expect(() => n.mine()).toThrow(refuse);
-      expect([failed, n.head().height, blocks]).toEqual([refuse instanceof StoreError ? [refuse] : [], 0n, []]);
+      expect([failed, n.head().height, blocks]).toEqual([[refuse], 0n, []]);
+      // Even once the store would take it, the node produces nothing more: the block was executed and staged.
+      db.refuse = undefined;
+      expect(refusal(() => n.mine())).toEqual([503, "store_failed", `block production has stopped: the store refused block 1 (${refuse.message}); restart the node`]);
+      expect(refusal(() => finish(n.mineSteps(2)))).toEqual([503, "store_failed", `block production has stopped: the store refused block 1 (${refuse.message}); restart the node`]);
+      expect([failed.length, n.head().height, blocks]).toEqual([1, 0n, []]);
     }
   });
 

@@ -28,10 +28,15 @@ async function until(what: string, check: () => boolean): Promise<void> {
 class RefusingDb extends MemoryChainDb {
   refusing = false;
   attempts = 0;
+  /** Refuse with a plain Error instead (a bug in the store, not its own refusal). */
+  constructor(private readonly bug = false) {
+    super();
+  }
   override commitBlock(block: BlockRecord): void {
     if (this.refusing) {
       this.attempts++;
-      throw new StoreError(`block ${block.height} could not be written`);
+      const message = `block ${block.height} could not be written`;
+      throw this.bug ? new Error(message) : new StoreError(message);
     }
     super.commitBlock(block);
   }
@@ -126,9 +131,13 @@ describe("issue 22: runNode's mining", () => {
     }
   });
 
-  for (const told of [true, false]) {
-    it(`issue 22: a store that refuses a produced block stops interval production once: logged, ${told ? "the caller told" : "no caller to tell"}, never retried nor logged as a production failure`, async () => {
-      const db = new RefusingDb();
+  for (const [told, bug] of [
+    [true, false],
+    [false, false],
+    [true, true],
+  ] as const) {
+    it(`issue 22: a store that refuses a produced block${bug ? " with an error other than a StoreError (a bug)" : ""} stops interval production once: logged${bug ? " with its stack" : ""}, ${told ? "the caller told" : "no caller to tell"}, never retried nor logged as a production failure`, async () => {
+      const db = new RefusingDb(bug);
       const logs: Array<Record<string, unknown>> = [];
       const fatal: Error[] = [];
       const n = await runNode(db, { kind: "genesis", source: devnetGenesisSource(1) }, { ...base, blockTime: 0.02, log: (e) => logs.push(e), ...(told ? { onFatal: (err: Error) => fatal.push(err) } : {}) });
@@ -139,7 +148,8 @@ describe("issue 22: runNode's mining", () => {
         // Fifty intervals: production would have tried again by now.
         await new Promise((done) => setTimeout(done, 1000));
         expect(db.attempts).toBe(1);
-        expect(logs.filter((l) => l["level"] === "error")).toEqual([{ level: "error", msg: "the store refused a block; stopping", error: `block ${n.node.head().height + 1n} could not be written` }]);
+        const message = `block ${n.node.head().height + 1n} could not be written`;
+        expect(logs.filter((l) => l["level"] === "error")).toEqual([{ level: "error", msg: "the store refused a block; stopping", error: bug ? expect.stringMatching(new RegExp(`^Error: ${message}\\n\\s+at `)) : message }]);
         expect(fatal.map((e) => e.message)).toEqual(told ? [`block ${n.node.head().height + 1n} could not be written`] : []);
       } finally {
         await n.close();
