@@ -94,14 +94,14 @@ function checkNotHeld(path: string): number {
   return pid;
 }
 
-/** Refuses a path that is not a directory, and (read-only) one without a store. */
-function checkDir(dir: string, readOnly: boolean): void {
+/** Refuses a path that is not a directory or cannot be examined (a missing one is the caller's). */
+function checkDir(dir: string): void {
   let isDir: boolean;
   try {
     isDir = statSync(dir).isDirectory();
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? String(err);
-    if (code !== "ENOENT" || readOnly) throw new StoreError(code === "ENOENT" ? "no store there" : `cannot use it: ${code}`);
+    if (code !== "ENOENT") throw new StoreError(`cannot use it: ${code}`);
     return;
   }
   if (!isDir) throw new StoreError("not a directory");
@@ -156,8 +156,8 @@ export class Env {
 
   static open(dir: string, options: EnvOptions = {}): Env {
     const readOnly = options.readOnly === true;
-    checkDir(dir, readOnly);
-    if (readOnly && !hasEnv(dir)) throw new StoreError("no store there");
+    checkDir(dir);
+    if (readOnly && !hasEnv(dir)) throw new StoreError("no store there"); // a missing directory too
     // An empty data.mdb (a crash before LMDB's first meta write) is an empty store: a writable open
     // lets LMDB initialise it, a read-only one cannot (LMDB would read meta pages that are not there).
     if (readOnly && statSync(join(dir, "data.mdb")).size === 0) throw new StoreError("no store there (data.mdb is empty: a store created but never written)");

@@ -186,3 +186,55 @@ describe("a store LMDB itself cannot open", () => {
     }
   });
 });
+
+/** What lmdb-js keeps of its open options, and its state (on its root object; not in its types). */
+const lmdb = (env: Env) => env.root as unknown as { overlappingSync?: boolean; noSync?: boolean; readOnly?: boolean; status: string };
+
+describe("issue 22: what LMDB is asked to open", () => {
+  it("the sync policy of docs/state.md: a commit is flushed after it returns (overlappingSync), never with noSync (benchmarks)", () => {
+    const dir = fresh();
+    const env = Env.open(dir);
+    expect([lmdb(env).overlappingSync, lmdb(env).noSync]).toEqual([true, undefined]);
+    env.close();
+    const bench = Env.open(dir, { noSync: true });
+    expect([lmdb(bench).overlappingSync, lmdb(bench).noSync]).toEqual([false, true]);
+    bench.close();
+  });
+
+  it("a reader opens LMDB read-only: a table the store lacks is refused by name, not created", () => {
+    const dir = written(fresh());
+    const env = Env.open(dir, { readOnly: true });
+    try {
+      expect(lmdb(env).readOnly).toBe(true);
+      expect(env.readOnly).toBe(true);
+      expect(env.table("t").getBinary(Buffer.from("k"))).toEqual(Buffer.from("v"));
+      expect(refusal(() => env.table("absent"))).toBe("not a cbqs store (it has no absent table)");
+    } finally {
+      env.close();
+    }
+    const writer = Env.open(dir);
+    expect([lmdb(writer).readOnly, writer.readOnly]).toEqual([undefined, false]);
+    writer.close();
+  });
+
+  it("tables hold raw bytes: values read back exactly as written (no encoding header), keys as Buffers in byte order", () => {
+    const env = Env.open(fresh());
+    try {
+      const table = env.table("t");
+      env.transaction(() => {
+        table.putSync(u64Key(5), Buffer.from("abc"));
+        table.putSync(Buffer.from("zz"), Buffer.of(1, 2));
+      });
+      expect(table.getBinary(u64Key(5))).toEqual(Buffer.from("abc"));
+      expect([...table.getKeys()]).toEqual([u64Key(5), Buffer.from("zz")]);
+    } finally {
+      env.close();
+    }
+  });
+
+  it("close closes LMDB's environment too", () => {
+    const env = Env.open(fresh());
+    env.close();
+    expect(lmdb(env).status).toBe("closed");
+  });
+});
