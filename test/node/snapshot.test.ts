@@ -11,9 +11,10 @@ import { chainInstanceId } from "../../src/codec/derive.js";
 import { keccak256 } from "../../src/crypto/hash.js";
 import { readFixture } from "../../src/harness/documents.js";
 import { CbqsNode } from "../../src/node/chain-node.js";
-import { exportSnapshot, importSnapshot, SnapshotError, snapshotEvery } from "../../src/node/snapshot.js";
+import { AnchorMismatch, exportSnapshot, importSnapshot, importSnapshotSteps, SnapshotError, snapshotEvery } from "../../src/node/snapshot.js";
+import { finish } from "../../src/steps.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
-import { DamagedStoreError } from "../../state/lmdb/errors.js";
+import { DamagedStoreError, StoreError } from "../../state/lmdb/errors.js";
 import type { BlockRecord, GenesisRecord } from "../../state/chain-db/chain-db.js";
 import { decodeBlock, decodeGenesis, encodeBlock, encodeGenesis } from "../../state/lmdb/records.js";
 import { rebuildSnapshotState } from "../../state/lmdb/snapshot.js";
@@ -328,6 +329,64 @@ describe("issue 22: the chain checks of a snapshot import, each reached alone (s
     writeFileSync(join(cluttered, "notes.txt"), "x");
     expect(refusal(head, cluttered)).toBe(`${cluttered} is not empty and holds no cbqs store`);
     expect(readdirSync(cluttered)).toEqual(["notes.txt"]);
+  });
+
+  it("issue 22: a target that is an empty directory, or a store that never committed its genesis (a crash before it), is replaced by the import; a file is refused as not a directory", () => {
+    const empty = fresh();
+    mkdirSync(empty);
+    expect(importSnapshot(head, empty).height).toBe(6n);
+    const unborn = fresh();
+    LmdbChainDb.open(unborn).close();
+    expect(readdirSync(unborn).length).toBeGreaterThan(0);
+    expect(importSnapshot(head, unborn).height).toBe(6n);
+    for (const dir of [empty, unborn]) {
+      const db = LmdbChainDb.open(dir);
+      expect(db.head()!.height).toBe(6n);
+      db.close();
+    }
+    const file = join(root, "a-file");
+    writeFileSync(file, "x");
+    expect(() => importSnapshot(head, file)).toThrow(new StoreError("not a directory"));
+    expect(readFileSync(file, "utf8")).toBe("x");
+  });
+
+  it("issue 22: the import is built beside the target, as <dir>.import-<pid> (trailing slashes of the target dropped), and moved into place; nothing is left beside it", () => {
+    const base = fresh();
+    const beside = `${base}.import-${process.pid}`;
+    const steps = importSnapshotSteps(head, `${base}//`);
+    expect(steps.next().done).toBe(false);
+    expect(existsSync(beside)).toBe(true);
+    expect(existsSync(base)).toBe(false);
+    expect(finish(steps).height).toBe(6n);
+    expect([existsSync(beside), existsSync(base)]).toEqual([false, true]);
+  });
+
+  it("issue 22: a leftover <dir>.import-<pid> of an import that was killed is cleared, not imported into", () => {
+    const base = fresh();
+    mkdirSync(`${base}.import-${process.pid}`);
+    writeFileSync(join(`${base}.import-${process.pid}`, "stale"), "x");
+    expect(importSnapshot(head, base).height).toBe(6n);
+    expect(readdirSync(base)).not.toContain("stale");
+  });
+
+  it("issue 22: the store a refused import looked into is closed again: it opens in this process afterwards", () => {
+    expect(refusal(head, source)).toMatch(/already holds this chain/);
+    const db = LmdbChainDb.open(source);
+    expect(db.head()!.height).toBe(6n);
+    db.close();
+  });
+
+  it("issue 22: a block hash other than the trusted one is an AnchorMismatch, named", () => {
+    const target = fresh();
+    let thrown: unknown;
+    try {
+      importSnapshot(head, target, new Uint8Array(32));
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(AnchorMismatch);
+    expect((thrown as Error).name).toBe("AnchorMismatch");
+    expect(existsSync(target)).toBe(false);
   });
 });
 
