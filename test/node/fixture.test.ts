@@ -152,7 +152,11 @@ describe("issue 24: a streamed fixture, one at a time", () => {
       const first = await pausedGet(`${n.url}/fixture`);
       expect(first.res.statusCode).toBe(200);
       const busy = await get(n.url, "/fixture?post_state=none");
-      expect([busy.status, (busy.body["error"] as { code: string }).code, busy.headers.get("retry-after")]).toEqual([503, "fixture_in_progress", "5"]);
+      expect([busy.status, busy.body["error"], busy.headers.get("retry-after")]).toEqual([
+        503,
+        { code: "fixture_in_progress", message: "the node writes one fixture at a time and is writing one now; try again when it is done" },
+        "5",
+      ]);
       expect((await get(n.url, "/genesis")).status).toBe(200);
       expect((await post(n.url, "/mine", "")).body).toMatchObject({ height: "1501" });
       const { text, complete } = await first.body();
