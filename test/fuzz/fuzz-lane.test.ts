@@ -313,3 +313,132 @@ describe("issue 22: one lane's runs (src/fuzz/fuzz.ts FuzzLane)", () => {
   });
 });
 
+
+describe("issue 22: a signal and a target's failure around a session (src/fuzz/fuzz.ts, hand-reviewed mutants)", () => {
+  it("a target's failure escapes fuzz() as a TargetFailure by name, with its run", async () => {
+    const err = (await caught(fuzz({ run: () => Promise.reject(new TargetError("exit 3", "")), close: () => undefined }, { seed: 5, firstRun: 2, runs: 1, blocks: 1, compare: { stateRoot: true }, shrinkBudget: 4 }))) as TargetFailure;
+    expect(err).toBeInstanceOf(TargetFailure);
+    expect([err.name, err.run, String(err)]).toEqual(["TargetFailure", 2, "TargetFailure: exit 3"]);
+  });
+
+  it("a signal while the session opens: no block is sent, so a target that would diverge is no finding (docs/fuzzing.md §2: stopped at once)", async () => {
+    let stop = false;
+    class SlowStart extends Session {
+      override startChain(alloc: Entries, height: bigint): Promise<void> {
+        stop = true; // the signal comes while the server opens its session
+        return super.startChain(alloc, height);
+      }
+    }
+    const target = new SlowStart({}, (result) => (result["state_root"] = ZERO_ROOT));
+    const o = await new FuzzLane(target, settings({ stopped: () => stop })).run(0);
+    expect(o).toMatchObject({ run: 0, blocks: 0, txs: 0, divergent: false, stopped: true, restarts: [] });
+    expect(target.applies).toBe(0);
+  });
+
+  it("a signal while their post-state is fetched (the server killed by it): the run ends stopped, not as our failure or a finding", async () => {
+    let stop = false;
+    class KilledOnFetch extends Session {
+      override postState(): Promise<TargetOutput> {
+        stop = true;
+        return Promise.reject(new ServerDied("killed by the signal"));
+      }
+    }
+    const target = new KilledOnFetch({}, (result) => (result["state_root"] = ZERO_ROOT));
+    const o = await new FuzzLane(target, settings({ stopped: () => stop })).run(0);
+    expect(o).toMatchObject({ run: 0, blocks: 1, divergent: false, stopped: true, restarts: [] });
+  });
+
+  it("a signal while the target works on a block that agrees: the block built ahead is never sent, even one that would diverge", async () => {
+    let stop = false;
+    const first = size(0).heights[0]!;
+    class SignalOnFirst extends Session {
+      override apply(inputs: T8nInputs): Promise<TargetAnswer> {
+        // The signal comes once the next block was built ahead, before this one is answered.
+        return super.apply(inputs).then((answer) => {
+          if (inputs.env.height === first) stop = true;
+          return answer;
+        });
+      }
+    }
+    const target = new SignalOnFirst({}, (result) => {
+      if (result["height"] !== String(first)) result["state_root"] = ZERO_ROOT;
+    });
+    const o = await new FuzzLane(target, settings({ stopped: () => stop })).run(0);
+    expect(o).toMatchObject({ run: 0, blocks: 1, divergent: false, stopped: true });
+    expect(target.applies).toBe(1);
+  });
+
+  it("a signal that comes with a divergence: the divergence stands (divergent, not stopped) and fuzz() shrinks and reports it, interrupted", async () => {
+    let stop = false;
+    class SignalOnAnswer extends Session {
+      override apply(inputs: T8nInputs): Promise<TargetAnswer> {
+        return super.apply(inputs).then((answer) => {
+          stop = true;
+          return answer;
+        });
+      }
+    }
+    const lane = new FuzzLane(new SignalOnAnswer({}, (result) => (result["state_root"] = ZERO_ROOT)), settings({ stopped: () => stop }));
+    expect(await lane.run(0)).toMatchObject({ run: 0, blocks: 1, divergent: true, stopped: false });
+    stop = false;
+    const r = await fuzz(new SignalOnAnswer({}, (result) => (result["state_root"] = ZERO_ROOT)), { seed: 5, firstRun: 0, runs: 3, blocks: 3, compare: { stateRoot: true }, shrinkBudget: 4, stopped: () => stop });
+    expect([r.runsDone, r.blocks, r.interrupted, r.finding?.run]).toEqual([1, 1, true, 0]);
+    expect(r.finding!.candidates).toBe(0);
+  });
+
+  it("a clean run leaves nothing to shrink, even after a run that diverged", async () => {
+    const lane = new FuzzLane(perCall(new PerCall((result, inputs) => {
+      if (inputs.env.height === size(0).heights[0]) result["state_root"] = ZERO_ROOT;
+    })), settings({ shrinkBudget: 2 }));
+    expect(await lane.run(0)).toMatchObject({ divergent: true });
+    const clean = await lane.run(1);
+    expect(clean).toMatchObject({ divergent: false, stopped: false });
+    await expect(lane.shrink(1)).rejects.toThrow(new Error("no divergence of run 1 on this lane"));
+  });
+
+  it("a value thrown that is not an Error passes through unchanged (only an Error gets the seed and run)", async () => {
+    const lane = new FuzzLane(perCall({ run: () => Promise.reject("a bare string"), close: () => undefined }), settings());
+    expect(await caught(lane.run(4))).toBe("a bare string");
+  });
+
+  it("the chain in words: each junk envelope t8n leaves out is \"left out\"", async () => {
+    // A run whose first block carries junk, every block diverging: with no candidate to try, the finding is the run's first block.
+    let run = 0;
+    while (generateChain(5, run, 1).blocks[0]!.junk.length === 0) run++;
+    const lane = new FuzzLane(perCall(new PerCall((result) => (result["state_root"] = ZERO_ROOT))), settings({ blocks: 1, shrinkBudget: 0 }));
+    expect(await lane.run(run)).toMatchObject({ blocks: 1, divergent: true });
+    const d = (await lane.shrink(run)).divergence;
+    const rejected = (d.block.result as { rejected: Array<{ index: string }> }).rejected.map((r) => Number(r.index));
+    expect(rejected.length).toBeGreaterThan(0);
+    expect(d.summary[0]!.txs.flatMap((t, i) => (t.outcome === "left out" ? [i] : []))).toEqual(rejected);
+  });
+
+  it("our own failure while shrinking is thrown, not taken for a candidate the target fails on", async () => {
+    let shrinking = false;
+    const target = new PerCall((result) => {
+      if (shrinking) throw new RangeError("our bug");
+      result["state_root"] = ZERO_ROOT;
+    });
+    const lane = new FuzzLane(perCall(target), settings({ shrinkBudget: 4 }));
+    expect(await lane.run(0)).toMatchObject({ divergent: true });
+    shrinking = true;
+    const err = (await caught(lane.shrink(0))) as Error;
+    expect(err).toBeInstanceOf(RangeError);
+    expect(err.message).toBe("our bug");
+  });
+
+  it("fuzz() on a server session: a clean campaign runs on the session itself; a signal before it opens no session", async () => {
+    const session = new Session();
+    const r = await fuzz(session, { seed: 5, firstRun: 0, runs: 2, blocks: 2, compare: { stateRoot: true }, shrinkBudget: 4 });
+    expect(r).toEqual({ runsDone: 2, blocks: 4, txs: size(0, 2).txs + size(1, 2).txs, finding: null, interrupted: false });
+    expect([session.starts, session.applies]).toEqual([2, 4]);
+    const stopped = new Session();
+    expect(await fuzz(stopped, { seed: 5, firstRun: 0, runs: 2, blocks: 2, compare: { stateRoot: true }, shrinkBudget: 4, stopped: () => true })).toEqual({ runsDone: 0, blocks: 0, txs: 0, finding: null, interrupted: true });
+    expect(stopped.starts).toBe(0);
+  });
+
+  it("a campaign without a progress callback shrinks its finding all the same", async () => {
+    const r = await fuzz(new PerCall((result) => (result["state_root"] = ZERO_ROOT)), { seed: 5, firstRun: 0, runs: 2, blocks: 2, compare: { stateRoot: true }, shrinkBudget: 3 });
+    expect([r.runsDone, r.interrupted, r.finding?.run, r.finding?.candidates]).toEqual([1, false, 0, 3]);
+  });
+});
