@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 // The compiled lanes: a worker thread runs dist/src/fuzz/worker.js, which only the compiled module finds.
-import { LaneFailure, WorkerLane, type LaneSpec } from "../../dist/src/fuzz/lanes.js";
+import { LaneFailure, LocalLane, makeLanes, WorkerLane, type LaneSpec } from "../../dist/src/fuzz/lanes.js";
 import { requireFreshDist } from "./dist.js";
 import { OURS, zeroRootCommand } from "./commands.js";
 
@@ -92,4 +92,19 @@ describe("a fuzz lane on a worker thread (src/fuzz/worker.ts)", () => {
     await l.close();
     await expect(l.run(0)).rejects.toThrow(new Error("the fuzz worker exited (status 0)"));
   }, 30_000);
+});
+
+describe("issue 22: the compiled lanes of a campaign (src/fuzz/lanes.ts makeLanes, WorkerLane; hand-reviewed mutants)", () => {
+  it("--jobs 1: one lane in this process; --jobs 2: a worker thread each", async () => {
+    const hooks = { onShrink: () => undefined };
+    const one = makeLanes(1, spec(OURS), hooks);
+    expect(one).toHaveLength(1);
+    expect(one[0]).toBeInstanceOf(LocalLane);
+    await one[0]!.close();
+    const two = makeLanes(2, spec(OURS), hooks);
+    lanes.push(...(two as WorkerLane[]));
+    expect(two).toHaveLength(2);
+    expect(two.every((l) => l instanceof WorkerLane)).toBe(true);
+    expect(two[0]).not.toBe(two[1]);
+  });
 });
