@@ -9,7 +9,8 @@ import { ChainBuilder } from "../../src/fuzz/build.js";
 import { blockCells, STATE } from "../../src/fuzz/cells.js";
 import { SETUP_ACTIONS, type Action, type QuotePlan } from "../../src/fuzz/model.js";
 import type { FuzzChain, Junk } from "../../src/fuzz/plan.js";
-import { PARAM_NAMES, PLAIN_GENESIS, U64_MAX } from "../../src/fuzz/world.js";
+import { PARAM_NAMES, PLAIN_GENESIS, U128_MAX, U64_MAX } from "../../src/fuzz/world.js";
+import { REQUIRED_EDGES } from "../../src/fuzz/reach.js";
 
 /** The cells each block of a chain at the given heights hits, in the order hit (the setup block first). */
 function cellsOf(blocks: Array<[height: number, actions: Action[], junk?: Junk[]]>, genesis = PLAIN_GENESIS): string[][] {
@@ -199,5 +200,51 @@ describe("issue 22: the census cells of a block (src/fuzz/cells.ts)", () => {
       "left out: junk: random bytes",
     ]);
     expect(b3).toEqual(["outcome: ActivateKeyGeneration: ok", "state: Active → Active by ActivateKeyGeneration", `state: ${STATE.generationChain}`]);
+  });
+});
+
+describe("issue 22: the u64/u128 edge cells by name (src/fuzz/cells.ts AMOUNT_EDGES, RATE_EDGES; hand-reviewed mutants)", () => {
+  it("escrows and top-ups of u64 max, u64 max + 1 and u128 max, a quote of 2^127 a block: each named as reach.ts requires it, whatever the outcome", () => {
+    const [, b2] = cellsOf([
+      [1, [...SETUP_ACTIONS]],
+      [
+        2,
+        [
+          { k: "create", owner: 0, nonce: 1, provider: 0, encrypted: false, fast: false, cap: 0, escrow: U64_MAX, quote: null },
+          { k: "create", owner: 0, nonce: 2, provider: 0, encrypted: false, fast: false, cap: 0, escrow: U64_MAX + 1n, quote: null },
+          { k: "create", owner: 1, nonce: 1, provider: 0, encrypted: false, fast: false, cap: 0, escrow: U128_MAX, quote: null },
+          { k: "create", owner: 1, nonce: 2, provider: 1, encrypted: false, fast: false, cap: 0, escrow: 0n, quote: q(0, { rate: 1n << 127n }) },
+          topUp(0, null, U64_MAX),
+          topUp(0, null, U128_MAX),
+        ],
+      ],
+    ]);
+    const edges = b2.filter((c) => c.startsWith("edge: ")).map((c) => c.slice("edge: ".length));
+    expect(edges).toEqual([
+      "CreateStream initial_escrow u64 max",
+      "CreateStream initial_escrow u64 max + 1",
+      "CreateStream initial_escrow u128 max",
+      "quote rate_per_block 2^127",
+      "TopUpStream amount u64 max",
+      "TopUpStream amount u128 max",
+    ]);
+    for (const e of edges) expect(REQUIRED_EDGES, e).toContain(e);
+  });
+});
+
+describe("issue 22: the split floors of a double payment at other provider shares (src/fuzz/cells.ts topUpPayments; hand-reviewed mutants)", () => {
+  it("each payment's provider share is paid × bps / 10,000, floored: at 2 bps the floors differ, at 5 bps they do not", () => {
+    // Owner 1's top-up at 29 as above: 1,942,200 from the escrow, then 149,400 from the deposit.
+    // 2 bps: 388 + 29 against 418 of 2,091,600 split once; 5 bps: 971 + 74 = 1,045 either way.
+    const at = (bps: number) =>
+      cellsOf(
+        [
+          [1, [...SETUP_ACTIONS]],
+          [29, [topUp(1, 0)]],
+        ],
+        { ...PLAIN_GENESIS, params: { "cbqs.suspend_grace_blocks": "5", "cbqs.rent.provider_bps": String(bps), "cbqs.rent.platform_bps": String(10_000 - bps) } },
+      )[1];
+    expect(at(2)).toEqual(["outcome: TopUpStream: ok", "state: Active → Active by TopUpStream", `state: ${STATE.paysTwice}`, `state: ${STATE.paysTwiceFloors}`]);
+    expect(at(5)).toEqual(["outcome: TopUpStream: ok", "state: Active → Active by TopUpStream", `state: ${STATE.paysTwice}`]);
   });
 });

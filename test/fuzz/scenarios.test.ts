@@ -158,3 +158,34 @@ describe("issue 22: the directed scenarios (src/fuzz/scenarios.ts, docs/fuzzing.
     expect(sorted(acts.map((a) => a.bump))).toEqual([false, true]);
   });
 });
+
+describe("issue 22: the directed scenarios' weights and the weights of their values (src/fuzz/scenarios.ts, hand-reviewed mutants)", () => {
+  const N = 20_000;
+  const many = fc.sample(scenarioArb, { seed: 7, numRuns: N });
+  /** Within four standard deviations of a binomial share p of n draws (a weight one off moves a share well past it). */
+  const near = (count: number, n: number, p: number, what: string) => {
+    expect(Math.abs(count / n - p), `${what}: ${count} of ${n}, expected a share of ${p.toFixed(4)}`).toBeLessThan(4 * Math.sqrt((p * (1 - p)) / n));
+  };
+  const named = (name: string) => many.filter((p) => SCENARIOS.find(([n]) => n === name)![2].includes(shape(p)));
+  /** The shares of a gap's words ("deadline -1", "step") among the given gaps. */
+  const shares = (gaps: Gap[], expected: Record<string, number>, what: string) => {
+    const word = (g: Gap) => (g.k === "step" ? "step" : `${g.of} ${g.offset}`);
+    expect(sorted(gaps.map(word)), what).toEqual(sorted(Object.keys(expected)));
+    for (const [w, p] of Object.entries(expected)) near(gaps.filter((g) => word(g) === w).length, gaps.length, p, `${what} ${w}`);
+  };
+
+  it("each scenario is drawn in proportion to its documented weight", () => {
+    for (const [name, weight] of SCENARIOS) near(named(name).length, N, weight / TOTAL, name);
+  });
+
+  it("the boundary itself most often: one past a runway end twice as often as two, the deadline and a pause's expiry at their weights, steps as often as boundaries where both are drawn", () => {
+    const suspensions = many.filter((p) => shape(p).startsWith(MATERIALIZE)).map((p) => p[0]!.gap);
+    shares(suspensions, { "runway 1": 2 / 3, "runway 2": 1 / 3 }, "the suspension");
+    shares(named("expiry").map((p) => p[1]!.gap), { "deadline 0": 1 / 2, "deadline -1": 1 / 4, "deadline 1": 1 / 4 }, "expiry");
+    shares(named("reactivation").map((p) => p[1]!.gap), { "deadline -1": 1 / 4, "deadline -2": 1 / 8, "deadline 0": 1 / 8, step: 1 / 2 }, "reactivation");
+    shares(named("two payments").map((p) => p[0]!.gap), { "runway 1": 1 / 4, "runway 2": 1 / 4, "runway 3": 1 / 4, "runway 8": 1 / 4 }, "two payments");
+    shares(named("a pause over a deadline").map((p) => p[2]!.gap), { "deadline -1": 1 / 3, "deadline 0": 1 / 3, "deadline 1": 1 / 3 }, "a pause over a deadline");
+    shares(named("closing a Suspended stream").map((p) => p[1]!.gap), { "deadline 0": 1 / 4, "deadline 1": 1 / 4, step: 1 / 2 }, "closing");
+    shares(named("a pause's expiry").map((p) => p[1]!.gap), { "pauseEnd 0": 3 / 4, "pauseEnd -1": 1 / 4 }, "a pause's expiry");
+  });
+});
