@@ -345,3 +345,15 @@ describe("issue 22: boundary gaps (src/fuzz/model.ts nextHeight)", () => {
     expect(next(model, chain, { k: "boundary", of: "runway", offset: 0 }, 3n)).toBe(4n);
   });
 });
+
+describe("issue 22: the farthest boundary targeted (src/fuzz/model.ts nextHeight, MAX_GAP_TARGET; hand-reviewed mutants)", () => {
+  const next = (model: ChainModel, chain: Chain, gap: Gap, previous: bigint) => model.nextHeight(gap, chain, previous);
+
+  it("a runway end mapped exactly to 2^40 is still targeted; one block past it is not", () => {
+    const { model, chain } = setup();
+    // Paused from 2 for 2^40 − 6 blocks: owner 0's runway end (effective 6) comes at physical 2^40.
+    expect(exec(model, chain, 2n, [{ k: "pause", variant: "Pause", actor: "registry", blocks: (1n << 40n) - 6n, by: "gov" }]).outcomes.map(outcome)).toEqual(["ok"]);
+    expect(next(model, chain, { k: "boundary", of: "runway", offset: 0 }, 3n)).toBe(1n << 40n);
+    expect(next(model, chain, { k: "boundary", of: "runway", offset: 1 }, 3n)).toBe(4n);
+  });
+});
