@@ -219,7 +219,7 @@ describe("issue 22: the u64/u128 edge cells by name (src/fuzz/cells.ts AMOUNT_ED
         ],
       ],
     ]);
-    const edges = b2.filter((c) => c.startsWith("edge: ")).map((c) => c.slice("edge: ".length));
+    const edges = b2!.filter((c) => c.startsWith("edge: ")).map((c) => c.slice("edge: ".length));
     expect(edges).toEqual([
       "CreateStream initial_escrow u64 max",
       "CreateStream initial_escrow u64 max + 1",
