@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { Env, hasEnv } from "../../../state/lmdb/env.js";
-import { StoreError } from "../../../state/lmdb/errors.js";
+import { refusal, written } from "./env-helpers.js";
 
 type Fn = (...args: never[]) => unknown;
 interface Fault {
@@ -84,23 +84,6 @@ afterEach(() => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-function refusal(open: () => unknown): string {
-  try {
-    open();
-  } catch (err) {
-    expect(err).toBeInstanceOf(StoreError);
-    return (err as Error).message;
-  }
-  throw new Error("opened");
-}
-
-/** A store with one value written, closed. */
-function written(dir: string): string {
-  const env = Env.open(dir);
-  env.transaction(() => env.table("t").putSync(Buffer.from("k"), Buffer.from("v")));
-  env.close();
-  return dir;
-}
 
 const lockFiles = (dir: string) => readdirSync(dir).filter((f) => f.startsWith("cbqs.pid")).sort();
 const mine = `cbqs.pid.${process.pid}`;

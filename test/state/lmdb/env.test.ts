@@ -9,30 +9,13 @@ import { afterAll, describe, expect, it } from "vitest";
 import { concatBytes } from "../../../src/bytes.js";
 import { buf, entryCount, Env, heightKey, plain, readU64Key, u64Key } from "../../../state/lmdb/env.js";
 import { DamagedStoreError, StoreError } from "../../../state/lmdb/errors.js";
+import { refusal, written } from "./env-helpers.js";
 
 const root = mkdtempSync(join(tmpdir(), "cbqs-env-"));
 let n = 0;
 const fresh = () => join(root, `s${n++}`);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-function refusal(open: () => unknown): string {
-  try {
-    open();
-  } catch (err) {
-    expect(err).toBeInstanceOf(StoreError);
-    expect((err as Error).name).toBe("StoreError"); // what the CLI's one-line errors and logs show
-    return (err as Error).message;
-  }
-  throw new Error("opened");
-}
-
-/** A store with something written, closed. */
-function written(dir: string): string {
-  const env = Env.open(dir);
-  env.transaction(() => env.table("t").putSync(Buffer.from("k"), Buffer.from("v")));
-  env.close();
-  return dir;
-}
 
 describe("opening a store directory", () => {
   it("creates a missing directory; refuses a file, and (read-only) a missing directory or one without a store", () => {
