@@ -2,15 +2,20 @@
 // each imported block), its mining mode and block time agreeing, interval production that waits
 // its interval, a store that refuses a block stopping production once (reported, and the caller
 // told, not retried as a production failure), and close(): once, idempotent, every store it holds.
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it, vi } from "vitest";
 import { toHex } from "../../src/bytes.js";
 import { ix } from "../../src/gas/builder.js";
 import { devnetGenesisSource } from "../../src/harness/devnet.js";
 import { readFixture } from "../../src/harness/documents.js";
+import { DEFAULT_GENESIS_SOURCE } from "../../src/harness/genesis.js";
 import { runNode } from "../../src/node/run.js";
 import type { BlockRecord } from "../../state/chain-db/chain-db.js";
 import { StoreError } from "../../state/lmdb/errors.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
+import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { address, cbqsTx, post, startNode, transferTx } from "./helpers.js";
 
 const TRANSFERS = readFixture("fixtures/corpus/transfers.json");
@@ -74,6 +79,42 @@ describe("issue 22: runNode's logs", () => {
       expect(d.logs.filter((l) => l["msg"] === "block")).toEqual([{ level: "info", msg: "block", height: "1", txs: 0, dropped: 1 }]);
     } finally {
       await d.close();
+    }
+  });
+
+  it("issue 22: the default genesis is named as such", async () => {
+    const n = await startNode({ kind: "genesis", source: DEFAULT_GENESIS_SOURCE });
+    try {
+      expect(n.logs.find((l) => l["msg"] === "serving")).toEqual({ level: "info", msg: "serving", url: n.url, chain_instance_id: toHex(n.node.chainInstanceId), height: "0", genesis: "default", mining: "manual" });
+    } finally {
+      await n.close();
+    }
+  });
+
+  it("issue 22: a batch of blocks is one log line, with its heights, blocks and transactions", async () => {
+    const n = await startNode({ kind: "genesis", source: devnetGenesisSource(1) });
+    try {
+      expect((await post(n.url, "/mine?blocks=3", "")).status).toBe(200);
+      expect(n.logs.filter((l) => l["msg"] === "blocks")).toEqual([{ level: "info", msg: "blocks", from: "1", to: "3", blocks: 3, txs: 0 }]);
+    } finally {
+      await n.close();
+    }
+  });
+
+  it("issue 22: a store kept with a larger --retain-blocks has its undo rows below the window pruned at start, logged with the heights", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cbqs-run-node-"));
+    try {
+      const wide = LmdbChainDb.open(dir, { retainBlocks: 10 });
+      const first = await runNode(wide, { kind: "genesis", source: devnetGenesisSource(1) }, { ...base, blockTime: 0, log: () => undefined });
+      for (let i = 0; i < 5; i++) first.node.mine();
+      await first.close();
+      const narrow = LmdbChainDb.open(dir, { retainBlocks: 2 });
+      const logs: Array<Record<string, unknown>> = [];
+      const second = await runNode(narrow, { kind: "store" }, { ...base, blockTime: 0, log: (e) => logs.push(e) });
+      await second.close();
+      expect(logs.filter((l) => l["msg"] === "pruned undo rows")).toEqual([{ level: "info", msg: "pruned undo rows", from: "1", to: "3", blocks: 3, retain_blocks: 2 }]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
@@ -145,9 +186,10 @@ describe("issue 22: runNode's mining", () => {
         await until("a block", () => n.node.head().height > 0n);
         db.refusing = true;
         await until("the refusal", () => logs.some((l) => l["level"] === "error"));
-        // Fifty intervals: production would have tried again by now.
+        const mine = vi.spyOn(n.node, "mine");
+        // Fifty intervals: production would have tried again by now — its timer is stopped, not only refused.
         await new Promise((done) => setTimeout(done, 1000));
-        expect(db.attempts).toBe(1);
+        expect([db.attempts, mine.mock.calls.length]).toEqual([1, 0]);
         const message = `block ${n.node.head().height + 1n} could not be written`;
         expect(logs.filter((l) => l["level"] === "error")).toEqual([{ level: "error", msg: "the store refused a block; stopping", error: bug ? expect.stringMatching(new RegExp(`^Error: ${message}\\n\\s+at `)) : message }]);
         expect(fatal.map((e) => e.message)).toEqual(told ? [`block ${n.node.head().height + 1n} could not be written`] : []);
