@@ -15,6 +15,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { fromHex } from "../../src/bytes.js";
 import { genesisHash } from "../../src/chain/block.js";
+import { RequestAborted } from "../../src/client/index.js";
+import { chainInstanceId } from "../../src/codec/derive.js";
 import { devnetGenesisSource } from "../../src/harness/devnet.js";
 import { readFixture } from "../../src/harness/documents.js";
 import { downloadSnapshot, follow, FollowInputError, type FollowResult, type WaitHow } from "../../src/node/follower.js";
@@ -23,6 +25,7 @@ import { address, post, startNode, toHex, transferTx, type TestNode } from "./he
 
 const DEVNET = { kind: "genesis", source: devnetGenesisSource(10) } as const;
 const HOUR = 3_600_000;
+const re = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const root = mkdtempSync(join(tmpdir(), "cbqs-follow-stops-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -526,6 +529,126 @@ describe("issue 22: a failed snapshot download closes its file", () => {
         }
       });
       expect(open.filter((target) => target.startsWith(stem))).toEqual([]);
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe("issue 22: the follower's last Stryker survivors", () => {
+  it("issue 22: a genesis source that is consistent with the declared fingerprint and hash but is no genesis is exit 2's refusal naming GET /genesis", async () => {
+    const n = await devnet(0);
+    const node = await standIn(n.url, {
+      genesis: (g) => {
+        const source = new TextEncoder().encode('{"not":"a genesis"}');
+        const id = chainInstanceId(source);
+        const hash = toHex(genesisHash(id, BigInt(g["timestamp"] as string), fromHex(g["state_root"] as string)));
+        g["source"] = toHex(source);
+        g["chain_instance_id"] = toHex(id);
+        (g["view"] as Record<string, unknown>)["chain_instance_id"] = toHex(id);
+        for (const o of [g, g["view"], g["history_start"]] as Array<Record<string, unknown>>) o["block_hash"] = hash;
+      },
+    });
+    try {
+      const db = new MemoryChainDb();
+      await expect(follow({ url: node.url, db, watch: false, pollMs: 5 })).rejects.toThrow(new RegExp(`^${re(node.url)}/genesis: the node's genesis source is invalid: .+`));
+      expect(db.genesis()).toBeUndefined();
+    } finally {
+      closeAll(node);
+      await n.close();
+    }
+  });
+
+  it("issue 22: a store resumed below the node's history start is refused before any page, though the node still serves our head block; at the start itself it follows", async () => {
+    const n = await devnet(5);
+    try {
+      for (const [start, expected] of [
+        ["4", "refused"],
+        ["3", "synced"],
+      ] as const) {
+        const node = await standIn(n.url, { genesis: (g) => void ((g["history_start"] as Record<string, unknown>)["height"] = start) });
+        try {
+          const r = follow({ url: node.url, db: await storeAt(n, 3n), watch: false, pollMs: 5 });
+          if (expected === "refused") {
+            await expect(r).rejects.toThrow(new FollowInputError(`${node.url}/genesis: the node's history starts at 4: start from its snapshot (cbqs follow --snapshot <file|url> --db <dir>)`));
+            expect(node.count.get("/replication")).toBeUndefined();
+          } else expect(await r).toEqual({ status: "synced", height: 5n, blocks: 2, txs: 0 });
+        } finally {
+          closeAll(node);
+        }
+      }
+    } finally {
+      await n.close();
+    }
+  });
+
+  it("issue 22: without --watch or --until, a last page naming a head above the blocks it holds is not 'synced': the follower waits for the node's blocks", async () => {
+    const n = await devnet(3, { maxSubscribers: 0 });
+    const node = await standIn(n.url, { page: (p) => void (p.height = "5") });
+    try {
+      const abort = new AbortController();
+      const waits: Array<[bigint, bigint]> = [];
+      const r = follow({ url: node.url, db: new MemoryChainDb(), watch: false, pollMs: 5, signal: abort.signal, onWait: (h, nodeHeight) => (waits.push([h, nodeHeight]), abort.abort()) });
+      expect(await settled(r)).toEqual({ status: "stopped", height: 3n, blocks: 3, txs: 0 });
+      expect(waits).toEqual([[3n, 5n]]);
+    } finally {
+      closeAll(node);
+      await n.close();
+    }
+  });
+
+  it("issue 22: a follower that returns (synced at --until) has closed its subscription to the node's events", async () => {
+    const n = await devnet(2);
+    try {
+      let mined = false;
+      const r = follow({
+        url: n.url,
+        db: new MemoryChainDb(),
+        until: 3n,
+        watch: false,
+        pollMs: 20,
+        onWait: () => {
+          if (mined) return;
+          mined = true;
+          void until("the follower's subscription", () => n.subscriptions.size === 1).then(() => post(n.url, "/mine", ""));
+        },
+      });
+      expect(await settled(r)).toEqual({ status: "synced", height: 3n, blocks: 3, txs: 0 });
+      await until("the subscription closed", () => n.subscriptions.size === 0);
+    } finally {
+      await n.close();
+    }
+  });
+
+  it("issue 22: an answer that is no genesis is exit 2's FollowInputError; a download stopped by its signal is the client's RequestAborted (a stop, not bad input)", async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", connection: "close" });
+      res.end("not json");
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      await expect(follow({ url, db: new MemoryChainDb(), watch: false, pollMs: 5 })).rejects.toThrow(FollowInputError);
+      const stopped = downloadSnapshot(`${url}/s.cbqs`, join(root, "aborted"), 5000, AbortSignal.abort());
+      await expect(stopped).rejects.toThrow(RequestAborted);
+      await expect(stopped).rejects.not.toThrow(FollowInputError);
+      expect(readdirSync(root).filter((f) => f.startsWith("aborted"))).toEqual([]);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("issue 22: a download whose file someone else removed meanwhile still reports the node's answer (its removal is forced)", async () => {
+    const stem = join(root, "taken-away");
+    const server = createServer((_req, res) => {
+      rmSync(`${stem}.cbqs`);
+      res.writeHead(404, { connection: "close" });
+      res.end("no such snapshot");
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/s.cbqs`;
+      await expect(downloadSnapshot(url, stem, 5000)).rejects.toThrow(new FollowInputError(`${url}: HTTP 404, not a snapshot file`));
     } finally {
       server.close();
     }
