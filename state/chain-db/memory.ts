@@ -91,7 +91,6 @@ export class MemoryChainDb extends QmdbChainDb implements ChainDb {
     const undos = this.diffs.slice(this.diffs.length - above);
     if (this.staged !== undefined) undos.push(this.staged.undo);
     const store = this.store;
-    if (undos.length === 0) return { read: (key) => store.read(key) };
     return {
       read: (key) => {
         const k = id(key);

@@ -188,6 +188,12 @@ describe("issue 22: the snapshot reader's refusals, each reached alone with a co
       q.body = concatBytes(q.body, new Uint8Array(32));
       return recs;
     }), /^qmdb record: floor \d+, size \d+ and \d+ pinned digests do not fit$/],
+    // A floor of 1 has one peak: the count of digests the message names is the record's own.
+    ["two pinned digests for a floor of 1", () => forged((recs) => {
+      const q = qmdb(recs);
+      q.body = concatBytes(u64(sizeOf(recs)), u64(1n), new Uint8Array(64));
+      return recs;
+    }), /^qmdb record: floor 1, size \d+ and 2 pinned digests do not fit$/],
     ["an ops record starting elsewhere than the floor", () => forged((recs) => {
       const o = ops(recs);
       o.body = concatBytes(u64(floorOf(recs) + 1n), o.body.subarray(8));
@@ -495,6 +501,26 @@ describe("issue 22: snapshot export at the pruning boundary's edges (state/lmdb/
     expect(first(ops[1]!) - first(ops[0]!)).toBe(4096n);
     expectRebuilt(file, db.head()!);
     db.close();
+  });
+
+  it("exactly as many operations as one ops record holds: one record, no empty one after it; the file starts with the format's magic", () => {
+    const db = LmdbChainDb.open(fresh(), { retainBlocks: 8 });
+    genesis(db, Array.from({ length: 4095 }, (_, i) => [key(i), value(i)] as [Uint8Array, Uint8Array]));
+    const any = db.commitment.db.any;
+    const commit = any.operation(any.size - 1);
+    expect(commit.kind === "commit" && any.size - commit.floor).toBe(4096);
+    const file = join(root, "one-record.cbqs");
+    exportSnapshot(db, file);
+    const bytes = readFileSync(file);
+    expect(bytes.subarray(0, MAGIC_LENGTH).toString()).toBe("CBQS-SNAPSHOT/1\n"); // docs/state.md "Snapshot files"
+    expect(records(bytes).filter((r) => r.tag === 4)).toHaveLength(1);
+    expectRebuilt(file, db.head()!);
+    db.close();
+  });
+
+  it("a snapshot file that cannot be opened is refused naming the path and the reason", () => {
+    const missing = join(root, "no-such.cbqs");
+    expect(() => importSnapshot(missing, fresh())).toThrow(new SnapshotError(`cannot read ${missing}: ENOENT`));
   });
 
   it("an operation missing from the store is damage, named; nothing is left where the snapshot was to go", () => {

@@ -72,6 +72,7 @@ export function describeChainDb(name: string, open: OpenChainDb): void {
       expect(db.genesis()).toBeUndefined();
       expect(db.head()).toBeUndefined();
       expect(db.blockByHeight(0n)).toBeUndefined();
+      expect(db.stateAt(0n)).toBeUndefined();
       const root = stage(db, 1n, [[key(1), value(1)]]);
       expect(() => db.commitBlock(record(1n, root, new Uint8Array(32), []))).toThrow(ChainDbError);
       db.close();

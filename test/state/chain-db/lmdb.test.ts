@@ -1,8 +1,9 @@
 // The LMDB ChainDb against the storage contract, plus what only a persistent store has: a
 // reopened store is the committed chain, and a staged block that was never committed is gone.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { open } from "lmdb";
 import { afterAll, describe, expect, it } from "vitest";
 import { concatBytes } from "../../../src/bytes.js";
 import { accountKey } from "../../../state/kv/keys.js";
@@ -257,6 +258,26 @@ describe("issue 22: LmdbChainDb's own refusals, by message", () => {
     const reader = Env.open(marked, { readOnly: true });
     expect(reader.table("meta").get(Buffer.from("format"))?.toString()).toBe(STORE_FORMAT);
     reader.close();
+  });
+
+  it("the on-disk layout is the one docs/state.md publishes: the format record's text and every table's name", async () => {
+    // Another build, a snapshot tool or an operator reads these names: a rename must be deliberate.
+    expect(STORE_FORMAT).toBe("cbqs-lmdb/v1");
+    const doc = readFileSync("docs/state.md", "utf8");
+    expect(doc).toContain("| `meta` | `format` → `cbqs-lmdb/v1`;");
+    const published = [...doc.matchAll(/^\| `([a-z]+)` \| /gm)].map((m) => m[1]!).filter((t) => t !== "index"); // "index": another key-index placement
+    const dir = fresh();
+    const db = LmdbChainDb.open(dir, { retainBlocks: 4 });
+    genesis(db);
+    block(db, 1n, [[key(1), value(1)]], [Uint8Array.of(0xa0, 1)]);
+    db.close();
+    // Binary keys: the default key encoding would hide a table with an empty name. LMDB stores each name NUL-terminated.
+    const raw = open({ path: dir, readOnly: true, keyEncoding: "binary" });
+    try {
+      expect([...raw.getKeys()].map((k) => Buffer.from(k as Buffer).toString().replace(/\0$/, "")).sort()).toEqual(published.sort());
+    } finally {
+      await raw.close();
+    }
   });
 
   it("a head block whose state_root is not the stored state's is damage, found on opening", () => {

@@ -16,6 +16,7 @@ import { proveKey, proveKeys, verifyStateProof } from "../../../state/qmdb/proof
 import { entryCount, Env, readU64Key, StoreError } from "../../../state/lmdb/env.js";
 import { mmrSize, nodePosition, peakHeights } from "../../../state/qmdb/mmr.js";
 import { LmdbQmdbStorage, WindowBitmap, type IndexPlacement } from "../../../state/lmdb/qmdb-storage.js";
+import { DamagedStoreError } from "../../../state/lmdb/errors.js";
 
 const root = mkdtempSync(join(tmpdir(), "cbqs-lmdb-qmdb-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -371,6 +372,22 @@ describe("issue 22: the operation log on LMDB (its bounds, by message)", () => {
       expect(log.matches(6, 3, new Uint8Array(0))).toBe(true);
       expect(log.matches(6, 4, new Uint8Array(0))).toBe(false); // starts past the operation's end
       expect(() => log.startAt(20)).toThrow(new StoreError("only an empty log can start above location 0"));
+    } finally {
+      env.close();
+    }
+  });
+  it("a written operation whose row is gone is damage, named by its location", () => {
+    const env = Env.open(join(root, `log${dirs++}`));
+    try {
+      const storage = new LmdbQmdbStorage(env, 1);
+      for (let i = 0; i < 4; i++) storage.log.append(Uint8Array.of(i));
+      env.transaction(() => storage.writePending());
+      storage.markWritten();
+      const row = Buffer.alloc(8);
+      row.writeBigUInt64BE(2n);
+      env.transaction(() => env.table("ops").removeSync(row));
+      expect(storage.log.read(1)).toEqual(Uint8Array.of(1));
+      expect(() => storage.log.read(2)).toThrow(new DamagedStoreError("operation 2 is missing"));
     } finally {
       env.close();
     }
