@@ -59,8 +59,8 @@ export async function shrink<D extends { index: number }>(
       const size = Math.ceil(items.length / chunks);
       let removed = false;
       for (let from = 0; from < items.length && !removed; from += size) {
-        const rest = [...items.slice(0, from), ...items.slice(from + size)];
-        if (rest.length >= min) removed = await attempt(make(rest));
+        // At least two chunks, so a complement keeps half the list or more: never fewer than `min` items.
+        removed = await attempt(make([...items.slice(0, from), ...items.slice(from + size)]));
       }
       if (removed) {
         changed = true;
@@ -78,7 +78,7 @@ export async function shrink<D extends { index: number }>(
     blocks: best.blocks.map((block, i) => (i === b ? { ...block, ...change } : block)),
   });
 
-  for (let pass = 0; !exhausted(); pass++) {
+  while (!exhausted()) {
     let changed = await reduce(() => best.blocks, (blocks) => ({ ...best, blocks }), 1);
     for (let b = best.blocks.length - 1; b >= 0; b--) {
       changed = (await reduce(() => best.blocks[b]?.actions ?? null, (actions) => withBlock(b, { actions }), 0)) || changed;

@@ -25,14 +25,17 @@ const runCensus = (run: number): CensusJson => ({
 
 /** A lane whose runs take `delay(run)` ms and diverge or fail where told. */
 function fakeLane(diverging: Set<number>, failing: Set<number>, delay: (run: number) => number, log: string[]): Lane<string> {
+  // A lane holds the divergence it found last (it stops at it), which `drop` lets go of.
+  let held: number | undefined;
   return {
     async run(run: number): Promise<RunOutcome> {
       await new Promise((r) => setTimeout(r, delay(run)));
       if (failing.has(run)) throw new Error(`failure in run ${run}`);
+      if (diverging.has(run)) held = run;
       return { run, blocks: 2, txs: run, divergent: diverging.has(run), stopped: false, restarts: [], census: runCensus(run) };
     },
     finish: (run) => Promise.resolve(`finding of run ${run}`),
-    drop: () => void log.push("drop"),
+    drop: () => void log.push(`drop ${held}`),
   };
 }
 
@@ -67,7 +70,7 @@ describe("campaign (src/fuzz/campaign.ts)", () => {
     const log: string[] = [];
     const lanes = [0, 1].map(() => fakeLane(new Set([1, 2]), new Set(), (run) => (run === 1 ? 20 : 1), log));
     expect((await campaign(lanes, options(10))).finding).toBe("finding of run 1");
-    expect(log).toEqual(["drop"]);
+    expect(log).toEqual(["drop 2"]);
   });
 
   it("stops starting runs once the time is up", async () => {

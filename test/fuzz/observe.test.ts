@@ -4,7 +4,7 @@
 // read, nothing outside a transaction, nothing of other actors' storage.
 import { describe, expect, it } from "vitest";
 import { fromHex } from "../../src/bytes.js";
-import { paramKey, PLATFORM_ADDRESS, REGISTRY_ADDRESS, streamKey } from "../../src/engine/layout.js";
+import { paramKey, PLATFORM_ADDRESS, providerKey, REGISTRY_ADDRESS, singletonKey, streamKey } from "../../src/engine/layout.js";
 import { pauseRecordKey } from "../../src/engine/pause.js";
 import { TouchStore } from "../../src/fuzz/observe.js";
 import { GOV } from "../../src/fuzz/world.js";
@@ -95,4 +95,18 @@ describe("TouchStore (src/fuzz/observe.ts)", () => {
     again.release(t);
     expect(s.take()).toEqual([{ streams: new Map(), pause: v(2), providerBps: undefined }]);
   });
+
+  it("the registry's other records (its singleton, a provider) are no stream records, read or written", () => {
+    const s = store();
+    const batch = s.beginBlock(1n);
+    const t = batch.checkpoint();
+    batch.get(singletonKey());
+    batch.put(singletonKey(), v(13));
+    batch.put(providerKey(new Uint8Array(20).fill(5)), v(14));
+    batch.get(STREAM);
+    batch.release(t);
+    const [touch] = s.take();
+    expect([...touch!.streams.keys()]).toEqual([id(STREAM)]);
+  });
 });
+

@@ -229,3 +229,32 @@ describe("shrink: the genesis (src/fuzz/shrink.ts)", () => {
     expect(geneses.every((g) => g === PLAIN_GENESIS)).toBe(true);
   });
 });
+
+describe("shrink: a kept change of a gap or of the genesis brings another pass (src/fuzz/shrink.ts)", () => {
+  // Each divergence needs action 0, and action 1 too for as long as the chain keeps what the
+  // case names: only once that is simplified away can action 1 go, which takes another pass.
+  const needing = (extra: (p: FuzzChain) => boolean) => async (p: FuzzChain) => {
+    const kept = ids(p.blocks[0]!);
+    return kept.includes(0) && (!extra(p) || kept.includes(1)) ? { index: 0 } : null;
+  };
+  const params = (p: FuzzChain) => p.genesis["params"] as Record<string, string>;
+  const CASES: Array<[string, FuzzChain["genesis"], FuzzChain["blocks"][number]["gap"], (p: FuzzChain) => boolean, (p: FuzzChain) => boolean]> = [
+    ["a long gap made one block", PLAIN_GENESIS, { k: "step", blocks: 5 }, (p) => p.blocks[0]!.gap.k !== "step" || p.blocks[0]!.gap.blocks !== 1, () => true],
+    ["the plain genesis", { ...PLAIN_GENESIS, cycle_price: "5" }, { k: "step", blocks: 1 }, (p) => p.genesis["cycle_price"] !== "0", () => true],
+    // The plain genesis is refused, and so is every parameter's removal (the divergence needs both): the price alone goes.
+    ["a price made 0", { ...PLAIN_GENESIS, cycle_price: "5", params: { "cbqs.suspend_grace_blocks": "5", "cbqs.max_streams_per_owner": "3" } }, { k: "step", blocks: 1 }, (p) => p.genesis["cycle_price"] !== "0", (p) => "cbqs.suspend_grace_blocks" in params(p) && "cbqs.max_streams_per_owner" in params(p)],
+    // The plain genesis is refused (it lacks cbqs.max_streams_per_owner): the grace parameter alone goes.
+    ["a parameter removed", { ...PLAIN_GENESIS, params: { "cbqs.suspend_grace_blocks": "5", "cbqs.max_streams_per_owner": "3" } }, { k: "step", blocks: 1 }, (p) => "cbqs.suspend_grace_blocks" in params(p), (p) => "cbqs.max_streams_per_owner" in params(p)],
+  ];
+  for (const [what, genesis, gap, extra, needed] of CASES) {
+    it(`${what}: action 1 then goes too, and the shrink ends before its budget`, async () => {
+      const plan: FuzzChain = { genesis, blocks: [block([tagged(0), tagged(1)], gap)] };
+      const test = async (p: FuzzChain) => (needed(p) ? needing(extra)(p) : null);
+      expect(await test(plan)).toEqual({ index: 0 });
+      const r = await shrink({ plan, divergence: { index: 0 } }, test, { budget: 1_000 });
+      expect(ids(r.plan.blocks[0]!)).toEqual([0]);
+      expect(extra(r.plan)).toBe(false);
+      expect(r.candidates).toBeLessThan(50);
+    });
+  }
+});
