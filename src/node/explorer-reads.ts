@@ -39,7 +39,7 @@ const heightParam = (text: string, name: string) => parseDecimal(text, { name, w
 export function blockAnswer(node: CbqsNode, text: string): Record<string, unknown> {
   const db = node.db;
   const block = text.startsWith("0x") ? db.blockByHash(parseHash(text, "block")) : db.blockByHeight(parseDecimal(text, { name: "block", what: "a block height or a 0x block hash", max: U64_MAX }));
-  if (block === undefined) throw notFound("block_not_found", `no committed block ${text.slice(0, 80)}`, readPointJson(db.head()!));
+  if (block === undefined) throw notFound("block_not_found", `no committed block ${text}`, readPointJson(db.head()!));
   return {
     ...readPointJson(block),
     parent_hash: toHex(block.parent_hash),
@@ -147,7 +147,8 @@ export function eventsAnswer(node: CbqsNode, id: Uint8Array, params: ReadonlyMap
     for (const e of streamEvents(b, id)) events.push({ height: b.height.toString(), ...e });
     const last = i === blocks.length - 1;
     if (events.length >= limit || last) {
-      next = last && blocks.length < EVENTS_SCAN_BLOCKS ? null : b.height === 0n ? null : (b.height - 1n).toString();
+      // Every store holds genesis (a snapshot-started one too): a scan that ran out of blocks ends there.
+      next = b.height === 0n ? null : (b.height - 1n).toString();
       break;
     }
   }

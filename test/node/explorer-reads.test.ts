@@ -254,6 +254,41 @@ describe("GET /cbqs/stream/{id}/events", () => {
   });
 });
 
+describe("issue 22: the explorer reads' parameters, refused by name and message, and the sampling's edges", () => {
+  const digits = (name: string, what: string, got: string) => ({ code: `invalid_${name}`, message: `${name} must be ${what}: decimal digits without sign or leading zeros (got "${got}")` });
+
+  it("history's from, to and points, and events' until and limit, each named with what it must be", async () => {
+    const refusal = async (path: string) => (await get(n.url, path)).body["error"];
+    for (const [name, what] of [
+      ["from", "a block height"],
+      ["to", "a block height"],
+      ["points", "a number of points"],
+    ] as const) expect(await refusal(`/cbqs/stream/${streamId}/history?${name}=x`), name).toEqual(digits(name, what, "x"));
+    for (const [name, what] of [
+      ["until", "a block height"],
+      ["limit", "a number of events"],
+    ] as const) expect(await refusal(`/cbqs/stream/${streamId}/events?${name}=x`), name).toEqual(digits(name, what, "x"));
+    expect(await refusal(`/search?q=${"9".repeat(21)}`)).toEqual({ code: "invalid_q", message: `q must be a block height of at most 18446744073709551615 (got ${"9".repeat(21)})` });
+  });
+
+  it("history samples at most `points` heights, none above `to`: 4 of the 5 heights 0–4, 3 of 0–4 on a chain of 10", async () => {
+    const heights = async (query: string) => ((await get(n.url, `/cbqs/stream/${streamId}/history?${query}`)).body["points"] as Array<{ height: string }>).map((p) => Number(p.height));
+    expect(await heights("from=0&to=4&points=4")).toEqual([0, 1, 2, 4]);
+    expect(await heights("from=0&to=4&points=5")).toEqual([0, 1, 2, 3, 4]);
+    expect(await heights("from=0&to=4&points=3")).toEqual([0, 2, 4]);
+  });
+
+  it("search: a text that only contains an address, a hash or a stream key's prefix names nothing; the text echoed is cut at 80 characters", async () => {
+    const invalidQ = "q must be a block height, a 0x 32-byte hash or id, a 0x 20-byte address, a dev account name or a stream key (owner:0x<addr>/nonce:<n>)";
+    for (const q of [`a${OWNER}`, `${OWNER}a`, `x0x${"cd".repeat(32)}`, `0x${"cd".repeat(32)}ab`, `x${STREAM_KEY}`]) {
+      const r = await get(n.url, `/search?q=${encodeURIComponent(q)}`);
+      expect([r.status, r.body["error"]], q).toEqual([400, { code: "invalid_q", message: `${invalidQ} (got ${JSON.stringify(q)})` }]);
+    }
+    const long = "z".repeat(100);
+    expect((await get(n.url, `/search?q=${long}`)).body["error"]).toEqual({ code: "invalid_q", message: `${invalidQ} (got "${"z".repeat(80)}")` });
+  });
+});
+
 describe("GET /search?q=", () => {
   it("says what a height, a transaction, block or stream id, a stream key, an address or a dev account's name is", async () => {
     const block5 = String((await get(n.url, "/block/5")).body["block_hash"]);

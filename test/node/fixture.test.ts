@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readFixture } from "../../src/harness/documents.js";
 import { CbqsNode } from "../../src/node/chain-node.js";
-import { ExportMismatch, exportSteps, planExport, type ExportRequest } from "../../src/node/fixture-export.js";
+import { ExportMismatch, ExportRefused, exportedText, exportSteps, planExport, type ExportPlan, type ExportRequest } from "../../src/node/fixture-export.js";
 import { openChainDb } from "../../src/node/store.js";
 import { finish } from "../../src/steps.js";
 import type { BlockQuery, BlockRecord, ChainDb, GenesisRecord } from "../../state/chain-db/chain-db.js";
@@ -299,5 +299,19 @@ describe("issue 24: the store is re-executed, not trusted: what it recorded agai
     expect([hash.height, hash.message]).toEqual([5n, `block 5: block_hash: stored ${toHex(flipped(block5.block_hash))}, re-executed from genesis ${toHex(block5.block_hash)}`]);
     const tx = mismatch(altered({ block: (b) => (b.height === 5n ? { ...b, transactions: [new Uint8Array([0xff]), ...b.transactions.slice(1)] } : b) }));
     expect([tx.height, tx.message]).toEqual([5n, "block 5: transactions[0]: invalid transaction envelope: Unsupported at offset 0: envelope: expected CBOR major type 5, got 7"]);
+  });
+});
+
+describe("issue 22: the export's words and error names", () => {
+  it("one block and one transaction are said in the singular; several in the plural; genesis alone is named so", () => {
+    const through = (height: bigint) => ({ last: { height } }) as unknown as ExportPlan;
+    expect(exportedText({ blocks: 1, txs: 1, postStates: 1 }, through(4n))).toBe("1 block (genesis through height 4; 1 tx), post_state on 1 block");
+    expect(exportedText({ blocks: 2, txs: 3, postStates: 0 }, through(4n))).toBe("2 blocks (genesis through height 4; 3 txs), post_state on 0 blocks");
+    expect(exportedText({ blocks: 0, txs: 0, postStates: 0 }, { last: undefined } as unknown as ExportPlan)).toBe("0 blocks (genesis only; 0 txs), post_state on 0 blocks");
+  });
+
+  it("its errors carry their names (the CLI's one-line errors and the node's logs show them)", () => {
+    expect(new ExportRefused("range", "m").name).toBe("ExportRefused");
+    expect(new ExportMismatch(1n, "m").name).toBe("ExportMismatch");
   });
 });
