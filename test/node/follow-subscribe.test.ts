@@ -128,9 +128,10 @@ describe("cbqs follow --watch with GET /subscribe", () => {
  */
 async function fakeNode() {
   const streams: ServerResponse[] = [];
-  const state = { requests: 0, answer: { kind: "stream" } as { kind: "stream" } | { kind: "fixed"; status: number; contentType: string; body: string } };
+  const state = { requests: 0, accept: undefined as string | undefined, answer: { kind: "stream" } as { kind: "stream" } | { kind: "fixed"; status: number; contentType: string; body: string } };
   const server = createServer((req, res) => {
     state.requests++;
+    state.accept = req.headers.accept;
     const a = state.answer;
     if (a.kind === "fixed") {
       res.writeHead(a.status, { "content-type": a.contentType }).end(a.body);
@@ -194,6 +195,7 @@ describe("HeadWatch: one subscription, waits woken by its chain events", () => {
       expect([w.seen, w.up]).toEqual([0, false]);
       const first = w.wait(0, HOUR);
       await until("the subscription", () => f.streams.length === 1 && w.up);
+      expect(f.state.accept).toBe("text/event-stream"); // as an EventSource asks
       f.send("retry: 1000\n\n: heartbeat\n\ndata: {}\n\nevent: other\ndata: {}\n\nid: 0\nevent: block\ndata: {}\n\n");
       expect(await first).toBe("event");
       expect(w.seen).toBe(1);
