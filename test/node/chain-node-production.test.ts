@@ -330,3 +330,36 @@ describe("issue 22: a start's refusals and imports", () => {
     expect(seen).toEqual(f.blocks.slice(2).map((b) => b.height));
   });
 });
+
+describe("issue 22: chain-node.ts' last Stryker survivors", () => {
+  // Two seconds a block: a product and a quotient of the block time differ.
+  const slow = () => CbqsNode.open(new MemoryChainDb(), { kind: "genesis", source: new TextEncoder().encode(new TextDecoder().decode(GENESIS).replace('"block_time_seconds":"1"', '"block_time_seconds":"2"')) });
+
+  it("a block mined at a later height is timestamped block_time_seconds per height after its parent", () => {
+    const n = slow();
+    const genesis = n.head().timestamp;
+    expect(n.mine(5n).block.timestamp).toBe(genesis + 10n);
+    expect(n.mine().block.timestamp).toBe(genesis + 12n);
+  });
+
+  it("a batch whose last block's timestamp would pass u64 is refused before its first block", () => {
+    const n = slow();
+    // Three blocks from U64_MAX − 3: the third would be at U64_MAX + 1.
+    expect(refusal(() => finish(n.mineSteps(3, undefined, U64_MAX - 3n)))).toEqual([400, "invalid_blocks", "the timestamp of height 3 would exceed u64"]);
+    expect(n.head().height).toBe(0n);
+    expect(finish(n.mineSteps(3, undefined, U64_MAX - 4n)).last.timestamp).toBe(U64_MAX);
+  });
+
+  it("a batch lists a block that only dropped a transaction among its busy blocks", () => {
+    // cycle_price 1: 0x33…33 holds nothing, so its RegisterProvider is dropped at mining.
+    const n = CbqsNode.open(new MemoryChainDb(), { kind: "genesis", source: readFixture("fixtures/corpus/fee-insufficient-balance.json").genesis.source });
+    n.submit(cbqsTx(7n, address(0x33), 0n, ix.registerProvider()));
+    const batch = finish(n.mineSteps(2));
+    expect(batch.busy.map((m) => [m.block.height, m.block.transactions.length, m.dropped.length])).toEqual([[1n, 0, 1]]);
+  });
+
+  it("its errors carry their names (the CLI's one-line errors and the node's logs show them)", () => {
+    expect(new NodeInputError("m").name).toBe("NodeInputError");
+    expect(new ImportMismatch({ height: 1n, path: "$", field: "f", expected: "a", actual: "b", details: [] }).name).toBe("ImportMismatch");
+  });
+});
