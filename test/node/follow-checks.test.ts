@@ -20,7 +20,7 @@ import { exportSnapshot } from "../../src/node/snapshot.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { cbqs } from "../cli/program.js";
-import { address, get, post, startNode, toHex, transferTx, type TestNode } from "./helpers.js";
+import { address, get, post, startNode, toHex, transferTx, re, type TestNode } from "./helpers.js";
 
 const FIXTURE = "fixtures/corpus/rent-settle-suspend-expire.json";
 const GENESIS = readFixture("fixtures/corpus/transfers.json").genesis.source;
@@ -29,7 +29,6 @@ const root = mkdtempSync(join(tmpdir(), "cbqs-follow-checks-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 let dirs = 0;
 const tmp = (name: string) => join(root, `${name}-${dirs++}`);
-const re = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** A devnet from GENESIS with `blocks` empty blocks, after `transfers` transfers in block 1. */
 async function devnet(blocks: number, transfers = 0): Promise<TestNode> {

@@ -21,11 +21,10 @@ import { devnetGenesisSource } from "../../src/harness/devnet.js";
 import { readFixture } from "../../src/harness/documents.js";
 import { downloadSnapshot, follow, FollowInputError, type FollowResult, type WaitHow } from "../../src/node/follower.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
-import { address, post, startNode, toHex, transferTx, type TestNode } from "./helpers.js";
+import { address, post, startNode, toHex, transferTx, re, type TestNode } from "./helpers.js";
 
 const DEVNET = { kind: "genesis", source: devnetGenesisSource(10) } as const;
 const HOUR = 3_600_000;
-const re = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const root = mkdtempSync(join(tmpdir(), "cbqs-follow-stops-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

@@ -79,6 +79,9 @@ export function transferTx(chainId: bigint, from: Uint8Array, nonce: bigint, to:
 
 export const address = (byte: number): Uint8Array => new Uint8Array(20).fill(byte);
 
+/** `s` as a regular expression matching exactly that text. */
+export const re = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
 /** What a broker-state answer must hold at one height, from the engine's read views. */
 export interface Expected {
   block_hash: string;
