@@ -49,7 +49,7 @@ async function switchingProxy(url: string): Promise<{ url: string; target: { url
       const text = await upstream.text();
       res.writeHead(upstream.status, { "content-type": "application/json", connection: "close" });
       res.end(text);
-    })();
+    })().catch(() => res.destroy());
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, target, hang, server };
@@ -472,7 +472,8 @@ describe("issue 25: the follower's requests go through the client", () => {
         const upstream = await fetch(n.url + req.url);
         res.writeHead(upstream.status, { "content-type": "application/json" });
         res.end(await upstream.text());
-      })();
+        // The node closed under a request still forwarded (the follower's subscription): drop it.
+      })().catch(() => res.destroy());
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

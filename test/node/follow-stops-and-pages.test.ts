@@ -84,7 +84,7 @@ async function standIn(target: string, edits: { page?: (page: Page) => void; gen
       }
       res.writeHead(upstream.status, { "content-type": "application/json", connection: "close" });
       res.end(text);
-    })();
+    })().catch(() => res.destroy());
   });
   server.on("close", () => held.forEach((r) => r.destroy()));
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
