@@ -123,8 +123,6 @@ function instructionEdges(instruction: CbqsInstructionV1, height: bigint, outcom
     case "UpdateStream":
       quoteCells("UpdateStream", instruction.args.price_quote);
       break;
-    default:
-      break;
   }
 }
 
@@ -178,12 +176,11 @@ function streamCells(type: string, touch: TxTouch, H: bigint, height: bigint, ou
     case "ActivateKeyGeneration":
       if (a.encryption_generation >= 2n) hit("state", STATE.generationChain);
       break;
-    default:
-      break;
   }
 }
 
-const rentDue = (r: StreamRecordV1, H: bigint): bigint => (H > r.last_settled_block ? (H - r.last_settled_block) * r.rate_per_block : 0n);
+// H never falls below a record's last_settled_block: rent is settled up to H at most, and H does not go back.
+const rentDue = (r: StreamRecordV1, H: bigint): bigint => (H - r.last_settled_block) * r.rate_per_block;
 
 function rejectedCells(type: string, outcome: string, b: StreamRecordV1, H: bigint, hit: Hit): void {
   const deadline = b.suspension_grace_deadline_block;
@@ -194,12 +191,14 @@ function rejectedCells(type: string, outcome: string, b: StreamRecordV1, H: bigi
   if (type === "SettleStreamRent" && outcome === "NoOpRejected" && b.status === "Suspended" && H + 1n === deadline) hit("state", STATE.settleBeforeDeadline);
 }
 
-/** Deadlines a pause keeps ahead of the effective rent height H though the physical height reached them. */
+/**
+ * Deadlines a pause keeps ahead of the effective rent height H though the physical height reached
+ * them (both need H < height). Every rate is at least CBQS_MIN_RATE_PER_BLOCK, so the runway divides.
+ */
 function pauseCells(b: StreamRecordV1, H: bigint, height: bigint, hit: Hit): void {
-  if (H === height) return;
   const deadline = b.suspension_grace_deadline_block;
   if (b.status === "Suspended" && H < deadline! && deadline! <= height) hit("state", STATE.pauseHoldsDeadline);
-  if (b.status === "Active" && b.rate_per_block > 0n) {
+  if (b.status === "Active") {
     const runwayEnd = b.last_settled_block + b.escrow_balance / b.rate_per_block;
     if (H <= runwayEnd && runwayEnd < height) hit("state", STATE.pauseHoldsRunway);
   }
@@ -212,7 +211,6 @@ function pauseCells(b: StreamRecordV1, H: bigint, height: bigint, hit: Hit): voi
  */
 function topUpPayments(b: StreamRecordV1, a: StreamRecordV1, H: bigint, touch: TxTouch, hit: Hit): void {
   const r = b.rate_per_block;
-  if (r === 0n) return;
   const due = rentDue(b, H);
   const first = b.escrow_balance >= due ? due : (b.escrow_balance / r) * r;
   const second = (a.last_settled_block - b.last_settled_block) * r - first;
@@ -227,6 +225,6 @@ function topUpPayments(b: StreamRecordV1, a: StreamRecordV1, H: bigint, touch: T
   if (b.status === "Suspended" && a.status === "Suspended" && second + first > 0n && a.suspension_grace_deadline_block === b.suspension_grace_deadline_block && a.suspended_at_block === b.suspended_at_block) {
     hit("state", STATE.partialKeepsPair);
   }
-  // Settle #1 pinned (suspended_at = its last_settled_block); settle #2 moved last_settled_block on.
-  if (b.status === "Active" && a.status === "Suspended" && second > 0n && a.suspended_at_block! < a.last_settled_block) hit("state", STATE.secondKeepsPair);
+  // Settle #1 pinned the pair (suspended_at = its last_settled_block); settle #2 paying moved last_settled_block on past it.
+  if (b.status === "Active" && a.status === "Suspended" && second > 0n) hit("state", STATE.secondKeepsPair);
 }

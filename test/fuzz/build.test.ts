@@ -29,7 +29,8 @@ const included = (b: BuiltBlock): Uint8Array[] => b.inputs.txs.filter((_, i) => 
 
 describe("issue 22: junk envelopes, byte for byte (src/fuzz/build.ts)", () => {
   // Block 1: the setup and two transfers (owner 0 → 1, owner 1 → 2), then one junk envelope of
-  // each kind; block 2: no action at all, a replay and a "nonce" junk.
+  // each kind; block 2: no action at all, a replay and a truncated envelope; block 3: a transfer, a
+  // replay and a "nonce" junk.
   const plan: FuzzChain = {
     genesis: PLAIN_GENESIS,
     blocks: [
@@ -48,15 +49,20 @@ describe("issue 22: junk envelopes, byte for byte (src/fuzz/build.ts)", () => {
         ],
       },
       { gap: step, actions: [], junk: [junk("replay", 0, 4), junk("truncate", 5, 3)] },
-      { gap: step, actions: [transfer(0, 1)], junk: [junk("replay", 1, 10_000)] },
+      { gap: step, actions: [transfer(0, 1)], junk: [junk("replay", 1, 10_000), junk("nonce", 2, 0)] },
     ],
   };
-  const { builder, blocks } = buildAll(plan);
-  const [first, second, third] = blocks as [BuiltBlock, BuiltBlock, BuiltBlock];
-  const valid = included(first);
+  // Built in each test, not once while the file is collected: a mutation test activates its mutant
+  // per test, and a chain built before would test the unmutated builder.
+  const built = () => {
+    const { builder, blocks } = buildAll(plan);
+    const [first, second, third] = blocks as [BuiltBlock, BuiltBlock, BuiltBlock];
+    return { builder, blocks, first, second, third, valid: included(first) };
+  };
   const n = SETUP_ACTIONS.length + 2;
 
   it("each junk envelope goes in at its position modulo the list so far plus one; the valid ones keep their order", () => {
+    const { first, valid } = built();
     // Inserted one after the other: position at % (length so far + 1).
     const order: string[] = valid.map((_, i) => `valid ${i}`);
     const kinds = ["truncate", "trailing", "version", "kind", "chain", "nonce", "replay", "bytes"];
@@ -85,15 +91,18 @@ describe("issue 22: junk envelopes, byte for byte (src/fuzz/build.ts)", () => {
   const junkOf = (b: BuiltBlock, word: string): Uint8Array[] => b.inputs.txs.filter((_, i) => b.kinds[i] === `junk: ${word}`);
 
   it("truncated: the envelope picked (pick mod the valid ones) cut to pick mod its length bytes", () => {
+    const { first, valid } = built();
     const base = valid[1_003 % n]!;
     expect(junkOf(first, "truncated envelope")).toEqual([base.subarray(0, 1_003 % base.length)]);
   });
 
   it("a trailing byte: the envelope picked with pick's low byte after it", () => {
+    const { first, valid } = built();
     expect(junkOf(first, "envelope with a trailing byte")).toEqual([Uint8Array.of(...valid[300 % n]!, 300 & 0xff)]);
   });
 
   it("version 2: the envelope picked with its version byte (offset 9) set to 2, nothing else changed", () => {
+    const { first, valid } = built();
     const base = valid[5 % n]!;
     const [v] = junkOf(first, "envelope version 2");
     expect(v!.length).toBe(base.length);
@@ -102,6 +111,7 @@ describe("issue 22: junk envelopes, byte for byte (src/fuzz/build.ts)", () => {
   });
 
   it("an unknown kind: the first letter of the kind's text replaced by X", () => {
+    const { first, valid } = built();
     const base = valid[6 % n]!;
     const [k] = junkOf(first, "envelope of an unknown kind");
     // The byte after the text head of the "kind" key's value: the first letter of the kind.
@@ -111,6 +121,7 @@ describe("issue 22: junk envelopes, byte for byte (src/fuzz/build.ts)", () => {
   });
 
   it("another chain_id: the envelope picked re-encoded with chain_id + 1, its nonce and transaction kept", () => {
+    const { first, valid } = built();
     const base = decodeEnvelope(valid[7 % n]!);
     const [c] = junkOf(first, "envelope for another chain_id");
     expect(c).toEqual(encodeEnvelope({ ...base, chain_id: base.chain_id + 1n }));
@@ -118,6 +129,7 @@ describe("issue 22: junk envelopes, byte for byte (src/fuzz/build.ts)", () => {
   });
 
   it("a nonce far ahead: 1,000 past the envelope picked; a replay before anything was included is the same", () => {
+    const { first, valid } = built();
     const far = (pick: number) => {
       const e = decodeEnvelope(valid[pick % n]!);
       return encodeEnvelope({ ...e, nonce: e.nonce + 1_000n });
@@ -127,19 +139,26 @@ describe("issue 22: junk envelopes, byte for byte (src/fuzz/build.ts)", () => {
   });
 
   it("random bytes: the planned bytes as they are", () => {
+    const { first } = built();
     expect(junkOf(first, "random bytes")).toEqual([Uint8Array.of(1, 2, 3)]);
   });
 
   it("a replay is an envelope an earlier block included (pick mod all of them, in order); a block without envelopes corrupts a transfer of owner 0's", () => {
+    const { second, third, valid } = built();
     expect(second.kinds).toEqual(["junk: replayed envelope (stale nonce)", "junk: truncated envelope"]);
     expect(second.inputs.txs[0]).toEqual(valid[4 % n]);
     const fallback = encodeEnvelope({ chain_id: decodeEnvelope(valid[0]!).chain_id, nonce: 0n, tx: { from: fromHex(OWNERS[0]!), body: { kind: "transfer", to: fromHex(OWNERS[1]!), amount: 1n } } });
     expect(second.inputs.txs[1]).toEqual(fallback.subarray(0, 3 % fallback.length));
     // Block 3: the envelopes of blocks 1 and 2 (none), then of block 3 itself are not yet consumed.
     expect(third.inputs.txs[1]).toEqual(valid[10_000 % n]);
+    // A "nonce" junk is never a replay, though envelopes were consumed by then: 1,000 past block 3's transfer.
+    const transfer3 = decodeEnvelope(third.inputs.txs[0]!);
+    expect(third.kinds).toEqual(["Transfer", "junk: replayed envelope (stale nonce)", "junk: envelope with a nonce far ahead"]);
+    expect(third.inputs.txs[2]).toEqual(encodeEnvelope({ ...transfer3, nonce: transfer3.nonce + 1_000n }));
   });
 
   it("the fixture's blocks chain by hash from genesis, each with its post-state; the t8n env carries no parent hash", () => {
+    const { builder, blocks, first, second } = built();
     const g = builder.fixture.genesis;
     let parent = genesisHash(g.chain_instance_id, g.config.timestamp, g.state_root);
     expect(builder.fixture.blocks).toHaveLength(3);
@@ -169,6 +188,8 @@ describe("issue 22: the builder's state (src/fuzz/build.ts)", () => {
     const first = builder.build();
     expect(first.inputs.alloc).toEqual(alloc);
     expect(() => builder.genesisState()).toThrow(new FuzzInternalError("the genesis state is gone once a block is built"));
+    // Its name tells the fuzzer's own bug from a finding in a stack trace or log line (`String(error)`).
+    expect(() => builder.genesisState()).toThrow(expect.objectContaining({ name: "FuzzInternalError" }));
     expect(builder.done).toBe(false);
     builder.build();
     expect(builder.done).toBe(true);

@@ -248,3 +248,34 @@ describe("issue 22: the split floors of a double payment at other provider share
     expect(at(5)).toEqual(["outcome: TopUpStream: ok", "state: Active → Active by TopUpStream", `state: ${STATE.paysTwice}`]);
   });
 });
+
+describe("issue 22: cells a chain must not name (src/fuzz/cells.ts; Stryker survivors)", () => {
+  it("a rejected instruction one block before a Suspended stream's deadline is not the settle's NoOpRejected; an UpdateStream that does not reprice names no repricing; a top-up whose deposit pays no block names no settle #2", () => {
+    const admin: Action = { k: "update", by: "owner", owner: 1, nonce: 0, key: false, variant: "admin", cap: 0, rotation: "Set", quote: null };
+    const [, , b5, b8] = cellsOf([
+      [1, [...SETUP_ACTIONS]],
+      [2, [settle(2)]], // owner 2: Suspended at 1, deadline 6
+      [5, [{ k: "close", by: "other", owner: 2, nonce: 0, key: false }, admin]],
+      [8, [topUp(0, null, 5n)]], // owner 0 owes 56,000: settle #1 pays its 40,000 and suspends it; 5 pays no block
+    ]);
+    expect(b5).toEqual(["outcome: CloseStream: Unauthorized", "outcome: UpdateStream: ok", "state: Active → Active by UpdateStream"]);
+    expect(b8).toEqual(["outcome: TopUpStream: ok", "state: Active → Suspended by TopUpStream"]);
+  });
+
+  it("after a pause: a deadline still ahead of the physical height is not held back, nor a runway end already below H; a key-stream action names no cell of the main stream's", () => {
+    const [, b8, b10, b12] = cellsOf([
+      [1, [...SETUP_ACTIONS]],
+      [8, [{ k: "pause", variant: "Pause", actor: "registry", blocks: 2n, by: "gov" }]], // paused over [8, 10): H is the height − 2 after it
+      [10, [settle(0), settle(0)]], // H 8: owner 0's runway end 6 is below H, not held back; Suspended at 6, deadline 11 — ahead of 10 too
+      [12, [{ k: "settle", sender: 0, owner: 0, nonce: 0, key: true }, settle(0)]], // H 10 < 11 ≤ 12; the key stream mirrors the main one, and only the main one is the census's
+    ]);
+    expect(b8).toEqual(["outcome: Gov.Pause: ok"]);
+    expect(b10).toEqual(["outcome: SettleStreamRent: ok", "state: Active → Suspended by SettleStreamRent", "outcome: SettleStreamRent: NoOpRejected"]);
+    expect(b12).toEqual([
+      "outcome: SettleStreamRent: KeyStreamNotIndependent",
+      "outcome: SettleStreamRent: NoOpRejected",
+      `state: ${STATE.pauseHoldsDeadline}`,
+      `state: ${STATE.settleBeforeDeadline}`,
+    ]);
+  });
+});
