@@ -500,7 +500,8 @@ function referenceAt(fixture: Fixture, blocks: readonly FixtureBlock[], index: n
     },
   });
   if (outcome.mismatch === null || outcome.blocks !== index + 1) {
-    throw new Error(`pipelined replay: block ${blocks[index]!.height} did not match, but the plain replay ${outcome.mismatch === null ? "found no mismatch" : `stopped at block ${outcome.blocks - 1}`}`);
+    const plain = outcome.mismatch === null ? "found no mismatch" : `found its first at block ${outcome.mismatch.height} (${outcome.mismatch.path})`;
+    throw new Error(`pipelined replay: block ${blocks[index]!.height} did not match, but the plain replay ${plain}`);
   }
   return outcome;
 }

@@ -11,6 +11,8 @@ import { cli, corpusFiles, flipHex, readDoc, type Doc } from "./helpers.js";
 import { fillScenario } from "../../src/harness/fill.js";
 import { fixtureJsonText } from "../../src/harness/fixture.js";
 import { parseScenario } from "../../src/scenario/parse.js";
+import { headerHash } from "../../src/chain/block.js";
+import { ed25519VerifyStrict } from "../../src/crypto/ed25519.js";
 
 type ReplayModule = typeof import("../../src/harness/replay.js");
 type FixtureModule = typeof import("../../src/harness/fixture.js");
@@ -176,6 +178,95 @@ describe("pipelined replay = plain replay", () => {
 const dropPostStates = (d: Doc): void => {
   for (const b of d.blocks) delete b["post_state"];
 };
+
+type Pipeline = InstanceType<ReplayModule["ReplayPipeline"]>;
+
+/** A pipeline whose worker's state root for the `batch`-th state batch (0: genesis) is rewritten by `rewrite` once it is in. */
+function rootRewritten(batch: number, rewrite: (root: Uint8Array) => void): Pipeline {
+  const pipeline = new replay.ReplayPipeline();
+  const c = pipeline.commitment;
+  const commit = c.commitBatch.bind(c);
+  const settle = c.settle.bind(c);
+  let n = 0;
+  let target: { job: number; root: Uint8Array } | null = null;
+  c.commitBatch = (changes) => {
+    const job = c.jobs;
+    const root = commit(changes);
+    if (n++ === batch) target = { job, root };
+    return root;
+  };
+  c.settle = (count) => {
+    settle(count);
+    if (target !== null && count > target.job) {
+      rewrite(target.root);
+      target = null;
+    }
+  };
+  return pipeline;
+}
+
+describe("issue 22: the pipeline vouches for nothing the plain replay does not find (src/harness/replay.ts referenceAt)", () => {
+  const base = readDoc("fixtures/corpus/rent-settle-suspend-expire.json");
+
+  it("a block the pipeline alone finds mismatching (its worker's root wrong) is not reported: the replay fails, naming both", () => {
+    const pipeline = rootRewritten(2, (root) => void (root[0]! ^= 1)); // block 1's
+    try {
+      expect(() => replay.replayFixture(fixtures.loadFixture(JSON.parse(JSON.stringify(base))), { pipeline })).toThrow(
+        new Error(`pipelined replay: block ${base.blocks[1]!.height} did not match, but the plain replay found no mismatch`),
+      );
+    } finally {
+      pipeline.close();
+    }
+  });
+
+  it("a mismatch the pipeline missed (its root made to equal a tampered expectation) is not hidden behind a later one: the replay fails, naming where the plain replay stops", () => {
+    // Block 1 expects a flipped state root, and a block hash chained on it; the pipeline's worker
+    // answers exactly that root, so only block 2 (chained on the original hash) mismatches there.
+    const doc = JSON.parse(JSON.stringify(base)) as Doc;
+    const b1 = fixtures.loadFixture(JSON.parse(JSON.stringify(base))).blocks[1]!;
+    const flipped = Uint8Array.from(b1.state_root);
+    flipped[0]! ^= 1;
+    const parent = fixtures.loadFixture(JSON.parse(JSON.stringify(base))).blocks[0]!.block_hash;
+    const instance = fixtures.loadFixture(JSON.parse(JSON.stringify(base))).genesis.chain_instance_id;
+    doc.blocks[1]!.state_root = `0x${Buffer.from(flipped).toString("hex")}`;
+    doc.blocks[1]!.block_hash = `0x${Buffer.from(headerHash(instance, b1.height, b1.timestamp, parent, flipped, b1)).toString("hex")}`;
+    const pipeline = rootRewritten(2, (root) => root.set(flipped));
+    try {
+      expect(() => replay.replayFixture(fixtures.loadFixture(doc), { pipeline })).toThrow(
+        new Error(`pipelined replay: block ${doc.blocks[2]!.height} did not match, but the plain replay found its first at block ${doc.blocks[1]!.height} ($.blocks[1].state_root)`),
+      );
+    } finally {
+      pipeline.close();
+    }
+  });
+
+  it("a block that fails to execute because a signature answered valid ahead of its check was not: executed again with the real check, once", () => {
+    // encrypted-key-stream: invalid quote signatures in blocks 2 and 3. The first wrong "valid" here
+    // also makes the execution fail (as a wrong answer might, further on); the second is refused by the worker as usual.
+    const doc = JSON.parse(fixtureJsonText(fillScenario(parseScenario(JSON.parse(readFileSync("fixtures/scenarios/encrypted-key-stream.json", "utf8"))), "final"))) as Doc;
+    const pipeline = new replay.ReplayPipeline();
+    const speculative = pipeline.signatures.verify;
+    let failed = 0;
+    (pipeline.signatures as { verify: typeof speculative }).verify = (key, message, signature) => {
+      const answer = speculative(key, message, signature);
+      if (failed === 0 && !ed25519VerifyStrict(key, message, signature)) {
+        failed++;
+        throw new Error("a failure the wrong answer led to");
+      }
+      return answer;
+    };
+    const indices: number[] = [];
+    try {
+      const outcome = replay.replayFixture(fixtures.loadFixture(JSON.parse(JSON.stringify(doc))), { pipeline, onReexecute: (i) => indices.push(i) });
+      expect(failed).toBe(1);
+      expect(indices).toEqual([2, 3]);
+      expect(outcome).toEqual(replay.replayFixture(fixtures.loadFixture(JSON.parse(JSON.stringify(doc)))));
+      expect(outcome.mismatch).toBeNull();
+    } finally {
+      pipeline.close();
+    }
+  });
+});
 
 describe("pipelined replay of a fixture with no blocks", () => {
   it("is genesis alone, as the plain replay's", () => {
