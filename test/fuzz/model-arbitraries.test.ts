@@ -13,19 +13,23 @@ import { describe, expect, it } from "vitest";
 import { actionArb, gapArb, type Action, type Gap, type QuotePlan } from "../../src/fuzz/model.js";
 import { BPS_PAIRS, OWNERS, PARAM_NAMES, PROVIDERS, U128_MAX, U64_MAX } from "../../src/fuzz/world.js";
 
-const actions = fc.sample(actionArb, { seed: 22, numRuns: 40_000 });
-const gaps = fc.sample(gapArb, { seed: 22, numRuns: 20_000 });
+// Sampled in each test, not once while the file is collected: a mutation test activates its
+// mutant per test, and a sample drawn before would test the unmutated generator.
+const sampleActions = (): Action[] => fc.sample(actionArb, { seed: 22, numRuns: 40_000 });
+const sampleGaps = (): Gap[] => fc.sample(gapArb, { seed: 22, numRuns: 20_000 });
 
-const of = <K extends Action["k"]>(k: K) => actions.filter((a): a is Extract<Action, { k: K }> => a.k === k);
+const ofKind = (actions: Action[]) => <K extends Action["k"]>(k: K) => actions.filter((a): a is Extract<Action, { k: K }> => a.k === k);
 const sorted = <T>(xs: Iterable<T>): T[] => [...new Set(xs)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 const range = (n: number): number[] => [...Array(n).keys()];
 /** Every quote of a creation or an update. */
-const quotes: QuotePlan[] = actions.flatMap((a) => ((a.k === "create" || a.k === "update") && a.quote !== null ? [a.quote] : []));
+const quotesOf = (actions: Action[]): QuotePlan[] => actions.flatMap((a) => ((a.k === "create" || a.k === "update") && a.quote !== null ? [a.quote] : []));
 /** The u64 amounts of docs/fuzzing.md §4 (0, 1, the §6 floor, escrows of a few blocks to 10^10, u64 max). */
 const U64_AMOUNTS = [0n, 1n, 8_000n, 40_000n, 1_000_000n, 100_000_000n, 10_000_000_000n, U64_MAX];
 
 describe("issue 22: the random actions (src/fuzz/model.ts actionArb, docs/fuzzing.md §4)", () => {
   it("stream references: owner nonces 0, 1, 2 and u64 max (NONCES' four), key streams directly; providers 0, 1 and the unregistered 2; payers every owner and the sponsor", () => {
+    const actions = sampleActions();
+    const of = ofKind(actions);
     const refs = actions.filter((a): a is Extract<Action, { nonce: number }> => "nonce" in a);
     expect(sorted(refs.map((a) => a.nonce))).toEqual([0, 1, 2, 3]);
     expect(sorted(refs.map((a) => a.owner))).toEqual(range(OWNERS.length));
@@ -37,6 +41,9 @@ describe("issue 22: the random actions (src/fuzz/model.ts actionArb, docs/fuzzin
   });
 
   it("quotes: the §6 floor − 1, the floor, odd rates, 2^64 and 2^127; their last valid block, one past it or later; stale and skipped generations; the wrong signer; another chain's or instance's context", () => {
+    const actions = sampleActions();
+    const of = ofKind(actions);
+    const quotes = quotesOf(actions);
     expect(sorted(quotes.map((q) => q.rate))).toEqual([7_999n, 8_000n, 8_001n, 9_000n, 12_345n, 100_000n, 1n << 64n, 1n << 127n]);
     expect(sorted(quotes.map((q) => q.until))).toEqual([-1, 0, 1, 5]);
     expect(sorted(quotes.map((q) => q.generation))).toEqual([-1, 0, 1]);
@@ -47,6 +54,8 @@ describe("issue 22: the random actions (src/fuzz/model.ts actionArb, docs/fuzzin
   });
 
   it("creations: both classes, encrypted or not, the four capacities, escrows up to u64 max, u64 + 1 and u128 max", () => {
+    const actions = sampleActions();
+    const of = ofKind(actions);
     const creates = of("create");
     expect(sorted(creates.map((a) => a.cap))).toEqual([0, 1, 2, 3]);
     expect(sorted(creates.map((a) => a.escrow))).toEqual([0n, 8_000n, 40_000n, 200_000n, 2_000_000n, U64_MAX, U64_MAX + 1n, U128_MAX]);
@@ -55,6 +64,8 @@ describe("issue 22: the random actions (src/fuzz/model.ts actionArb, docs/fuzzin
   });
 
   it("top-ups: the u64 and u128 edge amounts, or the rent due exactly, one over or one short", () => {
+    const actions = sampleActions();
+    const of = ofKind(actions);
     const topups = of("topup");
     expect(sorted(topups.map((a) => a.amount))).toEqual([...U64_AMOUNTS, U64_MAX + 1n, U128_MAX]);
     expect(sorted(topups.flatMap((a) => (a.toDue === null ? [] : [a.toDue])))).toEqual([-1, 0, 1]);
@@ -62,6 +73,8 @@ describe("issue 22: the random actions (src/fuzz/model.ts actionArb, docs/fuzzin
   });
 
   it("updates, activations, providers: every variant the docs name", () => {
+    const actions = sampleActions();
+    const of = ofKind(actions);
     const updates = of("update");
     expect(sorted(updates.map((a) => a.variant))).toEqual(["admin", "bump", "capacity", "noop", "rotation"]);
     expect(sorted(updates.map((a) => a.rotation))).toEqual(["Clear", "Set"]);
@@ -82,6 +95,8 @@ describe("issue 22: the random actions (src/fuzz/model.ts actionArb, docs/fuzzin
   });
 
   it("governance: Pause, ExtendPause and Unpause of 0x17 and 0x18 for 0–10 blocks or u64 max; writes of every parameter name, the rent split pairs; by governance or not", () => {
+    const actions = sampleActions();
+    const of = ofKind(actions);
     const pauses = of("pause");
     expect(sorted(pauses.map((a) => a.variant))).toEqual(["ExtendPause", "Pause", "Unpause"]);
     expect(sorted(pauses.map((a) => a.actor))).toEqual(["platform", "registry"]);
@@ -97,6 +112,8 @@ describe("issue 22: the random actions (src/fuzz/model.ts actionArb, docs/fuzzin
   });
 
   it("native transfers between every party (owners, providers, sponsor, 0x17) of the u64 amounts; malformed payloads of every kind", () => {
+    const actions = sampleActions();
+    const of = ofKind(actions);
     const transfers = of("transfer");
     const parties = OWNERS.length + PROVIDERS.length + 2;
     expect(sorted(transfers.map((a) => a.from))).toEqual(range(parties));
@@ -113,6 +130,7 @@ describe("issue 22: the random actions (src/fuzz/model.ts actionArb, docs/fuzzin
 
 describe("issue 22: the random gaps (src/fuzz/model.ts gapArb, docs/fuzzing.md §4 Gaps)", () => {
   it("plain steps of 1–12 blocks, sometimes 13–2,000; boundaries of every kind, the boundary itself or ± 1", () => {
+    const gaps = sampleGaps();
     const steps = gaps.flatMap((g) => (g.k === "step" ? [g.blocks] : []));
     expect(sorted(steps.filter((b) => b <= 12))).toEqual(range(12).map((i) => i + 1));
     expect(Math.min(...steps)).toBe(1);
