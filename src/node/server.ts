@@ -566,7 +566,6 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
   );
   const metrics = new NodeMetrics(() => node.db);
   metrics.subscribers = () => subscriptions.size;
-  node.onBlockTimed = metrics.observeBlock;
   /** The streamed answer being sent (at most one: it re-executes the chain), destroyed by close(). */
   let streaming: ServerResponse | undefined;
 
@@ -707,9 +706,15 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
   });
 
   return new Promise((resolve, reject) => {
-    server.once("error", reject);
+    // A server that cannot listen (the port taken, say) leaves nothing behind on the node.
+    const failed = (err: Error) => {
+      subscriptions.close();
+      reject(err);
+    };
+    server.once("error", failed);
     server.listen(options.port, options.host, () => {
-      server.off("error", reject);
+      server.off("error", failed);
+      node.onBlockTimed = metrics.observeBlock;
       const address = server.address() as AddressInfo;
       const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
       resolve({

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { devnetGenesisSource } from "../../src/harness/devnet.js";
 import { readFixture } from "../../src/harness/documents.js";
 import { runNode } from "../../src/node/run.js";
+import { startServer, type NodeServer } from "../../src/node/server.js";
 import type { ChainDb } from "../../state/chain-db/chain-db.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
 import { MAX_ENVELOPE_BYTES } from "../../src/bounds.js";
@@ -257,7 +258,8 @@ describe("issue 22: malformed HTTP and internal errors (src/node/server.ts)", ()
       const id = r.body["id"] as string;
       const entry = n.logs.find((e) => e["id"] === id)!;
       expect([entry["level"], entry["msg"], entry["method"], entry["url"]]).toEqual(["error", "internal error", "GET", path.slice(0, 512)]);
-      expect(String(entry["error"])).toMatch(/index page unreadable/);
+      // The stack, where the error was thrown: the log is what an operator debugs from.
+      expect(String(entry["error"])).toMatch(/^Error: index page unreadable \(secret detail\)\n\s+at /);
     });
   });
 });
@@ -330,4 +332,83 @@ describe("issue 22: the explorer's files and the server's edges (src/node/server
     await gone;
     expect(n.node.onBlockTimed).toBeUndefined();
   }, 30_000);
+});
+
+describe("issue 22: the server's edges a mutation test found untested (src/node/server.ts)", () => {
+  const BODY_FORMS = "the body must be the envelope as 0x-prefixed hex (plain text, a JSON string, or cbqs tx --json's {\"envelope\": …}), or binary CBOR with Content-Type application/cbor or application/octet-stream";
+
+  it("issue 22: POST /tx reads a body as JSON only when it starts as JSON (a quote or a brace), and names the body's forms when it is none of them", async () => {
+    await withNode({}, async (n) => {
+      const endsQuoted = await post(n.url, "/tx", '0x12"');
+      expect([endsQuoted.status, error(endsQuoted)]).toEqual([400, { code: "invalid_transaction", message: BODY_FORMS }]);
+      const unterminated = await post(n.url, "/tx", '"0x12');
+      expect([unterminated.status, error(unterminated)?.code]).toEqual([400, "invalid_json"]);
+      const notText = await post(n.url, "/tx", '{"envelope": 5}', "application/json");
+      expect([notText.status, error(notText)]).toEqual([400, { code: "invalid_transaction", message: BODY_FORMS }]);
+    });
+  });
+
+  it("issue 22: a query parameter without '=' is that name with an empty value", async () => {
+    await withNode({}, async (n) => {
+      const bare = await get(n.url, "/fixture?post_state");
+      expect([bare.status, error(bare)]).toEqual([400, { code: "invalid_post_state", message: 'post_state must be every, final or none (got "")' }]);
+    });
+  });
+
+  it("issue 22: a stream id in a path is refused as the stream's, malformed hex or malformed percent-encoding alike", async () => {
+    await withNode({}, async (n) => {
+      const short = await get(n.url, "/cbqs/stream/0x12/events");
+      expect([short.status, error(short)]).toEqual([400, { code: "invalid_stream", message: "stream must be 0x-prefixed 32-byte hex" }]);
+      const escaped = await get(n.url, "/cbqs/stream/%ZZ/events");
+      expect([escaped.status, error(escaped)]).toEqual([400, { code: "invalid_stream", message: "the stream in the path has a malformed percent-encoding" }]);
+    });
+  });
+
+  it("issue 22: every JSON answer says so, with its charset", async () => {
+    await withNode({}, async (n) => {
+      for (const path of ["/genesis", "/head", "/nope"]) expect((await get(n.url, path)).headers.get("content-type"), path).toBe("application/json; charset=utf-8");
+    });
+  });
+
+  it("issue 22: a client gone mid-body is no internal error: nothing is logged or answered, its connection is dropped", async () => {
+    await withNode({}, async (n) => {
+      const { hostname, port } = new URL(n.url);
+      const socket = connect(Number(port), hostname);
+      socket.on("error", () => {});
+      await new Promise<void>((r) => socket.once("connect", () => r()));
+      socket.write("POST /proof/multi HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{");
+      // Leave once the server reads the body (loopback: well within 200 ms).
+      await new Promise((r) => setTimeout(r, 200));
+      socket.destroy();
+      let counted: string[] = [];
+      for (let i = 0; i < 500 && counted.length === 0; i++) {
+        const text = await (await fetch(n.url + "/metrics")).text();
+        counted = text.split("\n").filter((l) => l.startsWith("cbqs_http_requests_total{") && l.includes('route="cip4.proof.multi"'));
+        if (counted.length === 0) await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(counted.map((l) => `${/status="([^"]*)"/.exec(l)?.[1]} ${l.split(" ").pop()}`)).toEqual(["none 1"]);
+      expect(n.logs.filter((e) => e["level"] === "error")).toEqual([]);
+    });
+  });
+
+  it("issue 22: a second server on one node: the block timing hook is the latest server's, and closing another leaves it; a server that cannot listen leaves nothing on the node", async () => {
+    await withNode({}, async (n) => {
+      const options = { host: "127.0.0.1", port: 0, rateLimit: 0, proofRateLimit: 0, proofLimits: { maxExclusionOps: 4096 }, log: () => {} };
+      // The node's chain listeners are private: read here to see that a failed start leaves none behind.
+      const listeners = () => (n.node as unknown as { listeners: Set<unknown> }).listeners.size;
+      const before = listeners();
+      const b: NodeServer = await startServer(n.devnet, options);
+      const c: NodeServer = await startServer(n.devnet, options);
+      expect(n.node.onBlockTimed).toBe(c.metrics.observeBlock);
+      await b.close();
+      expect(n.node.onBlockTimed).toBe(c.metrics.observeBlock);
+      // The port taken: refused with the system's error, and neither the hook nor a listener is left behind.
+      await expect(startServer(n.devnet, { ...options, port: Number(new URL(c.url).port) })).rejects.toThrow(/EADDRINUSE/);
+      expect(n.node.onBlockTimed).toBe(c.metrics.observeBlock);
+      expect(listeners()).toBe(before + 1);
+      await c.close();
+      expect(n.node.onBlockTimed).toBeUndefined();
+      expect(listeners()).toBe(before);
+    });
+  });
 });
