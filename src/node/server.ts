@@ -714,6 +714,9 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
     server.once("error", failed);
     server.listen(options.port, options.host, () => {
       server.off("error", failed);
+      // Listening, the server still emits an error when accepting a connection fails (EMFILE, say):
+      // the node logs it and serves on, rather than dying of an unhandled 'error' event.
+      server.on("error", (err: Error) => options.log({ level: "error", msg: "server error", error: err.message }));
       node.onBlockTimed = metrics.observeBlock;
       const address = server.address() as AddressInfo;
       const host = address.family === "IPv6" ? `[${address.address}]` : address.address;

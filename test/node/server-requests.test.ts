@@ -411,4 +411,21 @@ describe("issue 22: the server's edges a mutation test found untested (src/node/
       expect(listeners()).toBe(before);
     });
   });
+
+  it("issue 22: an error the listening server emits (a failed accept) is logged; the node serves on, its subscriptions kept", async () => {
+    await withNode({}, async (n) => {
+      const logs: Array<Record<string, unknown>> = [];
+      const b = await startServer(n.devnet, { host: "127.0.0.1", port: 0, rateLimit: 0, proofRateLimit: 0, proofLimits: { maxExclusionOps: 4096 }, log: (e) => logs.push(e) });
+      try {
+        const listeners = () => (n.node as unknown as { listeners: Set<unknown> }).listeners.size;
+        const before = listeners();
+        b.server.emit("error", Object.assign(new Error("accept EMFILE"), { code: "EMFILE", syscall: "accept" }));
+        expect(logs.filter((e) => e["level"] === "error")).toEqual([{ level: "error", msg: "server error", error: "accept EMFILE" }]);
+        expect((await get(b.url, "/genesis")).status).toBe(200);
+        expect(listeners()).toBe(before);
+      } finally {
+        await b.close();
+      }
+    });
+  });
 });
