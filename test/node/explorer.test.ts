@@ -73,6 +73,8 @@ describe("the explorer page in a headless Chromium", () => {
     expect(await page.title()).toBe("Blocks · cbqs explorer");
     expect(requested.filter((u) => !u.startsWith(`${node.url}/`))).toEqual([]);
     expect(requested).toContain(`${node.url}/explorer/uPlot.iife.min.js`);
+    // The node's style sheet applies (its Content-Security-Policy allows it): the header sticks, the text is the page's colour.
+    expect(await page.evaluate(`[getComputedStyle(document.querySelector("header")).position, getComputedStyle(document.body).color]`)).toEqual(["sticky", "rgb(29, 35, 48)"]);
     expect(problems).toEqual([]);
   });
 
