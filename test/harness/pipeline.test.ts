@@ -268,6 +268,62 @@ describe("issue 22: the pipeline vouches for nothing the plain replay does not f
   });
 });
 
+describe("issue 22: a refusal noticed while older blocks wait unchecked (src/harness/replay.ts rewind)", () => {
+  // encrypted-key-stream: block 2 carries an invalid quote signature the pipeline answers valid.
+  // The pipeline is told no root is ever in early (`ready` false), so blocks wait for the window;
+  // block 4 cannot be executed, and settling everything then brings out block 2's refusal while
+  // blocks 0 and 1 are still unchecked: the rewind checks them first.
+  const filled = () => JSON.parse(fixtureJsonText(fillScenario(parseScenario(JSON.parse(readFileSync("fixtures/scenarios/encrypted-key-stream.json", "utf8"))), "final"))) as Doc;
+  const lateRoots = (): Pipeline => {
+    const pipeline = new replay.ReplayPipeline();
+    pipeline.commitment.ready = () => false;
+    return pipeline;
+  };
+  /** The outcome (or the error thrown) and the heights of the blocks reported checked, in order. */
+  const outcomeOf = (doc: Doc, pipeline: Pipeline | false, indices: number[] = []) => {
+    const checked: bigint[] = [];
+    try {
+      const outcome = replay.replayFixture(fixtures.loadFixture(JSON.parse(JSON.stringify(doc))), { pipeline, onReexecute: (i) => indices.push(i), onBlock: (p) => checked.push(p.height) });
+      return { outcome, checked };
+    } catch (err) {
+      return { thrown: `${(err as Error).name}: ${(err as Error).message}`, checked };
+    }
+  };
+
+  it("the older blocks match: checked, then the refused block executed again; the unusable block is reported as the plain replay reports it", () => {
+    const doc = filled();
+    doc.blocks[4]!.transactions[0] = "0x00";
+    const pipeline = lateRoots();
+    const indices: number[] = [];
+    try {
+      const pipelined = outcomeOf(doc, pipeline, indices);
+      expect(pipelined).toEqual(outcomeOf(doc, false));
+      expect(pipelined.thrown).toBeDefined();
+      expect(pipelined.checked).toHaveLength(4);
+      // Block 3's invalid signature is refused the same way, with block 2 then the older one waiting.
+      expect(indices).toEqual([2, 3]);
+    } finally {
+      pipeline.close();
+    }
+  });
+
+  it("an older block mismatches: that mismatch is the outcome, as the plain replay's", () => {
+    const doc = filled();
+    doc.blocks[4]!.transactions[0] = "0x00";
+    doc.blocks[1]!.tx_root = flipHex(doc.blocks[1]!.tx_root as string);
+    const pipeline = lateRoots();
+    const indices: number[] = [];
+    try {
+      const pipelined = outcomeOf(doc, pipeline, indices);
+      expect(pipelined).toEqual(outcomeOf(doc, false));
+      expect(pipelined.outcome).toMatchObject({ blocks: 2, mismatch: { path: "$.blocks[1].tx_root" } });
+      expect(indices).toEqual([]);
+    } finally {
+      pipeline.close();
+    }
+  });
+});
+
 describe("pipelined replay of a fixture with no blocks", () => {
   it("is genesis alone, as the plain replay's", () => {
     const doc = readDoc("fixtures/corpus/provider-lifecycle.json");
