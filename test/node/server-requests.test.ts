@@ -4,7 +4,7 @@
 // of the 429s and of a malformed request, the internal error's log entry, the explorer's files,
 // an IPv6 listener's URL, and what close() leaves behind.
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
-import { connect } from "node:net";
+import { connect, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { devnetGenesisSource } from "../../src/harness/devnet.js";
 import { readFixture } from "../../src/harness/documents.js";
@@ -75,6 +75,26 @@ function chunkedPost(url: string, parts: string[]): Promise<{ status: number; he
     for (const p of parts) req.write(p);
     req.end();
   });
+}
+
+/** A raw connection to the node, once it is connected. */
+async function connected(url: string): Promise<Socket> {
+  const { hostname, port } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  socket.on("error", () => {});
+  await new Promise<void>((r) => socket.once("connect", () => r()));
+  return socket;
+}
+
+/** GET /metrics' request counts of `route` as "status count", waited for until the route is counted. */
+async function countedFor(url: string, route: string): Promise<string[]> {
+  for (let i = 0; i < 2_000; i++) {
+    const text = await (await fetch(url + "/metrics")).text();
+    const counted = text.split("\n").filter((l) => l.startsWith("cbqs_http_requests_total{") && l.includes(`route="${route}"`));
+    if (counted.length > 0) return counted.map((l) => `${/status="([^"]*)"/.exec(l)?.[1]} ${l.split(" ").pop()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return [];
 }
 
 const error = (r: { body: Record<string, unknown> }) => r.body["error"] as { code: string; message: string } | undefined;
@@ -267,21 +287,12 @@ describe("issue 22: malformed HTTP and internal errors (src/node/server.ts)", ()
 describe("issue 22: a client gone before its answer (src/node/server.ts send)", () => {
   it("issue 22: a client that leaves while its devnet write runs is written nothing: the request is counted with status none", async () => {
     await withNode({}, async (n) => {
-      const { hostname, port } = new URL(n.url);
-      const socket = connect(Number(port), hostname);
-      socket.on("error", () => {});
-      await new Promise<void>((r) => socket.once("connect", () => r()));
+      const socket = await connected(n.url);
       socket.write("POST /mine?blocks=5000 HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");
       // Gone once the batch has started (its first blocks are committed), long before it ends.
       for (let i = 0; i < 1_000 && n.node.head().height === 0n; i++) await new Promise((r) => setTimeout(r, 10));
       socket.destroy();
-      let counted: string[] = [];
-      for (let i = 0; i < 2_000 && counted.length === 0; i++) {
-        const text = await (await fetch(n.url + "/metrics")).text();
-        counted = text.split("\n").filter((l) => l.startsWith("cbqs_http_requests_total{") && l.includes('route="cbqs.devnet.mine"'));
-        if (counted.length === 0) await new Promise((r) => setTimeout(r, 20));
-      }
-      expect(counted.map((l) => `${/status="([^"]*)"/.exec(l)?.[1]} ${l.split(" ").pop()}`)).toEqual(["none 1"]);
+      expect(await countedFor(n.url, "cbqs.devnet.mine")).toEqual(["none 1"]);
     }, { kind: "genesis", source: devnetGenesisSource(2) });
   }, 90_000);
 });
@@ -320,10 +331,7 @@ describe("issue 22: the explorer's files and the server's edges (src/node/server
   it("issue 22: close() gives the node's block timing hook back, and ends even while a client holds a request open mid-body", async () => {
     const n = await startNode({ kind: "genesis", source: devnetGenesisSource(2) });
     expect(n.node.onBlockTimed).toBe(n.metrics.observeBlock);
-    const { hostname, port } = new URL(n.url);
-    const socket = connect(Number(port), hostname);
-    socket.on("error", () => {});
-    await new Promise<void>((r) => socket.once("connect", () => r()));
+    const socket = await connected(n.url);
     socket.write("POST /tx HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\n0x12");
     const gone = new Promise<void>((r) => socket.once("close", () => r()));
     // The server's own request timeout is 30 s: a close() that waited for it would not be done in 15.
@@ -372,21 +380,12 @@ describe("issue 22: the server's edges a mutation test found untested (src/node/
 
   it("issue 22: a client gone mid-body is no internal error: nothing is logged or answered, its connection is dropped", async () => {
     await withNode({}, async (n) => {
-      const { hostname, port } = new URL(n.url);
-      const socket = connect(Number(port), hostname);
-      socket.on("error", () => {});
-      await new Promise<void>((r) => socket.once("connect", () => r()));
+      const socket = await connected(n.url);
       socket.write("POST /proof/multi HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{");
       // Leave once the server reads the body (loopback: well within 200 ms).
       await new Promise((r) => setTimeout(r, 200));
       socket.destroy();
-      let counted: string[] = [];
-      for (let i = 0; i < 500 && counted.length === 0; i++) {
-        const text = await (await fetch(n.url + "/metrics")).text();
-        counted = text.split("\n").filter((l) => l.startsWith("cbqs_http_requests_total{") && l.includes('route="cip4.proof.multi"'));
-        if (counted.length === 0) await new Promise((r) => setTimeout(r, 10));
-      }
-      expect(counted.map((l) => `${/status="([^"]*)"/.exec(l)?.[1]} ${l.split(" ").pop()}`)).toEqual(["none 1"]);
+      expect(await countedFor(n.url, "cip4.proof.multi")).toEqual(["none 1"]);
       expect(n.logs.filter((e) => e["level"] === "error")).toEqual([]);
     });
   });
