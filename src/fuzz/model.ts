@@ -669,21 +669,27 @@ export class ChainModel {
       const h = this.physicalHeight(chain, previous, targets);
       if (h !== null) ahead.push(h);
     }
-    const next = ahead.filter((h) => h > previous).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))[0];
-    return next ?? previous + 1n;
+    return leastAbove(ahead, previous) ?? previous + 1n;
   }
 
   /** The first physical height after `previous` whose effective rent height reaches the nearest target still ahead. */
   private physicalHeight(chain: Chain, previous: bigint, targets: bigint[]): bigint | null {
     const pause = chain.pause();
     const now = effectiveRentHeight(pause, previous);
-    const ahead = targets.filter((t) => t > now).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))[0];
+    const ahead = leastAbove(targets, now);
     if (ahead === undefined) return null;
     // Past the running pause (if any), effective height grows one per block: invert that.
     const end = pause.active === null ? previous : pause.active.expires_at_block > previous ? pause.active.expires_at_block : previous;
     const h = end + (ahead - effectiveRentHeight(pause, end));
     return h > MAX_GAP_TARGET ? null : h;
   }
+}
+
+/** The least of `values` above `floor` (undefined: none is). */
+export function leastAbove(values: readonly bigint[], floor: bigint): bigint | undefined {
+  let least: bigint | undefined;
+  for (const v of values) if (v > floor && (least === undefined || v < least)) least = v;
+  return least;
 }
 
 /** Heights beyond this are not targeted (a 604,800-block grace still is). */

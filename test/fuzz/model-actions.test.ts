@@ -12,7 +12,7 @@ import type { Chain, TxOutcome } from "../../src/engine/chain.js";
 import { paramMinimum } from "../../src/engine/governance.js";
 import type { GovAction, Transaction } from "../../src/engine/inputs.js";
 import { REGISTRY_ADDRESS } from "../../src/engine/layout.js";
-import { ChainModel, type Action, type Gap, type QuotePlan } from "../../src/fuzz/model.js";
+import { ChainModel, leastAbove, type Action, type Gap, type QuotePlan } from "../../src/fuzz/model.js";
 import { ed25519PublicKeyFromSeed } from "../../src/crypto/ed25519.js";
 import { GOV, GRACE_VALUES, newChain, OWNERS, PARAM_NAMES, PLAIN_GENESIS, PROPERTY_WORLD, PROVIDERS, ROTATED_SIGN_SEEDS, ROTATION_SEED, SPONSOR, U64_MAX, worldFromJson } from "../../src/fuzz/world.js";
 import { paramRow } from "../../src/params.js";
@@ -328,6 +328,13 @@ describe("issue 22: boundary gaps (src/fuzz/model.ts nextHeight)", () => {
     // Runway ends: owner 2's at 1, owner 0's at 6, owner 1's at 27. From 6, the next is 27.
     expect(next(model, chain, { k: "boundary", of: "runway", offset: 0 }, 6n)).toBe(27n);
     expect(next(model, chain, { k: "boundary", of: "deadline", offset: 0 }, 6n)).toBe(7n); // nothing Suspended
+  });
+
+  it("the nearest target is the least above the floor, wherever it is among the targets", () => {
+    expect(leastAbove([9n, 4n, 7n, 2n, 4n, 5n], 3n)).toBe(4n);
+    expect(leastAbove([9n, 7n], 8n)).toBe(9n);
+    expect(leastAbove([3n, 1n], 3n)).toBeUndefined();
+    expect(leastAbove([], 0n)).toBeUndefined();
   });
 
   it("a pause's expiry at or before the previous height is no target: the next height", () => {
