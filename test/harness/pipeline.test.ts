@@ -46,6 +46,9 @@ function both(doc: Doc, toHeight?: bigint, shared?: InstanceType<ReplayModule["R
   return { plain: run(false), pipelined: run(shared ?? true) };
 }
 
+/** The encrypted-key-stream scenario filled (invalid quote signatures in blocks 2 and 3; a post_state at the last block only). */
+const encryptedKeyStream = (): Doc => JSON.parse(fixtureJsonText(fillScenario(parseScenario(JSON.parse(readFileSync("fixtures/scenarios/encrypted-key-stream.json", "utf8"))), "final"))) as Doc;
+
 /** The encrypted-key-stream fixture (invalid quote signatures in blocks 2 and 3) with empty blocks after each: a refusal is found a full window late. */
 function lateRefusals(): Doc {
   const scenario = JSON.parse(readFileSync("fixtures/scenarios/encrypted-key-stream.json", "utf8")) as { blocks: { height: string; txs: unknown[] }[] };
@@ -90,7 +93,7 @@ describe("pipelined replay = plain replay", () => {
       // Block 1's state root: the replay stops there with blocks 2 and 3 (invalid checks) in flight;
       // the next replay's genesis must not inherit their checks (it once was refused for them).
       // (Filled with a post_state at the last block only: a block with one is checked before the next executes.)
-      const early = JSON.parse(fixtureJsonText(fillScenario(parseScenario(JSON.parse(readFileSync("fixtures/scenarios/encrypted-key-stream.json", "utf8"))), "final"))) as Doc;
+      const early = encryptedKeyStream();
       const earlyStop = JSON.parse(JSON.stringify(early)) as Doc;
       earlyStop.blocks[1]!.state_root = flipHex(earlyStop.blocks[1]!.state_root as string);
       const docs = [late, tampered, earlyStop, early, earlyStop, ...corpusFiles().map(readDoc), tampered, late];
@@ -243,7 +246,7 @@ describe("issue 22: the pipeline vouches for nothing the plain replay does not f
   it("a block that fails to execute because a signature answered valid ahead of its check was not: executed again with the real check, once", () => {
     // encrypted-key-stream: invalid quote signatures in blocks 2 and 3. The first wrong "valid" here
     // also makes the execution fail (as a wrong answer might, further on); the second is refused by the worker as usual.
-    const doc = JSON.parse(fixtureJsonText(fillScenario(parseScenario(JSON.parse(readFileSync("fixtures/scenarios/encrypted-key-stream.json", "utf8"))), "final"))) as Doc;
+    const doc = encryptedKeyStream();
     const pipeline = new replay.ReplayPipeline();
     const speculative = pipeline.signatures.verify;
     let failed = 0;
@@ -273,8 +276,7 @@ describe("issue 22: a refusal noticed while older blocks wait unchecked (src/har
   // The pipeline is told no root is ever in early (`ready` false), so blocks wait for the window;
   // block 4 cannot be executed, and settling everything then brings out block 2's refusal while
   // blocks 0 and 1 are still unchecked: the rewind checks them first.
-  const filled = () => JSON.parse(fixtureJsonText(fillScenario(parseScenario(JSON.parse(readFileSync("fixtures/scenarios/encrypted-key-stream.json", "utf8"))), "final"))) as Doc;
-  const lateRoots = (): Pipeline => {
+    const lateRoots = (): Pipeline => {
     const pipeline = new replay.ReplayPipeline();
     pipeline.commitment.ready = () => false;
     return pipeline;
@@ -291,7 +293,7 @@ describe("issue 22: a refusal noticed while older blocks wait unchecked (src/har
   };
 
   it("the older blocks match: checked, then the refused block executed again; the unusable block is reported as the plain replay reports it", () => {
-    const doc = filled();
+    const doc = encryptedKeyStream();
     doc.blocks[4]!.transactions[0] = "0x00";
     const pipeline = lateRoots();
     const indices: number[] = [];
@@ -308,7 +310,7 @@ describe("issue 22: a refusal noticed while older blocks wait unchecked (src/har
   });
 
   it("an older block mismatches: that mismatch is the outcome, as the plain replay's", () => {
-    const doc = filled();
+    const doc = encryptedKeyStream();
     doc.blocks[4]!.transactions[0] = "0x00";
     doc.blocks[1]!.tx_root = flipHex(doc.blocks[1]!.tx_root as string);
     const pipeline = lateRoots();

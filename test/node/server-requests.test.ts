@@ -97,6 +97,9 @@ async function countedFor(url: string, route: string): Promise<string[]> {
   return [];
 }
 
+/** The node's chain listeners (private: read to see that a server leaves none behind). */
+const listeners = (n: TestNode): number => (n.node as unknown as { listeners: Set<unknown> }).listeners.size;
+
 const error = (r: { body: Record<string, unknown> }) => r.body["error"] as { code: string; message: string } | undefined;
 
 /** A /proof/multi body of exactly `size` bytes: one present key, padded with spaces (JSON whitespace). */
@@ -393,9 +396,7 @@ describe("issue 22: the server's edges a mutation test found untested (src/node/
   it("issue 22: a second server on one node: the block timing hook is the latest server's, and closing another leaves it; a server that cannot listen leaves nothing on the node", async () => {
     await withNode({}, async (n) => {
       const options = { host: "127.0.0.1", port: 0, rateLimit: 0, proofRateLimit: 0, proofLimits: { maxExclusionOps: 4096 }, log: () => {} };
-      // The node's chain listeners are private: read here to see that a failed start leaves none behind.
-      const listeners = () => (n.node as unknown as { listeners: Set<unknown> }).listeners.size;
-      const before = listeners();
+      const before = listeners(n);
       const b: NodeServer = await startServer(n.devnet, options);
       const c: NodeServer = await startServer(n.devnet, options);
       expect(n.node.onBlockTimed).toBe(c.metrics.observeBlock);
@@ -404,10 +405,10 @@ describe("issue 22: the server's edges a mutation test found untested (src/node/
       // The port taken: refused with the system's error, and neither the hook nor a listener is left behind.
       await expect(startServer(n.devnet, { ...options, port: Number(new URL(c.url).port) })).rejects.toThrow(/EADDRINUSE/);
       expect(n.node.onBlockTimed).toBe(c.metrics.observeBlock);
-      expect(listeners()).toBe(before + 1);
+      expect(listeners(n)).toBe(before + 1);
       await c.close();
       expect(n.node.onBlockTimed).toBeUndefined();
-      expect(listeners()).toBe(before);
+      expect(listeners(n)).toBe(before);
     });
   });
 
@@ -416,12 +417,11 @@ describe("issue 22: the server's edges a mutation test found untested (src/node/
       const logs: Array<Record<string, unknown>> = [];
       const b = await startServer(n.devnet, { host: "127.0.0.1", port: 0, rateLimit: 0, proofRateLimit: 0, proofLimits: { maxExclusionOps: 4096 }, log: (e) => logs.push(e) });
       try {
-        const listeners = () => (n.node as unknown as { listeners: Set<unknown> }).listeners.size;
-        const before = listeners();
+        const before = listeners(n);
         b.server.emit("error", Object.assign(new Error("accept EMFILE"), { code: "EMFILE", syscall: "accept" }));
         expect(logs.filter((e) => e["level"] === "error")).toEqual([{ level: "error", msg: "server error", error: "accept EMFILE" }]);
         expect((await get(b.url, "/genesis")).status).toBe(200);
-        expect(listeners()).toBe(before);
+        expect(listeners(n)).toBe(before);
       } finally {
         await b.close();
       }
