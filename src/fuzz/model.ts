@@ -366,17 +366,15 @@ function admission(accepts: boolean, streams: bigint, retained = 8n * GiB, appen
   };
 }
 
-const less = (v: bigint): bigint => (v > 0n ? v - 1n : 0n);
-
 /** Admission caps relative to the provider's current reservation (§4.3: no cap below it). */
 function capsJson(mode: CapMode, accepts: boolean, chain: Chain, providerAddress: string): JsonObject {
   const r = chain.provider(fromHex(providerAddress))?.base_rate_reserved;
   if (mode === "ample" || r === undefined) return admission(accepts, 10n);
-  if (mode === "exact") return admission(accepts, r.reserved_streams, r.retained_bytes, r.append_bytes_per_sec, r.delivered_bytes_per_sec);
   if (mode === "above") return admission(accepts, r.reserved_streams + 1n, r.retained_bytes + 2n * GiB, r.append_bytes_per_sec + MiB, r.delivered_bytes_per_sec + 2n * MiB);
-  // below: the first nonzero reservation minus one (all zero: nothing can be below, so exact).
-  if (r.reserved_streams > 0n) return admission(accepts, r.reserved_streams - 1n, r.retained_bytes, r.append_bytes_per_sec, r.delivered_bytes_per_sec);
-  return admission(accepts, 0n, less(r.retained_bytes), r.append_bytes_per_sec, r.delivered_bytes_per_sec);
+  // below: one stream fewer than reserved. With none reserved every reservation is zero (each
+  // reserved stream adds its capacity), so nothing can be below: exact.
+  const streams = mode === "below" && r.reserved_streams > 0n ? r.reserved_streams - 1n : r.reserved_streams;
+  return admission(accepts, streams, r.retained_bytes, r.append_bytes_per_sec, r.delivered_bytes_per_sec);
 }
 
 /** Candidate values of a param write: its §18 bounds, one past the maximum, the default, the u64 edge, short graces. */
@@ -449,13 +447,13 @@ export class ChainModel {
         provider: PROVIDERS[p]!,
         owner: OWNERS[o]!,
         stream_id: ref(o, n),
-        pricing_generation: (gen < 0n ? 0n : gen).toString(),
+        pricing_generation: gen.toString(),
         delivery_class: fast ? "Fast" : "Standard",
         retained_bytes: retained.toString(),
         append_bytes_sec: append.toString(),
         delivered_bytes_sec: delivered.toString(),
         rate_per_block: q.rate.toString(),
-        valid_until_block: (until < 0n ? 0n : until).toString(),
+        valid_until_block: until.toString(),
         signer_seed: q.signer === "quote" ? QUOTE_SEEDS[p]! : SIGN_SEEDS[p]!,
         ...(q.context === "own" ? {} : { context: this.foreignContext(q.context) }),
       };
@@ -609,9 +607,8 @@ export class ChainModel {
       if (rank !== null && (best === null || rank < best.rank)) best = { s, rank };
     }
     if (best === null) return a;
-    const owner = OWNERS.findIndex((o) => bytesEqual(fromHex(o), best.s.owner));
-    const nonce = NONCES.indexOf(best.s.owner_nonce);
-    return owner < 0 || nonce < 0 ? a : { ...a, owner, nonce };
+    // Every stream is one the model created: its owner is in OWNERS, its nonce in NONCES.
+    return { ...a, owner: OWNERS.findIndex((o) => bytesEqual(fromHex(o), best.s.owner)), nonce: NONCES.indexOf(best.s.owner_nonce) };
   }
 
   /** The main stream records before the block at `height` (read once per block: a block's actions share them). */
@@ -625,9 +622,10 @@ export class ChainModel {
   /** §6.1 boundary: the deposit that leaves the escrow exactly at the rent due (± toDue), where a stream stays or turns Suspended. */
   private topUpAmount(a: Extract<Action, { k: "topup" }>, chain: Chain, height: bigint): bigint {
     const record = this.stream(chain, a.owner, a.nonce);
-    if (a.toDue === null || record === null || record.rate_per_block === 0n) return a.amount;
+    // A main stream pays at least the §6 floor: its rate is never zero.
+    if (a.toDue === null || record === null) return a.amount;
     const H = effectiveRentHeight(chain.pause(), height);
-    const due = H > record.last_settled_block ? (H - record.last_settled_block) * record.rate_per_block : 0n;
+    const due = (H - record.last_settled_block) * record.rate_per_block; // settled heights never pass H
     const need = due - record.escrow_balance + BigInt(a.toDue);
     // A stream repriced to a rate near u128 owes more than any u128 amount (its settle overflows first).
     return need > U128_MAX ? U128_MAX : need > 0n ? need : 1n;
@@ -660,10 +658,10 @@ export class ChainModel {
     const active = chain.pause().active;
     if ((gap.of === "any" || gap.of === "pauseEnd") && active !== null) ahead.push(active.expires_at_block + BigInt(gap.offset));
     if (gap.of !== "pauseEnd") {
+      // Key streams add no target: a key stream has its main's deadline and no rent (§4.1).
       const targets = chain
         .streams()
-        .filter((s) => s.purpose === "Main")
-        .flatMap((s) => [gap.of !== "runway" ? deadlineOf(s) : null, gap.of !== "deadline" ? runwayEnd(s) : null])
+        .flatMap((s) => [gap.of !== "runway" ? s.suspension_grace_deadline_block : null, gap.of !== "deadline" ? runwayEnd(s) : null])
         .filter((t): t is bigint => t !== null)
         .map((t) => t + BigInt(gap.offset));
       const h = this.physicalHeight(chain, previous, targets);
@@ -695,9 +693,7 @@ export function leastAbove(values: readonly bigint[], floor: bigint): bigint | u
 /** Heights beyond this are not targeted (a 604,800-block grace still is). */
 const MAX_GAP_TARGET = 1n << 40n;
 
-const deadlineOf = (s: StreamRecordV1): bigint | null => (s.status === "Suspended" ? s.suspension_grace_deadline_block : null);
-
-/** §6.1: the effective height where settle() first cannot pay in full. */
+/** §6.1: the effective height where settle() first cannot pay in full (a key stream pays no rent: none). */
 function runwayEnd(s: StreamRecordV1): bigint | null {
   if (s.status !== "Active" || s.rate_per_block === 0n) return null;
   return s.last_settled_block + s.escrow_balance / s.rate_per_block;

@@ -364,3 +364,90 @@ describe("issue 22: the farthest boundary targeted (src/fuzz/model.ts nextHeight
     expect(next(model, chain, { k: "boundary", of: "runway", offset: 1 }, 3n)).toBe(4n);
   });
 });
+
+describe("issue 22: the model's survivors of its first Stryker run (src/fuzz/model.ts; 2026-12-06)", () => {
+  const aimed = (model: ChainModel, chain: Chain, focus: NonNullable<Extract<Action, { k: "settle" }>["focus"]>, height: bigint) => {
+    const args = argsOf(model.toTransaction({ k: "settle", sender: 0, owner: 1, nonce: 1, key: false, focus }, chain, height), "SettleStreamRent");
+    const s = chain.streams().find((r) => r.purpose === "Main" && toHex(r.stream_id) === toHex(args.stream_id));
+    return s === undefined ? "unchanged" : `owner ${OWNERS.indexOf(toHex(s.owner))} nonce ${s.owner_nonce}`;
+  };
+  const label = (s: StreamRecordV1) => `${s.purpose} ${OWNERS.indexOf(toHex(s.owner))}/${s.owner_nonce}`;
+
+  it("endpoint lists are exactly the ones named: https one, wss one, loopback one on 127.0.0.1, three of both transports (§4.3)", () => {
+    const { model, chain } = setup();
+    const list = (endpoints: "https" | "wss" | "loopback" | "three") =>
+      argsOf(model.toTransaction({ k: "provider", provider: 0, variant: "endpoints", caps: "ample", accepts: true, endpoints }, chain, 2n), "UpdateProvider").endpoints!.map((e) => `${e.transport} ${e.uri}`);
+    expect(list("https")).toEqual(["Https https://provider.example"]);
+    expect(list("wss")).toEqual(["WebSocketTls wss://cbqs.example/stream"]);
+    expect(list("loopback")).toEqual(["Https https://127.0.0.1/stream"]);
+    expect(list("three")).toEqual(["Https https://provider.example", "WebSocketTls wss://cbqs.example/stream", "Https https://backup.example"]);
+    const registered = argsOf(model.toTransaction({ k: "register", provider: 2, endpoints: "https" }, chain, 2n), "RegisterProvider");
+    expect(registered.endpoints.map((e) => `${e.transport} ${e.uri}`)).toEqual(["Https https://provider.example"]);
+  });
+
+  it("a capacity update keeps the stream's class: a Fast stream's config is Fast-shaped, a Standard one's Standard-shaped (§4.1); both accepted", () => {
+    const { model, chain } = setup();
+    const update = (owner: number): Action => ({ k: "update", by: "owner", owner, nonce: 0, key: false, variant: "capacity", cap: 1, rotation: "Set", quote: null });
+    const config = (owner: number) => argsOf(model.toTransaction(update(owner), chain, 2n), "UpdateStream").config!;
+    const shape = (owner: number) => [config(owner).fast_batch_max_ms, config(owner).idempotency_horizon_ms, config(owner).default_max_attempts];
+    expect(mainOf(chain, 1).delivery_class).toBe("Fast");
+    expect(shape(1)).toEqual([100, 0n, 0]);
+    expect(shape(0)).toEqual([0, 60_000n, 10]);
+    expect(exec(model, chain, 2n, [update(1), update(0)]).outcomes.map(outcome)).toEqual(["ok", "ok"]);
+  });
+
+  it("ActivateKeyGeneration signed 'own' uses the key the stream snapshotted: provider 1's for owner 2's stream, accepted; 'other' refused", () => {
+    const { model, chain } = setup();
+    expect(toHex(mainOf(chain, 2).provider)).toBe(PROVIDERS[1]);
+    const { outcomes } = exec(model, chain, 3n, [activate({ owner: 2, signer: "other" }), activate({ owner: 2 })]);
+    expect(outcomes.map(outcome)).toEqual(["InvalidKeyBatch", "ok"]);
+  });
+
+  it("encrypted and base skip streams that are not Active: with owner 0's stream Suspended, encrypted aims at owner 2's, base at owner 1's", () => {
+    const { model, chain } = setup();
+    exec(model, chain, 8n, [settle(0)]); // owner 0's runway ended at 6
+    expect([mainOf(chain, 0).status, mainOf(chain, 2).status, mainOf(chain, 1).status]).toEqual(["Suspended", "Active", "Active"]);
+    expect(aimed(model, chain, "encrypted", 9n)).toBe("owner 2 nonce 0");
+    expect(aimed(model, chain, "base", 9n)).toBe("owner 1 nonce 0");
+  });
+
+  it("quoted and priciest: a Suspended quoted stream is not quoted; priciest takes a Suspended stream but not a Closed one", () => {
+    const { model, chain } = setup();
+    exec(model, chain, 2n, [settle(2)]); // owner 2's quoted stream: Suspended
+    expect(aimed(model, chain, "quoted", 3n)).toBe("unchanged");
+    exec(model, chain, 30n, [settle(1)]); // owner 1's runway ended at 27: Suspended at 74,700 a block
+    expect(mainOf(chain, 1).status).toBe("Suspended");
+    expect(aimed(model, chain, "priciest", 31n)).toBe("owner 1 nonce 0");
+    exec(model, chain, 31n, [{ k: "close", by: "owner", owner: 1, nonce: 0, key: false }]);
+    expect([mainOf(chain, 1).status, mainOf(chain, 1).rate_per_block]).toEqual(["Closed", 74_700n]);
+    expect(aimed(model, chain, "priciest", 32n)).toBe("owner 2 nonce 0");
+  });
+
+  it("suspended: of two deadlines still ahead, the nearer first", () => {
+    const { model, chain } = setup();
+    exec(model, chain, 2n, [settle(2)]); // owner 2: deadline 6
+    exec(model, chain, 3n, [createQuoted({}, 0n)]); // owner 1 nonce 1: runway ends at 3
+    exec(model, chain, 4n, [{ ...settle(1), nonce: 1 }]);
+    expect([mainOf(chain, 2).suspension_grace_deadline_block, mainOf(chain, 1, 1n).suspension_grace_deadline_block]).toEqual([6n, 8n]);
+    expect(aimed(model, chain, "suspended", 5n)).toBe("owner 2 nonce 0");
+  });
+
+  it("directed actions aim at main streams only: a key stream sorting before another main stream is not taken for its own main (§4.1)", () => {
+    const { model, chain } = setup();
+    const base = (owner: number, encrypted: boolean): Action => ({ k: "create", owner, nonce: 2, provider: 0, encrypted, fast: false, cap: 0, escrow: 40_000n, quote: null });
+    expect(exec(model, chain, 2n, [base(0, false), base(1, true)]).outcomes.map(outcome)).toEqual(["ok", "ok"]);
+    // In state order owner 1's nonce-2 key stream comes first, then owner 0's nonce-2 main stream, then the rest.
+    expect(chain.streams().slice(0, 2).map(label)).toEqual(["Key 1/2", "Main 0/2"]);
+    expect(aimed(model, chain, "base", 3n)).toBe("owner 0 nonce 2");
+  });
+
+  it("runway boundaries are not deadlines, and a stream closed while Suspended has no deadline left (§5: terminal records clear it)", () => {
+    const { model, chain } = setup();
+    exec(model, chain, 8n, [settle(0)]); // owner 0: Suspended, deadline 11
+    expect(mainOf(chain, 0).suspension_grace_deadline_block).toBe(11n);
+    expect(model.nextHeight({ k: "boundary", of: "runway", offset: 0 }, chain, 8n)).toBe(27n);
+    expect(model.nextHeight({ k: "boundary", of: "deadline", offset: 0 }, chain, 8n)).toBe(11n);
+    exec(model, chain, 9n, [{ k: "close", by: "owner", owner: 0, nonce: 0, key: false }]);
+    expect(model.nextHeight({ k: "boundary", of: "deadline", offset: 0 }, chain, 9n)).toBe(10n);
+  });
+});

@@ -10,7 +10,7 @@
 // hand-reviewed mutants of the arbitraries.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { actionArb, gapArb, type Action, type Gap, type QuotePlan } from "../../src/fuzz/model.js";
+import { actionArb, blocksArb, gapArb, type Action, type Gap, type QuotePlan } from "../../src/fuzz/model.js";
 import { BPS_PAIRS, OWNERS, PARAM_NAMES, PROVIDERS, U128_MAX, U64_MAX } from "../../src/fuzz/world.js";
 
 // Sampled in each test, not once while the file is collected: a mutation test activates its
@@ -143,5 +143,13 @@ describe("issue 22: the random gaps (src/fuzz/model.ts gapArb, docs/fuzzing.md Â
     const at = boundaries.filter((g) => g.offset === 0).length;
     expect(at).toBeGreaterThan(boundaries.filter((g) => g.offset === 1).length * 2);
     expect(at).toBeGreaterThan(boundaries.filter((g) => g.offset === -1).length * 2);
+  });
+});
+
+describe("issue 22: the random block plans (src/fuzz/model.ts blocksArb; Stryker survivors of 2026-12-06)", () => {
+  it("a chain of blocksArb(maxBlocks, maxTxs) has 1 to maxBlocks blocks, each of 0 to maxTxs actions, every count reached", () => {
+    const chains = fc.sample(blocksArb(3, 2), { seed: 22, numRuns: 500 });
+    expect(sorted(chains.map((c) => c.length))).toEqual([1, 2, 3]);
+    expect(sorted(chains.flatMap((c) => c.map((b) => b.actions.length)))).toEqual([0, 1, 2]);
   });
 });
