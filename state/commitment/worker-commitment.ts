@@ -36,7 +36,7 @@ export const RING = 64;
 const WAKE_AFTER = 8;
 /** Bytes of the batch ring. */
 const DATA_BYTES = 16 << 20;
-/** A worker that answers nothing for this long is taken to be dead. */
+/** A worker that answers nothing for this long is taken to be dead (unless the constructor says otherwise). */
 const STALL_MS = 120_000;
 
 /** Int32 slots of the shared header. */
@@ -125,8 +125,14 @@ export class WorkerCommitment implements StateCommitment {
   private last: Uint8Array = createStateCommitment().root();
   private closed = false;
 
-  /** `signatures`: a ring of Ed25519 checks the worker also serves (call `wake` after posting one). */
-  constructor(signatures?: SignatureRingShared) {
+  /**
+   * `signatures`: a ring of Ed25519 checks the worker also serves (call `wake` after posting one).
+   * `stallMs`: how long a wait for a root lasts before the worker is taken to be dead.
+   */
+  constructor(
+    signatures?: SignatureRingShared,
+    private readonly stallMs = STALL_MS,
+  ) {
     const shared: WorkerShared = {
       header: new SharedArrayBuffer(4 * HEADER_INTS),
       slots: new SharedArrayBuffer(4 * SLOT_INTS * RING),
@@ -250,7 +256,7 @@ export class WorkerCommitment implements StateCommitment {
         if (refused !== 0) throw new BatchRefused(refused - 1);
         done = Atomics.load(this.header, H.done);
         if (done > this.settled) break;
-        if (Atomics.wait(this.header, H.events, events, STALL_MS) === "timed-out") throw new WorkerCommitmentError(`no root from the commit worker for ${STALL_MS / 1000} s`);
+        if (Atomics.wait(this.header, H.events, events, this.stallMs) === "timed-out") throw new WorkerCommitmentError(`no root from the commit worker for ${this.stallMs / 1000} s`);
         done = Atomics.load(this.header, H.done);
       }
       for (; this.settled < done && this.settled < count; this.settled++) {

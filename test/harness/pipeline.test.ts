@@ -326,6 +326,38 @@ describe("issue 22: a refusal noticed while older blocks wait unchecked (src/har
   });
 });
 
+describe("issue 22: a refusal noticed while its own block is executed (src/harness/replay.ts rewind)", () => {
+  it("the refused block is the one under way: nothing older waits, that block is executed again with the real check, every block as the plain replay's", () => {
+    // A worker fast enough that every refusal comes out in the block that caused it: each block's
+    // roots job is posted only after everything before it is settled, the block's own state batch
+    // included. encrypted-key-stream's invalid quote signatures (blocks 2 and 3) are then refused
+    // while those blocks are executed, with no block queued unchecked.
+    const doc = encryptedKeyStream();
+    const pipeline = new replay.ReplayPipeline();
+    const { commitment } = pipeline;
+    const deferRoots = commitment.deferRoots.bind(commitment);
+    commitment.deferRoots = (job) => {
+      commitment.settle(commitment.jobs);
+      return deferRoots(job);
+    };
+    const indices: number[] = [];
+    const run = (p: Pipeline | false) => {
+      const checked: bigint[] = [];
+      const outcome = replay.replayFixture(fixtures.loadFixture(JSON.parse(JSON.stringify(doc))), { pipeline: p, onReexecute: (i) => p !== false && indices.push(i), onBlock: (b) => checked.push(b.height) });
+      return { outcome, checked };
+    };
+    try {
+      const pipelined = run(pipeline);
+      expect(indices).toEqual([2, 3]);
+      expect(pipelined).toEqual(run(false));
+      expect(pipelined.checked).toHaveLength(doc.blocks.length);
+      expect(pipelined.outcome.mismatch).toBeNull();
+    } finally {
+      pipeline.close();
+    }
+  });
+});
+
 describe("pipelined replay of a fixture with no blocks", () => {
   it("is genesis alone, as the plain replay's", () => {
     const doc = readDoc("fixtures/corpus/provider-lifecycle.json");

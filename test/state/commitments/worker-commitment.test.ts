@@ -301,6 +301,13 @@ describe("WorkerCommitment's refusals, by message", () => {
     expect(() => c.root()).toThrow("the commit worker failed: (no message)");
   });
 
+  it("issue 22: a worker that answers nothing (its thread ended behind the commitment's back) fails the wait once the stall time is over, naming it", async () => {
+    const c = new W.WorkerCommitment(undefined, 300);
+    opened.push(c);
+    await (c as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+    expect(() => c.commitBatch([[key(0), value(1, 1)]])).toThrow(new W.WorkerCommitmentError("no root from the commit worker for 0.3 s"));
+  });
+
   it("run from the TypeScript sources (no compiled worker next to them), it refuses at once, naming the build", async () => {
     const { WorkerCommitment } = await import("../../../state/commitment/worker-commitment.js");
     expect(() => new WorkerCommitment()).toThrow(/^no compiled commit worker at \/.*\/state\/commitment\/commit-worker\.js \(run npm run build\)$/);
