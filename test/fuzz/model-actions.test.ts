@@ -427,7 +427,7 @@ describe("issue 22: the model's survivors of its first Stryker run (src/fuzz/mod
     const { model, chain } = setup();
     exec(model, chain, 2n, [settle(2)]); // owner 2: deadline 6
     exec(model, chain, 3n, [createQuoted({}, 0n)]); // owner 1 nonce 1: runway ends at 3
-    exec(model, chain, 4n, [{ ...settle(1), nonce: 1 }]);
+    exec(model, chain, 4n, [{ k: "settle", sender: 0, owner: 1, nonce: 1, key: false }]);
     expect([mainOf(chain, 2).suspension_grace_deadline_block, mainOf(chain, 1, 1n).suspension_grace_deadline_block]).toEqual([6n, 8n]);
     expect(aimed(model, chain, "suspended", 5n)).toBe("owner 2 nonce 0");
   });

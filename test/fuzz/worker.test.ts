@@ -36,18 +36,43 @@ function lane(command: string, shrinks: unknown[] = []): WorkerLane {
 
 const zeroRoot = (): string => zeroRootCommand(scratch);
 
+type Settled = { value: unknown } | { error: unknown } | "pending";
+
 /**
  * What a promise has settled to once this turn of the event loop is over: a dead lane answers at
  * once, without a round trip to its worker, so "pending" there is a request that would wait forever.
  */
-async function settledNow(p: Promise<unknown>): Promise<{ value: unknown } | { error: unknown } | "pending"> {
-  let outcome: { value: unknown } | { error: unknown } | "pending" = "pending";
+async function settledNow(p: Promise<unknown>): Promise<Settled> {
+  let outcome: Settled = "pending";
   p.then(
     (value) => void (outcome = { value }),
     (error: unknown) => void (outcome = { error }),
   );
   await new Promise((resolve) => setImmediate(resolve));
   return outcome;
+}
+
+/**
+ * Closes a lane while its run 0 waits; what run 0 was answered. close() returns once the worker
+ * has exited, or at once when the lane already knows it dead: the run has its answer either way.
+ */
+async function closeUnderRun(l: WorkerLane): Promise<Settled> {
+  const ran = l.run(0);
+  ran.catch(() => undefined);
+  await l.close();
+  return settledNow(ran);
+}
+
+/** A dead lane: every later request is rejected at once with `err` itself; stop, drop and close return. */
+async function expectDead(l: WorkerLane, err: unknown): Promise<void> {
+  for (const later of [() => l.run(1), () => l.finish(0)]) {
+    const rejected = await settledNow(later());
+    expect(rejected).toEqual({ error: err });
+    expect((rejected as { error: unknown }).error).toBe(err);
+  }
+  l.stop();
+  l.drop();
+  expect(await settledNow(l.close())).toEqual({ value: undefined });
 }
 
 describe("a fuzz lane on a worker thread (src/fuzz/worker.ts)", () => {
@@ -125,40 +150,18 @@ describe("issue 22: the compiled lanes of a campaign (src/fuzz/lanes.ts makeLane
   it("a worker that dies of its own error (a spec it cannot start a lane on) rejects the request under way with that error, not its exit's, and every later request with the same Error at once; stop, drop and close on the dead lane return", async () => {
     const l = new WorkerLane({ ...spec(OURS), meta: undefined } as unknown as LaneSpec, { onShrink: () => undefined });
     lanes.push(l);
-    const ran = l.run(0);
-    ran.catch(() => undefined);
-    // Returns once the worker has exited, or at once when the lane already knows it dead: the run has its answer either way.
-    await l.close();
-    const answer = await settledNow(ran);
+    const answer = await closeUnderRun(l);
     // The worker's own error, not the exit (status 1) that follows it.
     expect(answer).toEqual({ error: new TypeError("Cannot read properties of undefined (reading 'mode')") });
-    const err = (answer as { error: unknown }).error;
-    expect(err).toBeInstanceOf(TypeError);
-    for (const later of [() => l.run(1), () => l.finish(0)]) {
-      const rejected = await settledNow(later());
-      expect(rejected).toEqual({ error: err });
-      expect((rejected as { error: unknown }).error).toBe(err);
-    }
-    l.stop();
-    l.drop();
-    expect(await settledNow(l.close())).toEqual({ value: undefined });
+    expect((answer as { error: unknown }).error).toBeInstanceOf(TypeError);
+    await expectDead(l, (answer as { error: unknown }).error);
   });
 
-  it("a worker that exits under a request (closed while a run waits on its command) rejects it with an Error naming the exit status, and every later request with the same Error at once; stop and close on the dead lane return", async () => {
+  it("a worker that exits under a request (closed while a run waits on its command) rejects it with an Error naming the exit status, and every later request with the same Error at once; stop, drop and close on the dead lane return", async () => {
     const l = lane("sh -c 'sleep 10' sh");
-    const ran = l.run(0);
-    ran.catch(() => undefined);
     // The worker ends its target and closes its port at once: the run's own failure is never posted, the exit is its answer.
-    await l.close();
-    const answer = await settledNow(ran);
+    const answer = await closeUnderRun(l);
     expect(answer).toEqual({ error: new Error("the fuzz worker exited (status 0)") });
-    const err = (answer as { error: unknown }).error;
-    for (const later of [() => l.run(1), () => l.finish(0)]) {
-      const rejected = await settledNow(later());
-      expect(rejected).toEqual({ error: err });
-      expect((rejected as { error: unknown }).error).toBe(err);
-    }
-    l.stop();
-    expect(await settledNow(l.close())).toEqual({ value: undefined });
+    await expectDead(l, (answer as { error: unknown }).error);
   });
 });
