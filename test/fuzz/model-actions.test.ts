@@ -73,6 +73,14 @@ const activate = (a: Partial<Extract<Action, { k: "activate" }>> = {}): Action =
   ...a,
 });
 
+/** The stream a directed SettleStreamRent with `focus` names at `height` ("unchanged": the action's own, none fitting). */
+const aimed = (model: ChainModel, chain: Chain, focus: NonNullable<Extract<Action, { k: "settle" }>["focus"]>, height: bigint) => {
+  const args = argsOf(model.toTransaction({ k: "settle", sender: 0, owner: 1, nonce: 1, key: false, focus }, chain, height), "SettleStreamRent");
+  const s = chain.streams().find((r) => r.purpose === "Main" && toHex(r.stream_id) === toHex(args.stream_id));
+  return s === undefined ? "unchanged" : `owner ${OWNERS.indexOf(toHex(s.owner))} nonce ${s.owner_nonce}`;
+};
+const next = (model: ChainModel, chain: Chain, gap: Gap, previous: bigint) => model.nextHeight(gap, chain, previous);
+
 describe("issue 22: the fuzz model's transactions (src/fuzz/model.ts)", () => {
   it("senders: payer index past the owners is the sponsor; 'other' is the next owner round the cast, whom the engine refuses", () => {
     const { model, chain } = setup();
@@ -277,11 +285,6 @@ describe("issue 22: the fuzz model's top-up to the rent due (§6.1 boundary)", (
 });
 
 describe("issue 22: directed actions aim at the stream their focus names (src/fuzz/model.ts aim)", () => {
-  const aimed = (model: ChainModel, chain: Chain, focus: NonNullable<Extract<Action, { k: "settle" }>["focus"]>, height: bigint) => {
-    const args = argsOf(model.toTransaction({ k: "settle", sender: 0, owner: 1, nonce: 1, key: false, focus }, chain, height), "SettleStreamRent");
-    const s = chain.streams().find((r) => r.purpose === "Main" && toHex(r.stream_id) === toHex(args.stream_id));
-    return s === undefined ? "unchanged" : `owner ${OWNERS.indexOf(toHex(s.owner))} nonce ${s.owner_nonce}`;
-  };
 
   it("encrypted and base take the first such stream in state order; priciest the highest rate; quoted the longest runway", () => {
     const { model, chain } = setup();
@@ -320,7 +323,6 @@ describe("issue 22: directed actions aim at the stream their focus names (src/fu
 });
 
 describe("issue 22: boundary gaps (src/fuzz/model.ts nextHeight)", () => {
-  const next = (model: ChainModel, chain: Chain, gap: Gap, previous: bigint) => model.nextHeight(gap, chain, previous);
 
   it("a plain step, and the next runway end strictly after the previous height's effective height", () => {
     const { model, chain } = setup();
@@ -354,7 +356,6 @@ describe("issue 22: boundary gaps (src/fuzz/model.ts nextHeight)", () => {
 });
 
 describe("issue 22: the farthest boundary targeted (src/fuzz/model.ts nextHeight, MAX_GAP_TARGET; hand-reviewed mutants)", () => {
-  const next = (model: ChainModel, chain: Chain, gap: Gap, previous: bigint) => model.nextHeight(gap, chain, previous);
 
   it("a runway end mapped exactly to 2^40 is still targeted; one block past it is not", () => {
     const { model, chain } = setup();
@@ -366,11 +367,6 @@ describe("issue 22: the farthest boundary targeted (src/fuzz/model.ts nextHeight
 });
 
 describe("issue 22: the model's survivors of its first Stryker run (src/fuzz/model.ts; 2026-12-06)", () => {
-  const aimed = (model: ChainModel, chain: Chain, focus: NonNullable<Extract<Action, { k: "settle" }>["focus"]>, height: bigint) => {
-    const args = argsOf(model.toTransaction({ k: "settle", sender: 0, owner: 1, nonce: 1, key: false, focus }, chain, height), "SettleStreamRent");
-    const s = chain.streams().find((r) => r.purpose === "Main" && toHex(r.stream_id) === toHex(args.stream_id));
-    return s === undefined ? "unchanged" : `owner ${OWNERS.indexOf(toHex(s.owner))} nonce ${s.owner_nonce}`;
-  };
   const label = (s: StreamRecordV1) => `${s.purpose} ${OWNERS.indexOf(toHex(s.owner))}/${s.owner_nonce}`;
 
   it("endpoint lists are exactly the ones named: https one, wss one, loopback one on 127.0.0.1, three of both transports (§4.3)", () => {
@@ -445,9 +441,9 @@ describe("issue 22: the model's survivors of its first Stryker run (src/fuzz/mod
     const { model, chain } = setup();
     exec(model, chain, 8n, [settle(0)]); // owner 0: Suspended, deadline 11
     expect(mainOf(chain, 0).suspension_grace_deadline_block).toBe(11n);
-    expect(model.nextHeight({ k: "boundary", of: "runway", offset: 0 }, chain, 8n)).toBe(27n);
-    expect(model.nextHeight({ k: "boundary", of: "deadline", offset: 0 }, chain, 8n)).toBe(11n);
+    expect(next(model, chain, { k: "boundary", of: "runway", offset: 0 }, 8n)).toBe(27n);
+    expect(next(model, chain, { k: "boundary", of: "deadline", offset: 0 }, 8n)).toBe(11n);
     exec(model, chain, 9n, [{ k: "close", by: "owner", owner: 0, nonce: 0, key: false }]);
-    expect(model.nextHeight({ k: "boundary", of: "deadline", offset: 0 }, chain, 9n)).toBe(10n);
+    expect(next(model, chain, { k: "boundary", of: "deadline", offset: 0 }, 9n)).toBe(10n);
   });
 });

@@ -271,25 +271,26 @@ describe("issue 22: the pipeline vouches for nothing the plain replay does not f
   });
 });
 
+/** The outcome (or the error thrown) and the heights of the blocks reported checked, in order; `indices` gets the blocks executed again. */
+const outcomeOf = (doc: Doc, pipeline: Pipeline | false, indices: number[] = []) => {
+  const checked: bigint[] = [];
+  try {
+    const outcome = replay.replayFixture(fixtures.loadFixture(JSON.parse(JSON.stringify(doc))), { pipeline, onReexecute: (i) => indices.push(i), onBlock: (p) => checked.push(p.height) });
+    return { outcome, checked };
+  } catch (err) {
+    return { thrown: `${(err as Error).name}: ${(err as Error).message}`, checked };
+  }
+};
+
 describe("issue 22: a refusal noticed while older blocks wait unchecked (src/harness/replay.ts rewind)", () => {
   // encrypted-key-stream: block 2 carries an invalid quote signature the pipeline answers valid.
   // The pipeline is told no root is ever in early (`ready` false), so blocks wait for the window;
   // block 4 cannot be executed, and settling everything then brings out block 2's refusal while
   // blocks 0 and 1 are still unchecked: the rewind checks them first.
-    const lateRoots = (): Pipeline => {
+  const lateRoots = (): Pipeline => {
     const pipeline = new replay.ReplayPipeline();
     pipeline.commitment.ready = () => false;
     return pipeline;
-  };
-  /** The outcome (or the error thrown) and the heights of the blocks reported checked, in order. */
-  const outcomeOf = (doc: Doc, pipeline: Pipeline | false, indices: number[] = []) => {
-    const checked: bigint[] = [];
-    try {
-      const outcome = replay.replayFixture(fixtures.loadFixture(JSON.parse(JSON.stringify(doc))), { pipeline, onReexecute: (i) => indices.push(i), onBlock: (p) => checked.push(p.height) });
-      return { outcome, checked };
-    } catch (err) {
-      return { thrown: `${(err as Error).name}: ${(err as Error).message}`, checked };
-    }
   };
 
   it("the older blocks match: checked, then the refused block executed again; the unusable block is reported as the plain replay reports it", () => {
@@ -341,17 +342,12 @@ describe("issue 22: a refusal noticed while its own block is executed (src/harne
       return deferRoots(job);
     };
     const indices: number[] = [];
-    const run = (p: Pipeline | false) => {
-      const checked: bigint[] = [];
-      const outcome = replay.replayFixture(fixtures.loadFixture(JSON.parse(JSON.stringify(doc))), { pipeline: p, onReexecute: (i) => p !== false && indices.push(i), onBlock: (b) => checked.push(b.height) });
-      return { outcome, checked };
-    };
     try {
-      const pipelined = run(pipeline);
+      const pipelined = outcomeOf(doc, pipeline, indices);
       expect(indices).toEqual([2, 3]);
-      expect(pipelined).toEqual(run(false));
+      expect(pipelined).toEqual(outcomeOf(doc, false));
       expect(pipelined.checked).toHaveLength(doc.blocks.length);
-      expect(pipelined.outcome.mismatch).toBeNull();
+      expect(pipelined.outcome?.mismatch).toBeNull();
     } finally {
       pipeline.close();
     }
