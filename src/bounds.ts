@@ -40,6 +40,14 @@ export const MAX_ECHO_CHARS = 200;
 export const MAX_ERROR_LINE = 600;
 /** One request line of the cbqs-t8n-server/v1 protocol by default (a pre-state of ~150,000 entries fits); `--max-line-bytes` changes it. */
 export const DEFAULT_T8N_LINE_BYTES = 64 * 1024 * 1024;
+/**
+ * What `consume`, `fuzz` and `t8n-adapter` read from an implementation under test: one answer
+ * line of a t8n server, or one output file of a per-call t8n. A post-state answer is about 2.4
+ * times the request that opened its session, so this admits the post-state of the largest default
+ * request line (4 times DEFAULT_T8N_LINE_BYTES); it stays below V8's longest string (2^29 - 24
+ * characters), so an answer can always be kept as text for a report.
+ */
+export const MAX_TARGET_OUTPUT_BYTES = 256 * 1024 * 1024;
 /** Steps of one cbqs-trace/v1 line, and its hash-preimage lengths. */
 export const MAX_TRACE_STEPS = 1 << 24;
 
