@@ -95,12 +95,11 @@ export class LocalLane implements Lane<FindingReport> {
   /** SIGINT/SIGTERM: the target is ended at once; the run under way is abandoned, a shrink keeps its best so far. */
   stop(): void {
     this.halted = true;
-    this.target.close();
+    void this.target.close();
   }
 
   close(): Promise<void> {
-    this.target.close();
-    return Promise.resolve();
+    return this.target.close();
   }
 }
 

@@ -119,16 +119,21 @@ export class TargetProcess {
   /**
    * Asks a server to stop — EOF on its stdin, and SIGTERM to its group when `terminate` (it
    * misbehaved) — so it can remove what it made, and kills the group if it has not exited
-   * within STOP_GRACE_MS. Its answers are no longer read.
+   * within STOP_GRACE_MS. Its answers are no longer read. Resolves once it has exited.
    */
-  stop(terminate: boolean): void {
+  stop(terminate: boolean): Promise<void> {
+    const exited = this.ended.then(
+      () => undefined,
+      () => undefined,
+    );
     if (this.timer !== null) clearTimeout(this.timer);
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return exited;
     this.child.stdout?.destroy();
     this.child.stdin?.end();
     if (terminate) this.killGroup("SIGTERM");
     const timer = setTimeout(() => this.kill(), STOP_GRACE_MS);
     this.child.once("exit", () => clearTimeout(timer));
+    return exited;
   }
 
   private killGroup(signal: NodeJS.Signals = "SIGKILL"): void {

@@ -31,6 +31,8 @@ interface Running {
 export class ServerTarget implements ChainTarget {
   readonly memoizable = false;
   private running: Running | null = null;
+  /** Resolves once the last process stopped has exited. */
+  private stopping: Promise<void> = Promise.resolve();
   /** The last process started, running or not: its stderr is the report's. */
   private last: TargetProcess | null = null;
   private hello: Json | null = null;
@@ -101,14 +103,18 @@ export class ServerTarget implements ChainTarget {
     return this.last?.stderr ?? "";
   }
 
-  /** Stops the process (EOF on its stdin, its group killed if it has not exited in a moment) and forgets the session: the next chain starts a new one. */
-  close(): void {
+  /**
+   * Stops the process (EOF on its stdin, its group killed if it has not exited in a moment) and
+   * forgets the session: the next chain starts a new one. Resolves once the process has exited.
+   */
+  close(): Promise<void> {
     this.end(false);
+    return this.stopping;
   }
 
   /** Stops the process — with SIGTERM as well when it misbehaved (`terminate`) — and fails the request waiting on it. */
   private end(terminate: boolean): void {
-    this.running?.process.stop(terminate);
+    if (this.running !== null) this.stopping = this.running.process.stop(terminate);
     this.running = null;
     this.hello = null;
     this.session = null;

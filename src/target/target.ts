@@ -55,7 +55,8 @@ export interface TargetAnswer {
 export interface ChainTarget {
   /**
    * What `state_root` in an answer commits to: "per_block" — the block's pre-state committed as
-   * one batch, then the block (a per-call t8n); "chain" — one history from startChain on.
+   * one batch, then the block (a per-call t8n); "chain" — one history from startChain on. A
+   * server says which in its hello line, so it is known only after the first startChain.
    */
   readonly stateRoot: "per_block" | "chain";
   /** Whether an answer depends only on the block's own inputs, so one may be reused for the same inputs. */
@@ -66,7 +67,8 @@ export interface ChainTarget {
   apply(inputs: T8nInputs): Promise<TargetAnswer>;
   /** The full output of the last block applied (its answer plus the post-state). */
   postState(inputs: T8nInputs, answer: TargetAnswer): Promise<TargetOutput>;
-  close(): void;
+  /** Stops what runs (a server gets EOF and a moment to clean up); resolves once it has exited. */
+  close(): Promise<void>;
 }
 
 /** A per-call t8n driven as a chain target: every block carries its pre-state. */
@@ -80,7 +82,10 @@ export function perCall(target: T8nTarget): ChainTarget {
       return { result: output.result, resultText: output.resultText, output };
     },
     postState: (_inputs, answer) => Promise.resolve(answer.output!),
-    close: () => target.close(),
+    close: () => {
+      target.close();
+      return Promise.resolve();
+    },
   };
 }
 

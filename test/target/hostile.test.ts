@@ -72,8 +72,8 @@ function cbqs(args: string[], input?: string): Promise<Ran> {
     const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, CBQS_TEST_MARK: mark }, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
     let out = "";
     let err = "";
-    child.stdout.on("data", (c) => (out += String(c)));
-    child.stderr.on("data", (c) => (err += String(c)));
+    child.stdout!.on("data", (c) => (out += String(c)));
+    child.stderr!.on("data", (c) => (err += String(c)));
     child.on("close", (code) => resolve({ code, out, err }));
     if (input !== undefined) child.stdin!.end(input);
   });
@@ -101,6 +101,12 @@ describe("a per-call t8n that leaves something other than a file where an output
     const r = await consumeQuote("--t8n", perCall("huge"));
     expect(r.code).toBe(2);
     expect(r.err).toMatch(new RegExp(`block 1: exit 0, but --output\\.result has 700000000 bytes, above the ${MAX_TARGET_OUTPUT_BYTES}-byte bound on what is read from a target\\n$`));
+  });
+
+  it("fuzz --t8n ends its campaign on it the same way, naming the block, with its inputs kept (exit 2)", async () => {
+    const r = await cbqs(["fuzz", "--t8n", perCall("fifo"), "--seed", "1", "--runs", "1", "--blocks", "1", "--jobs", "1", "--quiet", "--out", join(scratch, "fuzz-report")]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/^cbqs: error: --t8n command failed on block \d+ of run 0 \(seed 1\): exit 0, but --output\.result is a FIFO, not a regular file \(kept for a look: /);
   });
 
   it("cbqs t8n-adapter answers the same as a t8n_failed error, and serves on", async () => {
