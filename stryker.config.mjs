@@ -9,6 +9,15 @@ const MODULES = {
   store: ["state/lmdb/**/*.ts", "state/chain-db/**/*.ts", "state/commitment/worker-commitment.ts", "state/commitment/commit-worker.ts"],
   replay: ["src/harness/replay.ts"],
   fuzz: ["src/fuzz/**/*.ts"],
+  client: ["src/client/**/*.ts"],
+  consume: ["src/consume/**/*.ts"],
+  jobs: ["src/jobs/**/*.ts"],
+  report: ["src/report/**/*.ts"],
+  "broker-kit": ["src/broker-kit/**/*.ts"],
+  api: ["src/api/**/*.ts"],
+  // The node's services added with the devnet (a subset of `node`, for runs narrowed to their tests).
+  "node-services": ["src/node/subscriptions.ts", "src/node/metrics.ts", "src/node/devnet.ts", "src/node/explorer-reads.ts", "src/node/fixture-export.ts"],
+  "corpus-index": ["src/harness/corpus-index.ts"],
 };
 
 const name = process.env.MUTATE ?? "all";

@@ -74,6 +74,8 @@ export async function runJobs(spec: JobSpec, inputs: readonly JobInput[], option
     let failure: Error | null = null;
     const pool: Worker[] = [];
     const ended = new Set<Worker>();
+    /** The job each worker was last given: a worker not ended always holds one. */
+    const holding = new Map<Worker, number>();
     /** A worker is done (no job left, a stop, a failure, its exit): counted once. */
     const end = (w: Worker) => {
       if (ended.has(w)) return;
@@ -87,6 +89,7 @@ export async function runJobs(spec: JobSpec, inputs: readonly JobInput[], option
     const feed = (w: Worker) => {
       if (failure !== null || options.signal.aborted || next >= inputs.length) return end(w);
       const index = next++;
+      holding.set(w, index);
       w.postMessage({ type: "job", index, input: inputs[index]! } satisfies ToWorker);
     };
     const stopAll = () => pool.forEach((w) => w.postMessage({ type: "stop" } satisfies ToWorker));
@@ -113,7 +116,15 @@ export async function runJobs(spec: JobSpec, inputs: readonly JobInput[], option
         failure ??= err;
         end(w);
       });
-      w.on("exit", () => end(w));
+      // A worker that exits before the pool ends it has died under its job (process.exit, a
+      // terminate): that job's result will never come, so the run fails rather than come up short.
+      w.on("exit", (code) => {
+        if (!ended.has(w)) {
+          failure ??= new JobFailed(`a worker thread exited (code ${code}) under ${inputs[holding.get(w)!]!.id}`);
+          stopAll();
+        }
+        end(w);
+      });
       feed(w);
     }
   });

@@ -100,6 +100,35 @@ describe("JUnit XML (src/report/junit.ts)", () => {
     expect(xpathString(file, "//failure")).toBe("</failure><failure>\nreproduce: cbqs replay 'a<b>&c\"d'\\''.json'");
   });
 
+  it("every text echoed into the document is escaped where it is written, without xmllint: suite name and classname, case name, type and message as attributes; details, reproduce line and summary as text", () => {
+    const m = `<m>&"\t`;
+    const xml = junitXml([
+      {
+        name: `<suite>&"`,
+        classname: `<class>&"`,
+        seconds: 0,
+        summary: `<summary>&"`,
+        cases: [{ id: `<id>&"`, status: "failed", seconds: 0, type: `<type>&"`, message: m, details: [`<detail>&"`, "]]>"], reproduce: `cbqs replay '<r>&"'` }],
+      },
+    ]);
+    expect(xml).toBe(
+      [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        '<testsuites tests="1" failures="1" errors="0" time="0.000">',
+        '  <testsuite name="&lt;suite&gt;&amp;&quot;" tests="1" failures="1" errors="0" skipped="0" time="0.000">',
+        '    <testcase classname="&lt;class&gt;&amp;&quot;" name="&lt;id&gt;&amp;&quot;" time="0.000">',
+        '      <failure type="&lt;type&gt;&amp;&quot;" message="&lt;m&gt;&amp;&quot;&#9;">&lt;detail&gt;&amp;"',
+        "]]&gt;",
+        "reproduce: cbqs replay '&lt;r&gt;&amp;\"'</failure>",
+        "    </testcase>",
+        '    <system-out>&lt;summary&gt;&amp;"</system-out>',
+        "  </testsuite>",
+        "</testsuites>",
+        "",
+      ].join("\n"),
+    );
+  });
+
   it("a control character is written as the CLI shows it (\\x01), never as the character", () => {
     const xml = junitXml([suite([{ id: "e\u0001ctl.json", status: "error", seconds: 0, message: "bad \u001b[31m \ud800 \uffff" }])]);
     expect(xml).toContain('name="e\\x01ctl.json"');
