@@ -22,7 +22,7 @@ const done = (m) => {
   parentPort.postMessage({ type: "done", index: m.index, output: { id: m.input.id } });
 };
 parentPort.on("message", (m) => {
-  if (m.type === "stop") return parentPort.postMessage({ type: "stopped" });
+  if (m.type === "stop" || m.type === "close") return parentPort.postMessage({ type: "stopped" });
   const [what, arg] = m.input.id.split(" ");
   if (what === "exit") process.exit(Number(arg));
   if (what === "throw") throw new Error("thrown on the worker thread");
