@@ -9,10 +9,9 @@
 //             (packing no longer builds: `npm ci` or `npm run build` does), keeps package.json as
 //             package.json.orig and writes it without `scripts`
 //   postpack: node dist/scripts/pack-manifest.js restore   puts package.json.orig back, byte for byte
-//
-// Node built-ins only: it runs from a copy of the packable files in test/api/package.test.ts.
 import { copyFileSync, existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { checkScriptArgs } from "./script-args.js";
 
 export const BACKUP = "package.json.orig";
 
@@ -58,12 +57,22 @@ export function restore(root: string): void {
   renameSync(join(root, BACKUP), join(root, "package.json"));
 }
 
+const USAGE = `usage: pack-manifest strip|restore
+  npm's prepack and postpack steps, run in the package folder: strip writes package.json without
+  its scripts (kept as ${BACKUP}), restore puts ${BACKUP} back
+`;
+
 if (process.argv[1] !== undefined && import.meta.filename === process.argv[1]) {
-  const step = process.argv[2];
+  const argv = process.argv.slice(2);
+  checkScriptArgs(argv, USAGE, [], [], 1);
+  const step = argv[0];
+  if (step !== "strip" && step !== "restore") {
+    process.stderr.write(`give strip or restore\n${USAGE}`);
+    process.exit(2);
+  }
   try {
-    if (step === "strip" && process.argv.length === 3) strip(process.cwd());
-    else if (step === "restore" && process.argv.length === 3) restore(process.cwd());
-    else throw new Error("usage: pack-manifest strip|restore (npm's prepack and postpack, run in the package folder)");
+    if (step === "strip") strip(process.cwd());
+    else restore(process.cwd());
   } catch (err) {
     process.stderr.write(`pack-manifest: ${(err as Error).message}\n`);
     process.exitCode = 1;

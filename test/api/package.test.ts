@@ -9,7 +9,7 @@
 // publint and @arethetypeswrong/cli lint the tarball.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { publint } from "publint";
@@ -29,8 +29,10 @@ const TYPES_NODE = JSON.parse(readFileSync(join(ROOT, "node_modules", "@types", 
 const APACHE_2_0_SHA256 = "cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523d30";
 const ENTRY_POINTS = [".", "./codec", "./state", "./crypto", "./client"];
 
-/** What `npm pack` reads from the repository (package.json `files`, and what npm always packs), and the pack step it runs. */
-const PACKABLE = ["package.json", "README.md", "LICENSE", "gas-vectors/cip-39-gas-vectors-v1.json", "dist/src", "dist/state", "dist/instructions", "dist/scripts/pack-manifest.js"];
+/** What `npm pack` reads from the repository (package.json `files`, what npm always packs, and dist/scripts, where its pack steps are). */
+const PACKABLE = ["package.json", "README.md", "LICENSE", "gas-vectors/cip-39-gas-vectors-v1.json", "dist/src", "dist/state", "dist/instructions", "dist/scripts"];
+/** Every child process of the test ends within this (npm reads from its cache; tsc, attw, node). */
+const LIMIT_MS = 120_000;
 
 /** The demanding user's compiler options: docs/api.md's tsconfig.json plus two. */
 const STRICT = { target: "ES2022", strict: true, noUncheckedIndexedAccess: true, exactOptionalPropertyTypes: true, types: ["node"] };
@@ -45,7 +47,7 @@ interface Compiled {
 
 /** `tsc -p <config>` in `cwd`, without blocking (the three projects compile at once). */
 function tsc(cwd: string, config: string): Promise<Compiled> {
-  const child = spawn(process.execPath, [TSC, "-p", config], { cwd, timeout: 120_000 });
+  const child = spawn(process.execPath, [TSC, "-p", config], { cwd, timeout: LIMIT_MS });
   let output = "";
   child.stdout.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr.on("data", (d: Buffer) => (output += d.toString()));
@@ -67,14 +69,15 @@ describe("the packed package (npm pack, installed into an empty project)", () =>
     dir = mkdtempSync(join(tmpdir(), "cbqs-consumer-"));
     const stage = join(dir, "stage");
     for (const path of PACKABLE) cpSync(join(ROOT, path), join(stage, path), { recursive: true });
-    const packed = spawnSync(NPM, ["pack", "--pack-destination", dir], { cwd: stage, encoding: "utf8" });
+    symlinkSync(join(ROOT, "node_modules"), join(stage, "node_modules"));
+    const packed = spawnSync(NPM, ["pack", "--pack-destination", dir], { cwd: stage, encoding: "utf8", timeout: LIMIT_MS });
     if (packed.status !== 0) throw new Error(`npm pack failed: ${packed.stderr}`);
     tarball = join(dir, readdirSync(dir).find((f) => f.endsWith(".tgz"))!);
 
     project = join(dir, "project");
     mkdirSync(project);
     writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
-    const install = spawnSync(NPM, ["install", tarball, `@types/node@${TYPES_NODE}`, "--prefer-offline", "--no-audit", "--no-fund"], { cwd: project, encoding: "utf8" });
+    const install = spawnSync(NPM, ["install", tarball, `@types/node@${TYPES_NODE}`, "--prefer-offline", "--no-audit", "--no-fund"], { cwd: project, encoding: "utf8", timeout: LIMIT_MS });
     if (install.status !== 0) throw new Error(`npm install failed: ${install.stderr}`);
     installOutput = install.stdout + install.stderr;
 
@@ -96,8 +99,9 @@ describe("the packed package (npm pack, installed into an empty project)", () =>
     writeFileSync(join(commonJs, "static-import.ts"), 'import { createChain } from "cbqs-emulator";\nconsole.log(createChain);\n');
     writeFileSync(join(commonJs, "tsconfig.json"), JSON.stringify({ compilerOptions: { module: "node16", moduleResolution: "node16", ...STRICT, skipLibCheck: true, outDir: "out" }, include: ["*.ts"] }));
 
+    const started = startNode({ kind: "genesis", source: DEFAULT_GENESIS_SOURCE });
     [compiled.node16, compiled.bundler, compiled.commonjs] = await Promise.all([tsc(project, "tsconfig.json"), tsc(project, "tsconfig.bundler.json"), tsc(commonJs, "tsconfig.json")]);
-    node = await startNode({ kind: "genesis", source: DEFAULT_GENESIS_SOURCE });
+    node = await started;
   }, 300_000);
 
   afterAll(async () => {
@@ -165,7 +169,7 @@ describe("the packed package (npm pack, installed into an empty project)", () =>
       expect(readFileSync(file, "utf8")).toMatch(/^"use strict";[\s\S]*await import\("cbqs-emulator"\)/);
       expect(exampleProblems(example, await runScript(file, commonJs))).toEqual([]);
     }
-    const required = spawnSync(process.execPath, ["-e", 'require("cbqs-emulator")'], { cwd: commonJs, encoding: "utf8" });
+    const required = spawnSync(process.execPath, ["-e", 'require("cbqs-emulator")'], { cwd: commonJs, encoding: "utf8", timeout: LIMIT_MS });
     expect(required.status).not.toBe(0);
     expect(required.stderr).toContain("ERR_REQUIRE_ASYNC_MODULE");
   });
@@ -185,7 +189,7 @@ describe("the packed package (npm pack, installed into an empty project)", () =>
   });
 
   it("a deep import is refused by `exports`", () => {
-    const r = spawnSync(process.execPath, ["--input-type=module", "-e", 'await import("cbqs-emulator/dist/src/engine/chain.js")'], { cwd: project, encoding: "utf8" });
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", 'await import("cbqs-emulator/dist/src/engine/chain.js")'], { cwd: project, encoding: "utf8", timeout: LIMIT_MS });
     expect(r.status).not.toBe(0);
     expect(r.stderr).toContain("ERR_PACKAGE_PATH_NOT_EXPORTED");
   });
@@ -197,7 +201,7 @@ describe("the packed package (npm pack, installed into an empty project)", () =>
   });
 
   it("@arethetypeswrong/cli: every entry point's types resolve from ES modules (node16, bundler); from CommonJS by import() only, and node10 finds no subpath, as docs/api.md says", () => {
-    const r = spawnSync(process.execPath, [ATTW, tarball, "--format", "json"], { encoding: "utf8" });
+    const r = spawnSync(process.execPath, [ATTW, tarball, "--format", "json"], { encoding: "utf8", timeout: LIMIT_MS });
     const report = JSON.parse(r.stdout) as { analysis: { entrypoints: Record<string, unknown>; problems: Array<{ kind: string; entrypoint: string; resolutionKind: string }> } };
     expect(Object.keys(report.analysis.entrypoints).sort()).toEqual([...ENTRY_POINTS, "./package.json"].sort());
     const problems = report.analysis.problems.map((p) => `${p.resolutionKind} ${p.entrypoint} ${p.kind}`).sort();
