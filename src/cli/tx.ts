@@ -16,7 +16,7 @@ import { CLIENT_DEFAULTS, ConnectionFailed, MalformedAnswer, NodeError, RequestT
 // `cbqs tx --node` asks for what the typed client has no call for (next_nonce, dev accounts, a
 // transaction's status), so it uses the exchange underneath it.
 import { requestJson, type RequestPolicy } from "../client/request.js";
-import { buildTransaction } from "../scenario/transaction.js";
+import { transactionFromJson } from "../scenario/transaction.js";
 import { withJsonArg } from "./codec.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, report, UsageError } from "./common.js";
 import { decimalOption } from "./harness.js";
@@ -71,7 +71,7 @@ export function register(program: Command): void {
         const chainId = decimalOption("--chain-id", opts.chainId!);
         const nonce = decimalOption("--nonce", opts.nonce!);
         const chainInstanceId = fromHex(opts.chainInstance!, 32, "--chain-instance");
-        const envelope = withJsonArg(arg, (value) => buildTransaction(value, { chainId, chainInstanceId, nonce }));
+        const envelope = withJsonArg(arg, (value) => transactionFromJson(value, { chainId, chainInstanceId, nonce }));
         report(opts.json === true, toHex(envelope), { envelope: toHex(envelope), tx_hash: toHex(txHash(envelope)) });
         process.exitCode = EXIT_OK;
         return;
@@ -99,7 +99,7 @@ async function withNode(arg: string, opts: TxOpts, url: string): Promise<void> {
   const chainInstanceId = fromHex(String(genesis["chain_instance_id"]), 32, "--node's chain_instance_id");
   const names = await devNames(arg, ask);
   const build = (nonce: bigint | ((from: Address) => bigint)) =>
-    withJsonArg(arg, (value) => buildTransaction(names === undefined ? value : withDevAccounts(value, names, "$"), { chainId, chainInstanceId, nonce }));
+    withJsonArg(arg, (value) => transactionFromJson(names === undefined ? value : withDevAccounts(value, names, "$"), { chainId, chainInstanceId, nonce }));
   let nonce: bigint;
   if (opts.nonce !== undefined) nonce = decimalOption("--nonce", opts.nonce);
   else {
