@@ -39,7 +39,9 @@ import { finish, type Steps } from "../../src/steps.js";
 import { OutputFile } from "../../src/output-file.js";
 import { readNext, STDIN } from "../../src/json/read.js";
 
-const MAGIC = new TextEncoder().encode("CBQS-SNAPSHOT/1\n");
+/** The first bytes of every snapshot file. */
+export const SNAPSHOT_MAGIC = new TextEncoder().encode("CBQS-SNAPSHOT/1\n");
+const MAGIC = SNAPSHOT_MAGIC;
 const TAG = { genesis: 1, block: 2, qmdb: 3, ops: 4, end: 255 } as const;
 /** Operations per `ops` record, and per write transaction on import. */
 const OPS_PER_RECORD = 4096;

@@ -145,3 +145,6 @@ export function fixtureOf(db: ChainDb, config: Fixture["genesis"]["config"]): Fi
 }
 
 export { fromHex, toHex };
+
+/** A snapshot download's limits in tests: a read may be silent 5 s, the body at most 1 MiB, the whole 60 s. */
+export const DOWNLOAD = { timeoutMs: 5000, maxBytes: 1 << 20, deadlineMs: 60_000 };
