@@ -30,7 +30,7 @@ function rssMiB(pid: number): number {
 
 function post(base: URL, path: string): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: base.hostname, port: base.port, method: "POST", path, agent: false }, (res) => {
+    const req = request({ host: base.hostname, port: base.port, method: "POST", path, headers: { "x-cbqs-client": "bench" }, agent: false }, (res) => {
       let text = "";
       res.setEncoding("utf8");
       res.on("data", (c: string) => (text += c));

@@ -63,7 +63,7 @@ describe("cbqs node (command)", () => {
       [["--fixture", "fixtures/corpus/create-quote.json", "--block-time", "-1"], /--block-time must be seconds/],
       [["--fixture", "fixtures/corpus/create-quote.json", "--rate-limit", "many"], /--rate-limit must be an integer/],
       [["--fixture", "fixtures/corpus/create-quote.json", "--client-rate-limit", "-1"], /--client-rate-limit must be an integer from 0 to 1000000/],
-      [["--fixture", "fixtures/corpus/create-quote.json", "--host", "0.0.0.0x", "--port", "0", "--quiet"], /cannot listen on 0\.0\.0\.0x:0: ENOTFOUND: --host is not an address of this machine/],
+      [["--fixture", "fixtures/corpus/create-quote.json", "--host", "0.0.0.0x", "--expose-devnet", "--port", "0", "--quiet"], /cannot listen on 0\.0\.0\.0x:0: ENOTFOUND: --host is not an address of this machine/],
     ];
     for (const [args, problem] of cases) expect(await cbqs("node", ...args), args.join(" ")).toEqual(unusableInput(problem));
   });

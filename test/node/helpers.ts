@@ -43,6 +43,9 @@ export async function startNode(
     ...(options.maxSubscribers === undefined ? {} : { maxSubscribers: options.maxSubscribers }),
     ...(options.subscriberBuffer === undefined ? {} : { subscriberBuffer: options.subscriberBuffer }),
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    ...(options.vhosts === undefined ? {} : { vhosts: options.vhosts }),
+    ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
+    ...(options.exposeDevSeeds === undefined ? {} : { exposeDevSeeds: options.exposeDevSeeds }),
     log: (e) => logs.push(e),
   });
   return Object.assign(running, { db, logs });
@@ -61,8 +64,9 @@ export async function request(url: string, init: RequestInit = {}): Promise<Answ
 }
 
 export const get = (base: string, path: string) => request(base + path);
+/** A POST as a script sends it: with X-Cbqs-Client, which a devnet write needs (src/node/guard.ts). */
 export const post = (base: string, path: string, body: string | Uint8Array, contentType = "text/plain") =>
-  request(base + path, { method: "POST", body, headers: { "content-type": contentType } });
+  request(base + path, { method: "POST", body, headers: { "content-type": contentType, "x-cbqs-client": "test" } });
 
 /** A raw envelope (docs/transactions.md) for `from` with `nonce`. */
 export function cbqsTx(chainId: bigint, from: Uint8Array, nonce: bigint, instruction: CbqsInstructionV1): Uint8Array {

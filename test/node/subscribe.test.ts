@@ -14,6 +14,8 @@ import { MAX_REPLAY_BLOCKS, SubscribeRequest } from "../../src/node/subscription
 import { get, post, startNode, type TestNode } from "./helpers.js";
 
 const DEVNET = { kind: "genesis", source: devnetGenesisSource(10) } as const;
+/** A page's origin given to --http-corsdomain. */
+const PAGE = "http://localhost:3000";
 
 interface Subscription {
   status: number;
@@ -89,19 +91,19 @@ async function withNode(options: Parameters<typeof startNode>[1], use: (n: TestN
 
 describe("GET /subscribe", () => {
   it("the head block first, then each block as it is committed: id = height, the feed's header fields and roots, the finalized view", async () => {
-    await withNode({}, async (n) => {
+    await withNode({ corsOrigins: [PAGE] }, async (n) => {
       await post(n.url, "/mine?blocks=2", "");
-      const s = await subscribe(n.url);
+      const s = await subscribe(n.url, "/subscribe", { origin: PAGE });
       expect(s.status).toBe(200);
       expect(s.headers["content-type"]).toBe("text/event-stream; charset=utf-8");
       expect(s.headers["cache-control"]).toBe("no-cache");
-      expect(s.headers["access-control-allow-origin"]).toBe("*");
+      expect(s.headers["access-control-allow-origin"]).toBe(PAGE);
       expect(s.headers["connection"]).toBe("close");
       // Told to nginx: an answer it buffered would deliver the events late, in bursts.
       expect(s.headers["x-accel-buffering"]).toBe("no");
-      // A page of another origin may resume with Last-Event-ID.
-      const preflight = await fetch(`${n.url}/subscribe`, { method: "OPTIONS" });
-      expect(preflight.headers.get("access-control-allow-headers")).toBe("content-type, last-event-id");
+      // A page of an allowed origin may resume with Last-Event-ID.
+      const preflight = await fetch(`${n.url}/subscribe`, { method: "OPTIONS", headers: { origin: PAGE, "access-control-request-method": "GET", "access-control-request-headers": "last-event-id" } });
+      expect(preflight.headers.get("access-control-allow-headers")).toBe("content-type, last-event-id, x-cbqs-client");
       await s.until(1);
       expect(s.text().startsWith("retry: 1000\n\n")).toBe(true);
       await post(n.url, "/mine", "");
