@@ -47,6 +47,7 @@ interface NodeOpts {
   maxExclusionOps: string;
   snapshotInterval?: string;
   maxSubscribers: string;
+  maxClientSubscribers?: string;
   quiet?: boolean;
 }
 
@@ -105,6 +106,7 @@ export function register(program: Command): void {
     .option("--max-exclusion-ops <n>", "largest exclusion proof served for an absent key, in operations", String(DEFAULT_MAX_EXCLUSION_OPS))
     .option("--snapshot-interval <n>", SNAPSHOT_INTERVAL_HELP)
     .option("--max-subscribers <n>", "open GET /subscribe event streams at most; one more is refused with 503; 0 = no GET /subscribe", String(DEFAULT_MAX_SUBSCRIBERS))
+    .option("--max-client-subscribers <n>", "open GET /subscribe event streams per client address at most; one more is refused with 429. Unset: --max-subscribers / 4 (256 at its default)")
     .option("--quiet", "log errors only")
     .addHelpText(
       "after",
@@ -140,6 +142,7 @@ export function register(program: Command): void {
         proofRateLimit: intOption("--proof-rate-limit", opts.proofRateLimit, 1_000_000),
         proofLimits: { maxExclusionOps: intOption("--max-exclusion-ops", opts.maxExclusionOps, 1 << 22) },
         maxSubscribers: intOption("--max-subscribers", opts.maxSubscribers, 100_000),
+        ...(opts.maxClientSubscribers === undefined ? {} : { maxClientSubscribers: positiveOption("--max-client-subscribers", opts.maxClientSubscribers, 100_000) }),
       };
       const retainBlocks = intOption("--retain-blocks", opts.retainBlocks, 1_000_000);
       const start = startOf(opts, devnetSource);
@@ -201,6 +204,12 @@ export function register(program: Command): void {
       if (failure !== undefined) throw (opts.db === undefined ? undefined : storeUsageError(opts.db, failure)) ?? failure;
       process.exitCode = EXIT_OK;
     });
+}
+
+/** A bound that must let something through: an integer from 1 to `max`. */
+function positiveOption(name: string, text: string, max: number): number {
+  if (!/^[0-9]{1,15}$/.test(text) || Number(text) < 1 || Number(text) > max) throw new UsageError(`${name} must be an integer from 1 to ${max} (got ${echo(text)})`);
+  return Number(text);
 }
 
 /** The devnet genesis --accounts and --balance describe; refused with a genesis of another origin, or beyond a u64 supply. */

@@ -29,7 +29,7 @@ import { BrokerStateCache, brokerState, finalizedView, parseHash } from "./reads
 import { feedPage, parseFeedQuery } from "./replication.js";
 import { accountAnswer, devAccountsAnswer, pathSegment, providerAnswer, streamAnswer, txAnswer } from "./lookups.js";
 import { sendStreamed } from "./streamed.js";
-import { DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_SUBSCRIBERS, DEFAULT_SUBSCRIBER_BUFFER, EVENT_STREAM_HEADERS, SubscribeRequest, Subscriptions } from "./subscriptions.js";
+import { DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_SUBSCRIBERS, DEFAULT_SUBSCRIBER_BUFFER, defaultClientSubscribers, EVENT_STREAM_HEADERS, SubscribeRequest, Subscriptions } from "./subscriptions.js";
 import { EXPLORER_HEADERS, explorerAsset, isExplorerPath } from "./explorer.js";
 import { blockAnswer, eventsAnswer, historyAnswer, searchAnswer } from "./explorer-reads.js";
 
@@ -53,6 +53,8 @@ export interface ServerOptions {
   now?: () => number;
   /** GET /subscribe: open subscriptions at most (0 = off). Default DEFAULT_MAX_SUBSCRIBERS. */
   maxSubscribers?: number;
+  /** GET /subscribe: open subscriptions per client address at most. Default defaultClientSubscribers(maxSubscribers). */
+  maxClientSubscribers?: number;
   /** Unsent bytes a subscriber may hold before it is dropped. Default DEFAULT_SUBSCRIBER_BUFFER. */
   subscriberBuffer?: number;
   /** Milliseconds between two heartbeat comments. Default DEFAULT_HEARTBEAT_MS. */
@@ -555,10 +557,12 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
   const perClient = new PerClientLimiter(options.proofRateLimit);
   const brokerCache = new BrokerStateCache();
   const proofCache = new ProofCache();
+  const maxSubscribers = options.maxSubscribers ?? DEFAULT_MAX_SUBSCRIBERS;
   const subscriptions = new Subscriptions(
     node,
     {
-      maxSubscribers: options.maxSubscribers ?? DEFAULT_MAX_SUBSCRIBERS,
+      maxSubscribers,
+      maxClientSubscribers: options.maxClientSubscribers ?? defaultClientSubscribers(maxSubscribers),
       maxBufferedBytes: options.subscriberBuffer ?? DEFAULT_SUBSCRIBER_BUFFER,
       heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
     },
@@ -636,7 +640,7 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
     if (answer instanceof Promise) answer = await answer;
     if (answer instanceof SubscribeRequest) {
       const lastEventId = req.headers["last-event-id"];
-      const resume = subscriptions.check(typeof lastEventId === "string" ? lastEventId : undefined);
+      const resume = subscriptions.check(client, typeof lastEventId === "string" ? lastEventId : undefined);
       if (req.method === "HEAD") {
         res.writeHead(200, { ...EVENT_STREAM_HEADERS, ...CORS });
         res.end();

@@ -41,6 +41,7 @@ export async function startNode(
     proofLimits: options.proofLimits ?? { maxExclusionOps: 4096 },
     ...(options.now === undefined ? {} : { now: options.now }),
     ...(options.maxSubscribers === undefined ? {} : { maxSubscribers: options.maxSubscribers }),
+    ...(options.maxClientSubscribers === undefined ? {} : { maxClientSubscribers: options.maxClientSubscribers }),
     ...(options.subscriberBuffer === undefined ? {} : { subscriberBuffer: options.subscriberBuffer }),
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
     log: (e) => logs.push(e),
@@ -63,6 +64,12 @@ export async function request(url: string, init: RequestInit = {}): Promise<Answ
 export const get = (base: string, path: string) => request(base + path);
 export const post = (base: string, path: string, body: string | Uint8Array, contentType = "text/plain") =>
   request(base + path, { method: "POST", body, headers: { "content-type": contentType } });
+
+/** Waits (bounded: about 30 s) until `done()` holds; fails naming `what` otherwise. */
+export async function waitFor(what: string, done: () => boolean): Promise<void> {
+  for (let i = 0; i < 3_000 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!done()) throw new Error(`still waiting for ${what}`);
+}
 
 /** A raw envelope (docs/transactions.md) for `from` with `nonce`. */
 export function cbqsTx(chainId: bigint, from: Uint8Array, nonce: bigint, instruction: CbqsInstructionV1): Uint8Array {
