@@ -10,7 +10,7 @@ import { DEFAULT_GENESIS } from "../harness/genesis.js";
 import { DEFAULT_DEV_ACCOUNTS, DEFAULT_DEV_BALANCE, devnetGenesisSource, devnetOf, DEVNET_MNEMONIC, DEVNET_SEED_DOMAIN, MAX_DEV_ACCOUNTS } from "../harness/devnet.js";
 import { toHex } from "../bytes.js";
 import { U64_MAX } from "../engine/math.js";
-import { MINING_MODES, type MiningMode } from "../node/devnet.js";
+import { DEFAULT_MINE_QUEUE, MAX_CLIENT_MINE_REQUESTS, MAX_MINE_BLOCKS, MINING_MODES, type MiningMode } from "../node/devnet.js";
 import type { CbqsNode } from "../node/chain-node.js";
 import { JsonError, parseJson } from "../json/parse.js";
 import { readFileBytes } from "../json/read.js";
@@ -48,6 +48,8 @@ interface NodeOpts {
   snapshotInterval?: string;
   maxSubscribers: string;
   maxClientSubscribers?: string;
+  mineQueue: string;
+  clientMineQueue?: string;
   quiet?: boolean;
 }
 
@@ -107,6 +109,15 @@ export function register(program: Command): void {
     .option("--snapshot-interval <n>", SNAPSHOT_INTERVAL_HELP)
     .option("--max-subscribers <n>", "open GET /subscribe event streams at most; one more is refused with 503; 0 = no GET /subscribe", String(DEFAULT_MAX_SUBSCRIBERS))
     .option("--max-client-subscribers <n>", "open GET /subscribe event streams per client address at most; one more is refused with 429. Unset: --max-subscribers / 4 (256 at its default)")
+    .option(
+      "--mine-queue <blocks>",
+      `blocks of the POST /mine requests waiting or being produced, in all; one more request is refused with 503. A request whose client goes away is dropped (docs/node.md "Mining and time")`,
+      String(DEFAULT_MINE_QUEUE),
+    )
+    .option(
+      "--client-mine-queue <blocks>",
+      `the same per client address (also the largest ?blocks= taken, at most ${MAX_MINE_BLOCKS}), with at most ${MAX_CLIENT_MINE_REQUESTS} requests; beyond, 429. Unset: --mine-queue / 4 (${DEFAULT_MINE_QUEUE / 4} at its default)`,
+    )
     .option("--quiet", "log errors only")
     .addHelpText(
       "after",
@@ -143,6 +154,8 @@ export function register(program: Command): void {
         proofLimits: { maxExclusionOps: intOption("--max-exclusion-ops", opts.maxExclusionOps, 1 << 22) },
         maxSubscribers: intOption("--max-subscribers", opts.maxSubscribers, 100_000),
         ...(opts.maxClientSubscribers === undefined ? {} : { maxClientSubscribers: positiveOption("--max-client-subscribers", opts.maxClientSubscribers, 100_000) }),
+        mineQueue: positiveOption("--mine-queue", opts.mineQueue, 100_000_000),
+        ...(opts.clientMineQueue === undefined ? {} : { clientMineQueue: positiveOption("--client-mine-queue", opts.clientMineQueue, 100_000_000) }),
       };
       const retainBlocks = intOption("--retain-blocks", opts.retainBlocks, 1_000_000);
       const start = startOf(opts, devnetSource);

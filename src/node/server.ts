@@ -18,7 +18,7 @@ import { MAX_ENVELOPE_BYTES } from "../chain/envelope.js";
 import { U64_MAX } from "../engine/math.js";
 import type { CbqsNode } from "./chain-node.js";
 import { parseDecimal } from "./decimal.js";
-import { MAX_MINE_BLOCKS, type Devnet, type MineRequest } from "./devnet.js";
+import { MAX_MINE_BLOCKS, WriteCancelled, type Devnet, type MineRequest } from "./devnet.js";
 import { badRequest, errorBody, RequestError } from "./errors.js";
 import { fixtureAnswer } from "./fixture-answer.js";
 import { finalizedViewJson, JsonText, readPointJson, StreamedAnswer, TextAnswer } from "./json.js";
@@ -79,6 +79,10 @@ interface Context {
   proofCache: ProofCache;
   metrics: NodeMetrics;
   subscriptionsOn: boolean;
+  /** The client's address (per-client bounds). */
+  client: string;
+  /** Aborted when the client goes away before its answer is sent (a devnet write for it is cancelled). */
+  gone: () => AbortSignal;
 }
 
 interface Route {
@@ -310,7 +314,7 @@ const ROUTES: readonly Route[] = [
     name: "cbqs.devnet.mine",
     query: ["height", "blocks", "timestamp"],
     maxBody: 0,
-    handle: (c) => c.devnet.mine(mineRequest(c.params)),
+    handle: (c) => c.devnet.mine(mineRequest(c.params), { client: c.client, gone: c.gone() }),
   }),
   route({
     method: "GET",
@@ -337,7 +341,7 @@ const ROUTES: readonly Route[] = [
     name: "cbqs.devnet.revert",
     query: ["id"],
     maxBody: 0,
-    handle: (c) => c.devnet.revert(snapshotId(c.params.get("id"))),
+    handle: (c) => c.devnet.revert(snapshotId(c.params.get("id")), c.gone()),
   }),
 ];
 
@@ -490,6 +494,23 @@ class ClientGone extends Error {
 
 const NO_BODY = Promise.resolve(Buffer.alloc(0));
 
+/**
+ * A signal aborted when the request's connection closes before its answer was sent whole: the
+ * client has gone. Watched on the socket (a pipelined request's answer has none of its own yet),
+ * until the answer is finished (a kept-alive socket outlives it).
+ */
+function closedEarly(req: IncomingMessage, res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  const socket = req.socket;
+  if (socket.destroyed) controller.abort();
+  else {
+    const gone = () => controller.abort();
+    socket.once("close", gone);
+    res.once("finish", () => socket.off("close", gone));
+  }
+  return controller.signal;
+}
+
 function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
   // A request that declares no body (most GETs) has none to wait for (RFC 9112 §6.3).
   const { "content-length": length, "transfer-encoding": chunked } = req.headers;
@@ -635,7 +656,8 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
     // From here to send: synchronous, one block — except a devnet write, which may wait its turn
     // and produce many blocks (src/node/devnet.ts); its answer is built when it is done.
     const started = proof ? performance.now() : 0;
-    let answer = r.handle({ node, devnet, params, path: captures, body, contentType: String(req.headers["content-type"] ?? ""), limits: options.proofLimits, brokerCache, proofCache, metrics, subscriptionsOn: subscriptions.enabled });
+    const gone = () => closedEarly(req, res);
+    let answer = r.handle({ node, devnet, params, path: captures, body, contentType: String(req.headers["content-type"] ?? ""), limits: options.proofLimits, brokerCache, proofCache, metrics, subscriptionsOn: subscriptions.enabled, client, gone });
     if (proof) metrics.observeProof(r.name, performance.now() - started);
     if (answer instanceof Promise) answer = await answer;
     if (answer instanceof SubscribeRequest) {
@@ -678,7 +700,7 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
       if (unread) res.on("finish", () => req.socket.destroySoon());
       return;
     }
-    if (err instanceof ClientGone) {
+    if (err instanceof ClientGone || err instanceof WriteCancelled) {
       req.socket.destroy();
       return;
     }

@@ -1,6 +1,7 @@
 // Shared by the node tests: an in-process node on 127.0.0.1:0 (every test closes what it starts),
 // JSON requests, transaction builders, and the expected registry state per height from an
 // independent replay through the engine's own read views (not the node's read code).
+import { request as httpRequest } from "node:http";
 import { encodeEnvelope } from "../../src/chain/envelope.js";
 import type { GovAction } from "../../src/engine/inputs.js";
 import { encode, toJson } from "../../src/codec/core.js";
@@ -13,7 +14,7 @@ import type { Fixture } from "../../src/harness/fixture.js";
 import { Replay } from "../../src/harness/replay.js";
 import type { NodeStart } from "../../src/node/chain-node.js";
 import type { MiningMode } from "../../src/node/devnet.js";
-import { runNode, type RunningNode } from "../../src/node/run.js";
+import { runNode, type RunningNode, type RunOptions } from "../../src/node/run.js";
 import type { ServerOptions } from "../../src/node/server.js";
 import type { ChainDb } from "../../state/chain-db/chain-db.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
@@ -25,7 +26,8 @@ export interface TestNode extends RunningNode {
 
 export async function startNode(
   start: NodeStart | string,
-  options: Partial<Omit<ServerOptions, "log">> & { retainBlocks?: number; blockTime?: number; mining?: MiningMode; db?: ChainDb } = {},
+  options: Partial<Omit<ServerOptions, "log">> &
+    Pick<RunOptions, "mineQueue" | "clientMineQueue"> & { retainBlocks?: number; blockTime?: number; mining?: MiningMode; db?: ChainDb } = {},
 ): Promise<TestNode> {
   const db = options.db ?? new MemoryChainDb(options.retainBlocks ?? 128);
   const logs: Array<Record<string, unknown>> = [];
@@ -42,6 +44,8 @@ export async function startNode(
     ...(options.now === undefined ? {} : { now: options.now }),
     ...(options.maxSubscribers === undefined ? {} : { maxSubscribers: options.maxSubscribers }),
     ...(options.maxClientSubscribers === undefined ? {} : { maxClientSubscribers: options.maxClientSubscribers }),
+    ...(options.mineQueue === undefined ? {} : { mineQueue: options.mineQueue }),
+    ...(options.clientMineQueue === undefined ? {} : { clientMineQueue: options.clientMineQueue }),
     ...(options.subscriberBuffer === undefined ? {} : { subscriberBuffer: options.subscriberBuffer }),
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
     log: (e) => logs.push(e),
@@ -64,6 +68,39 @@ export async function request(url: string, init: RequestInit = {}): Promise<Answ
 export const get = (base: string, path: string) => request(base + path);
 export const post = (base: string, path: string, body: string | Uint8Array, contentType = "text/plain") =>
   request(base + path, { method: "POST", body, headers: { "content-type": contentType } });
+
+/** A request the test may hang up before it is answered: the answer, or "hung up". */
+export interface Sent {
+  answer: Promise<{ status: number; body: Record<string, unknown>; retryAfter: string | undefined } | "hung up">;
+  hangUp(): void;
+}
+
+/**
+ * A POST sent from `localAddress` (127.0.0.2, 127.0.0.3, …: every loopback address is this host),
+ * so that requests from two addresses are two clients to the node.
+ */
+export function postFrom(localAddress: string, url: string): Sent {
+  let hungUp = false;
+  const req = httpRequest(url, { method: "POST", localAddress, agent: false });
+  const answer = new Promise<Awaited<Sent["answer"]>>((resolve, reject) => {
+    req.on("response", (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (d: string) => (text += d));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown>, retryAfter: res.headers["retry-after"] }));
+      res.on("error", (err) => (hungUp ? resolve("hung up") : reject(err)));
+    });
+    req.on("error", (err) => (hungUp ? resolve("hung up") : reject(err)));
+  });
+  req.end();
+  return {
+    answer,
+    hangUp: () => {
+      hungUp = true;
+      req.destroy();
+    },
+  };
+}
 
 /** Waits (bounded: about 30 s) until `done()` holds; fails naming `what` otherwise. */
 export async function waitFor(what: string, done: () => boolean): Promise<void> {
