@@ -5,8 +5,8 @@
 // turns the event loop between blocks (src/steps.ts), and every answer is still built from one
 // block without yielding (src/node/server.ts).
 //
-// What waits is bounded: mining by the blocks asked for (per client address and in all,
-// docs/node.md "Mining and time"). A long
+// What waits is bounded: transactions by the pool's room (they are counted with it), mining by
+// the blocks asked for (per client address and in all, docs/node.md "Mining and time"). A long
 // write — a batch, a revert — belongs to its request: when its client goes away it is taken out
 // of the queue, or, running, stops between two blocks, so a client that hangs up leaves no work
 // behind.
@@ -74,6 +74,8 @@ export class Devnet {
   private readonly waiting: Array<() => void> = [];
   private running = false;
   private stopping = false;
+  /** Transactions accepted and waiting for their turn: the pool's room counts them. */
+  private readonly queuedTxs = { txs: 0, bytes: 0 };
   /** Blocks of the mining requests waiting or running: in all, and by client address (with their number). */
   private miningBlocks = 0;
   private readonly miningBy = new Map<string, { blocks: number; requests: number }>();
@@ -156,12 +158,31 @@ export class Devnet {
 
   /** POST /tx: queued; under auto mining its block is produced at once and the answer carries it. */
   submit(raw: Uint8Array): Promise<Record<string, unknown>> {
-    return this.exclusive(() => {
+    try {
+      // Refused now if it would not fit with the transactions already waiting for their turn.
+      this.node.checkRoom(raw.length, this.queuedTxs);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    this.queuedTxs.txs++;
+    this.queuedTxs.bytes += raw.length;
+    let queued = true;
+    // Uncounted once, when its turn comes (it then goes into the pool) or when it is refused before.
+    const uncount = () => {
+      if (!queued) return;
+      queued = false;
+      this.queuedTxs.txs--;
+      this.queuedTxs.bytes -= raw.length;
+    };
+    const run = this.exclusive(() => {
+      uncount();
       const sent = this.node.submit(raw);
       if (this.mode !== "auto") return { ...readPointJson(this.node.head()), ...sent, pending: this.node.pending, mining: this.mode };
       const mined = this.node.mine();
       return { ...readPointJson(mined.block), ...sent, pending: this.node.pending, mining: this.mode, mined: CbqsNode.minedJson(mined) };
     });
+    run.then(uncount, uncount);
+    return run;
   }
 
   /**

@@ -27,7 +27,7 @@ export interface TestNode extends RunningNode {
 export async function startNode(
   start: NodeStart | string,
   options: Partial<Omit<ServerOptions, "log">> &
-    Pick<RunOptions, "mineQueue" | "clientMineQueue"> & { retainBlocks?: number; blockTime?: number; mining?: MiningMode; db?: ChainDb } = {},
+    Pick<RunOptions, "mineQueue" | "clientMineQueue" | "production"> & { retainBlocks?: number; blockTime?: number; mining?: MiningMode; db?: ChainDb } = {},
 ): Promise<TestNode> {
   const db = options.db ?? new MemoryChainDb(options.retainBlocks ?? 128);
   const logs: Array<Record<string, unknown>> = [];
@@ -46,6 +46,7 @@ export async function startNode(
     ...(options.maxClientSubscribers === undefined ? {} : { maxClientSubscribers: options.maxClientSubscribers }),
     ...(options.mineQueue === undefined ? {} : { mineQueue: options.mineQueue }),
     ...(options.clientMineQueue === undefined ? {} : { clientMineQueue: options.clientMineQueue }),
+    ...(options.production === undefined ? {} : { production: options.production }),
     ...(options.subscriberBuffer === undefined ? {} : { subscriberBuffer: options.subscriberBuffer }),
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
     log: (e) => logs.push(e),
