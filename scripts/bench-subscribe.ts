@@ -96,7 +96,8 @@ async function main(): Promise<void> {
     process.exit(1);
   }, DEADLINE_MS);
   const max = SUBSCRIBERS + STALLED;
-  const { child, url: base, stderr } = await startNode(["--max-subscribers", String(max)], "pipe");
+  // Every subscriber is this one loopback client: its share is the whole bound.
+  const { child, url: base, stderr } = await startNode(["--max-subscribers", String(max), "--max-client-subscribers", String(max)], "pipe");
   const pid = child.pid!;
   const readers: Reader[] = [];
   const stalled: Socket[] = [];

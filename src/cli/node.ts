@@ -10,7 +10,7 @@ import { DEFAULT_GENESIS } from "../harness/genesis.js";
 import { DEFAULT_DEV_ACCOUNTS, DEFAULT_DEV_BALANCE, devnetGenesisSource, devnetOf, DEVNET_MNEMONIC, DEVNET_SEED_DOMAIN, MAX_DEV_ACCOUNTS } from "../harness/devnet.js";
 import { toHex } from "../bytes.js";
 import { U64_MAX } from "../engine/math.js";
-import { MINING_MODES, type MiningMode } from "../node/devnet.js";
+import { DEFAULT_MINE_QUEUE, MAX_CLIENT_MINE_REQUESTS, MAX_MINE_BLOCKS, MINING_MODES, type MiningMode } from "../node/devnet.js";
 import type { CbqsNode } from "../node/chain-node.js";
 import { JsonError, parseJson } from "../json/parse.js";
 import { readFileBytes } from "../json/read.js";
@@ -52,6 +52,9 @@ interface NodeOpts {
   httpCorsdomain?: string;
   exposeDevnet?: boolean;
   exposeDevSeeds?: boolean;
+  maxClientSubscribers?: string;
+  mineQueue: string;
+  clientMineQueue?: string;
   quiet?: boolean;
 }
 
@@ -114,6 +117,16 @@ export function register(program: Command): void {
     .option("--http-corsdomain <origins>", "comma-separated origins (scheme://host[:port]) whose web pages may call the node, CORS included; * = any. Default: none but the node's own page")
     .option("--expose-devnet", "allow a --host off loopback: everyone who reaches it may send transactions, mine, snapshot and revert, and read every answer and the explorer, without authentication")
     .option("--expose-dev-seeds", "with --expose-devnet: serve GET /devnet/accounts (the dev seeds) to clients off loopback too")
+    .option("--max-client-subscribers <n>", "open GET /subscribe event streams per client address at most; one more is refused with 429. Unset: --max-subscribers / 4 (256 at its default)")
+    .option(
+      "--mine-queue <blocks>",
+      `blocks of the POST /mine requests waiting or being produced, in all; one more request is refused with 503. A request whose client goes away is dropped (docs/node.md "Mining and time")`,
+      String(DEFAULT_MINE_QUEUE),
+    )
+    .option(
+      "--client-mine-queue <blocks>",
+      `the same per client address (also the largest ?blocks= taken, at most ${MAX_MINE_BLOCKS}), with at most ${MAX_CLIENT_MINE_REQUESTS} requests; beyond, 429. Unset: --mine-queue / 4 (${DEFAULT_MINE_QUEUE / 4} at its default)`,
+    )
     .option("--quiet", "log errors only")
     .addHelpText(
       "after",
@@ -153,6 +166,9 @@ export function register(program: Command): void {
         ...(opts.httpVhosts === undefined ? {} : { vhosts: listOption("--http-vhosts", opts.httpVhosts, VHOST, "a host name (no scheme or port)") }),
         ...(opts.httpCorsdomain === undefined ? {} : { corsOrigins: listOption("--http-corsdomain", opts.httpCorsdomain, ORIGIN, "an origin: scheme://host[:port], no path") }),
         exposeDevSeeds: opts.exposeDevSeeds === true,
+        ...(opts.maxClientSubscribers === undefined ? {} : { maxClientSubscribers: positiveOption("--max-client-subscribers", opts.maxClientSubscribers, 100_000) }),
+        mineQueue: positiveOption("--mine-queue", opts.mineQueue, 100_000_000),
+        ...(opts.clientMineQueue === undefined ? {} : { clientMineQueue: positiveOption("--client-mine-queue", opts.clientMineQueue, 100_000_000) }),
       };
       const retainBlocks = intOption("--retain-blocks", opts.retainBlocks, 1_000_000);
       const start = startOf(opts, devnetSource);
@@ -216,6 +232,12 @@ export function register(program: Command): void {
       if (failure !== undefined) throw (opts.db === undefined ? undefined : storeUsageError(opts.db, failure)) ?? failure;
       process.exitCode = EXIT_OK;
     });
+}
+
+/** A bound that must let something through: an integer from 1 to `max`. */
+function positiveOption(name: string, text: string, max: number): number {
+  if (!/^[0-9]{1,15}$/.test(text) || Number(text) < 1 || Number(text) > max) throw new UsageError(`${name} must be an integer from 1 to ${max} (got ${echo(text)})`);
+  return Number(text);
 }
 
 /** The devnet genesis --accounts and --balance describe; refused with a genesis of another origin, or beyond a u64 supply. */

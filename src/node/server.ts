@@ -20,7 +20,7 @@ import { MAX_ENVELOPE_BYTES } from "../chain/envelope.js";
 import { U64_MAX } from "../engine/math.js";
 import type { CbqsNode } from "./chain-node.js";
 import { parseDecimal } from "./decimal.js";
-import { MAX_MINE_BLOCKS, type Devnet, type MineRequest } from "./devnet.js";
+import { MAX_MINE_BLOCKS, WriteCancelled, type Devnet, type MineRequest } from "./devnet.js";
 import { badRequest, errorBody, RequestError } from "./errors.js";
 import { fixtureAnswer } from "./fixture-answer.js";
 import { finalizedViewJson, JsonText, readPointJson, StreamedAnswer, TextAnswer } from "./json.js";
@@ -31,7 +31,7 @@ import { BrokerStateCache, brokerState, finalizedView, parseHash } from "./reads
 import { feedPage, parseFeedQuery } from "./replication.js";
 import { accountAnswer, devAccountsAnswer, pathSegment, providerAnswer, streamAnswer, txAnswer } from "./lookups.js";
 import { sendStreamed } from "./streamed.js";
-import { DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_SUBSCRIBERS, DEFAULT_SUBSCRIBER_BUFFER, EVENT_STREAM_HEADERS, SubscribeRequest, Subscriptions } from "./subscriptions.js";
+import { DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_SUBSCRIBERS, DEFAULT_SUBSCRIBER_BUFFER, defaultClientSubscribers, EVENT_STREAM_HEADERS, SubscribeRequest, Subscriptions } from "./subscriptions.js";
 import { EXPLORER_HEADERS, explorerAsset, isExplorerPath } from "./explorer.js";
 import { blockAnswer, eventsAnswer, historyAnswer, searchAnswer } from "./explorer-reads.js";
 import { RequestGuard } from "./guard.js";
@@ -56,6 +56,8 @@ export interface ServerOptions {
   now?: () => number;
   /** GET /subscribe: open subscriptions at most (0 = off). Default DEFAULT_MAX_SUBSCRIBERS. */
   maxSubscribers?: number;
+  /** GET /subscribe: open subscriptions per client address at most. Default defaultClientSubscribers(maxSubscribers). */
+  maxClientSubscribers?: number;
   /** Unsent bytes a subscriber may hold before it is dropped. Default DEFAULT_SUBSCRIBER_BUFFER. */
   subscriberBuffer?: number;
   /** Milliseconds between two heartbeat comments. Default DEFAULT_HEARTBEAT_MS. */
@@ -86,6 +88,10 @@ interface Context {
   proofCache: ProofCache;
   metrics: NodeMetrics;
   subscriptionsOn: boolean;
+  /** The client's address (per-client bounds). */
+  client: string;
+  /** Aborted when the client goes away before its answer is sent (a devnet write for it is cancelled). */
+  gone: () => AbortSignal;
 }
 
 interface Route {
@@ -323,7 +329,7 @@ const ROUTES: readonly Route[] = [
     query: ["height", "blocks", "timestamp"],
     maxBody: 0,
     write: true,
-    handle: (c) => c.devnet.mine(mineRequest(c.params)),
+    handle: (c) => c.devnet.mine(mineRequest(c.params), { client: c.client, gone: c.gone() }),
   }),
   route({
     method: "GET",
@@ -353,7 +359,7 @@ const ROUTES: readonly Route[] = [
     query: ["id"],
     maxBody: 0,
     write: true,
-    handle: (c) => c.devnet.revert(snapshotId(c.params.get("id"))),
+    handle: (c) => c.devnet.revert(snapshotId(c.params.get("id")), c.gone()),
   }),
 ];
 
@@ -437,10 +443,8 @@ const TX_BODY_FORMS =
 
 /** POST /tx: the raw CBOR envelope, or its 0x hex (plain, a JSON string, or `cbqs tx --json`'s object). */
 function txBody(body: Buffer, contentType: string): Uint8Array {
-  if (/^application\/(cbor|octet-stream)\b/i.test(contentType)) {
-    if (body.length > MAX_ENVELOPE_BYTES) throw new RequestError(413, "body_too_large", `an envelope is at most ${MAX_ENVELOPE_BYTES} bytes`);
-    return new Uint8Array(body);
-  }
+  // Its size is judged with the pool's room (413 tx_too_large, src/node/chain-node.ts checkRoom).
+  if (/^application\/(cbor|octet-stream)\b/i.test(contentType)) return new Uint8Array(body);
   let text = body.toString("utf8").trim();
   if (text.startsWith('"') || text.startsWith("{")) {
     const parsed = jsonBody(body);
@@ -505,6 +509,23 @@ class ClientGone extends Error {
 }
 
 const NO_BODY = Promise.resolve(Buffer.alloc(0));
+
+/**
+ * A signal aborted when the request's connection closes before its answer was sent whole: the
+ * client has gone. Watched on the socket (a pipelined request's answer has none of its own yet),
+ * until the answer is finished (a kept-alive socket outlives it).
+ */
+function closedEarly(req: IncomingMessage, res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  const socket = req.socket;
+  if (socket.destroyed) controller.abort();
+  else {
+    const gone = () => controller.abort();
+    socket.once("close", gone);
+    res.once("finish", () => socket.off("close", gone));
+  }
+  return controller.signal;
+}
 
 function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
   // A request that declares no body (most GETs) has none to wait for (RFC 9112 §6.3).
@@ -576,10 +597,12 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
   const perClient = new PerClientLimiter(options.proofRateLimit);
   const brokerCache = new BrokerStateCache();
   const proofCache = new ProofCache();
+  const maxSubscribers = options.maxSubscribers ?? DEFAULT_MAX_SUBSCRIBERS;
   const subscriptions = new Subscriptions(
     node,
     {
-      maxSubscribers: options.maxSubscribers ?? DEFAULT_MAX_SUBSCRIBERS,
+      maxSubscribers,
+      maxClientSubscribers: options.maxClientSubscribers ?? defaultClientSubscribers(maxSubscribers),
       maxBufferedBytes: options.subscriberBuffer ?? DEFAULT_SUBSCRIBER_BUFFER,
       heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
     },
@@ -665,12 +688,13 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
     // From here to send: synchronous, one block — except a devnet write, which may wait its turn
     // and produce many blocks (src/node/devnet.ts); its answer is built when it is done.
     const started = proof ? performance.now() : 0;
-    let answer = r.handle({ node, devnet, params, path: captures, body, contentType: String(req.headers["content-type"] ?? ""), limits: options.proofLimits, brokerCache, proofCache, metrics, subscriptionsOn: subscriptions.enabled });
+    const gone = () => closedEarly(req, res);
+    let answer = r.handle({ node, devnet, params, path: captures, body, contentType: String(req.headers["content-type"] ?? ""), limits: options.proofLimits, brokerCache, proofCache, metrics, subscriptionsOn: subscriptions.enabled, client, gone });
     if (proof) metrics.observeProof(r.name, performance.now() - started);
     if (answer instanceof Promise) answer = await answer;
     if (answer instanceof SubscribeRequest) {
       const lastEventId = req.headers["last-event-id"];
-      const resume = subscriptions.check(typeof lastEventId === "string" ? lastEventId : undefined);
+      const resume = subscriptions.check(client, typeof lastEventId === "string" ? lastEventId : undefined);
       if (req.method === "HEAD") {
         res.writeHead(200, { ...EVENT_STREAM_HEADERS, ...cors });
         res.end();
@@ -709,7 +733,7 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
       if (unread) res.on("finish", () => req.socket.destroySoon());
       return;
     }
-    if (err instanceof ClientGone) {
+    if (err instanceof ClientGone || err instanceof WriteCancelled) {
       req.socket.destroy();
       return;
     }
