@@ -86,7 +86,7 @@ export interface Sent {
  */
 export function postFrom(localAddress: string, url: string): Sent {
   let hungUp = false;
-  const req = httpRequest(url, { method: "POST", localAddress, agent: false });
+  const req = httpRequest(url, { method: "POST", localAddress, agent: false, headers: { "x-cbqs-client": "test" } });
   const answer = new Promise<Awaited<Sent["answer"]>>((resolve, reject) => {
     req.on("response", (res) => {
       let text = "";
