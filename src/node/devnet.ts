@@ -210,7 +210,7 @@ export class Devnet {
     return run;
   }
 
-  /** Counts a mining request of `blocks` from `client`, or refuses it; returns its release. */
+  /** Counts a mining request of `blocks` (a revert: 0) from `client`, or refuses it; returns its release. */
   private admit(client: string, blocks: number): () => void {
     const { queueBlocks, clientBlocks } = this.limits;
     const largest = Math.min(MAX_MINE_BLOCKS, clientBlocks, queueBlocks);
@@ -248,9 +248,20 @@ export class Devnet {
     });
   }
 
-  /** POST /devnet/revert; ends, the chain as it was, when the node stops or `gone` is aborted (its client went away). */
-  revert(id: bigint, gone?: AbortSignal): Promise<Record<string, unknown>> {
-    return this.exclusive(async () => {
+  /**
+   * POST /devnet/revert; ends, the chain as it was, when the node stops or its client goes. From a
+   * `requester`, it counts as one of the client's MAX_CLIENT_MINE_REQUESTS while it waits or runs
+   * (it replays the chain, long work as a batch is): a client cannot queue reverts without bound.
+   */
+  revert(id: bigint, requester?: Requester): Promise<Record<string, unknown>> {
+    let release: () => void = () => {};
+    try {
+      if (requester !== undefined) release = this.admit(requester.client, 0);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const gone = requester?.gone;
+    const run = this.exclusive(async () => {
       const abandon = () =>
         this.stopping
           ? new RequestError(503, "shutting_down", "the node is stopping; the chain is as it was before this request")
@@ -261,6 +272,8 @@ export class Devnet {
       this.log({ level: "info", msg: "reverted", id: id.toString(), height: r.block.height.toString(), from: r.from.height.toString() });
       return { ...readPointJson(r.block), id: id.toString(), reverted_from: { height: r.from.height.toString(), block_hash: toHex(r.from.block_hash) }, pending: r.pending };
     }, gone);
+    run.then(release, release);
+    return run;
   }
 }
 

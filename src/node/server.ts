@@ -359,7 +359,7 @@ const ROUTES: readonly Route[] = [
     query: ["id"],
     maxBody: 0,
     write: true,
-    handle: (c) => c.devnet.revert(snapshotId(c.params.get("id")), c.gone()),
+    handle: (c) => c.devnet.revert(snapshotId(c.params.get("id")), { client: c.client, gone: c.gone() }),
   }),
 ];
 

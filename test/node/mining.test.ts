@@ -319,6 +319,23 @@ describe("POST /mine: bounded per client and in all, and tied to its client", ()
     }
   });
 
+  it(`a revert counts as one of its client's ${MAX_CLIENT_MINE_REQUESTS} requests while it waits: one client cannot queue reverts without bound`, async () => {
+    const n = await startNode({ kind: "genesis", source: GENESIS });
+    const long = postFrom("127.0.0.3", `${n.url}/mine?blocks=${MAX_MINE_BLOCKS}`);
+    const reverts: Array<ReturnType<typeof postFrom>> = [];
+    try {
+      const id = (await post(n.url, "/devnet/snapshot", "")).body["id"] as string;
+      await waitFor("another client's batch running", () => n.node.head().height > 0n);
+      for (let i = 0; i < MAX_CLIENT_MINE_REQUESTS; i++) reverts.push(postFrom("127.0.0.2", `${n.url}/devnet/revert?id=${id}`));
+      // Reverts count no blocks: the client's requests are what waits, all sixteen of them.
+      expect(await postFrom("127.0.0.2", `${n.url}/mine`).answer).toMatchObject({ status: 429, body: { error: { code: "too_many_mine_requests", message: expect.stringContaining(`it has ${MAX_CLIENT_MINE_REQUESTS} for 0 blocks`) } } });
+      expect(await postFrom("127.0.0.2", `${n.url}/devnet/revert?id=${id}`).answer).toMatchObject({ status: 429, body: { error: { code: "too_many_mine_requests" } } });
+    } finally {
+      for (const r of [long, ...reverts]) r.hangUp();
+      await n.close();
+    }
+  });
+
   it("a revert whose client hangs up while it replays is abandoned: the chain is the one before it", async () => {
     const n = await startNode({ kind: "genesis", source: GENESIS });
     try {
