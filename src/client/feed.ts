@@ -17,8 +17,10 @@ export interface FeedSource {
 /** The block a first item must name as its parent; null when its parent is not held (a history start). */
 type Link = { height: bigint; hash: Uint8Array } | null;
 
-async function anchor(source: FeedSource, page: FeedPage, chain: Genesis): Promise<Link> {
+async function anchor(source: FeedSource, page: FeedPage, chain: Genesis, since: bigint): Promise<Link> {
   if (page.prev !== null) {
+    // The block below since: one at or above it would leave the blocks from since to it out unseen.
+    if (page.prev >= since) throw new ProofInvalid(page.url, "prev", `the page names block ${page.prev} as the nearest below since ${since}`, page.prev);
     const b = await source.block(page.prev);
     return { height: b.height, hash: b.blockHash };
   }
@@ -36,7 +38,7 @@ export async function* verifiedFeed(source: FeedSource, since: bigint, until: bi
   let previous: Link | undefined;
   for (let from = since; ; ) {
     const page = await source.feedPage({ since: from, limit, ...(until === undefined ? {} : { until }) });
-    previous ??= await anchor(source, page, chain);
+    previous ??= await anchor(source, page, chain, since);
     for (const block of page.items) {
       verifyBlock(page.url, block, chain.chainInstanceId);
       if (previous !== null && !bytesEqual(block.parentHash, previous.hash)) {
