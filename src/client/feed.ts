@@ -26,8 +26,14 @@ async function anchor(source: FeedSource, page: FeedPage, chain: Genesis, since:
   }
   const start = chain.historyStart;
   if (start.height === 0n) return { height: 0n, hash: chain.blockHash };
+  // Nothing below the page on a node whose history starts at a snapshot: the first block must be
+  // the history-start block itself (its parent is not held), or blocks from it on go unseen.
   const first = page.items[0];
-  if (first !== undefined && first.height === start.height && !bytesEqual(first.blockHash, start.blockHash)) {
+  if (first === undefined) return null;
+  if (first.height !== start.height) {
+    throw new ProofInvalid(page.url, "history_start", `the first block is ${first.height}, not the history-start block ${start.height} (GET /genesis), and the page names none below it`, first.height);
+  }
+  if (!bytesEqual(first.blockHash, start.blockHash)) {
     throw new ProofInvalid(page.url, "block_hash", `the history-start block is ${toHex(start.blockHash)} (GET /genesis), the feed serves ${toHex(first.blockHash)}`, first.height);
   }
   return null;

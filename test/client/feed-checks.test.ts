@@ -134,6 +134,15 @@ describe("each check of the verified feed, reached alone", () => {
     });
   });
 
+  it("history_start: on a node started from a snapshot, a first page that leaves the history-start block out is refused", async () => {
+    const start = { height: 5n, blockHash: at(5n).blockHash };
+    expect(await walk(source({ held: chain.slice(1), start }))).toEqual({ seen: [5n, 6n], error: null });
+    const r = await walk(source({ held: chain.slice(1), start, edit: (p) => ({ ...p, items: p.items.slice(1) }) }));
+    expect(r.seen).toEqual([]);
+    expect(r.error).toBeInstanceOf(ProofInvalid);
+    expect(r.error).toMatchObject({ check: "history_start", height: 6n, reason: "the first block is 6, not the history-start block 5 (GET /genesis), and the page names none below it" });
+  });
+
   it("every block is checked whole before it is yielded: one altered in place is a ProofInvalid after the blocks before it", async () => {
     const r = await walk(source({ edit: (p) => ({ ...p, items: p.items.map((b) => (b.height === 5n ? { ...b, stateRoot: at(1n).stateRoot } : b)) }) }));
     expect(r.seen).toEqual([1n]);
