@@ -405,6 +405,20 @@ describe("each check of the client's proof verifier, reached alone", () => {
   });
 
   describe("through the client: an answer is tied to the header of the block it names", () => {
+    it("height: block(h) answered with the block of another height (whole, and on the chain) is refused", async () => {
+      const first = (await (await fetch(`${n.url}/replication?since=1&until=1`)).json()) as Obj;
+      const p = await proxy(n.url, (path, body) => (path.startsWith("/replication?since=5&") ? { ...body, items: first["items"] } : undefined));
+      try {
+        const c = createClient(p.url);
+        const err = await rejected(c.block(5n));
+        expectRefusal(err, "height", /^the node answered block 1 for height 5$/, { height: 5n });
+        expect((err as ProofInvalid).url).toBe(`${p.url}/replication?since=5&limit=1&until=5`);
+        expect((await c.block(1n)).height).toBe(1n);
+      } finally {
+        await p.close();
+      }
+    });
+
     it("state_root: a valid proof of an older state, in an answer naming the head's height and block hash, is refused", async () => {
       const devnet = await startNode({ kind: "genesis", source: readFixture("fixtures/corpus/transfers.json").genesis.source });
       const sender = toHex(address(0x11));
