@@ -52,12 +52,17 @@ const threads = createRequire(import.meta.url)("node:worker_threads") as { Worke
 const RealWorker = threads.Worker;
 /** The table the workers of one run share (run() makes a new one for each). */
 let answered = new SharedArrayBuffer(4 * 16);
-/** Every worker the pool started, in order. */
-const started: WorkerType[] = [];
+/** Every worker the pool started, in order, with what the pool posted to it ("job 3", "stop"). */
+const started: ScriptedWorker[] = [];
 class ScriptedWorker extends RealWorker {
+  readonly posted: string[] = [];
   constructor(_script: URL, options: WorkerOptions) {
     super(SCRIPT, { ...options, eval: true, workerData: { answered } });
     started.push(this);
+  }
+  override postMessage(m: { type: string; index?: number }): void {
+    this.posted.push(m.index === undefined ? m.type : `${m.type} ${m.index}`);
+    super.postMessage(m);
   }
 }
 
@@ -188,6 +193,11 @@ describe("the worker pool on threads", { timeout: 10_000 }, () => {
     const stop = new AbortController();
     const r = await run(jobs("ok 0", "hold", "hold", "ok 0"), 2, stop.signal, () => stop.abort());
     expect(r).toEqual({ delivered: 1, results: [[0, "ok 0"]], finished: [0] });
+    // No job is handed out after the stop (a consume job would start a target process).
+    expect(started.map((w) => w.posted)).toEqual([
+      ["job 0", "stop"],
+      ["job 1", "stop"],
+    ]);
     await allExited();
   });
 
