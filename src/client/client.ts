@@ -205,6 +205,7 @@ class NodeClient implements Client {
     const page = await this.feedPage({ since: h, limit: 1, until: h });
     const block = page.items[0];
     if (block === undefined) throw new NotFound(page.url, 404, "block_not_found", `no block at height ${h} (the node's head is ${page.height})`);
+    if (block.height !== h) throw new ProofInvalid(page.url, "height", `the node answered block ${block.height} for height ${h}`, h);
     verifyBlock(page.url, block, (await this.chain()).chainInstanceId);
     return block;
   }
