@@ -12,6 +12,7 @@ import { txHash } from "../chain/envelope.js";
 import type { Address } from "../codec/types.js";
 import { devAccountIndex } from "../harness/devnet.js";
 import { CLIENT_DEFAULTS, ConnectionFailed, MalformedAnswer, NodeError, RequestTimeout } from "../client/index.js";
+import { ANSWER_DEADLINE_FACTOR } from "../client/client.js";
 // The client's one transport and JSON exchange (strict JSON, bounded answers, 429s waited out):
 // `cbqs tx --node` asks for what the typed client has no call for (next_nonce, dev accounts, a
 // transaction's status), so it uses the exchange underneath it.
@@ -92,7 +93,7 @@ async function withNode(arg: string, opts: TxOpts, url: string): Promise<void> {
   }
   const base = url.replace(/\/$/, "");
   const timeoutMs = Number(opts.timeout) * 1000;
-  const policy: RequestPolicy = { ...CLIENT_DEFAULTS, timeoutMs, now: () => Date.now() };
+  const policy: RequestPolicy = { ...CLIENT_DEFAULTS, timeoutMs, answerDeadlineMs: ANSWER_DEADLINE_FACTOR * timeoutMs, now: () => Date.now() };
   const ask = (path: string, what = path) => refusedAs(what, askNode(policy, base, path));
   const genesis = await ask("/genesis");
   const chainId = decimalOption("--node's chain_id", String(genesis["chain_id"]));
