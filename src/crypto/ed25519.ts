@@ -19,8 +19,8 @@
 // back to the reference for the inputs that path does not decide (docs/decisions.md, "Ed25519
 // fast path"); test/crypto and scripts/fuzz-ed25519.ts check the two agree.
 //
-// The noble libraries are loaded on first use (require of an ES module, synchronous; Node ≥ 20.19,
-// package.json "engines", does it without a flag or a warning): the fast
+// The noble libraries are loaded on first use (require of an ES module, synchronous; every Node
+// that package.json "engines" admits does it without a flag or a warning): the fast
 // path decides almost every signature, and loading them took about 40 ms of every `cbqs` call
 // that verifies one, a per-call `t8n` included (docs/performance.md "Start-up").
 import { createPrivateKey, createPublicKey, sign, type KeyObject } from "node:crypto";

@@ -12,7 +12,7 @@
 // The package's ES module build, by path: its default entry is a UMD bundle that Node loads as
 // CommonJS, which costs about 50 ms of every `cbqs` call that hashes (the same code, the same
 // WASM; docs/performance.md "Start-up"). The package declares no "exports", so the path is public;
-// Node recognises the file as an ES module by its syntax (Node ≥ 20.19, package.json "engines").
+// Node recognises the file as an ES module by its syntax (every Node that package.json "engines" admits).
 import { createBLAKE3, createKeccak, createSHA256, type IHasher } from "hash-wasm/dist/index.esm.js";
 
 const [keccakWasm, sha256Wasm, blake3Wasm] = await Promise.all([createKeccak(256), createSHA256(), createBLAKE3(256)]);

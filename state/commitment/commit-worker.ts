@@ -120,10 +120,21 @@ function run(): void {
   }
 }
 
-try {
-  run();
-} catch (err) {
-  shared.port.postMessage(err instanceof Error ? (err.stack ?? err.message) : String(err));
-  Atomics.store(header, H.failed, 1);
-  signal();
-}
+// The loop starts from a task of the worker's event loop, never in this module's body: this module
+// imports modules with top-level await (the hashers), so V8 evaluates it, and every module between
+// it and them, inside the completion of their evaluation, and Node 22 and 24 abort the whole
+// process (`Check failed: (location_) != nullptr` in SourceTextModule::AsyncModuleExecutionFulfilled)
+// when a worker is terminated there — as `close` and the process's exit do to a running loop. So
+// the loop runs after the evaluation, and says so (H.started) for `close`, which waits for it
+// (docs/decisions.md "The commit worker's loop runs after its modules are evaluated").
+setImmediate(() => {
+  Atomics.store(header, H.started, 1);
+  Atomics.notify(header, H.started);
+  try {
+    run();
+  } catch (err) {
+    shared.port.postMessage(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    Atomics.store(header, H.failed, 1);
+    signal();
+  }
+});

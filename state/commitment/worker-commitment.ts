@@ -38,6 +38,8 @@ const WAKE_AFTER = 8;
 const DATA_BYTES = 16 << 20;
 /** A worker that answers nothing for this long is taken to be dead (unless the constructor says otherwise). */
 const STALL_MS = 120_000;
+/** How long `close` waits for a worker still starting before it terminates it all the same. */
+const START_MS = 10_000;
 
 /** Int32 slots of the shared header. */
 export const H = {
@@ -66,8 +68,13 @@ export const H = {
    * waits on it, so a refusal or failure between its look at the flags and its wait still wakes it.
    */
   events: 8,
+  /**
+   * Set by the worker when its loop starts, its modules evaluated: `close` terminates it only then
+   * (a worker terminated during that evaluation aborts the process: commit-worker.ts).
+   */
+  started: 9,
 } as const;
-const HEADER_INTS = 9;
+const HEADER_INTS = 10;
 /** Per job: offset and length in `data`, kind (JOB), and the signature checks [from, to) a state batch was executed with. */
 export const SLOT_INTS = 5;
 
@@ -349,13 +356,17 @@ export class WorkerCommitment implements StateCommitment {
     return all.sort((a, b) => compareBytes(a[0], b[0]));
   }
 
-  /** Stops the worker; roots not yet settled are abandoned. */
+  /**
+   * Stops the worker; roots not yet settled are abandoned. A worker still starting is waited for
+   * first (commit-worker.ts: terminated while its modules are evaluated, it aborts the process).
+   */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     Atomics.store(this.header, H.closed, 1);
     this.wake();
     this.port.close();
+    Atomics.wait(this.header, H.started, 0, START_MS);
     void this.worker.terminate();
   }
 }

@@ -5,6 +5,10 @@
 // wrap-around, a refusal and its rewind, and a reset. The worker runs compiled, so this file
 // drives dist/ (a dist/ older than its sources is refused, as in the other tests that run it).
 import fc from "fast-check";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requireFreshDist } from "../../fuzz/dist.js";
 
@@ -304,7 +308,10 @@ describe("WorkerCommitment's refusals, by message", () => {
   it("issue 22: a worker that answers nothing (its thread ended behind the commitment's back) fails the wait once the stall time is over, naming it", async () => {
     const c = new W.WorkerCommitment(undefined, 300);
     opened.push(c);
-    await (c as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+    const inside = c as unknown as { worker: { terminate(): Promise<number> }; header: Int32Array };
+    // Ended once its loop runs: a worker terminated while its modules are evaluated aborts Node 22 and 24 (below).
+    while (Atomics.load(inside.header, W.H.started) === 0) await new Promise((r) => setTimeout(r, 5));
+    await inside.worker.terminate();
     expect(() => c.commitBatch([[key(0), value(1, 1)]])).toThrow(new W.WorkerCommitmentError("no root from the commit worker for 0.3 s"));
   });
 
@@ -322,5 +329,55 @@ describe("WorkerCommitment's refusals, by message", () => {
     expect(() => c.reset()).toThrow("the commitment is closed");
     expect(new W.WorkerCommitmentError("x").name).toBe("WorkerCommitmentError");
     expect(new W.BatchRefused(0).name).toBe("BatchRefused");
+  });
+});
+
+// A worker stopped while it works: `close` terminates it mid-batch, and so does the exit of a
+// process that never closed it. Node 22 and 24 abort the whole process there (a V8 fatal error,
+// exit 133) when the worker's loop runs inside its module's evaluation, which has top-level await
+// below it (docs/decisions.md "The commit worker's loop runs outside module evaluation"). Each
+// case runs in a child process on this test's own Node, so an abort fails the test, not the suite.
+describe("a busy worker stopped", () => {
+  /** Runs `body` in a fresh Node with `busy()` (a commitment whose worker is applying a 4,000-key batch) in scope. */
+  function child(body: string) {
+    const script = `
+      const { WorkerCommitment } = await import(${JSON.stringify(dist("state/commitment/worker-commitment.js"))});
+      const key = (i) => { const k = new Uint8Array(54); k[0] = 1; new DataView(k.buffer).setUint32(50, i); return k; };
+      const busy = () => {
+        const c = new WorkerCommitment();
+        c.commitBatch([[key(0), Uint8Array.of(1)]]); // settled: the worker is in its loop
+        c.deferred = true;
+        c.commitBatch(Array.from({ length: 4000 }, (_, i) => [key(i), new Uint8Array(32).fill(i & 255)]));
+        return c;
+      };
+      ${body}`;
+    // A file, not `-e`: a worker started from an --input-type=module eval does not start before the main thread waits for it.
+    const dir = mkdtempSync(join(tmpdir(), "cbqs-busy-worker-"));
+    try {
+      writeFileSync(join(dir, "busy.mjs"), script);
+      return spawnSync(process.execPath, [join(dir, "busy.mjs")], { encoding: "utf8", timeout: 60_000 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it("closed while it applies a batch, ten times in one process: the process goes on and exits 0", () => {
+    const r = child(`for (let i = 0; i < 10; i++) busy().close(); console.log("closed 10");`);
+    expect({ status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr }).toEqual({ status: 0, signal: null, stdout: "closed 10\n", stderr: "" });
+  });
+
+  it("close right after the commitment is made waits until the worker's loop runs, so the worker is never ended while its modules are evaluated", () => {
+    for (let i = 0; i < 3; i++) {
+      const c = new W.WorkerCommitment();
+      const header = (c as unknown as { header: Int32Array }).header;
+      expect(Atomics.load(header, W.H.started)).toBe(0);
+      c.close();
+      expect(Atomics.load(header, W.H.started)).toBe(1);
+    }
+  });
+
+  it("still applying a batch when its process ends without closing it: the process exits 0", () => {
+    const r = child(`busy(); console.log("left busy");`);
+    expect({ status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr }).toEqual({ status: 0, signal: null, stdout: "left busy\n", stderr: "" });
   });
 });
