@@ -27,12 +27,12 @@
 // machine CPU time is the steadier figure (it does not count waiting for a core); the per-segment
 // rates on stderr and in the chart are writes per CPU-second.
 //
-// Workload: `blocks` blocks of `writesPerBlock` writes; each write is a 54-byte key
-// (prefix 0x03 ActorStorage ‖ 53 pseudo-random bytes) and a 100-byte value (0x04 StorageSlot ‖ 99
-// pseudo-random bytes). From the second write on, 20 % of writes update a key written earlier
-// (uniformly chosen), the rest create new keys. Key i is regenerated from (seed, i) when needed,
-// so the script itself holds no per-key data and the process's memory growth is the store's.
-// Generating a block is not timed.
+// Workload (scripts/state-workload.ts): `blocks` blocks of `writesPerBlock` writes; each write is a
+// 54-byte key (prefix 0x03 ActorStorage ‖ 53 pseudo-random bytes) and a 100-byte value (0x04
+// StorageSlot ‖ 99 pseudo-random bytes). From the second write on, 20 % of writes update a key
+// written earlier (uniformly chosen), the rest create new keys. Key i is regenerated from (seed, i)
+// when needed, so the script itself holds no per-key data and the process's memory growth is the
+// store's. Generating a block is not timed.
 //
 // Each block goes to every backend in turn (alternating which is first), so load from other
 // processes falls on all alike. Run 1 uses the plain hashers (throughput, memory). Run 2 (skip
@@ -51,10 +51,8 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bytesEqual, toHex } from "../src/bytes.js";
 import { BLAKE3, type Hasher } from "../src/crypto/hash.js";
 import { createStateCommitment } from "../state/qmdb/index.js";
-import { StatePrefix } from "../state/kv/keys.js";
 import { MemoryStateStore } from "../state/store/store.js";
 import type { StateCommitment } from "../state/kv/commitment.js";
-import { STATE_KEY_LENGTH } from "../state/kv/interface.js";
 import { lineChartSvg } from "./chart.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -63,11 +61,8 @@ import { Env } from "../state/lmdb/env.js";
 import { LmdbQmdbStorage } from "../state/lmdb/qmdb-storage.js";
 import { STATE_CHUNK_BYTES } from "../state/qmdb/index.js";
 import { exitOnHelp, usageExit } from "./script-args.js";
+import { KEY_LENGTH, stateWorkload, UPDATE_SHARE, VALUE_LENGTH, type Write } from "./state-workload.js";
 
-const KEY_LENGTH = STATE_KEY_LENGTH;
-const VALUE_LENGTH = 100;
-const UPDATE_SHARE = 0.2;
-const STORAGE_SLOT_TAG = 0x04;
 /** Points along the run for the progress lines and the chart. */
 const SEGMENTS = 50;
 const BACKENDS = ["memory", "lmdb"] as const;
@@ -142,83 +137,6 @@ function positiveInteger(what: string, text: string | undefined): number {
   const n = Number(text);
   if (!Number.isSafeInteger(n) || n < 1) fail(`${what} must be a positive integer, got ${text}`);
   return n;
-}
-
-/** xoshiro128** seeded through splitmix32: small, fast, and the same sequence on every run. */
-class Prng {
-  private s: Uint32Array;
-
-  constructor(seed: number) {
-    let x = seed >>> 0;
-    const splitmix = () => {
-      x = (x + 0x9e3779b9) >>> 0;
-      let z = x;
-      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
-      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
-      return (z ^ (z >>> 16)) >>> 0;
-    };
-    this.s = Uint32Array.of(splitmix(), splitmix(), splitmix(), splitmix());
-  }
-
-  next(): number {
-    const s = this.s;
-    const r = s[1]! * 5;
-    const result = Math.imul(((r << 7) | (r >>> 25)) >>> 0, 9) >>> 0;
-    const t = s[1]! << 9;
-    s[2]! ^= s[0]!;
-    s[3]! ^= s[1]!;
-    s[1]! ^= s[2]!;
-    s[0]! ^= s[3]!;
-    s[2]! ^= t;
-    s[3] = (s[3]! << 11) | (s[3]! >>> 21);
-    return result;
-  }
-
-  /** Uniform in [0, 1). */
-  fraction(): number {
-    return this.next() / 2 ** 32;
-  }
-
-  fill(out: Uint8Array, from: number): Uint8Array {
-    for (let i = from; i < out.length; i += 4) {
-      const word = this.next();
-      for (let b = 0; b < 4 && i + b < out.length; b++) out[i + b] = (word >>> (8 * b)) & 0xff;
-    }
-    return out;
-  }
-}
-
-/** Key number `index` of the workload: 0x03 ‖ 53 bytes drawn from a generator seeded by (seed, index). */
-function workloadKey(seed: number, index: number): Uint8Array {
-  const key = new Uint8Array(KEY_LENGTH);
-  key[0] = StatePrefix.ActorStorage;
-  return new Prng((Math.imul(seed, 0x9e3779b1) + index) >>> 0).fill(key, 1);
-}
-
-type Write = [key: Uint8Array, value: Uint8Array];
-
-interface Workload {
-  blocks: Generator<Write[]>;
-  /** Distinct keys created so far (= live keys: the workload never deletes). */
-  keys(): number;
-}
-
-function workload(o: Options): Workload {
-  const prng = new Prng(o.seed);
-  let keys = 0;
-  function* blocks(): Generator<Write[]> {
-    for (let b = 0; b < o.blocks; b++) {
-      const writes: Write[] = [];
-      for (let w = 0; w < o.writesPerBlock; w++) {
-        const index = keys > 0 && prng.fraction() < UPDATE_SHARE ? Math.floor(prng.fraction() * keys) : keys++;
-        const value = new Uint8Array(VALUE_LENGTH);
-        value[0] = STORAGE_SLOT_TAG;
-        writes.push([workloadKey(o.seed, index), prng.fill(value, 1)]);
-      }
-      yield writes;
-    }
-  }
-  return { blocks: blocks(), keys: () => keys };
 }
 
 interface HashTimer {
@@ -358,7 +276,7 @@ async function mptBackend(hash: (data: Uint8Array) => Uint8Array): Promise<Backe
  * did the work. Returns the number of live keys.
  */
 async function run(o: Options, backends: readonly Backend[]): Promise<number> {
-  const w = workload(o);
+  const w = stateWorkload(o);
   const sample = new Map<string, [Uint8Array, Uint8Array]>();
   let n = 0;
   let height = 0n;

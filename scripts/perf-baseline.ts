@@ -1,0 +1,10 @@
+// The build the performance guard compares this one with (scripts/perf-guard.ts,
+// docs/performance.md "Regression guard"): a commit of this repository, built once into
+// .cache/perf-baseline/<commit>/ and kept there.
+//
+// Move it (this line only, in its own commit, saying why) when a change is an intended
+// trade-off — slower on purpose, or a consensus change that the old build cannot replay — or
+// after a change that made a workload faster, so that the next regression is measured from the
+// new level: set it to the commit that is to be the new reference (usually the merge that made
+// the change) and run `npm run perf-guard`, which then reads about 1.00 everywhere.
+export const PERF_BASELINE_COMMIT = "9185149eefcb8c072bf75618ff8d370eb960d1d1";
