@@ -53,11 +53,15 @@ export function declaredOf(command: Command): Declared | undefined {
   return declared.get(command);
 }
 
+/** Ends `command`'s --help with what its exit codes mean, and keeps them and its rules for docs/reference/cli.md. */
+export function declare(command: Command, exits: ExitCodes, rules: readonly OptionRule[] = []): Command {
+  declared.set(command, { exits, rules });
+  return command.addHelpText("after", exitCodesText(exits));
+}
+
 /** A group of commands under `parent`: its subcommands are defined on it afterwards. */
 export function defineGroup(parent: Command, name: string, spec: GroupSpec, hidden = false): Command {
-  const group = parent.command(name, { hidden }).description(spec.description).addHelpText("after", exitCodesText(spec.exits));
-  declared.set(group, { exits: spec.exits, rules: [] });
-  return group;
+  return declare(parent.command(name, { hidden }).description(spec.description), spec.exits);
 }
 
 /** The command `spec` under `parent` as `name`; `hidden` leaves it out of --help listings (an alias). */
@@ -66,9 +70,8 @@ export function defineCommand(parent: Command, name: string, spec: CommandSpec, 
   for (const [argument, description] of spec.arguments ?? []) command.argument(argument, description);
   for (const option of spec.options?.() ?? []) command.addOption(option);
   spec.configure?.(command);
-  command.addHelpText("after", exitCodesText(spec.exits));
   const rules = spec.rules ?? [];
-  declared.set(command, { exits: spec.exits, rules });
+  declare(command, spec.exits, rules);
   // After the checks every command has (src/cli/common.ts: unknown, missing and output options).
   if (rules.length > 0) command.hook("preAction", () => checkRules(command, rules));
   return command.action(spec.action as (...args: unknown[]) => void | Promise<void>);

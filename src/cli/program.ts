@@ -3,8 +3,8 @@
 // shared conventions of src/cli/common.ts. src/cli.ts runs it; tests run it in-process;
 // scripts/gen-cli-reference.ts writes docs/reference/cli.md from it.
 import { Command } from "commander";
-import { configureProgram, exitCodes, exitCodesText, UsageError, type ExitCodes } from "./common.js";
-import { defineCommand, defineGroup, type CommandSpec, type GroupSpec } from "./define.js";
+import { configureProgram, exitCodes, UsageError, type ExitCodes } from "./common.js";
+import { declare, defineCommand, defineGroup, type CommandSpec, type GroupSpec } from "./define.js";
 
 /**
  * Each area's commands, loaded only when a command of it runs: a command module imports its
@@ -216,7 +216,7 @@ function defineNode(parent: Command, name: string, node: TreeNode, loaded: Loade
 }
 
 /** What the program's own --help says its exit codes mean. */
-export const PROGRAM_EXITS = exitCodes("success, accept, match", "reject, verification mismatch, difference", "unusable input: one line `cbqs: error: …` naming the file and JSON path");
+const PROGRAM_EXITS = exitCodes("success, accept, match", "reject, verification mismatch, difference", "unusable input: one line `cbqs: error: …` naming the file and JSON path");
 
 /** The `cbqs` program for the arguments after `node cbqs` (`args`): only the commands they need are loaded (areasFor). */
 export async function buildProgram(version: string, args?: readonly string[]): Promise<Command> {
@@ -225,8 +225,8 @@ export async function buildProgram(version: string, args?: readonly string[]): P
   const program = configureProgram(new Command())
     .name("cbqs")
     .description("CIP-39 Stream Registry reference emulator (CBQS consensus side on a CIP-4 QMDB state emulator)")
-    .version(version)
-    .addHelpText("after", exitCodesText(PROGRAM_EXITS));
+    .version(version);
+  declare(program, PROGRAM_EXITS);
   for (const node of TREE) defineNode(program, node.name, node, loaded, false);
   for (const [old, path] of ALIASES) defineNode(program, old, nodeAt(path)!, loaded, true);
   registerHelp(program);
@@ -234,23 +234,19 @@ export async function buildProgram(version: string, args?: readonly string[]): P
 }
 
 /** What `cbqs help`'s --help says its exit codes mean. */
-export const HELP_EXITS = exitCodes("help printed", "(not used)", "unknown command");
+const HELP_EXITS = exitCodes("help printed", "(not used)", "unknown command");
 
 /** `cbqs help [command…]`: commander's own prints the whole help on an unknown name; here that is exit 2, one line. */
 function registerHelp(program: Command): void {
   program.helpCommand(false);
-  program
-    .command("help")
-    .description("display help for command")
-    .argument("[command...]", "command (and subcommand) names")
-    .addHelpText("after", exitCodesText(HELP_EXITS))
-    .action((names: string[]) => {
-      let command = program;
-      names.forEach((name, i) => {
-        const sub = command.commands.find((c) => c.name() === name || c.aliases().includes(name));
-        if (sub === undefined) throw new UsageError(`unknown command '${names.slice(0, i + 1).join(" ")}' (see cbqs help)`);
-        command = sub;
-      });
-      command.outputHelp();
+  const help = program.command("help").description("display help for command").argument("[command...]", "command (and subcommand) names");
+  declare(help, HELP_EXITS).action((names: string[]) => {
+    let command = program;
+    names.forEach((name, i) => {
+      const sub = command.commands.find((c) => c.name() === name || c.aliases().includes(name));
+      if (sub === undefined) throw new UsageError(`unknown command '${names.slice(0, i + 1).join(" ")}' (see cbqs help)`);
+      command = sub;
     });
+    command.outputHelp();
+  });
 }
