@@ -65,14 +65,14 @@ export function withJsonArg<T>(arg: string, use: (value: unknown) => T): T {
   return inFile(file ?? "<json>", () => use(file === undefined ? parseJsonInput(arg, "<json>") : readJsonFile(file)));
 }
 
-/** `cbqs decode <TypeName> <hex>`: canonical JSON of the strictly decoded value. */
+/** `cbqs codec decode <TypeName> <hex>`: canonical JSON of the strictly decoded value. */
 export function decodeCommand(typeName: string, hexText: string, json: boolean): string {
   const codec = codecFor(typeName);
   const value = toJson(codec, decode(codec, hexArg(hexText, "hex input")));
   return json ? JSON.stringify({ type: typeName, value }) : JSON.stringify(value, null, 2);
 }
 
-/** `cbqs encode <TypeName> <json|@file>`: the canonical bytes as 0x-hex. */
+/** `cbqs codec encode <TypeName> <json|@file>`: the canonical bytes as 0x-hex. */
 export function encodeCommand(typeName: string, arg: string, json: boolean): string {
   const codec = codecFor(typeName);
   const bytes = withJsonArg(arg, (value) => encode(codec, fromJson(codec, value)));
@@ -90,7 +90,7 @@ export interface DeriveOptions {
   ed25519?: string;
 }
 
-/** `cbqs derive <what>`: one derived identifier (§3, §4.1, §4.5, §8, §9.1). */
+/** `cbqs codec derive <what>`: one derived identifier (§3, §4.1, §4.5, §8, §9.1). */
 export function deriveCommand(what: string, o: DeriveOptions, json: boolean): string {
   let value: Uint8Array;
   const extra: Record<string, unknown> = {};
