@@ -19,8 +19,6 @@ export class UsageError extends Error {
   override name = "UsageError";
 }
 
-export type Registrar = (program: Command) => void;
-
 /** Prints a result either as one human line or as JSON (`--json`). */
 export function report(json: boolean, human: string, data: unknown): void {
   if (json) process.stdout.write(JSON.stringify(data, jsonReplacer) + "\n");
@@ -75,7 +73,7 @@ interface MandatoryReport {
  * The argParser of an option that may be given more than once (`state dump --stream a --stream b`):
  * its values are collected, in order. Every other option given twice is refused (refuseRepeats).
  */
-export function repeatable(value: string, previous: string[] | undefined): string[] {
+function repeatable(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
