@@ -11,6 +11,7 @@ import { txHash } from "../chain/envelope.js";
 import type { Address } from "../codec/types.js";
 import { devAccountIndex } from "../harness/devnet.js";
 import { CLIENT_DEFAULTS, ConnectionFailed, MalformedAnswer, NodeError, RequestTimeout } from "../client/index.js";
+import { ANSWER_DEADLINE_FACTOR } from "../client/client.js";
 // The client's one transport and JSON exchange (strict JSON, bounded answers, 429s waited out):
 // `cbqs tx --node` asks for what the typed client has no call for (next_nonce, dev accounts, a
 // transaction's status), so it uses the exchange underneath it.
@@ -118,7 +119,7 @@ function nodeOf(url: string, timeout: string): NodeAccess {
   }
   const base = url.replace(/\/$/, "");
   const timeoutMs = Number(timeout) * 1000;
-  const policy: RequestPolicy = { ...CLIENT_DEFAULTS, timeoutMs, now: () => Date.now() };
+  const policy: RequestPolicy = { ...CLIENT_DEFAULTS, timeoutMs, answerDeadlineMs: ANSWER_DEADLINE_FACTOR * timeoutMs, now: () => Date.now() };
   return { base, timeoutMs, policy, ask: (path, what = path) => refusedAs(what, askNode(policy, base, path)) };
 }
 

@@ -17,15 +17,23 @@ export interface FeedSource {
 /** The block a first item must name as its parent; null when its parent is not held (a history start). */
 type Link = { height: bigint; hash: Uint8Array } | null;
 
-async function anchor(source: FeedSource, page: FeedPage, chain: Genesis): Promise<Link> {
+async function anchor(source: FeedSource, page: FeedPage, chain: Genesis, since: bigint): Promise<Link> {
   if (page.prev !== null) {
+    // The block below since: one at or above it would leave the blocks from since to it out unseen.
+    if (page.prev >= since) throw new ProofInvalid(page.url, "prev", `the page names block ${page.prev} as the nearest below since ${since}`, page.prev);
     const b = await source.block(page.prev);
     return { height: b.height, hash: b.blockHash };
   }
   const start = chain.historyStart;
   if (start.height === 0n) return { height: 0n, hash: chain.blockHash };
+  // Nothing below the page on a node whose history starts at a snapshot: the first block must be
+  // the history-start block itself (its parent is not held), or blocks from it on go unseen.
   const first = page.items[0];
-  if (first !== undefined && first.height === start.height && !bytesEqual(first.blockHash, start.blockHash)) {
+  if (first === undefined) return null;
+  if (first.height !== start.height) {
+    throw new ProofInvalid(page.url, "history_start", `the first block is ${first.height}, not the history-start block ${start.height} (GET /genesis), and the page names none below it`, first.height);
+  }
+  if (!bytesEqual(first.blockHash, start.blockHash)) {
     throw new ProofInvalid(page.url, "block_hash", `the history-start block is ${toHex(start.blockHash)} (GET /genesis), the feed serves ${toHex(first.blockHash)}`, first.height);
   }
   return null;
@@ -36,7 +44,7 @@ export async function* verifiedFeed(source: FeedSource, since: bigint, until: bi
   let previous: Link | undefined;
   for (let from = since; ; ) {
     const page = await source.feedPage({ since: from, limit, ...(until === undefined ? {} : { until }) });
-    previous ??= await anchor(source, page, chain);
+    previous ??= await anchor(source, page, chain, since);
     for (const block of page.items) {
       verifyBlock(page.url, block, chain.chainInstanceId);
       if (previous !== null && !bytesEqual(block.parentHash, previous.hash)) {

@@ -8,7 +8,7 @@
 import { StringDecoder } from "node:string_decoder";
 import { createParser } from "eventsource-parser";
 import { httpRequest } from "../client/http.js";
-import { JsonError, parseJson } from "../json/parse.js";
+import { JsonError, parseJson, valuesFor } from "../json/parse.js";
 import { DEFAULT_HEARTBEAT_MS } from "./subscriptions.js";
 
 /** Discovery documents are small: a larger answer is not one. */
@@ -77,7 +77,7 @@ export async function subscribeUrl(base: string, timeoutMs: number, signal?: Abo
   if (status !== 200) return undefined;
   let doc: unknown;
   try {
-    doc = parseJson(Buffer.concat(chunks));
+    doc = parseJson(Buffer.concat(chunks), { maxValues: valuesFor(size) });
   } catch (err) {
     if (err instanceof JsonError) return undefined;
     throw err;

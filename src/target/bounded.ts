@@ -5,7 +5,7 @@
 // hang, stall or exhaust `consume`, `fuzz` or `t8n-adapter`.
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
-import { echo, MAX_TARGET_OUTPUT_BYTES } from "../bounds.js";
+import { echo, MAX_ANSWER_BYTES } from "../bounds.js";
 import { describeIoError } from "../io-error.js";
 import { LineSplitter } from "../lines.js";
 
@@ -155,10 +155,10 @@ export class TargetProcess {
 
 /**
  * Answer lines of a server's stdout, split in linear time; a line longer than
- * MAX_TARGET_OUTPUT_BYTES is an error, not a buffer that grows without bound.
+ * MAX_ANSWER_BYTES is an error, not a buffer that grows without bound.
  */
 export class AnswerLines {
-  private readonly splitter = new LineSplitter(MAX_TARGET_OUTPUT_BYTES);
+  private readonly splitter = new LineSplitter(MAX_ANSWER_BYTES);
   private readonly ready: Uint8Array[] = [];
 
   /** Takes a chunk; throws a TargetError when a line passes the bound. */
@@ -167,7 +167,7 @@ export class AnswerLines {
       if (line.kind === "too_long") throw tooLong(line.bytes);
       this.ready.push(line.bytes);
     }
-    if (this.splitter.pending > MAX_TARGET_OUTPUT_BYTES) throw tooLong(this.splitter.pending);
+    if (this.splitter.pending > MAX_ANSWER_BYTES) throw tooLong(this.splitter.pending);
   }
 
   /** The oldest complete line not yet taken, or null. */
@@ -177,16 +177,16 @@ export class AnswerLines {
 }
 
 function tooLong(bytes: number): TargetError {
-  return new TargetError(`wrote an answer line of more than ${MAX_TARGET_OUTPUT_BYTES} bytes (${bytes} so far) — above the bound on what is read from a target`);
+  return new TargetError(`wrote an answer line of more than ${MAX_ANSWER_BYTES} bytes (${bytes} so far) — above the bound on what is read from a target`);
 }
 
 /**
  * One output file of a per-call t8n, or null when it does not exist. Opened without blocking and
  * without following it to a terminal, read only if it is a regular file (a link is followed to
- * what it names) and at most MAX_TARGET_OUTPUT_BYTES: a FIFO, a device or an endless file is
+ * what it names) and at most MAX_ANSWER_BYTES: a FIFO, a device or an endless file is
  * refused, naming what it is.
  */
-export function readOutputFile(path: string, what: string, max = MAX_TARGET_OUTPUT_BYTES): Uint8Array | null {
+export function readOutputFile(path: string, what: string, max = MAX_ANSWER_BYTES): Uint8Array | null {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);

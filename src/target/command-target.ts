@@ -1,5 +1,5 @@
 // A per-call t8n under test: any command that follows the t8n convention of docs/fixtures.md §4.
-// Per block the inputs are written to a private temporary directory, the command runs as
+// Per block the inputs are written to a new private temporary directory, the command runs as
 // `/bin/sh -c '<command> "$@"'` with the five t8n flags as separate arguments (so the command
 // string is read exactly as a shell reads it: quotes, variables, `env X=1 …`), and its two output
 // files are read back through src/target/bounded.ts. The directory is removed by close().
@@ -26,13 +26,22 @@ export class CommandTarget implements T8nTarget {
 
   /** One invocation over the three input files' texts as given (`cbqs t8n-adapter` passes a request's documents). */
   async runTexts(texts: { alloc: string; txs: string; env: string }): Promise<TargetOutput> {
-    const dir = (this.dir ??= mkdtempSync(join(tmpdir(), "cbqs-fuzz-")));
+    const base = (this.dir ??= mkdtempSync(join(tmpdir(), "cbqs-fuzz-")));
+    // A directory of its own for every invocation: nothing the last one left behind (a FIFO where an
+    // input goes, a link) is opened; the inputs are new files (O_EXCL: never through a link).
+    const dir = mkdtempSync(join(base, "call-"));
+    try {
+      return await this.invoke(dir, texts);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  private async invoke(dir: string, texts: { alloc: string; txs: string; env: string }): Promise<TargetOutput> {
     const file = (name: string) => join(dir, name);
-    rmSync(file("result.json"), { force: true, recursive: true });
-    rmSync(file("post.json"), { force: true, recursive: true });
-    writeFileSync(file("alloc.json"), texts.alloc);
-    writeFileSync(file("txs.json"), texts.txs);
-    writeFileSync(file("env.json"), texts.env);
+    writeFileSync(file("alloc.json"), texts.alloc, { flag: "wx" });
+    writeFileSync(file("txs.json"), texts.txs, { flag: "wx" });
+    writeFileSync(file("env.json"), texts.env, { flag: "wx" });
     const flags = [
       "--input.alloc", file("alloc.json"),
       "--input.txs", file("txs.json"),

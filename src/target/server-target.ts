@@ -5,7 +5,7 @@
 // requests go one at a time, each with a deadline. A process that exits or misses a deadline is a
 // ServerDied: the fuzzer reports it, starts a new process and tries the run again (src/fuzz/fuzz.ts).
 import { toHex } from "../bytes.js";
-import { JsonError, parseJson } from "../json/parse.js";
+import { JsonError, parseJson, valuesFor } from "../json/parse.js";
 import { T8N_SERVER_PROTOCOL } from "../harness/t8n-server.js";
 import { plainDump } from "../../state/kv/dump.js";
 import type { Entries, T8nInputs } from "./target.js";
@@ -151,7 +151,7 @@ export class ServerTarget implements ChainTarget {
     const line = await this.nextLine(HELLO_TIMEOUT_MS, "the hello line");
     let hello: unknown;
     try {
-      hello = parseJson(line);
+      hello = parseJson(line, { maxValues: valuesFor(line.length) });
     } catch (err) {
       if (!(err instanceof JsonError)) throw err;
       throw this.failStart(`its first line is not a JSON hello: ${err.message}`);
@@ -245,7 +245,7 @@ export class ServerTarget implements ChainTarget {
     const text = await answered;
     let answer: unknown;
     try {
-      answer = parseJson(text);
+      answer = parseJson(text, { maxValues: valuesFor(text.length) });
     } catch (err) {
       if (!(err instanceof JsonError)) throw err;
       throw this.unusable(`${what}: the answer is not strict JSON (${err.message})`);

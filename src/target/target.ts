@@ -3,7 +3,7 @@
 // (src/target/server-target.ts, §4.1). This module holds what both share: the block inputs, the
 // documents they write, and the check that an output is a t8n result and a state dump.
 import { formatProblem } from "../json/fields.js";
-import { JsonError, parseJson } from "../json/parse.js";
+import { JsonError, parseJson, valuesFor } from "../json/parse.js";
 import { toHex } from "../bytes.js";
 import { T8N_RESULT_FORMAT } from "../harness/t8n.js";
 import { DUMP_FORMAT, DumpError, loadDump, plainDump } from "../../state/kv/dump.js";
@@ -156,7 +156,7 @@ function textOf(file: string | Uint8Array): string {
 function parseOutput(text: string | Uint8Array, format: string, what: string): Record<string, unknown> {
   let doc: unknown;
   try {
-    doc = parseJson(text);
+    doc = parseJson(text, { maxValues: valuesFor(typeof text === "string" ? Buffer.byteLength(text) : text.length) });
   } catch (err) {
     if (!(err instanceof JsonError)) throw err;
     throw new TargetError(`${what} is not strict JSON (${err.message})`);

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { MAX_TARGET_OUTPUT_BYTES } from "../../src/bounds.js";
+import { MAX_ANSWER_BYTES } from "../../src/bounds.js";
 import { LineSplitter } from "../../src/lines.js";
 import { AnswerLines, lastLine, readOutputFile, said, TargetError } from "../../src/target/bounded.js";
 
@@ -20,9 +20,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const text = (bytes: Uint8Array | null) => (bytes === null ? null : Buffer.from(bytes).toString("utf8"));
 
 describe("answer lines of a t8n server", () => {
-  it("are split in one pass: a 64 MiB line in 64 KiB chunks is searched once per byte and joined once", () => {
+  it("are split in one pass: a 32 MiB line in 64 KiB chunks is searched once per byte and joined once", () => {
     const chunk = Buffer.alloc(64 * 1024, 0x61);
-    const chunks = 1024;
+    const chunks = 512;
     const scanned = { bytes: 0 };
     const indexOf = vi.spyOn(Buffer.prototype, "indexOf").mockImplementation(function (this: Buffer, value, from) {
       scanned.bytes += this.length - Number(from ?? 0);
@@ -38,7 +38,7 @@ describe("answer lines of a t8n server", () => {
       expect(line.length).toBe(chunks * chunk.length + 1);
       expect(line[0]).toBe(0x61);
       expect(line[line.length - 1]).toBe(0x62);
-      // Every byte looked at once (a scan of the whole held line per chunk would be ~512 times as many).
+      // Every byte looked at once (a scan of the whole held line per chunk would be ~256 times as many).
       expect(scanned.bytes).toBe(chunks * chunk.length + 2);
       expect(concat).toHaveBeenCalledTimes(1);
     } finally {
@@ -56,11 +56,11 @@ describe("answer lines of a t8n server", () => {
     expect(text(lines.next())).toBe('{"id":3}');
   });
 
-  it(`past ${MAX_TARGET_OUTPUT_BYTES} bytes without a newline is refused at once, before the line ends`, () => {
+  it(`past ${MAX_ANSWER_BYTES} bytes without a newline is refused at once, before the line ends`, () => {
     const mib = Buffer.alloc(1024 * 1024, 0x20);
     const lines = new AnswerLines();
-    for (let i = 0; i < MAX_TARGET_OUTPUT_BYTES / mib.length; i++) lines.push(mib);
-    expect(() => lines.push(Buffer.from("x"))).toThrow(new TargetError(`wrote an answer line of more than ${MAX_TARGET_OUTPUT_BYTES} bytes (${MAX_TARGET_OUTPUT_BYTES + 1} so far) — above the bound on what is read from a target`));
+    for (let i = 0; i < MAX_ANSWER_BYTES / mib.length; i++) lines.push(mib);
+    expect(() => lines.push(Buffer.from("x"))).toThrow(new TargetError(`wrote an answer line of more than ${MAX_ANSWER_BYTES} bytes (${MAX_ANSWER_BYTES + 1} so far) — above the bound on what is read from a target`));
   });
 
   it("a line of exactly the bound is read; one byte more is not", () => {
@@ -97,7 +97,7 @@ describe("output files of a per-call t8n", () => {
   it("a file larger than the bound is refused by its size, before a byte is read", () => {
     writeFileSync(path("big.json"), "");
     truncateSync(path("big.json"), 700 * 1000 * 1000);
-    expect(() => readOutputFile(path("big.json"), "--output.result")).toThrow(new TargetError(`--output.result has 700000000 bytes, above the ${MAX_TARGET_OUTPUT_BYTES}-byte bound on what is read from a target`));
+    expect(() => readOutputFile(path("big.json"), "--output.result")).toThrow(new TargetError(`--output.result has 700000000 bytes, above the ${MAX_ANSWER_BYTES}-byte bound on what is read from a target`));
   });
 
   it("a file that holds more than its size said is read only up to the bound (a /proc file says 0 bytes)", () => {

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { MAX_ERROR_LINE, MAX_TARGET_OUTPUT_BYTES } from "../../src/bounds.js";
+import { MAX_ERROR_LINE, MAX_ANSWER_BYTES } from "../../src/bounds.js";
 import { marked } from "../marked-processes.js";
 import { requireFreshDist } from "../fuzz/dist.js";
 
@@ -24,8 +24,12 @@ beforeAll(() => {
   writeFileSync(
     join(scratch, "t8n.sh"),
     `mode=$1; shift
-while [ $# -gt 0 ]; do case $1 in --output.result) result=$2;; --output.alloc) alloc=$2;; esac; shift 2; done
 case $mode in
+  fifo-for-the-next) node ${process.cwd()}/${CLI} t8n --quiet "$@" || exit $?;;
+esac
+while [ $# -gt 0 ]; do case $1 in --input.alloc) input=$2;; --output.result) result=$2;; --output.alloc) alloc=$2;; esac; shift 2; done
+case $mode in
+  fifo-for-the-next) rm -f "$input"; mkfifo "$input";;
   fifo) mkfifo "$result"; echo {} > "$alloc";;
   zero) echo {} > "$result"; ln -s /dev/zero "$alloc";;
   huge) truncate -s 700000000 "$result"; echo {} > "$alloc";;
@@ -41,6 +45,7 @@ process.stdout.write(JSON.stringify({ protocol: "cbqs-t8n-server/v1", implementa
 require("readline").createInterface({ input: process.stdin }).on("line", (line) => {
   const id = JSON.parse(line).id;
   if (mode === "loud") process.stdout.write(JSON.stringify({ id, error: { code: "bad", message: "x".repeat(1000000) } }) + "\\n");
+  if (mode === "tiny") process.stdout.write('{"id":' + id + ',"session":"s1","x":[' + "[],".repeat(1000000) + "[]]}\\n");
   if (mode === "endless") {
     const mib = Buffer.alloc(1 << 20, 0x20);
     const more = () => { while (process.stdout.write(mib)); process.stdout.once("drain", more); };
@@ -100,7 +105,7 @@ describe("a per-call t8n that leaves something other than a file where an output
   it("a 700 MB --output.result: refused by its size (not called missing), before a byte is read", async () => {
     const r = await consumeQuote("--t8n", perCall("huge"));
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(new RegExp(`block 1: exit 0, but --output\\.result has 700000000 bytes, above the ${MAX_TARGET_OUTPUT_BYTES}-byte bound on what is read from a target\\n$`));
+    expect(r.err).toMatch(new RegExp(`block 1: exit 0, but --output\\.result has 700000000 bytes, above the ${MAX_ANSWER_BYTES}-byte bound on what is read from a target\\n$`));
   });
 
   it("fuzz --t8n ends its campaign on it the same way, naming the block, with its inputs kept (exit 2)", async () => {
@@ -117,6 +122,12 @@ describe("a per-call t8n that leaves something other than a file where an output
     const lines = r.out.trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(r.code).toBe(0);
     expect(lines.slice(1)).toEqual([1, 2].map((id) => ({ id, error: { code: "t8n_failed", message: "the t8n command exit 0, but --output.result is a FIFO, not a regular file" } })));
+  });
+
+  it("a FIFO left where the next call's input was written: each call gets a new directory, so nothing hangs and the corpus fixture passes", async () => {
+    const r = await consumeQuote("--t8n", perCall("fifo-for-the-next"));
+    expect([r.code, r.err]).toEqual([0, ""]);
+    expect(r.out).toMatch(/^consume: 1 fixture: 1 ok, 0 mismatches, 0 unusable; /);
   });
 });
 
@@ -149,10 +160,16 @@ describe("a t8n server that floods", () => {
     expect(r.err).toMatch(/starting the chain: session\.open at height 0: answered error bad: x{20,}… \(1000000 characters\)/);
   });
 
-  it(`an answer line that does not end is refused at ${MAX_TARGET_OUTPUT_BYTES} bytes and the server ended`, async () => {
+  it("an answer of a million tiny values is refused after a sixteenth of its bytes' worth of values, not parsed into gigabytes", async () => {
+    const r = await consumeQuote("--t8n-server", server("tiny"));
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/starting the chain: session\.open at height 0: the answer is not strict JSON \(\$: more values than a document of its size may hold \(at most 187502\)\)\n$/);
+  });
+
+  it(`an answer line that does not end is refused at ${MAX_ANSWER_BYTES} bytes and the server ended`, async () => {
     const r = await consumeQuote("--t8n-server", server("endless"));
     expect(r.code).toBe(2);
-    expect(r.err).toContain(`starting the chain: wrote an answer line of more than ${MAX_TARGET_OUTPUT_BYTES} bytes`);
+    expect(r.err).toContain(`starting the chain: wrote an answer line of more than ${MAX_ANSWER_BYTES} bytes`);
     expect(strays()).toEqual([]);
   });
 });
