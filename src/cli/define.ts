@@ -97,14 +97,22 @@ function given(command: Command, subject: string): boolean {
 /** The first rule `command`'s command line breaks, as a usage error; the rules are checked in order. */
 function checkRules(command: Command, rules: readonly OptionRule[]): void {
   const has = (subject: string) => given(command, subject);
-  for (const rule of rules) {
-    if ("conflicts" in rule) {
-      const present = rule.conflicts.filter(has);
-      if (present.length > 1) throw new UsageError(typeof rule.message === "string" ? rule.message : rule.message(present));
-    } else if ("needs" in rule) {
-      if (has(rule.needs[0]) && !has(rule.needs[1])) throw new UsageError(rule.message);
-    } else if ("oneOf" in rule) {
-      if (has(rule.oneOf[0]) === has(rule.oneOf[1])) throw new UsageError(rule.message);
-    } else if (!has(rule.anyOf[0]) && !has(rule.anyOf[1])) throw new UsageError(rule.message);
-  }
+  const broken = firstBroken(rules, has);
+  if (broken !== undefined) throw new UsageError(ruleMessage(broken, has));
+}
+
+/** The first of `rules` that a command line giving the options and arguments `has` says it gives breaks, if any. */
+export function firstBroken(rules: readonly OptionRule[], has: (subject: string) => boolean): OptionRule | undefined {
+  return rules.find((rule) => {
+    if ("conflicts" in rule) return rule.conflicts.filter(has).length > 1;
+    if ("needs" in rule) return has(rule.needs[0]) && !has(rule.needs[1]);
+    if ("oneOf" in rule) return has(rule.oneOf[0]) === has(rule.oneOf[1]);
+    return !has(rule.anyOf[0]) && !has(rule.anyOf[1]);
+  });
+}
+
+/** The error line of a broken `rule` (a conflict's may name the options given). */
+export function ruleMessage(rule: OptionRule, has: (subject: string) => boolean): string {
+  if ("conflicts" in rule && typeof rule.message !== "string") return rule.message(rule.conflicts.filter(has));
+  return rule.message as string;
 }
