@@ -45,38 +45,45 @@ export const commands: Readonly<Record<string, CommandSpec>> = {
       "no file is written (on stdout, the blocks so far: an incomplete document); the store is closed unchanged",
     ),
     action: async (opts: ExportOpts) => {
-      if (!(POST_STATE_MODES as readonly string[]).includes(opts.postState)) throw new UsageError(`--post-state must be every, final or none (got ${echo(opts.postState)})`);
-      const request = {
-        postState: opts.postState as PostStateMode,
-        names: { from: "--from", to: "--to", postState: "--post-state" },
-        ...(opts.from === undefined ? {} : { from: decimalOption("--from", opts.from) }),
-        ...(opts.to === undefined ? {} : { to: decimalOption("--to", opts.to) }),
-        ...(opts.name === undefined ? {} : { name: opts.name }),
-        ...(opts.description === undefined ? {} : { description: opts.description }),
-      };
+      const request = exportRequest(opts);
       watchSignals();
-      const toStdout = writesToStdout(opts.output);
-      // What is printed beside the document goes to stderr when the document is on stdout.
-      const aside = toStdout ? process.stderr : process.stdout;
       const db = openExistingStore(opts.db);
       try {
-        const exported = await usingStore(opts.db, () => exportChain(db, request, opts));
-        if ("mismatch" in exported) {
-          aside.write(
-            `${oneLine(`MISMATCH --db ${opts.db}: ${exported.mismatch}`)}\n` +
-              `  (the store's record of that block is not what executing the chain from genesis gives: nothing written; cbqs store verify --db ${opts.db} looks for damage)\n`,
-          );
-          process.exitCode = EXIT_REJECT;
-          return;
-        }
-        aside.write(`exported ${exported.text} to ${toStdout ? "stdout" : opts.output}\n`);
-        process.exitCode = EXIT_OK;
+        process.exitCode = renderExport(await usingStore(opts.db, () => exportChain(db, request, opts)), opts);
       } finally {
         db.close();
       }
     },
   },
 };
+
+/** What to export, from the options (exit 2 naming a bad one). */
+function exportRequest(opts: ExportOpts): Parameters<typeof planExport>[1] {
+  if (!(POST_STATE_MODES as readonly string[]).includes(opts.postState)) throw new UsageError(`--post-state must be every, final or none (got ${echo(opts.postState)})`);
+  return {
+    postState: opts.postState as PostStateMode,
+    names: { from: "--from", to: "--to", postState: "--post-state" },
+    ...(opts.from === undefined ? {} : { from: decimalOption("--from", opts.from) }),
+    ...(opts.to === undefined ? {} : { to: decimalOption("--to", opts.to) }),
+    ...(opts.name === undefined ? {} : { name: opts.name }),
+    ...(opts.description === undefined ? {} : { description: opts.description }),
+  };
+}
+
+/** The export's outcome in words, beside the document (on stderr when the document is on stdout); the exit code. */
+function renderExport(exported: { text: string } | { mismatch: string }, opts: ExportOpts): number {
+  const toStdout = writesToStdout(opts.output);
+  const aside = toStdout ? process.stderr : process.stdout;
+  if ("mismatch" in exported) {
+    aside.write(
+      `${oneLine(`MISMATCH --db ${opts.db}: ${exported.mismatch}`)}\n` +
+        `  (the store's record of that block is not what executing the chain from genesis gives: nothing written; cbqs store verify --db ${opts.db} looks for damage)\n`,
+    );
+    return EXIT_REJECT;
+  }
+  aside.write(`exported ${exported.text} to ${toStdout ? "stdout" : opts.output}\n`);
+  return EXIT_OK;
+}
 
 /** The stored chain written as a fixture: what was exported in words, or the stored block re-execution does not reproduce (nothing written). */
 async function exportChain(db: ReturnType<typeof openExistingStore>, request: Parameters<typeof planExport>[1], opts: ExportOpts): Promise<{ text: string } | { mismatch: string }> {

@@ -61,17 +61,9 @@ export const commands: Readonly<Record<string, CommandSpec>> = {
     ),
     action: async (url: string, opts: FollowOpts) => {
       checkUrl(url, "<url>");
-      if (opts.until !== undefined && !/^[0-9]{1,20}$/.test(opts.until)) throw new UsageError(`--until must be a block height (got ${echo(opts.until)})`);
-      const until = opts.until === undefined ? undefined : BigInt(opts.until);
-      const pollMs = intOption("--interval", opts.interval, 3_600_000);
-      if (!/^[0-9]{1,4}$/.test(opts.timeout) || Number(opts.timeout) < 1 || Number(opts.timeout) > 3600) throw new UsageError(`--timeout must be a number of seconds from 1 to 3600 (got ${echo(opts.timeout)})`);
-      const timeoutMs = Number(opts.timeout) * 1000;
-      const trusted = trustedBlockHash(opts.trustedBlockHash);
-      const maxBytes = intOption("--snapshot-max-bytes", opts.snapshotMaxBytes, Number.MAX_SAFE_INTEGER);
-      const deadlineS = intOption("--snapshot-timeout", opts.snapshotTimeout, 7 * 86_400);
-      if (maxBytes === 0 || deadlineS === 0) throw new UsageError(`--${maxBytes === 0 ? "snapshot-max-bytes" : "snapshot-timeout"} must be at least 1`);
+      const { until, pollMs, timeoutMs, trusted, snapshotLimits } = followSettings(opts);
       const signal = watchSignals();
-      if (opts.snapshot !== undefined && !(await startFromSnapshot(opts.snapshot, opts.db!, trusted, { timeoutMs, maxBytes, deadlineMs: deadlineS * 1000 }, signal))) return;
+      if (opts.snapshot !== undefined && !(await startFromSnapshot(opts.snapshot, opts.db!, trusted, snapshotLimits, signal))) return;
       const db = openStore(opts.db);
       try {
         const result = await followNode(url, db, { watch: opts.watch === true, pollMs, timeoutMs, signal, until, mode: progressMode(opts.quiet) });
@@ -87,6 +79,20 @@ export const commands: Readonly<Record<string, CommandSpec>> = {
 };
 
 type FollowResult = Awaited<ReturnType<typeof follow>>;
+
+/** The values of follow's options, each checked (exit 2 naming the option). */
+function followSettings(opts: FollowOpts): { until: bigint | undefined; pollMs: number; timeoutMs: number; trusted: Uint8Array | undefined; snapshotLimits: DownloadLimits } {
+  if (opts.until !== undefined && !/^[0-9]{1,20}$/.test(opts.until)) throw new UsageError(`--until must be a block height (got ${echo(opts.until)})`);
+  const until = opts.until === undefined ? undefined : BigInt(opts.until);
+  const pollMs = intOption("--interval", opts.interval, 3_600_000);
+  if (!/^[0-9]{1,4}$/.test(opts.timeout) || Number(opts.timeout) < 1 || Number(opts.timeout) > 3600) throw new UsageError(`--timeout must be a number of seconds from 1 to 3600 (got ${echo(opts.timeout)})`);
+  const timeoutMs = Number(opts.timeout) * 1000;
+  const trusted = trustedBlockHash(opts.trustedBlockHash);
+  const maxBytes = intOption("--snapshot-max-bytes", opts.snapshotMaxBytes, Number.MAX_SAFE_INTEGER);
+  const deadlineS = intOption("--snapshot-timeout", opts.snapshotTimeout, 7 * 86_400);
+  if (maxBytes === 0 || deadlineS === 0) throw new UsageError(`--${maxBytes === 0 ? "snapshot-max-bytes" : "snapshot-timeout"} must be at least 1`);
+  return { until, pollMs, timeoutMs, trusted, snapshotLimits: { timeoutMs, maxBytes, deadlineMs: deadlineS * 1000 } };
+}
 
 /**
  * The node's feed followed into `db`, every block verified, with a progress line and a notice on

@@ -64,25 +64,30 @@ export const commands: Readonly<Record<string, CommandSpec>> = {
     action: async (opts: FuzzOpts) => {
       const started = new Date();
       checkReportFiles(opts);
-      const int = (flag: string, v: string, min: number, max: number): number => {
-        if (!/^[0-9]+$/.test(v) || Number(v) < min || Number(v) > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max} (got ${echo(v)})`);
-        return Number(v);
-      };
-      const mode = opts.t8n !== undefined ? "t8n" : "t8n-server";
-      const command = (opts.t8n ?? opts.t8nServer)!;
-      if (command.trim() === "") throw new UsageError(`--${mode} must name a command`);
-      const seed = opts.seed === undefined ? randomInt(0, 2 ** 32) : int("--seed", opts.seed, 0, 2 ** 32 - 1);
-      const firstRun = opts.run === undefined ? 0 : int("--run", opts.run, 0, 2 ** 31 - 1);
-      const duration = opts.duration === undefined ? null : durationSeconds(opts.duration);
-      const runs = opts.run !== undefined ? 1 : duration !== null ? 2 ** 31 - 1 - firstRun : opts.runs === undefined ? 100 : int("--runs", opts.runs, 1, 1_000_000_000);
-      const jobs = opts.jobs === undefined ? availableParallelism() : int("--jobs", opts.jobs, 1, 256);
-      const blocks = int("--blocks", opts.blocks, 1, 1_000);
-      const timeout = int("--timeout", opts.timeout, 1, 86_400);
-      const s: Settings = { mode, command, seed, firstRun, runs, duration, jobs: Math.min(jobs, runs), blocks, out: opts.out, quiet: opts.quiet === true, stateRoot: opts.stateRoot, timeout, single: opts.run !== undefined, started, reports: opts };
+      const s = campaignSettings(opts, started);
       process.exitCode = await renderCampaign(s, await runCampaign(s));
     },
   },
 };
+
+/** A campaign's settings from fuzz's options, each value checked (exit 2 naming the option). */
+function campaignSettings(opts: FuzzOpts, started: Date): Settings {
+  const int = (flag: string, v: string, min: number, max: number): number => {
+    if (!/^[0-9]+$/.test(v) || Number(v) < min || Number(v) > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max} (got ${echo(v)})`);
+    return Number(v);
+  };
+  const mode = opts.t8n !== undefined ? "t8n" : "t8n-server";
+  const command = (opts.t8n ?? opts.t8nServer)!;
+  if (command.trim() === "") throw new UsageError(`--${mode} must name a command`);
+  const seed = opts.seed === undefined ? randomInt(0, 2 ** 32) : int("--seed", opts.seed, 0, 2 ** 32 - 1);
+  const firstRun = opts.run === undefined ? 0 : int("--run", opts.run, 0, 2 ** 31 - 1);
+  const duration = opts.duration === undefined ? null : durationSeconds(opts.duration);
+  const runs = opts.run !== undefined ? 1 : duration !== null ? 2 ** 31 - 1 - firstRun : opts.runs === undefined ? 100 : int("--runs", opts.runs, 1, 1_000_000_000);
+  const jobs = opts.jobs === undefined ? availableParallelism() : int("--jobs", opts.jobs, 1, 256);
+  const blocks = int("--blocks", opts.blocks, 1, 1_000);
+  const timeout = int("--timeout", opts.timeout, 1, 86_400);
+  return { mode, command, seed, firstRun, runs, duration, jobs: Math.min(jobs, runs), blocks, out: opts.out, quiet: opts.quiet === true, stateRoot: opts.stateRoot, timeout, single: opts.run !== undefined, started, reports: opts };
+}
 
 /** `--duration`: seconds, or a number with s, m or h; from 1 s to 7 days. */
 function durationSeconds(v: string): number {
