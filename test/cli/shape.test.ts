@@ -2,7 +2,8 @@
 // options, calls what does the work and hands the outcome to its output, so no action passed to
 // the command tree is longer than 40 lines; and the rules between options are declared in each
 // command's table, not tested in actions — every rule of every table is broken here once, on the
-// real program, and gives its own error line (exit 2, nothing on stdout) before any work.
+// real program, and gives its own error line (exit 2, nothing on stdout) before any work; and each
+// output document (`cbqs-replay/v1`, …) is built in one module.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -87,6 +88,57 @@ describe("actions", () => {
     expect(new Set(found.filter((a) => !a.of.startsWith(CLI_DIR)).map((a) => a.of))).toEqual(new Set(leaves(TREE)));
     expect(found.filter((a) => a.of.startsWith(CLI_DIR)).map((a) => a.of.split(":")[0])).toEqual([`${CLI_DIR}/program.ts`]);
     expect(found.filter((a) => a.lines > MAX_ACTION_LINES)).toEqual([]);
+  });
+});
+
+/** The TypeScript files under `dir`. */
+const sourcesUnder = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourcesUnder(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []));
+
+const DOCUMENT_ID = /^cbqs-[a-z0-9-]+\/v[0-9]+$/;
+
+/**
+ * Where each document is built: the modules of src/ and state/ whose object literals give it its
+ * `format` (written out, or as the constant that holds it).
+ */
+function documentBuilders(): Map<string, Set<string>> {
+  const constants = new Map<string, string>();
+  const formats: Array<{ file: string; value: ts.Expression }> = [];
+  for (const file of [...sourcesUnder("src"), ...sourcesUnder("state")]) {
+    const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+    const visit = (node: ts.Node): void => {
+      if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer !== undefined && ts.isStringLiteral(node.initializer) && DOCUMENT_ID.test(node.initializer.text)) {
+        if (constants.has(node.name.text)) throw new Error(`${file}: a second constant ${node.name.text}`);
+        constants.set(node.name.text, node.initializer.text);
+      }
+      if (ts.isPropertyAssignment(node) && node.name.getText(source) === "format") formats.push({ file, value: node.initializer });
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  const builders = new Map<string, Set<string>>();
+  for (const { file, value } of formats) {
+    const id = ts.isStringLiteral(value) ? value.text : ts.isIdentifier(value) ? constants.get(value.text) : undefined;
+    if (id === undefined || !DOCUMENT_ID.test(id)) continue;
+    builders.set(id, (builders.get(id) ?? new Set()).add(file));
+  }
+  return builders;
+}
+
+describe("output documents", () => {
+  it("each document the CLI writes is built in exactly one module (its `format` given there and nowhere else)", () => {
+    expect(Object.fromEntries([...documentBuilders()].map(([id, files]) => [id, [...files]]))).toEqual({
+      "cbqs-replay/v1": ["src/cli/replay-report.ts"],
+      "cbqs-run/v1": ["src/scenario/run.ts"],
+      "cbqs-fixture/v1": ["src/harness/fixture.ts"],
+      "cbqs-fixture-index/v1": ["src/harness/corpus-index.ts"],
+      "cbqs-t8n-result/v1": ["src/harness/t8n.ts"],
+      "cbqs-trace/v1": ["src/harness/trace.ts"],
+      "cbqs-state-dump/v1": ["state/kv/dump.ts"],
+      "cbqs-fuzz-report/v1": ["src/fuzz/report.ts"],
+      "cbqs-verify-broker/v1": ["src/broker-kit/report.ts"],
+      "cbqs-broker-bundle/v1": ["src/broker-kit/bundle.ts"],
+    });
   });
 });
 
