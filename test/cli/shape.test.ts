@@ -149,7 +149,7 @@ function listed(command: Command, path: string[]): Array<{ path: string[]; comma
     .flatMap((c) => [{ path: [...path, c.name()], command: c }, ...listed(c, [...path, c.name()])]);
 }
 
-/** The subjects of `rule`, and the ones whose presence would keep the broken rule from being broken. */
+/** The options and arguments `rule` names. */
 function subjects(rule: OptionRule): readonly string[] {
   if ("conflicts" in rule) return rule.conflicts;
   if ("needs" in rule) return rule.needs;
@@ -211,7 +211,7 @@ describe("the rules between options (each command's table, checked in src/cli/de
 
   for (const { path, command } of withRules) {
     const rules = declaredOf(command)!.rules;
-    it(`cbqs ${path.join(" ")}: each of its ${rules.length} rules, broken alone, is exit 2 with its own error line before any work`, async () => {
+    it(`cbqs ${path.join(" ")}: ${rules.length === 1 ? "its rule" : `each of its ${rules.length} rules`}, broken alone, is exit 2 with its own error line before any work`, async () => {
       for (const rule of rules) {
         for (const given of breaking(rules, rule)) {
           const args = argv(path, command, rules, given);
