@@ -49,15 +49,19 @@ export const commands: Readonly<Record<string, CommandSpec>> = {
     action: async (files: string[], opts: Options) => {
       const started = new Date();
       checkReportFiles(opts);
-      const verified = await verifyBundles(files, opts);
-      if (opts.json === true) process.stdout.write(JSON.stringify(reportJson(verified.source, verified.bundles), jsonReplacer) + "\n");
-      else process.stdout.write(verified.bundles.flatMap(humanLines).join("\n") + "\n");
-      const verdict = verified.bundles.every((v) => bundleOk(v.report)) ? EXIT_OK : EXIT_REJECT;
-      const chain = opts.fixture !== undefined ? `--fixture ${shellWord(opts.fixture)}` : `--node ${shellWord(opts.node!)}`;
-      process.exitCode = await withReports(opts, verdict, () => suitesOf(verified.bundles, (file) => `cbqs verify-broker ${shellWord(file)} ${chain}`, started), { title: "cbqs verify-broker", caseLabel: "rule" });
+      process.exitCode = await renderVerified(await verifyBundles(files, opts), opts, started);
     },
   },
 };
+
+/** The verification as text or its JSON report, and the --junit/--report files; the exit code. */
+async function renderVerified(verified: { source: string; bundles: VerifiedBundle[] }, opts: Options, started: Date): Promise<number> {
+  if (opts.json === true) process.stdout.write(JSON.stringify(reportJson(verified.source, verified.bundles), jsonReplacer) + "\n");
+  else process.stdout.write(verified.bundles.flatMap(humanLines).join("\n") + "\n");
+  const verdict = verified.bundles.every((v) => bundleOk(v.report)) ? EXIT_OK : EXIT_REJECT;
+  const chain = opts.fixture !== undefined ? `--fixture ${shellWord(opts.fixture)}` : `--node ${shellWord(opts.node!)}`;
+  return withReports(opts, verdict, () => suitesOf(verified.bundles, (file) => `cbqs verify-broker ${shellWord(file)} ${chain}`, started), { title: "cbqs verify-broker", caseLabel: "rule" });
+}
 
 /** Every bundle read (a malformed one refused before the chain is consulted), then verified against the chain. */
 async function verifyBundles(files: readonly string[], opts: Options): Promise<{ source: string; bundles: VerifiedBundle[] }> {
