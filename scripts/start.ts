@@ -14,7 +14,7 @@
 import { pathToFileURL } from "node:url";
 import { errorLine, oneLine } from "../src/cli/common.js";
 import { verifyArtifactFile } from "../src/cli/gas.js";
-import { mismatchLines, replaySummary } from "../src/cli/harness.js";
+import { mismatchLines, replaySummary } from "../src/cli/replay-report.js";
 import { fixtureFiles } from "../src/harness/documents.js";
 import { progressMode, Stopwatch } from "../src/harness/progress.js";
 import { count } from "../src/format.js";

@@ -143,7 +143,7 @@ export class LocalChain {
 
   /**
    * The chain so far as a cbqs-fixture/v1 (docs/fixtures.md), every block re-executed from
-   * genesis and checked first, as `cbqs export` writes it: replayFixture(chain.toFixture()) is
+   * genesis and checked first, as `cbqs fixture export` writes it: replayFixture(chain.toFixture()) is
    * ok, and another implementation can be run against it (`cbqs consume`).
    */
   toFixture(options: { name?: string; description?: string; postState?: "every" | "final" | "none" } = {}): Fixture {

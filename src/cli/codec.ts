@@ -1,4 +1,4 @@
-// `cbqs decode|encode|derive|types`: the canonical CBQS codec (CIP-39 §14) on the command line.
+// `cbqs codec decode|encode|types|derive`: the canonical CBQS codec (CIP-39 §14) on the command line.
 // Bad input (odd hex, wrong lengths, unknown types, trailing bytes, …) is one error line, exit 2.
 import { echo } from "../bounds.js";
 import { Option, type Command } from "commander";
@@ -22,7 +22,8 @@ import {
 } from "../codec/index.js";
 import { inFile } from "../harness/documents.js";
 import { parseJsonInput, readJsonFile } from "../json/read.js";
-import { exitCodes, UsageError, jsonReplacer, type Registrar } from "./common.js";
+import { exitCodes, jsonReplacer, option, requiredOption, UsageError } from "./common.js";
+import type { CommandSpec } from "./define.js";
 import { readGenesisFile } from "./node.js";
 
 function codecFor(typeName: string): Codec<unknown> {
@@ -64,14 +65,14 @@ export function withJsonArg<T>(arg: string, use: (value: unknown) => T): T {
   return inFile(file ?? "<json>", () => use(file === undefined ? parseJsonInput(arg, "<json>") : readJsonFile(file)));
 }
 
-/** `cbqs decode <TypeName> <hex>`: canonical JSON of the strictly decoded value. */
+/** `cbqs codec decode <TypeName> <hex>`: canonical JSON of the strictly decoded value. */
 export function decodeCommand(typeName: string, hexText: string, json: boolean): string {
   const codec = codecFor(typeName);
   const value = toJson(codec, decode(codec, hexArg(hexText, "hex input")));
   return json ? JSON.stringify({ type: typeName, value }) : JSON.stringify(value, null, 2);
 }
 
-/** `cbqs encode <TypeName> <json|@file>`: the canonical bytes as 0x-hex. */
+/** `cbqs codec encode <TypeName> <json|@file>`: the canonical bytes as 0x-hex. */
 export function encodeCommand(typeName: string, arg: string, json: boolean): string {
   const codec = codecFor(typeName);
   const bytes = withJsonArg(arg, (value) => encode(codec, fromJson(codec, value)));
@@ -89,7 +90,7 @@ export interface DeriveOptions {
   ed25519?: string;
 }
 
-/** `cbqs derive <what>`: one derived identifier (§3, §4.1, §4.5, §8, §9.1). */
+/** `cbqs codec derive <what>`: one derived identifier (§3, §4.1, §4.5, §8, §9.1). */
 export function deriveCommand(what: string, o: DeriveOptions, json: boolean): string {
   let value: Uint8Array;
   const extra: Record<string, unknown> = {};
@@ -139,59 +140,63 @@ const print = (text: string): void => {
   process.stdout.write(text + "\n");
 };
 
-export const register: Registrar = (program: Command) => {
-  program
-    .command("decode <type> <hex>")
-    .description("strictly decode canonical CBQS bytes (CIP-39 §14) and print canonical JSON")
-    .option("--json", "one-line machine output")
-    .addHelpText("after", exitCodes("decoded", "(not used)", "unknown type, bad hex, bytes that are not the type's one canonical encoding"))
-    .action((type: string, hex: string, opts: { json?: boolean }) => print(decodeCommand(type, hex, !!opts.json)));
+const DERIVED = exitCodes("derived", "(not used)", "a missing or malformed option");
 
-  program
-    .command("encode <type> <json>")
-    .description("encode a JSON value (inline or @file.json) to canonical CBQS bytes as 0x-hex")
-    .option("--json", "one-line machine output")
-    .addHelpText("after", exitCodes("encoded", "(not used)", "unknown type, malformed JSON, a value the type does not allow"))
-    .action((type: string, json: string, opts: { json?: boolean }) => print(encodeCommand(type, json, !!opts.json)));
-
-  const derive = program
-    .command("derive")
-    .description("derive CIP-39 identifiers and digests")
-    .addHelpText("after", exitCodes("derived", "(not used)", "a missing or malformed option, an unreadable genesis file (chain-instance-id), an unknown subcommand"));
-  const sub = (name: string, description: string, flags: [string, string][]): Command => {
-    const cmd = derive
-      .command(name)
-      .description(description)
-      .option("--json", "one-line machine output")
-      .addHelpText("after", exitCodes("derived", "(not used)", "a missing or malformed option"));
-    for (const [flag, help] of flags) cmd.requiredOption(flag, help);
-    return cmd.action((opts: DeriveOptions & { json?: boolean }) => print(deriveCommand(name, opts, !!opts.json)));
+/** A `codec derive` subcommand: `--json`, then its required options (each one of deriveCommand's inputs). */
+function deriveSpec(name: string, description: string, flags: ReadonlyArray<readonly [string, string]>, configure?: (command: Command) => void): CommandSpec {
+  return {
+    description,
+    options: () => [option("--json", "one-line machine output"), ...flags.map(([flag, help]) => requiredOption(flag, help))],
+    exits: DERIVED,
+    ...(configure === undefined ? {} : { configure }),
+    action: (opts: DeriveOptions & { json?: boolean }) => print(deriveCommand(name, opts, !!opts.json)),
   };
-  sub("stream-id", "§4.1 main stream id", [
+}
+
+export const commands: Readonly<Record<string, CommandSpec>> = {
+  decode: {
+    description: "strictly decode canonical CBQS bytes (CIP-39 §14) and print canonical JSON",
+    arguments: [["<type>"], ["<hex>"]],
+    options: () => [option("--json", "one-line machine output")],
+    exits: exitCodes("decoded", "(not used)", "unknown type, bad hex, bytes that are not the type's one canonical encoding"),
+    action: (type: string, hex: string, opts: { json?: boolean }) => print(decodeCommand(type, hex, !!opts.json)),
+  },
+
+  encode: {
+    description: "encode a JSON value (inline or @file.json) to canonical CBQS bytes as 0x-hex",
+    arguments: [["<type>"], ["<json>"]],
+    options: () => [option("--json", "one-line machine output")],
+    exits: exitCodes("encoded", "(not used)", "unknown type, malformed JSON, a value the type does not allow"),
+    action: (type: string, json: string, opts: { json?: boolean }) => print(encodeCommand(type, json, !!opts.json)),
+  },
+
+  types: {
+    description: "list the type names `cbqs codec decode` and `cbqs codec encode` accept",
+    options: () => [option("--json", "JSON array output")],
+    exits: exitCodes("listed", "(not used)", "an unknown option"),
+    action: (opts: { json?: boolean }) => print(typesCommand(!!opts.json)),
+  },
+
+  "stream-id": deriveSpec("stream-id", "§4.1 main stream id", [
     ["--chain-id <n>", "numeric chain id (u64)"],
     ["--chain-instance <hex>", "chain_instance_id (32 bytes)"],
     ["--owner <hex>", "owner address (20 bytes)"],
     ["--nonce <n>", "owner nonce (u64)"],
-  ]);
-  sub("key-stream-id", "§4.1 key stream id of a main stream", [["--stream-id <hex>", "main stream id"]]);
-  sub("lane-id", "§8 lane id", [
+  ]),
+  "key-stream-id": deriveSpec("key-stream-id", "§4.1 key stream id of a main stream", [["--stream-id <hex>", "main stream id"]]),
+  "lane-id": deriveSpec("lane-id", "§8 lane id", [
     ["--stream-id <hex>", "stream id"],
     ["--lane-nonce <hex>", "lane nonce (32 bytes)"],
-  ]);
-  const chainInstance = sub("chain-instance-id", "§3 chain instance id: the fingerprint of a genesis file's bytes, hashed as they are (not re-serialized)", [
-    ["--genesis <file>", "genesis file, as node --genesis takes it (cbqs genesis writes a fixture's or scenario's)"],
-  ]);
-  // The option's earlier name, still accepted: set before commander checks the required --genesis.
-  chainInstance
-    .addOption(new Option("--genesis-file <file>").hideHelp())
-    .on("option:genesis-file", (file: string) => chainInstance.setOptionValueWithSource("genesis", file, "cli"));
-  sub("signing-key-id", "§9.1 signing key id of an Ed25519 public key", [["--ed25519 <hex>", "public key (32 bytes)"]]);
-  sub("schedule-digest", "§4.5 schedule digest of the genesis default schedule", []);
-
-  program
-    .command("types")
-    .description("list the type names `cbqs decode` and `cbqs encode` accept")
-    .option("--json", "JSON array output")
-    .addHelpText("after", exitCodes("listed", "(not used)", "an unknown option"))
-    .action((opts: { json?: boolean }) => print(typesCommand(!!opts.json)));
+  ]),
+  "chain-instance-id": deriveSpec(
+    "chain-instance-id",
+    "§3 chain instance id: the fingerprint of a genesis file's bytes, hashed as they are (not re-serialized)",
+    [["--genesis <file>", "genesis file, as node --genesis takes it (cbqs fixture genesis writes a fixture's or scenario's)"]],
+    // The option's earlier name, still accepted: set before commander checks the required --genesis.
+    (command) => {
+      command.addOption(new Option("--genesis-file <file>").hideHelp()).on("option:genesis-file", (file: string) => command.setOptionValueWithSource("genesis", file, "cli"));
+    },
+  ),
+  "signing-key-id": deriveSpec("signing-key-id", "§9.1 signing key id of an Ed25519 public key", [["--ed25519 <hex>", "public key (32 bytes)"]]),
+  "schedule-digest": deriveSpec("schedule-digest", "§4.5 schedule digest of the genesis default schedule", []),
 };

@@ -19,8 +19,6 @@ export class UsageError extends Error {
   override name = "UsageError";
 }
 
-export type Registrar = (program: Command) => void;
-
 /** Prints a result either as one human line or as JSON (`--json`). */
 export function report(json: boolean, human: string, data: unknown): void {
   if (json) process.stdout.write(JSON.stringify(data, jsonReplacer) + "\n");
@@ -75,8 +73,24 @@ interface MandatoryReport {
  * The argParser of an option that may be given more than once (`state dump --stream a --stream b`):
  * its values are collected, in order. Every other option given twice is refused (refuseRepeats).
  */
-export function repeatable(value: string, previous: string[] | undefined): string[] {
+function repeatable(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
+}
+
+/** An option as commander's `.option(flags, description, default)` declares it. */
+export function option(flags: string, description: string, defaultValue?: string): Option {
+  const made = new Option(flags, description);
+  return defaultValue === undefined ? made : made.default(defaultValue);
+}
+
+/** An option the command cannot run without (--help marks it "(required)", configureProgram). */
+export function requiredOption(flags: string, description: string): Option {
+  return new Option(flags, description).makeOptionMandatory();
+}
+
+/** An option that may be given more than once, its values collected in order (`repeatable`). */
+export function repeatableOption(flags: string, description: string): Option {
+  return new Option(flags, description).argParser(repeatable);
 }
 
 /** The options naming what a command writes, checked before the command does any work. */
@@ -88,27 +102,27 @@ const outputs = new WeakMap<Option, { kind: "file" } | { kind: "dir"; role: stri
  * unwritable name is exit 2 at once, not after the work is done and lost.
  */
 export function outputOption(flags: string, description: string, defaultValue?: string): Option {
-  const option = new Option(flags, description);
-  if (defaultValue !== undefined) option.default(defaultValue);
-  outputs.set(option, { kind: "file" });
-  return option;
+  const made = option(flags, description, defaultValue);
+  outputs.set(made, { kind: "file" });
+  return made;
 }
 
 /** An option naming a directory the command writes files into (`fill -o`, `fuzz --out`); `role` says which, for the refusal. */
 export function outputDirOption(flags: string, description: string, role: string, defaultValue?: string): Option {
-  const option = outputOption(flags, description, defaultValue);
-  outputs.set(option, { kind: "dir", role });
-  return option;
+  const made = outputOption(flags, description, defaultValue);
+  outputs.set(made, { kind: "dir", role });
+  return made;
 }
 
 /**
  * `--junit <file>` and `--report <file>` of a verifying command (src/cli/reports.ts writes them):
  * `cases` says what one test case is there ("a testcase per fixture").
  */
-export function reportOptions(command: Command, cases: string): Command {
-  return command
-    .addOption(outputOption("--junit <file>", `write a JUnit XML report for CI (${cases}; a failure's first difference as its message)`))
-    .addOption(outputOption("--report <file>", "write an HTML report: one self-contained page with a summary, a row per case and, for a failure, its difference and the command that reproduces it"));
+export function reportOptions(cases: string): Option[] {
+  return [
+    outputOption("--junit <file>", `write a JUnit XML report for CI (${cases}; a failure's first difference as its message)`),
+    outputOption("--report <file>", "write an HTML report: one self-contained page with a summary, a row per case and, for a failure, its difference and the command that reproduces it"),
+  ];
 }
 
 /** `--junit` and `--report` naming one file is refused before any work: the second would replace the first. */
@@ -200,7 +214,7 @@ export function configureProgram(program: Command): Command {
     .configureOutput({ outputError: (str, write) => write(`cbqs: ${boundedLine(str)}\n`) })
     .configureHelp({
       optionDescription(option) {
-        const text = Help.prototype.optionDescription.call(this as Help, option);
+        const text = Help.prototype.optionDescription.call(this as Help, option) + (coreCounted.has(option) ? ` (${availableParallelism()} here)` : "");
         return option.mandatory ? `${text} (required)` : text;
       },
     });
@@ -217,13 +231,28 @@ export function ignoreEpipe(stream: NodeJS.WritableStream, fail: (err: unknown) 
   });
 }
 
-/**
- * The `Exit codes:` section every command's --help ends with (src/cli/program.ts checks that each
- * has one): what 0, 1 and 2 mean for that command, and for a long-running command what a
- * SIGINT/SIGTERM leaves (src/steps.ts).
- */
-export function exitCodes(ok: string, reject: string, unusable = "unusable input (one error line naming the file and JSON path)", stopped?: string): string {
-  return `\nExit codes:\n  0  ${ok}\n  1  ${reject}\n  2  ${unusable}${stopped === undefined ? "" : `\n  130/143  stopped by SIGINT/SIGTERM: ${stopped}`}`;
+/** What a command's exit codes mean: 0, 1, 2 and, for a long-running command, what a SIGINT/SIGTERM leaves (src/steps.ts). */
+export interface ExitCodes {
+  readonly ok: string;
+  readonly reject: string;
+  readonly unusable: string;
+  readonly stopped?: string;
+}
+
+/** A command's exit codes (src/cli/define.ts puts them at the end of its --help). */
+export function exitCodes(ok: string, reject: string, unusable = "unusable input (one error line naming the file and JSON path)", stopped?: string): ExitCodes {
+  return { ok, reject, unusable, ...(stopped === undefined ? {} : { stopped }) };
+}
+
+/** The `Exit codes:` section every command's --help ends with (test/cli/workflow.test.ts checks that each has one). */
+export function exitCodesText(e: ExitCodes): string {
+  return `\nExit codes:\n  0  ${e.ok}\n  1  ${e.reject}\n  2  ${e.unusable}${e.stopped === undefined ? "" : `\n  130/143  stopped by SIGINT/SIGTERM: ${e.stopped}`}`;
+}
+
+/** A decimal u64 option (`--to-height`, `--block`, `--index`). */
+export function decimalOption(flag: string, text: string): bigint {
+  if (!/^[0-9]+$/.test(text) || text.length > 20 || BigInt(text) >> 64n !== 0n) throw new UsageError(`${flag} must be a decimal integer up to 2^64 - 1 (got ${echo(text)})`);
+  return BigInt(text);
 }
 
 /** A non-negative decimal integer option, at most `max`. */
@@ -232,9 +261,14 @@ export function intOption(name: string, text: string, max: number): number {
   return Number(text);
 }
 
-/** `--jobs <n>`'s help: what runs in parallel, and the default. */
-export function jobsHelp(what: string): string {
-  return `${what}; the number of cores when not given (${availableParallelism()} here)`;
+/** The --jobs options, whose help ends with this machine's core count (configureProgram): not part of the description docs/reference/cli.md shows. */
+const coreCounted = new WeakSet<Option>();
+
+/** `--jobs <n>`: `what` runs in parallel, on as many as there are cores when not given. */
+export function jobsOption(what: string): Option {
+  const option = new Option("--jobs <n>", `${what}; the number of cores when not given`);
+  coreCounted.add(option);
+  return option;
 }
 
 /** `--jobs <n>`: 1 … 256, the number of cores when not given. */

@@ -1,8 +1,7 @@
-// `cbqs conformance commonware`: recomputes commonware's published conformance digests for the
+// `cbqs check conformance commonware`: recomputes commonware's published conformance digests for the
 // Merkle roots we port (MMR, BMT, QMDB any/current) with SHA-256 and compares them with the
 // values listed in docs/anchors.md. Exit 0 only if every digest matches.
 import { echo } from "../bounds.js";
-import type { Command } from "commander";
 import {
   COMMONWARE_WORKLOADS,
   conformanceDigest,
@@ -11,7 +10,8 @@ import {
   type QmdbVariant,
 } from "../../state/qmdb/conformance.js";
 import { count } from "../format.js";
-import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError, report } from "./common.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, option, report, UsageError } from "./common.js";
+import type { CommandSpec } from "./define.js";
 import { stoppable, watchSignals, type Steps } from "../steps.js";
 
 const TRACEABLE: Record<string, [QmdbVariant, QmdbEncoding]> = {
@@ -30,49 +30,32 @@ interface ConformanceRow {
   match: boolean;
 }
 
-export function register(program: Command): void {
-  const conformance = program
-    .command("conformance")
-    .description("external conformance checks")
-    .addHelpText("after", exitCodes(
-        "commonware: every digest matches the published value; trace: printed",
-        "commonware: a digest differs",
-        "trace: unknown workload or bad seed; an unknown subcommand",
-      ));
-  conformance
-    .command("commonware")
-    .description("recompute commonware storage conformance digests (SHA-256) and compare with the published values")
-    .option("--json", "print the results as JSON")
-    .addHelpText("after", exitCodes("all six digests match the published values", "a digest differs", "(not used: the command reads no input)", "after the digest in progress; nothing printed"))
-    .action(async (opts: { json?: boolean }) => {
+export const commands: Readonly<Record<string, CommandSpec>> = {
+  commonware: {
+    description: "recompute commonware storage conformance digests (SHA-256) and compare with the published values",
+    options: () => [option("--json", "print the results as JSON")],
+    exits: exitCodes("all six digests match the published values", "a digest differs", "(not used: the command reads no input)", "after the digest in progress; nothing printed"),
+    action: async (opts: { json?: boolean }) => {
       watchSignals();
-      // A unit is one workload's digest (src/steps.ts).
-      const rows = await stoppable(
-        (function* (): Steps<ConformanceRow[]> {
-          const rows: ConformanceRow[] = [];
-          for (const w of COMMONWARE_WORKLOADS) {
-            const ours = conformanceDigest(w.nCases, w.commit);
-            rows.push({ name: w.name, nCases: String(w.nCases), ours, published: w.published, match: ours === w.published });
-            yield;
-          }
-          return rows;
-        })(),
-      );
+      const rows = await stoppable(digestRows());
       const human = rows
         .map((r) => `${r.match ? "MATCH " : "DIFFER"} ${r.name} (${count(Number(r.nCases), "seed")})\n  ours:      ${r.ours}\n  published: ${r.published}`)
         .join("\n");
       const allMatch = rows.every((r) => r.match);
       report(opts.json === true, human, { allMatch, results: rows });
       process.exitCode = allMatch ? EXIT_OK : EXIT_REJECT;
-    });
-  conformance
-    .command("trace")
-    .description("print the keyed QMDB workload of one seed batch by batch: encoded ops, floor, roots")
-    .argument("<workload>", Object.keys(TRACEABLE).join(" | "))
-    .argument("<seed>", "seed (0-199 in the published digests)")
-    .option("--json", "print the trace as JSON")
-    .addHelpText("after", exitCodes("printed", "(not used)", "unknown workload, bad seed"))
-    .action((workload: string, seedText: string, opts: { json?: boolean }) => {
+    },
+  },
+
+  trace: {
+    description: "print the keyed QMDB workload of one seed batch by batch: encoded ops, floor, roots",
+    arguments: [
+      ["<workload>", Object.keys(TRACEABLE).join(" | ")],
+      ["<seed>", "seed (0-199 in the published digests)"],
+    ],
+    options: () => [option("--json", "print the trace as JSON")],
+    exits: exitCodes("printed", "(not used)", "unknown workload, bad seed"),
+    action: (workload: string, seedText: string, opts: { json?: boolean }) => {
       const target = TRACEABLE[workload];
       if (target === undefined) throw new UsageError(`unknown workload ${echo(workload)}`);
       if (!/^\d{1,9}$/.test(seedText)) throw new UsageError(`seed must be a decimal integer from 0 to 999999999, got ${echo(seedText)}`);
@@ -88,5 +71,17 @@ export function register(program: Command): void {
         )
         .join("\n");
       report(opts.json === true, human, steps);
-    });
+    },
+  },
+};
+
+/** Each published workload's digest recomputed and compared; a unit is one workload (src/steps.ts). */
+function* digestRows(): Steps<ConformanceRow[]> {
+  const rows: ConformanceRow[] = [];
+  for (const w of COMMONWARE_WORKLOADS) {
+    const ours = conformanceDigest(w.nCases, w.commit);
+    rows.push({ name: w.name, nCases: String(w.nCases), ours, published: w.published, match: ours === w.published });
+    yield;
+  }
+  return rows;
 }

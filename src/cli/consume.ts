@@ -3,17 +3,17 @@
 // compared with the fixture's expected results (docs/fixtures.md "consume"). Exit codes as
 // replay's: 0 every fixture passes, 1 a fixture differs (never hidden by another's unusable
 // input), 2 unusable fixtures or a target that cannot be used, and none differs.
-import type { Command } from "commander";
 import { echo } from "../bounds.js";
 import { progressMode, Stopwatch } from "../harness/progress.js";
 import { count, rate } from "../format.js";
-import { checkReportFiles, errorLine, exitCodes, jobsCount, jobsHelp, oneLine, reportOptions, UsageError, withReports } from "./common.js";
+import { checkReportFiles, errorLine, exitCodes, jobsCount, jobsOption, oneLine, option, reportOptions, UsageError, withReports } from "./common.js";
+import type { CommandSpec } from "./define.js";
 import type { ConsumeReport } from "../consume/consume.js";
 import type { Suite, TestCase } from "../report/model.js";
 import { shellWord } from "../report/text.js";
 import { Stopped, stopRequested, watchSignals } from "../steps.js";
 import type { Selection } from "../harness/selection.js";
-import { addSelectionOptions, indexFailureLines, printList, selectFromOptions, type SelectionOpts } from "./selection-options.js";
+import { indexFailureLines, printList, selectFromOptions, selectionOptions, type SelectionOpts } from "./selection-options.js";
 
 interface ConsumeOpts extends SelectionOpts {
   t8n?: string;
@@ -26,46 +26,40 @@ interface ConsumeOpts extends SelectionOpts {
   report?: string;
 }
 
-export function register(program: Command): void {
-  const consume = program
-    .command("consume")
-    .description("run cbqs-fixture/v1 fixtures through an implementation under test (a t8n server or command), block by block, and compare every result with the fixture's")
-    .argument("<fixture...>", "fixture files (.json or .json.gz) or directories of them")
-    .option("--t8n-server <command>", 'a cbqs-t8n-server/v1 server under test, run by /bin/sh once and kept for the whole corpus (e.g. "node dist/src/cli.js t8n --server")')
-    .option("--t8n <command>", 'a per-call t8n command under test, run by /bin/sh once per block with the t8n flags appended (e.g. "node dist/src/cli.js t8n")')
-    .option("--quiet", "no progress on stderr")
-    .option("--no-state-root", "do not compare state_root and block_hash (for a t8n that does not commit its state as a chain, docs/fixtures.md §4)")
-    .option("--timeout <seconds>", "time allowed for one t8n invocation or one server request", "60")
-    .option("--jobs <n>", jobsHelp("fixtures run in parallel, each worker with its own server or command"));
-  addSelectionOptions(consume, "consume");
-  reportOptions(consume, "a testcase per fixture id")
-    .addHelpText(
-      "after",
-      exitCodes(
-        "every fixture passes",
-        "a fixture's result differs from the implementation's (1 wins: never hidden by another fixture's unusable input; every fixture is reported)",
-        "a fixture is unusable (malformed, or this emulator does not replay it) or the implementation cannot be used on it (not found, no answer, not a t8n result), and none differs; bad options; 130/143 when stopped by SIGINT/SIGTERM",
-      ),
-    )
-    .action(async (targets: string[], opts: ConsumeOpts) => {
+export const commands: Readonly<Record<string, CommandSpec>> = {
+  consume: {
+    description: "run cbqs-fixture/v1 fixtures through an implementation under test (a t8n server or command), block by block, and compare every result with the fixture's",
+    arguments: [["<fixture...>", "fixture files (.json or .json.gz) or directories of them"]],
+    options: () => [
+      option("--t8n-server <command>", 'a cbqs-t8n-server/v1 server under test, run by /bin/sh once and kept for the whole corpus (e.g. "node dist/src/cli.js t8n --server")'),
+      option("--t8n <command>", 'a per-call t8n command under test, run by /bin/sh once per block with the t8n flags appended (e.g. "node dist/src/cli.js t8n")'),
+      option("--quiet", "no progress on stderr"),
+      option("--no-state-root", "do not compare state_root and block_hash (for a t8n that does not commit its state as a chain, docs/fixtures.md §4)"),
+      option("--timeout <seconds>", "time allowed for one t8n invocation or one server request", "60"),
+      jobsOption("fixtures run in parallel, each worker with its own server or command"),
+      ...selectionOptions("consume"),
+      ...reportOptions("a testcase per fixture id"),
+    ],
+    rules: [{ oneOf: ["--t8n", "--t8n-server"], message: "give the implementation under test as --t8n-server <command> (a server) or --t8n <command> (per call), one of them" }],
+    exits: exitCodes(
+      "every fixture passes",
+      "a fixture's result differs from the implementation's (1 wins: never hidden by another fixture's unusable input; every fixture is reported)",
+      "a fixture is unusable (malformed, or this emulator does not replay it) or the implementation cannot be used on it (not found, no answer, not a t8n result), and none differs; bad options; 130/143 when stopped by SIGINT/SIGTERM",
+    ),
+    action: async (targets: string[], opts: ConsumeOpts) => {
       const started = new Date();
       checkReportFiles(opts);
-      if ((opts.t8n === undefined) === (opts.t8nServer === undefined)) throw new UsageError("give the implementation under test as --t8n-server <command> (a server) or --t8n <command> (per call), one of them");
       const mode = opts.t8n !== undefined ? "t8n" : "t8n-server";
       const command = (opts.t8n ?? opts.t8nServer)!;
       if (command.trim() === "") throw new UsageError(`--${mode} must name a command`);
       if (!/^[0-9]{1,5}$/.test(opts.timeout) || Number(opts.timeout) < 1 || Number(opts.timeout) > 86_400) throw new UsageError(`--timeout must be an integer from 1 to 86400 (got ${echo(opts.timeout)})`);
       const selection = await selectFromOptions(targets, opts);
-      if (opts.list === true) {
-        printList(selection.files);
-        process.stdout.write(indexFailureLines(selection.indexFailures));
-        process.exitCode = selection.indexFailures.length > 0 ? 1 : 0;
-        return;
-      }
-      const jobs = jobsCount(opts.jobs);
-      await consumeCommand(selection, { mode, command, timeout: Number(opts.timeout), quiet: opts.quiet === true, stateRoot: opts.stateRoot, jobs, started, ...(opts.junit === undefined ? {} : { junit: opts.junit }), ...(opts.report === undefined ? {} : { report: opts.report }) });
-    });
-}
+      if (opts.list === true) return printList(selection);
+      const settings: Settings = { mode, command, timeout: Number(opts.timeout), quiet: opts.quiet === true, stateRoot: opts.stateRoot, jobs: jobsCount(opts.jobs), started, ...(opts.junit === undefined ? {} : { junit: opts.junit }), ...(opts.report === undefined ? {} : { report: opts.report }) };
+      process.exitCode = await renderConsume(selection, settings, await consumeCorpus(selection, settings));
+    },
+  },
+};
 
 interface Settings {
   mode: "t8n" | "t8n-server";
@@ -79,7 +73,8 @@ interface Settings {
   report?: string;
 }
 
-async function consumeCommand(selection: Selection, s: Settings): Promise<void> {
+/** The selected fixtures through the implementation under test on `s.jobs` workers: every report, in the order given. */
+async function consumeCorpus(selection: Selection, s: Settings): Promise<{ reports: ConsumeReport[]; seconds: number }> {
   const [{ runJobs }, { PoolProgress }] = await Promise.all([import("../jobs/pool.js"), import("../jobs/progress.js")]);
   const chosen = selection.files;
   const signal = watchSignals();
@@ -93,29 +88,32 @@ async function consumeCommand(selection: Selection, s: Settings): Promise<void> 
       jobs: s.jobs,
       signal,
       onResult: (_, output) => {
-        const r = output as ConsumeReport;
-        reports.push(r);
+        reports.push(output as ConsumeReport);
       },
       onFinished: (_, output) => progress.finished((output as ConsumeReport).txs),
       onProgress: (running) => progress.running(running),
     },
   );
   progress.end();
+  return { reports, seconds: clock.seconds() };
+}
+
+/** A consume run's lines, summary and reports; returns the exit code. */
+async function renderConsume(selection: Selection, s: Settings, consumed: { reports: ConsumeReport[]; seconds: number }): Promise<number> {
+  const { reports, seconds } = consumed;
   const reproduce = (r: ConsumeReport) => `cbqs consume ${shellWord(r.file)} --${s.mode} ${shellWord(s.command)}${s.stateRoot ? "" : " --no-state-root"}`;
   for (const r of reports) {
     if (r.status === "unusable") process.stderr.write(errorLine(`${r.id}: ${r.message}`));
     if (r.status === "mismatch") process.stdout.write(`MISMATCH ${oneLine(`${r.id}: ${r.message}`)}\n  reproduce: ${oneLine(reproduce(r))}\n`);
   }
-  const seconds = clock.seconds();
   const summary = consumeSummary(reports, seconds, selection.indexFailures.length);
   process.stdout.write(indexFailureLines(selection.indexFailures) + summary + "\n");
   const received = stopRequested();
   if (received !== null) {
     const stopped = new Stopped(received);
-    stopped.kept = `${reports.length} of ${count(chosen.length, "fixture")} consumed before it; nothing written`;
+    stopped.kept = `${reports.length} of ${count(selection.files.length, "fixture")} consumed before it; nothing written`;
     process.stderr.write(errorLine(stopped));
-    process.exitCode = stopped.exitCode;
-    return;
+    return stopped.exitCode;
   }
   const verdict = reports.some((r) => r.status === "mismatch") || selection.indexFailures.length > 0 ? 1 : reports.some((r) => r.status === "unusable") ? 2 : 0;
   const suite = (): Suite[] => [
@@ -128,7 +126,7 @@ async function consumeCommand(selection: Selection, s: Settings): Promise<void> 
       summary,
     },
   ];
-  process.exitCode = await withReports(s, verdict, suite, { title: "cbqs consume", caseLabel: "fixture" });
+  return withReports(s, verdict, suite, { title: "cbqs consume", caseLabel: "fixture" });
 }
 
 /** A fixture's outcome as a report's test case: a difference fails it, an unusable fixture or target is an error. */

@@ -6,8 +6,8 @@
 // removed, and otherwise the exit is 130/143.
 import { echo } from "../bounds.js";
 import { randomInt } from "node:crypto";
-import type { Command } from "commander";
-import { checkReportFiles, errorLine, EXIT_BAD_INPUT, EXIT_OK, EXIT_REJECT, exitCodes, oneLine, reportOptions, UsageError, outputDirOption, withReports } from "./common.js";
+import { checkReportFiles, errorLine, EXIT_BAD_INPUT, EXIT_OK, EXIT_REJECT, exitCodes, jobsOption, oneLine, option, outputDirOption, reportOptions, UsageError, withReports } from "./common.js";
+import type { CommandSpec } from "./define.js";
 import type { Suite, TestCase } from "../report/model.js";
 import { shellWord } from "../report/text.js";
 import { Phases, progressMode, Stopwatch } from "../harness/progress.js";
@@ -34,53 +34,59 @@ interface FuzzOpts {
   report?: string;
 }
 
-export function register(program: Command): void {
-  const fuzz = program
-    .command("fuzz")
-    .description("differential fuzzing: random chains through our t8n and a t8n command or server, shrinking the first divergence to a minimal chain")
-    .option("--t8n <command>", 'a per-call t8n command under test, run by /bin/sh once per block with the t8n flags appended (e.g. "node dist/src/cli.js t8n")')
-    .option("--t8n-server <command>", 'a cbqs-t8n-server/v1 server under test, run by /bin/sh once per lane and kept for the campaign (e.g. "node dist/src/cli.js t8n --server")')
-    .option("--runs <n>", "chains to generate; 100 when neither --runs nor --duration is given")
-    .option("--duration <time>", "generate chains until this much time has passed: seconds, or a number with s, m or h (90s, 10m, 2h)")
-    .option("--run <i>", "run only chain number i of the seed (reproduce a report)")
-    .option("--jobs <n>", `lanes run in parallel, each with its own command or server; the number of cores when not given (${availableParallelism()} here)`)
-    .option("--seed <s>", "seed, 0 … 4294967295; without it a random seed is drawn and printed")
-    .option("--blocks <b>", "blocks per chain", "8")
-    .addOption(outputDirOption("--out <dir>", "report directory, written on a divergence (created if missing; checked before the campaign starts)", "the directory the report is written into", "cbqs-fuzz-report"))
-    .option("--quiet", "no header and no progress line on stderr")
-    .option("--no-state-root", "do not compare state_root (for a t8n that does not commit the alloc as one batch, docs/fixtures.md §4)")
-    .option("--timeout <seconds>", "time allowed for one t8n invocation or one server request", "60");
-  reportOptions(fuzz, "one testcase for the campaign, failed by a divergence")
-    .addHelpText(
-      "after",
-      exitCodes(
-        "every chain agreed (no divergence in --runs chains or within --duration)",
-        "a divergence: shrunk to a minimal chain, written to --out, its first difference printed",
-        "unusable command or output (not found, failed without output, timed out, not a t8n result, a server that is not cbqs-t8n-server/v1 or dies twice on one run), bad options, a --junit/--report file that cannot be written; 130/143 when stopped by SIGINT/SIGTERM with nothing found",
-      ),
-    )
-    .action(async (opts: FuzzOpts) => {
+export const commands: Readonly<Record<string, CommandSpec>> = {
+  fuzz: {
+    description: "differential fuzzing: random chains through our t8n and a t8n command or server, shrinking the first divergence to a minimal chain",
+    options: () => [
+      option("--t8n <command>", 'a per-call t8n command under test, run by /bin/sh once per block with the t8n flags appended (e.g. "node dist/src/cli.js t8n")'),
+      option("--t8n-server <command>", 'a cbqs-t8n-server/v1 server under test, run by /bin/sh once per lane and kept for the campaign (e.g. "node dist/src/cli.js t8n --server")'),
+      option("--runs <n>", "chains to generate; 100 when neither --runs nor --duration is given"),
+      option("--duration <time>", "generate chains until this much time has passed: seconds, or a number with s, m or h (90s, 10m, 2h)"),
+      option("--run <i>", "run only chain number i of the seed (reproduce a report)"),
+      jobsOption("lanes run in parallel, each with its own command or server"),
+      option("--seed <s>", "seed, 0 … 4294967295; without it a random seed is drawn and printed"),
+      option("--blocks <b>", "blocks per chain", "8"),
+      outputDirOption("--out <dir>", "report directory, written on a divergence (created if missing; checked before the campaign starts)", "the directory the report is written into", "cbqs-fuzz-report"),
+      option("--quiet", "no header and no progress line on stderr"),
+      option("--no-state-root", "do not compare state_root (for a t8n that does not commit the alloc as one batch, docs/fixtures.md §4)"),
+      option("--timeout <seconds>", "time allowed for one t8n invocation or one server request", "60"),
+      ...reportOptions("one testcase for the campaign, failed by a divergence"),
+    ],
+    rules: [
+      { oneOf: ["--t8n", "--t8n-server"], message: "give the implementation under test as --t8n <command> (per call) or --t8n-server <command> (a server), one of them" },
+      { conflicts: ["--run", "--runs", "--duration"], message: (given) => `give one of --run (one chain), --runs (many) or --duration (for a time), not ${given.join(" and ")}` },
+    ],
+    exits: exitCodes(
+      "every chain agreed (no divergence in --runs chains or within --duration)",
+      "a divergence: shrunk to a minimal chain, written to --out, its first difference printed",
+      "unusable command or output (not found, failed without output, timed out, not a t8n result, a server that is not cbqs-t8n-server/v1 or dies twice on one run), bad options, a --junit/--report file that cannot be written; 130/143 when stopped by SIGINT/SIGTERM with nothing found",
+    ),
+    action: async (opts: FuzzOpts) => {
       const started = new Date();
       checkReportFiles(opts);
-      const int = (flag: string, v: string, min: number, max: number): number => {
-        if (!/^[0-9]+$/.test(v) || Number(v) < min || Number(v) > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max} (got ${echo(v)})`);
-        return Number(v);
-      };
-      if ((opts.t8n === undefined) === (opts.t8nServer === undefined)) throw new UsageError("give the implementation under test as --t8n <command> (per call) or --t8n-server <command> (a server), one of them");
-      const mode = opts.t8n !== undefined ? "t8n" : "t8n-server";
-      const command = (opts.t8n ?? opts.t8nServer)!;
-      if (command.trim() === "") throw new UsageError(`--${mode} must name a command`);
-      const given = [opts.run !== undefined && "--run", opts.runs !== undefined && "--runs", opts.duration !== undefined && "--duration"].filter((x) => x !== false);
-      if (given.length > 1) throw new UsageError(`give one of --run (one chain), --runs (many) or --duration (for a time), not ${given.join(" and ")}`);
-      const seed = opts.seed === undefined ? randomInt(0, 2 ** 32) : int("--seed", opts.seed, 0, 2 ** 32 - 1);
-      const firstRun = opts.run === undefined ? 0 : int("--run", opts.run, 0, 2 ** 31 - 1);
-      const duration = opts.duration === undefined ? null : durationSeconds(opts.duration);
-      const runs = opts.run !== undefined ? 1 : duration !== null ? 2 ** 31 - 1 - firstRun : opts.runs === undefined ? 100 : int("--runs", opts.runs, 1, 1_000_000_000);
-      const jobs = opts.jobs === undefined ? availableParallelism() : int("--jobs", opts.jobs, 1, 256);
-      const blocks = int("--blocks", opts.blocks, 1, 1_000);
-      const timeout = int("--timeout", opts.timeout, 1, 86_400);
-      await fuzzCommand({ mode, command, seed, firstRun, runs, duration, jobs: Math.min(jobs, runs), blocks, out: opts.out, quiet: opts.quiet === true, stateRoot: opts.stateRoot, timeout, single: opts.run !== undefined, started, reports: opts });
-    });
+      const s = campaignSettings(opts, started);
+      process.exitCode = await renderCampaign(s, await runCampaign(s));
+    },
+  },
+};
+
+/** A campaign's settings from fuzz's options, each value checked (exit 2 naming the option). */
+function campaignSettings(opts: FuzzOpts, started: Date): Settings {
+  const int = (flag: string, v: string, min: number, max: number): number => {
+    if (!/^[0-9]+$/.test(v) || Number(v) < min || Number(v) > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max} (got ${echo(v)})`);
+    return Number(v);
+  };
+  const mode = opts.t8n !== undefined ? "t8n" : "t8n-server";
+  const command = (opts.t8n ?? opts.t8nServer)!;
+  if (command.trim() === "") throw new UsageError(`--${mode} must name a command`);
+  const seed = opts.seed === undefined ? randomInt(0, 2 ** 32) : int("--seed", opts.seed, 0, 2 ** 32 - 1);
+  const firstRun = opts.run === undefined ? 0 : int("--run", opts.run, 0, 2 ** 31 - 1);
+  const duration = opts.duration === undefined ? null : durationSeconds(opts.duration);
+  const runs = opts.run !== undefined ? 1 : duration !== null ? 2 ** 31 - 1 - firstRun : opts.runs === undefined ? 100 : int("--runs", opts.runs, 1, 1_000_000_000);
+  const jobs = opts.jobs === undefined ? availableParallelism() : int("--jobs", opts.jobs, 1, 256);
+  const blocks = int("--blocks", opts.blocks, 1, 1_000);
+  const timeout = int("--timeout", opts.timeout, 1, 86_400);
+  return { mode, command, seed, firstRun, runs, duration, jobs: Math.min(jobs, runs), blocks, out: opts.out, quiet: opts.quiet === true, stateRoot: opts.stateRoot, timeout, single: opts.run !== undefined, started, reports: opts };
 }
 
 /** `--duration`: seconds, or a number with s, m or h; from 1 s to 7 days. */
@@ -129,7 +135,8 @@ function campaignSuite(s: Settings, outcome: Omit<TestCase, "id">, summary: stri
 
 const FUZZ_REPORT = { title: "cbqs fuzz", caseLabel: "campaign" };
 
-async function fuzzCommand(s: Settings): Promise<void> {
+/** The campaign run on its lanes: what it found (or not) and in how long. A failing implementation under test is exit 2 (and a report says so). */
+async function runCampaign(s: Settings): Promise<{ result: CampaignResult<FindingReport>; seconds: number }> {
   // Loaded here, not at startup: every other command (a t8n child included) starts faster.
   const { SHRINK_BUDGET } = await import("../fuzz/fuzz.js");
   const { campaign } = await import("../fuzz/campaign.js");
@@ -175,7 +182,11 @@ async function fuzzCommand(s: Settings): Promise<void> {
     await Promise.all(lanes.map((l) => l.close()));
   }
   progress.end();
-  const seconds = clock.seconds();
+  return { result, seconds: clock.seconds() };
+}
+
+/** A campaign's summary, its divergence if any, and its report; returns the exit code. */
+async function renderCampaign(s: Settings, { result, seconds }: { result: CampaignResult<FindingReport>; seconds: number }): Promise<number> {
   const rates = `${rate(result.runs, seconds)} runs/s, ${rate(result.blocks, seconds)} blocks/s, ${rate(result.txs, seconds)} tx/s`;
   // "states reached": the census cells the counted runs hit (docs/fuzzing.md §4), like the counts independent of --jobs.
   const totals = `${count(result.runs, "run")} (seed ${s.seed}), ${count(result.blocks, "block")}, ${count(result.txs, "tx", "txs")} in ${seconds.toFixed(1)} s (${rates}): ${count(result.census.reached, "state")} reached`;
@@ -187,8 +198,7 @@ async function fuzzCommand(s: Settings): Promise<void> {
     // The divergence is the result (exit 1) even when its files could not be written.
     if (f.writeError !== null) process.stderr.write(errorLine(f.writeError));
     const failed: Omit<TestCase, "id"> = { status: "failed", type: "divergence", seconds, blocks: result.blocks, txs: result.txs, message: oneLine(f.headline), details: f.details.map(oneLine), reproduce: f.reproduce };
-    process.exitCode = await withReports(s.reports, EXIT_REJECT, () => [campaignSuite(s, failed, summary)], FUZZ_REPORT);
-    return;
+    return withReports(s.reports, EXIT_REJECT, () => [campaignSuite(s, failed, summary)], FUZZ_REPORT);
   }
   const received = stopRequested();
   if (received !== null) {
@@ -197,13 +207,12 @@ async function fuzzCommand(s: Settings): Promise<void> {
     stopped.kept = `after ${count(result.runs, "run")}: no divergence so far, nothing written`;
     process.stdout.write(`fuzz: ${totals}, no divergence so far\n`);
     process.stderr.write(errorLine(stopped));
-    process.exitCode = stopped.exitCode;
-    return;
+    return stopped.exitCode;
   }
   const summary = `fuzz: ${totals}, no divergence`;
   process.stdout.write(`${summary}\n`);
   const passed: Omit<TestCase, "id"> = { status: "passed", seconds, blocks: result.blocks, txs: result.txs };
-  process.exitCode = await withReports(s.reports, EXIT_OK, () => [campaignSuite(s, passed, summary)], FUZZ_REPORT);
+  return withReports(s.reports, EXIT_OK, () => [campaignSuite(s, passed, summary)], FUZZ_REPORT);
 }
 
 const sizeText = (chain: { blocks: number; txs: number }): string => `${count(chain.blocks, "block")}, ${count(chain.txs, "tx", "txs")}`;

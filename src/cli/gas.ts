@@ -1,9 +1,8 @@
-// `cbqs gas-vectors …`: the CIP-39 §18.1 gas schedule, canonical plans and vectors.
+// `cbqs check gas-vectors …`: the CIP-39 §18.1 gas schedule, canonical plans and vectors.
 //   generate [-o file]   re-derive cip-39-gas-vectors-v1.json from the engine
 //   verify [file]        re-execute every vector, compare every number, check the pinned SHA-256
 //   schedule [-o file]   print gas-vectors/SCHEDULE.md (generated from the cost module)
 //   plans [-o file]      print docs/canonical-plans.md (observed per-path state-I/O plans)
-import type { Command } from "commander";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,7 +13,8 @@ import { plansMarkdown } from "../gas/plans.js";
 import { Stopwatch } from "../harness/progress.js";
 import { count } from "../format.js";
 import { scheduleMarkdown } from "../gas/schedule.js";
-import { checkReportFiles, EXIT_OK, EXIT_REJECT, exitCodes, report, outputOption, reportOptions, withReports } from "./common.js";
+import { checkReportFiles, EXIT_OK, EXIT_REJECT, exitCodes, option, outputOption, report, reportOptions, withReports } from "./common.js";
+import type { CommandSpec } from "./define.js";
 import type { Suite } from "../report/model.js";
 import { shellWord } from "../report/text.js";
 
@@ -70,29 +70,20 @@ function verifySuite(file: string, given: string | undefined, results: ReadonlyA
   };
 }
 
-export function register(program: Command): void {
-  const gas = program
-    .command("gas-vectors")
-    .description("CIP-39 §18.1 gas schedule, canonical plans and gas vectors")
-    .addHelpText("after", exitCodes(
-        "generate, schedule, plans: written; verify: every vector re-executes to its recorded numbers and the file hashes to the pinned SHA-256",
-        "verify: a number or the digest differs",
-        "verify: unreadable or malformed artifact; generate, schedule, plans: unwritable output; an unknown subcommand",
-      ));
-  gas
-    .command("generate")
-    .description("re-derive the gas-vector artifact from the engine")
-    .addOption(outputOption("-o, --output <file>", "output file; - is stdout", "-"))
-    .addHelpText("after", exitCodes("the artifact is written", "(not used)", "unwritable output"))
-    .action((opts: { output: string }) => output(generateArtifact(), opts.output));
-  const verify = gas
-    .command("verify")
-    .description("re-execute every vector, compare every number, and check the file's SHA-256 against the pinned digest")
-    .argument("[file]", `the artifact; when omitted, this installation's ${ARTIFACT_PATH} (from any working directory)`)
-    .option("--json", "print the result as JSON");
-  reportOptions(verify, "a testcase per vector, and one each for the cost table, the canonical form and the pinned SHA-256")
-    .addHelpText("after", exitCodes("every vector re-executes to its recorded numbers and the file hashes to the pinned SHA-256", "a number or the digest differs", "unreadable or malformed artifact; a --junit/--report file that cannot be written"))
-    .action(async (given: string | undefined, opts: { json?: boolean; junit?: string; report?: string }) => {
+export const commands: Readonly<Record<string, CommandSpec>> = {
+  generate: {
+    description: "re-derive the gas-vector artifact from the engine",
+    options: () => [outputOption("-o, --output <file>", "output file; - is stdout", "-")],
+    exits: exitCodes("the artifact is written", "(not used)", "unwritable output"),
+    action: (opts: { output: string }) => output(generateArtifact(), opts.output),
+  },
+
+  verify: {
+    description: "re-execute every vector, compare every number, and check the file's SHA-256 against the pinned digest",
+    arguments: [["[file]", `the artifact; when omitted, this installation's ${ARTIFACT_PATH} (from any working directory)`]],
+    options: () => [option("--json", "print the result as JSON"), ...reportOptions("a testcase per vector, and one each for the cost table, the canonical form and the pinned SHA-256")],
+    exits: exitCodes("every vector re-executes to its recorded numbers and the file hashes to the pinned SHA-256", "a number or the digest differs", "unreadable or malformed artifact; a --junit/--report file that cannot be written"),
+    action: async (given: string | undefined, opts: { json?: boolean; junit?: string; report?: string }) => {
       const started = new Date();
       checkReportFiles(opts);
       const file = given ?? bundledArtifact();
@@ -103,20 +94,23 @@ export function register(program: Command): void {
       report(opts.json === true, human, result.ok ? { ...result, vectors: String(result.vectors) } : result);
       const verdict = result.ok ? EXIT_OK : EXIT_REJECT;
       process.exitCode = await withReports(opts, verdict, () => [verifySuite(file, given, results, human, started)], { title: "cbqs gas-vectors verify", caseLabel: "check" });
-    });
-  gas
-    .command("schedule")
-    .description("print gas-vectors/SCHEDULE.md, generated from the cost module")
-    .addOption(outputOption("-o, --output <file>", "output file; - is stdout", "-"))
-    .addHelpText("after", exitCodes("the schedule is written", "(not used)", "unwritable output"))
-    .action((opts: { output: string }) => output(scheduleMarkdown(), opts.output));
-  gas
-    .command("plans")
-    .description("print docs/canonical-plans.md: every instruction path's observed state-I/O plan")
-    .addOption(outputOption("-o, --output <file>", "output file; - is stdout", "-"))
-    .addHelpText("after", exitCodes("the plans are written", "(not used)", "unwritable output"))
-    .action((opts: { output: string }) => output(plansMarkdown(), opts.output));
-}
+    },
+  },
+
+  schedule: {
+    description: "print gas-vectors/SCHEDULE.md, generated from the cost module",
+    options: () => [outputOption("-o, --output <file>", "output file; - is stdout", "-")],
+    exits: exitCodes("the schedule is written", "(not used)", "unwritable output"),
+    action: (opts: { output: string }) => output(scheduleMarkdown(), opts.output),
+  },
+
+  plans: {
+    description: "print docs/canonical-plans.md: every instruction path's observed state-I/O plan",
+    options: () => [outputOption("-o, --output <file>", "output file; - is stdout", "-")],
+    exits: exitCodes("the plans are written", "(not used)", "unwritable output"),
+    action: (opts: { output: string }) => output(plansMarkdown(), opts.output),
+  },
+};
 
 /** The artifact shipped with this installation: found from this module's location, not the working directory. */
 function bundledArtifact(): string {

@@ -3,7 +3,6 @@
 // 0 after a clean SIGINT/SIGTERM shutdown, 1 when an imported fixture block does not verify (the
 // replay report), 2 for unusable input.
 import { echo } from "../bounds.js";
-import type { Command } from "commander";
 import { readDocument, readFixture } from "../harness/documents.js";
 import { FIXTURE_FORMAT } from "../harness/fixture.js";
 import { DEFAULT_GENESIS } from "../harness/genesis.js";
@@ -26,8 +25,9 @@ import { DEFAULT_MAX_SUBSCRIBERS } from "../node/subscriptions.js";
 import { isLoopbackHost } from "../node/guard.js";
 import { openStore, storeUsageError } from "./store.js";
 import { SNAPSHOT_INTERVAL_HELP, snapshotInterval } from "./store-options.js";
-import { EXIT_OK, EXIT_REJECT, exitCodes, intOption, UsageError, outputOption } from "./common.js";
-import { decimalOption, mismatchLines } from "./harness.js";
+import { decimalOption, EXIT_OK, EXIT_REJECT, exitCodes, intOption, option, outputOption, UsageError } from "./common.js";
+import type { CommandSpec } from "./define.js";
+import { mismatchLines } from "./replay-report.js";
 import { Stopped, watchSignals } from "../steps.js";
 
 interface NodeOpts {
@@ -79,159 +79,193 @@ export function readGenesisFile(file: string): Uint8Array {
   return source;
 }
 
-export function register(program: Command): void {
-  program
-    .command("genesis <file>")
-    .description("write the exact genesis source bytes of a cbqs-fixture/v1 or cbqs-scenario/v1: the file node --genesis and derive chain-instance-id take")
-    .addOption(outputOption("-o, --output <file>", "output file; - is stdout", "-"))
-    .addHelpText("after", exitCodes("written", "(not used)", "unreadable or malformed input (file and JSON path named), an unwritable output"))
-    .action((file: string, opts: { output: string }) => {
+export const commands: Readonly<Record<string, CommandSpec>> = {
+  genesis: {
+    description: "write the exact genesis source bytes of a cbqs-fixture/v1 or cbqs-scenario/v1: the file node --genesis and codec derive chain-instance-id take",
+    arguments: [["<file>"]],
+    options: () => [outputOption("-o, --output <file>", "output file; - is stdout", "-")],
+    exits: exitCodes("written", "(not used)", "unreadable or malformed input (file and JSON path named), an unwritable output"),
+    action: (file: string, opts: { output: string }) => {
       const doc = readDocument(file, ["fixture", "scenario"]);
       if (doc.kind !== "fixture" && doc.kind !== "scenario") throw new Error("unreachable");
       const source = doc.kind === "fixture" ? doc.fixture.genesis.source : doc.scenario.sourceBytes;
       writing(new Output(opts.output), (out) => out.write(source));
       process.exitCode = EXIT_OK;
-    });
+    },
+  },
 
-  program
-    .command("node")
-    .description("run a local CBQS node: CIP-39 §3 reads, CIP-4 §5.4 proofs, the replication feed and a devnet (docs/node.md)")
-    .option("--db <dir>", "store directory (LMDB); a restart continues the stored chain. Without it the chain lives in memory")
-    .option("--host <address>", "address to listen on; off loopback only with --expose-devnet", "127.0.0.1")
-    .option("--port <n>", "port to listen on (0 = any free port)", "8545")
-    .option("--fixture <file>", "import a cbqs-fixture/v1 chain first, verifying every block as cbqs replay does")
-    .option("--genesis <file>", "start a fresh chain from this genesis file (its exact bytes define chain_instance_id); without it, --fixture or a stored chain: the devnet genesis (the default genesis config plus --accounts dev accounts, CIP-39 §3)")
-    .option("--accounts <n>", `dev accounts dev0… funded in the devnet genesis, 0 to ${MAX_DEV_ACCOUNTS} (0: the default genesis config itself); default ${DEFAULT_DEV_ACCOUNTS}`)
-    .option("--balance <amount>", `each dev account's balance (nano-CBY, u64); default ${DEFAULT_DEV_BALANCE}`)
-    .option("--print-genesis", "write the devnet genesis source (--accounts, --balance) to stdout and exit: node --genesis <that file> starts the same chain")
-    .option("--mining <mode>", "auto (a block per transaction), interval (a block every --block-time seconds) or manual (only POST /mine); default: interval with --block-time, else manual")
-    .option("--block-time <s>", "with --mining interval: produce a block every <s> seconds; 0 = no timer", "0")
-    .option("--rate-limit <n>", "global limit, requests per second on all endpoints (CIP-4 §10); 0 = off", String(DEFAULT_RATE_LIMIT))
-    .option("--client-rate-limit <n>", `limit per client address on all endpoints, requests per second, checked before the global one; 0 = off. Unset: --rate-limit / ${CLIENT_SHARE} (25 at its default)`)
-    .option("--proof-rate-limit <n>", "per-client limit on the /proof endpoints, requests per second; 0 = off", String(DEFAULT_PROOF_RATE_LIMIT))
-    .option("--retain-blocks <n>", "blocks below the head whose state pinned reads (?block=) can still serve", String(DEFAULT_RETAIN_BLOCKS))
-    .option("--max-exclusion-ops <n>", "largest exclusion proof served for an absent key, in operations", String(DEFAULT_MAX_EXCLUSION_OPS))
-    .option("--snapshot-interval <n>", SNAPSHOT_INTERVAL_HELP)
-    .option("--max-subscribers <n>", "open GET /subscribe event streams at most; one more is refused with 503; 0 = no GET /subscribe", String(DEFAULT_MAX_SUBSCRIBERS))
-    .option("--http-vhosts <names>", "comma-separated Host names answered to besides IP addresses, localhost and --host; * = any (opens the node to DNS rebinding)")
-    .option("--http-corsdomain <origins>", "comma-separated origins (scheme://host[:port]) whose web pages may call the node, CORS included; * = any. Default: none but the node's own page")
-    .option("--expose-devnet", "allow a --host off loopback: everyone who reaches it may send transactions, mine, snapshot and revert, and read every answer and the explorer, without authentication")
-    .option("--expose-dev-seeds", "with --expose-devnet: serve GET /devnet/accounts (the dev seeds) to clients off loopback too")
-    .option("--max-client-subscribers <n>", "open GET /subscribe event streams per client address at most; one more is refused with 429. Unset: --max-subscribers / 4 (256 at its default)")
-    .option(
-      "--mine-queue <blocks>",
-      `blocks of the POST /mine requests waiting or being produced, in all; one more request is refused with 503. A request whose client goes away is dropped (docs/node.md "Mining and time")`,
-      String(DEFAULT_MINE_QUEUE),
-    )
-    .option(
-      "--client-mine-queue <blocks>",
-      `the same per client address (also the largest ?blocks= taken, at most ${MAX_MINE_BLOCKS}), with at most ${MAX_CLIENT_MINE_REQUESTS} requests; beyond, 429. Unset: --mine-queue / 4 (${DEFAULT_MINE_QUEUE / 4} at its default)`,
-    )
-    .option("--quiet", "log errors only")
-    .addHelpText(
-      "after",
-      exitCodes(
-        "stopped cleanly by SIGINT/SIGTERM",
-        "an imported fixture block does not verify (the replay report)",
-        "unusable start: an unreadable or malformed fixture or genesis (file and JSON path named), a bad option, --fixture with --genesis, a port in use, a store in use or of another chain",
-        "while a fixture is imported: the blocks committed so far are kept (with --db, a restart continues the import); the node does not start",
+  node: {
+    description: "run a local CBQS node: CIP-39 §3 reads, CIP-4 §5.4 proofs, the replication feed and a devnet (docs/node.md)",
+    options: () => [
+      option("--db <dir>", "store directory (LMDB); a restart continues the stored chain. Without it the chain lives in memory"),
+      option("--host <address>", "address to listen on; off loopback only with --expose-devnet", "127.0.0.1"),
+      option("--port <n>", "port to listen on (0 = any free port)", "8545"),
+      option("--fixture <file>", "import a cbqs-fixture/v1 chain first, verifying every block as cbqs replay does"),
+      option("--genesis <file>", "start a fresh chain from this genesis file (its exact bytes define chain_instance_id); without it, --fixture or a stored chain: the devnet genesis (the default genesis config plus --accounts dev accounts, CIP-39 §3)"),
+      option("--accounts <n>", `dev accounts dev0… funded in the devnet genesis, 0 to ${MAX_DEV_ACCOUNTS} (0: the default genesis config itself); default ${DEFAULT_DEV_ACCOUNTS}`),
+      option("--balance <amount>", `each dev account's balance (nano-CBY, u64); default ${DEFAULT_DEV_BALANCE}`),
+      option("--print-genesis", "write the devnet genesis source (--accounts, --balance) to stdout and exit: node --genesis <that file> starts the same chain"),
+      option("--mining <mode>", "auto (a block per transaction), interval (a block every --block-time seconds) or manual (only POST /mine); default: interval with --block-time, else manual"),
+      option("--block-time <s>", "with --mining interval: produce a block every <s> seconds; 0 = no timer", "0"),
+      option("--rate-limit <n>", "global limit, requests per second on all endpoints (CIP-4 §10); 0 = off", String(DEFAULT_RATE_LIMIT)),
+      option("--client-rate-limit <n>", `limit per client address on all endpoints, requests per second, checked before the global one; 0 = off. Unset: --rate-limit / ${CLIENT_SHARE} (25 at its default)`),
+      option("--proof-rate-limit <n>", "per-client limit on the /proof endpoints, requests per second; 0 = off", String(DEFAULT_PROOF_RATE_LIMIT)),
+      option("--retain-blocks <n>", "blocks below the head whose state pinned reads (?block=) can still serve", String(DEFAULT_RETAIN_BLOCKS)),
+      option("--max-exclusion-ops <n>", "largest exclusion proof served for an absent key, in operations", String(DEFAULT_MAX_EXCLUSION_OPS)),
+      option("--snapshot-interval <n>", SNAPSHOT_INTERVAL_HELP),
+      option("--max-subscribers <n>", "open GET /subscribe event streams at most; one more is refused with 503; 0 = no GET /subscribe", String(DEFAULT_MAX_SUBSCRIBERS)),
+      option("--http-vhosts <names>", "comma-separated Host names answered to besides IP addresses, localhost and --host; * = any (opens the node to DNS rebinding)"),
+      option("--http-corsdomain <origins>", "comma-separated origins (scheme://host[:port]) whose web pages may call the node, CORS included; * = any. Default: none but the node's own page"),
+      option("--expose-devnet", "allow a --host off loopback: everyone who reaches it may send transactions, mine, snapshot and revert, and read every answer and the explorer, without authentication"),
+      option("--expose-dev-seeds", "with --expose-devnet: serve GET /devnet/accounts (the dev seeds) to clients off loopback too"),
+      option("--max-client-subscribers <n>", "open GET /subscribe event streams per client address at most; one more is refused with 429. Unset: --max-subscribers / 4 (256 at its default)"),
+      option(
+        "--mine-queue <blocks>",
+        `blocks of the POST /mine requests waiting or being produced, in all; one more request is refused with 503. A request whose client goes away is dropped (docs/node.md "Mining and time")`,
+        String(DEFAULT_MINE_QUEUE),
       ),
-    )
-    .action(async (opts: NodeOpts) => {
-      if (opts.fixture !== undefined && opts.genesis !== undefined) throw new UsageError("--fixture and --genesis are exclusive: a chain has one genesis");
+      option(
+        "--client-mine-queue <blocks>",
+        `the same per client address (also the largest ?blocks= taken, at most ${MAX_MINE_BLOCKS}), with at most ${MAX_CLIENT_MINE_REQUESTS} requests; beyond, 429. Unset: --mine-queue / 4 (${DEFAULT_MINE_QUEUE / 4} at its default)`,
+      ),
+      option("--quiet", "log errors only"),
+    ],
+    rules: [
+      { conflicts: ["--fixture", "--genesis"], message: "--fixture and --genesis are exclusive: a chain has one genesis" },
+      ...["--accounts", "--balance"].flatMap((devnet) =>
+        ["--fixture", "--genesis"].map((other) => ({ conflicts: [devnet, other], message: "--accounts and --balance shape the devnet genesis: not with --fixture or --genesis, which bring their own" })),
+      ),
+      ...["--fixture", "--genesis", "--db"].map((other) => ({
+        conflicts: ["--print-genesis", other],
+        message: "--print-genesis writes the devnet genesis that --accounts and --balance describe: not with --fixture, --genesis or --db (cbqs genesis <fixture> writes a fixture's)",
+      })),
+      { needs: ["--expose-dev-seeds", "--expose-devnet"], message: "--expose-dev-seeds serves the dev seeds off loopback: only with --expose-devnet" },
+    ],
+    exits: exitCodes(
+      "stopped cleanly by SIGINT/SIGTERM",
+      "an imported fixture block does not verify (the replay report)",
+      "unusable start: an unreadable or malformed fixture or genesis (file and JSON path named), a bad option, --fixture with --genesis, a port in use, a store in use or of another chain",
+      "while a fixture is imported: the blocks committed so far are kept (with --db, a restart continues the import); the node does not start",
+    ),
+    action: async (opts: NodeOpts) => {
       const devnetSource = devnetGenesisOption(opts);
       if (opts.printGenesis === true) {
-        if (opts.fixture !== undefined || opts.genesis !== undefined || opts.db !== undefined) {
-          throw new UsageError("--print-genesis writes the devnet genesis that --accounts and --balance describe: not with --fixture, --genesis or --db (cbqs genesis <fixture> writes a fixture's)");
-        }
         process.stdout.write(Buffer.from(devnetSource));
         process.exitCode = EXIT_OK;
         return;
       }
-      const port = intOption("--port", opts.port, 65_535);
-      const blockTime = Number(opts.blockTime);
-      if (!/^[0-9]+(\.[0-9]+)?$/.test(opts.blockTime) || blockTime > 86_400) throw new UsageError(`--block-time must be seconds from 0 to 86400 (got ${echo(opts.blockTime)})`);
-      const mining = miningOption(opts.mining, blockTime);
+      const settings = nodeSettings(opts);
       const exposure = exposureOption(opts);
-      const settings = {
-        host: opts.host,
-        port,
-        blockTime,
-        mining,
-        rateLimit: intOption("--rate-limit", opts.rateLimit, 1_000_000),
-        ...(opts.clientRateLimit === undefined ? {} : { clientRateLimit: intOption("--client-rate-limit", opts.clientRateLimit, 1_000_000) }),
-        proofRateLimit: intOption("--proof-rate-limit", opts.proofRateLimit, 1_000_000),
-        proofLimits: { maxExclusionOps: intOption("--max-exclusion-ops", opts.maxExclusionOps, 1 << 22) },
-        maxSubscribers: intOption("--max-subscribers", opts.maxSubscribers, 100_000),
-        ...(opts.httpVhosts === undefined ? {} : { vhosts: listOption("--http-vhosts", opts.httpVhosts, VHOST, "a host name (no scheme or port)") }),
-        ...(opts.httpCorsdomain === undefined ? {} : { corsOrigins: listOption("--http-corsdomain", opts.httpCorsdomain, ORIGIN, "an origin: scheme://host[:port], no path") }),
-        exposeDevSeeds: opts.exposeDevSeeds === true,
-        ...(opts.maxClientSubscribers === undefined ? {} : { maxClientSubscribers: positiveOption("--max-client-subscribers", opts.maxClientSubscribers, 100_000) }),
-        mineQueue: positiveOption("--mine-queue", opts.mineQueue, 100_000_000),
-        ...(opts.clientMineQueue === undefined ? {} : { clientMineQueue: positiveOption("--client-mine-queue", opts.clientMineQueue, 100_000_000) }),
-      };
       const retainBlocks = intOption("--retain-blocks", opts.retainBlocks, 1_000_000);
       const start = startOf(opts, devnetSource);
       const log: Logger = opts.quiet ? (e) => e["level"] === "error" && stderrLogger(e) : (e) => e["level"] !== "debug" && stderrLogger(e);
       const db = openStore(opts.db, { retainBlocks, snapshotInterval: snapshotInterval(opts.snapshotInterval) });
       watchSignals();
-      let running: Awaited<ReturnType<typeof runNode>>;
       let fatal: ((err: Error) => void) | undefined;
-      let failure: Error | undefined;
-      try {
-        // CIP-39 §3: no genesis file and no stored chain — the canonical bytes of the node's default
-        // config, the devnet genesis (docs/decisions.md "The devnet genesis: the default config plus dev accounts").
-        const from: NodeStart = start.kind === "store" && db.genesis() === undefined ? { kind: "genesis", source: devnetSource } : start;
-        running = await runNode(db, from, { ...settings, log, onFatal: (err) => fatal?.(err) });
-      } catch (err) {
-        if (err instanceof Stopped) {
-          const head = db.head();
-          err.kept = head === undefined ? "nothing imported" : opts.db === undefined ? `imported through height ${head.height} in memory, not kept` : `the store ${opts.db} holds every block through height ${head.height}; the node did not start`;
-        }
-        db.close();
-        if (err instanceof ImportMismatch) {
-          process.stdout.write(mismatchLines(opts.fixture!, err.mismatch).join("\n") + "\n");
-          process.exitCode = EXIT_REJECT;
-          return;
-        }
-        if (err instanceof NodeInputError) {
-          const source = opts.fixture ?? opts.genesis ?? (opts.db === undefined ? "the devnet genesis" : `--db ${opts.db}`);
-          throw new UsageError(`${source}: ${err.message}`);
-        }
-        const code = (err as NodeJS.ErrnoException).code;
-        const hint: Record<string, string> = {
-          EADDRINUSE: "the port is in use (--port 0 picks a free one)",
-          EACCES: "not allowed to listen there (ports below 1024 need privileges; --port 0 picks a free one)",
-          ENOTFOUND: "--host is not an address of this machine",
-          EADDRNOTAVAIL: "--host is not an address of this machine",
-        };
-        if (code !== undefined && hint[code] !== undefined) throw new UsageError(`cannot listen on ${opts.host}:${port}: ${code}: ${hint[code]}`);
-        throw (opts.db === undefined ? undefined : storeUsageError(opts.db, err)) ?? err;
-      }
+      // CIP-39 §3: no genesis file and no stored chain — the canonical bytes of the node's default
+      // config, the devnet genesis (docs/decisions.md "The devnet genesis: the default config plus dev accounts").
+      const from: NodeStart = start.kind === "store" && db.genesis() === undefined ? { kind: "genesis", source: devnetSource } : start;
+      const running = await startNode(db, from, { ...settings, log, onFatal: (err) => fatal?.(err) }, opts);
+      if (running === null) return;
       // Once it serves there (a --host it cannot listen on is only the error line).
       if (exposure !== undefined) process.stderr.write(exposure);
       if (opts.quiet !== true) process.stdout.write(devnetBanner(running.node));
       process.stdout.write(`listening on ${running.url}\n`);
-      await new Promise<void>((resolve) => {
-        const stop = (signal: string) => {
-          process.off("SIGINT", stop);
-          process.off("SIGTERM", stop);
-          log({ level: "info", msg: "stopping", signal, height: running.node.head().height.toString() });
-          void running.close().then(resolve);
-        };
-        process.on("SIGINT", stop);
-        process.on("SIGTERM", stop);
-        fatal = (err) => {
-          // The store refused a block: its head cannot be read any more (the ChainDb refuses until reopened).
-          failure = err;
-          process.off("SIGINT", stop);
-          process.off("SIGTERM", stop);
-          void running.close().then(resolve);
-        };
-      });
+      const failure = await serveUntilStopped(running, log, (stop) => (fatal = stop));
       if (failure !== undefined) throw (opts.db === undefined ? undefined : storeUsageError(opts.db, failure)) ?? failure;
       process.exitCode = EXIT_OK;
+    },
+  },
+};
+
+type Running = Awaited<ReturnType<typeof runNode>>;
+type NodeSettings = ReturnType<typeof nodeSettings>;
+
+/** The node's settings from its options, each checked. */
+function nodeSettings(opts: NodeOpts) {
+  const port = intOption("--port", opts.port, 65_535);
+  const blockTime = Number(opts.blockTime);
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(opts.blockTime) || blockTime > 86_400) throw new UsageError(`--block-time must be seconds from 0 to 86400 (got ${echo(opts.blockTime)})`);
+  return {
+    host: opts.host,
+    port,
+    blockTime,
+    mining: miningOption(opts.mining, blockTime),
+    rateLimit: intOption("--rate-limit", opts.rateLimit, 1_000_000),
+    ...(opts.clientRateLimit === undefined ? {} : { clientRateLimit: intOption("--client-rate-limit", opts.clientRateLimit, 1_000_000) }),
+    proofRateLimit: intOption("--proof-rate-limit", opts.proofRateLimit, 1_000_000),
+    proofLimits: { maxExclusionOps: intOption("--max-exclusion-ops", opts.maxExclusionOps, 1 << 22) },
+    maxSubscribers: intOption("--max-subscribers", opts.maxSubscribers, 100_000),
+    ...(opts.httpVhosts === undefined ? {} : { vhosts: listOption("--http-vhosts", opts.httpVhosts, VHOST, "a host name (no scheme or port)") }),
+    ...(opts.httpCorsdomain === undefined ? {} : { corsOrigins: listOption("--http-corsdomain", opts.httpCorsdomain, ORIGIN, "an origin: scheme://host[:port], no path") }),
+    exposeDevSeeds: opts.exposeDevSeeds === true,
+    ...(opts.maxClientSubscribers === undefined ? {} : { maxClientSubscribers: positiveOption("--max-client-subscribers", opts.maxClientSubscribers, 100_000) }),
+    mineQueue: positiveOption("--mine-queue", opts.mineQueue, 100_000_000),
+    ...(opts.clientMineQueue === undefined ? {} : { clientMineQueue: positiveOption("--client-mine-queue", opts.clientMineQueue, 100_000_000) }),
+  };
+}
+
+/** Why a node cannot listen, for the system errors a user can act on. */
+const LISTEN_HINTS: Readonly<Record<string, string>> = {
+  EADDRINUSE: "the port is in use (--port 0 picks a free one)",
+  EACCES: "not allowed to listen there (ports below 1024 need privileges; --port 0 picks a free one)",
+  ENOTFOUND: "--host is not an address of this machine",
+  EADDRNOTAVAIL: "--host is not an address of this machine",
+};
+
+/**
+ * The node started on `db` from `from` (a fixture imported first, every block verified). An
+ * imported block that does not verify is printed as replay prints a mismatch, exit 1, and null
+ * returned; the store is closed on any failure.
+ */
+async function startNode(db: ReturnType<typeof openStore>, from: NodeStart, settings: NodeSettings & Omit<Parameters<typeof runNode>[2], keyof NodeSettings>, opts: NodeOpts): Promise<Running | null> {
+  try {
+    return await runNode(db, from, settings);
+  } catch (err) {
+    if (err instanceof Stopped) {
+      const head = db.head();
+      err.kept = head === undefined ? "nothing imported" : opts.db === undefined ? `imported through height ${head.height} in memory, not kept` : `the store ${opts.db} holds every block through height ${head.height}; the node did not start`;
+    }
+    db.close();
+    if (err instanceof ImportMismatch) {
+      process.stdout.write(mismatchLines(opts.fixture!, err.mismatch).join("\n") + "\n");
+      process.exitCode = EXIT_REJECT;
+      return null;
+    }
+    if (err instanceof NodeInputError) {
+      const source = opts.fixture ?? opts.genesis ?? (opts.db === undefined ? "the devnet genesis" : `--db ${opts.db}`);
+      throw new UsageError(`${source}: ${err.message}`);
+    }
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== undefined && LISTEN_HINTS[code] !== undefined) throw new UsageError(`cannot listen on ${opts.host}:${settings.port}: ${code}: ${LISTEN_HINTS[code]}`);
+    throw (opts.db === undefined ? undefined : storeUsageError(opts.db, err)) ?? err;
+  }
+}
+
+/**
+ * Serves until SIGINT/SIGTERM (a clean shutdown) or until the store refuses a block (`onFatal`
+ * is handed the stop for that); returns that store failure, if any.
+ */
+async function serveUntilStopped(running: Running, log: Logger, onFatal: (stop: (err: Error) => void) => void): Promise<Error | undefined> {
+  let failure: Error | undefined;
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      log({ level: "info", msg: "stopping", signal, height: running.node.head().height.toString() });
+      void running.close().then(resolve);
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+    onFatal((err) => {
+      // The store refused a block: its head cannot be read any more (the ChainDb refuses until reopened).
+      failure = err;
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      void running.close().then(resolve);
     });
+  });
+  return failure;
 }
 
 /** A bound that must let something through: an integer from 1 to `max`. */
@@ -240,12 +274,8 @@ function positiveOption(name: string, text: string, max: number): number {
   return Number(text);
 }
 
-/** The devnet genesis --accounts and --balance describe; refused with a genesis of another origin, or beyond a u64 supply. */
+/** The devnet genesis --accounts and --balance describe; refused beyond a u64 supply. */
 function devnetGenesisOption(opts: NodeOpts): Uint8Array {
-  const given = opts.accounts !== undefined || opts.balance !== undefined;
-  if (given && (opts.fixture !== undefined || opts.genesis !== undefined)) {
-    throw new UsageError("--accounts and --balance shape the devnet genesis: not with --fixture or --genesis, which bring their own");
-  }
   const accounts = opts.accounts === undefined ? DEFAULT_DEV_ACCOUNTS : intOption("--accounts", opts.accounts, MAX_DEV_ACCOUNTS);
   const balance = opts.balance === undefined ? DEFAULT_DEV_BALANCE : decimalOption("--balance", opts.balance);
   const base = Object.values(DEFAULT_GENESIS["accounts"] as Record<string, { balance: string }>).reduce((sum, a) => sum + BigInt(a.balance), 0n);
@@ -271,7 +301,6 @@ function listOption(name: string, text: string, form: RegExp, what: string): str
  * --expose-devnet, and with it the warning to print (docs/node.md "Security model").
  */
 function exposureOption(opts: NodeOpts): string | undefined {
-  if (opts.exposeDevSeeds === true && opts.exposeDevnet !== true) throw new UsageError("--expose-dev-seeds serves the dev seeds off loopback: only with --expose-devnet");
   if (isLoopbackHost(opts.host)) return undefined;
   if (opts.exposeDevnet !== true) {
     throw new UsageError(

@@ -1,14 +1,10 @@
-// The proof commands (CIP-4 §5.4, §8.2, Appendix C), in workflow order:
-// `cbqs verify-proof <proof.json> --root <hex>`: standalone check of a state proof (single-key,
-// §8.2 batch, or an exclusion proof) against a state root. Exit 0 valid, 1 a well-formed proof that
-// does not verify, 2 unusable input (missing file, not JSON, not a well-formed proof document, bad
-// --root). The output says what was checked, step by step.
-// `cbqs prove-state`: the reference proof of one key — against a chain's own root (a fixture's
-// block, replayed; a store's head) or against a state dump committed as one batch — to check a
-// node's verifier against (and to give `verify-proof` an input).
-// `cbqs prove-tx` / `prove-receipt <fixture> --block N --index I`: the §5.4 inclusion proof of one
-// transaction / receipt of a fixture block; `cbqs verify-bmt-proof <proof> --root <hex>` checks it.
-import type { Command } from "commander";
+// `cbqs proof …` (CIP-4 §5.4, §8.2, Appendix C): `proof state` writes the reference proof of one
+// key — against a chain's own root (a fixture's block, replayed; a store's head) or against a state
+// dump committed as one batch — and `proof verify` checks a state proof (single-key, §8.2 batch,
+// or exclusion) against a trusted root, saying step by step what it checked; `proof tx` / `proof
+// receipt` write the §5.4 inclusion proof of one transaction / receipt of a fixture block, and
+// `proof verify-bmt` checks one. A verifier's exit 1 is only for a well-formed proof that does not
+// verify; anything unusable (a file, a proof document, a --root) is exit 2.
 import { bytesEqual, fromHex, toHex } from "../bytes.js";
 import { BLAKE3, SHA256 } from "../crypto/hash.js";
 import { inFile, inFileSteps, readDocumentSteps, readFixtureSteps, readJson } from "../harness/documents.js";
@@ -21,14 +17,16 @@ import { txHash } from "../chain/envelope.js";
 import { Output, writing } from "../json/write.js";
 import { finish, stoppable, watchSignals, type Steps } from "../steps.js";
 import { createStateCommitment, stateDbConfig } from "../../state/qmdb/index.js";
-import { proveKey, verifyStateProofDetailed, type Reconstruction } from "../../state/qmdb/proof.js";
+import { proveKey, verifyStateProofDetailed, type DetailedVerifyResult, type Reconstruction } from "../../state/qmdb/proof.js";
 import { MemoryStateStore } from "../../state/store/store.js";
 import { STATE_KEY_LENGTH } from "../../state/kv/interface.js";
-import { inclusionProofToJson, parseInclusionProof, rebuiltInclusionRoot, receiptLeaf, verifyInclusionProof } from "../../state/roots/roots.js";
+import { inclusionProofToJson, parseInclusionProof, rebuiltInclusionRoot, receiptLeaf, verifyInclusionProof, type InclusionProof } from "../../state/roots/roots.js";
 import { committedReceipt, loadReceiptJson } from "../chain/receipts.js";
 import { count } from "../format.js";
-import { EXIT_OK, EXIT_REJECT, exitCodes, oneLine, report, UsageError, outputOption } from "./common.js";
-import { decimalOption, mismatchLines, writeJson } from "./harness.js";
+import { decimalOption, EXIT_OK, EXIT_REJECT, exitCodes, oneLine, option, outputOption, report, requiredOption, UsageError } from "./common.js";
+import type { CommandSpec } from "./define.js";
+import { mismatchLines } from "./replay-report.js";
+import type { Mismatch } from "../harness/replay.js";
 import { openExistingStore, storeUsageError } from "./store.js";
 import { writesToStdout } from "../output-file.js";
 
@@ -68,63 +66,143 @@ function provedText(r: Reconstruction, proof: unknown): string {
 const APPENDIX_C_NOTE =
   'note: the ops_root alone is not the state_root: the "current" QMDB root combines it with the grafted root (CIP-4 Appendix C gap, docs/decisions.md)';
 
-export function register(program: Command): void {
-  registerVerifyProof(program);
-  registerProveState(program);
-  registerProveInclusion(program, "tx");
-  registerProveInclusion(program, "receipt");
-  registerVerifyBmtProof(program);
+interface VerifyOpts {
+  root: string;
+  hasher: string;
+  json?: boolean;
 }
 
-function registerVerifyProof(program: Command): void {
-  program
-    .command("verify-proof")
-    .description("verify a CIP-4 state proof (Appendix C, a §8.2 batch proof, or an exclusion proof) against a state root")
-    .argument("<proof.json>", "proof file (prove-state), or a node's /proof/account|actor|storage|multi answer as saved")
-    .requiredOption("--root <hex>", "trusted state root, 0x-prefixed 32-byte hex")
-    .option("--hasher <name>", "hash function of the database: blake3 (Cowboy state) or sha256", "blake3")
-    .option("--json", "print the result as JSON")
-    .addHelpText("after", exitCodes("the proof verifies", "a well-formed proof that does not verify", "unreadable file, malformed proof document, bad --root or --hasher"))
-    .action((file: string, opts: { root: string; hasher: string; json?: boolean }) => {
+/** A state proof's verdict against `root`: the proof document's proof, and what its verifier reconstructed. */
+interface ProofVerdict {
+  result: DetailedVerifyResult;
+  proof: unknown;
+  root: Uint8Array;
+}
+
+export const commands: Readonly<Record<string, CommandSpec>> = {
+  verify: {
+    description: "verify a CIP-4 state proof (Appendix C, a §8.2 batch proof, or an exclusion proof) against a state root",
+    arguments: [["<proof.json>", "proof file (proof state), or a node's /proof/account|actor|storage|multi answer as saved"]],
+    options: () => [
+      requiredOption("--root <hex>", "trusted state root, 0x-prefixed 32-byte hex"),
+      option("--hasher <name>", "hash function of the database: blake3 (Cowboy state) or sha256", "blake3"),
+      option("--json", "print the result as JSON"),
+    ],
+    exits: exitCodes("the proof verifies", "a well-formed proof that does not verify", "unreadable file, malformed proof document, bad --root or --hasher"),
+    action: (file: string, opts: VerifyOpts) => {
       const hasher = HASHERS[opts.hasher as keyof typeof HASHERS];
       if (hasher === undefined) throw new UsageError(`--hasher must be blake3 or sha256 (got ${echo(opts.hasher)})`);
-      const root = fromHex(opts.root, 32, "--root");
-      const doc = readJson(file);
-      notAProof(file, doc);
-      const { proof, base, answer } = proofOf(doc);
-      let result = verifyStateProofDetailed(proof, root, stateDbConfig(hasher));
-      if (!result.valid && result.malformed) throw new InputError(file, base + result.path.slice(1), result.problem);
-      // A node's single-key answer names the key it was asked for: it must be the proven one.
-      const asked = answer?.["key"];
-      const provenKey = (proof as { key?: unknown }).key;
-      if (result.valid && typeof asked === "string" && asked !== provenKey) {
-        result = { valid: false, malformed: false, reconstruction: result.reconstruction, reason: `the answer's key ${echo(asked, 120)} is not the proven key ${echo(String(provenKey), 120)}` };
+      const verdict = verifyProofFile(file, fromHex(opts.root, 32, "--root"), hasher);
+      report(opts.json === true, proofVerdictText(verdict), proofVerdictJson(verdict));
+      process.exitCode = verdict.result.valid ? EXIT_OK : EXIT_REJECT;
+    },
+  },
+
+  state: {
+    description:
+      "write the CIP-4 Appendix C proof of one key and print the root it verifies against: of a chain's block " +
+      "(<fixture> --height h: replayed, every root checked; --db: a store's head), or of a state dump committed as one batch (like t8n's pre-state)",
+    arguments: [["[file]", "a cbqs-fixture/v1 (.json or .json.gz, with --height) or a cbqs-state-dump/v1 file (t8n --output.alloc, state dump -o)"]],
+    options: () => [
+      requiredOption("--key <hex>", "state key, 0x-prefixed 54-byte hex (absent key: an exclusion proof)"),
+      option("--height <h>", "with a fixture: prove at its last block at or below this height, against that block's state_root"),
+      option("--db <dir>", "prove against the head of this store (no file)"),
+      outputOption("-o, --output <file>", "proof file; - is stdout (then the root goes to stderr)", "-"),
+    ],
+    rules: [
+      { oneOf: ["[file]", "--db"], message: "give either a file or --db <dir>" },
+      { conflicts: ["--height", "--db"], message: "--height needs a fixture; --db proves at the store's head" },
+    ],
+    exits: exitCodes(
+      "the proof is written and the root printed",
+      "a fixture does not replay to its own expected values up to the height (no proof written)",
+      "unreadable or malformed input, bad --key or --height, a store in use or empty, unwritable output",
+      "no proof is written",
+    ),
+    action: async (file: string | undefined, opts: { key: string; height?: string; db?: string; output: string }) => {
+      const key = fromHex(opts.key, STATE_KEY_LENGTH, "--key");
+      const height = opts.height === undefined ? undefined : decimalOption("--height", opts.height);
+      const proved = opts.db !== undefined ? proveAtStoreHead(opts.db, key) : await proveInFile(file!, key, height);
+      if ("mismatch" in proved) {
+        process.stderr.write(mismatchLines(file!, proved.mismatch).join("\n") + "\n");
+        process.exitCode = EXIT_REJECT;
+        return;
       }
-      const r = result.reconstruction;
-      const steps = r === undefined ? [] : checkedSteps(r, root);
-      const proved = result.valid && r !== undefined ? [`  proved: ${provedText(r, proof)}`] : [];
-      const human = [result.valid ? "valid" : `invalid: ${result.reason}`, ...steps.map((s) => `  checked: ${s}`), ...proved, ...(r ? [`  ${APPENDIX_C_NOTE}`] : [])].join("\n");
-      const json = {
-        valid: result.valid,
-        ...(result.valid ? {} : { reason: result.reason }),
-        ...(r === undefined
-          ? {}
-          : {
-              kind: r.kind,
-              keys: r.keys.map((k) => ({ key: toHex(k.key), loc: String(k.loc) })),
-              checked: {
-                grafted_root: toHex(r.graftedRoot),
-                ops_root: toHex(r.opsRoot),
-                partial: r.partial === undefined ? null : { next_bit: String(r.partial.nextBit), digest: toHex(r.partial.digest) },
-                combined_root: toHex(r.root),
-                state_root: toHex(root),
-              },
-              steps,
-            }),
-      };
-      report(opts.json === true, human, json);
-      process.exitCode = result.valid ? EXIT_OK : EXIT_REJECT;
-    });
+      writeJson(opts.output, proved.proof);
+      const toStdout = writesToStdout(opts.output); // -o - or -o /dev/stdout: the same, stdout holds the proof alone
+      (toStdout ? process.stderr : process.stdout).write(`${toStdout ? "state root: " : ""}${toHex(proved.root)}\n`);
+      process.exitCode = EXIT_OK;
+    },
+  },
+
+  tx: proveInclusionSpec("tx"),
+  receipt: proveInclusionSpec("receipt"),
+
+  "verify-bmt": {
+    description: "verify a CIP-4 §5.4 transaction or receipt inclusion proof (JSON) against a tx_root or receipt_root",
+    arguments: [["<proof>", "proof file (proof tx / proof receipt)"]],
+    options: () => [requiredOption("--root <hex>", "trusted tx_root or receipt_root, 0x-prefixed 32-byte hex"), option("--json", "print the result as JSON")],
+    exits: exitCodes("the proof verifies", "a well-formed proof that does not verify", "unreadable or malformed proof document, bad --root"),
+    action: (file: string, opts: { root: string; json?: boolean }) => {
+      const verdict = verifyBmtFile(file, fromHex(opts.root, 32, "--root"));
+      report(opts.json === true, bmtVerdictText(verdict), bmtVerdictJson(verdict));
+      process.exitCode = verdict.valid ? EXIT_OK : EXIT_REJECT;
+    },
+  },
+};
+
+function writeJson(path: string, value: unknown): void {
+  writing(new Output(path), (out) => out.write(JSON.stringify(value, null, 2) + "\n"));
+}
+
+/** A proof file (or a node's proof answer) checked against `root`; a malformed proof is unusable input naming the file. */
+function verifyProofFile(file: string, root: Uint8Array, hasher: (typeof HASHERS)[keyof typeof HASHERS]): ProofVerdict {
+  const doc = readJson(file);
+  notAProof(file, doc);
+  const { proof, base, answer } = proofOf(doc);
+  let result = verifyStateProofDetailed(proof, root, stateDbConfig(hasher));
+  if (!result.valid && result.malformed) throw new InputError(file, base + result.path.slice(1), result.problem);
+  // A node's single-key answer names the key it was asked for: it must be the proven one.
+  const asked = answer?.["key"];
+  const provenKey = (proof as { key?: unknown }).key;
+  if (result.valid && typeof asked === "string" && asked !== provenKey) {
+    result = { valid: false, malformed: false, reconstruction: result.reconstruction, reason: `the answer's key ${echo(asked, 120)} is not the proven key ${echo(String(provenKey), 120)}` };
+  }
+  return { result, proof, root };
+}
+
+function reconstructionOf(v: ProofVerdict): Reconstruction | undefined {
+  return "reconstruction" in v.result ? v.result.reconstruction : undefined;
+}
+
+/** The verdict line, then what was checked and proved, indented. */
+function proofVerdictText(v: ProofVerdict): string {
+  const r = reconstructionOf(v);
+  const steps = r === undefined ? [] : checkedSteps(r, v.root);
+  const proved = v.result.valid && r !== undefined ? [`  proved: ${provedText(r, v.proof)}`] : [];
+  return [v.result.valid ? "valid" : `invalid: ${v.result.reason}`, ...steps.map((s) => `  checked: ${s}`), ...proved, ...(r ? [`  ${APPENDIX_C_NOTE}`] : [])].join("\n");
+}
+
+function proofVerdictJson(v: ProofVerdict): unknown {
+  const r = reconstructionOf(v);
+  return {
+    valid: v.result.valid,
+    ...(v.result.valid ? {} : { reason: v.result.reason }),
+    ...(r === undefined
+      ? {}
+      : {
+          kind: r.kind,
+          keys: r.keys.map((k) => ({ key: toHex(k.key), loc: String(k.loc) })),
+          checked: {
+            grafted_root: toHex(r.graftedRoot),
+            ops_root: toHex(r.opsRoot),
+            partial: r.partial === undefined ? null : { next_bit: String(r.partial.nextBit), digest: toHex(r.partial.digest) },
+            combined_root: toHex(r.root),
+            state_root: toHex(v.root),
+          },
+          steps: checkedSteps(r, v.root),
+        }),
+  };
 }
 
 /**
@@ -141,64 +219,24 @@ function notAProof(file: string, doc: unknown): void {
   }
 }
 
-function registerProveState(program: Command): void {
-  program
-    .command("prove-state")
-    .description(
-      "write the CIP-4 Appendix C proof of one key and print the root it verifies against: of a chain's block " +
-        "(<fixture> --height h: replayed, every root checked; --db: a store's head), or of a state dump committed as one batch (like t8n's pre-state)",
-    )
-    .argument("[file]", "a cbqs-fixture/v1 (.json or .json.gz, with --height) or a cbqs-state-dump/v1 file (t8n --output.alloc, state dump -o)")
-    .requiredOption("--key <hex>", "state key, 0x-prefixed 54-byte hex (absent key: an exclusion proof)")
-    .option("--height <h>", "with a fixture: prove at its last block at or below this height, against that block's state_root")
-    .option("--db <dir>", "prove against the head of this store (no file)")
-    .addOption(outputOption("-o, --output <file>", "proof file; - is stdout (then the root goes to stderr)", "-"))
-    .addHelpText(
-      "after",
-      exitCodes(
-        "the proof is written and the root printed",
-        "a fixture does not replay to its own expected values up to the height (no proof written)",
-        "unreadable or malformed input, bad --key or --height, a store in use or empty, unwritable output",
-        "no proof is written",
-      ),
-    )
-    .action(async (file: string | undefined, opts: { key: string; height?: string; db?: string; output: string }) => {
-      const key = fromHex(opts.key, STATE_KEY_LENGTH, "--key");
-      if ((file === undefined) === (opts.db === undefined)) throw new UsageError("give either a file or --db <dir>");
-      const height = opts.height === undefined ? undefined : decimalOption("--height", opts.height);
-      let result: { root: Uint8Array; proof: unknown };
-      if (opts.db !== undefined) {
-        if (height !== undefined) throw new UsageError("--height needs a fixture; --db proves at the store's head");
-        result = proveAtStoreHead(opts.db, key);
-      } else {
-        watchSignals();
-        const doc = await stoppable(readDocumentSteps(file!, ["fixture", "dump"]));
-        if (doc.kind === "fixture") {
-          if (height === undefined) throw new UsageError(`${file}: a fixture needs --height (the block whose state_root to prove against)`);
-          const proved = await stoppable(inFileSteps(file!, proveAtHeightSteps(doc.fixture, height, key)));
-          if ("mismatch" in proved) {
-            process.stderr.write(mismatchLines(file!, proved.mismatch).join("\n") + "\n");
-            process.exitCode = EXIT_REJECT;
-            return;
-          }
-          result = proved;
-        } else {
-          if (height !== undefined) throw new UsageError(`${file}: --height needs a fixture; a state dump has one state`);
-          if (doc.kind !== "dump") throw new Error("unreachable");
-          result = await stoppable(proveStateKeySteps(doc.entries, key));
-          if (doc.stateRoot !== undefined && !bytesEqual(doc.stateRoot, result.root)) {
-            process.stderr.write(
-              `note: ${file} names state_root ${toHex(doc.stateRoot)}; this proof is against ${toHex(result.root)}, its entries committed as one batch ` +
-                "(docs/fixtures.md §4). For a proof against a chain's own root use <fixture> --height <h> or --db <dir>.\n",
-            );
-          }
-        }
-      }
-      writing(new Output(opts.output), (out) => out.write(JSON.stringify(result.proof, null, 2) + "\n"));
-      const toStdout = writesToStdout(opts.output); // -o - or -o /dev/stdout: the same, stdout holds the proof alone
-      (toStdout ? process.stderr : process.stdout).write(`${toStdout ? "state root: " : ""}${toHex(result.root)}\n`);
-      process.exitCode = EXIT_OK;
-    });
+/** `proof state <file>`: of a fixture at --height (replayed; a mismatch on the way instead), or of a dump committed as one batch. */
+async function proveInFile(file: string, key: Uint8Array, height: bigint | undefined): Promise<{ root: Uint8Array; proof: unknown } | { mismatch: Mismatch }> {
+  watchSignals();
+  const doc = await stoppable(readDocumentSteps(file, ["fixture", "dump"]));
+  if (doc.kind === "fixture") {
+    if (height === undefined) throw new UsageError(`${file}: a fixture needs --height (the block whose state_root to prove against)`);
+    return stoppable(inFileSteps(file, proveAtHeightSteps(doc.fixture, height, key)));
+  }
+  if (height !== undefined) throw new UsageError(`${file}: --height needs a fixture; a state dump has one state`);
+  if (doc.kind !== "dump") throw new Error("unreachable");
+  const result = await stoppable(proveStateKeySteps(doc.entries, key));
+  if (doc.stateRoot !== undefined && !bytesEqual(doc.stateRoot, result.root)) {
+    process.stderr.write(
+      `note: ${file} names state_root ${toHex(doc.stateRoot)}; this proof is against ${toHex(result.root)}, its entries committed as one batch ` +
+        "(docs/fixtures.md §4). For a proof against a chain's own root use <fixture> --height <h> or --db <dir>.\n",
+    );
+  }
+  return result;
 }
 
 function proveAtStoreHead(dir: string, key: Uint8Array): { root: Uint8Array; proof: unknown } {
@@ -214,25 +252,24 @@ function proveAtStoreHead(dir: string, key: Uint8Array): { root: Uint8Array; pro
   }
 }
 
-function registerProveInclusion(program: Command, kind: InclusionKind): void {
+/** `proof tx` and `proof receipt`: the inclusion proof of one transaction or receipt of a fixture block. */
+function proveInclusionSpec(kind: InclusionKind): CommandSpec {
   const what = kind === "tx" ? "transaction" : "receipt";
-  program
-    .command(`prove-${kind}`)
-    .description(`write the CIP-4 §5.4 inclusion proof of one ${what} of a fixture block (checked by verify-bmt-proof against its ${kind}_root)`)
-    .argument("<fixture>", "fixture file (.json or .json.gz)")
-    .requiredOption("--block <n>", "height of the block")
-    .requiredOption("--index <i>", `position of the ${what} in the block`)
-    .addOption(outputOption("-o, --output <file>", "proof file; - is stdout (with a file, the proven root is printed)", "-"))
-    .addHelpText(
-      "after",
-      exitCodes(
-        "the proof is written",
-        `the fixture's ${kind}_root is not the root of its own ${kind === "tx" ? "transactions" : "receipts"} (no proof written)`,
-        "unreadable or malformed fixture, no such block or index, unwritable output",
-        "while the fixture is read, no proof is written",
-      ),
-    )
-    .action(async (file: string, opts: { block: string; index: string; output: string }) => {
+  return {
+    description: `write the CIP-4 §5.4 inclusion proof of one ${what} of a fixture block (checked by proof verify-bmt against its ${kind}_root)`,
+    arguments: [["<fixture>", "fixture file (.json or .json.gz)"]],
+    options: () => [
+      requiredOption("--block <n>", "height of the block"),
+      requiredOption("--index <i>", `position of the ${what} in the block`),
+      outputOption("-o, --output <file>", "proof file; - is stdout (with a file, the proven root is printed)", "-"),
+    ],
+    exits: exitCodes(
+      "the proof is written",
+      `the fixture's ${kind}_root is not the root of its own ${kind === "tx" ? "transactions" : "receipts"} (no proof written)`,
+      "unreadable or malformed fixture, no such block or index, unwritable output",
+      "while the fixture is read, no proof is written",
+    ),
+    action: async (file: string, opts: { block: string; index: string; output: string }) => {
       watchSignals();
       const height = decimalOption("--block", opts.block);
       const index = decimalOption("--index", opts.index);
@@ -251,7 +288,8 @@ function registerProveInclusion(program: Command, kind: InclusionKind): void {
       writeJson(opts.output, json);
       if (!writesToStdout(opts.output)) process.stdout.write(`${json.root}\n`);
       process.exitCode = EXIT_OK;
-    });
+    },
+  };
 }
 
 /**
@@ -288,43 +326,53 @@ function proofOf(json: unknown): { proof: unknown; base: string; answer?: Record
   return { proof: json, base: "$" };
 }
 
-function registerVerifyBmtProof(program: Command): void {
-  program
-    .command("verify-bmt-proof")
-    .description("verify a CIP-4 §5.4 transaction or receipt inclusion proof (JSON) against a tx_root or receipt_root")
-    .argument("<proof>", "proof file (prove-tx / prove-receipt)")
-    .requiredOption("--root <hex>", "trusted tx_root or receipt_root, 0x-prefixed 32-byte hex")
-    .option("--json", "print the result as JSON")
-    .addHelpText("after", exitCodes("the proof verifies", "a well-formed proof that does not verify", "unreadable or malformed proof document, bad --root"))
-    .action((file: string, opts: { root: string; json?: boolean }) => {
-      const root = fromHex(opts.root, 32, "--root");
-      const { proof: json, base, answer } = proofOf(readJson(file));
-      const proof = inFile(file, () => {
-        try {
-          return parseInclusionProof(json);
-        } catch (err) {
-          throw new InputError(file, base, (err as Error).message);
-        }
-      });
-      const rebuilds = verifyInclusionProof(proof, root);
-      let valid = rebuilds;
-      let reason = valid ? "" : "the leaf and siblings do not rebuild the given root";
-      // A node's /proof/tx or /proof/receipt answer carries what it proves: it must be the leaf.
-      const leafCheck = answer === undefined ? undefined : inFile(file, () => answerLeafCheck(answer, proof.leafHash));
-      if (leafCheck !== undefined && !leafCheck.ok && valid) {
-        valid = false;
-        reason = leafCheck.checked;
-      }
-      // What was checked follows the verdict, indented; on a failure, what they rebuild instead,
-      // as verify-proof shows its computed root.
-      const rebuilt = rebuiltInclusionRoot(proof);
-      const instead = rebuilt === null ? "they are not a path of a tree of that many leaves" : `they rebuild ${toHex(rebuilt)}`;
-      const path = `  checked: leaf ${toHex(proof.leafHash)} (index ${proof.leafIndex} of ${count(proof.leafCount, "leaf", "leaves")}) and ${count(proof.siblings.length, "sibling")} ${rebuilds ? "rebuild the root" : "do not rebuild the root"} ${toHex(root)}${rebuilds ? "" : `: ${instead}`}`;
-      // The verdict line names the failed check, as verify-proof's does ("invalid: <reason>").
-      const human = [valid ? "valid" : `invalid: ${reason}`, path, ...(leafCheck === undefined ? [] : [`  checked: ${leafCheck.checked}`]), ...(leafCheck?.note === undefined ? [] : [`  note: ${leafCheck.note}`])].join("\n");
-      report(opts.json === true, human, { valid, ...(valid ? {} : { reason, rebuilt: rebuilt === null ? null : toHex(rebuilt) }), leaf_hash: toHex(proof.leafHash), leaf_index: String(proof.leafIndex), leaf_count: String(proof.leafCount), root: toHex(root) });
-      process.exitCode = valid ? EXIT_OK : EXIT_REJECT;
-    });
+/** An inclusion proof's verdict against `root`: whether it holds (and why not), and what was checked. */
+interface BmtVerdict {
+  proof: InclusionProof;
+  root: Uint8Array;
+  rebuilds: boolean;
+  valid: boolean;
+  reason: string;
+  leafCheck: { ok: boolean; checked: string; note?: string } | undefined;
+}
+
+/** A proof file (or a node's /proof/tx or /proof/receipt answer) checked against `root`. */
+function verifyBmtFile(file: string, root: Uint8Array): BmtVerdict {
+  const { proof: json, base, answer } = proofOf(readJson(file));
+  const proof = inFile(file, () => {
+    try {
+      return parseInclusionProof(json);
+    } catch (err) {
+      throw new InputError(file, base, (err as Error).message);
+    }
+  });
+  const rebuilds = verifyInclusionProof(proof, root);
+  // A node's answer carries what it proves: it must be the leaf.
+  const leafCheck = answer === undefined ? undefined : inFile(file, () => answerLeafCheck(answer, proof.leafHash));
+  if (!rebuilds) return { proof, root, rebuilds, valid: false, reason: "the leaf and siblings do not rebuild the given root", leafCheck };
+  if (leafCheck !== undefined && !leafCheck.ok) return { proof, root, rebuilds, valid: false, reason: leafCheck.checked, leafCheck };
+  return { proof, root, rebuilds, valid: true, reason: "", leafCheck };
+}
+
+/** The verdict line, naming the failed check as proof verify's does ("invalid: <reason>"), then what was checked; on a failure, what the path rebuilds instead. */
+function bmtVerdictText(v: BmtVerdict): string {
+  const { proof, root, rebuilds, leafCheck } = v;
+  const rebuilt = rebuiltInclusionRoot(proof);
+  const instead = rebuilt === null ? "they are not a path of a tree of that many leaves" : `they rebuild ${toHex(rebuilt)}`;
+  const path = `  checked: leaf ${toHex(proof.leafHash)} (index ${proof.leafIndex} of ${count(proof.leafCount, "leaf", "leaves")}) and ${count(proof.siblings.length, "sibling")} ${rebuilds ? "rebuild the root" : "do not rebuild the root"} ${toHex(root)}${rebuilds ? "" : `: ${instead}`}`;
+  return [v.valid ? "valid" : `invalid: ${v.reason}`, path, ...(leafCheck === undefined ? [] : [`  checked: ${leafCheck.checked}`]), ...(leafCheck?.note === undefined ? [] : [`  note: ${leafCheck.note}`])].join("\n");
+}
+
+function bmtVerdictJson(v: BmtVerdict): unknown {
+  const rebuilt = rebuiltInclusionRoot(v.proof);
+  return {
+    valid: v.valid,
+    ...(v.valid ? {} : { reason: v.reason, rebuilt: rebuilt === null ? null : toHex(rebuilt) }),
+    leaf_hash: toHex(v.proof.leafHash),
+    leaf_index: String(v.proof.leafIndex),
+    leaf_count: String(v.proof.leafCount),
+    root: toHex(v.root),
+  };
 }
 
 /**

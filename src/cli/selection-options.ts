@@ -1,11 +1,10 @@
 // The corpus selection options `replay` and `consume` share (docs/fixtures.md "Test ids, the
 // index and selection"): -k, --instruction, --error, --shard and --list, and the INDEX lines a
 // directory that differs from its index.json prints. Loads no harness code until it runs.
-import type { Command } from "commander";
+import type { Option } from "commander";
 import { echo } from "../bounds.js";
-import type { CorpusFile } from "../harness/corpus.js";
 import type { IndexFailure, Selection } from "../harness/selection.js";
-import { oneLine, repeatable, UsageError } from "./common.js";
+import { EXIT_OK, EXIT_REJECT, oneLine, option, repeatableOption, UsageError } from "./common.js";
 
 export interface SelectionOpts {
   k?: string;
@@ -15,13 +14,14 @@ export interface SelectionOpts {
   list?: boolean;
 }
 
-export function addSelectionOptions(command: Command, verb: string): Command {
-  return command
-    .option("-k <pattern>", "only fixtures whose test id (path relative to the corpus directory) matches this regular expression or substring")
-    .option("--instruction <name>", "only fixtures exercising this transaction kind (CreateStream, Gov.SetParam, Transfer…; repeatable: any of them), from the corpus index", repeatable)
-    .option("--error <name>", "only fixtures with a receipt of this error name (repeatable: any of them), from the corpus index", repeatable)
-    .option("--shard <i/n>", `${verb} shard i of n of the selected fixtures: every n-th by sorted file name, from the i-th (CI matrices)`)
-    .option("--list", `print the test ids that would be ${verb === "replay" ? "replayed" : "consumed"}, one per line, and exit`);
+export function selectionOptions(verb: "replay" | "consume"): Option[] {
+  return [
+    option("-k <pattern>", "only fixtures whose test id (path relative to the corpus directory) matches this regular expression or substring"),
+    repeatableOption("--instruction <name>", "only fixtures exercising this transaction kind (CreateStream, Gov.SetParam, Transfer…; repeatable: any of them), from the corpus index"),
+    repeatableOption("--error <name>", "only fixtures with a receipt of this error name (repeatable: any of them), from the corpus index"),
+    option("--shard <i/n>", `${verb} shard i of n of the selected fixtures: every n-th by sorted file name, from the i-th (CI matrices)`),
+    option("--list", `print the test ids that would be ${verb === "replay" ? "replayed" : "consumed"}, one per line, and exit`),
+  ];
 }
 
 /** The fixtures `targets` and the options select; bad options are usage errors. */
@@ -55,9 +55,10 @@ export async function selectFromOptions(targets: readonly string[], o: Selection
   return selected;
 }
 
-/** `--list`: the ids, one per line. */
-export function printList(files: readonly CorpusFile[]): void {
-  process.stdout.write(files.map((f) => `${oneLine(f.id)}\n`).join(""));
+/** `--list`: the ids, one per line, then the differences from the corpus index (exit 1 when there are any). */
+export function printList(selection: Selection): void {
+  process.stdout.write(selection.files.map((f) => `${oneLine(f.id)}\n`).join("") + indexFailureLines(selection.indexFailures));
+  process.exitCode = selection.indexFailures.length > 0 ? EXIT_REJECT : EXIT_OK;
 }
 
 /** One line per difference between a directory and its index, on stdout with the mismatches. */

@@ -4,12 +4,12 @@
 // (corrupt, truncated, foreign, or its rebuilt root is not its block's state_root) — the target
 // is then left exactly as it was.
 import { echo } from "../bounds.js";
-import type { Command } from "commander";
 import { fromHex, toHex } from "../bytes.js";
 import type { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { AnchorMismatch, exportSnapshotSteps, importSnapshotSteps, SnapshotError } from "../node/snapshot.js";
 import { stoppable, watchSignals } from "../steps.js";
-import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError, outputOption } from "./common.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, option, outputOption, requiredOption, UsageError } from "./common.js";
+import type { CommandSpec } from "./define.js";
 import { openExistingStore, storeUsageError } from "./store.js";
 import { writesToStdout } from "../output-file.js";
 
@@ -61,28 +61,16 @@ export async function importSnapshotCli(file: string, db: string, trusted: Uint8
   }
 }
 
-export function register(program: Command): void {
-  const snapshot = program
-    .command("snapshot")
-    .description("state snapshots for fast sync (CIP-4 §8.1): export from a store, import into an empty one")
-    .addHelpText("after", exitCodes(
-        "export: the snapshot is written; import: the store is rebuilt from it",
-        "import: the snapshot's block is not --trusted-block-hash (nothing is written)",
-        "export: no store, an empty or busy one, a pruned block, an unwritable file; import: an unusable or foreign snapshot, a target holding a chain; an unknown subcommand",
-        "no snapshot file is written and no store is changed",
-      ));
-
-  snapshot
-    .command("export")
-    .description("write the snapshot of the store's head (or of a retained block) to a file")
-    .requiredOption("--db <dir>", "the store")
-    .addOption(outputOption("-o, --output <file>", "snapshot file to write (a binary file; a new or regular file is written to a temporary name and renamed into place)").makeOptionMandatory())
-    .option("--height <h>", "a committed block whose operations are not pruned yet; without it, the head")
-    .addHelpText(
-      "after",
-      exitCodes("the snapshot is written", "(not used)", "no store or an empty one, a store in use, a block whose state is pruned, an unwritable file", "no snapshot file is written; the store is closed unchanged"),
-    )
-    .action(async (opts: { db: string; output: string; height?: string }) => {
+export const commands: Readonly<Record<string, CommandSpec>> = {
+  export: {
+    description: "write the snapshot of the store's head (or of a retained block) to a file",
+    options: () => [
+      requiredOption("--db <dir>", "the store"),
+      outputOption("-o, --output <file>", "snapshot file to write (a binary file; a new or regular file is written to a temporary name and renamed into place)").makeOptionMandatory(),
+      option("--height <h>", "a committed block whose operations are not pruned yet; without it, the head"),
+    ],
+    exits: exitCodes("the snapshot is written", "(not used)", "no store or an empty one, a store in use, a block whose state is pruned, an unwritable file", "no snapshot file is written; the store is closed unchanged"),
+    action: async (opts: { db: string; output: string; height?: string }) => {
       watchSignals();
       if (opts.height !== undefined && !/^[0-9]{1,20}$/.test(opts.height)) throw new UsageError(`--height must be a block height (got ${echo(opts.height)})`);
       const db = openExistingStore(opts.db) as LmdbChainDb;
@@ -93,26 +81,23 @@ export function register(program: Command): void {
         db.close();
       }
       process.exitCode = EXIT_OK;
-    });
+    },
+  },
 
-  snapshot
-    .command("import")
-    .description("rebuild a store from a snapshot after checking its checksum, its chain and its state root; replay --db then continues from the block after it")
-    .argument("<file>", "snapshot file; - is the standard input (read once, in order)")
-    .requiredOption("--db <dir>", "target store: absent, empty, or not yet holding a chain")
-    .option("--trusted-block-hash <0x…>", TRUSTED_BLOCK_HASH_HELP)
-    .addHelpText(
-      "after",
-      exitCodes(
-        "the snapshot is imported",
-        "the snapshot's block is not --trusted-block-hash (nothing is written)",
-        "unreadable, corrupt, truncated or foreign snapshot, a rebuilt root that is not its block's state_root, a target holding a chain (the target is left as it was)",
-        "the target is left as it was (the partly rebuilt store is removed)",
-      ),
-    )
-    .action(async (file: string, opts: { db: string; trustedBlockHash?: string }) => {
+  import: {
+    description: "rebuild a store from a snapshot after checking its checksum, its chain and its state root; replay --db then continues from the block after it",
+    arguments: [["<file>", "snapshot file; - is the standard input (read once, in order)"]],
+    options: () => [requiredOption("--db <dir>", "target store: absent, empty, or not yet holding a chain"), option("--trusted-block-hash <0x…>", TRUSTED_BLOCK_HASH_HELP)],
+    exits: exitCodes(
+      "the snapshot is imported",
+      "the snapshot's block is not --trusted-block-hash (nothing is written)",
+      "unreadable, corrupt, truncated or foreign snapshot, a rebuilt root that is not its block's state_root, a target holding a chain (the target is left as it was)",
+      "the target is left as it was (the partly rebuilt store is removed)",
+    ),
+    action: async (file: string, opts: { db: string; trustedBlockHash?: string }) => {
       const trusted = trustedBlockHash(opts.trustedBlockHash);
       watchSignals();
       if (await importSnapshotCli(file, opts.db, trusted)) process.exitCode = EXIT_OK;
-    });
-}
+    },
+  },
+};

@@ -2,7 +2,6 @@
 // A dump's state comes from a dump or alloc file, from replaying a fixture (or a scenario, filled
 // to one first) from genesis up to a height, or from a persistent store (--db: its head).
 import { echo } from "../bounds.js";
-import type { Command } from "commander";
 import { fromHex, HexError } from "../bytes.js";
 import { GenesisError } from "../engine/errors.js";
 import { allDivergences, dumpHeaderNote, pathText, show } from "../harness/diff.js";
@@ -18,8 +17,9 @@ import type { Scenario } from "../scenario/parse.js";
 import { resolveStreamKey } from "../scenario/refs.js";
 import { diffDumps, diffIsEmpty, dumpEntryViews, dumpHeader, type DumpEntry } from "../../state/kv/dump.js";
 import type { StateStore } from "../../state/kv/interface.js";
-import { EXIT_OK, EXIT_REJECT, exitCodes, jsonReplacer, oneLine, report, UsageError, outputOption, repeatable } from "./common.js";
-import { mismatchLines } from "./harness.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, jsonReplacer, oneLine, option, outputOption, repeatableOption, report, UsageError } from "./common.js";
+import type { CommandSpec } from "./define.js";
+import { mismatchLines } from "./replay-report.js";
 import { openExistingStore, usingStore } from "./store.js";
 import { keeping, stoppable, watchSignals, type Steps } from "../steps.js";
 import { writesToStdout } from "../output-file.js";
@@ -202,49 +202,39 @@ async function readDumpDocument(file: string): Promise<Extract<Document, { kind:
   return doc;
 }
 
-export function register(program: Command): void {
-  const state = program
-    .command("state")
-    .description("state dumps (CIP-4 keys and values, decoded) and their differences")
-    .addHelpText("after", exitCodes(
-        "dump: the dump is written; diff: the two states are equal",
-        "dump: a fixture or scenario does not replay to its own expected values; diff: the states differ",
-        "unusable input (one error line naming the file and JSON path), bad options, an unknown subcommand",
-        "no file is written (a dump to stdout keeps the entries printed so far)",
-      ));
-
-  state
-    .command("dump [file]")
-    .description(
+export const commands: Readonly<Record<string, CommandSpec>> = {
+  dump: {
+    description:
       "print the canonical dump (sorted keys, lowercase hex, decoded views) of a dump/alloc file, or of the state " +
-        "a cbqs-fixture/v1 (.json or .json.gz) or cbqs-scenario/v1 reaches by replay from genesis",
-    )
-    .option(
-      "--height <n>",
-      "fixture/scenario: the state after the last block at or below this height (heights are sparse; " +
-        "the dump's \"height\" names the block reached, 0 = genesis); default: the last block",
-    )
-    .option("--stream <id>", "only this stream's record: 0x id, owner:0x<addr>/nonce:<n> or key_stream_of:<ref> (repeatable)", repeatable)
-    .option("--provider <addr>", "only this provider's record and account (repeatable)", repeatable)
-    .option("--account <addr>", "only the keys stored under this address (repeatable)", repeatable)
-    .option("--owner <addr>", "only this owner's streams, stream count and account (repeatable)", repeatable)
-    .option("--db <dir>", "dump the committed state of this store (its head) instead of a file")
-    .addOption(outputOption("-o, --output <file>", "output file; - is stdout", "-"))
-    .addHelpText(
-      "after",
-      exitCodes(
-        "the dump is written",
-        "a fixture or scenario does not replay to its own expected values before the height",
-        "unreadable or malformed input, bad --height or filter, unwritable output, a store in use or empty",
-        "no file is written (on stdout, the entries so far); a store is closed unchanged",
+      "a cbqs-fixture/v1 (.json or .json.gz) or cbqs-scenario/v1 reaches by replay from genesis",
+    arguments: [["[file]"]],
+    options: () => [
+      option(
+        "--height <n>",
+        "fixture/scenario: the state after the last block at or below this height (heights are sparse; " +
+          "the dump's \"height\" names the block reached, 0 = genesis); default: the last block",
       ),
-    )
-    .action(async (file: string | undefined, opts: FilterOptions & { height?: string; output: string; db?: string }) => {
+      repeatableOption("--stream <id>", "only this stream's record: 0x id, owner:0x<addr>/nonce:<n> or key_stream_of:<ref> (repeatable)"),
+      repeatableOption("--provider <addr>", "only this provider's record and account (repeatable)"),
+      repeatableOption("--account <addr>", "only the keys stored under this address (repeatable)"),
+      repeatableOption("--owner <addr>", "only this owner's streams, stream count and account (repeatable)"),
+      option("--db <dir>", "dump the committed state of this store (its head) instead of a file"),
+      outputOption("-o, --output <file>", "output file; - is stdout", "-"),
+    ],
+    rules: [
+      { oneOf: ["[file]", "--db"], message: "give either a file or --db <dir>" },
+      { conflicts: ["--height", "--db"], message: "--height needs a fixture or scenario; --db dumps the store's head" },
+    ],
+    exits: exitCodes(
+      "the dump is written",
+      "a fixture or scenario does not replay to its own expected values before the height",
+      "unreadable or malformed input, bad --height or filter, unwritable output, a store in use or empty",
+      "no file is written (on stdout, the entries so far); a store is closed unchanged",
+    ),
+    action: async (file: string | undefined, opts: FilterOptions & { height?: string; output: string; db?: string }) => {
       watchSignals();
       const height = opts.height === undefined ? undefined : parseHeight(opts.height);
-      if ((file === undefined) === (opts.db === undefined)) throw new UsageError("give either a file or --db <dir>");
       if (opts.db !== undefined) {
-        if (height !== undefined) throw new UsageError("--height needs a fixture or scenario; --db dumps the store's head");
         await withStoreDump(opts.db, (source) => writeDump(source, opts));
         process.exitCode = EXIT_OK;
         return;
@@ -258,14 +248,15 @@ export function register(program: Command): void {
       }
       await writeDump(result, opts);
       process.exitCode = EXIT_OK;
-    });
+    },
+  },
 
-  state
-    .command("diff <a> <b>")
-    .description("every key added, removed and changed from dump <a> to dump <b>, changed records field by field")
-    .option("--json", "print the diff as JSON")
-    .addHelpText("after", exitCodes("the two states are equal", "they differ", "unreadable or malformed dump", "while reading, nothing printed"))
-    .action(async (a: string, b: string, opts: { json?: boolean }) => {
+  diff: {
+    description: "every key added, removed and changed from dump <a> to dump <b>, changed records field by field",
+    arguments: [["<a>"], ["<b>"]],
+    options: () => [option("--json", "print the diff as JSON")],
+    exits: exitCodes("the two states are equal", "they differ", "unreadable or malformed dump", "while reading, nothing printed"),
+    action: async (a: string, b: string, opts: { json?: boolean }) => {
       watchSignals();
       const [da, db] = [await readDumpDocument(a), await readDumpDocument(b)];
       const { lines, json, equal } = stateDiffText(da.entries, db.entries);
@@ -273,5 +264,6 @@ export function register(program: Command): void {
       const note = dumpHeaderNote(da, db);
       report(opts.json === true, [...lines, ...(note === null ? [] : [`note: ${note}`])].map(oneLine).join("\n"), note === null ? json : { ...json, note });
       process.exitCode = equal ? EXIT_OK : EXIT_REJECT;
-    });
-}
+    },
+  },
+};

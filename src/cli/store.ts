@@ -1,13 +1,13 @@
 // `--db <dir>` for the commands that keep a chain (node, follow, replay, snapshot, state dump,
-// prove-state, store verify): the LMDB store in <dir>, or an in-memory one without it. A store
+// proof state, store verify): the LMDB store in <dir>, or an in-memory one without it. A store
 // that cannot be opened or read (not a directory, in use by another process, not a cbqs store,
 // damaged, full) is unusable input: exit 2, one line naming `--db <dir>`.
-import type { Command } from "commander";
 import type { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { DamagedStoreError } from "../../state/lmdb/env.js";
 import { openChainDb, StoreError, type StoreOptions } from "../node/store.js";
 import { StoreInconsistency, verifyStore } from "../node/verify-store.js";
-import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError } from "./common.js";
+import { EXIT_OK, EXIT_REJECT, exitCodes, requiredOption, UsageError } from "./common.js";
+import type { CommandSpec } from "./define.js";
 
 /**
  * The one line for an error of the store in `dir`, or undefined when `err` is not one. LMDB's
@@ -51,18 +51,12 @@ function isDamage(err: unknown): boolean {
   return err instanceof DamagedStoreError || (err instanceof Error && /^MDB_[A-Z_]+:/.test(err.message));
 }
 
-export function register(program: Command): void {
-  const store = program
-    .command("store")
-    .description("the persistent store of --db (docs/state.md §6)")
-    .addHelpText("after", exitCodes("verify: every check held", "verify: an inconsistency or damage (the first one found is named)", "no store there, a store in use, not a directory, an unknown subcommand"));
-
-  store
-    .command("verify")
-    .description("re-derive everything the store holds (record hashes and roots, indexes, the state root rebuilt from the stored operations) and compare it with what is stored")
-    .requiredOption("--db <dir>", "the store (opened read-only)")
-    .addHelpText("after", exitCodes("ok: every check held (they are listed)", "the first inconsistency found, or damage LMDB or the pre-open check reports", "no store there, a store in use, not a directory"))
-    .action((opts: { db: string }) => {
+export const commands: Readonly<Record<string, CommandSpec>> = {
+  verify: {
+    description: "re-derive everything the store holds (record hashes and roots, indexes, the state root rebuilt from the stored operations) and compare it with what is stored",
+    options: () => [requiredOption("--db <dir>", "the store (opened read-only)")],
+    exits: exitCodes("ok: every check held (they are listed)", "the first inconsistency found, or damage LMDB or the pre-open check reports", "no store there, a store in use, not a directory"),
+    action: (opts: { db: string }) => {
       const dir = opts.db;
       let db: LmdbChainDb | undefined;
       try {
@@ -71,11 +65,12 @@ export function register(program: Command): void {
         process.exitCode = EXIT_OK;
       } catch (err) {
         if (!(err instanceof StoreInconsistency) && !isDamage(err)) throw storeUsageError(dir, err) ?? err;
-        const what = err instanceof StoreInconsistency ? err.message : (storeUsageError(dir, err)!.message.slice(`--db ${dir}: `.length));
+        const what = err instanceof StoreInconsistency ? err.message : storeUsageError(dir, err)!.message.slice(`--db ${dir}: `.length);
         process.stdout.write(`inconsistent: --db ${dir}: ${what}\n`);
         process.exitCode = EXIT_REJECT;
       } finally {
         db?.close();
       }
-    });
-}
+    },
+  },
+};

@@ -5,7 +5,6 @@
 // the sender's next nonce, and its dev accounts by name; --send posts it, --wait waits for its
 // receipt (docs/node.md "cbqs tx --node").
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Command } from "commander";
 import { echo } from "../bounds.js";
 import { fromHex, toHex } from "../bytes.js";
 import { txHash } from "../chain/envelope.js";
@@ -19,8 +18,8 @@ import { ANSWER_DEADLINE_FACTOR } from "../client/client.js";
 import { requestJson, type RequestPolicy } from "../client/request.js";
 import { transactionFromJson } from "../scenario/transaction.js";
 import { withJsonArg } from "./codec.js";
-import { EXIT_OK, EXIT_REJECT, exitCodes, report, UsageError } from "./common.js";
-import { decimalOption } from "./harness.js";
+import { decimalOption, EXIT_OK, EXIT_REJECT, exitCodes, option, report, UsageError } from "./common.js";
+import type { CommandSpec } from "./define.js";
 
 /** --wait's bound by default, and its largest value (seconds). */
 export const DEFAULT_WAIT_SECONDS = 30;
@@ -39,105 +38,124 @@ interface TxOpts {
   json?: boolean;
 }
 
-export function register(program: Command): void {
-  program
-    .command("tx")
-    .description("build a raw transaction envelope for a node's POST /tx from one transaction written as in a scenario (docs/scenario-format.md §2); with --node, from that node's chain, and --send/--wait it")
-    .argument("<json>", 'the transaction, inline or @file.json: {"from": "0x…", and one of "cbqs", "gov", "transfer", "raw"}')
-    .option("--chain-id <n>", "the chain's numeric id (a node's GET /genesis: chain_id); required without --node")
-    .option("--chain-instance <hex>", "chain_instance_id, 32 bytes (a node's GET /genesis: chain_instance_id): signs quotes and receipts, derives stream ids; required without --node")
-    .option("--nonce <n>", "the sender's next nonce: its account nonce (every included transaction of the sender so far, accepted or rejected), plus its transactions still queued; required without --node, which reads it (GET /account: next_nonce)")
-    .option("--node <url>", "take chain_id, chain_instance_id and the sender's next nonce from this node; dev account names (dev0, …) stand for their address, or their seed where a seed goes")
-    .option("--send", "with --node: POST the envelope to the node's /tx and print its answer")
-    .option("--wait", "with --send: wait for the transaction's block and print GET /tx/{hash} (its receipt)")
-    .option("--timeout <s>", "the longest --node request, and the longest --wait, in seconds (1 to 3600)", String(DEFAULT_WAIT_SECONDS))
-    .option("--json", "print {envelope, tx_hash} as JSON")
-    .addHelpText(
-      "after",
-      exitCodes(
-        "the envelope is printed (0x-hex, the body POST /tx takes); with --send the node's answer; with --wait an included transaction whose receipt is ok",
-        "with --send: the node refused the transaction (its error printed); with --wait: its receipt is rejected, or it was dropped (left out of a block)",
-        "malformed JSON or transaction (its JSON path named), bad options, a node that cannot be reached or answers otherwise than a cbqs node, no block within --timeout",
-      ),
-    )
-    .action(async (arg: string, opts: TxOpts) => {
+/** Each chain value a transaction is built with: given as an option, or read from the node (--node). */
+const CHAIN_VALUES = [
+  ["--chain-id", "--chain-id <n>"],
+  ["--chain-instance", "--chain-instance <hex>"],
+  ["--nonce", "--nonce <n>"],
+] as const;
+
+export const commands: Readonly<Record<string, CommandSpec>> = {
+  tx: {
+    description: "build a raw transaction envelope for a node's POST /tx from one transaction written as in a scenario (docs/scenario-format.md §2); with --node, from that node's chain, and --send/--wait it",
+    arguments: [["<json>", 'the transaction, inline or @file.json: {"from": "0x…", and one of "cbqs", "gov", "transfer", "raw"}']],
+    options: () => [
+      option("--chain-id <n>", "the chain's numeric id (a node's GET /genesis: chain_id); required without --node"),
+      option("--chain-instance <hex>", "chain_instance_id, 32 bytes (a node's GET /genesis: chain_instance_id): signs quotes and receipts, derives stream ids; required without --node"),
+      option("--nonce <n>", "the sender's next nonce: its account nonce (every included transaction of the sender so far, accepted or rejected), plus its transactions still queued; required without --node, which reads it (GET /account: next_nonce)"),
+      option("--node <url>", "take chain_id, chain_instance_id and the sender's next nonce from this node; dev account names (dev0, …) stand for their address, or their seed where a seed goes"),
+      option("--send", "with --node: POST the envelope to the node's /tx and print its answer"),
+      option("--wait", "with --send: wait for the transaction's block and print GET /tx/{hash} (its receipt)"),
+      option("--timeout <s>", "the longest --node request, and the longest --wait, in seconds (1 to 3600)", String(DEFAULT_WAIT_SECONDS)),
+      option("--json", "print {envelope, tx_hash} as JSON"),
+    ],
+    rules: [
+      { needs: ["--send", "--node"], message: "--send needs --node <url>: the node to send the transaction to" },
+      { needs: ["--wait", "--node"], message: "--wait needs --node <url>: the node to send the transaction to" },
+      ...CHAIN_VALUES.map(([flag, usage]) => ({ anyOf: [flag, "--node"] as const, message: `required option '${usage}' not specified (or give --node <url>)` })),
+      ...CHAIN_VALUES.slice(0, 2).map(([flag]) => ({ conflicts: [flag, "--node"], message: `${flag} comes from the node with --node: give one or the other` })),
+      { needs: ["--wait", "--send"], message: "--wait waits for a transaction --send sent: give --send too" },
+      { conflicts: ["--json", "--send"], message: "--json prints the envelope; with --send the node's answer is printed, as JSON already" },
+    ],
+    exits: exitCodes(
+      "the envelope is printed (0x-hex, the body POST /tx takes); with --send the node's answer; with --wait an included transaction whose receipt is ok",
+      "with --send: the node refused the transaction (its error printed); with --wait: its receipt is rejected, or it was dropped (left out of a block)",
+      "malformed JSON or transaction (its JSON path named), bad options, a node that cannot be reached or answers otherwise than a cbqs node, no block within --timeout",
+    ),
+    action: async (arg: string, opts: TxOpts) => {
       if (opts.node === undefined) {
-        if (opts.send === true || opts.wait === true) throw new UsageError(`${opts.send === true ? "--send" : "--wait"} needs --node <url>: the node to send the transaction to`);
-        const missing = [
-          ["--chain-id <n>", opts.chainId],
-          ["--chain-instance <hex>", opts.chainInstance],
-          ["--nonce <n>", opts.nonce],
-        ].find(([, v]) => v === undefined);
-        if (missing !== undefined) throw new UsageError(`required option '${missing[0]}' not specified (or give --node <url>)`);
         const chainId = decimalOption("--chain-id", opts.chainId!);
         const nonce = decimalOption("--nonce", opts.nonce!);
         const chainInstanceId = fromHex(opts.chainInstance!, 32, "--chain-instance");
-        const envelope = withJsonArg(arg, (value) => transactionFromJson(value, { chainId, chainInstanceId, nonce }));
-        report(opts.json === true, toHex(envelope), { envelope: toHex(envelope), tx_hash: toHex(txHash(envelope)) });
+        printEnvelope(withJsonArg(arg, (value) => transactionFromJson(value, { chainId, chainInstanceId, nonce })), opts.json === true);
+        return;
+      }
+      const node = nodeOf(opts.node, opts.timeout);
+      const envelope = await envelopeFromNode(arg, opts, node);
+      if (opts.send !== true) return printEnvelope(envelope, opts.json === true);
+      const sent = await send(node, envelope);
+      if (sent === null) return;
+      if (opts.wait !== true) {
+        process.stdout.write(JSON.stringify(sent) + "\n");
         process.exitCode = EXIT_OK;
         return;
       }
-      await withNode(arg, opts, opts.node);
-    });
+      // A manual node mines on POST /mine only: say so now, not after --timeout seconds of silence.
+      if (sent["mining"] === "manual") {
+        process.stderr.write(`cbqs: queued as ${toHex(txHash(envelope))}; this node mines on POST /mine only (--mining manual): waiting up to ${opts.timeout} s for a block\n`);
+      }
+      await waitForBlock(node, toHex(txHash(envelope)), opts.timeout);
+    },
+  },
+};
+
+function printEnvelope(envelope: Uint8Array, json: boolean): void {
+  report(json, toHex(envelope), { envelope: toHex(envelope), tx_hash: toHex(txHash(envelope)) });
+  process.exitCode = EXIT_OK;
 }
 
-async function withNode(arg: string, opts: TxOpts, url: string): Promise<void> {
-  for (const flag of ["--chain-id", "--chain-instance"] as const) {
-    if ((flag === "--chain-id" ? opts.chainId : opts.chainInstance) !== undefined) throw new UsageError(`${flag} comes from the node with --node: give one or the other`);
-  }
-  if (opts.wait === true && opts.send !== true) throw new UsageError("--wait waits for a transaction --send sent: give --send too");
-  if (opts.json === true && opts.send === true) throw new UsageError("--json prints the envelope; with --send the node's answer is printed, as JSON already");
+/** The node of --node: its base URL, the request policy of --timeout, and a read whose refusal is exit 2. */
+interface NodeAccess {
+  base: string;
+  timeoutMs: number;
+  policy: RequestPolicy;
+  ask: (path: string, what?: string) => Promise<Record<string, unknown>>;
+}
+
+function nodeOf(url: string, timeout: string): NodeAccess {
   if (!/^https?:\/\/[^/?#\s]+\/?$/.test(url)) throw new UsageError(`--node must be a node's base URL, http://host:port (got ${echo(url)})`);
-  if (!/^[0-9]{1,4}$/.test(opts.timeout) || Number(opts.timeout) < 1 || Number(opts.timeout) > MAX_WAIT_SECONDS) {
-    throw new UsageError(`--timeout must be a number of seconds from 1 to ${MAX_WAIT_SECONDS} (got ${echo(opts.timeout)})`);
+  if (!/^[0-9]{1,4}$/.test(timeout) || Number(timeout) < 1 || Number(timeout) > MAX_WAIT_SECONDS) {
+    throw new UsageError(`--timeout must be a number of seconds from 1 to ${MAX_WAIT_SECONDS} (got ${echo(timeout)})`);
   }
   const base = url.replace(/\/$/, "");
-  const timeoutMs = Number(opts.timeout) * 1000;
+  const timeoutMs = Number(timeout) * 1000;
   const policy: RequestPolicy = { ...CLIENT_DEFAULTS, timeoutMs, answerDeadlineMs: ANSWER_DEADLINE_FACTOR * timeoutMs, now: () => Date.now() };
-  const ask = (path: string, what = path) => refusedAs(what, askNode(policy, base, path));
-  const genesis = await ask("/genesis");
+  return { base, timeoutMs, policy, ask: (path, what = path) => refusedAs(what, askNode(policy, base, path)) };
+}
+
+/** The envelope built with the node's chain_id and chain_instance_id, its dev account names, and the sender's next nonce (unless --nonce). */
+async function envelopeFromNode(arg: string, opts: TxOpts, node: NodeAccess): Promise<Uint8Array> {
+  const genesis = await node.ask("/genesis");
   const chainId = decimalOption("--node's chain_id", String(genesis["chain_id"]));
   const chainInstanceId = fromHex(String(genesis["chain_instance_id"]), 32, "--node's chain_instance_id");
-  const names = await devNames(arg, ask);
+  const names = await devNames(arg, node.ask);
   const build = (nonce: bigint | ((from: Address) => bigint)) =>
     withJsonArg(arg, (value) => transactionFromJson(names === undefined ? value : withDevAccounts(value, names, "$"), { chainId, chainInstanceId, nonce }));
-  let nonce: bigint;
-  if (opts.nonce !== undefined) nonce = decimalOption("--nonce", opts.nonce);
-  else {
-    // Built once to check it and learn its sender (no request for a transaction that is refused anyway), then with the nonce.
-    let from: Address | undefined;
-    build((sender) => ((from = sender), 0n));
-    nonce = BigInt(String((await ask(`/account/${toHex(from!)}`, "/account"))["next_nonce"]));
-  }
-  const envelope = build(nonce);
-  const hash = toHex(txHash(envelope));
-  if (opts.send !== true) {
-    report(opts.json === true, toHex(envelope), { envelope: toHex(envelope), tx_hash: hash });
-    process.exitCode = EXIT_OK;
-    return;
-  }
-  let sent: Record<string, unknown>;
+  if (opts.nonce !== undefined) return build(decimalOption("--nonce", opts.nonce));
+  // Built once to check it and learn its sender (no request for a transaction that is refused anyway), then with the nonce.
+  let from: Address | undefined;
+  build((sender) => ((from = sender), 0n));
+  return build(BigInt(String((await node.ask(`/account/${toHex(from!)}`, "/account"))["next_nonce"])));
+}
+
+/** POST /tx: the node's answer, or null when it refused the transaction (its error printed, exit 1). */
+async function send(node: NodeAccess, envelope: Uint8Array): Promise<Record<string, unknown> | null> {
   try {
-    sent = await askNode(policy, base, "/tx", toHex(envelope));
+    return await askNode(node.policy, node.base, "/tx", toHex(envelope));
   } catch (err) {
     if (!(err instanceof NodeError)) throw err;
     process.stdout.write(JSON.stringify({ error: { code: err.code, message: err.nodeMessage } }) + "\n");
     process.stderr.write(`cbqs: the node refused the transaction: ${errorText(err)}\n`);
     process.exitCode = EXIT_REJECT;
-    return;
+    return null;
   }
-  if (opts.wait !== true) {
-    process.stdout.write(JSON.stringify(sent) + "\n");
-    process.exitCode = EXIT_OK;
-    return;
-  }
-  // A manual node mines on POST /mine only: say so now, not after --timeout seconds of silence.
-  if (sent["mining"] === "manual") {
-    process.stderr.write(`cbqs: queued as ${hash}; this node mines on POST /mine only (--mining manual): waiting up to ${opts.timeout} s for a block\n`);
-  }
-  const deadline = performance.now() + timeoutMs;
+}
+
+/** --wait: GET /tx/{hash} until the transaction is included or dropped, printing that answer; a pending one past --timeout is exit 2. */
+async function waitForBlock(node: NodeAccess, hash: string, timeout: string): Promise<void> {
+  const deadline = performance.now() + node.timeoutMs;
   for (;;) {
-    const seen = await ask(`/tx/${hash}`, "/tx");
+    const seen = await node.ask(`/tx/${hash}`, "/tx");
     const status = seen["status"];
     if (status === "included" || status === "dropped") {
       process.stdout.write(JSON.stringify(seen) + "\n");
@@ -146,7 +164,7 @@ async function withNode(arg: string, opts: TxOpts, url: string): Promise<void> {
       return;
     }
     if (performance.now() >= deadline) {
-      throw new UsageError(`${base}: transaction ${hash} is still ${String(status)} after ${opts.timeout} s (--timeout ${opts.timeout}); a node with --mining manual produces blocks on POST /mine only`);
+      throw new UsageError(`${node.base}: transaction ${hash} is still ${String(status)} after ${timeout} s (--timeout ${timeout}); a node with --mining manual produces blocks on POST /mine only`);
     }
     await sleep(POLL_MS);
   }

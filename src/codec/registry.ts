@@ -1,4 +1,4 @@
-// Every named codec type, for the CLI (`cbqs types|decode|encode`), the fuzzer and the
+// Every named codec type, for the CLI (`cbqs codec types|decode|encode`), the fuzzer and the
 // property tests: the consensus-side types, then the broker-side wire types of §8–§15.
 import type { Codec } from "./core.js";
 import * as B from "./broker.js";

@@ -1,6 +1,6 @@
 // gas-vectors/SCHEDULE.md, generated in full from the one cost module (src/engine/meter.ts COSTS,
 // RESERVATIONS, charge) so the document and the code cannot disagree silently:
-// `cbqs gas-vectors schedule` prints it and test/gas asserts the committed file equals it.
+// `cbqs check gas-vectors schedule` prints it and test/gas asserts the committed file equals it.
 import { COSTS, RESERVATIONS, type CostSchedule } from "../engine/meter.js";
 import { GAS_VECTORS_SHA256 } from "./pinned.js";
 

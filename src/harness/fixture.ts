@@ -9,7 +9,7 @@ import type { GenesisConfig } from "../engine/inputs.js";
 import { loadReceiptJson, receiptJson, type TxReceipt } from "../chain/receipts.js";
 import { array as arr, decimal, formatProblem, hex, object as obj, sha256Hex, string as str } from "../json/fields.js";
 import { childPath, JsonError } from "../json/parse.js";
-import { DUMP_FORMAT, DumpError, loadDumpEntry } from "../../state/kv/dump.js";
+import { DUMP_FORMAT, DumpError, loadDumpEntry, plainDump } from "../../state/kv/dump.js";
 import { genesisFromSource } from "./genesis.js";
 
 export const FIXTURE_FORMAT = "cbqs-fixture/v1";
@@ -143,10 +143,6 @@ export function loadFixture(doc: unknown, streamed?: FixtureBlock[]): Fixture {
 
 // ---- writing ------------------------------------------------------------------------------------
 
-function postStateJson(entries: ReadonlyArray<readonly [Uint8Array, Uint8Array]>): Obj {
-  return { format: DUMP_FORMAT, entries: entries.map(([k, v]) => ({ key: toHex(k), value: toHex(v) })) };
-}
-
 /** One block as the fixture writes it. */
 export function blockJson(b: FixtureBlock): Obj {
   const out: Obj = {
@@ -162,7 +158,7 @@ export function blockJson(b: FixtureBlock): Obj {
     gas_vectors_sha256: b.gas_vectors_sha256,
     receipts: b.receipts.map((r) => receiptJson(r)),
   };
-  if (b.post_state !== undefined) out["post_state"] = postStateJson(b.post_state);
+  if (b.post_state !== undefined) out["post_state"] = plainDump(b.post_state);
   return out;
 }
 

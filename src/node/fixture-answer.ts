@@ -1,5 +1,5 @@
 // GET /fixture?since=&until=&post_state= (docs/node.md "Fixtures"): the node's chain as the
-// cbqs-fixture/v1 that `cbqs export --db` writes of the same store — the same producer
+// cbqs-fixture/v1 that `cbqs fixture export --db` writes of the same store — the same producer
 // (src/node/fixture-export.ts), the same bytes. `since` and `until` are `--from` and `--to`:
 // every block from genesis through `until` is in it (a fixture replays from genesis), and
 // `since` chooses the first block carrying a post_state. Every check comes first (400, or 410 for

@@ -1,4 +1,4 @@
-// A stored chain as a cbqs-fixture/v1 (docs/fixtures.md §9): what `cbqs export --db` writes and
+// A stored chain as a cbqs-fixture/v1 (docs/fixtures.md §9): what `cbqs fixture export --db` writes and
 // `GET /fixture` on the node answers, one document from one producer. A fixture is replayed from
 // genesis and has no pre-state, so it always holds genesis and every stored block from the first
 // through `to`; `from` only chooses the first block that carries a post_state.
@@ -132,7 +132,7 @@ export function planExport(db: ChainDb, request: ExportRequest): ExportPlan {
 
 /**
  * The description when none is given: what the fixture holds, from the chain alone (no path, no
- * time), so `cbqs export` and `GET /fixture` write the same bytes for the same chain and range.
+ * time), so `cbqs fixture export` and `GET /fixture` write the same bytes for the same chain and range.
  */
 function defaultDescription(chainInstance: string, to: bigint, from: bigint, postState: PostStateMode, last: BlockRecord | undefined): string {
   const blocks = last === undefined ? `genesis only (no block at or below height ${to})` : `genesis and every stored block through height ${to}`;

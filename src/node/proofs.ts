@@ -1,8 +1,8 @@
 // CIP-4 §5.4 proof endpoints. State proofs (account, actor, storage, multi) are CIP-4 Appendix C
-// proofs against the HEAD's state_root (the answer names it), in the format `cbqs prove-state`
-// writes and `cbqs verify-proof` checks; transaction and receipt proofs are BMT inclusion proofs
+// proofs against the HEAD's state_root (the answer names it), in the format `cbqs proof state`
+// writes and `cbqs proof verify` checks; transaction and receipt proofs are BMT inclusion proofs
 // against the tx_root / receipt_root of the block that included the transaction, checked by
-// `cbqs verify-bmt-proof`. The proof itself is the answer's `proof` member, verbatim.
+// `cbqs proof verify-bmt`. The proof itself is the answer's `proof` member, verbatim.
 import { bytesEqual, fromHex, HexError, toHex } from "../bytes.js";
 import { committedReceipt, receiptJson } from "../chain/receipts.js";
 import type { ChainDb } from "../../state/chain-db/chain-db.js";

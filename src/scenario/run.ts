@@ -150,18 +150,33 @@ export function runScenario(scenario: Scenario, onBlock?: (b: ExecutedScenarioBl
 /** runScenario unit by unit: a unit is one block (src/steps.ts). */
 export function* runScenarioSteps(scenario: Scenario, onBlock?: (b: ExecutedScenarioBlock) => void): Steps<RunResult> {
   const run = new ScenarioRun(scenario);
-  const document: RunDocument = { format: RUN_FORMAT, chain_instance_id: run.chainInstanceId, genesis_state_root: run.genesisStateRoot, blocks: [], state: {} };
+  const runBlocks: RunBlock[] = [];
   const blocks: SealedBlock[] = [];
   for (const b of run.blocks()) {
-    document.blocks.push(b.run);
+    runBlocks.push(b.run);
     blocks.push(b.sealed);
     onBlock?.(b);
     yield;
   }
-  document.state = run.state();
-  const failure = run.failureJson();
-  if (failure !== undefined) document.failure = failure;
+  const document: RunDocument = runDocument(run, { blocks: runBlocks, state: run.state(), failure: run.failureJson() });
   return { document, failure: run.failure, blocks };
+}
+
+/**
+ * The cbqs-run/v1 document (§4), in its member order. Its parts are values (runScenario), or for a
+ * document written as the scenario runs (`cbqs run --json`) a Streamed of the blocks and Later
+ * state and failure (src/json/write.ts), read once the blocks are done; a failure that is
+ * undefined leaves its member out.
+ */
+export function runDocument<B, S, F>(run: ScenarioRun, parts: { blocks: B; state: S; failure: F }): { format: typeof RUN_FORMAT; chain_instance_id: string; genesis_state_root: string; blocks: B; state: S; failure?: F } {
+  return {
+    format: RUN_FORMAT,
+    chain_instance_id: run.chainInstanceId,
+    genesis_state_root: run.genesisStateRoot,
+    blocks: parts.blocks,
+    state: parts.state,
+    ...(parts.failure === undefined ? {} : { failure: parts.failure }),
+  };
 }
 
 /** One block of the run document. */

@@ -7,7 +7,7 @@
 import { toHex } from "../bytes.js";
 import { JsonError, parseJson, valuesFor } from "../json/parse.js";
 import { T8N_SERVER_PROTOCOL } from "../harness/t8n-server.js";
-import { DUMP_FORMAT } from "../../state/kv/dump.js";
+import { plainDump } from "../../state/kv/dump.js";
 import type { Entries, T8nInputs } from "./target.js";
 import { checkedResult, envJson, withPostState, TargetError, type ChainTarget, type TargetAnswer, type TargetOutput } from "./target.js";
 import { AnswerLines, lastLine, said, TargetProcess, type Ended } from "./bounded.js";
@@ -70,7 +70,7 @@ export class ServerTarget implements ChainTarget {
       this.session = null;
       await this.call({ method: "session.close", session: name }, `session.close ${name}`);
     }
-    const dump = { format: DUMP_FORMAT, height: height.toString(), entries: alloc.map(([k, v]) => ({ key: toHex(k), value: toHex(v) })) };
+    const dump = plainDump(alloc, { height });
     const answer = await this.call({ method: "session.open", alloc: dump }, `session.open at height ${height}`);
     if (typeof answer["session"] !== "string") throw this.unusable(`session.open answered without a session name: ${short(answer)}`);
     this.session = answer["session"];

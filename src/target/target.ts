@@ -6,7 +6,7 @@ import { formatProblem } from "../json/fields.js";
 import { JsonError, parseJson, valuesFor } from "../json/parse.js";
 import { toHex } from "../bytes.js";
 import { T8N_RESULT_FORMAT } from "../harness/t8n.js";
-import { DUMP_FORMAT, DumpError, loadDump } from "../../state/kv/dump.js";
+import { DUMP_FORMAT, DumpError, loadDump, plainDump } from "../../state/kv/dump.js";
 import type { T8nEnv } from "../harness/t8n.js";
 import { TargetError } from "./bounded.js";
 
@@ -106,11 +106,7 @@ export function envJson(e: T8nInputs["env"]): Record<string, string> {
 /** The three t8n input files as JSON text (scenario-format §1 conventions). */
 export function inputTexts(inputs: T8nInputs): { alloc: string; txs: string; env: string } {
   const e = inputs.env;
-  const alloc = {
-    format: DUMP_FORMAT,
-    height: (e.height - 1n).toString(),
-    entries: inputs.alloc.map(([k, v]) => ({ key: toHex(k), value: toHex(v) })),
-  };
+  const alloc = plainDump(inputs.alloc, { height: e.height - 1n });
   const json = (v: unknown) => JSON.stringify(v, null, 2) + "\n";
   return { alloc: json(alloc), txs: json(inputs.txs.map(toHex)), env: json(envJson(e)) };
 }

@@ -123,6 +123,11 @@ export function dumpHeader(options: DumpOptions): Omit<StateDump, "entries"> {
   };
 }
 
+/** A dump of `entries`, in the order given, without decoded views: a fixture's post_state, the alloc a t8n is given. */
+export function plainDump(entries: Iterable<readonly [Uint8Array, Uint8Array]>, options: { height?: bigint } = {}): StateDump {
+  return { ...dumpHeader(options), entries: Array.from(entries, ([k, v]) => ({ key: toHex(k), value: toHex(v) })) };
+}
+
 /** Entries (already in ascending key order) with their decoded views, one at a time: a dump is written as it is produced. */
 export function* dumpEntryViews(sorted: Iterable<readonly [Uint8Array, Uint8Array]>, decodeSlot?: SlotDecoder): Iterable<DumpEntry> {
   for (const [k, v] of sorted) yield dumpEntry(k, v, decodeSlot);

@@ -1,5 +1,5 @@
 // Issue 23 §1, start-up: a call loads the modules of the command it runs, not every command's
-// (src/cli/program.ts areas). The real CLI is spawned (after `npm run build`) with
+// (src/cli/program.ts AREAS). The real CLI is spawned (after `npm run build`) with
 // scripts/record-loads.ts as a loader hook, which lists every module the process loaded; what a
 // call must not load is checked by name, never by timing (docs/performance.md "Start-up").
 import { spawnSync } from "node:child_process";
@@ -7,7 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { areaCommands, buildProgram } from "../../src/cli/program.js";
+import type { Command } from "commander";
+import { ALIASES, areasFor, buildProgram, nodeAt, TREE, type Area, type TreeNode } from "../../src/cli/program.js";
 import { thousands } from "../../src/format.js";
 
 const dir = mkdtempSync(join(tmpdir(), "cbqs-startup-"));
@@ -33,7 +34,7 @@ describe("issue 23 §1: a call loads only its command's modules", () => {
     const r = loadsOf("--version");
     expect([r.status, r.out, r.err]).toEqual([0, `${JSON.parse(readFileSync("package.json", "utf8")).version}\n`, ""]);
     expect(r.loaded).toContain("dist/src/cli.js"); // the hook recorded this process
-    expect(heavy(/^node_modules\/(?!commander\/)|^dist\/(src\/(engine|codec|crypto|harness|node|chain|scenario)|state|instructions)\/|^dist\/src\/cli\/(?!common|program)/)(r.loaded)).toEqual([]);
+    expect(heavy(/^node_modules\/(?!commander\/)|^dist\/(src\/(engine|codec|crypto|harness|node|chain|scenario)|state|instructions)\/|^dist\/src\/cli\/(?!common|program|define)/)(r.loaded)).toEqual([]);
   });
 
   it("issue 23 §1: a per-call `cbqs t8n` of a small block loads no store (lmdb), replay pipeline, node, noble or other command's module", () => {
@@ -50,22 +51,26 @@ describe("issue 23 §1: a call loads only its command's modules", () => {
     const r = loadsOf("t8n", "--input.alloc", at("pre"), "--input.txs", at("txs"), "--input.env", at("env"), "--output.result", at("result"));
     expect([r.status, r.err]).toEqual([0, ""]);
     expect(JSON.parse(readFileSync(at("result"), "utf8"))).toMatchObject({ height: block.height });
-    expect(r.loaded).toEqual(expect.arrayContaining(["dist/src/harness/t8n.js", "dist/src/engine/chain.js", "dist/src/cli/harness.js"]));
-    expect(heavy(/^node_modules\/(lmdb|@noble|cbor-x|msgpackr)\/|^dist\/state\/lmdb\/|^dist\/src\/node\/(?!snapshot-interval)|^dist\/src\/harness\/(replay|pipeline|fill|diff)\.js|^dist\/src\/cli\/(?!common|program|harness|store-options|selection-options)/)(r.loaded)).toEqual([]);
+    expect(r.loaded).toEqual(expect.arrayContaining(["dist/src/harness/t8n.js", "dist/src/engine/chain.js", "dist/src/cli/t8n.js"]));
+    expect(heavy(/^node_modules\/(lmdb|@noble|cbor-x|msgpackr)\/|^dist\/state\/lmdb\/|^dist\/src\/node\/(?!snapshot-interval)|^dist\/src\/harness\/(replay|pipeline|fill|diff)\.js|^dist\/src\/cli\/(?!common|program|define|t8n|trace-output)/)(r.loaded)).toEqual([]);
   });
 
-  it("issue 23 §1: each area's commands are registered by loading that area alone, and the areas together are the whole program in --help order", async () => {
-    const names = (await buildProgram("test")).commands.map((c) => c.name()).filter((n) => n !== "help");
-    expect(areaCommands.flat()).toEqual(names);
-    for (const commands of areaCommands) {
-      for (const name of commands) {
-        const alone = (await buildProgram("test", [name, "--help"])).commands.map((c) => c.name()).filter((n) => n !== "help");
-        expect([name, alone]).toEqual([name, commands]);
-      }
+  it("a command's call defines only the commands of its area, at their paths and earlier names; all areas together are the whole tree, in --help order", async () => {
+    // Every command of the tree and of the aliases, as a path, with its area.
+    const leaves = (node: TreeNode, path: string): Array<[string, Area]> => ("area" in node ? [[path, node.area]] : node.children.flatMap((c) => leaves(c, `${path} ${c.name}`)));
+    const expected = [...TREE.flatMap((n) => leaves(n, n.name)), ...ALIASES.flatMap(([old, path]) => leaves(nodeAt(path)!, old))];
+    const defined = (c: Command, path = ""): string[] => c.commands.filter((s) => s.name() !== "help").flatMap((s) => (s.commands.length === 0 ? [`${path}${s.name()}`] : defined(s, `${path}${s.name()} `)));
+    const full = await buildProgram("test");
+    expect(defined(full)).toEqual(expected.map(([path]) => path));
+    expect(full.commands.filter((c) => !(c as unknown as { _hidden: boolean })._hidden).map((c) => c.name())).toEqual([...TREE.map((n) => n.name), "help"]);
+    for (const [path, area] of expected) {
+      expect([path, areasFor(path.split(" "))]).toEqual([path, [area]]);
+      const alone = defined(await buildProgram("test", [...path.split(" "), "--help"]));
+      expect([path, alone]).toEqual([path, expected.filter(([, a]) => a === area).map(([p]) => p)]);
     }
     // --version needs no area; --help, `help`, and an unknown name need them all (commander suggests the nearest).
     expect((await buildProgram("test", ["--version"])).commands.map((c) => c.name())).toEqual(["help"]);
-    for (const first of ["--help", "help", "rn"]) expect((await buildProgram("test", [first])).commands.length, first).toBe(names.length + 1);
+    for (const first of ["--help", "help", "rn"]) expect(defined(await buildProgram("test", [first])), first).toEqual(expected.map(([path]) => path));
   });
 
   it("issue 23 §1: thousands groups digits exactly as toLocaleString(\"en-US\") (it no longer initialises ICU for integers)", () => {

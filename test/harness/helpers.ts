@@ -3,7 +3,12 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command } from "commander";
 import { vi } from "vitest";
-import { register } from "../../src/cli/harness.js";
+import { defineAll } from "../../src/cli/define.js";
+import { commands as fill } from "../../src/cli/fill.js";
+import { commands as replay } from "../../src/cli/replay.js";
+import { commands as t8n } from "../../src/cli/t8n.js";
+import { commands as trace } from "../../src/cli/trace.js";
+import { commands as diff } from "../../src/cli/diff.js";
 import type { Fixture } from "../../src/harness/fixture.js";
 import type { T8nEnv } from "../../src/harness/t8n.js";
 
@@ -44,7 +49,7 @@ export interface CliRun {
 /** Runs a harness command in-process, capturing stdout/stderr and the exit code. */
 export async function cli(args: string[]): Promise<CliRun> {
   const program = new Command().exitOverride();
-  register(program);
+  for (const area of [fill, replay, t8n, trace, diff]) defineAll(program, area);
   let out = "";
   let err = "";
   const o = vi.spyOn(process.stdout, "write").mockImplementation((c) => ((out += String(c)), true));

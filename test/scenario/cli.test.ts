@@ -3,7 +3,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command } from "commander";
-import { register } from "../../src/cli/run.js";
+import { defineAll } from "../../src/cli/define.js";
+import { commands } from "../../src/cli/run.js";
 
 const dir = mkdtempSync(join(tmpdir(), "cbqs-run-"));
 const GOV = "0x00000000000000000000000000000000000000aa";
@@ -23,7 +24,7 @@ async function run(args: string[]): Promise<{ out: string; err: string; code: nu
   process.exitCode = undefined;
   try {
     const program = new Command().exitOverride();
-    register(program);
+    defineAll(program, commands);
     await program.parseAsync(["node", "cbqs", "run", ...args]);
   } finally {
     o.mockRestore();
