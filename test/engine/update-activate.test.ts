@@ -7,6 +7,7 @@ import { AccountLedger, readAccount } from "../../src/engine/accounts.js";
 import type { TxContext } from "../../src/engine/context.js";
 import { CbqsError } from "../../src/engine/errors.js";
 import { Meter } from "../../src/engine/meter.js";
+import { verifyStrictReference } from "../../src/engine/fast-paths.js";
 import { encode } from "../../src/codec/core.js";
 import * as S from "../../src/codec/schema.js";
 import { PLATFORM_ADDRESS, providerKey, streamKey } from "../../src/engine/layout.js";
@@ -390,12 +391,13 @@ describe("§9.3 ActivateKeyGeneration refusals name what failed", () => {
         batch,
         // The payload length of a valid receipt's instruction (a nonzero epoch cannot be encoded):
         // it bounds the hash preimage the meter allows.
-        meter: new Meter("ActivateKeyGeneration", encode(S.CbqsInstructionV1, { type: "ActivateKeyGeneration", args: { receipt: { ...receipt, provider_epoch: 0n }, bump_authorization_generation: false } }).length),
+        meter: new Meter("ActivateKeyGeneration", encode(S.CbqsInstructionV1, { type: "ActivateKeyGeneration", args: { receipt: { ...receipt, provider_epoch: 0n }, bump_authorization_generation: false } }).length, verifyStrictReference),
         height,
         sender: OWNER,
         governance: GOV,
         accounts: new AccountLedger(batch, OWNER, readAccount(batch, OWNER)),
         events: [],
+        boundsMemo: null,
       };
       try {
         activateKeyGeneration(ctx, { receipt, bump_authorization_generation: false });
