@@ -86,22 +86,16 @@ export class CborWriter {
 const utf8Decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Per argument width (1, 2, 4, 8 bytes), the smallest value that needs it (§ canonical CBOR: shortest form). */
-const SHORTEST: Record<number, bigint> = { 1: 24n, 2: 1n << 8n, 4: 1n << 16n, 8: 1n << 32n };
+const SHORTEST: Readonly<Record<number, bigint>> = { 1: 24n, 2: 1n << 8n, 4: 1n << 16n, 8: 1n << 32n };
 
 /** Head arguments 0…23 (no allocation for the common case). */
 const SMALL: readonly bigint[] = Array.from({ length: 24 }, (_, i) => BigInt(i));
 
-const keyEncodings = new Map<string, Uint8Array>();
-/** A map key's canonical encoding (text head in shortest form, then its UTF-8), kept per key name. */
+/** A map key's canonical encoding: text head in shortest form, then its UTF-8. */
 function canonicalKey(key: string): Uint8Array {
-  let bytes = keyEncodings.get(key);
-  if (bytes === undefined) {
-    const w = new CborWriter();
-    w.text(key);
-    bytes = w.finish();
-    keyEncodings.set(key, bytes);
-  }
-  return bytes;
+  const w = new CborWriter();
+  w.text(key);
+  return w.finish();
 }
 
 /** Strict reader over one buffer. */

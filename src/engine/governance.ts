@@ -21,7 +21,7 @@ import {
 } from "./pause.js";
 
 /** Rows where zero is meaningful: a zero-length grace window (§6.1) and a 0 bps share (§6.1). */
-const ZERO_ALLOWED = new Set(["cbqs.suspend_grace_blocks", "cbqs.rent.provider_bps", "cbqs.rent.platform_bps"]);
+const ZERO_ALLOWED: ReadonlySet<string> = new Set(["cbqs.suspend_grace_blocks", "cbqs.rent.provider_bps", "cbqs.rent.platform_bps"]);
 
 export function paramMinimum(name: string): bigint {
   return ZERO_ALLOWED.has(name) ? 0n : 1n;
