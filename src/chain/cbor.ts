@@ -91,13 +91,6 @@ const SHORTEST: Readonly<Record<number, bigint>> = { 1: 24n, 2: 1n << 8n, 4: 1n 
 /** Head arguments 0…23 (no allocation for the common case). */
 const SMALL: readonly bigint[] = Array.from({ length: 24 }, (_, i) => BigInt(i));
 
-/** A map key's canonical encoding: text head in shortest form, then its UTF-8. */
-function canonicalKey(key: string): Uint8Array {
-  const w = new CborWriter();
-  w.text(key);
-  return w.finish();
-}
-
 /** Strict reader over one buffer. */
 export class CborReader {
   pos = 0;
@@ -175,15 +168,19 @@ export class CborReader {
 
   /** Reads a text map key and requires it to be exactly `key`. */
   key(key: string): void {
-    // The one accepted form of `key` is its canonical encoding: when the bytes are exactly that,
-    // text() would return `key`, so there is nothing to decode.
-    const expected = canonicalKey(key);
+    // The one accepted form of a short ASCII key (every key of the envelope) is the text head
+    // (major type 3) with the length, then its characters: when the bytes are exactly that, text() would return
+    // `key`, so there is nothing to decode. Any other key, or other bytes, go through text().
     const buf = this.buf;
     const at = this.pos;
-    let same = at + expected.length <= buf.length;
-    for (let i = 0; same && i < expected.length; i++) same = buf[at + i] === expected[i];
+    const n = key.length;
+    let same = n < 24 && at + 1 + n <= buf.length && buf[at] === ((MAJOR_TEXT << 5) | n);
+    for (let i = 0; same && i < n; i++) {
+      const c = key.charCodeAt(i);
+      same = c < 0x80 && buf[at + 1 + i] === c;
+    }
     if (same) {
-      this.pos = at + expected.length;
+      this.pos = at + 1 + n;
       return;
     }
     const start = this.pos;
