@@ -73,7 +73,8 @@ export const integerSchema = (max: bigint, what: string): JsonSchema => ({
 const U64_LIMIT = 1n << 64n;
 
 export class Writer {
-  private buf = new Uint8Array(256);
+  /** Room for every registry record at once (a stream record is ~450 bytes): growing copies. */
+  private buf = new Uint8Array(1024);
   private len = 0;
 
   /** `paths`: build field paths for the errors (joinPath); off on encode's first attempt. */
@@ -220,39 +221,44 @@ export class Reader {
 // ---------------------------------------------------------------- top-level entry points
 
 export function encode<T>(codec: Codec<T>, value: T): Uint8Array {
-  return withPathsOnFailure((paths) => {
-    const w = new Writer(paths);
-    codec.write(w, value, "");
-    return w.finish();
-  });
+  try {
+    return encodeOnce(codec, value, false);
+  } catch (err) {
+    if (!isCodecError(err)) throw err;
+    encodeOnce(codec, value, true);
+    throw err;
+  }
 }
 
 /** Strict decode: the whole input must be exactly one canonical value (§14). */
 export function decode<T>(codec: Codec<T>, bytes: Uint8Array): T {
-  return withPathsOnFailure((paths) => {
-    const r = new Reader(bytes, paths);
-    const value = codec.read(r, "");
-    if (r.remaining !== 0) r.fail("TrailingBytes", "", `${r.remaining} bytes after the ${codec.name}`);
-    return value;
-  });
-}
-
-/**
- * Field paths (`a.b[2].c`) name the offending value in an EncodeError or DecodeError, and only
- * there. Building them cost ~15 % of every encode and decode, so `decode` and `encode` first
- * run without them (a Reader or Writer whose `paths` is off) and, only when that fails, run
- * again with them, to name the field (the same input fails at the same place). Should the
- * second run succeed, the first error stands. Any other caller of a codec's read or write gets
- * paths throughout.
- */
-function withPathsOnFailure<R>(once: (paths: boolean) => R): R {
   try {
-    return once(false);
+    return decodeOnce(codec, bytes, false);
   } catch (err) {
     if (!isCodecError(err)) throw err;
-    once(true);
+    decodeOnce(codec, bytes, true);
     throw err;
   }
+}
+
+// Field paths (`a.b[2].c`) name the offending value in an EncodeError or DecodeError, and only
+// there. Building them cost ~15 % of every encode and decode, so `decode` and `encode` first run
+// without them (a Reader or Writer whose `paths` is off) and, only when that fails, run again
+// with them, to name the field (the same input fails at the same place). Should the second run
+// succeed, the first error stands. Any other caller of a codec's read or write gets paths
+// throughout.
+
+function encodeOnce<T>(codec: Codec<T>, value: T, paths: boolean): Uint8Array {
+  const w = new Writer(paths);
+  codec.write(w, value, "");
+  return w.finish();
+}
+
+function decodeOnce<T>(codec: Codec<T>, bytes: Uint8Array, paths: boolean): T {
+  const r = new Reader(bytes, paths);
+  const value = codec.read(r, "");
+  if (r.remaining !== 0) r.fail("TrailingBytes", "", `${r.remaining} bytes after the ${codec.name}`);
+  return value;
 }
 
 /** The errors that carry a field path (a codec's read may write, as derive.ts does, and the reverse). */

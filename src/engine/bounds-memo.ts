@@ -14,17 +14,21 @@ export class BoundsMemo {
 
   /** The bounds of the 25 stored values `views` (§18.1 order), decoded only when they changed. */
   bounds(views: readonly (Uint8Array | undefined)[]): GovernanceBounds {
-    if (this.last !== undefined && views.every((bytes, i) => bytes !== undefined && bytes.length === STORED_SCALAR_BYTES && this.sameAt(STORED_SCALAR_BYTES * i, bytes))) {
-      return this.last;
-    }
+    if (this.last !== undefined && this.sameAsLast(views)) return this.last;
     const values = views.map((bytes, i) => decodeScalar(bytes, LIVE_SCALAR_READ_KEYS[i]![0]));
     views.forEach((bytes, i) => this.lastBytes.set(bytes!, STORED_SCALAR_BYTES * i));
     this.last = new GovernanceBounds(values);
     return this.last;
   }
 
-  private sameAt(at: number, bytes: Uint8Array): boolean {
-    for (let i = 0; i < bytes.length; i++) if (this.lastBytes[at + i] !== bytes[i]) return false;
+  private sameAsLast(views: readonly (Uint8Array | undefined)[]): boolean {
+    const last = this.lastBytes;
+    for (let v = 0; v < views.length; v++) {
+      const bytes = views[v];
+      if (bytes === undefined || bytes.length !== STORED_SCALAR_BYTES) return false;
+      const at = STORED_SCALAR_BYTES * v;
+      for (let i = 0; i < STORED_SCALAR_BYTES; i++) if (last[at + i] !== bytes[i]) return false;
+    }
     return true;
   }
 }

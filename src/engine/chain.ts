@@ -18,7 +18,7 @@ import { runInstruction } from "../../instructions/index.js";
 import { AccountLedger, readAccount, writeAccount, type Account } from "./accounts.js";
 import { decodeScalar, encodeScalar, encodeSingleton, type TxContext } from "./context.js";
 import { BlockInputError, CbqsError, EngineDefect, ERRORS, GenesisError, reject, type ErrorName } from "./errors.js";
-import { applyGovAction, bpsSumProblem, liveScalarProblem, readPauseRecord, writePauseRecord } from "./governance.js";
+import { applyGovAction, bpsSumProblem, liveScalarProblem, readPauseRecord, readPauseRecordAt, writePauseRecord } from "./governance.js";
 import {
   accountKey,
   classifyRegistryUserKey,
@@ -34,7 +34,7 @@ import {
 import { addU64, U64_MAX } from "./math.js";
 import { cycleBound, Meter } from "./meter.js";
 import { ALL_FAST_PATHS, enginePaths, type EnginePaths } from "./fast-paths.js";
-import { effectiveRentHeight, isPaused, NEVER_PAUSED, type PauseRecord } from "./pause.js";
+import { effectiveRentHeight, isPaused, NEVER_PAUSED, pauseRecordKey, type PauseRecord } from "./pause.js";
 
 const KEYLESS_ACCOUNTS: readonly Address[] = [REGISTRY_ADDRESS, PLATFORM_ADDRESS, ZERO_ADDRESS];
 
@@ -110,6 +110,8 @@ function validateGenesis(config: GenesisConfig): void {
 
 export class Chain {
   private lastHeight = 0n;
+  /** Where the registry's pause record lives: read on every block and every CBQS transaction. */
+  private readonly registryPauseKey: Uint8Array;
 
   /**
    * `paths`: the fast paths this chain takes, its own (src/engine/fast-paths.ts): the §9.1
@@ -121,7 +123,9 @@ export class Chain {
     readonly genesisStateRoot: Uint8Array,
     private readonly store: StateStore,
     private readonly paths: EnginePaths,
-  ) {}
+  ) {
+    this.registryPauseKey = pauseRecordKey(config.governance, REGISTRY_ADDRESS);
+  }
 
   /**
    * Validates `config`, derives chain_instance_id from the exact `sourceBytes` given (§3: one
@@ -170,7 +174,7 @@ export class Chain {
     }
     const batch = this.store.beginBlock(block.height);
     const outcomes = block.txs.map((tx) => this.executeTx(batch, block.height, tx));
-    const pause = readPauseRecord((k) => batch.getView(k), this.config.governance, REGISTRY_ADDRESS);
+    const pause = readPauseRecordAt((k) => batch.getView(k), this.registryPauseKey);
     const effective = effectiveRentHeight(pause, block.height);
     const { stateRoot } = this.store.commitBlock(batch);
     this.lastHeight = block.height;
@@ -274,7 +278,7 @@ export class Chain {
       case "system": {
         if (body.opcode !== SYS_CBQS) reject("UnknownOpcode", `opcode ${body.opcode} is not SYS_CBQS (${SYS_CBQS})`);
         // CIP-12 breaker: a paused 0x17 rejects every CBQS instruction before any registry read.
-        if (isPaused(readPauseRecord((k) => batch.getView(k), this.config.governance, REGISTRY_ADDRESS), height)) {
+        if (isPaused(readPauseRecordAt((k) => batch.getView(k), this.registryPauseKey), height)) {
           reject("RegistryPaused", "the emergency-pause breaker covers the Stream Registry (0x17)");
         }
         const instruction = decodeInstruction(body.payload);
@@ -286,7 +290,17 @@ export class Chain {
         }
         const meter = new Meter(instruction.type, body.payload.length, this.paths.verifySignature);
         run.meter = meter;
-        const ctx: TxContext = { batch, meter, height, sender: tx.from, governance: this.config.governance, accounts: ledger, events, boundsMemo: this.paths.boundsMemo };
+        const ctx: TxContext = {
+          batch,
+          meter,
+          height,
+          sender: tx.from,
+          governance: this.config.governance,
+          registryPauseKey: this.registryPauseKey,
+          accounts: ledger,
+          events,
+          boundsMemo: this.paths.boundsMemo,
+        };
         batch.observer = (access) => meter.observe(access);
         runInstruction(ctx, instruction);
         ledger.flush();

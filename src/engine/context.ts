@@ -28,7 +28,7 @@ import {
   streamKey,
 } from "./layout.js";
 import type { Meter } from "./meter.js";
-import { decodePauseRecord, effectiveRentHeight, pauseRecordKey, type PauseRecord } from "./pause.js";
+import { decodePauseRecord, effectiveRentHeight, type PauseRecord } from "./pause.js";
 
 export interface TxContext {
   readonly batch: BlockBatch;
@@ -38,6 +38,8 @@ export interface TxContext {
   readonly sender: Address;
   /** The CIP-12 governance actor (holds the pause-accounting records). */
   readonly governance: Address;
+  /** pauseRecordKey(governance, 0x17): the registry's pause record. */
+  readonly registryPauseKey: Uint8Array;
   readonly accounts: AccountLedger;
   readonly events: Event[];
   /** The chain's fast path for readGovernanceBounds (src/engine/bounds-memo.ts), or null: decode every time. */
@@ -94,7 +96,8 @@ export const encodeScalar = (value: bigint): Uint8Array => encodeStateValue({ ki
 
 export function readGovernanceBounds(ctx: TxContext): GovernanceBounds {
   // Every scalar is read (metered) on either path; the memo only skips decoding bytes it has seen last.
-  const views = LIVE_SCALAR_READ_KEYS.map(([, key]) => ctx.batch.getView(key));
+  const views = new Array<Uint8Array | undefined>(LIVE_SCALAR_READ_KEYS.length);
+  for (let i = 0; i < views.length; i++) views[i] = ctx.batch.getView(LIVE_SCALAR_READ_KEYS[i]![1]);
   if (ctx.boundsMemo !== null) return ctx.boundsMemo.bounds(views);
   return new GovernanceBounds(views.map((bytes, i) => decodeScalar(bytes, LIVE_SCALAR_READ_KEYS[i]![0])));
 }
@@ -103,7 +106,7 @@ export function readGovernanceBounds(ctx: TxContext): GovernanceBounds {
 
 /** The registry's pause record; the genesis writes it, so absence is invalid state. */
 export function readRegistryPause(ctx: TxContext): PauseRecord {
-  const bytes = readSlot(ctx, pauseRecordKey(ctx.governance, REGISTRY_ADDRESS), "pause record");
+  const bytes = readSlot(ctx, ctx.registryPauseKey, "pause record");
   if (bytes === undefined) return reject("RegistryStateInvalid", "registry pause-accounting record is missing");
   return decodePauseRecord(bytes);
 }

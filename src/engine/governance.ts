@@ -43,7 +43,12 @@ export function bpsSumProblem(provider: bigint, platform: bigint): string | null
 
 /** Reads a pause record through `get` (a batch, or committed state); absent means never paused. */
 export function readPauseRecord(get: (key: Uint8Array) => Uint8Array | undefined, governance: Address, actor: Address): PauseRecord {
-  const bytes = get(pauseRecordKey(governance, actor));
+  return readPauseRecordAt(get, pauseRecordKey(governance, actor));
+}
+
+/** readPauseRecord with the record's key already derived (pauseRecordKey). */
+export function readPauseRecordAt(get: (key: Uint8Array) => Uint8Array | undefined, key: Uint8Array): PauseRecord {
+  const bytes = get(key);
   if (bytes === undefined) return NEVER_PAUSED;
   let raw: Uint8Array;
   try {

@@ -10,7 +10,8 @@ import { Meter } from "../../src/engine/meter.js";
 import { verifyStrictReference } from "../../src/engine/fast-paths.js";
 import { encode } from "../../src/codec/core.js";
 import * as S from "../../src/codec/schema.js";
-import { PLATFORM_ADDRESS, providerKey, streamKey } from "../../src/engine/layout.js";
+import { PLATFORM_ADDRESS, providerKey, REGISTRY_ADDRESS, streamKey } from "../../src/engine/layout.js";
+import { pauseRecordKey } from "../../src/engine/pause.js";
 import { U64_MAX } from "../../src/engine/math.js";
 import { encodeStateValue } from "../../state/kv/value.js";
 import {
@@ -395,6 +396,7 @@ describe("§9.3 ActivateKeyGeneration refusals name what failed", () => {
         height,
         sender: OWNER,
         governance: GOV,
+        registryPauseKey: pauseRecordKey(GOV, REGISTRY_ADDRESS),
         accounts: new AccountLedger(batch, OWNER, readAccount(batch, OWNER)),
         events: [],
         boundsMemo: null,
