@@ -149,6 +149,17 @@ export function compareReplay(fixture: Fixture): { difference: string | null; sp
   return { difference, spec: spec.seconds, fast: fast.seconds, pipelined: pipelined.seconds };
 }
 
+/** Wall and CPU seconds of a plain, untraced replay of `fixture` on `choice`'s paths (what a user's `cbqs replay` costs). */
+export function timedReplay(fixture: Fixture, choice: FastPathChoice): { wall: number; cpu: number; matched: boolean } {
+  return withHashing(choice, () => {
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    const outcome = replayFixture(fixture, { engine: choice, pipeline: choice.pipelinedReplay });
+    const used = process.cpuUsage(cpu);
+    return { wall: (performance.now() - started) / 1000, cpu: (used.user + used.system) / 1e6, matched: outcome.mismatch === null };
+  });
+}
+
 const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
 
 export const longChainFixture = (blocks: number): Fixture => fillScenario(parseScenario(generateLongChainScenario({ blocks, minTxs: 0 })), "final");
@@ -188,7 +199,22 @@ function main(): number {
   const longChain = file === undefined ? longChainFixture(blocks) : readFixture(file);
   const txs = longChain.blocks.reduce((n, b) => n + b.transactions.length, 0);
   const r = compareReplay(longChain);
-  report(`long chain (${longChain.blocks.length} blocks, ${txs} txs)`, r.difference, `${rate(r.spec, r.fast)}; pipelined ${r.pipelined.toFixed(2)} s; spec-only ${Math.round(txs / r.spec)} tx/s, fast ${Math.round(txs / r.fast)} tx/s`);
+  report(`long chain (${longChain.blocks.length} blocks, ${txs} txs), traced`, r.difference, `${rate(r.spec, r.fast)}; pipelined ${r.pipelined.toFixed(2)} s`);
+  // What `cbqs replay` costs on each path: plain replays without a trace, alternated so the load falls on both alike.
+  const plain = { spec: { wall: 0, cpu: 0 }, fast: { wall: 0, cpu: 0 } };
+  for (let round = 0; round < 2; round++) {
+    for (const [side, choice] of [["spec", SPEC_ONLY], ["fast", { ...ALL_FAST_PATHS, pipelinedReplay: false }]] as const) {
+      const t = timedReplay(longChain, choice);
+      if (!t.matched) failed = true;
+      plain[side].wall += t.wall / 2;
+      plain[side].cpu += t.cpu / 2;
+    }
+  }
+  const perCpu = (cpu: number) => Math.round(txs / cpu).toLocaleString("en-US");
+  say(
+    `cost: long chain, plain replay (mean of 2 each, alternated): spec-only ${plain.spec.cpu.toFixed(2)} s CPU (${perCpu(plain.spec.cpu)} tx per CPU-second), ` +
+      `fast ${plain.fast.cpu.toFixed(2)} s CPU (${perCpu(plain.fast.cpu)} tx per CPU-second): spec-only costs ${(plain.spec.cpu / plain.fast.cpu).toFixed(2)}x the CPU; wall ${plain.spec.wall.toFixed(2)} s vs ${plain.fast.wall.toFixed(2)} s`,
+  );
   const seed = args.integer("fuzz-seed", 1, 0);
   const runs = args.integer("fuzz-runs", 20, 1);
   const fuzzBlocks = args.integer("fuzz-blocks", 12, 1);
