@@ -48,7 +48,8 @@ export { blockHash, headerHash, genesisHash, type BlockHeader } from "../chain/b
 export { receiptJson, loadReceiptJson, committedReceipt, type TxReceipt, type ReceiptJson, type EventJson, type LoadedReceipt } from "../chain/receipts.js";
 export { readFixture } from "../harness/documents.js";
 export { FIXTURE_FORMAT, loadFixture, type Fixture, type FixtureBlock } from "../harness/fixture.js";
-export { replayFixture, type ReplayOutcome, type ReplayOptions, type Mismatch } from "../harness/replay.js";
+export { replayFixture, type ReplayOutcome, type ReplayOptions } from "./replay.js";
+export type { Mismatch } from "../harness/replay.js";
 export { transition, parseEnv, parseTxs, T8N_RESULT_FORMAT, type T8nEnv, type T8nRun } from "../harness/t8n.js";
 // Types the signatures above name.
 export type { Address, Bytes32, StreamRecordV1, ProviderRecordV1 } from "../codec/types.js";
@@ -56,7 +57,8 @@ export type { BlockResults } from "../chain/receipts.js";
 export { CborError } from "../chain/cbor.js";
 export type { Event } from "../../state/kv/event.js";
 export type { StateProof, ExclusionProof } from "../../state/qmdb/proof.js";
-export type { ExecutedBlock, ReplayPipeline, ReplayProgress } from "../harness/replay.js";
+export type { ExecutedBlock, ReplayProgress } from "../harness/replay.js";
+export { ALL_FAST_PATHS, SPEC_ONLY, enginePaths, type EnginePaths, type FastPathChoice } from "../engine/fast-paths.js";
 export { JsonError, type Json, type JsonObject } from "../json/parse.js";
 export type { MemoryStateStore } from "../../state/store/store.js";
 export type { StateStore } from "../../state/kv/interface.js";

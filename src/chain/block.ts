@@ -32,12 +32,14 @@ export function blockHash(h: BlockHeader): Uint8Array {
   for (const [name, v] of [["height", h.height], ["timestamp", h.timestamp]] as const) {
     if (v < 0n || v > 0xffffffffffffffffn) throw new RangeError(`block header ${name} ${v} does not fit in 8 bytes`);
   }
-  // The preimage is written into one buffer kept for the purpose: a devnet fast-forwarding empty
-  // blocks hashes a header per block, and assembling it from parts cost as much as the hash.
-  const p = HEADER_PREIMAGE;
+  // One buffer per header, written in place: a devnet fast-forwarding empty blocks hashes a
+  // header per block, and assembling it from parts cost as much as the hash.
+  const p = new Uint8Array(HEADER_PREIMAGE_LENGTH);
+  const view = new DataView(p.buffer);
+  p.set(DOMAIN, 0);
   p.set(h.chain_instance_id, DOMAIN.length);
-  HEADER_VIEW.setBigUint64(DOMAIN.length + 32, h.height);
-  HEADER_VIEW.setBigUint64(DOMAIN.length + 40, h.timestamp);
+  view.setBigUint64(DOMAIN.length + 32, h.height);
+  view.setBigUint64(DOMAIN.length + 40, h.timestamp);
   let at = DOMAIN.length + 48;
   for (const v of [h.parent_hash, h.state_root, h.tx_root, h.receipt_root, h.logs_root]) {
     p.set(v, at);
@@ -47,10 +49,8 @@ export function blockHash(h: BlockHeader): Uint8Array {
 }
 
 const DOMAIN = utf8(BLOCK_HASH_DOMAIN);
-/** domain ‖ chain_instance_id ‖ height ‖ timestamp ‖ five 32-byte hashes; the domain written once. */
-const HEADER_PREIMAGE = new Uint8Array(DOMAIN.length + 32 + 8 + 8 + 5 * 32);
-HEADER_PREIMAGE.set(DOMAIN, 0);
-const HEADER_VIEW = new DataView(HEADER_PREIMAGE.buffer);
+/** domain ‖ chain_instance_id ‖ height ‖ timestamp ‖ five 32-byte hashes. */
+const HEADER_PREIMAGE_LENGTH = DOMAIN.length + 32 + 8 + 8 + 5 * 32;
 
 /** The header hash of block `height` from its parent's hash, state root and the block's roots. */
 export function headerHash(

@@ -86,23 +86,10 @@ export class CborWriter {
 const utf8Decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Per argument width (1, 2, 4, 8 bytes), the smallest value that needs it (§ canonical CBOR: shortest form). */
-const SHORTEST: Record<number, bigint> = { 1: 24n, 2: 1n << 8n, 4: 1n << 16n, 8: 1n << 32n };
+const SHORTEST: Readonly<Record<number, bigint>> = { 1: 24n, 2: 1n << 8n, 4: 1n << 16n, 8: 1n << 32n };
 
 /** Head arguments 0…23 (no allocation for the common case). */
 const SMALL: readonly bigint[] = Array.from({ length: 24 }, (_, i) => BigInt(i));
-
-const keyEncodings = new Map<string, Uint8Array>();
-/** A map key's canonical encoding (text head in shortest form, then its UTF-8), kept per key name. */
-function canonicalKey(key: string): Uint8Array {
-  let bytes = keyEncodings.get(key);
-  if (bytes === undefined) {
-    const w = new CborWriter();
-    w.text(key);
-    bytes = w.finish();
-    keyEncodings.set(key, bytes);
-  }
-  return bytes;
-}
 
 /** Strict reader over one buffer. */
 export class CborReader {
@@ -181,15 +168,19 @@ export class CborReader {
 
   /** Reads a text map key and requires it to be exactly `key`. */
   key(key: string): void {
-    // The one accepted form of `key` is its canonical encoding: when the bytes are exactly that,
-    // text() would return `key`, so there is nothing to decode.
-    const expected = canonicalKey(key);
+    // The one accepted form of a short ASCII key (every key of the envelope) is the text head
+    // (major type 3) with the length, then its characters: when the bytes are exactly that, text() would return
+    // `key`, so there is nothing to decode. Any other key, or other bytes, go through text().
     const buf = this.buf;
     const at = this.pos;
-    let same = at + expected.length <= buf.length;
-    for (let i = 0; same && i < expected.length; i++) same = buf[at + i] === expected[i];
+    const n = key.length;
+    let same = n < 24 && at + 1 + n <= buf.length && buf[at] === ((MAJOR_TEXT << 5) | n);
+    for (let i = 0; same && i < n; i++) {
+      const c = key.charCodeAt(i);
+      same = c < 0x80 && buf[at + 1 + i] === c;
+    }
     if (same) {
-      this.pos = at + expected.length;
+      this.pos = at + 1 + n;
       return;
     }
     const start = this.pos;

@@ -305,7 +305,7 @@ export const DeliveryStateActionV1 = enumeration<T.DeliveryStateActionV1>("Deliv
 });
 
 /** §14.2: which of record_id / lease_id each action carries ("optional" = either). */
-const RECEIPT_IDS: Record<T.DeliveryStateActionV1, [record: boolean, lease: boolean | "optional"]> = {
+const RECEIPT_IDS: Readonly<Record<T.DeliveryStateActionV1, readonly [record: boolean, lease: boolean | "optional"]>> = {
   Ack: [true, true],
   Nack: [true, true],
   Extend: [true, true],

@@ -73,8 +73,12 @@ export const integerSchema = (max: bigint, what: string): JsonSchema => ({
 const U64_LIMIT = 1n << 64n;
 
 export class Writer {
-  private buf = new Uint8Array(256);
+  /** Room for every registry record at once (a stream record is ~450 bytes): growing copies. */
+  private buf = new Uint8Array(1024);
   private len = 0;
+
+  /** `paths`: build field paths for the errors (joinPath); off on encode's first attempt. */
+  constructor(readonly paths = true) {}
 
   private reserve(n: number): void {
     if (this.len + n <= this.buf.length) return;
@@ -143,7 +147,11 @@ export class Writer {
 export class Reader {
   pos = 0;
   readonly bytes: Uint8Array;
-  constructor(input: Uint8Array) {
+  /** `paths`: build field paths for the errors (joinPath); off on decode's first attempt. */
+  constructor(
+    input: Uint8Array,
+    readonly paths = true,
+  ) {
     // A plain Uint8Array view, so take() copies even when given a Node Buffer (whose slice aliases).
     this.bytes = new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
   }
@@ -213,63 +221,49 @@ export class Reader {
 // ---------------------------------------------------------------- top-level entry points
 
 export function encode<T>(codec: Codec<T>, value: T): Uint8Array {
-  return withPathsOnFailure(encodeOnce, codec, value);
-}
-
-function encodeOnce<T>(codec: Codec<T>, value: T): Uint8Array {
-  // One writer serves every top-level encode (its buffer is reused; finish() copies out); an
-  // encode started while it is busy gets its own.
-  const w = scratchBusy ? new Writer() : scratch;
-  const shared = w === scratch;
-  if (shared) {
-    scratchBusy = true;
-    w.reset();
-  }
   try {
-    codec.write(w, value, "");
-    return w.finish();
-  } finally {
-    if (shared) scratchBusy = false;
+    return encodeOnce(codec, value, false);
+  } catch (err) {
+    if (!isCodecError(err)) throw err;
+    encodeOnce(codec, value, true);
+    throw err;
   }
 }
-
-const scratch = new Writer();
-let scratchBusy = false;
 
 /** Strict decode: the whole input must be exactly one canonical value (§14). */
 export function decode<T>(codec: Codec<T>, bytes: Uint8Array): T {
-  return withPathsOnFailure(decodeOnce, codec, bytes);
-}
-
-/**
- * `once(codec, input)` without field paths; when it fails, again with them, to name the field (the
- * same input fails at the same place). Should the second run succeed, the first error stands.
- */
-function withPathsOnFailure<C, I, R>(once: (codec: C, input: I) => R, codec: C, input: I): R {
-  const outer = withPaths;
-  withPaths = false;
   try {
-    return once(codec, input);
+    return decodeOnce(codec, bytes, false);
   } catch (err) {
     if (!isCodecError(err)) throw err;
-    withPaths = true;
-    once(codec, input);
+    decodeOnce(codec, bytes, true);
     throw err;
-  } finally {
-    withPaths = outer;
   }
+}
+
+// Field paths (`a.b[2].c`) name the offending value in an EncodeError or DecodeError, and only
+// there. Building them cost ~15 % of every encode and decode, so `decode` and `encode` first run
+// without them (a Reader or Writer whose `paths` is off) and, only when that fails, run again
+// with them, to name the field (the same input fails at the same place). Should the second run
+// succeed, the first error stands. Any other caller of a codec's read or write gets paths
+// throughout.
+
+function encodeOnce<T>(codec: Codec<T>, value: T, paths: boolean): Uint8Array {
+  const w = new Writer(paths);
+  codec.write(w, value, "");
+  return w.finish();
+}
+
+function decodeOnce<T>(codec: Codec<T>, bytes: Uint8Array, paths: boolean): T {
+  const r = new Reader(bytes, paths);
+  const value = codec.read(r, "");
+  if (r.remaining !== 0) r.fail("TrailingBytes", "", `${r.remaining} bytes after the ${codec.name}`);
+  return value;
 }
 
 /** The errors that carry a field path (a codec's read may write, as derive.ts does, and the reverse). */
 function isCodecError(err: unknown): boolean {
   return err instanceof DecodeError || err instanceof EncodeError;
-}
-
-function decodeOnce<T>(codec: Codec<T>, bytes: Uint8Array): T {
-  const r = new Reader(bytes);
-  const value = codec.read(r, "");
-  if (r.remaining !== 0) r.fail("TrailingBytes", "", `${r.remaining} bytes after the ${codec.name}`);
-  return value;
 }
 
 export function toJson<T>(codec: Codec<T>, value: T): Json {
@@ -280,21 +274,14 @@ export function fromJson<T>(codec: Codec<T>, json: unknown, ctx: JsonContext = {
   return codec.fromJson(json, "$", ctx);
 }
 
-/**
- * Field paths (`a.b[2].c`) name the offending value in an EncodeError or DecodeError, and only
- * there. Building them cost ~15 % of every encode and decode, so `decode` and `encode` first
- * run without them and, only when that fails, run again with them. Any other caller of a
- * codec's read or write gets paths throughout.
- */
-let withPaths = true;
-
-export function joinPath(path: string, key: string): string {
-  if (!withPaths) return "";
+/** `path.key` when `at` (the Reader or Writer at work) builds paths, else "". */
+export function joinPath(at: { readonly paths: boolean }, path: string, key: string): string {
+  if (!at.paths) return "";
   return path === "" ? key : `${path}.${key}`;
 }
 
-export function indexPath(path: string, index: number): string {
-  return withPaths ? `${path}[${index}]` : "";
+export function indexPath(at: { readonly paths: boolean }, path: string, index: number): string {
+  return at.paths ? `${path}[${index}]` : "";
 }
 
 function jsonFail(path: string, reason: string): never {
@@ -625,13 +612,13 @@ export function vec<T>(elem: Codec<T>, rules: VecRules<T>): Codec<T[]> {
       if (!Array.isArray(v)) throw new EncodeError(path, "expected an array");
       if (v.length > maxCount) throw new EncodeError(path, `${v.length} elements exceed the bound ${maxCount}`);
       const bad = orderProblem(v);
-      if (bad >= 0) throw new EncodeError(indexPath(path, bad), "elements must be strictly ascending");
+      if (bad >= 0) throw new EncodeError(indexPath(w, path, bad), "elements must be strictly ascending");
       w.uint(BigInt(v.length), 4);
       const start = w.length;
       v.forEach((e, i) => {
-        elem.write(w, e, indexPath(path, i));
+        elem.write(w, e, indexPath(w, path, i));
         if (maxBytes !== undefined && w.length - start > maxBytes) {
-          throw new EncodeError(indexPath(path, i), `elements exceed ${maxBytes} bytes in total`);
+          throw new EncodeError(indexPath(w, path, i), `elements exceed ${maxBytes} bytes in total`);
         }
       });
     },
@@ -647,12 +634,12 @@ export function vec<T>(elem: Codec<T>, rules: VecRules<T>): Codec<T[]> {
       const start = r.pos;
       for (let i = 0; i < n; i++) {
         const elemAt = r.pos;
-        const e = elem.read(r, indexPath(path, i));
+        const e = elem.read(r, indexPath(r, path, i));
         if (maxBytes !== undefined && r.pos - start > maxBytes) {
-          r.fail("BoundExceeded", indexPath(path, i), `elements exceed ${maxBytes} bytes in total`, elemAt);
+          r.fail("BoundExceeded", indexPath(r, path, i), `elements exceed ${maxBytes} bytes in total`, elemAt);
         }
         if (cmp && i > 0 && cmp(out[i - 1]!, e) >= 0) {
-          r.fail("InvalidValue", indexPath(path, i), "elements must be strictly ascending", elemAt);
+          r.fail("InvalidValue", indexPath(r, path, i), "elements must be strictly ascending", elemAt);
         }
         out.push(e);
       }
@@ -754,10 +741,10 @@ export function struct<T extends object>(
       if (!isPlainObject(v)) throw new EncodeError(path, `${name} must be an object`);
       if (check) {
         const bad = check(v);
-        if (bad) throw new EncodeError(joinPath(path, bad.field), bad.reason);
+        if (bad) throw new EncodeError(joinPath(w, path, bad.field), bad.reason);
       }
       const rec = v as Record<string, unknown>;
-      for (const [k, c] of entries) c.write(w, rec[k], joinPath(path, k));
+      for (const [k, c] of entries) c.write(w, rec[k], joinPath(w, path, k));
     },
     read(r, path) {
       const out: Record<string, unknown> = {};
@@ -765,12 +752,12 @@ export function struct<T extends object>(
       const offsets: Record<string, number> | undefined = check ? {} : undefined;
       for (const [k, c] of entries) {
         if (offsets) offsets[k] = r.pos;
-        out[k] = c.read(r, joinPath(path, k));
+        out[k] = c.read(r, joinPath(r, path, k));
       }
       const value = out as T;
       if (check) {
         const bad = check(value);
-        if (bad) r.fail("InvalidValue", joinPath(path, bad.field), bad.reason, offsets?.[bad.field]);
+        if (bad) r.fail("InvalidValue", joinPath(r, path, bad.field), bad.reason, offsets?.[bad.field]);
       }
       return value;
     },
@@ -843,7 +830,7 @@ export function taggedUnion<T extends { type: string }>(
       const d = isPlainObject(v) ? def(String(v.type)) : undefined;
       if (!d) throw new EncodeError(path, `not a ${name} variant`);
       w.uint(BigInt(d.tag), width);
-      if (d.kind === "newtype") d.codec.write(w, (v as Record<string, unknown>)[d.field], joinPath(path, d.field));
+      if (d.kind === "newtype") d.codec.write(w, (v as Record<string, unknown>)[d.field], joinPath(w, path, d.field));
       else if (d.kind === "struct") d.codec.write(w, v, path);
     },
     read(r, path) {
@@ -853,7 +840,7 @@ export function taggedUnion<T extends { type: string }>(
       if (type === undefined) return r.fail("InvalidTag", path, `unknown ${name} tag ${tag}`, at);
       const d = variants[type];
       if (d.kind === "unit") return { type } as T;
-      if (d.kind === "newtype") return { type, [d.field]: d.codec.read(r, joinPath(path, d.field)) } as T;
+      if (d.kind === "newtype") return { type, [d.field]: d.codec.read(r, joinPath(r, path, d.field)) } as T;
       return { type, ...d.codec.read(r, path) } as T;
     },
     toJson(v) {
@@ -918,19 +905,19 @@ export type ValueCheck<T> = (value: T) => { field?: string; reason: string } | n
  * shape's own struct check.
  */
 export function refine<T>(codec: Codec<T>, check: ValueCheck<T>, arbitrary: (fc: FastCheck) => Arbitrary<T>): Codec<T> {
-  const at = (path: string, field: string | undefined): string => (field === undefined ? path : joinPath(path, field));
+  const at = (rw: { readonly paths: boolean }, path: string, field: string | undefined): string => (field === undefined ? path : joinPath(rw, path, field));
   return {
     ...codec,
     write(w, v, path) {
       const bad = check(v);
-      if (bad) throw new EncodeError(at(path, bad.field), bad.reason);
+      if (bad) throw new EncodeError(at(w, path, bad.field), bad.reason);
       codec.write(w, v, path);
     },
     read(r, path) {
       const start = r.pos;
       const v = codec.read(r, path);
       const bad = check(v);
-      if (bad) r.fail("InvalidValue", at(path, bad.field), bad.reason, start);
+      if (bad) r.fail("InvalidValue", at(r, path, bad.field), bad.reason, start);
       return v;
     },
     fromJson(j, path, ctx) {
@@ -960,7 +947,7 @@ export function sizeLimited<T>(codec: Codec<T>, maxBytes: number, what: string):
     read(r, path) {
       const start = r.pos;
       const end = Math.min(r.bytes.length, start + maxBytes);
-      const view = new Reader(r.bytes.subarray(0, end));
+      const view = new Reader(r.bytes.subarray(0, end), r.paths);
       view.pos = start;
       let v: T;
       try {
@@ -993,11 +980,11 @@ export function versioned<T extends { type: string }>(name: string, union: Codec
     name,
     minSize: 1 + union.minSize,
     write(w, v, path) {
-      versionV1.write(w, 1, joinPath(path, "version"));
+      versionV1.write(w, 1, joinPath(w, path, "version"));
       union.write(w, v, path);
     },
     read(r, path) {
-      versionV1.read(r, joinPath(path, "version"));
+      versionV1.read(r, joinPath(r, path, "version"));
       return union.read(r, path);
     },
     toJson: (v) => union.toJson(v),

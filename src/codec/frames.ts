@@ -135,7 +135,7 @@ function lengthPrefixed<T>(codec: Codec<T>, maxBytes: number, what: string): Cod
     ...codec,
     minSize: 4 + codec.minSize,
     write(w, v, path) {
-      const inner = new Writer();
+      const inner = new Writer(w.paths);
       codec.write(inner, v, path);
       const bytes = inner.finish();
       if (bytes.length > maxBytes) throw new EncodeError(path, `${what} exceeds ${maxBytes} bytes`);
@@ -148,7 +148,7 @@ function lengthPrefixed<T>(codec: Codec<T>, maxBytes: number, what: string): Cod
       if (n > maxBytes) r.fail("BoundExceeded", path, `${what} length ${n} exceeds ${maxBytes}`, at);
       r.need(n, path);
       const start = r.pos;
-      const view = new Reader(r.bytes.subarray(0, start + n));
+      const view = new Reader(r.bytes.subarray(0, start + n), r.paths);
       view.pos = start;
       const v = codec.read(view, path);
       if (view.pos !== start + n) r.fail("InvalidValue", path, `${what} length ${n} is not its canonical length ${view.pos - start}`, at);

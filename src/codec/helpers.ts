@@ -4,7 +4,7 @@
 // once; docs/broker.md "Canonical helpers (§12.2)" restates them, and
 // fixtures/broker/cip-39-helper-vectors-v1.json pins their outputs.
 import { bytesEqual, compareBytes, toHex, utf8 } from "../bytes.js";
-import { keccak256 } from "../crypto/hash.js";
+import { hashParts, KECCAK256, keccak256 } from "../crypto/hash.js";
 import { Writer, providerEpochV1, u32, u64 } from "./core.js";
 import { EncodeError } from "./errors.js";
 import { FastRecordIdV1, RecordHeaderV1 } from "./broker.js";
@@ -25,16 +25,12 @@ export const FAST_LANE_PAYLOAD_DOMAIN_V1 = "cbqs/fast-lane-payload/v1";
 export const FAST_ORDERED_RANGE_DOMAIN_V1 = "cbqs/fast-ordered-range/v1";
 
 const NODE_DOMAIN = utf8(MERKLE_NODE_DOMAIN_V1);
-// One preimage buffer for every node hash: the node hash is the hot loop of a 65,536-leaf root.
-const nodePreimage = new Uint8Array(NODE_DOMAIN.length + 64);
-nodePreimage.set(NODE_DOMAIN);
 
 /** keccak256("cbqs/merkle-node/v1" || left || right): the one node hash of both tree shapes. */
 export function merkle_node_v1(left: Uint8Array, right: Uint8Array): Uint8Array {
   if (left.length !== 32 || right.length !== 32) throw new EncodeError("", "merkle nodes are 32 bytes");
-  nodePreimage.set(left, NODE_DOMAIN.length);
-  nodePreimage.set(right, NODE_DOMAIN.length + 32);
-  return keccak256(nodePreimage);
+  // In pieces, not concatenated: the node hash is the hot loop of a 65,536-leaf root.
+  return hashParts(KECCAK256, NODE_DOMAIN, left, right);
 }
 
 /**

@@ -672,7 +672,7 @@ export const CheckpointFrameV1 = struct<W.CheckpointFrameV1>(
 
 // ---------------------------------------------------------------- §13.2 errors
 
-const MESSAGE_CHARS = [..."abcdefghijklmnopqrstuvwxyz ABC0123456789.,:;-_()", "é", "€", "😀", "\n"];
+const MESSAGE_CHARS: readonly string[] = [..."abcdefghijklmnopqrstuvwxyz ABC0123456789.,:;-_()", "é", "€", "😀", "\n"];
 
 export const CbqsErrorV1 = struct<W.CbqsErrorV1>("CbqsErrorV1", {
   request_id: option(Bytes32),

@@ -90,7 +90,7 @@ export const SigningPublicKey: Codec<T.SigningPublicKey> = {
   write(w, v, path) {
     if (v?.algorithm !== "Ed25519") throw new EncodeError(path, "only Ed25519 signing keys exist in v1 (§4)");
     w.byte(ED25519_TAG);
-    Key32.write(w, v.key, joinPath(path, "key"));
+    Key32.write(w, v.key, joinPath(w, path, "key"));
   },
   read(r, path) {
     const at = r.pos;
@@ -123,7 +123,7 @@ export const HpkePublicKey: Codec<T.HpkePublicKey> = {
   write(w, v, path) {
     if (v?.suite !== "X25519_HKDF_SHA256_CHACHA20POLY1305") throw new EncodeError(path, "unknown HPKE suite");
     w.byte(HPKE_X25519_SUITE_TAG);
-    Key32.write(w, v.key, joinPath(path, "key"));
+    Key32.write(w, v.key, joinPath(w, path, "key"));
   },
   read(r, path) {
     const at = r.pos;
@@ -223,7 +223,7 @@ export const BaseRateReservationTotalsV1 = struct<T.BaseRateReservationTotalsV1>
   delivered_bytes_per_sec: u128,
 });
 
-const SCHEME_PREFIX: Record<T.ProviderEndpointTransportV1, string> = {
+const SCHEME_PREFIX: Readonly<Record<T.ProviderEndpointTransportV1, string>> = {
   WebSocketTls: "wss://",
   Https: "https://",
 };
@@ -243,7 +243,7 @@ function uriRawProblem(raw: Uint8Array): string | null {
   return null;
 }
 
-const URI_CHARS = [..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~:/?#[]@!$&'()*+,;=%", "é", "€", "😀"];
+const URI_CHARS: readonly string[] = [..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~:/?#[]@!$&'()*+,;=%", "é", "€", "😀"];
 
 const EndpointUri = utf8String("uri", {
   maxBytes: MAX_ENDPOINT_URI_BYTES,
@@ -621,11 +621,11 @@ export const CbqsInstructionV1: Codec<T.CbqsInstructionV1> = {
   name: "CbqsInstructionV1",
   minSize: 2,
   write(w, v, path) {
-    versionV1.write(w, 1, joinPath(path, "version"));
+    versionV1.write(w, 1, joinPath(w, path, "version"));
     InstructionAction.write(w, v, path);
   },
   read(r, path) {
-    versionV1.read(r, joinPath(path, "version"));
+    versionV1.read(r, joinPath(r, path, "version"));
     return InstructionAction.read(r, path);
   },
   toJson: (v): Json => InstructionAction.toJson(v),

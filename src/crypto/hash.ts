@@ -9,13 +9,50 @@
 // copy, so callers may keep it and may reuse their input buffers.
 // test/crypto/hash.test.ts checks each against @noble/hashes on inputs of every length class.
 //
+// Fast-path seam "hash-wasm" (docs/performance.md "Fast paths"): `selectHashing("reference")`
+// makes every hash go through @noble/hashes, the pure-JS reference, instead (a spec-only run:
+// test/harness/fast-paths.test.ts requires the same bytes both ways). It is the one process-wide
+// seam: hashes are taken by pure functions all through the consensus layers (ids, keys, roots).
+//
 // The package's ES module build, by path: its default entry is a UMD bundle that Node loads as
 // CommonJS, which costs about 50 ms of every `cbqs` call that hashes (the same code, the same
 // WASM; docs/performance.md "Start-up"). The package declares no "exports", so the path is public;
 // Node recognises the file as an ES module by its syntax (every Node that package.json "engines" admits).
+import { createRequire } from "node:module";
+import type * as NobleSha2 from "@noble/hashes/sha2.js";
+import type * as NobleSha3 from "@noble/hashes/sha3.js";
+import type * as NobleBlake3 from "@noble/hashes/blake3.js";
 import { createBLAKE3, createKeccak, createSHA256, type IHasher } from "hash-wasm/dist/index.esm.js";
 
 const [keccakWasm, sha256Wasm, blake3Wasm] = await Promise.all([createKeccak(256), createSHA256(), createBLAKE3(256)]);
+
+/** The pure-JS reference hashers, loaded on first use (a run that never selects them never loads them). */
+interface ReferenceHashing {
+  keccak256(data: Uint8Array): Uint8Array;
+  sha256(data: Uint8Array): Uint8Array;
+  blake3(data: Uint8Array): Uint8Array;
+}
+
+function loadReference(): ReferenceHashing {
+  const require = createRequire(import.meta.url);
+  const nobleBlake3 = (require("@noble/hashes/blake3.js") as typeof NobleBlake3).blake3;
+  return {
+    keccak256: (require("@noble/hashes/sha3.js") as typeof NobleSha3).keccak_256,
+    sha256: (require("@noble/hashes/sha2.js") as typeof NobleSha2).sha256,
+    blake3: (data) => nobleBlake3(data),
+  };
+}
+
+/** undefined: hash-wasm (the default); else the reference every hash goes through. */
+let reference: ReferenceHashing | undefined;
+
+/** The seam: "fast" (hash-wasm) or "reference" (@noble/hashes) for every hash of this process from now on. */
+export function selectHashing(path: "fast" | "reference"): void {
+  reference = path === "fast" ? undefined : loadReference();
+}
+
+/** Which hashing `selectHashing` chose last. */
+export const hashingPath = (): "fast" | "reference" => (reference === undefined ? "fast" : "reference");
 
 function digestOf(h: IHasher, data: Uint8Array): Uint8Array {
   h.init();
@@ -24,15 +61,15 @@ function digestOf(h: IHasher, data: Uint8Array): Uint8Array {
 }
 
 export function keccak256(data: Uint8Array): Uint8Array {
-  return digestOf(keccakWasm, data);
+  return reference === undefined ? digestOf(keccakWasm, data) : reference.keccak256(data);
 }
 
 export function sha256(data: Uint8Array): Uint8Array {
-  return digestOf(sha256Wasm, data);
+  return reference === undefined ? digestOf(sha256Wasm, data) : reference.sha256(data);
 }
 
 export function blake3(data: Uint8Array): Uint8Array {
-  return digestOf(blake3Wasm, data);
+  return reference === undefined ? digestOf(blake3Wasm, data) : reference.blake3(data);
 }
 
 /** A 32-byte hash function; the Merkle structures are generic over it. */
@@ -58,10 +95,11 @@ const SCRATCH = new Uint8Array(16 * 1024);
 /**
  * hasher(parts[0] ‖ parts[1] ‖ …) without allocating the concatenation: for tree nodes, leaves
  * and other preimages built from a few small pieces. A hasher other than the three above (e.g. a
- * timing wrapper) gets the concatenation through its own `hash`.
+ * timing wrapper), or any hasher under the reference hashing, gets the concatenation through its
+ * own `hash`.
  */
 export function hashParts(hasher: Hasher, ...parts: Uint8Array[]): Uint8Array {
-  const wasm = WASM_OF.get(hasher);
+  const wasm = reference === undefined ? WASM_OF.get(hasher) : undefined;
   let total = 0;
   for (const p of parts) total += p.length;
   if (wasm === undefined) {

@@ -18,7 +18,7 @@ import { runInstruction } from "../../instructions/index.js";
 import { AccountLedger, readAccount, writeAccount, type Account } from "./accounts.js";
 import { decodeScalar, encodeScalar, encodeSingleton, type TxContext } from "./context.js";
 import { BlockInputError, CbqsError, EngineDefect, ERRORS, GenesisError, reject, type ErrorName } from "./errors.js";
-import { applyGovAction, bpsSumProblem, liveScalarProblem, readPauseRecord, writePauseRecord } from "./governance.js";
+import { applyGovAction, bpsSumProblem, liveScalarProblem, readPauseRecord, readPauseRecordAt, writePauseRecord } from "./governance.js";
 import {
   accountKey,
   classifyRegistryUserKey,
@@ -32,11 +32,11 @@ import {
   ZERO_ADDRESS,
 } from "./layout.js";
 import { addU64, U64_MAX } from "./math.js";
-import { cycleBound, Meter, type SignatureVerifier } from "./meter.js";
-import { ed25519VerifyStrict } from "../crypto/ed25519.js";
-import { effectiveRentHeight, isPaused, NEVER_PAUSED, type PauseRecord } from "./pause.js";
+import { cycleBound, Meter } from "./meter.js";
+import { ALL_FAST_PATHS, enginePaths, type EnginePaths } from "./fast-paths.js";
+import { effectiveRentHeight, isPaused, NEVER_PAUSED, pauseRecordKey, type PauseRecord } from "./pause.js";
 
-const KEYLESS_ACCOUNTS = [REGISTRY_ADDRESS, PLATFORM_ADDRESS, ZERO_ADDRESS];
+const KEYLESS_ACCOUNTS: readonly Address[] = [REGISTRY_ADDRESS, PLATFORM_ADDRESS, ZERO_ADDRESS];
 
 /** §5/§6.1: custody 0x17, the Platform Fee Account 0x18 and the burn address sign nothing. */
 export const isKeylessAccount = (address: Address): boolean => KEYLESS_ACCOUNTS.some((a) => bytesEqual(a, address));
@@ -110,25 +110,29 @@ function validateGenesis(config: GenesisConfig): void {
 
 export class Chain {
   private lastHeight = 0n;
-  /**
-   * §9.1 strict Ed25519 for every charged verification. Only a harness replaces it (a pipelined
-   * replay answers "valid" at once and verifies on another thread; a block where that answer was
-   * wrong is undone before its root is used and executed again: src/harness/signatures.ts).
-   */
-  verifySignature: SignatureVerifier = ed25519VerifyStrict;
+  /** Where the registry's pause record lives: read on every block and every CBQS transaction. */
+  private readonly registryPauseKey: Uint8Array;
 
+  /**
+   * `paths`: the fast paths this chain takes, its own (src/engine/fast-paths.ts): the §9.1
+   * verifier of every charged verification and the bounds memo.
+   */
   private constructor(
     readonly config: GenesisConfig,
     readonly chainInstanceId: Bytes32,
     readonly genesisStateRoot: Uint8Array,
     private readonly store: StateStore,
-  ) {}
+    private readonly paths: EnginePaths,
+  ) {
+    this.registryPauseKey = pauseRecordKey(config.governance, REGISTRY_ADDRESS);
+  }
 
   /**
    * Validates `config`, derives chain_instance_id from the exact `sourceBytes` given (§3: one
-   * capture, never re-read), writes the genesis state and commits it as block 0.
+   * capture, never re-read), writes the genesis state and commits it as block 0. The chain takes
+   * every fast path unless `paths` says otherwise (a spec-only run: enginePaths(SPEC_ONLY)).
    */
-  static genesis(config: GenesisConfig, sourceBytes: Uint8Array, store: StateStore): Chain {
+  static genesis(config: GenesisConfig, sourceBytes: Uint8Array, store: StateStore, paths: EnginePaths = enginePaths(ALL_FAST_PATHS)): Chain {
     validateGenesis(config);
     const instance = chainInstanceId(sourceBytes);
     const baseRates: Record<string, bigint> = {};
@@ -148,7 +152,7 @@ export class Chain {
     writePauseRecord(batch, config.governance, REGISTRY_ADDRESS, NEVER_PAUSED);
     for (const { address, balance } of config.accounts) writeAccount(batch, address, { nonce: 0n, balance });
     const { stateRoot } = store.commitBlock(batch);
-    return new Chain(config, instance, stateRoot, store);
+    return new Chain(config, instance, stateRoot, store, paths);
   }
 
   /**
@@ -158,9 +162,9 @@ export class Chain {
    * executing blocks; `chainInstanceId` must be the one recorded in the store's singleton.
    * The store itself keeps block heights above its last commit.
    */
-  static resume(config: GenesisConfig, chainInstanceId: Bytes32, store: StateStore): Chain {
+  static resume(config: GenesisConfig, chainInstanceId: Bytes32, store: StateStore, paths: EnginePaths = enginePaths(ALL_FAST_PATHS)): Chain {
     validateGenesis(config);
-    return new Chain(config, chainInstanceId, store.root(), store);
+    return new Chain(config, chainInstanceId, store.root(), store, paths);
   }
 
   /** Executes one block; heights strictly increase and a gap is a run of free empty blocks. */
@@ -170,7 +174,7 @@ export class Chain {
     }
     const batch = this.store.beginBlock(block.height);
     const outcomes = block.txs.map((tx) => this.executeTx(batch, block.height, tx));
-    const pause = readPauseRecord((k) => batch.getView(k), this.config.governance, REGISTRY_ADDRESS);
+    const pause = readPauseRecordAt((k) => batch.getView(k), this.registryPauseKey);
     const effective = effectiveRentHeight(pause, block.height);
     const { stateRoot } = this.store.commitBlock(batch);
     this.lastHeight = block.height;
@@ -274,7 +278,7 @@ export class Chain {
       case "system": {
         if (body.opcode !== SYS_CBQS) reject("UnknownOpcode", `opcode ${body.opcode} is not SYS_CBQS (${SYS_CBQS})`);
         // CIP-12 breaker: a paused 0x17 rejects every CBQS instruction before any registry read.
-        if (isPaused(readPauseRecord((k) => batch.getView(k), this.config.governance, REGISTRY_ADDRESS), height)) {
+        if (isPaused(readPauseRecordAt((k) => batch.getView(k), this.registryPauseKey), height)) {
           reject("RegistryPaused", "the emergency-pause breaker covers the Stream Registry (0x17)");
         }
         const instruction = decodeInstruction(body.payload);
@@ -284,9 +288,19 @@ export class Chain {
         if (sender.balance < reservationFee) {
           throw new NotIncludable(`${toHex(tx.from)} holds ${sender.balance}, less than the fee at the reservation ${reservationFee} of ${instruction.type}`);
         }
-        const meter = new Meter(instruction.type, body.payload.length, this.verifySignature);
+        const meter = new Meter(instruction.type, body.payload.length, this.paths.verifySignature);
         run.meter = meter;
-        const ctx: TxContext = { batch, meter, height, sender: tx.from, governance: this.config.governance, accounts: ledger, events };
+        const ctx: TxContext = {
+          batch,
+          meter,
+          height,
+          sender: tx.from,
+          governance: this.config.governance,
+          registryPauseKey: this.registryPauseKey,
+          accounts: ledger,
+          events,
+          boundsMemo: this.paths.boundsMemo,
+        };
         batch.observer = (access) => meter.observe(access);
         runInstruction(ctx, instruction);
         ledger.flush();

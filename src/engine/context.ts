@@ -16,6 +16,7 @@ import type { BlockBatch } from "../../state/kv/interface.js";
 import type { Event } from "../../state/kv/event.js";
 import { encodeStateValue, ValueTag } from "../../state/kv/value.js";
 import type { AccountLedger } from "./accounts.js";
+import type { BoundsMemo } from "./bounds-memo.js";
 import { EngineDefect, reject } from "./errors.js";
 import {
   ownerCountKey,
@@ -27,7 +28,7 @@ import {
   streamKey,
 } from "./layout.js";
 import type { Meter } from "./meter.js";
-import { decodePauseRecord, effectiveRentHeight, pauseRecordKey, type PauseRecord } from "./pause.js";
+import { decodePauseRecord, effectiveRentHeight, type PauseRecord } from "./pause.js";
 
 export interface TxContext {
   readonly batch: BlockBatch;
@@ -37,8 +38,12 @@ export interface TxContext {
   readonly sender: Address;
   /** The CIP-12 governance actor (holds the pause-accounting records). */
   readonly governance: Address;
+  /** pauseRecordKey(governance, 0x17): the registry's pause record. */
+  readonly registryPauseKey: Uint8Array;
   readonly accounts: AccountLedger;
   readonly events: Event[];
+  /** The chain's fast path for readGovernanceBounds (src/engine/bounds-memo.ts), or null: decode every time. */
+  readonly boundsMemo: BoundsMemo | null;
 }
 
 // ---- raw slot values ------------------------------------------------------------------------
@@ -89,39 +94,19 @@ export function decodeScalar(bytes: Uint8Array | undefined, name: string): bigin
 
 export const encodeScalar = (value: bigint): Uint8Array => encodeStateValue({ kind: "SystemBytes", bytes: u64BE(value) });
 
-/** The last bounds decoded and the 25 stored values they came from: most instructions read the same ones. */
-const lastBoundsBytes = new Uint8Array(9 * LIVE_SCALAR_READ_KEYS.length);
-let lastBounds: GovernanceBounds | undefined;
-
-/** The views one call reads (reused: a call never runs inside another). */
-const boundsViews: (Uint8Array | undefined)[] = new Array(LIVE_SCALAR_READ_KEYS.length);
-
 export function readGovernanceBounds(ctx: TxContext): GovernanceBounds {
-  // Every scalar is read (metered) either way; only the decoding is skipped when the bytes are the last ones.
-  const views = boundsViews;
-  let same = lastBounds !== undefined;
-  for (let i = 0; i < LIVE_SCALAR_READ_KEYS.length; i++) {
-    const bytes = ctx.batch.getView(LIVE_SCALAR_READ_KEYS[i]![1]);
-    views[i] = bytes;
-    if (same && (bytes === undefined || bytes.length !== 9 || !sameAt(lastBoundsBytes, 9 * i, bytes))) same = false;
-  }
-  if (same) return lastBounds!;
-  const values = views.map((bytes, i) => decodeScalar(bytes, LIVE_SCALAR_READ_KEYS[i]![0]));
-  views.forEach((bytes, i) => lastBoundsBytes.set(bytes!, 9 * i));
-  lastBounds = new GovernanceBounds(values);
-  return lastBounds;
-}
-
-function sameAt(cache: Uint8Array, at: number, bytes: Uint8Array): boolean {
-  for (let i = 0; i < bytes.length; i++) if (cache[at + i] !== bytes[i]) return false;
-  return true;
+  // Every scalar is read (metered) on either path; the memo only skips decoding bytes it has seen last.
+  const views = new Array<Uint8Array | undefined>(LIVE_SCALAR_READ_KEYS.length);
+  for (let i = 0; i < views.length; i++) views[i] = ctx.batch.getView(LIVE_SCALAR_READ_KEYS[i]![1]);
+  if (ctx.boundsMemo !== null) return ctx.boundsMemo.bounds(views);
+  return new GovernanceBounds(views.map((bytes, i) => decodeScalar(bytes, LIVE_SCALAR_READ_KEYS[i]![0])));
 }
 
 // ---- pause accounting (Security Considerations → Denial of service) ---------------------------
 
 /** The registry's pause record; the genesis writes it, so absence is invalid state. */
 export function readRegistryPause(ctx: TxContext): PauseRecord {
-  const bytes = readSlot(ctx, pauseRecordKey(ctx.governance, REGISTRY_ADDRESS), "pause record");
+  const bytes = readSlot(ctx, ctx.registryPauseKey, "pause record");
   if (bytes === undefined) return reject("RegistryStateInvalid", "registry pause-accounting record is missing");
   return decodePauseRecord(bytes);
 }

@@ -21,7 +21,7 @@ import {
 } from "./pause.js";
 
 /** Rows where zero is meaningful: a zero-length grace window (§6.1) and a 0 bps share (§6.1). */
-const ZERO_ALLOWED = new Set(["cbqs.suspend_grace_blocks", "cbqs.rent.provider_bps", "cbqs.rent.platform_bps"]);
+const ZERO_ALLOWED: ReadonlySet<string> = new Set(["cbqs.suspend_grace_blocks", "cbqs.rent.provider_bps", "cbqs.rent.platform_bps"]);
 
 export function paramMinimum(name: string): bigint {
   return ZERO_ALLOWED.has(name) ? 0n : 1n;
@@ -43,7 +43,12 @@ export function bpsSumProblem(provider: bigint, platform: bigint): string | null
 
 /** Reads a pause record through `get` (a batch, or committed state); absent means never paused. */
 export function readPauseRecord(get: (key: Uint8Array) => Uint8Array | undefined, governance: Address, actor: Address): PauseRecord {
-  const bytes = get(pauseRecordKey(governance, actor));
+  return readPauseRecordAt(get, pauseRecordKey(governance, actor));
+}
+
+/** readPauseRecord with the record's key already derived (pauseRecordKey). */
+export function readPauseRecordAt(get: (key: Uint8Array) => Uint8Array | undefined, key: Uint8Array): PauseRecord {
+  const bytes = get(key);
   if (bytes === undefined) return NEVER_PAUSED;
   let raw: Uint8Array;
   try {

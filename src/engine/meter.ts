@@ -6,7 +6,6 @@
 // outer dispatch, the breaker check, the nonce step) are outside this meter.
 import type { InstructionName } from "../codec/types.js";
 import { keccak256 } from "../crypto/hash.js";
-import { ed25519VerifyStrict } from "../crypto/ed25519.js";
 import { meteredEventBytes, type Event } from "../../state/kv/event.js";
 import type { StateAccess } from "../../state/kv/interface.js";
 import { EngineDefect } from "./errors.js";
@@ -86,7 +85,7 @@ export interface CostSchedule {
 }
 
 /** The cost schedule (cycles and cells), in one place. */
-export const COSTS: CostSchedule = {
+export const COSTS: Readonly<CostSchedule> = {
   readCycles: 10n,
   writeCycles: 50n,
   hashWordCycles: 6n,
@@ -152,7 +151,7 @@ export function charge(usage: MeterUsage, accepted: boolean, costs: CostSchedule
   return { chargedReads, chargedWrites, cycles, cells };
 }
 
-/** Strict Ed25519 verification (§9.1): ed25519VerifyStrict, or a stand-in that gives its answers. */
+/** Strict Ed25519 verification (§9.1): one of the verifiers of src/engine/fast-paths.ts, or a stand-in that gives their answers. */
 export type SignatureVerifier = (publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array) => boolean;
 
 export class Meter implements MeterUsage {
@@ -166,7 +165,7 @@ export class Meter implements MeterUsage {
   constructor(
     readonly instruction: InstructionName,
     readonly payloadBytes: number,
-    private readonly verify: SignatureVerifier = ed25519VerifyStrict,
+    private readonly verify: SignatureVerifier,
   ) {}
 
   get reservation(): Reservation {

@@ -3,7 +3,7 @@
 // the governance actor, holding completed_pause_blocks and an optional active
 // [paused_at_block, expires_at_block) interval. Coverage is derived at READ time because
 // expiry is lazy.
-import { bytesEqual, concatBytes, readU64BE, u64BE, utf8 } from "../bytes.js";
+import { concatBytes, readU64BE, u64BE, utf8 } from "../bytes.js";
 import type { Address } from "../codec/types.js";
 import { actorStorageKey } from "../../state/kv/keys.js";
 import { reject } from "./errors.js";
@@ -19,20 +19,13 @@ export interface PauseRecord {
   active: PauseInterval | null;
 }
 
-export const NEVER_PAUSED: PauseRecord = { completed_pause_blocks: 0n, active: null };
+export const NEVER_PAUSED: Readonly<PauseRecord> = { completed_pause_blocks: 0n, active: null };
 
 const KEY_PREFIX = "system:gov:pause-accounting:";
 
-/** The last derived key: a chain asks for the same (governance, 0x17) pair on every transaction. */
-let lastPauseKey: { governance: Address; actor: Address; key: Uint8Array } | undefined;
-
 /** ActorStorage(governance actor, "system:gov:pause-accounting:" || actor). */
 export function pauseRecordKey(governance: Address, actor: Address): Uint8Array {
-  const last = lastPauseKey;
-  if (last !== undefined && bytesEqual(last.governance, governance) && bytesEqual(last.actor, actor)) return last.key.slice();
-  const key = actorStorageKey(governance, concatBytes(utf8(KEY_PREFIX), actor));
-  lastPauseKey = { governance: governance.slice(), actor: actor.slice(), key };
-  return key.slice();
+  return actorStorageKey(governance, concatBytes(utf8(KEY_PREFIX), actor));
 }
 
 /** completed u64 BE ‖ 0x00, or completed u64 BE ‖ 0x01 ‖ paused_at u64 BE ‖ expires_at u64 BE. */

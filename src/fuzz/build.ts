@@ -11,6 +11,7 @@ import { envelopeNonces, startNonces } from "../chain/nonces.js";
 import { blockResults } from "../chain/receipts.js";
 import type { Transaction } from "../engine/inputs.js";
 import { Chain } from "../engine/chain.js";
+import { ALL_FAST_PATHS, enginePaths, type EngineChoice } from "../engine/fast-paths.js";
 import { DryRunStore } from "../../state/chain-db/dry-run.js";
 import { GAS_VECTORS_SHA256 } from "../gas/pinned.js";
 import type { Fixture, FixtureBlock } from "../harness/fixture.js";
@@ -79,12 +80,16 @@ export class ChainBuilder {
   /** Envelopes earlier blocks included: their nonces are consumed, so a replay is always stale. */
   private readonly consumed: Uint8Array[] = [];
 
-  constructor(readonly plan: FuzzChain) {
+  /** `engine`: the chain's fast paths (all unless told; src/engine/fast-paths.ts), the dry runs' too. */
+  constructor(
+    readonly plan: FuzzChain,
+    private readonly engine: EngineChoice = ALL_FAST_PATHS,
+  ) {
     this.world = worldFromJson(plan.genesis);
     this.model = new ChainModel(this.world);
     this.store = new MemoryStateStore(createStateCommitment());
     this.touchStore = new TouchStore(this.store, this.world.config.governance);
-    this.chain = Chain.genesis(this.world.config, this.world.source, this.touchStore);
+    this.chain = Chain.genesis(this.world.config, this.world.source, this.touchStore, enginePaths(engine));
     this.parent = genesisHash(this.chain.chainInstanceId, this.world.config.timestamp, this.chain.genesisStateRoot);
     this.fixture = {
       name: "fuzz",
@@ -208,7 +213,7 @@ export class ChainBuilder {
     const out = new Set<number>();
     for (;;) {
       const left = [...planned.keys()].filter((i) => !out.has(i));
-      const dry = Chain.resume(this.world.config, this.chain.chainInstanceId, new DryRunStore(this.store));
+      const dry = Chain.resume(this.world.config, this.chain.chainInstanceId, new DryRunStore(this.store), enginePaths(this.engine));
       const outcome = dry.executeBlock({ height, timestamp, txs: left.map((i) => planned[i]!) });
       const first = outcome.outcomes.findIndex((o) => o.status === "excluded");
       if (first < 0) return out;

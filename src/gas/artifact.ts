@@ -12,6 +12,7 @@ import { canonicalJson, type Json } from "./canonical-json.js";
 import { GAS_VECTORS_SHA256 } from "./pinned.js";
 import { runScenario, ScenarioError, type GasScenario, type Measurement, type ScenarioTx } from "./scenario.js";
 import { VECTORS } from "./vectors.js";
+import { ALL_FAST_PATHS, type EngineChoice } from "../engine/fast-paths.js";
 
 export const SCHEMA_ID = "cowboy.cbqs.gas-vectors.v1";
 export const ARTIFACT_PATH = "gas-vectors/cip-39-gas-vectors-v1.json";
@@ -98,11 +99,11 @@ function vectorJson(id: string, description: string, s: GasScenario, m: Measurem
   };
 }
 
-/** The artifact's canonical text, derived from the engine; `costs` is injectable for tests. */
-export function generateArtifact(costs: CostSchedule = COSTS): string {
+/** The artifact's canonical text, derived from the engine; `costs` is injectable for tests, `engine` the engine's fast paths. */
+export function generateArtifact(costs: CostSchedule = COSTS, engine: EngineChoice = ALL_FAST_PATHS): string {
   const vectors = VECTORS.map((v) => {
     const s = v.build();
-    return vectorJson(v.id, v.description, s, runScenario(s, costs));
+    return vectorJson(v.id, v.description, s, runScenario(s, costs, undefined, engine));
   });
   return canonicalJson({ schema: SCHEMA_ID, provenance: PROVENANCE, scope: SCOPE, schedule: scheduleJson(costs), reservations: reservationsJson(), vectors });
 }

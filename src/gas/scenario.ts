@@ -8,6 +8,7 @@ import { decode } from "../codec/core.js";
 import * as S from "../codec/schema.js";
 import type { Address, InstructionName } from "../codec/types.js";
 import { Chain, SYS_CBQS, type TxOutcome } from "../engine/chain.js";
+import { ALL_FAST_PATHS, enginePaths, type EngineChoice } from "../engine/fast-paths.js";
 import { charge, COSTS, RESERVATIONS, type CostSchedule, type MeterUsage } from "../engine/meter.js";
 import type { BlockBatch, StateAccess } from "../../state/kv/interface.js";
 import { meteredEventBytes } from "../../state/kv/event.js";
@@ -73,9 +74,9 @@ const systemTx = (tx: ScenarioTx) => ({ from: tx.from, body: { kind: "system" as
 /**
  * Runs `s` and measures its target. `costs` prices the measured usage (default: the engine's
  * COSTS, in which case the engine's own receipt numbers must agree exactly). `amplify` is the
- * test hook of ObservingStore.
+ * test hook of ObservingStore; `paths` the chain's fast paths (src/engine/fast-paths.ts).
  */
-export function runScenario(s: GasScenario, costs: CostSchedule = COSTS, amplify?: (batch: BlockBatch, key: Uint8Array) => void): Measurement {
+export function runScenario(s: GasScenario, costs: CostSchedule = COSTS, amplify?: (batch: BlockBatch, key: Uint8Array) => void, paths: EngineChoice = ALL_FAST_PATHS): Measurement {
   let instruction: InstructionName;
   try {
     instruction = decode(S.CbqsInstructionV1, s.target.payload).type;
@@ -83,7 +84,7 @@ export function runScenario(s: GasScenario, costs: CostSchedule = COSTS, amplify
     throw new ScenarioError(`target payload does not decode: ${(err as Error).message}`);
   }
   const store = new ObservingStore(new MemoryStateStore(), amplify);
-  const chain = Chain.genesis(genesisConfig(s), s.genesis.source, store);
+  const chain = Chain.genesis(genesisConfig(s), s.genesis.source, store, enginePaths(paths));
   for (const block of s.setup) {
     const outcomes = chain.executeBlock({ height: block.height, timestamp: block.height, txs: block.txs.map(systemTx) }).outcomes;
     outcomes.forEach((o, i) => {

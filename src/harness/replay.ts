@@ -9,6 +9,7 @@ import { genesisHash, headerHash } from "../chain/block.js";
 import type { TxEnvelope } from "../chain/envelope.js";
 import { blockResults, type BlockResults, type TxReceipt } from "../chain/receipts.js";
 import { Chain, type BlockOutcome, type TxOutcome } from "../engine/chain.js";
+import { ALL_FAST_PATHS, enginePaths, type EngineChoice, type EnginePaths } from "../engine/fast-paths.js";
 import { GenesisError } from "../engine/errors.js";
 import { GAS_VECTORS_SHA256 } from "../scenario/run.js";
 import type { StateStore } from "../../state/kv/interface.js";
@@ -17,7 +18,6 @@ import { MemoryStateStore } from "../../state/store/store.js";
 import { createStateCommitment } from "../../state/qmdb/index.js";
 import { BatchRefused, WorkerCommitment } from "../../state/commitment/worker-commitment.js";
 import { blockRoots, rootsJob, type BlockRoots, type Receipt } from "../../state/roots/roots.js";
-import { ed25519VerifyStrict } from "../crypto/ed25519.js";
 import { allocateSignatureRing } from "../crypto/signature-ring.js";
 import { SignatureCheckedStore, SpeculativeSignatures } from "./signatures.js";
 import { decodeTransaction, firstNotIncludable, startNonces, TxInputError } from "./execute.js";
@@ -92,11 +92,11 @@ export class Replay {
     return this.parent;
   }
 
-  /** Commits genesis; a genesis the engine refuses is unusable input. */
-  static start(fixture: Fixture, store: StateStore = newStore()): { replay: Replay; mismatch: Mismatch | null } {
+  /** Commits genesis; a genesis the engine refuses is unusable input. `paths`: the chain's fast paths. */
+  static start(fixture: Fixture, store: StateStore = newStore(), paths: EnginePaths = enginePaths(ALL_FAST_PATHS)): { replay: Replay; mismatch: Mismatch | null } {
     let chain: Chain;
     try {
-      chain = Chain.genesis(fixture.genesis.config, fixture.genesis.source, store);
+      chain = Chain.genesis(fixture.genesis.config, fixture.genesis.source, store, paths);
     } catch (err) {
       if (err instanceof GenesisError) throw new ReplayInputError("$.genesis.source", null, `invalid genesis: ${err.message}`);
       throw err;
@@ -113,8 +113,8 @@ export class Replay {
    * Continues on a store that already holds this chain up to its last commit, verified earlier
    * (a node or follower restarting from its store): the next block's parent is `parent`.
    */
-  static resume(fixture: Fixture, store: StateStore, parent: Uint8Array): Replay {
-    const replay = new Replay(fixture, Chain.resume(fixture.genesis.config, fixture.genesis.chain_instance_id, store), store);
+  static resume(fixture: Fixture, store: StateStore, parent: Uint8Array, paths: EnginePaths = enginePaths(ALL_FAST_PATHS)): Replay {
+    const replay = new Replay(fixture, Chain.resume(fixture.genesis.config, fixture.genesis.chain_instance_id, store, paths), store);
     replay.parent = parent;
     return replay;
   }
@@ -301,6 +301,8 @@ export interface ReplayOptions {
    * A ReplayPipeline is that thread kept for consecutive replays (`true` starts and stops one).
    */
   pipeline?: boolean | ReplayPipeline;
+  /** The engine's fast paths of a plain replay (src/engine/fast-paths.ts); all unless told. A pipelined replay takes them all. */
+  engine?: EngineChoice;
   /** Pipelined only: block index `i` was executed again because a signature answered valid ahead of its check was invalid. */
   onReexecute?: (i: number) => void;
 }
@@ -322,7 +324,7 @@ export function* replayFixtureSteps(fixture: Fixture, options: ReplayOptions = {
       pipeline.close();
     }
   }
-  const { replay, mismatch } = Replay.start(fixture, options.store);
+  const { replay, mismatch } = Replay.start(fixture, options.store, enginePaths(options.engine ?? ALL_FAST_PATHS));
   if (mismatch !== null) return { blocks: 0, txs: 0, mismatch };
   const blocks = blocksUpTo(fixture, options.toHeight);
   const lastHeight = blocks.length === 0 ? 0n : blocks[blocks.length - 1]!.height;
@@ -366,15 +368,16 @@ function* replayPipelined(fixture: Fixture, options: ReplayOptions, pipeline: Re
   if (pipeline.used) commitment.reset();
   pipeline.used = true;
   const storeOverCommitment = () => new SignatureCheckedStore(new MemoryStateStore(commitment), signatures, commitment);
+  // The chain's verifier is the speculative one (signatures.speculating says whether it answers ahead).
+  const paths = () => enginePaths(ALL_FAST_PATHS, signatures.verify);
   // Genesis verifies nothing: its batch carries no checks (not the last ones of a replay before).
   signatures.beginBlock();
-  const started = Replay.start(fixture, storeOverCommitment());
+  const started = Replay.start(fixture, storeOverCommitment(), paths());
   if (started.mismatch !== null) return { blocks: 0, txs: 0, mismatch: started.mismatch };
   let replay = started.replay;
   commitment.deferred = true;
   const speculate = (r: Replay): void => {
     r.rootsOf = (txHashes, receipts) => commitment.deferRoots(rootsJob(txHashes, receipts));
-    r.chain.verifySignature = signatures.verify;
   };
   speculate(replay);
   const blocks = blocksUpTo(fixture, options.toHeight);
@@ -386,11 +389,11 @@ function* replayPipelined(fixture: Fixture, options: ReplayOptions, pipeline: Re
   const execute = (i: number, verified: boolean): void => {
     signatures.beginBlock();
     const batchJob = commitment.jobs;
-    if (verified) replay.chain.verifySignature = ed25519VerifyStrict;
+    signatures.speculating = !verified;
     try {
       queue.push({ half: replay.execute(i), batchJob, lastJob: commitment.jobs - 1 });
     } finally {
-      replay.chain.verifySignature = signatures.verify;
+      signatures.speculating = true;
     }
   };
   /** Checks the oldest executed block; false when it does not match. */
@@ -426,7 +429,7 @@ function* replayPipelined(fixture: Fixture, options: ReplayOptions, pipeline: Re
     const parent = replay.parentHash;
     commitment.rewind(refused.job);
     queue.length = 0;
-    replay = Replay.resume(fixture, storeOverCommitment(), parent);
+    replay = Replay.resume(fixture, storeOverCommitment(), parent, paths());
     speculate(replay);
     return { index };
   };

@@ -18,15 +18,17 @@ export class SpeculativeSignatures {
   private readonly ring: SignatureRing;
   /** The first check of the block being executed. */
   private blockFrom = 0;
+  /** false while a block is executed again with the real verifier (its speculative answer was wrong). */
+  speculating = true;
 
   /** `wake` tells the thread serving `shared` that a check is waiting. */
   constructor(shared: SignatureRingShared, wake: () => void) {
     this.ring = new SignatureRing(shared, wake);
   }
 
-  /** The engine's verifier: "valid" now, checked by the worker before the block's state is applied. */
+  /** The engine's verifier: "valid" now, checked by the worker before the block's state is applied; or, not speculating, the real answer. */
   readonly verify: SignatureVerifier = (publicKey, message, signature) =>
-    this.ring.post(publicKey, message, signature) || ed25519VerifyStrict(publicKey, message, signature);
+    (this.speculating && this.ring.post(publicKey, message, signature)) || ed25519VerifyStrict(publicKey, message, signature);
 
   /** Starts a block's execution: its checks are numbered from here on. */
   beginBlock(): void {

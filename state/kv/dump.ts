@@ -138,8 +138,8 @@ export function dumpState(store: StateStore, options: Omit<DumpOptions, "stateRo
   return dumpEntries(store.entries(), { ...options, stateRoot: store.root() });
 }
 
-const DUMP_FIELDS = ["format", "height", "state_root", "entries"];
-const ENTRY_FIELDS = ["key", "value", "decoded"];
+const DUMP_FIELDS: readonly string[] = ["format", "height", "state_root", "entries"];
+const ENTRY_FIELDS: readonly string[] = ["key", "value", "decoded"];
 
 function record(v: unknown, path: string, fields: readonly string[]): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) throw new DumpError(path, "expected a JSON object");

@@ -34,7 +34,7 @@ export function eventSize(event: Event): number {
   if (event.emitter.length !== EMITTER_LENGTH) {
     throw new EncodingError(`event emitter must be ${EMITTER_LENGTH} bytes, got ${event.emitter.length}`);
   }
-  const topic = topicBytes(event.topic).length;
+  const topic = utf8(event.topic).length;
   const payload = event.payload.length;
   // Almost every event has one-byte lengths; the general case checks each length fits u32.
   if (topic < 0x80 && payload < 0x80) return EMITTER_LENGTH + 1 + topic + 1 + payload;
@@ -46,26 +46,13 @@ export function eventSize(event: Event): number {
  * encoded for its leaf: in place, no parts); returns the offset after it.
  */
 export function writeEvent(out: Uint8Array, at: number, event: Event): number {
-  const topic = topicBytes(event.topic);
+  const topic = utf8(event.topic);
   out.set(event.emitter, at);
   at = writeLength(out, at + EMITTER_LENGTH, topic.length);
   out.set(topic, at);
   at = writeLength(out, at + topic.length, event.payload.length);
   out.set(event.payload, at);
   return at + event.payload.length;
-}
-
-// The UTF-8 of the topics seen so far (the engine emits a dozen fixed topics on every block).
-// Bounded, so arbitrary decoded topics cannot grow it; callers only read the bytes.
-const TOPIC_CACHE_LIMIT = 256;
-const topicCache = new Map<string, Uint8Array>();
-
-function topicBytes(topic: string): Uint8Array {
-  const cached = topicCache.get(topic);
-  if (cached !== undefined) return cached;
-  const bytes = utf8(topic);
-  if (topicCache.size < TOPIC_CACHE_LIMIT) topicCache.set(topic, bytes);
-  return bytes;
 }
 
 /** The smallest encoded event: emitter, empty topic, empty payload (one length byte each). */
@@ -78,7 +65,7 @@ export const MIN_EVENT_LENGTH = EMITTER_LENGTH + 1 + 1;
  * not move when the encoding became commonware-codec (docs/decisions.md "Metered event size").
  */
 export function meteredEventBytes(event: Event): number {
-  return EMITTER_LENGTH + 4 + topicBytes(event.topic).length + 4 + event.payload.length;
+  return EMITTER_LENGTH + 4 + utf8(event.topic).length + 4 + event.payload.length;
 }
 
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });

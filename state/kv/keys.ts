@@ -57,7 +57,7 @@ export type KeyLayout =
   | "hash" // 32-byte hash ‖ zeros
   | "height"; // be(u64) ‖ zeros
 
-const LAYOUTS: Record<StatePrefixName, KeyLayout> = {
+const LAYOUTS: Readonly<Record<StatePrefixName, KeyLayout>> = {
   Account: "address",
   Actor: "address",
   ActorStorage: "addressSlot",

@@ -31,7 +31,7 @@ export type ScalarKind = "MailboxHead" | "MailboxTail" | "KvCount" | "KvBytes" |
 
 // §4.2: mailbox head/tail (0x10/0x11) and dead-letter tail (0x1D) are 8-byte BE u64, KV
 // count/bytes (0x12/0x13) are 8-byte LE u64. The payload keeps each scalar's own byte order.
-const SCALAR_LITTLE_ENDIAN: Record<ScalarKind, boolean> = {
+const SCALAR_LITTLE_ENDIAN: Readonly<Record<ScalarKind, boolean>> = {
   MailboxHead: false,
   MailboxTail: false,
   KvCount: true,

@@ -11,7 +11,7 @@
 // QMDB roots use the same tree with backward bagging and a count of inactive peaks (`bagPeaks`).
 // Positions are plain numbers, far below 2^53.
 import { bytesEqual, concatBytes, u64BE } from "../../src/bytes.js";
-import type { Hasher } from "../../src/crypto/hash.js";
+import { hashParts, type Hasher } from "../../src/crypto/hash.js";
 import { MemoryNodeStore } from "./memory.js";
 import type { NodeStore, PinnedNode } from "./storage.js";
 
@@ -96,47 +96,36 @@ export function children(pos: number, height: number): [number, number] {
   return [pos - 2 ** height, pos - 1];
 }
 
-// Leaf and node preimages are assembled in one reused buffer: allocation, not hashing, dominated
-// the commitment's cost. Safe because every Hasher reads its input synchronously and returns a
-// fresh digest.
-let preimage = new Uint8Array(256);
+// Preimages are handed to hashParts in pieces (the hashing gathers them itself, without a
+// concatenation per digest: allocation, not hashing, dominated the commitment's cost).
 
-/** The shared preimage buffer holding u64be(pos) in its first 8 bytes, at least `length` long. */
-function positionPreimage(pos: number, length: number): Uint8Array {
-  if (preimage.length < length) preimage = new Uint8Array(Math.max(length, 2 * preimage.length));
-  // pos < 2^53 (MAX_LEAVES): split into two 32-bit halves.
+/** u64be(pos); pos < 2^53 (MAX_LEAVES), split into two 32-bit halves (no BigInt). */
+function positionBytes(pos: number): Uint8Array {
+  const out = new Uint8Array(8);
   const high = Math.floor(pos / 2 ** 32);
   const low = pos >>> 0;
-  preimage[0] = high >>> 24;
-  preimage[1] = (high >>> 16) & 0xff;
-  preimage[2] = (high >>> 8) & 0xff;
-  preimage[3] = high & 0xff;
-  preimage[4] = low >>> 24;
-  preimage[5] = (low >>> 16) & 0xff;
-  preimage[6] = (low >>> 8) & 0xff;
-  preimage[7] = low & 0xff;
-  return preimage;
+  out[0] = high >>> 24;
+  out[1] = (high >>> 16) & 0xff;
+  out[2] = (high >>> 8) & 0xff;
+  out[3] = high & 0xff;
+  out[4] = low >>> 24;
+  out[5] = (low >>> 16) & 0xff;
+  out[6] = (low >>> 8) & 0xff;
+  out[7] = low & 0xff;
+  return out;
 }
 
 export function leafDigest(hasher: Hasher, pos: number, element: Uint8Array): Uint8Array {
-  const buf = positionPreimage(pos, 8 + element.length);
-  buf.set(element, 8);
-  return hasher.hash(buf.subarray(0, 8 + element.length));
+  return hashParts(hasher, positionBytes(pos), element);
 }
 
 export function nodeDigest(hasher: Hasher, pos: number, left: Uint8Array, right: Uint8Array): Uint8Array {
-  const buf = positionPreimage(pos, 8 + left.length + right.length);
-  buf.set(left, 8);
-  buf.set(right, 8 + left.length);
-  return hasher.hash(buf.subarray(0, 8 + left.length + right.length));
+  return hashParts(hasher, positionBytes(pos), left, right);
 }
 
-/** H(a ‖ b), assembled in the shared preimage buffer (no concatenation). */
+/** H(a ‖ b). */
 export function hashPair(hasher: Hasher, a: Uint8Array, b: Uint8Array): Uint8Array {
-  if (preimage.length < a.length + b.length) preimage = new Uint8Array(2 * (a.length + b.length));
-  preimage.set(a, 0);
-  preimage.set(b, a.length);
-  return hasher.hash(preimage.subarray(0, a.length + b.length));
+  return hashParts(hasher, a, b);
 }
 
 /** How peaks are folded into the root (commonware `merkle::Bagging`). */

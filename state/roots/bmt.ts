@@ -5,7 +5,7 @@
 //  - the empty tree has the single node H("") (no position, so no proof can reference it);
 //  - the finalized root is H(u32 BE leaf_count ‖ tree_root), binding the size against malleability.
 import { concatBytes, bytesEqual, u32BE, u64BE } from "../../src/bytes.js";
-import { SHA256, sha256, type Hasher } from "../../src/crypto/hash.js";
+import { hashParts, SHA256, sha256, type Hasher } from "../../src/crypto/hash.js";
 
 export class BmtError extends Error {
   override name = "BmtError";
@@ -54,17 +54,13 @@ function buildLevels(hasher: Hasher, leaves: readonly Uint8Array[]): Uint8Array[
   return levels;
 }
 
-// Preimages are assembled in one reused buffer and each level is reduced in place: a block's
-// roots are computed on every replayed block. Safe because every Hasher reads its input
-// synchronously and returns a fresh digest.
-const scratch = new Uint8Array(4 + 2 * DIGEST_LENGTH);
+// Each level is reduced in place and every preimage is handed to hashParts in pieces (no
+// concatenation per node): a block's roots are computed on every replayed block.
 const EMPTY = new Uint8Array(0);
 
-function writeU32(buf: Uint8Array, value: number): void {
-  buf[0] = value >>> 24;
-  buf[1] = (value >>> 16) & 0xff;
-  buf[2] = (value >>> 8) & 0xff;
-  buf[3] = value & 0xff;
+/** u32be(value) of a count or index (no BigInt: this is per leaf). */
+function u32Bytes(value: number): Uint8Array {
+  return Uint8Array.of(value >>> 24, (value >>> 16) & 0xff, (value >>> 8) & 0xff, value & 0xff);
 }
 
 /** Finalized root H(leaf_count ‖ tree_root) over 32-byte `leaves` (in order). */
@@ -75,23 +71,15 @@ export function bmtRoot(hasher: Hasher, leaves: readonly Uint8Array[]): Uint8Arr
   if (n === 0) treeRoot = hasher.hash(EMPTY);
   else {
     const level = new Array<Uint8Array>(n);
-    for (let i = 0; i < n; i++) {
-      writeU32(scratch, i);
-      scratch.set(leaves[i]!, 4);
-      level[i] = hasher.hash(scratch.subarray(0, 4 + DIGEST_LENGTH));
-    }
+    for (let i = 0; i < n; i++) level[i] = hashParts(hasher, u32Bytes(i), leaves[i]!);
     for (let width = n; width > 1; width = (width + 1) >>> 1) {
       for (let i = 0; i < width; i += 2) {
-        scratch.set(level[i]!, 0);
-        scratch.set(level[i + 1 < width ? i + 1 : i]!, DIGEST_LENGTH); // odd node is duplicated
-        level[i >>> 1] = hasher.hash(scratch.subarray(0, 2 * DIGEST_LENGTH));
+        level[i >>> 1] = hashParts(hasher, level[i]!, level[i + 1 < width ? i + 1 : i]!); // odd node is duplicated
       }
     }
     treeRoot = level[0]!;
   }
-  writeU32(scratch, n);
-  scratch.set(treeRoot, 4);
-  return hasher.hash(scratch.subarray(0, 4 + DIGEST_LENGTH));
+  return hashParts(hasher, u32Bytes(n), treeRoot);
 }
 
 /** Proof that `leaves[position]` is in the tree of `leaves`. */

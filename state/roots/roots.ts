@@ -74,7 +74,6 @@ const txLeaves = (txs: readonly Uint8Array[]) => txs.map(keccak256);
 export const receiptLeaf = (r: Receipt): Uint8Array => keccak256(encodeReceipt(r));
 const receiptLeaves = (receipts: readonly Receipt[]) => receipts.map(receiptLeaf);
 const EMPTY_RECEIPTS = "empty_receipts";
-let emptyReceiptsRoot: Uint8Array | undefined;
 
 /** §5.2: tx_root over the exact transaction bytes of the block. */
 export function txRoot(txs: readonly Uint8Array[]): Uint8Array {
@@ -83,7 +82,7 @@ export function txRoot(txs: readonly Uint8Array[]): Uint8Array {
 
 /** §5.3: receipt_root; a block without receipts has keccak256("empty_receipts"). */
 export function receiptRoot(receipts: readonly Receipt[]): Uint8Array {
-  if (receipts.length === 0) return (emptyReceiptsRoot ??= keccak256(utf8(EMPTY_RECEIPTS))).slice();
+  if (receipts.length === 0) return keccak256(utf8(EMPTY_RECEIPTS));
   return bmtRoot(KECCAK256, receiptLeaves(receipts));
 }
 

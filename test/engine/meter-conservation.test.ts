@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { EngineDefect } from "../../src/engine/errors.js";
 import { COSTS, hashWords, Meter, RESERVATIONS } from "../../src/engine/meter.js";
+import { verifyStrictReference } from "../../src/engine/fast-paths.js";
 import { effectiveRentHeight } from "../../src/engine/pause.js";
 import type { CbqsInstructionV1 } from "../../src/codec/types.js";
 import { keyStreamId } from "../../src/codec/derive.js";
@@ -22,7 +23,7 @@ describe("§18.1 metering", () => {
   });
 
   it("§18.1 exceeding a reservation is an EngineDefect, not a rejection", () => {
-    const m = new Meter("ActivateKeyGeneration", 10);
+    const m = new Meter("ActivateKeyGeneration", 10, verifyStrictReference);
     const read = { op: "read", key: new Uint8Array(54), value: undefined } as const;
     for (let i = 0; i < RESERVATIONS.ActivateKeyGeneration.reads; i++) m.observe(read);
     expect(() => m.observe(read)).toThrow(EngineDefect);

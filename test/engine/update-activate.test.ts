@@ -7,9 +7,11 @@ import { AccountLedger, readAccount } from "../../src/engine/accounts.js";
 import type { TxContext } from "../../src/engine/context.js";
 import { CbqsError } from "../../src/engine/errors.js";
 import { Meter } from "../../src/engine/meter.js";
+import { verifyStrictReference } from "../../src/engine/fast-paths.js";
 import { encode } from "../../src/codec/core.js";
 import * as S from "../../src/codec/schema.js";
-import { PLATFORM_ADDRESS, providerKey, streamKey } from "../../src/engine/layout.js";
+import { PLATFORM_ADDRESS, providerKey, REGISTRY_ADDRESS, streamKey } from "../../src/engine/layout.js";
+import { pauseRecordKey } from "../../src/engine/pause.js";
 import { U64_MAX } from "../../src/engine/math.js";
 import { encodeStateValue } from "../../state/kv/value.js";
 import {
@@ -390,12 +392,14 @@ describe("§9.3 ActivateKeyGeneration refusals name what failed", () => {
         batch,
         // The payload length of a valid receipt's instruction (a nonzero epoch cannot be encoded):
         // it bounds the hash preimage the meter allows.
-        meter: new Meter("ActivateKeyGeneration", encode(S.CbqsInstructionV1, { type: "ActivateKeyGeneration", args: { receipt: { ...receipt, provider_epoch: 0n }, bump_authorization_generation: false } }).length),
+        meter: new Meter("ActivateKeyGeneration", encode(S.CbqsInstructionV1, { type: "ActivateKeyGeneration", args: { receipt: { ...receipt, provider_epoch: 0n }, bump_authorization_generation: false } }).length, verifyStrictReference),
         height,
         sender: OWNER,
         governance: GOV,
+        registryPauseKey: pauseRecordKey(GOV, REGISTRY_ADDRESS),
         accounts: new AccountLedger(batch, OWNER, readAccount(batch, OWNER)),
         events: [],
+        boundsMemo: null,
       };
       try {
         activateKeyGeneration(ctx, { receipt, bump_authorization_generation: false });

@@ -4,6 +4,7 @@ import { Chain, SYS_CBQS } from "../../src/engine/chain.js";
 import { EngineDefect } from "../../src/engine/errors.js";
 import { accountKey } from "../../src/engine/layout.js";
 import { charge, COSTS, Meter, RESERVATIONS, type CostSchedule } from "../../src/engine/meter.js";
+import { verifyStrictReference } from "../../src/engine/fast-paths.js";
 import type { InstructionName } from "../../src/codec/types.js";
 import { toHex } from "../../src/bytes.js";
 import { GENESIS_SOURCE, ix, PROVIDER, ScenarioBuilder } from "../../src/gas/builder.js";
@@ -131,7 +132,7 @@ describe("the CBQS meter against §18.1", () => {
   });
 
   it("§18.1 a handler that writes past its reservation fails loudly with EngineDefect at the first write too many", () => {
-    const meter = new Meter("SetProviderStatus", 0);
+    const meter = new Meter("SetProviderStatus", 0, verifyStrictReference);
     const write = { op: "write" as const, key: new Uint8Array(54), before: undefined, after: new Uint8Array(10) };
     for (let i = 0; i < RESERVATIONS.SetProviderStatus.writes; i++) meter.observe(write);
     expect(meter.writtenBytes).toBe(RESERVATIONS.SetProviderStatus.writes * 64);

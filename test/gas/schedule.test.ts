@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { utf8 } from "../../src/bytes.js";
 import { COSTS, Meter } from "../../src/engine/meter.js";
+import { verifyStrictReference } from "../../src/engine/fast-paths.js";
 import { scheduleMarkdown } from "../../src/gas/schedule.js";
 import { encodeEvent } from "../../state/kv/event.js";
 import { cbqs, ix, OWNER, PROVIDER, TestChain } from "../engine/harness.js";
@@ -45,7 +46,7 @@ describe("§18.1 cells per event: the documented size is the one the meter charg
     expect(created.payload).toHaveLength(32);
     expect(encodeEvent(created)).toHaveLength(73);
 
-    const meter = new Meter("CreateStream", 0);
+    const meter = new Meter("CreateStream", 0, verifyStrictReference);
     meter.emitted(created);
     expect(meter.cells(true)).toBe(79n);
 
