@@ -5,7 +5,7 @@
 //
 //   node dist/scripts/bench-pipeline.js record --fixture lc.json.gz --jobs jobs.bin
 //   node dist/scripts/bench-pipeline.js worker --jobs jobs.bin [--rounds 3]
-//   node dist/scripts/bench-pipeline.js whole  --fixture lc.json.gz [--rounds 2]
+//   node dist/scripts/bench-pipeline.js whole  --fixture lc.json.gz [--rounds 2] [--pipelined-only]
 //
 // record: a plain replay (not timed) writes down exactly what the commit worker is handed: each
 //   block's state batch in the hand-off layout (WorkerCommitment `pack`), each block's rootsJob,
@@ -38,7 +38,7 @@ import { checkScriptArgs } from "./script-args.js";
 
 const USAGE = `usage: bench-pipeline record --fixture f.json.gz --jobs jobs.bin
        bench-pipeline worker --jobs jobs.bin [--rounds N]
-       bench-pipeline whole --fixture f.json.gz [--rounds N]
+       bench-pipeline whole --fixture f.json.gz [--rounds N] [--pipelined-only]
 `;
 /** Kind of a recorded Ed25519 check in the jobs file (beside JOB.stateBatch and JOB.blockRoots). */
 const SIGNATURE = 9;
@@ -264,7 +264,7 @@ interface Run {
   others: number;
 }
 
-function whole(fixture: Fixture, rounds: number): void {
+function whole(fixture: Fixture, rounds: number, pipelinedOnly: boolean): void {
   const runs: { plain: Run[]; pipelined: Run[] } = { plain: [], pipelined: [] };
   const one = (pipelined: boolean): Run => {
     const t = performance.now();
@@ -294,7 +294,7 @@ function whole(fixture: Fixture, rounds: number): void {
   const f = (x: number) => x.toFixed(2).padStart(6);
   const loadStart = load();
   for (let r = 0; r < rounds; r++) {
-    for (const pipelined of r % 2 === 0 ? [false, true] : [true, false]) {
+    for (const pipelined of pipelinedOnly ? [true] : r % 2 === 0 ? [false, true] : [true, false]) {
       const run = one(pipelined);
       (pipelined ? runs.pipelined : runs.plain).push(run);
       process.stderr.write(`  ${pipelined ? "pipelined" : "plain    "}: wall ${f(run.wall)} s; CPU main ${f(run.main)}, worker ${f(run.worker)}, others ${f(run.others)}; load ${load()}\n`);
@@ -305,6 +305,10 @@ function whole(fixture: Fixture, rounds: number): void {
   const line = (name: string, rs: Run[]) =>
     `  ${name}: wall ${f(sum(rs, "wall"))} s; CPU s: main ${f(sum(rs, "main"))}, worker ${f(sum(rs, "worker"))}, others ${f(sum(rs, "others"))}`;
   process.stdout.write(`whole replays, ${rounds} each alternating, medians (node ${process.version}; load ${loadStart} → ${load()}):\n`);
+  if (pipelinedOnly) {
+    process.stdout.write(line("pipelined", runs.pipelined) + "\n");
+    return;
+  }
   process.stdout.write(line("plain    ", runs.plain) + "\n" + line("pipelined", runs.pipelined) + "\n");
   process.stdout.write(`  wall ratio plain / pipelined (medians): ${(sum(runs.plain, "wall") / sum(runs.pipelined, "wall")).toFixed(2)}\n`);
 }
@@ -312,7 +316,7 @@ function whole(fixture: Fixture, rounds: number): void {
 // ---- main ----------------------------------------------------------------------------------------
 
 const [mode, ...rest] = process.argv.slice(2);
-checkScriptArgs(rest, USAGE, ["--fixture", "--jobs", "--rounds"]);
+checkScriptArgs(rest, USAGE, ["--fixture", "--jobs", "--rounds"], ["--pipelined-only"]);
 const option = (name: string): string | undefined => {
   const i = rest.indexOf(name);
   return i < 0 ? undefined : rest[i + 1];
@@ -325,7 +329,7 @@ if (!Number.isSafeInteger(rounds) || rounds < 1) {
 }
 if (mode === "record") record(readFixture(need("--fixture")), need("--jobs"));
 else if (mode === "worker") await worker(readJobs(need("--jobs")), rounds);
-else if (mode === "whole") whole(readFixture(need("--fixture")), rounds);
+else if (mode === "whole") whole(readFixture(need("--fixture")), rounds, rest.includes("--pipelined-only"));
 else {
   process.stderr.write(USAGE);
   process.exit(2);
