@@ -252,7 +252,7 @@ async function worker(jobs: Jobs, rounds: number): Promise<void> {
   const unpackCpu = get("hand-off, worker side");
   out(`  QMDB bookkeeping without Blake3 and unpack: ${s(commit - b3 - unpackCpu)}`);
   out(`  block roots without keccak256:             ${s(get("block roots") - get("keccak256 alone"))}`);
-  out(`  worker total (unpack + commit + roots + Ed25519): ${s(commit + get("block roots") + get("Ed25519"))}`);
+  out(`  the worker's work (commit with its unpack, roots, Ed25519): ${s(commit + get("block roots") + get("Ed25519"))}`);
 }
 
 // ---- whole ---------------------------------------------------------------------------------------
@@ -300,7 +300,11 @@ function whole(fixture: Fixture, rounds: number, pipelinedOnly: boolean): void {
       process.stderr.write(`  ${pipelined ? "pipelined" : "plain    "}: wall ${f(run.wall)} s; CPU main ${f(run.main)}, worker ${f(run.worker)}, others ${f(run.others)}; load ${load()}\n`);
     }
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+  const median = (xs: number[]) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    const mid = sorted.length / 2;
+    return Number.isInteger(mid) ? (sorted[mid - 1]! + sorted[mid]!) / 2 : sorted[Math.floor(mid)]!;
+  };
   const sum = (rs: Run[], k: keyof Run) => median(rs.map((r) => r[k]));
   const line = (name: string, rs: Run[]) =>
     `  ${name}: wall ${f(sum(rs, "wall"))} s; CPU s: main ${f(sum(rs, "main"))}, worker ${f(sum(rs, "worker"))}, others ${f(sum(rs, "others"))}`;

@@ -15,7 +15,7 @@
 // Node recognises the file as an ES module by its syntax (Node ≥ 20.19, package.json "engines").
 //
 // One WebAssembly call per hash. hash-wasm's hasher makes three (init, update, digest) and a
-// type check, a view and an export lookup per call: about 40 % of a short hash's time
+// type check, a view and an export lookup per call: about a third of a short hash's time
 // (docs/performance.md "Pipelined replay"). Each module also exports Hash_Calculate (init,
 // update and final in one call, over the input in the module's 16 KiB buffer), but hash-wasm
 // does not expose the module instance, so it is recorded from WebAssembly.instantiate while the
