@@ -243,8 +243,10 @@ async function worker(jobs: Jobs, rounds: number): Promise<void> {
   await add(`keccak256 alone, the roots' ${keccakLengths.length} calls (${keccakLengths.reduce((a, b) => a + b, 0)} bytes)`, () => hashLengths(keccakLengths, keccak256));
   const s = (x: number) => x.toFixed(3).padStart(7);
   const out = (line: string) => process.stdout.write(line + "\n");
-  out(`the commit worker's work alone, one thread (CPU s, best of ${rounds}; collector pauses included in the first column; node ${process.version}; load ${load()}):`);
-  out(`    first     best  of it GC  helpers  stage`);
+  out(`the commit worker's work alone, one thread (CPU s: the first round and the best of ${rounds}; node ${process.version}; load ${load()}):`);
+  out(`  "GC": the collector's pauses on this thread in the best round (wall time, so inflated by load; part of the CPU columns)`);
+  out(`  "helpers": CPU of every other thread meanwhile (the collector's helpers)`);
+  out(`    first     best       GC  helpers  stage`);
   for (const [name, st] of stages) out(`  ${s(st.first)}  ${s(st.cpu)}  ${s(st.gc)}  ${s(st.helpers)}  ${name}`);
   const get = (prefix: string) => stages.find(([n]) => n.startsWith(prefix))![1].cpu;
   const commit = get("QMDB commit");
