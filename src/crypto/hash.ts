@@ -4,9 +4,9 @@
 // All three run in hash-wasm's WebAssembly builds, several times faster than pure JS for the
 // short inputs the engine hashes (scripts/bench-crypto.ts; docs/performance.md). Its factories
 // are asynchronous (they instantiate the WASM module), so each hasher is created once here with
-// top-level await and then used synchronously: init, update, digest. Nothing can interleave
-// between those calls (JS is single-threaded and they never yield), and the digest is a fresh
-// copy, so callers may keep it and may reuse their input buffers.
+// top-level await and then used synchronously. Nothing can interleave within a hash (JS is
+// single-threaded and it never yields), and the digest is a fresh copy, so callers may keep it
+// and may reuse their input buffers.
 // test/crypto/hash.test.ts checks each against @noble/hashes on inputs of every length class.
 //
 // Fast-path seam "hash-wasm" (docs/performance.md "Fast paths"): `selectHashing("reference")`
@@ -18,13 +18,22 @@
 // CommonJS, which costs about 50 ms of every `cbqs` call that hashes (the same code, the same
 // WASM; docs/performance.md "Start-up"). The package declares no "exports", so the path is public;
 // Node recognises the file as an ES module by its syntax (every Node that package.json "engines" admits).
+//
+// One WebAssembly call per hash. hash-wasm's hasher makes three (init, update, digest) and a
+// type check, a view and an export lookup per call: about a third of a short hash's time
+// (docs/performance.md "Pipelined replay"). Each module also exports Hash_Calculate (init,
+// update and final in one call, over the input in the module's 16 KiB buffer), but hash-wasm
+// does not expose the module instance, so it is recorded from WebAssembly.instantiate while the
+// hasher is created. The one-call path is used only if it gives the hasher's own digests on a
+// probe (`oneCallHashing`); inputs longer than the buffer always go through the hasher.
 import { createRequire } from "node:module";
 import type * as NobleSha2 from "@noble/hashes/sha2.js";
 import type * as NobleSha3 from "@noble/hashes/sha3.js";
 import type * as NobleBlake3 from "@noble/hashes/blake3.js";
 import { createBLAKE3, createKeccak, createSHA256, type IHasher } from "hash-wasm/dist/index.esm.js";
 
-const [keccakWasm, sha256Wasm, blake3Wasm] = await Promise.all([createKeccak(256), createSHA256(), createBLAKE3(256)]);
+/** hash-wasm's input buffer inside each module (its MAIN_BUFFER_SIZE). */
+const WASM_BUFFER = 16 * 1024;
 
 /** The pure-JS reference hashers, loaded on first use (a run that never selects them never loads them). */
 interface ReferenceHashing {
@@ -54,22 +63,113 @@ export function selectHashing(path: "fast" | "reference"): void {
 /** Which hashing `selectHashing` chose last. */
 export const hashingPath = (): "fast" | "reference" => (reference === undefined ? "fast" : "reference");
 
-function digestOf(h: IHasher, data: Uint8Array): Uint8Array {
-  h.init();
-  h.update(data);
-  return h.digest("binary");
+/** The parts of the WebAssembly global used here (the compiler's libraries do not declare it). */
+interface WasmInstance {
+  exports: Record<string, unknown>;
+}
+interface WasmGlobal {
+  instantiate(...args: unknown[]): Promise<unknown>;
+  Instance: abstract new (...args: never[]) => WasmInstance;
+  Memory: abstract new (...args: never[]) => { buffer: ArrayBuffer };
+}
+const Wasm = (globalThis as unknown as { WebAssembly: WasmGlobal }).WebAssembly;
+
+/** A hash-wasm hasher, created while WebAssembly.instantiate is watched: its module instance. */
+async function createWatched(create: () => Promise<IHasher>): Promise<{ hasher: IHasher; instance: WasmInstance | undefined }> {
+  const instantiate = Wasm.instantiate;
+  let instance: WasmInstance | undefined;
+  Wasm.instantiate = async (...args: unknown[]) => {
+    const made = await instantiate.apply(Wasm, args);
+    instance = made instanceof Wasm.Instance ? made : (made as { instance: WasmInstance }).instance;
+    return made;
+  };
+  try {
+    return { hasher: await create(), instance };
+  } finally {
+    Wasm.instantiate = instantiate;
+  }
 }
 
+/** A hash function over hash-wasm's module: `hash(data)`, and `hashParts` without concatenating. */
+interface WasmHash {
+  hash(data: Uint8Array): Uint8Array;
+  hashParts(parts: readonly Uint8Array[]): Uint8Array;
+  /** True when a hash is one WebAssembly call (the module's Hash_Calculate). */
+  oneCall: boolean;
+}
+
+function wasmHash(hasher: IHasher, instance: WasmInstance | undefined, initParam: number, finalParam: number): WasmHash {
+  const streamed = (parts: readonly Uint8Array[]): Uint8Array => {
+    hasher.init();
+    for (const p of parts) hasher.update(p);
+    return hasher.digest("binary");
+  };
+  const slow: WasmHash = { hash: (data) => streamed([data]), hashParts: streamed, oneCall: false };
+  const exports = instance?.exports;
+  const calculate = exports?.["Hash_Calculate"];
+  const memory = exports?.["memory"];
+  const getBuffer = exports?.["Hash_GetBuffer"];
+  if (typeof calculate !== "function" || !(memory instanceof Wasm.Memory) || typeof getBuffer !== "function") return slow;
+  const at = (getBuffer as () => number)();
+  let buffer = new Uint8Array(memory.buffer, at, WASM_BUFFER);
+  const run = calculate as (length: number, initParam: number, finalParam: number) => void;
+  /** The module's buffer (made again should the module's memory ever grow and detach it). */
+  const input = (): Uint8Array => (buffer.byteLength === 0 ? (buffer = new Uint8Array(memory.buffer, at, WASM_BUFFER)) : buffer);
+  const fast: WasmHash = {
+    hash(data) {
+      if (data.length > WASM_BUFFER) return streamed([data]);
+      const b = input();
+      b.set(data);
+      run(data.length, initParam, finalParam);
+      return b.slice(0, 32);
+    },
+    hashParts(parts) {
+      let total = 0;
+      for (const p of parts) total += p.length;
+      if (total > WASM_BUFFER) return streamed(parts);
+      const b = input();
+      let offset = 0;
+      for (const p of parts) {
+        b.set(p, offset);
+        offset += p.length;
+      }
+      run(total, initParam, finalParam);
+      return b.slice(0, 32);
+    },
+    oneCall: true,
+  };
+  // The one call must give the hasher's own digests (lengths around a block and the buffer's end).
+  for (const n of [0, 3, 64, 65, 200, WASM_BUFFER]) {
+    const probe = new Uint8Array(n).map((_, i) => (i * 31 + n) & 0xff);
+    const [a, b] = [fast.hash(probe), streamed([probe])];
+    if (a.length !== b.length || a.some((x, i) => x !== b[i])) return slow;
+  }
+  return fast;
+}
+
+// Created one after another: each watch of WebAssembly.instantiate must see its own module only.
+const keccakWasm = await createWatched(() => createKeccak(256));
+const sha256Wasm = await createWatched(() => createSHA256());
+const blake3Wasm = await createWatched(() => createBLAKE3(256));
+// Hash_Calculate(length, init, final): keccak256 starts with 256 bits and pads with 0x01 (hash-wasm
+// createKeccak), sha256 with 256 (its final takes nothing), blake3 unkeyed (0) with a 32-byte digest.
+const keccakHash = wasmHash(keccakWasm.hasher, keccakWasm.instance, 256, 0x01);
+const sha256Hash = wasmHash(sha256Wasm.hasher, sha256Wasm.instance, 256, 0);
+const blake3Hash = wasmHash(blake3Wasm.hasher, blake3Wasm.instance, 0, 32);
+
+/** True when every hash is one WebAssembly call (test/crypto/hash.test.ts pins it). */
+export const oneCallHashing = keccakHash.oneCall && sha256Hash.oneCall && blake3Hash.oneCall;
+
 export function keccak256(data: Uint8Array): Uint8Array {
-  return reference === undefined ? digestOf(keccakWasm, data) : reference.keccak256(data);
+  return reference === undefined ? keccakHash.hash(data) : reference.keccak256(data);
 }
 
 export function sha256(data: Uint8Array): Uint8Array {
-  return reference === undefined ? digestOf(sha256Wasm, data) : reference.sha256(data);
+  return reference === undefined ? sha256Hash.hash(data) : reference.sha256(data);
 }
 
 export function blake3(data: Uint8Array): Uint8Array {
-  return reference === undefined ? digestOf(blake3Wasm, data) : reference.blake3(data);
+  return reference === undefined ? blake3Hash.hash(data) : reference.blake3(data);
 }
 
 /** A 32-byte hash function; the Merkle structures are generic over it. */
@@ -82,15 +182,11 @@ export const SHA256: Hasher = { name: "sha256", hash: sha256 };
 export const BLAKE3: Hasher = { name: "blake3", hash: blake3 };
 export const KECCAK256: Hasher = { name: "keccak256", hash: keccak256 };
 
-const WASM_OF = new Map<Hasher, IHasher>([
-  [SHA256, sha256Wasm],
-  [BLAKE3, blake3Wasm],
-  [KECCAK256, keccakWasm],
+const WASM_OF = new Map<Hasher, WasmHash>([
+  [SHA256, sha256Hash],
+  [BLAKE3, blake3Hash],
+  [KECCAK256, keccakHash],
 ]);
-
-// Preimages up to this size are gathered here and hashed with one WASM call; larger ones are
-// fed part by part (the copy is then small next to the hashing).
-const SCRATCH = new Uint8Array(16 * 1024);
 
 /**
  * hasher(parts[0] ‖ parts[1] ‖ …) without allocating the concatenation: for tree nodes, leaves
@@ -100,26 +196,14 @@ const SCRATCH = new Uint8Array(16 * 1024);
  */
 export function hashParts(hasher: Hasher, ...parts: Uint8Array[]): Uint8Array {
   const wasm = reference === undefined ? WASM_OF.get(hasher) : undefined;
+  if (wasm !== undefined) return wasm.hashParts(parts);
   let total = 0;
   for (const p of parts) total += p.length;
-  if (wasm === undefined) {
-    const joined = new Uint8Array(total);
-    let at = 0;
-    for (const p of parts) {
-      joined.set(p, at);
-      at += p.length;
-    }
-    return hasher.hash(joined);
-  }
-  if (total > SCRATCH.length) {
-    wasm.init();
-    for (const p of parts) wasm.update(p);
-    return wasm.digest("binary");
-  }
+  const joined = new Uint8Array(total);
   let at = 0;
   for (const p of parts) {
-    SCRATCH.set(p, at);
+    joined.set(p, at);
     at += p.length;
   }
-  return digestOf(wasm, SCRATCH.subarray(0, total));
+  return hasher.hash(joined);
 }

@@ -372,7 +372,7 @@ export class WorkerCommitment implements StateCommitment {
 }
 
 /** At `at`: count (u32), then per change: key (54 bytes), value length (u32; DELETED for a delete), value. */
-function pack(changes: Iterable<KeyChange>, bytes: Uint8Array, view: DataView, at: number): void {
+export function pack(changes: Iterable<KeyChange>, bytes: Uint8Array, view: DataView, at: number): void {
   const countAt = at;
   let count = 0;
   at += 4;
@@ -387,4 +387,23 @@ function pack(changes: Iterable<KeyChange>, bytes: Uint8Array, view: DataView, a
     }
   }
   view.setUint32(countAt, count);
+}
+
+/** Unpacks one batch (`pack`'s layout) into changes whose keys and values are copies. */
+export function unpack(bytes: Uint8Array, at: number): KeyChange[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset);
+  const count = view.getUint32(at);
+  const changes: KeyChange[] = new Array(count);
+  at += 4;
+  for (let i = 0; i < count; i++) {
+    const key = bytes.slice(at, at + STATE_KEY_LENGTH);
+    const length = view.getUint32(at + STATE_KEY_LENGTH);
+    at += STATE_KEY_LENGTH + 4;
+    if (length === DELETED) changes[i] = [key, undefined];
+    else {
+      changes[i] = [key, bytes.slice(at, at + length)];
+      at += length;
+    }
+  }
+  return changes;
 }

@@ -8,7 +8,7 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 import { sha256 as nobleSha256 } from "@noble/hashes/sha2.js";
 import { blake3 as nobleBlake3 } from "@noble/hashes/blake3.js";
 import { concatBytes, toHex, utf8 } from "../../src/bytes.js";
-import { BLAKE3, KECCAK256, SHA256, blake3, hashParts, keccak256, sha256, type Hasher } from "../../src/crypto/hash.js";
+import { BLAKE3, KECCAK256, SHA256, blake3, hashParts, keccak256, oneCallHashing, sha256, type Hasher } from "../../src/crypto/hash.js";
 
 const CASES: Array<[Hasher, (d: Uint8Array) => Uint8Array, (d: Uint8Array) => Uint8Array]> = [
   [KECCAK256, keccak256, keccak_256],
@@ -88,5 +88,14 @@ describe("hash primitives (WASM) against @noble/hashes", () => {
     const parts = [bytes(5), bytes(0), bytes(70)];
     expect(toHex(hashParts(wrapper, ...parts))).toBe(toHex(nobleBlake3(concatBytes(...parts))));
     expect(seen).toEqual([75]);
+  });
+
+  it("each hash up to 16 KiB is one WebAssembly call (the modules' Hash_Calculate was found and gave hash-wasm's own digests)", () => {
+    expect(oneCallHashing).toBe(true);
+  });
+
+  it.each(CASES)("$name: a streamed hash (over 16 KiB) between one-call hashes leaves neither wrong", (_hasher, ours, reference) => {
+    const [short, long] = [bytes(100, 5), bytes(20_000, 6)];
+    for (const d of [short, long, short, long, long, short]) expect(toHex(ours(d))).toBe(toHex(reference(d)));
   });
 });
