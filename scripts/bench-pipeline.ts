@@ -28,6 +28,8 @@ import { ed25519VerifyStrict } from "../src/crypto/ed25519.js";
 import { readFixture } from "../src/harness/documents.js";
 import type { Fixture } from "../src/harness/fixture.js";
 import { Replay, ReplayPipeline, replayFixture } from "../src/harness/replay.js";
+import { ALL_FAST_PATHS, enginePaths } from "../src/engine/fast-paths.js";
+import type { SignatureVerifier } from "../src/engine/meter.js";
 import type { StateCommitment } from "../state/kv/commitment.js";
 import { STATE_KEY_LENGTH } from "../state/kv/interface.js";
 import { createStateCommitment } from "../state/qmdb/index.js";
@@ -90,21 +92,21 @@ function record(fixture: Fixture, out: string): void {
     get: (key) => qmdb.get(key),
     entries: () => qmdb.entries(),
   };
-  const { replay, mismatch } = Replay.start(fixture, new MemoryStateStore(recording));
-  if (mismatch !== null) throw new Error(`genesis mismatch: ${mismatch.field}`);
-  replay.rootsOf = (txHashes, receipts) => {
-    const job = rootsJob(txHashes, receipts);
-    put(JOB.blockRoots, job);
-    return rootsOfJob(job.slice(), 0);
-  };
-  replay.chain.verifySignature = (publicKey, message, signature) => {
+  const recordingVerifier: SignatureVerifier = (publicKey, message, signature) => {
     const bytes = new Uint8Array(96 + message.length);
     bytes.set(publicKey, 0);
     bytes.set(signature, 32);
     bytes.set(message, 96);
     put(SIGNATURE, bytes);
     return ed25519VerifyStrict(publicKey, message, signature);
+  };  const { replay, mismatch } = Replay.start(fixture, new MemoryStateStore(recording), enginePaths(ALL_FAST_PATHS, recordingVerifier));
+  if (mismatch !== null) throw new Error(`genesis mismatch: ${mismatch.field}`);
+  replay.rootsOf = (txHashes, receipts) => {
+    const job = rootsJob(txHashes, receipts);
+    put(JOB.blockRoots, job);
+    return rootsOfJob(job.slice(), 0);
   };
+
   for (let i = 0; i < fixture.blocks.length; i++) {
     const { mismatch } = replay.block(i);
     if (mismatch !== null) throw new Error(`replay mismatch at block ${i}: ${mismatch.field}`);
