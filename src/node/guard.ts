@@ -16,6 +16,7 @@
 import type { IncomingMessage } from "node:http";
 import { isIP } from "node:net";
 import { echo } from "../bounds.js";
+import { clientKey, LOOPBACK_CLIENT } from "./client-key.js";
 import { RequestError } from "./errors.js";
 
 /** The header a devnet write must carry (any value); the client library sends it. */
@@ -35,10 +36,9 @@ export interface GuardOptions {
   exposeDevSeeds?: boolean;
 }
 
-/** An IPv4 address in 127.0.0.0/8, ::1, or either as IPv4-mapped IPv6 (a dual-stack socket's). */
+/** An IPv4 address in 127.0.0.0/8, ::1, or either as IPv4-mapped IPv6 (a dual-stack socket's): the one loopback client. */
 export function isLoopbackAddress(address: string): boolean {
-  const a = address.toLowerCase().replace(/^::ffff:(?=\d+\.)/, "");
-  return a === "::1" || a === "0:0:0:0:0:0:0:1" || (isIP(a) === 4 && a.startsWith("127."));
+  return clientKey(address) === LOOPBACK_CLIENT;
 }
 
 /** A --host that only this machine can reach: `localhost` or a loopback address. */

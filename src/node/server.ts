@@ -2,13 +2,18 @@
 // rate limits, and errors — 400 {"error": {"code", "message"}}, 404 unknown route, 405 wrong
 // method, 413 oversized body, 429 + Retry-After, and an opaque 500 with an id whose details go to
 // the structured log only (CIP-4 §6.4, §10). Before anything else a request passes the guard
-// (src/node/guard.ts, docs/node.md "Security model"): Host, Origin, and 403 for what it refuses;
-// its CORS headers come from there too. Handlers are synchronous: an answer is built from
-// one block without yielding, so block production can never tear it. Two answers outlive their
-// request's turn: GET /fixture, streamed over many turns of the event loop from blocks that never
-// change once committed (src/node/streamed.ts), one at a time; and GET /subscribe, which stays
-// open and is written to as blocks are produced (src/node/subscriptions.ts). The explorer page's
-// files are served at `/` and `/explorer/` (src/node/explorer.ts).
+// (src/node/guard.ts, docs/node.md "Security model"): Host, Origin, Sec-Fetch-Site, and 403 for
+// what it refuses; its CORS headers come from there too. Every per-client bound counts a request
+// under its client's key (src/node/client-key.ts: every loopback address is one client, an IPv6
+// client its /64). An answer is bounded once built too: it costs its client one request more per
+// 256 KiB (src/node/rate-limit.ts), and what its socket has not sent yet counts against the
+// client's and the node's bounds of unread answers and must be taken in time (src/node/unread.ts).
+// Handlers are synchronous: an answer is built from one block without yielding, so block
+// production can never tear it. Two answers outlive their request's turn: GET /fixture, streamed
+// over many turns of the event loop from blocks that never change once committed
+// (src/node/streamed.ts), one at a time; and GET /subscribe, which stays open and is written to as
+// blocks are produced (src/node/subscriptions.ts). The explorer page's files are served at `/` and
+// `/explorer/` (src/node/explorer.ts).
 import { resolveStreamKey } from "../scenario/refs.js";
 import { randomUUID } from "node:crypto";
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -26,7 +31,7 @@ import { fixtureAnswer } from "./fixture-answer.js";
 import { finalizedViewJson, JsonText, readPointJson, StreamedAnswer, TextAnswer } from "./json.js";
 import { EXPLORER_ROUTE, NodeMetrics, UNMATCHED_ROUTE, type LimitName } from "./metrics.js";
 import { accountProof, actorProof, multiProof, ProofCache, receiptProof, storageProof, txProof, type ProofLimits } from "./proofs.js";
-import { defaultClientRateLimit, PerClientLimiter, TokenBucket } from "./rate-limit.js";
+import { defaultClientRateLimit, extraRequests, PerClientLimiter, TokenBucket } from "./rate-limit.js";
 import { BrokerStateCache, brokerState, finalizedView, parseHash } from "./reads.js";
 import { feedPage, parseFeedQuery } from "./replication.js";
 import { accountAnswer, devAccountsAnswer, pathSegment, providerAnswer, streamAnswer, txAnswer } from "./lookups.js";
@@ -35,6 +40,8 @@ import { DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_SUBSCRIBERS, DEFAULT_SUBSCRIBER_BUFFE
 import { EXPLORER_HEADERS, explorerAsset, isExplorerPath } from "./explorer.js";
 import { blockAnswer, eventsAnswer, historyAnswer, searchAnswer } from "./explorer-reads.js";
 import { RequestGuard } from "./guard.js";
+import { clientKey } from "./client-key.js";
+import { DEFAULT_UNREAD_LIMITS, UnreadAnswers, type UnreadLimits } from "./unread.js";
 
 export type Logger = (entry: Record<string, unknown>) => void;
 
@@ -46,9 +53,9 @@ export interface ServerOptions {
   port: number;
   /** Global limit on every endpoint, requests per second (CIP-4 §10: 100); 0 = off. */
   rateLimit: number;
-  /** Per client address on every endpoint, requests per second; 0 = off. Default: defaultClientRateLimit(rateLimit). */
+  /** Per client (src/node/client-key.ts) on every endpoint, requests per second; 0 = off. Default: defaultClientRateLimit(rateLimit). */
   clientRateLimit?: number;
-  /** Per client address on the proof endpoints, requests per second; 0 = off. */
+  /** Per client on the proof endpoints, requests per second; 0 = off. */
   proofRateLimit: number;
   proofLimits: ProofLimits;
   log: Logger;
@@ -56,7 +63,7 @@ export interface ServerOptions {
   now?: () => number;
   /** GET /subscribe: open subscriptions at most (0 = off). Default DEFAULT_MAX_SUBSCRIBERS. */
   maxSubscribers?: number;
-  /** GET /subscribe: open subscriptions per client address at most. Default defaultClientSubscribers(maxSubscribers). */
+  /** GET /subscribe: open subscriptions per client at most. Default defaultClientSubscribers(maxSubscribers). */
   maxClientSubscribers?: number;
   /** Unsent bytes a subscriber may hold before it is dropped. Default DEFAULT_SUBSCRIBER_BUFFER. */
   subscriberBuffer?: number;
@@ -68,6 +75,8 @@ export interface ServerOptions {
   corsOrigins?: readonly string[];
   /** GET /devnet/accounts to clients off loopback too (--expose-dev-seeds). */
   exposeDevSeeds?: boolean;
+  /** Answers not read: bytes held per client and in all, and how fast they must be taken. Default DEFAULT_UNREAD_LIMITS. */
+  unread?: Partial<UnreadLimits>;
 }
 
 export const DEFAULT_RATE_LIMIT = 100;
@@ -88,7 +97,7 @@ interface Context {
   proofCache: ProofCache;
   metrics: NodeMetrics;
   subscriptionsOn: boolean;
-  /** The client's address (per-client bounds). */
+  /** The client's key (src/node/client-key.ts): what per-client bounds count by. */
   client: string;
   /** Aborted when the client goes away before its answer is sent (a devnet write for it is cancelled). */
   gone: () => AbortSignal;
@@ -565,12 +574,15 @@ function allowed(routes: readonly Route[]): string {
   return [...methods, "OPTIONS"].join(", ");
 }
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>): void {
-  if (res.headersSent || res.destroyed) return;
+/** Sends `body` whole; returns its size in bytes (0 when nothing could be sent). */
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>): number {
+  if (res.headersSent || res.destroyed) return 0;
   const text = body instanceof JsonText || body instanceof TextAnswer ? body.text : JSON.stringify(body);
   const type = body instanceof TextAnswer ? body.contentType : "application/json; charset=utf-8";
-  res.writeHead(status, { "content-type": type, "content-length": Buffer.byteLength(text), ...headers });
+  const bytes = Buffer.byteLength(text);
+  res.writeHead(status, { "content-type": type, "content-length": bytes, ...headers });
   res.end(text);
+  return bytes;
 }
 
 /** What is known of a request as it is handled, for its error answer and its count. */
@@ -610,7 +622,9 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
   );
   const metrics = new NodeMetrics(() => node.db);
   const guard = new RequestGuard(options);
+  const unread = new UnreadAnswers({ ...DEFAULT_UNREAD_LIMITS, ...options.unread }, options.log);
   metrics.subscribers = () => subscriptions.size;
+  metrics.unreadBytes = () => unread.bytes;
   /** The streamed answer being sent (at most one: it re-executes the chain), destroyed by close(). */
   let streaming: ServerResponse | undefined;
 
@@ -624,8 +638,20 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
     return new RequestError(429, "rate_limited", message, {}, { "retry-after": String(wait) });
   };
 
+  /**
+   * An answer of `bytes` sent to `client`: what its socket holds is counted as unread until sent;
+   * beyond the request it was counted as, it costs one more per ANSWER_BYTES_PER_REQUEST.
+   */
+  const sent = (res: ServerResponse, client: string, bytes: number): void => {
+    unread.track(res, client);
+    const extra = extraRequests(bytes);
+    if (extra === 0) return;
+    clients.charge(client, extra, now());
+    global.charge(extra, now());
+  };
+
   /** `seen.route`: the endpoint name the request is counted under, once its path is matched; `seen.cors`: its answer's CORS headers, once admitted. */
-  const handle = async (req: IncomingMessage, res: ServerResponse, seen: Seen): Promise<void> => {
+  const handle = async (req: IncomingMessage, res: ServerResponse, seen: Seen, client: string): Promise<void> => {
     const url = req.url ?? "/";
     const q = url.indexOf("?");
     const pathname = q < 0 ? url : url.slice(0, q);
@@ -637,13 +663,19 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
       throw err;
     }
     const cors = seen.cors;
-    const client = req.socket.remoteAddress ?? "";
     // The client's own bucket first: a request it refuses takes nothing from the global budget,
     // so a flooding client exhausts its share only, never the other clients' (docs/node.md).
     const own = clients.take(client, now());
     if (own > 0) throw limited(pathname, seen, "client", `one client may make at most ${clientRate} requests per second`, own);
     const wait = global.take(now());
     if (wait > 0) throw limited(pathname, seen, "global", `the node answers at most ${options.rateLimit} requests per second`, wait);
+    // Answers this client (or every client) has not read yet: nothing more is built for it until it reads.
+    try {
+      unread.check(client);
+    } catch (err) {
+      seen.route = routeOf(pathname);
+      throw err;
+    }
     if (isExplorerPath(pathname) && (req.method === "GET" || req.method === "HEAD")) {
       seen.route = EXPLORER_ROUTE;
       const file = explorerAsset(pathname);
@@ -655,6 +687,7 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
       }
       res.writeHead(200, { ...headers, "content-length": file.body.length });
       res.end(file.body);
+      sent(res, client, file.body.length);
       return;
     }
     const { routes, captures } = matchRoute(pathname, subscriptions.enabled);
@@ -700,11 +733,11 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
         res.end();
         return;
       }
-      subscriptions.open(req, res, answer, resume, cors);
+      subscriptions.open(res, client, answer, resume, cors);
       return;
     }
     if (!(answer instanceof StreamedAnswer)) {
-      send(res, 200, answer, cors);
+      sent(res, client, send(res, 200, answer, cors));
       return;
     }
     // HEAD: the request was checked, the status and headers are the GET's; nothing is produced.
@@ -718,19 +751,20 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
     }
     streaming = res;
     try {
-      await sendStreamed(res, answer, cors, options.log);
+      await sendStreamed(res, answer, cors, options.log, unread.limits);
     } finally {
       streaming = undefined;
     }
   };
 
   /** `cors`: the request's CORS headers, so an allowed page may read why it was refused (a refused page gets none). */
-  const answerError = (req: IncomingMessage, res: ServerResponse, err: unknown, cors: Record<string, string>): void => {
+  const answerError = (req: IncomingMessage, res: ServerResponse, err: unknown, cors: Record<string, string>, client: string): void => {
     if (err instanceof RequestError) {
       // A body still arriving (refused, or never read) is not drained: answer, then drop the connection.
-      const unread = !req.complete;
-      send(res, err.status, errorBody(err.code, err.message, err.extra), { ...cors, ...err.headers, ...(unread ? { connection: "close" } : {}) });
-      if (unread) res.on("finish", () => req.socket.destroySoon());
+      const bodyLeft = !req.complete;
+      send(res, err.status, errorBody(err.code, err.message, err.extra), { ...cors, ...err.headers, ...(bodyLeft ? { connection: "close" } : {}) });
+      unread.track(res, client);
+      if (bodyLeft) res.on("finish", () => req.socket.destroySoon());
       return;
     }
     if (err instanceof ClientGone || err instanceof WriteCancelled) {
@@ -740,14 +774,16 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
     const id = randomUUID();
     options.log({ level: "error", msg: "internal error", id, method: req.method, url: (req.url ?? "").slice(0, 512), error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
     send(res, 500, errorBody("internal_error", `internal error (id ${id}); details are in the node's log`, { id }), cors);
+    unread.track(res, client);
   };
 
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, (req, res) => {
     const seen: Seen = { route: UNMATCHED_ROUTE, cors: {} };
+    const client = clientKey(req.socket.remoteAddress ?? "");
     // Counted once answered (or given up on: status "none"), under the endpoint's name.
     const counted = () => metrics.countRequest(seen.route, res.headersSent ? res.statusCode : 0);
-    handle(req, res, seen).then(counted, (err: unknown) => {
-      answerError(req, res, err, seen.cors);
+    handle(req, res, seen, client).then(counted, (err: unknown) => {
+      answerError(req, res, err, seen.cors, client);
       counted();
     });
   });

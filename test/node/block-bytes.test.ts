@@ -53,7 +53,7 @@ describe("a block and the pool in bytes", () => {
   it("transactions waiting for their turn behind a batch count against the pool's bytes: one more is refused at once, those waiting are queued when the batch ends", async () => {
     const size = sized(0n, 300).length;
     const n = await startNode({ kind: "genesis", source: GENESIS }, { production: { blockBytes: 4 * size, poolBytes: 3 * size } });
-    const batch = postFrom("127.0.0.3", `${n.url}/mine?blocks=100000`);
+    const batch = postFrom("127.0.0.1", `${n.url}/mine?blocks=100000`);
     try {
       await waitFor("the batch running", () => n.node.head().height > 0n);
       const waiting = [0n, 1n, 2n].map((k) => octets(n.url, sized(k, 300)));
