@@ -466,7 +466,7 @@ async function replayIntoStore(
   const [{ ReplayInputError }, { replayIntoDb, StoredChainError }, { comparedText, heightSpan }, { openStore, storeUsageError }] = await Promise.all([
     import("../harness/replay.js"),
     import("../node/replay-db.js"),
-    import("../node/stored-chain.js"),
+    import("../chain-node/stored-chain.js"),
     import("./store.js"),
   ]);
   const fixture = readFixture(file);

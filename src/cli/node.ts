@@ -11,12 +11,12 @@ import { DEFAULT_DEV_ACCOUNTS, DEFAULT_DEV_BALANCE, devnetGenesisSource, devnetO
 import { toHex } from "../bytes.js";
 import { U64_MAX } from "../engine/math.js";
 import { DEFAULT_MINE_QUEUE, MAX_CLIENT_MINE_REQUESTS, MAX_MINE_BLOCKS, MINING_MODES, type MiningMode } from "../node/devnet.js";
-import type { CbqsNode } from "../node/chain-node.js";
+import type { CbqsNode } from "../chain-node/chain-node.js";
 import { JsonError, parseJson } from "../json/parse.js";
 import { readFileBytes } from "../json/read.js";
 import { Output, writing } from "../json/write.js";
 import { SCENARIO_FORMAT } from "../scenario/parse.js";
-import { ImportMismatch, NodeInputError, type NodeStart } from "../node/chain-node.js";
+import { ImportMismatch, NodeInputError, type NodeStart } from "../chain-node/chain-node.js";
 import { DEFAULT_MAX_EXCLUSION_OPS } from "../node/proofs.js";
 import { CLIENT_SHARE } from "../node/rate-limit.js";
 import { runNode } from "../node/run.js";

@@ -14,8 +14,8 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { toHex } from "../bytes.js";
 import { receiptJson } from "../chain/receipts.js";
 import type { Steps } from "../steps.js";
-import { CbqsNode, type MinedBatch, type MinedBlock } from "./chain-node.js";
-import { badRequest, RequestError } from "./errors.js";
+import type { CbqsNode, MinedBatch, MinedBlock } from "../chain-node/chain-node.js";
+import { InvalidBlockCount, MineQueueFull, ShuttingDown, TooManyMineRequests } from "../chain-node/errors.js";
 import { readPointJson } from "./json.js";
 import { CLIENT_SHARE } from "./rate-limit.js";
 
@@ -67,7 +67,7 @@ export class WriteCancelled extends Error {
   }
 }
 
-const shuttingDown = () => new RequestError(503, "shutting_down", "the node is stopping");
+const shuttingDown = () => new ShuttingDown("the node is stopping");
 
 export class Devnet {
   /** Writes waiting for their turn, oldest first; each entry starts its write. */
@@ -176,10 +176,11 @@ export class Devnet {
     };
     const run = this.exclusive(() => {
       uncount();
-      const sent = this.node.submit(raw);
+      const r = this.node.submit(raw);
+      const sent = { tx_hash: toHex(r.txHash), nonce: r.nonce.toString() };
       if (this.mode !== "auto") return { ...readPointJson(this.node.head()), ...sent, pending: this.node.pending, mining: this.mode };
       const mined = this.node.mine();
-      return { ...readPointJson(mined.block), ...sent, pending: this.node.pending, mining: this.mode, mined: CbqsNode.minedJson(mined) };
+      return { ...readPointJson(mined.block), ...sent, pending: this.node.pending, mining: this.mode, mined: minedJson(mined) };
     });
     run.then(uncount, uncount);
     return run;
@@ -199,7 +200,7 @@ export class Devnet {
     }
     const gone = requester?.gone;
     const run = this.exclusive(async () => {
-      if (request.blocks === undefined) return CbqsNode.minedJson(this.node.mine(request.height, request.timestamp));
+      if (request.blocks === undefined) return minedJson(this.node.mine(request.height, request.timestamp));
       const batch = await this.sliced(this.node.mineSteps(request.blocks, request.height, request.timestamp, () => this.stopping || gone?.aborted === true));
       const cancelled = gone?.aborted === true && batch.blocks < request.blocks;
       this.log({ level: "info", msg: "blocks", from: batch.first.height.toString(), to: batch.last.height.toString(), blocks: batch.blocks, txs: batch.txs, ...(cancelled ? { cancelled: "the client went away" } : {}) });
@@ -214,18 +215,14 @@ export class Devnet {
   private admit(client: string, blocks: number): () => void {
     const { queueBlocks, clientBlocks } = this.limits;
     const largest = Math.min(MAX_MINE_BLOCKS, clientBlocks, queueBlocks);
-    if (blocks > largest) throw badRequest("invalid_blocks", `blocks must be from 1 to ${largest} (this node's --client-mine-queue)`);
+    if (blocks > largest) throw new InvalidBlockCount(`blocks must be from 1 to ${largest} (this node's --client-mine-queue)`);
     if (this.miningBlocks + blocks > queueBlocks) {
-      throw new RequestError(503, "mine_queue_full", `the node has ${this.miningBlocks} blocks waiting or being produced and takes at most ${queueBlocks} (--mine-queue)`, {}, { "retry-after": "5" });
+      throw new MineQueueFull(`the node has ${this.miningBlocks} blocks waiting or being produced and takes at most ${queueBlocks} (--mine-queue)`);
     }
     const own = this.miningBy.get(client) ?? { blocks: 0, requests: 0 };
     if (own.requests >= MAX_CLIENT_MINE_REQUESTS || own.blocks + blocks > clientBlocks) {
-      throw new RequestError(
-        429,
-        "too_many_mine_requests",
+      throw new TooManyMineRequests(
         `one client may have at most ${MAX_CLIENT_MINE_REQUESTS} mining requests and ${clientBlocks} blocks waiting or being produced (--client-mine-queue); it has ${own.requests} for ${own.blocks} blocks`,
-        {},
-        { "retry-after": "1" },
       );
     }
     own.blocks += blocks;
@@ -264,7 +261,7 @@ export class Devnet {
     const run = this.exclusive(async () => {
       const abandon = () =>
         this.stopping
-          ? new RequestError(503, "shutting_down", "the node is stopping; the chain is as it was before this request")
+          ? new ShuttingDown("the node is stopping; the chain is as it was before this request")
           : gone?.aborted === true
             ? new WriteCancelled()
             : undefined;
@@ -275,6 +272,19 @@ export class Devnet {
     run.then(release, release);
     return run;
   }
+}
+
+/** A mined block as POST /mine answers it. */
+function minedJson(m: MinedBlock): Record<string, unknown> {
+  return {
+    height: m.block.height.toString(),
+    block_hash: toHex(m.block.block_hash),
+    state_root: toHex(m.block.state_root),
+    timestamp: m.block.timestamp.toString(),
+    effective_rent_height: m.block.effective_rent_height.toString(),
+    receipts: m.block.receipts.map((r, i) => receiptJson(r, m.messages[i])),
+    dropped: m.dropped,
+  };
 }
 
 /** A batch as POST /mine?blocks=N answers it: the last block's read point, the range, and every receipt and drop of the batch. */

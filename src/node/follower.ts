@@ -15,7 +15,7 @@ import type { FixtureBlock, Fixture } from "../harness/fixture.js";
 import { genesisFromSource } from "../harness/genesis.js";
 import { Replay, ReplayInputError, type Mismatch } from "../harness/replay.js";
 import type { BlockRecord, ChainDb } from "../../state/chain-db/chain-db.js";
-import { executedRecord, genesisRecord } from "./chain-node.js";
+import { executedRecord, genesisRecord } from "../chain-node/chain-node.js";
 import { MAX_LIMIT } from "./replication.js";
 import { createExclusive } from "../output-file.js";
 import { SNAPSHOT_MAGIC } from "../../state/lmdb/snapshot.js";

@@ -5,7 +5,7 @@
 // `speculative_cache_size` — so a dashboard written for a Cowboy node reads the emulator as it
 // is; the node's own are prefixed `cbqs_`. Every server has its own Registry, never prom-client's
 // global one: two nodes in one process (a test suite) must not share counters. Timings are taken
-// with performance.now() in the node layer only (src/node/chain-node.ts, src/node/server.ts):
+// with performance.now() in the node layer only (src/chain-node/chain-node.ts, src/node/server.ts):
 // nothing here runs inside consensus code or changes what it computes.
 import { statSync } from "node:fs";
 import { join } from "node:path";

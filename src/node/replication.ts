@@ -27,7 +27,7 @@ export const MAX_LIMIT = 100;
 /**
  * A page ends with the item that brings its items' JSON to this many characters (ASCII: bytes),
  * so it holds at most this plus one item: about 25 MB with the largest blocks the node produces
- * (src/node/chain-node.ts MAX_BLOCK_BYTES, about 9 MB of JSON each), never 100 of them. A page
+ * (src/chain-node/chain-node.ts MAX_BLOCK_BYTES, about 9 MB of JSON each), never 100 of them. A page
  * still holds at least two items when there are two, so a follower that asks from its own head
  * block always gets the block after it.
  */

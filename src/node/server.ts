@@ -23,10 +23,10 @@ import { fromHex, HexError, toHex } from "../bytes.js";
 import { JsonError, parseJson } from "../json/parse.js";
 import { MAX_ENVELOPE_BYTES } from "../chain/envelope.js";
 import { U64_MAX } from "../engine/math.js";
-import type { CbqsNode } from "./chain-node.js";
+import type { CbqsNode } from "../chain-node/chain-node.js";
 import { parseDecimal } from "./decimal.js";
 import { MAX_MINE_BLOCKS, WriteCancelled, type Devnet, type MineRequest } from "./devnet.js";
-import { badRequest, errorBody, RequestError } from "./errors.js";
+import { answerOf, badRequest, errorBody, RequestError } from "./errors.js";
 import { fixtureAnswer } from "./fixture-answer.js";
 import { finalizedViewJson, JsonText, readPointJson, StreamedAnswer, TextAnswer } from "./json.js";
 import { EXPLORER_ROUTE, NodeMetrics, UNMATCHED_ROUTE, type LimitName } from "./metrics.js";
@@ -452,7 +452,7 @@ const TX_BODY_FORMS =
 
 /** POST /tx: the raw CBOR envelope, or its 0x hex (plain, a JSON string, or `cbqs tx --json`'s object). */
 function txBody(body: Buffer, contentType: string): Uint8Array {
-  // Its size is judged with the pool's room (413 tx_too_large, src/node/chain-node.ts checkRoom).
+  // Its size is judged with the pool's room (413 tx_too_large, src/chain-node/chain-node.ts checkRoom).
   if (/^application\/(cbor|octet-stream)\b/i.test(contentType)) return new Uint8Array(body);
   let text = body.toString("utf8").trim();
   if (text.startsWith('"') || text.startsWith("{")) {
@@ -759,10 +759,12 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
 
   /** `cors`: the request's CORS headers, so an allowed page may read why it was refused (a refused page gets none). */
   const answerError = (req: IncomingMessage, res: ServerResponse, err: unknown, cors: Record<string, string>, client: string): void => {
-    if (err instanceof RequestError) {
+    // A refusal (the HTTP layer's, or a domain error by its table) is answered with its status and code.
+    const refusal = answerOf(err);
+    if (refusal !== undefined) {
       // A body still arriving (refused, or never read) is not drained: answer, then drop the connection.
       const bodyLeft = !req.complete;
-      send(res, err.status, errorBody(err.code, err.message, err.extra), { ...cors, ...err.headers, ...(bodyLeft ? { connection: "close" } : {}) });
+      send(res, refusal.status, errorBody(refusal.code, refusal.message, refusal.extra), { ...cors, ...refusal.headers, ...(bodyLeft ? { connection: "close" } : {}) });
       unread.track(res, client);
       if (bodyLeft) res.on("finish", () => req.socket.destroySoon());
       return;

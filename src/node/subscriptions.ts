@@ -16,7 +16,7 @@ import type { ServerResponse } from "node:http";
 import { toHex } from "../bytes.js";
 import { U64_MAX } from "../engine/math.js";
 import type { BlockRecord } from "../../state/chain-db/chain-db.js";
-import type { CbqsNode, ChainListener } from "./chain-node.js";
+import type { CbqsNode, ChainListener } from "../chain-node/chain-node.js";
 import { parseDecimal } from "./decimal.js";
 import { RequestError } from "./errors.js";
 import { finalizedViewJson, readPointJson } from "./json.js";

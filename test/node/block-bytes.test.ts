@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { encodeEnvelope, MAX_ENVELOPE_BYTES, MAX_SYSTEM_PAYLOAD_BYTES, txHash } from "../../src/chain/envelope.js";
 import { readFixture } from "../../src/harness/documents.js";
-import { MAX_BLOCK_BYTES, MAX_POOL_BYTES } from "../../src/node/chain-node.js";
+import { MAX_BLOCK_BYTES, MAX_POOL_BYTES } from "../../src/chain-node/chain-node.js";
 import { MAX_PAGE_BYTES } from "../../src/node/replication.js";
 import { cbqs } from "../cli/program.js";
 import { address, post, postFrom, startNode, toHex, waitFor } from "./helpers.js";

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readFixture } from "../../src/harness/documents.js";
-import { CbqsNode } from "../../src/node/chain-node.js";
+import { CbqsNode } from "../../src/chain-node/chain-node.js";
 import { downloadSnapshot, follow, FollowInputError } from "../../src/node/follower.js";
 import { exportSnapshot } from "../../src/node/snapshot.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";

@@ -13,7 +13,7 @@ import { GAS_VECTORS_SHA256 } from "../../src/gas/pinned.js";
 import { readFixture } from "../../src/harness/documents.js";
 import type { Fixture } from "../../src/harness/fixture.js";
 import { Replay } from "../../src/harness/replay.js";
-import type { NodeStart } from "../../src/node/chain-node.js";
+import type { NodeStart } from "../../src/chain-node/chain-node.js";
 import type { MiningMode } from "../../src/node/devnet.js";
 import { runNode, type RunningNode, type RunOptions } from "../../src/node/run.js";
 import type { ServerOptions } from "../../src/node/server.js";

@@ -8,7 +8,7 @@ import type { Fixture } from "../../src/harness/fixture.js";
 import { readFixture } from "../../src/harness/documents.js";
 import type { ReplayProgress } from "../../src/harness/replay.js";
 import { replayIntoDb } from "../../src/node/replay-db.js";
-import { compareStoredChain, comparedText, StoredChainError } from "../../src/node/stored-chain.js";
+import { compareStoredChain, comparedText, StoredChainError } from "../../src/chain-node/stored-chain.js";
 import type { ChainDb } from "../../state/chain-db/chain-db.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
 
@@ -78,7 +78,7 @@ describe("replayIntoDb (src/node/replay-db.ts)", () => {
   });
 });
 
-describe("issue 22: the stored chain against the fixture, each difference named (src/node/stored-chain.ts)", () => {
+describe("issue 22: the stored chain against the fixture, each difference named (src/chain-node/stored-chain.ts)", () => {
   /** A store holding the fixture's chain (blocks 1, 5 and 6). */
   async function full(): Promise<MemoryChainDb> {
     const db = new MemoryChainDb(100);
@@ -142,7 +142,7 @@ describe("issue 22: the stored chain against the fixture, each difference named 
   });
 });
 
-describe("issue 22: the stored chain below a snapshot, its bounds and its words (src/node/stored-chain.ts)", () => {
+describe("issue 22: the stored chain below a snapshot, its bounds and its words (src/chain-node/stored-chain.ts)", () => {
   const flip = (b: Uint8Array): Uint8Array => Uint8Array.from(b, (x, i) => (i === 0 ? x ^ 1 : x));
 
   /** A store holding the fixture's chain (blocks 1, 5 and 6). */

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { readFixture } from "../../src/harness/documents.js";
-import { CbqsNode } from "../../src/node/chain-node.js";
+import { CbqsNode } from "../../src/chain-node/chain-node.js";
 import { importSnapshot, SnapshotError, snapshotEvery } from "../../src/node/snapshot.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { StoreError } from "../../state/lmdb/errors.js";

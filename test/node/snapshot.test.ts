@@ -10,7 +10,7 @@ import { concatBytes, toHex, u32BE } from "../../src/bytes.js";
 import { chainInstanceId } from "../../src/codec/derive.js";
 import { keccak256 } from "../../src/crypto/hash.js";
 import { readFixture } from "../../src/harness/documents.js";
-import { CbqsNode } from "../../src/node/chain-node.js";
+import { CbqsNode } from "../../src/chain-node/chain-node.js";
 import { AnchorMismatch, exportSnapshot, importSnapshot, importSnapshotSteps, SnapshotError, snapshotEvery } from "../../src/node/snapshot.js";
 import { finish } from "../../src/steps.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { concatBytes, toHex, u64BE } from "../../src/bytes.js";
 import { headerHash } from "../../src/chain/block.js";
 import { readFixture } from "../../src/harness/documents.js";
-import { CbqsNode } from "../../src/node/chain-node.js";
+import { CbqsNode } from "../../src/chain-node/chain-node.js";
 import { exportSnapshot, importSnapshot } from "../../src/node/snapshot.js";
 import { StoreInconsistency, verifyStore } from "../../src/node/verify-store.js";
 import type { BlockRecord } from "../../state/chain-db/chain-db.js";
