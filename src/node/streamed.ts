@@ -56,7 +56,11 @@ export async function sendStreamed(res: ServerResponse, answer: StreamedAnswer, 
         size = 0;
         if (text !== "") {
           client.sent += text.length;
-          if (!res.write(text)) await drained(res, client, pace, log);
+          if (!res.write(text)) {
+            await drained(res, client, pace, log);
+            // Cut, or gone: the slot is freed now, not a turn of the event loop later.
+            if (res.destroyed) return;
+          }
         }
       }
       if (r.done === true) {
