@@ -31,6 +31,10 @@ const LAYERS: readonly (readonly string[])[] = [
   // The node's chain and its devnet (a pool, block production, snapshots): domain values and
   // domain errors, no HTTP. src/node is the HTTP layer over it.
   ["src/chain-node"],
+  // Beside the node, not in it: the store tools (verify, replay into a store, snapshots) and the
+  // follower, a client of a node's HTTP interface.
+  ["src/store-tools"],
+  ["src/follower"],
   ["src/node"],
   ["src/broker-kit"],
   ["src/cli", "src/cli.ts", "src/api"],

@@ -11,7 +11,7 @@ import type { Command } from "commander";
 import type { BlockRecord } from "../../state/chain-db/chain-db.js";
 import { Progress, progressMode } from "../harness/progress.js";
 import { count } from "../format.js";
-import { DEFAULT_SNAPSHOT_MAX_BYTES, DEFAULT_SNAPSHOT_TIMEOUT_S, DEFAULT_TIMEOUT_MS, downloadSnapshot, FollowInputError, follow, MAX_BACKOFF_MS, type DownloadLimits, type WaitHow } from "../node/follower.js";
+import { DEFAULT_SNAPSHOT_MAX_BYTES, DEFAULT_SNAPSHOT_TIMEOUT_S, DEFAULT_TIMEOUT_MS, downloadSnapshot, FollowInputError, follow, MAX_BACKOFF_MS, type DownloadLimits, type WaitHow } from "../follower/follower.js";
 import { errorLine, EXIT_OK, EXIT_REJECT, exitCodes, intOption, UsageError } from "./common.js";
 import { importSnapshotCli, TRUSTED_BLOCK_HASH_HELP, trustedBlockHash } from "./snapshot.js";
 import { mismatchLines } from "./harness.js";

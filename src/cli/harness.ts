@@ -451,7 +451,7 @@ function registerReplay(program: Command): void {
 
 /**
  * `replay <fixture> --db <dir>`: the fixture replayed into a persistent store, resuming after
- * the store's head (src/node/replay-db.ts). Exit 0 all verified, 1 a mismatch (that block is not
+ * the store's head (src/store-tools/replay-db.ts). Exit 0 all verified, 1 a mismatch (that block is not
  * committed), 2 unusable input or a store holding another chain (nothing touched), 130/143 when
  * stopped by SIGINT/SIGTERM (after the block in progress is committed).
  */
@@ -465,7 +465,7 @@ async function replayIntoStore(
   const file = files[0]!;
   const [{ ReplayInputError }, { replayIntoDb, StoredChainError }, { comparedText, heightSpan }, { openStore, storeUsageError }] = await Promise.all([
     import("../harness/replay.js"),
-    import("../node/replay-db.js"),
+    import("../store-tools/replay-db.js"),
     import("../chain-node/stored-chain.js"),
     import("./store.js"),
   ]);

@@ -21,7 +21,7 @@ import { DEFAULT_MAX_EXCLUSION_OPS } from "../node/proofs.js";
 import { CLIENT_SHARE } from "../node/rate-limit.js";
 import { runNode } from "../node/run.js";
 import { DEFAULT_PROOF_RATE_LIMIT, DEFAULT_RATE_LIMIT, stderrLogger, type Logger } from "../node/server.js";
-import { DEFAULT_RETAIN_BLOCKS } from "../node/store.js";
+import { DEFAULT_RETAIN_BLOCKS } from "../store-tools/store.js";
 import { DEFAULT_MAX_SUBSCRIBERS } from "../node/subscriptions.js";
 import { isLoopbackHost } from "../node/guard.js";
 import { openStore, storeUsageError } from "./store.js";

@@ -7,7 +7,7 @@ import { echo } from "../bounds.js";
 import type { Command } from "commander";
 import { fromHex, toHex } from "../bytes.js";
 import type { LmdbChainDb } from "../../state/lmdb/chain-db.js";
-import { AnchorMismatch, exportSnapshotSteps, importSnapshotSteps, SnapshotError } from "../node/snapshot.js";
+import { AnchorMismatch, exportSnapshotSteps, importSnapshotSteps, SnapshotError } from "../store-tools/snapshot.js";
 import { stoppable, watchSignals } from "../steps.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError, outputOption } from "./common.js";
 import { openExistingStore, storeUsageError } from "./store.js";

@@ -5,8 +5,8 @@
 import type { Command } from "commander";
 import type { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { DamagedStoreError } from "../../state/lmdb/env.js";
-import { openChainDb, StoreError, type StoreOptions } from "../node/store.js";
-import { StoreInconsistency, verifyStore } from "../node/verify-store.js";
+import { openChainDb, StoreError, type StoreOptions } from "../store-tools/store.js";
+import { StoreInconsistency, verifyStore } from "../store-tools/verify-store.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, UsageError } from "./common.js";
 
 /**

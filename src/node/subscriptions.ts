@@ -14,6 +14,7 @@
 // is built once and shared by its subscribers.
 import type { ServerResponse } from "node:http";
 import { toHex } from "../bytes.js";
+import { SUBSCRIBE_HEARTBEAT_MS } from "../client/wire-bounds.js";
 import { U64_MAX } from "../engine/math.js";
 import type { BlockRecord } from "../../state/chain-db/chain-db.js";
 import type { CbqsNode, ChainListener } from "../chain-node/chain-node.js";
@@ -45,8 +46,7 @@ export const DEFAULT_MAX_SUBSCRIBERS = 1_024;
 export const defaultClientSubscribers = (maxSubscribers: number): number => (maxSubscribers === 0 ? 0 : Math.max(1, Math.floor(maxSubscribers / CLIENT_SHARE)));
 /** 256 KiB: with 1,024 subscribers the node holds at most 256 MiB of unsent events. */
 export const DEFAULT_SUBSCRIBER_BUFFER = 256 * 1024;
-/** Below the usual 30–60 s idle timeouts of proxies and load balancers. */
-export const DEFAULT_HEARTBEAT_MS = 15_000;
+export const DEFAULT_HEARTBEAT_MS = SUBSCRIBE_HEARTBEAT_MS;
 /** A resuming subscriber (Last-Event-ID) is sent at most this many missed blocks; more is a `gap`. */
 export const MAX_REPLAY_BLOCKS = 128;
 /** What an EventSource waits before reconnecting (the `retry:` field). */

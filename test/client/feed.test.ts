@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CbqsNode } from "../../src/chain-node/chain-node.js";
-import { exportSnapshot } from "../../src/node/snapshot.js";
+import { exportSnapshot } from "../../src/store-tools/snapshot.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { cbqs } from "../cli/program.js";
 import { createClient, FeedBroken, ProofInvalid, type Block } from "../../src/client/index.js";

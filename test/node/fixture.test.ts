@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { readFixture } from "../../src/harness/documents.js";
 import { CbqsNode } from "../../src/chain-node/chain-node.js";
 import { ExportMismatch, ExportRefused, exportedText, exportSteps, planExport, type ExportPlan, type ExportRequest } from "../../src/chain-node/fixture-export.js";
-import { openChainDb } from "../../src/node/store.js";
+import { openChainDb } from "../../src/store-tools/store.js";
 import { finish } from "../../src/steps.js";
 import type { BlockQuery, BlockRecord, ChainDb, GenesisRecord } from "../../state/chain-db/chain-db.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";

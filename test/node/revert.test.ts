@@ -11,7 +11,7 @@ import { txHash } from "../../src/chain/envelope.js";
 import { readFixture } from "../../src/harness/documents.js";
 import { MAX_SNAPSHOTS } from "../../src/chain-node/chain-node.js";
 import { answerOf } from "../../src/node/errors.js";
-import { follow } from "../../src/node/follower.js";
+import { follow } from "../../src/follower/follower.js";
 import { finish } from "../../src/steps.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
