@@ -6,6 +6,7 @@
 // send: it is charged one more request per ANSWER_BYTES_PER_REQUEST of its body once built, which
 // may leave its client's bucket (and the global one) in debt. Time comes from the caller (wall
 // clock in the server, a fake one in tests); none of this touches consensus.
+import { CLIENT_SHARE } from "../chain-node/devnet.js";
 
 export class TokenBucket {
   private tokens: number;
@@ -55,7 +56,7 @@ export const extraRequests = (bytes: number): number => Math.floor(bytes / ANSWE
  * clients at their full rate still leave a quarter of the global budget to everyone else; 0 (off)
  * when the global limit is off.
  */
-export const CLIENT_SHARE = 4;
+export { CLIENT_SHARE };
 export const defaultClientRateLimit = (globalRate: number): number => (globalRate === 0 ? 0 : Math.max(1, Math.floor(globalRate / CLIENT_SHARE)));
 
 /**

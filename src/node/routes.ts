@@ -11,7 +11,8 @@ import { MAX_ENVELOPE_BYTES } from "../chain/envelope.js";
 import { U64_MAX } from "../engine/math.js";
 import type { CbqsNode } from "../chain-node/chain-node.js";
 import { parseDecimal } from "./decimal.js";
-import { MAX_MINE_BLOCKS, type Devnet, type MineRequest } from "./devnet.js";
+import { MAX_MINE_BLOCKS, type Devnet, type MineRequest } from "../chain-node/devnet.js";
+import { minedAnswer, revertedJson, snapshotJson, submittedJson } from "./devnet-answers.js";
 import { badRequest } from "./errors.js";
 import { fixtureAnswer } from "./fixture-answer.js";
 import { finalizedViewJson, readPointJson } from "./json.js";
@@ -90,7 +91,7 @@ interface Route {
   maxBody: number;
   /** Behind the per-client proof limit: always, or only when the query asks for a proof (`?proof=true`). */
   proof?: boolean | "when-asked";
-  /** Synchronous, from one block; a devnet write may return a promise (src/node/devnet.ts). */
+  /** Synchronous, from one block; a devnet write may return a promise (src/chain-node/devnet.ts). */
   handle: (c: Context) => unknown;
   /** Served (and in discovery) only when subscriptions are on (--max-subscribers above 0). */
   subscriptions?: true;
@@ -330,7 +331,7 @@ export const ROUTES: readonly Route[] = [
     query: [],
     maxBody: MAX_TX_BODY,
     write: true,
-    handle: (c) => c.devnet.submit(txBody(c.body, c.contentType)),
+    handle: async (c) => submittedJson(await c.devnet.submit(txBody(c.body, c.contentType))),
   }),
   route({
     method: "POST",
@@ -341,7 +342,7 @@ export const ROUTES: readonly Route[] = [
     query: ["height", "blocks", "timestamp"],
     maxBody: 0,
     write: true,
-    handle: (c) => c.devnet.mine(mineRequest(c.params), { client: c.client, gone: c.gone() }),
+    handle: async (c) => minedAnswer(await c.devnet.mine(mineRequest(c.params), { client: c.client, gone: c.gone() })),
   }),
   route({
     method: "GET",
@@ -363,7 +364,7 @@ export const ROUTES: readonly Route[] = [
     query: [],
     maxBody: 0,
     write: true,
-    handle: (c) => c.devnet.snapshot(),
+    handle: async (c) => snapshotJson(await c.devnet.snapshot()),
   }),
   route({
     method: "POST",
@@ -374,7 +375,7 @@ export const ROUTES: readonly Route[] = [
     query: ["id"],
     maxBody: 0,
     write: true,
-    handle: (c) => c.devnet.revert(snapshotId(c.params.get("id")), { client: c.client, gone: c.gone() }),
+    handle: async (c) => revertedJson(await c.devnet.revert(snapshotId(c.params.get("id")), { client: c.client, gone: c.gone() })),
   }),
 ];
 

@@ -18,7 +18,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { echo } from "../bounds.js";
-import { WriteCancelled, type Devnet } from "./devnet.js";
+import { WriteCancelled, type Devnet } from "../chain-node/devnet.js";
 import { answerOf, errorBody, RequestError } from "./errors.js";
 import { JsonText, StreamedAnswer, TextAnswer } from "./json.js";
 import { EXPLORER_ROUTE, NodeMetrics, UNMATCHED_ROUTE, type LimitName } from "./metrics.js";
@@ -299,7 +299,7 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
 
   /**
    * Run: the handler — synchronous, from one block, except a devnet write, which may wait its turn
-   * and produce many blocks (src/node/devnet.ts); its answer is built when it is done.
+   * and produce many blocks (src/chain-node/devnet.ts); its answer is built when it is done.
    */
   const run = async (route: Route, context: Context, proof: boolean): Promise<unknown> => {
     const started = proof ? performance.now() : 0;

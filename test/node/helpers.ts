@@ -14,7 +14,7 @@ import { readFixture } from "../../src/harness/documents.js";
 import type { Fixture } from "../../src/harness/fixture.js";
 import { Replay } from "../../src/harness/replay.js";
 import type { NodeStart } from "../../src/chain-node/chain-node.js";
-import type { MiningMode } from "../../src/node/devnet.js";
+import type { MiningMode } from "../../src/chain-node/devnet.js";
 import { runNode, type RunningNode, type RunOptions } from "../../src/node/run.js";
 import type { ServerOptions } from "../../src/node/server.js";
 import type { ChainDb } from "../../state/chain-db/chain-db.js";
