@@ -34,7 +34,7 @@ interface Build {
 
 async function loadBuild(label: string, dist: string): Promise<Build> {
   const at = (path: string) => import(pathToFileURL(join(dist, path)).href);
-  const [{ CbqsNode }, { MemoryChainDb }, { DEFAULT_GENESIS_SOURCE }] = await Promise.all([at("src/node/chain-node.js"), at("state/chain-db/memory.js"), at("src/harness/genesis.js")]);
+  const [{ CbqsNode }, { MemoryChainDb }, { DEFAULT_GENESIS_SOURCE }] = await Promise.all([at("src/chain-node/chain-node.js"), at("state/chain-db/memory.js"), at("src/harness/genesis.js")]);
   return { label, fresh: () => CbqsNode.open(new MemoryChainDb(), { kind: "genesis", source: DEFAULT_GENESIS_SOURCE }) };
 }
 

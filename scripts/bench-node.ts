@@ -291,7 +291,7 @@ async function proofCostUs(dist: string): Promise<number> {
   const [{ MemoryChainDb }, { readFixture }, { CbqsNode }, { stateProof }] = await Promise.all([
     load("state/chain-db/memory.js"),
     load("src/harness/documents.js"),
-    load("src/node/chain-node.js"),
+    load("src/chain-node/chain-node.js"),
     load("src/node/proofs.js"),
   ]);
   const db = new MemoryChainDb();

@@ -29,6 +29,13 @@ const LAYERS: readonly (readonly string[])[] = [
   ["src/fuzz", "src/report"],
   ["src/consume", "src/jobs"],
   ["src/client"],
+  // The node's chain and its devnet (a pool, block production, snapshots): domain values and
+  // domain errors, no HTTP. src/node is the HTTP layer over it.
+  ["src/chain-node"],
+  // Beside the node, not in it: the store tools (verify, replay into a store, snapshots) and the
+  // follower, a client of a node's HTTP interface.
+  ["src/store-tools"],
+  ["src/follower"],
   ["src/node"],
   ["src/broker-kit"],
   ["src/cli", "src/cli.ts", "src/api"],
@@ -184,6 +191,13 @@ describe("layers", () => {
     const outside = files.filter((f) => f.startsWith("src/explorer/")).flatMap((file) => imports(file).filter((t) => !t.startsWith("src/explorer/")).map((t) => `${file} imports ${t}`));
     expect(outside).toEqual([]);
     expect(imports("src/explorer/main.ts")).toContain("src/explorer/views.ts");
+  });
+
+  it("the library (src/api/) and the chain domain (src/chain-node/) import nothing of the HTTP layer (src/node/): its errors, routes and answers stay there", () => {
+    const http = files.filter((f) => f.startsWith("src/api/") || f.startsWith("src/chain-node/")).flatMap((file) => imports(file).filter((t) => t.startsWith("src/node/")).map((t) => `${file} imports ${t}`));
+    expect(http).toEqual([]);
+    // The check would see one: the HTTP layer imports the domain.
+    expect(imports("src/node/routes.ts").some((t) => t.startsWith("src/chain-node/"))).toBe(true);
   });
 
   it("the check sees imports (a module known to import from below)", () => {

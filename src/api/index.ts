@@ -2,7 +2,22 @@
 // genesis, blocks executed with their receipts, events and roots, and the conformance tools run
 // in process (replay of a fixture, the t8n transition). Everything exported here is public API
 // (the semver policy in the README); nothing else of src/ is.
-export { createChain, LocalChain, TransactionRefused, type ChainOptions, type BlockRecord, type MinedBlock } from "./local-chain.js";
+export {
+  createChain,
+  LocalChain,
+  TransactionRefused,
+  InvalidTransaction,
+  KeylessSender,
+  NonceGap,
+  TransactionTooLarge,
+  PoolFull,
+  InvalidHeight,
+  InvalidBlockCount,
+  TimestampBackwards,
+  type ChainOptions,
+  type BlockRecord,
+  type MinedBlock,
+} from "./local-chain.js";
 export { buildTransaction, type TransactionContext } from "../scenario/transaction.js";
 export type {
   TransactionInput,

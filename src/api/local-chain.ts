@@ -1,11 +1,11 @@
 // A chain in this process, the way a library user drives one (@ethereumjs/vm's createVM and
 // runBlock, anvil without the HTTP): a genesis, transactions sent and blocks mined, reads and
-// proofs of the head state. It is the devnet chain of `cbqs node` (src/node/chain-node.ts) on an
+// proofs of the head state. It is the devnet chain of `cbqs node` (src/chain-node/chain-node.ts) on an
 // in-memory store, so its roots, receipts and block hashes are the node's, `cbqs replay`'s and
 // `cbqs fill`'s.
-import { fromHex, utf8 } from "../bytes.js";
+import { utf8 } from "../bytes.js";
 import { loadFixture, type Fixture } from "../harness/fixture.js";
-import { exportSteps, planExport } from "../node/fixture-export.js";
+import { exportSteps, planExport } from "../chain-node/fixture-export.js";
 import { finish } from "../steps.js";
 import type { Account } from "../engine/accounts.js";
 import { parseJson, type JsonObject } from "../json/parse.js";
@@ -13,9 +13,8 @@ import type { Address, Bytes32, ProviderRecordV1, StreamRecordV1 } from "../code
 import type { GenesisConfig } from "../engine/inputs.js";
 import { DEFAULT_GENESIS_SOURCE } from "../harness/genesis.js";
 import { canonicalJson } from "../scenario/genesis.js";
-import { CbqsNode, NodeInputError, type MinedBlock } from "../node/chain-node.js";
+import { CbqsNode, NodeInputError, type MinedBlock } from "../chain-node/chain-node.js";
 import { GenesisError } from "../engine/errors.js";
-import { RequestError } from "../node/errors.js";
 import { buildTransaction } from "../scenario/transaction.js";
 import type { TransactionInput } from "../scenario/transaction-input.js";
 import type { BlockRecord } from "../../state/chain-db/chain-db.js";
@@ -23,17 +22,19 @@ import { MemoryChainDb } from "../../state/chain-db/memory.js";
 import type { ExclusionProof, StateProof } from "../../state/qmdb/proof.js";
 
 export type { BlockRecord, MinedBlock };
-
-/** A transaction the chain does not take (undecodable, another chain, a wrong nonce, a keyless sender): `code` is the node's error code. */
-export class TransactionRefused extends Error {
-  override name = "TransactionRefused";
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+// The chain's own errors, thrown as they are: a TransactionRefused subclass for each reason a
+// transaction is refused (its `code` names it), a RangeError subclass for a height out of range.
+export {
+  InvalidBlockCount,
+  InvalidHeight,
+  InvalidTransaction,
+  KeylessSender,
+  NonceGap,
+  PoolFull,
+  TimestampBackwards,
+  TransactionRefused,
+  TransactionTooLarge,
+} from "../chain-node/errors.js";
 
 export interface ChainOptions {
   /**
@@ -100,30 +101,20 @@ export class LocalChain {
     return buildTransaction(tx, { chainId: this.chainId, chainInstanceId: this.chainInstanceId, nonce });
   }
 
-  /** Queues a raw envelope for the next block; TransactionRefused when no block may contain it. */
+  /** Queues a raw envelope for the next block; TransactionRefused (a subclass naming why) when no block may contain it. */
   send(raw: Uint8Array): { txHash: Uint8Array; nonce: bigint } {
-    try {
-      const r = this.node.submit(raw);
-      return { txHash: fromHex(r.tx_hash, 32), nonce: BigInt(r.nonce) };
-    } catch (err) {
-      if (err instanceof RequestError) throw new TransactionRefused(err.code, err.message);
-      throw err;
-    }
+    return this.node.submit(raw);
   }
 
   /**
    * Produces the next block (or the block at `height`, skipping the heights between) from the sent
    * transactions, in the order sent. Timestamps follow the genesis: timestamp + height ×
-   * block_time_seconds (docs/decisions.md "Devnet blocks").
+   * block_time_seconds (docs/decisions.md "Devnet blocks"). A height not above the head is an
+   * InvalidHeight (a RangeError).
    */
   mine(options: { height?: bigint } = {}): MinedBlock {
     if (options.height !== undefined && typeof options.height !== "bigint") throw new TypeError(`height must be a bigint (${String(options.height)}n), got a ${typeof options.height}`);
-    try {
-      return this.node.mine(options.height);
-    } catch (err) {
-      if (err instanceof RequestError) throw new RangeError(err.message);
-      throw err;
-    }
+    return this.node.mine(options.height);
   }
 
   /**

@@ -14,7 +14,7 @@ import type { CbqsSigningContextV1, ProviderRecordV1, StreamRecordV1 } from "../
 import type { Fixture } from "../harness/fixture.js";
 import { brokerState } from "../node/reads.js";
 import { RequestError } from "../node/errors.js";
-import { replayIntoDb } from "../node/replay-db.js";
+import { replayIntoDb } from "../store-tools/replay-db.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
 
 /** The chain's state for one broker decision at one block. */

@@ -7,7 +7,7 @@ import { echo } from "../bounds.js";
 import type { PostStateMode } from "../harness/fill.js";
 import { Progress, progressMode } from "../harness/progress.js";
 import { Output, writingStoppable } from "../json/write.js";
-import { ExportMismatch, ExportRefused, exportedText, exportSteps, planExport, POST_STATE_MODES, type ExportPlan } from "../node/fixture-export.js";
+import { ExportMismatch, ExportRefused, exportedText, exportSteps, planExport, POST_STATE_MODES, type ExportPlan } from "../chain-node/fixture-export.js";
 import { writesToStdout } from "../output-file.js";
 import { keeping, watchSignals } from "../steps.js";
 import { decimalOption, EXIT_OK, EXIT_REJECT, exitCodes, oneLine, option, outputOption, requiredOption, UsageError } from "./common.js";

@@ -10,7 +10,7 @@ import { echo } from "../bounds.js";
 import type { BlockRecord } from "../../state/chain-db/chain-db.js";
 import { Progress, progressMode, type ProgressMode } from "../harness/progress.js";
 import { count } from "../format.js";
-import { DEFAULT_SNAPSHOT_MAX_BYTES, DEFAULT_SNAPSHOT_TIMEOUT_S, DEFAULT_TIMEOUT_MS, downloadSnapshot, FollowInputError, follow, MAX_BACKOFF_MS, type DownloadLimits, type WaitHow } from "../node/follower.js";
+import { DEFAULT_SNAPSHOT_MAX_BYTES, DEFAULT_SNAPSHOT_TIMEOUT_S, DEFAULT_TIMEOUT_MS, downloadSnapshot, FollowInputError, follow, MAX_BACKOFF_MS, type DownloadLimits, type WaitHow } from "../follower/follower.js";
 import { errorLine, EXIT_OK, EXIT_REJECT, exitCodes, intOption, option, UsageError } from "./common.js";
 import type { CommandSpec } from "./define.js";
 import { importSnapshotCli, TRUSTED_BLOCK_HASH_HELP, trustedBlockHash } from "./snapshot.js";

@@ -13,7 +13,7 @@ import type { FixtureReport, Shard } from "../harness/replay.js";
 import type { Selection } from "../harness/selection.js";
 import { blockTraceLines, TracingStore } from "../harness/trace.js";
 import { InputError } from "../json/read.js";
-import type { DbReplayOutcome } from "../node/replay-db.js";
+import type { DbReplayOutcome } from "../store-tools/replay-db.js";
 import { shellWord } from "../report/text.js";
 import { DEFAULT_RETAIN_BLOCKS } from "../../state/chain-db/memory.js";
 import { keeping, stoppable, Stopped, stopRequested, watchSignals, type StopSignalName } from "../steps.js";
@@ -251,7 +251,7 @@ interface StoreReplay {
 
 /**
  * `replay <fixture> --db <dir>`: the fixture replayed into a persistent store, resuming after
- * the store's head (src/node/replay-db.ts): a mismatching block is not committed; unusable input
+ * the store's head (src/store-tools/replay-db.ts): a mismatching block is not committed; unusable input
  * or a store holding another chain is exit 2 with nothing touched; SIGINT/SIGTERM stop after the
  * block in progress is committed.
  */
@@ -261,7 +261,7 @@ async function replayIntoStore(targets: readonly string[], dir: string, o: { toH
   const file = files[0]!;
   const [{ ReplayInputError }, { replayIntoDb, StoredChainError }, { openStore, storeUsageError }] = await Promise.all([
     import("../harness/replay.js"),
-    import("../node/replay-db.js"),
+    import("../store-tools/replay-db.js"),
     import("./store.js"),
   ]);
   const fixture = readFixture(file);
@@ -288,7 +288,7 @@ async function replayIntoStore(targets: readonly string[], dir: string, o: { toH
 
 /** The one summary line of a replay into a store: how it ended, what ran, and the store's head. */
 async function storeSummary(r: StoreReplay, toHeight: bigint | undefined): Promise<string> {
-  const { heightSpan } = await import("../node/stored-chain.js");
+  const { heightSpan } = await import("../chain-node/stored-chain.js");
   const { outcome, seconds } = r;
   const end = outcome.stopped ? `stopped by ${r.signal}` : outcome.mismatch !== null ? "mismatch" : "ok";
   const compared = outcome.compared;
@@ -340,7 +340,7 @@ async function renderStoreReplay(r: StoreReplay, opts: ReplayOpts, o: { started:
     process.stdout.write(JSON.stringify(replayDocument([report], { store: storeJson(r) }), null, 2) + "\n");
     process.stderr.write(summary + "\n");
   } else {
-    const { comparedText } = await import("../node/stored-chain.js");
+    const { comparedText } = await import("../chain-node/stored-chain.js");
     if (outcome.mismatch !== null) process.stdout.write(mismatchLines(file, outcome.mismatch).join("\n") + "\n");
     else if (outcome.compared !== null) process.stdout.write(`stored chain: ${comparedText(outcome.compared)}\n`);
     process.stdout.write(summary + "\n");

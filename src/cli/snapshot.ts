@@ -6,7 +6,7 @@
 import { echo } from "../bounds.js";
 import { fromHex, toHex } from "../bytes.js";
 import type { LmdbChainDb } from "../../state/lmdb/chain-db.js";
-import { AnchorMismatch, exportSnapshotSteps, importSnapshotSteps, SnapshotError } from "../node/snapshot.js";
+import { AnchorMismatch, exportSnapshotSteps, importSnapshotSteps, SnapshotError } from "../store-tools/snapshot.js";
 import { stoppable, watchSignals } from "../steps.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, option, outputOption, requiredOption, UsageError } from "./common.js";
 import type { CommandSpec } from "./define.js";

@@ -2,7 +2,7 @@
 // src/cli/store.ts (which loads lmdb) so that declaring the option, as every call of those
 // commands and their --help does, loads no store (docs/performance.md "Start-up").
 import { echo } from "../bounds.js";
-import { SNAPSHOT_INTERVAL_BLOCKS } from "../node/snapshot-interval.js";
+import { SNAPSHOT_INTERVAL_BLOCKS } from "../store-tools/snapshot-interval.js";
 import { UsageError } from "./common.js";
 import { thousands } from "../format.js";
 

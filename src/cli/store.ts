@@ -4,8 +4,8 @@
 // damaged, full) is unusable input: exit 2, one line naming `--db <dir>`.
 import type { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { DamagedStoreError } from "../../state/lmdb/env.js";
-import { openChainDb, StoreError, type StoreOptions } from "../node/store.js";
-import { StoreInconsistency, verifyStore } from "../node/verify-store.js";
+import { openChainDb, StoreError, type StoreOptions } from "../store-tools/store.js";
+import { StoreInconsistency, verifyStore } from "../store-tools/verify-store.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, requiredOption, UsageError } from "./common.js";
 import type { CommandSpec } from "./define.js";
 

@@ -17,7 +17,7 @@ import { devAccountIndex } from "../harness/devnet.js";
 import type { BlockRecord, StateReader } from "../../state/chain-db/chain-db.js";
 import { decodeStateValueAs } from "../../state/kv/value.js";
 import { settle } from "../../instructions/settle.js";
-import type { CbqsNode } from "./chain-node.js";
+import type { CbqsNode } from "../chain-node/chain-node.js";
 import { parseDecimal } from "./decimal.js";
 import { badRequest, notFound } from "./errors.js";
 import { readPointJson } from "./json.js";

@@ -1,6 +1,6 @@
 // GET /fixture?since=&until=&post_state= (docs/node.md "Fixtures"): the node's chain as the
 // cbqs-fixture/v1 that `cbqs fixture export --db` writes of the same store — the same producer
-// (src/node/fixture-export.ts), the same bytes. `since` and `until` are `--from` and `--to`:
+// (src/chain-node/fixture-export.ts), the same bytes. `since` and `until` are `--from` and `--to`:
 // every block from genesis through `until` is in it (a fixture replays from genesis), and
 // `since` chooses the first block carrying a post_state. Every check comes first (400, or 410 for
 // a node started from a snapshot); the document is then streamed, block by block.
@@ -9,7 +9,7 @@ import type { ChainDb } from "../../state/chain-db/chain-db.js";
 import { U64_MAX } from "../engine/math.js";
 import { parseDecimal } from "./decimal.js";
 import { badRequest, RequestError } from "./errors.js";
-import { ExportRefused, exportSteps, planExport, POST_STATE_MODES, type ExportPlan } from "./fixture-export.js";
+import { ExportRefused, exportSteps, planExport, POST_STATE_MODES, type ExportPlan } from "../chain-node/fixture-export.js";
 import { readPointJson, StreamedAnswer } from "./json.js";
 
 const HEIGHT = { what: "a block height", max: U64_MAX };

@@ -7,6 +7,13 @@
 // - Origin: a request a browser sends for another site's page names that page's origin; it is
 //   refused unless it is the node's own (`http://` + the Host it was sent to) or given to
 //   --http-corsdomain.
+// - Sec-Fetch-Site: a browser names no Origin on a page's no-cors GET (an <img>, a <script>, a
+//   fetch with mode "no-cors"), whose answer the page cannot read but which still costs the node
+//   and its rate budget; it does say where the request comes from. `cross-site` or `same-site`
+//   (another port of the same host is the same site) without an allowed Origin is refused, but
+//   for a link followed to the node (a top-level GET navigation: the user sees where it leads);
+//   `same-origin` and `none` (an address typed, a bookmark) pass, and so do programs, which send
+//   no such header.
 // - Writes carry the X-Cbqs-Client header, which a page can send to another origin only after a
 //   CORS preflight the node answers for --http-corsdomain origins alone: no "simple request" (a
 //   form, a text/plain or bodiless POST) can write.
@@ -16,6 +23,7 @@
 import type { IncomingMessage } from "node:http";
 import { isIP } from "node:net";
 import { echo } from "../bounds.js";
+import { clientKey, LOOPBACK_CLIENT } from "./client-key.js";
 import { RequestError } from "./errors.js";
 
 /** The header a devnet write must carry (any value); the client library sends it. */
@@ -35,10 +43,14 @@ export interface GuardOptions {
   exposeDevSeeds?: boolean;
 }
 
-/** An IPv4 address in 127.0.0.0/8, ::1, or either as IPv4-mapped IPv6 (a dual-stack socket's). */
+/** An IPv4 address in 127.0.0.0/8, ::1, or either as IPv4-mapped IPv6 (a dual-stack socket's): the one loopback client. */
 export function isLoopbackAddress(address: string): boolean {
-  const a = address.toLowerCase().replace(/^::ffff:(?=\d+\.)/, "");
-  return a === "::1" || a === "0:0:0:0:0:0:0:1" || (isIP(a) === 4 && a.startsWith("127."));
+  return clientKey(address) === LOOPBACK_CLIENT;
+}
+
+/** A top-level navigation (a link followed, an address opened by another page): GET or HEAD of a document the user is shown. */
+function isLinkFollowed(req: IncomingMessage): boolean {
+  return (req.method === "GET" || req.method === "HEAD") && req.headers["sec-fetch-mode"] === "navigate" && req.headers["sec-fetch-dest"] === "document";
 }
 
 /** A --host that only this machine can reach: `localhost` or a loopback address. */
@@ -77,7 +89,8 @@ export class RequestGuard {
 
   /**
    * Refuses (403) a request sent to a Host the node does not answer to, or by a page of an origin
-   * it does not allow; otherwise the CORS headers its answer carries (none unless the page's
+   * it does not allow (named by Origin, or by Sec-Fetch-Site when the browser names no Origin);
+   * otherwise the CORS headers its answer carries (none unless the page's
    * origin is another one, allowed by --http-corsdomain).
    */
   admit(req: IncomingMessage): Record<string, string> {
@@ -94,7 +107,18 @@ export class RequestGuard {
       }
     }
     const origin = req.headers.origin;
-    if (origin === undefined || (host !== undefined && origin.toLowerCase() === `http://${host.toLowerCase()}`)) return {};
+    if (origin === undefined) {
+      const site = req.headers["sec-fetch-site"];
+      if ((site === "cross-site" || site === "same-site") && !isLinkFollowed(req)) {
+        throw new RequestError(
+          403,
+          "origin_not_allowed",
+          `a page of another origin may not call this node (its browser says Sec-Fetch-Site: ${site} and names no Origin): only its own pages, an address typed or bookmarked, and pages of origins given to --http-corsdomain (with CORS) may`,
+        );
+      }
+      return {};
+    }
+    if (host !== undefined && origin.toLowerCase() === `http://${host.toLowerCase()}`) return {};
     if (!this.anyOrigin && !this.origins.has(origin.toLowerCase())) {
       throw new RequestError(403, "origin_not_allowed", `pages of ${JSON.stringify(echo(origin, 120))} may not call this node: only its own pages and origins given to --http-corsdomain may`);
     }

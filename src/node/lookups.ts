@@ -15,13 +15,13 @@ import { devAccountIndex, devnetOf } from "../harness/devnet.js";
 import type { ChainDb, StateReader } from "../../state/chain-db/chain-db.js";
 import type { Event } from "../../state/kv/event.js";
 import { decodeStateValueAs } from "../../state/kv/value.js";
-import type { CbqsNode } from "./chain-node.js";
+import type { CbqsNode } from "../chain-node/chain-node.js";
 import { parseDecimal } from "./decimal.js";
 import { badRequest, notFound, RequestError } from "./errors.js";
 import { readPointJson } from "./json.js";
 import { stateProof, type ProofLimits } from "./proofs.js";
 import { blockAt, parseHash, stateOf, type ReadPoint } from "./reads.js";
-import { historyStart } from "./stored-chain.js";
+import { historyStart } from "../chain-node/stored-chain.js";
 
 /**
  * The read point of `?height=` or `?block=` (at most one), else the head. A height without a

@@ -5,7 +5,7 @@
 // `speculative_cache_size` — so a dashboard written for a Cowboy node reads the emulator as it
 // is; the node's own are prefixed `cbqs_`. Every server has its own Registry, never prom-client's
 // global one: two nodes in one process (a test suite) must not share counters. Timings are taken
-// with performance.now() in the node layer only (src/node/chain-node.ts, src/node/server.ts):
+// with performance.now() in the node layer only (src/chain-node/chain-node.ts, src/node/server.ts):
 // nothing here runs inside consensus code or changes what it computes.
 import { statSync } from "node:fs";
 import { join } from "node:path";
@@ -35,6 +35,8 @@ export class NodeMetrics {
   readonly registry = new Registry();
   /** How many GET /subscribe subscribers are open now, read at each scrape (the server sets it to its hub's count). */
   subscribers: () => number = () => 0;
+  /** Bytes of answers not yet sent to their clients, read at each scrape (the server sets it: src/node/unread.ts). */
+  unreadBytes: () => number = () => 0;
   private readonly blockApply: Histogram;
   private readonly batchCommit: Histogram;
   private readonly proofGeneration: Histogram<"route">;
@@ -81,6 +83,15 @@ export class NodeMetrics {
       registers,
       collect() {
         this.set(subscribers());
+      },
+    });
+    const unreadBytes = () => this.unreadBytes();
+    new Gauge({
+      name: "cbqs_unread_answer_bytes",
+      help: "Bytes of answers handed to their connections and not yet sent: clients that have not read them (bounded per client and in all)",
+      registers,
+      collect() {
+        this.set(unreadBytes());
       },
     });
     new Gauge({

@@ -17,17 +17,18 @@
 // other side of the page's start bound (asc: below since; desc: above until): asc walks back
 // with until=prev&order=desc, desc walks forward with since=prev&order=asc.
 import type { ChainDb } from "../../state/chain-db/chain-db.js";
+import { FEED_MAX_LIMIT } from "../client/wire-bounds.js";
 import { U64_MAX } from "../engine/math.js";
 import { parseDecimal, type DecimalParam } from "./decimal.js";
 import { badRequest } from "./errors.js";
 import { blockItemJson, JsonText, readPointJson } from "./json.js";
 
 export const DEFAULT_LIMIT = 10;
-export const MAX_LIMIT = 100;
+export const MAX_LIMIT = FEED_MAX_LIMIT;
 /**
  * A page ends with the item that brings its items' JSON to this many characters (ASCII: bytes),
  * so it holds at most this plus one item: about 25 MB with the largest blocks the node produces
- * (src/node/chain-node.ts MAX_BLOCK_BYTES, about 9 MB of JSON each), never 100 of them. A page
+ * (src/chain-node/chain-node.ts MAX_BLOCK_BYTES, about 9 MB of JSON each), never 100 of them. A page
  * still holds at least two items when there are two, so a follower that asks from its own head
  * block always gets the block after it.
  */

@@ -5,9 +5,9 @@
 import { bytesEqual, toHex } from "../bytes.js";
 import { DEFAULT_GENESIS_SOURCE } from "../harness/genesis.js";
 import { devnetOf } from "../harness/devnet.js";
-import { clientShare, DEFAULT_MINE_QUEUE, Devnet, type MiningMode } from "./devnet.js";
+import { clientShare, DEFAULT_MINE_QUEUE, Devnet, type MiningMode } from "../chain-node/devnet.js";
 import type { ChainDb } from "../../state/chain-db/chain-db.js";
-import { CbqsNode, DEFAULT_PRODUCTION, type NodeStart, type ProductionLimits } from "./chain-node.js";
+import { CbqsNode, DEFAULT_PRODUCTION, type NodeStart, type ProductionLimits } from "../chain-node/chain-node.js";
 import { startServer, type Logger, type ServerOptions } from "./server.js";
 import type { NodeMetrics } from "./metrics.js";
 import type { Subscriptions } from "./subscriptions.js";

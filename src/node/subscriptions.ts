@@ -3,8 +3,8 @@
 // per committed block (`block`, `id:` its height), `rewind` when a devnet revert replaced the
 // chain, `gap` when a resuming subscriber missed more blocks than are replayed, and a comment line
 // every heartbeat so proxies keep the connection. Bounded: at most `maxSubscribers` connections
-// (503 beyond), at most `maxClientSubscribers` of them per client address (429 beyond: one client
-// cannot take every place from the others), and a subscriber whose unsent events exceed `maxBufferedBytes` is dropped — the
+// (503 beyond), at most `maxClientSubscribers` of them per client (src/node/client-key.ts; 429
+// beyond: one client cannot take every place from the others), and a subscriber whose unsent events exceed `maxBufferedBytes` is dropped — the
 // node's memory never grows with a client that does not read (it holds at most the bound plus
 // one write per subscriber).
 //
@@ -12,11 +12,12 @@
 // write per subscriber for everything gathered (a POST /mine?blocks=N batch turns the loop every
 // 25 ms: a write per subscriber per turn, not per block); each distinct `?stream=` filter's text
 // is built once and shared by its subscribers.
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ServerResponse } from "node:http";
 import { toHex } from "../bytes.js";
+import { SUBSCRIBE_HEARTBEAT_MS } from "../client/wire-bounds.js";
 import { U64_MAX } from "../engine/math.js";
 import type { BlockRecord } from "../../state/chain-db/chain-db.js";
-import type { CbqsNode, ChainListener } from "./chain-node.js";
+import type { CbqsNode, ChainListener } from "../chain-node/chain-node.js";
 import { parseDecimal } from "./decimal.js";
 import { RequestError } from "./errors.js";
 import { finalizedViewJson, readPointJson } from "./json.js";
@@ -28,7 +29,7 @@ type Logger = (entry: Record<string, unknown>) => void;
 export interface SubscriptionLimits {
   /** Open subscriptions at most; a request beyond is 503. 0 turns GET /subscribe off. */
   maxSubscribers: number;
-  /** Open subscriptions per client address at most; a request beyond is 429. */
+  /** Open subscriptions per client (src/node/client-key.ts) at most; a request beyond is 429. */
   maxClientSubscribers: number;
   /** A subscriber whose written-but-unsent bytes exceed this is dropped. */
   maxBufferedBytes: number;
@@ -45,8 +46,7 @@ export const DEFAULT_MAX_SUBSCRIBERS = 1_024;
 export const defaultClientSubscribers = (maxSubscribers: number): number => (maxSubscribers === 0 ? 0 : Math.max(1, Math.floor(maxSubscribers / CLIENT_SHARE)));
 /** 256 KiB: with 1,024 subscribers the node holds at most 256 MiB of unsent events. */
 export const DEFAULT_SUBSCRIBER_BUFFER = 256 * 1024;
-/** Below the usual 30–60 s idle timeouts of proxies and load balancers. */
-export const DEFAULT_HEARTBEAT_MS = 15_000;
+export const DEFAULT_HEARTBEAT_MS = SUBSCRIBE_HEARTBEAT_MS;
 /** A resuming subscriber (Last-Event-ID) is sent at most this many missed blocks; more is a `gap`. */
 export const MAX_REPLAY_BLOCKS = 128;
 /** What an EventSource waits before reconnecting (the `retry:` field). */
@@ -84,7 +84,7 @@ export class Subscriptions {
   /** Subscribers by filter: "" for none, else the stream id's hex. */
   private readonly groups = new Map<string, Set<Subscriber>>();
   private count = 0;
-  /** Open subscriptions by client address (an address appears while it holds one). */
+  /** Open subscriptions by client key (a client appears while it holds one). */
   private readonly byClient = new Map<string, number>();
   private pending: Change[] = [];
   private flushScheduled = false;
@@ -139,11 +139,11 @@ export class Subscriptions {
    * blocks since, or a `rewind`/`gap`), then every change as it happens, until the client goes,
    * is dropped or the node stops.
    */
-  open(req: IncomingMessage, res: ServerResponse, request: SubscribeRequest, lastEventId: bigint | undefined, headers: Record<string, string>): void {
+  open(res: ServerResponse, client: string, request: SubscribeRequest, lastEventId: bigint | undefined, headers: Record<string, string>): void {
     // Everything gathered so far goes to the subscribers before this one, which starts from the
     // store: it neither misses a block nor gets one twice.
     this.flush();
-    const sub: Subscriber = { res, client: req.socket.remoteAddress ?? "", stream: request.stream };
+    const sub: Subscriber = { res, client, stream: request.stream };
     res.writeHead(200, { ...EVENT_STREAM_HEADERS, ...headers });
     const key = sub.stream === undefined ? "" : toHex(sub.stream);
     let group = this.groups.get(key);

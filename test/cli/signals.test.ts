@@ -15,8 +15,8 @@ import { fillScenario } from "../../src/harness/fill.js";
 import { fixtureJsonText, type Fixture } from "../../src/harness/fixture.js";
 import { parseScenario } from "../../src/scenario/parse.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
-import { importSnapshotSteps } from "../../src/node/snapshot.js";
-import { CbqsNode } from "../../src/node/chain-node.js";
+import { importSnapshotSteps } from "../../src/store-tools/snapshot.js";
+import { CbqsNode } from "../../src/chain-node/chain-node.js";
 import { Stopped } from "../../src/steps.js";
 
 const CLI = "dist/src/cli.js";

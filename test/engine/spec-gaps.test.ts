@@ -14,7 +14,7 @@ import { parseStateKey, systemStateKey } from "../../state/kv/keys.js";
 import { decodeStateValueAs } from "../../state/kv/value.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
 import { readFixture } from "../../src/harness/documents.js";
-import { CbqsNode } from "../../src/node/chain-node.js";
+import { CbqsNode } from "../../src/chain-node/chain-node.js";
 import { cbqs, genesisConfig, GOV, gov, ix, OTHER, OWNER, PROVIDER, pubKey, RICH, seed, standardConfig, STANDARD_ONE_UNIT_RATE, TestChain } from "./harness.js";
 
 const R = STANDARD_ONE_UNIT_RATE;

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { encodeEnvelope, MAX_ENVELOPE_BYTES, MAX_SYSTEM_PAYLOAD_BYTES, txHash } from "../../src/chain/envelope.js";
 import { readFixture } from "../../src/harness/documents.js";
-import { MAX_BLOCK_BYTES, MAX_POOL_BYTES } from "../../src/node/chain-node.js";
+import { MAX_BLOCK_BYTES, MAX_POOL_BYTES } from "../../src/chain-node/chain-node.js";
 import { MAX_PAGE_BYTES } from "../../src/node/replication.js";
 import { cbqs } from "../cli/program.js";
 import { address, post, postFrom, startNode, toHex, waitFor } from "./helpers.js";
@@ -53,7 +53,7 @@ describe("a block and the pool in bytes", () => {
   it("transactions waiting for their turn behind a batch count against the pool's bytes: one more is refused at once, those waiting are queued when the batch ends", async () => {
     const size = sized(0n, 300).length;
     const n = await startNode({ kind: "genesis", source: GENESIS }, { production: { blockBytes: 4 * size, poolBytes: 3 * size } });
-    const batch = postFrom("127.0.0.3", `${n.url}/mine?blocks=100000`);
+    const batch = postFrom("127.0.0.1", `${n.url}/mine?blocks=100000`);
     try {
       await waitFor("the batch running", () => n.node.head().height > 0n);
       const waiting = [0n, 1n, 2n].map((k) => octets(n.url, sized(k, 300)));

@@ -1,4 +1,4 @@
-// The node's chain (src/node/chain-node.ts) driven directly, without a server: the pool's nonce
+// The node's chain (src/chain-node/chain-node.ts) driven directly, without a server: the pool's nonce
 // rule, the dry runs that select a block's transactions, the u64 edges of heights and timestamps
 // (the last one is produced, one more is refused by its words), what the node's owner is told of
 // each block (its timings, a store refusing it, the listeners), the outcomes it remembers and a
@@ -9,8 +9,8 @@ import { Chain } from "../../src/engine/chain.js";
 import { U64_MAX } from "../../src/engine/math.js";
 import { ix } from "../../src/gas/builder.js";
 import { readFixture } from "../../src/harness/documents.js";
-import { CbqsNode, ImportMismatch, MAX_BLOCK_TXS, MAX_POOL_TXS, NodeInputError, type ChainListener } from "../../src/node/chain-node.js";
-import { RequestError } from "../../src/node/errors.js";
+import { CbqsNode, ImportMismatch, MAX_BLOCK_TXS, MAX_POOL_TXS, NodeInputError, type ChainListener } from "../../src/chain-node/chain-node.js";
+import { answerOf } from "../../src/node/errors.js";
 import { finish } from "../../src/steps.js";
 import type { BlockRecord } from "../../state/chain-db/chain-db.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
@@ -24,12 +24,13 @@ const CHAIN = 7n;
 const [A, B] = [address(0x11), address(0x22)];
 const open = (db: MemoryChainDb = new MemoryChainDb()) => CbqsNode.open(db, { kind: "genesis", source: GENESIS });
 
-/** What `fn` is refused with: status, code, message. */
+/** What `fn` is refused with, as the node answers it (its domain error through the server's table): status, code, message. */
 function refusal(fn: () => unknown): [number, string, string] {
   try {
     fn();
   } catch (err) {
-    if (err instanceof RequestError) return [err.status, err.code, err.message];
+    const answer = answerOf(err);
+    if (answer !== undefined) return [answer.status, answer.code, answer.message];
     throw err;
   }
   throw new Error("not refused");
@@ -48,7 +49,7 @@ describe("issue 22: the pool", () => {
   it("submit: a sender's next nonce counts its queued transactions; a wrong one is refused naming both; the answer is the hash and the nonce", () => {
     const n = open();
     const first = transferTx(CHAIN, A, 0n, B, 1n);
-    expect(n.submit(first)).toEqual({ tx_hash: toHex(txHash(first)), nonce: "0" });
+    expect(n.submit(first)).toEqual({ txHash: txHash(first), nonce: 0n });
     n.submit(transferTx(CHAIN, B, 0n, A, 1n));
     expect(refusal(() => n.submit(transferTx(CHAIN, A, 5n, B, 1n)))).toEqual([400, "invalid_nonce", "nonce 5 is not the sender's next nonce 1 (account nonce plus 1 queued)"]);
     expect([n.pendingFrom(A), n.pendingFrom(B), n.pendingFrom(address(0x33)), n.pending]).toEqual([1, 1, 0, 2]);

@@ -1,11 +1,11 @@
-// The node's chain (src/node/chain-node.ts) in process: how it refuses a store it cannot serve,
+// The node's chain (src/chain-node/chain-node.ts) in process: how it refuses a store it cannot serve,
 // a pool that is full, and the devnet snapshots it cannot take or find — each by its words.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readFixture } from "../../src/harness/documents.js";
-import { CbqsNode, MAX_POOL_TXS, NodeInputError } from "../../src/node/chain-node.js";
+import { CbqsNode, MAX_POOL_TXS, NodeInputError } from "../../src/chain-node/chain-node.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { address, post, startNode, toHex, transferTx } from "./helpers.js";

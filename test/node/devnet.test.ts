@@ -7,7 +7,7 @@ import { keccak256 } from "../../src/crypto/hash.js";
 import { accountKey } from "../../state/kv/keys.js";
 import { decodeStateValueAs } from "../../state/kv/value.js";
 import { readFixture } from "../../src/harness/documents.js";
-import { CbqsNode } from "../../src/node/chain-node.js";
+import { CbqsNode } from "../../src/chain-node/chain-node.js";
 import { PLATFORM_ADDRESS, REGISTRY_ADDRESS, ZERO_ADDRESS } from "../../src/engine/layout.js";
 import { Chain } from "../../src/engine/chain.js";
 import { ix } from "../../src/gas/builder.js";

@@ -19,7 +19,7 @@ import { RequestAborted } from "../../src/client/index.js";
 import { chainInstanceId } from "../../src/codec/derive.js";
 import { devnetGenesisSource } from "../../src/harness/devnet.js";
 import { readFixture } from "../../src/harness/documents.js";
-import { downloadSnapshot, follow, FollowInputError, type FollowResult, type WaitHow } from "../../src/node/follower.js";
+import { downloadSnapshot, follow, FollowInputError, type FollowResult, type WaitHow } from "../../src/follower/follower.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
 import { address, DOWNLOAD, post, startNode, toHex, transferTx, re, type TestNode } from "./helpers.js";
 

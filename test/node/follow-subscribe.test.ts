@@ -7,8 +7,8 @@ import { getEventListeners } from "node:events";
 import { createServer, type ServerResponse } from "node:http";
 import { describe, expect, it } from "vitest";
 import { devnetGenesisSource } from "../../src/harness/devnet.js";
-import { follow, type FollowResult, type WaitHow } from "../../src/node/follower.js";
-import { HeadWatch, subscribeUrl } from "../../src/node/head-watch.js";
+import { follow, type FollowResult, type WaitHow } from "../../src/follower/follower.js";
+import { HeadWatch, subscribeUrl } from "../../src/follower/head-watch.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
 import { post, startNode, toHex, type TestNode } from "./helpers.js";
 

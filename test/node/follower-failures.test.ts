@@ -1,4 +1,4 @@
-// Issue 22, a snapshot download (src/node/follower.ts downloadSnapshot) whose file cannot be
+// Issue 22, a snapshot download (src/follower/follower.ts downloadSnapshot) whose file cannot be
 // closed: Linux releases a descriptor even when close(2) reports EIO, so the file must not be
 // closed a second time (which would fail EBADF and hide the first error) and must still be
 // removed. node:fs's closeSync fails here on cue, once, after closing for real.
@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { downloadSnapshot } from "../../src/node/follower.js";
+import { downloadSnapshot } from "../../src/follower/follower.js";
 import { SNAPSHOT_MAGIC } from "../../state/lmdb/snapshot.js";
 import { DOWNLOAD } from "./helpers.js";
 

@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { fromHex } from "../../src/bytes.js";
 import { genesisHash } from "../../src/chain/block.js";
-import { follow, FollowInputError, NodeUnreachable } from "../../src/node/follower.js";
+import { follow, FollowInputError, NodeUnreachable } from "../../src/follower/follower.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
 import { cbqs } from "../cli/program.js";
 import { post, startNode, toHex } from "./helpers.js";

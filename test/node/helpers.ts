@@ -2,6 +2,7 @@
 // JSON requests, transaction builders, and the expected registry state per height from an
 // independent replay through the engine's own read views (not the node's read code).
 import { request as httpRequest } from "node:http";
+import { networkInterfaces } from "node:os";
 import { encodeEnvelope } from "../../src/chain/envelope.js";
 import type { GovAction } from "../../src/engine/inputs.js";
 import { encode, toJson } from "../../src/codec/core.js";
@@ -12,12 +13,13 @@ import { GAS_VECTORS_SHA256 } from "../../src/gas/pinned.js";
 import { readFixture } from "../../src/harness/documents.js";
 import type { Fixture } from "../../src/harness/fixture.js";
 import { Replay } from "../../src/harness/replay.js";
-import type { NodeStart } from "../../src/node/chain-node.js";
-import type { MiningMode } from "../../src/node/devnet.js";
+import type { NodeStart } from "../../src/chain-node/chain-node.js";
+import type { MiningMode } from "../../src/chain-node/devnet.js";
 import { runNode, type RunningNode, type RunOptions } from "../../src/node/run.js";
 import type { ServerOptions } from "../../src/node/server.js";
 import type { ChainDb } from "../../state/chain-db/chain-db.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
+import { inCi } from "../report/tools.js";
 
 export interface TestNode extends RunningNode {
   db: ChainDb;
@@ -52,6 +54,7 @@ export async function startNode(
     ...(options.vhosts === undefined ? {} : { vhosts: options.vhosts }),
     ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
     ...(options.exposeDevSeeds === undefined ? {} : { exposeDevSeeds: options.exposeDevSeeds }),
+    ...(options.unread === undefined ? {} : { unread: options.unread }),
     log: (e) => logs.push(e),
   });
   return Object.assign(running, { db, logs });
@@ -81,8 +84,8 @@ export interface Sent {
 }
 
 /**
- * A POST sent from `localAddress` (127.0.0.2, 127.0.0.3, …: every loopback address is this host),
- * so that requests from two addresses are two clients to the node.
+ * A POST sent from `localAddress`: lanAddress() plays a second client to a node on 127.0.0.1 (every
+ * loopback address, 127.0.0.2 as much as 127.0.0.1, is the one loopback client).
  */
 export function postFrom(localAddress: string, url: string): Sent {
   let hungUp = false;
@@ -105,6 +108,23 @@ export function postFrom(localAddress: string, url: string): Sent {
       req.destroy();
     },
   };
+}
+
+/**
+ * This machine's first non-loopback IPv4 address. A connection from it to a node on 127.0.0.1 is
+ * a client other than the loopback one (src/node/client-key.ts), and a client off loopback.
+ */
+export function lanAddress(): string | undefined {
+  return Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a !== undefined && a.family === "IPv4" && !a.internal)?.address;
+}
+
+/** Outside CI a machine with no address but loopback skips a test that needs a second client, saying why; in CI it fails (.ci/run machines have one). */
+export function noRemoteClient(ctx: { skip: (note: string) => void }): void {
+  const why = "this machine has no non-loopback IPv4 address to play a second client through";
+  if (inCi()) throw new Error(why);
+  ctx.skip(why);
 }
 
 /** Waits (bounded: about 30 s) until `done()` holds; fails naming `what` otherwise. */

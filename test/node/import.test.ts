@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { toHex } from "../../src/bytes.js";
 import { genesisHash, headerHash } from "../../src/chain/block.js";
 import { readFixture } from "../../src/harness/documents.js";
-import { CbqsNode, ImportMismatch } from "../../src/node/chain-node.js";
+import { CbqsNode, ImportMismatch } from "../../src/chain-node/chain-node.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { cbqs } from "../cli/program.js";

@@ -1,4 +1,4 @@
-// replayIntoDb (src/node/replay-db.ts) in process, on a memory store: what `cbqs replay --db` is
+// replayIntoDb (src/store-tools/replay-db.ts) in process, on a memory store: what `cbqs replay --db` is
 // built on. The CLI tests (test/harness/replay-db.test.ts) cover its output; these pin the outcome
 // record itself — a block that does not verify is never committed and is counted, the progress
 // each block reports, a genesis that does not verify, a stop between blocks.
@@ -7,8 +7,8 @@ import { toHex } from "../../src/bytes.js";
 import type { Fixture } from "../../src/harness/fixture.js";
 import { readFixture } from "../../src/harness/documents.js";
 import type { ReplayProgress } from "../../src/harness/replay.js";
-import { replayIntoDb } from "../../src/node/replay-db.js";
-import { compareStoredChain, comparedText, StoredChainError } from "../../src/node/stored-chain.js";
+import { replayIntoDb } from "../../src/store-tools/replay-db.js";
+import { compareStoredChain, comparedText, StoredChainError } from "../../src/chain-node/stored-chain.js";
 import type { ChainDb } from "../../state/chain-db/chain-db.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
 
@@ -22,7 +22,7 @@ function tampered(edit: (f: Fixture) => void): Fixture {
   return copy;
 }
 
-describe("replayIntoDb (src/node/replay-db.ts)", () => {
+describe("replayIntoDb (src/store-tools/replay-db.ts)", () => {
   it("from genesis: every block committed, progress reported once per block with the run's last height", async () => {
     const db = new MemoryChainDb(100);
     const progress: ReplayProgress[] = [];
@@ -78,7 +78,7 @@ describe("replayIntoDb (src/node/replay-db.ts)", () => {
   });
 });
 
-describe("issue 22: the stored chain against the fixture, each difference named (src/node/stored-chain.ts)", () => {
+describe("issue 22: the stored chain against the fixture, each difference named (src/chain-node/stored-chain.ts)", () => {
   /** A store holding the fixture's chain (blocks 1, 5 and 6). */
   async function full(): Promise<MemoryChainDb> {
     const db = new MemoryChainDb(100);
@@ -142,7 +142,7 @@ describe("issue 22: the stored chain against the fixture, each difference named 
   });
 });
 
-describe("issue 22: the stored chain below a snapshot, its bounds and its words (src/node/stored-chain.ts)", () => {
+describe("issue 22: the stored chain below a snapshot, its bounds and its words (src/chain-node/stored-chain.ts)", () => {
   const flip = (b: Uint8Array): Uint8Array => Uint8Array.from(b, (x, i) => (i === 0 ? x ^ 1 : x));
 
   /** A store holding the fixture's chain (blocks 1, 5 and 6). */

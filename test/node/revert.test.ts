@@ -9,8 +9,9 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { txHash } from "../../src/chain/envelope.js";
 import { readFixture } from "../../src/harness/documents.js";
-import { MAX_SNAPSHOTS } from "../../src/node/chain-node.js";
-import { follow } from "../../src/node/follower.js";
+import { MAX_SNAPSHOTS } from "../../src/chain-node/chain-node.js";
+import { answerOf } from "../../src/node/errors.js";
+import { follow } from "../../src/follower/follower.js";
 import { finish } from "../../src/steps.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
@@ -199,7 +200,7 @@ describe("issue 26: POST /devnet/snapshot and /devnet/revert", () => {
         () => "reverted",
         (err: unknown) => err,
       );
-      expect(answer).toMatchObject({ status: 503, code: "shutting_down", message: "the node is stopping; the chain is as it was before this request" });
+      expect(answerOf(answer)).toMatchObject({ status: 503, code: "shutting_down", message: "the node is stopping; the chain is as it was before this request" });
       expect(n.node.head().height).toBe(4n);
       expect(n.logs.filter((l) => l["msg"] === "reverted")).toEqual([]);
     } finally {

@@ -166,7 +166,7 @@ describe("issue 22: runNode's mining", () => {
       await until("a failure", () => n.logs.some((l) => l["msg"] === "block production failed"));
       const failure = n.logs.find((l) => l["msg"] === "block production failed")!;
       expect(failure["level"]).toBe("error");
-      expect(String(failure["error"])).toMatch(/^\w*Error: .*exceeds u64.*\n\s+at /);
+      expect(String(failure["error"])).toMatch(/^InvalidHeight: .*exceeds u64.*\n\s+at /);
     } finally {
       await n.close();
     }

@@ -4,10 +4,11 @@
 // port — another origin — and tries, with no user action, what an attacker would: a precomputed
 // transfer of dev0's whole balance as a text/plain POST /tx, a bodiless POST /mine, a snapshot and
 // a revert to the developer's snapshot, each as a no-cors fetch, a cors-mode fetch, with the
-// header writes need, and as a form submitted into a frame; and it reads the dev seeds. The node
-// must refuse every one (counted as 403 in its metrics, so each request did reach it), its state
-// must not move, and the page must read nothing. A page of an origin given to --http-corsdomain
-// writes, after a preflight, and reads the answers.
+// header writes need, and as a form submitted into a frame; and it reads the dev seeds, with CORS,
+// as a no-cors fetch and GET /fixture as an image (no Origin: its browser's Sec-Fetch-Site names
+// the page's site). The node must refuse every one (counted as 403 in its metrics, so each request
+// did reach it), its state must not move, and the page must read nothing. A page of an origin
+// given to --http-corsdomain writes, after a preflight, and reads the answers.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import puppeteer, { type Browser } from "puppeteer-core";
@@ -74,6 +75,14 @@ async function run(name, path, init) {
   await run("POST /mine with X-Cbqs-Client", "/mine", { method: "POST", headers: { "x-cbqs-client": "page" } });
   await run("GET /devnet/accounts", "/devnet/accounts", {});
   await run("GET /account/dev0", "/account/dev0", {});
+  // Reads whose answers the page cannot see, which would still cost the node: a no-cors fetch, an image.
+  await run("no-cors GET /devnet/accounts", "/devnet/accounts", { mode: "no-cors" });
+  out["img GET /fixture"] = await new Promise((resolve) => {
+    const img = new Image();
+    img.onload = () => resolve({ loaded: true });
+    img.onerror = () => resolve({ loaded: false });
+    img.src = NODE + "/fixture";
+  });
   const frame = document.querySelector("iframe");
   for (const [name, action, enctype, fields] of FORMS) {
     const form = document.createElement("form");
@@ -123,6 +132,8 @@ const NOTHING_READ = {
   "POST /mine with X-Cbqs-Client": { error: "TypeError" },
   "GET /devnet/accounts": { error: "TypeError" },
   "GET /account/dev0": { error: "TypeError" },
+  "no-cors GET /devnet/accounts": { type: "opaque", status: 0, body: "" },
+  "img GET /fixture": { loaded: false },
   "form tx": { readable: false },
   "form mine": { readable: false },
   "form snapshot": { readable: false },
@@ -130,7 +141,7 @@ const NOTHING_READ = {
 };
 
 /** Every attempt reached the node and was refused 403: per endpoint, how many (a preflight counts under its path). */
-const REFUSED = { "cbqs.devnet.tx": 4, "cbqs.devnet.mine": 4, "cbqs.devnet.snapshot": 2, "cbqs.devnet.revert": 2, "cbqs.devnet.accounts": 1, "cbqs.account": 1 };
+const REFUSED = { "cbqs.devnet.tx": 4, "cbqs.devnet.mine": 4, "cbqs.devnet.snapshot": 2, "cbqs.devnet.revert": 2, "cbqs.devnet.accounts": 2, "cbqs.account": 1, "cbqs.fixture": 1 };
 
 /** A developer's devnet mid-session: three blocks, a snapshot at block 2 (id 1). */
 async function developersNode(options: { corsOrigins?: string[] } = {}): Promise<TestNode> {
@@ -173,7 +184,7 @@ describe("a web page of another origin against the devnet, in a headless Chromiu
       const attacker = await pageServer(() => attackPage(n.url, "1"));
       expect(await resultsOf(attacker)).toEqual(NOTHING_READ);
       for (const [route, count] of Object.entries(REFUSED)) expect([route, await answered(n, route, 403)]).toEqual([route, count]);
-      expect(await answered(n, "cbqs.devnet.tx", 200)).toBe(0);
+      expect([await answered(n, "cbqs.devnet.tx", 200), await answered(n, "cbqs.devnet.accounts", 200), await answered(n, "cbqs.fixture", 200)]).toEqual([0, 0, 0]);
       await expectUntouched(n);
     } finally {
       await n.close();

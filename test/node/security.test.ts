@@ -9,15 +9,13 @@
 // addresses, reached through this machine's own non-loopback address).
 import type { IncomingMessage } from "node:http";
 import { request } from "node:http";
-import { networkInterfaces } from "node:os";
-import { inCi } from "../report/tools.js";
 import { describe, expect, it } from "vitest";
 import { createClient, transferEnvelope } from "../../src/client/index.js";
 import { devnetGenesisSource } from "../../src/harness/devnet.js";
 import { RequestGuard } from "../../src/node/guard.js";
 import { cbqs, unusableInput } from "../cli/program.js";
 import { withNodeCommand } from "./command.js";
-import { get, post, startNode, type TestNode } from "./helpers.js";
+import { get, lanAddress, noRemoteClient, post, startNode, type TestNode } from "./helpers.js";
 
 const DEVNET = { kind: "genesis", source: devnetGenesisSource(10) } as const;
 const DEV0 = "0xa05a065ba5d5888cc61c4e5ccfbd57f7bd9bbe99";
@@ -202,6 +200,38 @@ describe("Origin and CORS", () => {
     }
   });
 
+  it("a request a browser says comes from another site (Sec-Fetch-Site cross-site or same-site) with no Origin — a page's no-cors GET, an <img> — is refused 403 origin_not_allowed; the same with an allowed Origin, from the node's own pages, typed, or a link followed, is served", async () => {
+    const app = "http://localhost:3000";
+    const n = await developersNode({ corsOrigins: [app] });
+    try {
+      for (const site of ["cross-site", "same-site"]) {
+        const seeds = await ask(n.url, "GET", "/devnet/accounts", { "sec-fetch-site": site, "sec-fetch-mode": "no-cors", "sec-fetch-dest": "empty" });
+        expect([seeds.status, seeds.body]).toEqual([
+          403,
+          {
+            error: {
+              code: "origin_not_allowed",
+              message: `a page of another origin may not call this node (its browser says Sec-Fetch-Site: ${site} and names no Origin): only its own pages, an address typed or bookmarked, and pages of origins given to --http-corsdomain (with CORS) may`,
+            },
+          },
+        ]);
+        expect(refusal(await ask(n.url, "GET", "/fixture", { "sec-fetch-site": site, "sec-fetch-mode": "no-cors", "sec-fetch-dest": "image" }))).toEqual([403, "origin_not_allowed", undefined]);
+        // An iframe navigated to the node is no link the user followed.
+        expect(refusal(await ask(n.url, "GET", "/genesis", { "sec-fetch-site": site, "sec-fetch-mode": "navigate", "sec-fetch-dest": "iframe" }))).toEqual([403, "origin_not_allowed", undefined]);
+        expect(refusal(await ask(n.url, "POST", "/mine", { "sec-fetch-site": site, "sec-fetch-mode": "navigate", "sec-fetch-dest": "document", "x-cbqs-client": "form" }))).toEqual([403, "origin_not_allowed", undefined]);
+      }
+      expect(await state(n)).toEqual(UNTOUCHED);
+      // An allowed origin's page (with CORS), the node's own, an address typed (none), a link followed to the explorer, a program (no header).
+      expect((await ask(n.url, "GET", "/genesis", { "sec-fetch-site": "cross-site", origin: app })).status).toBe(200);
+      expect((await ask(n.url, "GET", "/genesis", { "sec-fetch-site": "same-origin" })).status).toBe(200);
+      expect((await ask(n.url, "GET", "/genesis", { "sec-fetch-site": "none", "sec-fetch-mode": "navigate", "sec-fetch-dest": "document" })).status).toBe(200);
+      expect((await ask(n.url, "GET", "/", { "sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate", "sec-fetch-dest": "document" })).status).toBe(200);
+      expect((await ask(n.url, "GET", "/genesis")).status).toBe(200);
+    } finally {
+      await n.close();
+    }
+  });
+
   it("--http-corsdomain: its origins get CORS headers — a preflight naming the methods and X-Cbqs-Client, 600 s — and may write; * allows any origin; no CORS header without an Origin", async () => {
     const app = "http://localhost:3000";
     const n = await developersNode({ corsOrigins: [app] });
@@ -234,20 +264,6 @@ describe("Origin and CORS", () => {
     }
   });
 });
-
-/** Outside CI a machine with no address but loopback skips a remote-client test, saying why; in CI it fails (.ci/run machines have one). */
-function noRemoteClient(ctx: { skip: (note: string) => void }): void {
-  const why = "this machine has no non-loopback IPv4 address to play a remote client through";
-  if (inCi()) throw new Error(why);
-  ctx.skip(why);
-}
-
-/** This machine's first non-loopback IPv4 address, through which a client off loopback can be played. */
-function lanAddress(): string | undefined {
-  return Object.values(networkInterfaces())
-    .flat()
-    .find((a) => a !== undefined && a.family === "IPv4" && !a.internal)?.address;
-}
 
 describe("binding: --host off loopback", () => {
   it("--host 0.0.0.0, ::, or a LAN address without --expose-devnet is refused with one line naming it; --expose-dev-seeds needs --expose-devnet; a bad --http-vhosts or --http-corsdomain entry is named", async () => {

@@ -1,4 +1,4 @@
-// Snapshot import and periodic snapshots (src/node/snapshot.ts) when the file system refuses: a
+// Snapshot import and periodic snapshots (src/store-tools/snapshot.ts) when the file system refuses: a
 // target directory that cannot be listed and a snapshot that cannot be written — paths root, the
 // CI user, never meets for real. node:fs fails here on cue and does the real thing otherwise, in
 // process, so that mutation runs reach these paths too.
@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { readFixture } from "../../src/harness/documents.js";
-import { CbqsNode } from "../../src/node/chain-node.js";
-import { importSnapshot, SnapshotError, snapshotEvery } from "../../src/node/snapshot.js";
+import { CbqsNode } from "../../src/chain-node/chain-node.js";
+import { importSnapshot, SnapshotError, snapshotEvery } from "../../src/store-tools/snapshot.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { StoreError } from "../../state/lmdb/errors.js";
 
@@ -36,7 +36,7 @@ const fresh = () => join(root, `d${n++}`);
 afterEach(() => faults.clear());
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-describe("issue 22: snapshot import into a directory that cannot be listed (src/node/snapshot.ts)", () => {
+describe("issue 22: snapshot import into a directory that cannot be listed (src/store-tools/snapshot.ts)", () => {
   it("is refused naming the directory and the error's code (or the error itself when it has none); nothing is imported", () => {
     const target = fresh();
     mkdirSync(target);
@@ -47,7 +47,7 @@ describe("issue 22: snapshot import into a directory that cannot be listed (src/
   });
 });
 
-describe("issue 22: a periodic snapshot that cannot be written (src/node/snapshot.ts snapshotEvery)", () => {
+describe("issue 22: a periodic snapshot that cannot be written (src/store-tools/snapshot.ts snapshotEvery)", () => {
   /** Replays the fixture (blocks 1, 5, 6) into a store writing a snapshot every 5 blocks: block 5 crosses the first multiple. */
   function replayWithSnapshots(dir: string): void {
     const db = LmdbChainDb.open(dir, { afterCommit: snapshotEvery(dir, 5n) });

@@ -1,4 +1,4 @@
-// Snapshot import and periodic snapshots (src/node/snapshot.ts, state/lmdb/snapshot.ts) in
+// Snapshot import and periodic snapshots (src/store-tools/snapshot.ts, state/lmdb/snapshot.ts) in
 // process, on a real disk: each check of the import reached on its own — a snapshot rewritten
 // with a correct checksum gets past the checksum, so the check behind it is the one that refuses.
 import { createHash } from "node:crypto";
@@ -10,8 +10,8 @@ import { concatBytes, toHex, u32BE } from "../../src/bytes.js";
 import { chainInstanceId } from "../../src/codec/derive.js";
 import { keccak256 } from "../../src/crypto/hash.js";
 import { readFixture } from "../../src/harness/documents.js";
-import { CbqsNode } from "../../src/node/chain-node.js";
-import { AnchorMismatch, exportSnapshot, importSnapshot, importSnapshotSteps, SnapshotError, snapshotEvery } from "../../src/node/snapshot.js";
+import { CbqsNode } from "../../src/chain-node/chain-node.js";
+import { AnchorMismatch, exportSnapshot, importSnapshot, importSnapshotSteps, SnapshotError, snapshotEvery } from "../../src/store-tools/snapshot.js";
 import { finish } from "../../src/steps.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { DamagedStoreError, StoreError } from "../../state/lmdb/errors.js";
@@ -268,7 +268,7 @@ describe("issue 22: the snapshot reader's refusals, each reached alone with a co
   });
 });
 
-describe("issue 22: the chain checks of a snapshot import, each reached alone (src/node/snapshot.ts)", () => {
+describe("issue 22: the chain checks of a snapshot import, each reached alone (src/store-tools/snapshot.ts)", () => {
   const head = join(root, "chain-head.cbqs");
   const zero = join(root, "chain-zero.cbqs");
   let source: string;

@@ -1,4 +1,4 @@
-// Where a node, follower or `cbqs replay --db` opens its ChainDb (src/node/store.ts): memory without
+// Where a node, follower or `cbqs replay --db` opens its ChainDb (src/store-tools/store.ts): memory without
 // a directory, LMDB with one, the options passed through, and the crash hook the crash tests use.
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,8 +9,8 @@ import { accountKey } from "../../state/kv/keys.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { exportSnapshot } from "../../state/lmdb/snapshot.js";
 import { SNAPSHOT_INTERVAL_HELP, snapshotInterval } from "../../src/cli/store-options.js";
-import { SNAPSHOT_INTERVAL_BLOCKS } from "../../src/node/snapshot-interval.js";
-import { DEFAULT_RETAIN_BLOCKS, openChainDb } from "../../src/node/store.js";
+import { SNAPSHOT_INTERVAL_BLOCKS } from "../../src/store-tools/snapshot-interval.js";
+import { DEFAULT_RETAIN_BLOCKS, openChainDb } from "../../src/store-tools/store.js";
 import { block, genesis } from "../state/chain-db/conformance.js";
 
 const dirs: string[] = [];

@@ -1,4 +1,4 @@
-// `cbqs store verify` (src/node/verify-store.ts) in process: each check reached alone by one
+// `cbqs store verify` (src/store-tools/verify-store.ts) in process: each check reached alone by one
 // change written into a copy of a good store through LMDB, and named in its answer. The CLI
 // tests (test/cli/store.test.ts) run the command as a child process; these reach the checks
 // themselves, one at a time, where a planted bug in any one of them shows.
@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { concatBytes, toHex, u64BE } from "../../src/bytes.js";
 import { headerHash } from "../../src/chain/block.js";
 import { readFixture } from "../../src/harness/documents.js";
-import { CbqsNode } from "../../src/node/chain-node.js";
-import { exportSnapshot, importSnapshot } from "../../src/node/snapshot.js";
-import { StoreInconsistency, verifyStore } from "../../src/node/verify-store.js";
+import { CbqsNode } from "../../src/chain-node/chain-node.js";
+import { exportSnapshot, importSnapshot } from "../../src/store-tools/snapshot.js";
+import { StoreInconsistency, verifyStore } from "../../src/store-tools/verify-store.js";
 import type { BlockRecord } from "../../state/chain-db/chain-db.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { Env, type Table } from "../../state/lmdb/env.js";
@@ -64,7 +64,7 @@ function reparented(cid: Uint8Array, b: BlockRecord, parent: Uint8Array): BlockR
   return { ...b, parent_hash: parent, block_hash };
 }
 
-describe("issue 22: store verify, each check reached alone (src/node/verify-store.ts)", () => {
+describe("issue 22: store verify, each check reached alone (src/store-tools/verify-store.ts)", () => {
   it("the good store verifies, and the answer counts what was checked", () => {
     const db = LmdbChainDb.open(good);
     try {

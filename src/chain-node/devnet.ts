@@ -3,7 +3,8 @@
 // order — a transaction sent while a 100,000-block batch runs is queued behind it, a revert never
 // sees half a batch — while reads go on being answered: a batch or a revert is long work that
 // turns the event loop between blocks (src/steps.ts), and every answer is still built from one
-// block without yielding (src/node/server.ts).
+// block without yielding (src/node/server.ts). What a write did is returned as values (blocks,
+// bytes, bigints); the node's HTTP layer words them (src/node/devnet-answers.ts).
 //
 // What waits is bounded: transactions by the pool's room (they are counted with it), mining by
 // the blocks asked for (per client address and in all, docs/node.md "Mining and time"). A long
@@ -11,13 +12,31 @@
 // of the queue, or, running, stops between two blocks, so a client that hangs up leaves no work
 // behind.
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { toHex } from "../bytes.js";
-import { receiptJson } from "../chain/receipts.js";
 import type { Steps } from "../steps.js";
-import { CbqsNode, type MinedBatch, type MinedBlock } from "./chain-node.js";
-import { badRequest, RequestError } from "./errors.js";
-import { readPointJson } from "./json.js";
-import { CLIENT_SHARE } from "./rate-limit.js";
+import type { BlockRecord } from "../../state/chain-db/chain-db.js";
+import type { CbqsNode, MinedBatch, MinedBlock } from "./chain-node.js";
+import { InvalidBlockCount, MineQueueFull, ShuttingDown, TooManyMineRequests } from "./errors.js";
+
+/** A transaction queued (POST /tx): its hash and nonce, the head after it, the pool's size, and under auto mining its block. */
+export interface Submitted {
+  txHash: Uint8Array;
+  nonce: bigint;
+  head: BlockRecord;
+  pending: number;
+  mining: MiningMode;
+  mined?: MinedBlock;
+}
+
+/** What POST /mine produced: one block, or a batch (`blocks` given). */
+export type Mined = { block: MinedBlock } | { batch: MinedBatch };
+
+/** A revert done: the snapshot's id, the head it rewound to and the one before, the pool's size. */
+export interface Reverted {
+  id: bigint;
+  block: BlockRecord;
+  from: BlockRecord;
+  pending: number;
+}
 
 /** auto: a block per transaction; interval: a block every --block-time seconds; manual: only POST /mine. */
 export type MiningMode = "auto" | "interval" | "manual";
@@ -55,6 +74,9 @@ export interface MiningLimits {
 }
 
 /** A client's share of a bound when none is given: a quarter (at least 1), as the per-client rate limit's (src/node/rate-limit.ts). */
+/** One client's share of a node-wide bound: a quarter, so three clients at theirs still leave a quarter to everyone else. */
+export const CLIENT_SHARE = 4;
+
 export const clientShare = (total: number): number => Math.max(1, Math.floor(total / CLIENT_SHARE));
 
 export const DEFAULT_MINING_LIMITS: MiningLimits = { queueBlocks: DEFAULT_MINE_QUEUE, clientBlocks: clientShare(DEFAULT_MINE_QUEUE) };
@@ -67,7 +89,7 @@ export class WriteCancelled extends Error {
   }
 }
 
-const shuttingDown = () => new RequestError(503, "shutting_down", "the node is stopping");
+const shuttingDown = () => new ShuttingDown("the node is stopping");
 
 export class Devnet {
   /** Writes waiting for their turn, oldest first; each entry starts its write. */
@@ -156,8 +178,8 @@ export class Devnet {
     }
   }
 
-  /** POST /tx: queued; under auto mining its block is produced at once and the answer carries it. */
-  submit(raw: Uint8Array): Promise<Record<string, unknown>> {
+  /** POST /tx: queued; under auto mining its block is produced at once and returned with it. */
+  submit(raw: Uint8Array): Promise<Submitted> {
     try {
       // Refused now if it would not fit with the transactions already waiting for their turn.
       this.node.checkRoom(raw.length, this.queuedTxs);
@@ -177,9 +199,9 @@ export class Devnet {
     const run = this.exclusive(() => {
       uncount();
       const sent = this.node.submit(raw);
-      if (this.mode !== "auto") return { ...readPointJson(this.node.head()), ...sent, pending: this.node.pending, mining: this.mode };
+      if (this.mode !== "auto") return { ...sent, head: this.node.head(), pending: this.node.pending, mining: this.mode };
       const mined = this.node.mine();
-      return { ...readPointJson(mined.block), ...sent, pending: this.node.pending, mining: this.mode, mined: CbqsNode.minedJson(mined) };
+      return { ...sent, head: mined.block, pending: this.node.pending, mining: this.mode, mined };
     });
     run.then(uncount, uncount);
     return run;
@@ -190,7 +212,7 @@ export class Devnet {
    * counted against the mining bounds while it waits or runs, and ends when its client goes: taken
    * out of the queue, or, running, after the block in progress (the blocks produced stay).
    */
-  mine(request: MineRequest, requester?: Requester): Promise<Record<string, unknown>> {
+  mine(request: MineRequest, requester?: Requester): Promise<Mined> {
     let release: () => void = () => {};
     try {
       if (requester !== undefined) release = this.admit(requester.client, request.blocks ?? 1);
@@ -199,12 +221,12 @@ export class Devnet {
     }
     const gone = requester?.gone;
     const run = this.exclusive(async () => {
-      if (request.blocks === undefined) return CbqsNode.minedJson(this.node.mine(request.height, request.timestamp));
+      if (request.blocks === undefined) return { block: this.node.mine(request.height, request.timestamp) };
       const batch = await this.sliced(this.node.mineSteps(request.blocks, request.height, request.timestamp, () => this.stopping || gone?.aborted === true));
       const cancelled = gone?.aborted === true && batch.blocks < request.blocks;
       this.log({ level: "info", msg: "blocks", from: batch.first.height.toString(), to: batch.last.height.toString(), blocks: batch.blocks, txs: batch.txs, ...(cancelled ? { cancelled: "the client went away" } : {}) });
       if (cancelled) throw new WriteCancelled();
-      return batchJson(batch);
+      return { batch };
     }, gone);
     run.then(release, release);
     return run;
@@ -214,18 +236,14 @@ export class Devnet {
   private admit(client: string, blocks: number): () => void {
     const { queueBlocks, clientBlocks } = this.limits;
     const largest = Math.min(MAX_MINE_BLOCKS, clientBlocks, queueBlocks);
-    if (blocks > largest) throw badRequest("invalid_blocks", `blocks must be from 1 to ${largest} (this node's --client-mine-queue)`);
+    if (blocks > largest) throw new InvalidBlockCount(`blocks must be from 1 to ${largest} (this node's --client-mine-queue)`);
     if (this.miningBlocks + blocks > queueBlocks) {
-      throw new RequestError(503, "mine_queue_full", `the node has ${this.miningBlocks} blocks waiting or being produced and takes at most ${queueBlocks} (--mine-queue)`, {}, { "retry-after": "5" });
+      throw new MineQueueFull(`the node has ${this.miningBlocks} blocks waiting or being produced and takes at most ${queueBlocks} (--mine-queue)`);
     }
     const own = this.miningBy.get(client) ?? { blocks: 0, requests: 0 };
     if (own.requests >= MAX_CLIENT_MINE_REQUESTS || own.blocks + blocks > clientBlocks) {
-      throw new RequestError(
-        429,
-        "too_many_mine_requests",
+      throw new TooManyMineRequests(
         `one client may have at most ${MAX_CLIENT_MINE_REQUESTS} mining requests and ${clientBlocks} blocks waiting or being produced (--client-mine-queue); it has ${own.requests} for ${own.blocks} blocks`,
-        {},
-        { "retry-after": "1" },
       );
     }
     own.blocks += blocks;
@@ -240,11 +258,11 @@ export class Devnet {
     };
   }
 
-  snapshot(): Promise<Record<string, unknown>> {
+  snapshot(): Promise<{ id: bigint; block: BlockRecord; pending: number }> {
     return this.exclusive(() => {
       const s = this.node.snapshot();
       this.log({ level: "info", msg: "snapshot", id: s.id.toString(), height: s.block.height.toString() });
-      return { ...readPointJson(s.block), id: s.id.toString(), pending: s.pending };
+      return s;
     });
   }
 
@@ -253,7 +271,7 @@ export class Devnet {
    * `requester`, it counts as one of the client's MAX_CLIENT_MINE_REQUESTS while it waits or runs
    * (it replays the chain, long work as a batch is): a client cannot queue reverts without bound.
    */
-  revert(id: bigint, requester?: Requester): Promise<Record<string, unknown>> {
+  revert(id: bigint, requester?: Requester): Promise<Reverted> {
     let release: () => void = () => {};
     try {
       if (requester !== undefined) release = this.admit(requester.client, 0);
@@ -264,30 +282,15 @@ export class Devnet {
     const run = this.exclusive(async () => {
       const abandon = () =>
         this.stopping
-          ? new RequestError(503, "shutting_down", "the node is stopping; the chain is as it was before this request")
+          ? new ShuttingDown("the node is stopping; the chain is as it was before this request")
           : gone?.aborted === true
             ? new WriteCancelled()
             : undefined;
       const r = await this.sliced(this.node.revertSteps(id), abandon);
       this.log({ level: "info", msg: "reverted", id: id.toString(), height: r.block.height.toString(), from: r.from.height.toString() });
-      return { ...readPointJson(r.block), id: id.toString(), reverted_from: { height: r.from.height.toString(), block_hash: toHex(r.from.block_hash) }, pending: r.pending };
+      return { id, ...r };
     }, gone);
     run.then(release, release);
     return run;
   }
-}
-
-/** A batch as POST /mine?blocks=N answers it: the last block's read point, the range, and every receipt and drop of the batch. */
-function batchJson(b: MinedBatch): Record<string, unknown> {
-  const each = (m: MinedBlock) => m.block.receipts.map((r, i) => ({ height: m.block.height.toString(), ...receiptJson(r, m.messages[i]) }));
-  return {
-    ...readPointJson(b.last),
-    timestamp: b.last.timestamp.toString(),
-    effective_rent_height: b.last.effective_rent_height.toString(),
-    first: { height: b.first.height.toString(), block_hash: toHex(b.first.block_hash), timestamp: b.first.timestamp.toString() },
-    blocks: b.blocks,
-    txs: b.txs,
-    receipts: b.busy.flatMap(each),
-    dropped: b.busy.flatMap((m) => m.dropped.map((d) => ({ height: m.block.height.toString(), ...d }))),
-  };
 }

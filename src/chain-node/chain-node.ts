@@ -7,7 +7,7 @@
 import { bytesEqual, toHex } from "../bytes.js";
 import { genesisHash, headerHash } from "../chain/block.js";
 import { MAX_ENVELOPE_BYTES, txHash, type TxEnvelope } from "../chain/envelope.js";
-import { blockResults, receiptJson } from "../chain/receipts.js";
+import { blockResults } from "../chain/receipts.js";
 import type { GenesisConfig } from "../engine/inputs.js";
 import { Chain, isKeylessAccount } from "../engine/chain.js";
 import { GenesisError } from "../engine/errors.js";
@@ -20,7 +20,19 @@ import type { BlockRecord, ChainDb, GenesisRecord } from "../../state/chain-db/c
 import { blockRoots, logsRoot, receiptRoot, txRoot } from "../../state/roots/roots.js";
 import { DryRunStore } from "../../state/chain-db/dry-run.js";
 import { compareStoredChain, historyStart } from "./stored-chain.js";
-import { badRequest, notFound, RequestError } from "./errors.js";
+import {
+  InvalidBlockCount,
+  InvalidHeight,
+  InvalidTransaction,
+  KeylessSender,
+  NonceGap,
+  NotRewindable,
+  PoolFull,
+  SnapshotNotFound,
+  StoreFailed,
+  TimestampBackwards,
+  TransactionTooLarge,
+} from "./errors.js";
 import { finish, type Steps } from "../steps.js";
 import { GAS_VECTORS_SHA256 } from "../gas/pinned.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
@@ -211,7 +223,7 @@ export class CbqsNode {
 
   /**
    * A restart with the same fixture: every stored block must be the fixture's, field by field
-   * (src/node/stored-chain.ts; a difference is the replay mismatch, exit 1, nothing written);
+   * (src/chain-node/stored-chain.ts; a difference is the replay mismatch, exit 1, nothing written);
    * the fixture's blocks above the store's head are then imported.
    */
   private static *continueFixture(db: ChainDb, genesis: GenesisRecord, fixture: Fixture, onBlock?: (block: BlockRecord) => void): Steps<CbqsNode> {
@@ -262,17 +274,17 @@ export class CbqsNode {
   }
 
   /**
-   * Refuses an envelope of `size` bytes that no block could take (413 `tx_too_large`) or that the
-   * pool has no room for (503 `tx_pool_full`), counting `ahead` transactions not yet in the pool
+   * Refuses an envelope of `size` bytes that no block could take (TransactionTooLarge) or that the
+   * pool has no room for (PoolFull), counting `ahead` transactions not yet in the pool
    * (those waiting for their turn in the devnet's queue).
    */
   checkRoom(size: number, ahead: { txs: number; bytes: number } = { txs: 0, bytes: 0 }): void {
     const max = this.maxTxBytes;
-    if (size > max) throw new RequestError(413, "tx_too_large", `a transaction envelope is at most ${max} bytes (this one has ${size})`);
-    if (this.pool.length + ahead.txs >= MAX_POOL_TXS) throw new RequestError(503, "tx_pool_full", `the pool holds ${MAX_POOL_TXS} transactions; mine a block first`);
+    if (size > max) throw new TransactionTooLarge(size, max);
+    if (this.pool.length + ahead.txs >= MAX_POOL_TXS) throw new PoolFull(`the pool holds ${MAX_POOL_TXS} transactions; mine a block first`);
     const bytes = this.pendingBytes + ahead.bytes;
     if (bytes + size > this.production.poolBytes) {
-      throw new RequestError(503, "tx_pool_full", `the pool holds ${bytes} bytes of transactions and takes at most ${this.production.poolBytes}; mine a block first`);
+      throw new PoolFull(`the pool holds ${bytes} bytes of transactions and takes at most ${this.production.poolBytes}; mine a block first`);
     }
   }
 
@@ -291,28 +303,24 @@ export class CbqsNode {
   /**
    * Queues a raw envelope (docs/transactions.md) after checking it fits (checkRoom), decodes, names this chain, is
    * not from a keyless account (no block may contain it) and carries its sender's next nonce
-   * (account nonce plus the sender's queued transactions).
+   * (account nonce plus the sender's queued transactions). Returns its hash and nonce.
    */
-  submit(raw: Uint8Array): { tx_hash: string; nonce: string } {
+  submit(raw: Uint8Array): { txHash: Uint8Array; nonce: bigint } {
     this.checkRoom(raw.length);
     let env: TxEnvelope;
     try {
       env = decodeTransaction(raw, 0, this.config.chain_id);
     } catch (err) {
-      if (err instanceof TxInputError) throw badRequest("invalid_transaction", err.message);
+      if (err instanceof TxInputError) throw new InvalidTransaction(err.message);
       throw err;
     }
-    if (isKeylessAccount(env.tx.from)) {
-      throw badRequest("not_includable", `${toHex(env.tx.from)} is a keyless system account and cannot send transactions`);
-    }
+    if (isKeylessAccount(env.tx.from)) throw new KeylessSender(toHex(env.tx.from));
     const queued = this.pendingFrom(env.tx.from);
     const expected = this.chain.account(env.tx.from).nonce + BigInt(queued);
-    if (env.nonce !== expected) {
-      throw badRequest("invalid_nonce", `nonce ${env.nonce} is not the sender's next nonce ${expected} (account nonce plus ${queued} queued)`);
-    }
+    if (env.nonce !== expected) throw new NonceGap(env.nonce, expected, queued);
     const hash = txHash(raw);
     this.pool.push({ raw, env, hash });
-    return { tx_hash: toHex(hash), nonce: env.nonce.toString() };
+    return { txHash: hash, nonce: env.nonce };
   }
 
   /**
@@ -337,10 +345,10 @@ export class CbqsNode {
     const first = height ?? head.height + 1n;
     this.checkHeight(head, first);
     const last = first + BigInt(count - 1);
-    if (last > U64_MAX) throw badRequest("invalid_blocks", `${count} blocks from height ${first} would pass the last u64 height`);
+    if (last > U64_MAX) throw new InvalidBlockCount(`${count} blocks from height ${first} would pass the last u64 height`);
     const start = this.timestampOf(head, first, timestamp);
     if (start + BigInt(count - 1) * this.config.block_time_seconds > U64_MAX) {
-      throw badRequest("invalid_blocks", `the timestamp of height ${last} would exceed u64`);
+      throw new InvalidBlockCount(`the timestamp of height ${last} would exceed u64`);
     }
     const batch: Partial<MinedBatch> & { blocks: number; txs: number; busy: MinedBlock[] } = { blocks: 0, txs: 0, busy: [] };
     for (let i = 0; i < count && !(i > 0 && stopped()); i++) {
@@ -356,7 +364,7 @@ export class CbqsNode {
   }
 
   private checkHeight(head: BlockRecord, h: bigint): void {
-    if (h <= head.height || h > U64_MAX) throw badRequest("invalid_height", `height ${h} is not above the head ${head.height} (and a u64)`);
+    if (h <= head.height || h > U64_MAX) throw new InvalidHeight(`height ${h} is not above the head ${head.height} (and a u64)`);
   }
 
   /**
@@ -367,20 +375,17 @@ export class CbqsNode {
    */
   private timestampOf(head: BlockRecord, h: bigint, given: bigint | undefined): bigint {
     if (given !== undefined) {
-      if (given < head.timestamp) {
-        throw badRequest("invalid_timestamp", `timestamp ${given} is before the head's ${head.timestamp} (block ${head.height}): block timestamps never run backwards`);
-      }
+      if (given < head.timestamp) throw new TimestampBackwards(given, head);
       return given;
     }
     const derived = head.timestamp + (h - head.height) * this.config.block_time_seconds;
-    if (derived > U64_MAX) throw badRequest("invalid_height", `the timestamp of height ${h} exceeds u64`);
+    if (derived > U64_MAX) throw new InvalidHeight(`the timestamp of height ${h} exceeds u64`);
     return derived;
   }
 
   private produce(height?: bigint, given?: bigint): MinedBlock {
     if (this.storeFailure !== undefined) {
-      const { height: failed, err } = this.storeFailure;
-      throw new RequestError(503, "store_failed", `block production has stopped: the store refused block ${failed} (${err.message}); restart the node`);
+      throw new StoreFailed(this.storeFailure.height, this.storeFailure.err);
     }
     const started = performance.now();
     const head = this.head();
@@ -493,7 +498,7 @@ export class CbqsNode {
   private checkRewindable(): MemoryChainDb {
     const db = this.db;
     if (!(db instanceof MemoryChainDb)) {
-      throw new RequestError(501, "not_supported", "snapshots and reverts need the in-memory store: this node keeps its chain in a --db store (LMDB), whose committed blocks are never rewound; run the devnet without --db to use them");
+      throw new NotRewindable("snapshots and reverts need the in-memory store: this node keeps its chain in a --db store (LMDB), whose committed blocks are never rewound; run the devnet without --db to use them");
     }
     return db;
   }
@@ -520,7 +525,7 @@ export class CbqsNode {
     const old = this.checkRewindable();
     const snap = this.snapshots.get(id);
     if (snap === undefined) {
-      throw notFound("snapshot_not_found", `no snapshot ${id}: ids come from POST /devnet/snapshot; a revert forgets the snapshots taken after its own, and only the last ${MAX_SNAPSHOTS} are kept`);
+      throw new SnapshotNotFound(id, MAX_SNAPSHOTS);
     }
     const from = this.head();
     const g = this.genesis;
@@ -563,19 +568,6 @@ export class CbqsNode {
   /** Why a transaction was left out of the block at `height`, while remembered. */
   droppedTx(hash: Uint8Array): { reason: string; height: bigint } | undefined {
     return this.droppedTxs.get(toHex(hash));
-  }
-
-  /** The mined block as the devnet reports it (POST /mine). */
-  static minedJson(m: MinedBlock): Record<string, unknown> {
-    return {
-      height: m.block.height.toString(),
-      block_hash: toHex(m.block.block_hash),
-      state_root: toHex(m.block.state_root),
-      timestamp: m.block.timestamp.toString(),
-      effective_rent_height: m.block.effective_rent_height.toString(),
-      receipts: m.block.receipts.map((r, i) => receiptJson(r, m.messages[i])),
-      dropped: m.dropped,
-    };
   }
 }
 

@@ -1,6 +1,6 @@
 // `cbqs replay <fixture> --db <dir>`: replay that survives. Every verified block is committed to
 // a ChainDb (one atomic commit per block); run again on the same store, it first compares every
-// stored block with the fixture's, field by field (src/node/stored-chain.ts: a difference is a
+// stored block with the fixture's, field by field (src/chain-node/stored-chain.ts: a difference is a
 // mismatch and nothing is touched), then resumes after the last committed block. A block that
 // does not verify is never committed.
 // Between blocks it yields to the event loop, so a SIGINT/SIGTERM stops it after the block in
@@ -9,10 +9,10 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Fixture } from "../harness/fixture.js";
 import { Replay, type Mismatch, type ReplayProgress } from "../harness/replay.js";
 import type { ChainDb, PrunedUndo } from "../../state/chain-db/chain-db.js";
-import { executedRecord, genesisRecord } from "./chain-node.js";
-import { compareStoredChain, type StoredComparison } from "./stored-chain.js";
+import { executedRecord, genesisRecord } from "../chain-node/chain-node.js";
+import { compareStoredChain, type StoredComparison } from "../chain-node/stored-chain.js";
 
-export { StoredChainError } from "./stored-chain.js";
+export { StoredChainError } from "../chain-node/stored-chain.js";
 
 export interface DbReplayOptions {
   toHeight?: bigint;

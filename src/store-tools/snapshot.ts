@@ -24,7 +24,7 @@ import { encodeBlock } from "../../state/lmdb/records.js";
 import { exportSnapshot, exportSnapshotSteps, rebuildSnapshotStateSteps, SnapshotError, type SnapshotHead } from "../../state/lmdb/snapshot.js";
 import { finish, type Steps } from "../steps.js";
 import { blockRoots } from "../../state/roots/roots.js";
-import { genesisRecord } from "./chain-node.js";
+import { genesisRecord } from "../chain-node/chain-node.js";
 
 export { exportSnapshot, exportSnapshotSteps, SnapshotError };
 

@@ -9,7 +9,7 @@ import { StringDecoder } from "node:string_decoder";
 import { createParser } from "eventsource-parser";
 import { httpRequest } from "../client/http.js";
 import { JsonError, parseJson, valuesFor } from "../json/parse.js";
-import { DEFAULT_HEARTBEAT_MS } from "./subscriptions.js";
+import { SUBSCRIBE_HEARTBEAT_MS } from "../client/wire-bounds.js";
 
 /** Discovery documents are small: a larger answer is not one. */
 const MAX_DISCOVERY_BYTES = 1024 * 1024;
@@ -185,7 +185,7 @@ export class HeadWatch {
       accept: "text/event-stream",
       // A quiet chain sends a heartbeat every 15 s: silence is judged over two of them at least,
       // so a short --timeout does not end a healthy subscription between heartbeats.
-      timeoutMs: Math.max(this.timeoutMs, 2 * DEFAULT_HEARTBEAT_MS),
+      timeoutMs: Math.max(this.timeoutMs, 2 * SUBSCRIBE_HEARTBEAT_MS),
       signal: connection.signal,
       onResponse: (status, headers) => {
         if (status !== 200) throw new Error(`HTTP ${status}`);

@@ -5,7 +5,7 @@
 // Every request goes through the client (src/client/): its pages are read strictly but not
 // verified there, because re-execution checks more than the client can and reports it as replay does.
 // Waiting for new blocks, it holds the node's GET /subscribe open when the node offers it and reads
-// the feed when an event says the chain changed (src/node/head-watch.ts), else it polls.
+// the feed when an event says the chain changed (src/follower/head-watch.ts), else it polls.
 import { bytesEqual, toHex } from "../bytes.js";
 import type { GenesisConfig } from "../engine/inputs.js";
 import { closeSync, rmSync, writeSync } from "node:fs";
@@ -15,8 +15,8 @@ import type { FixtureBlock, Fixture } from "../harness/fixture.js";
 import { genesisFromSource } from "../harness/genesis.js";
 import { Replay, ReplayInputError, type Mismatch } from "../harness/replay.js";
 import type { BlockRecord, ChainDb } from "../../state/chain-db/chain-db.js";
-import { executedRecord, genesisRecord } from "./chain-node.js";
-import { MAX_LIMIT } from "./replication.js";
+import { executedRecord, genesisRecord } from "../chain-node/chain-node.js";
+import { FEED_MAX_LIMIT } from "../client/wire-bounds.js";
 import { createExclusive } from "../output-file.js";
 import { SNAPSHOT_MAGIC } from "../../state/lmdb/snapshot.js";
 import { EventTooLarge, HeadWatch, subscribeUrl, type WaitOutcome } from "./head-watch.js";
@@ -216,7 +216,7 @@ export async function follow(options: FollowOptions): Promise<FollowResult> {
       const seen = watch?.seen ?? 0;
       let page: FeedPage | null;
       try {
-        page = await get(() => client.feedPage({ since, limit: MAX_LIMIT, ...(upTo === undefined ? {} : { until: upTo }) }));
+        page = await get(() => client.feedPage({ since, limit: FEED_MAX_LIMIT, ...(upTo === undefined ? {} : { until: upTo }) }));
       } catch (err) {
         if (!(options.watch && err instanceof NodeUnreachable)) throw err;
         // A restart, or a node too busy to answer in time: wait longer after each failure.
