@@ -36,7 +36,7 @@ import { createStateCommitment } from "../state/qmdb/index.js";
 import { JOB, pack, unpack } from "../state/commitment/worker-commitment.js";
 import { MemoryStateStore } from "../state/store/store.js";
 import { rootsJob, rootsOfJob } from "../state/roots/roots.js";
-import { checkScriptArgs } from "./script-args.js";
+import { checkScriptArgs, exitOnHelp } from "./script-args.js";
 
 const USAGE = `usage: bench-pipeline record --fixture f.json.gz --jobs jobs.bin
        bench-pipeline worker --jobs jobs.bin [--rounds N]
@@ -323,6 +323,7 @@ function whole(fixture: Fixture, rounds: number, pipelinedOnly: boolean): void {
 
 // ---- main ----------------------------------------------------------------------------------------
 
+exitOnHelp(process.argv.slice(2), USAGE);
 const [mode, ...rest] = process.argv.slice(2);
 checkScriptArgs(rest, USAGE, ["--fixture", "--jobs", "--rounds"], ["--pipelined-only"]);
 const option = (name: string): string | undefined => {
