@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import { createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { transferEnvelope } from "../../src/client/envelopes.js";
-import { ConnectionFailed, createClient, InvalidArgument, NotFound, ProofInvalid, WaitTimeout, type Client } from "../../src/client/index.js";
+import { ConnectionFailed, createClient, InvalidArgument, MalformedAnswer, NotFound, ProofInvalid, WaitTimeout, type Client } from "../../src/client/index.js";
 import { bytesArg, heightArg, intArg, MAX_TIMER_MS } from "../../src/client/inputs.js";
 import { REGISTRY_ADDRESS } from "../../src/engine/layout.js";
 import { accountKey } from "../../state/kv/keys.js";
@@ -223,6 +223,28 @@ describe("what the client sends", () => {
         ["POST", "/proof/multi", "application/json", JSON.stringify({ keys: [toHex(accountKey(fromHex(ALICE)))] })],
         ["POST", "/tx", "application/cbor", "\u0001\u0002"],
       ]);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("a batch proof of exactly 256 keys is sent", async () => {
+    const s = await scripted(() => ({ status: 404, body: { error: { code: "key_not_found", message: "none" } } }));
+    try {
+      const keys = Array.from({ length: 256 }, (_, i) => accountKey(new Uint8Array(20).fill(i)));
+      expect(await rejection(createClient(s.url).multiProof(keys))).toBeInstanceOf(NotFound);
+      expect(s.seen).toHaveLength(1);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("finalized: a view that is not a FinalizedViewV1 is a MalformedAnswer naming $.view", async () => {
+    const s = await scripted(() => ({ body: { ...POINT, view: { height: "6" } } }));
+    try {
+      const err = await rejection(createClient(s.url).finalized());
+      expect(err).toBeInstanceOf(MalformedAnswer);
+      expect((err as MalformedAnswer).problem).toMatch(/^\$\.view/);
     } finally {
       await s.close();
     }

@@ -8,7 +8,7 @@ import { createServer as createNetServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConnectionFailed, createClient, MalformedAnswer, NotFound, RateLimited, RequestAborted, RequestTimeout } from "../../src/client/index.js";
 import { httpRequest } from "../../src/client/http.js";
-import { parseRetryAfter } from "../../src/client/request.js";
+import { parseRetryAfter, sleep } from "../../src/client/request.js";
 import { rejection } from "./helpers.js";
 
 interface Answer {
@@ -137,6 +137,19 @@ describe("one exchange with the node", () => {
     for (const v of ["2x", "x2", "1234567890", "", undefined, ["1"]]) expect(parseRetryAfter(v as string, now), String(v)).toBeUndefined();
     expect(parseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT", now)).toBe(2);
     expect(parseRetryAfter("Wed, 21 Oct 2015 07:27:00 GMT", now)).toBe(0);
+  });
+
+  it("sleep: resolves after its time; an abort, before or during it, rejects at once naming the URL", async () => {
+    await sleep(1, undefined, "u");
+    const before = new AbortController();
+    before.abort();
+    const started = performance.now();
+    expect(await rejection(sleep(10_000, before.signal, "u1"))).toMatchObject({ name: "RequestAborted", url: "u1" });
+    const during = new AbortController();
+    const pending = rejection(sleep(10_000, during.signal, "u2"));
+    setTimeout(() => during.abort(), 20);
+    expect(await pending).toMatchObject({ name: "RequestAborted", url: "u2" });
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   it("https:// is spoken as TLS: a plain-HTTP server behind an https URL is a failed connection", async () => {
