@@ -56,7 +56,7 @@ function inProcess(builds: Build[]): Array<{ label: string; us_per_block: number
 
 function post(base: URL, path: string): Promise<{ status: number; body: Record<string, unknown> }> {
   return new Promise((done, fail) => {
-    const req = request({ host: base.hostname, port: base.port, method: "POST", path, agent: false }, (res) => {
+    const req = request({ host: base.hostname, port: base.port, method: "POST", path, headers: { "x-cbqs-client": "bench" }, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => done({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown> }));

@@ -130,7 +130,7 @@ class Connection {
 
 const requestBytes = (url: URL, method: "GET" | "POST", path: string, body?: string): Buffer =>
   Buffer.from(
-    `${method} ${path} HTTP/1.1\r\nhost: ${url.host}\r\n` +
+    `${method} ${path} HTTP/1.1\r\nhost: ${url.host}\r\n${method === "POST" ? "x-cbqs-client: bench\r\n" : ""}` +
       (body === undefined ? "\r\n" : `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`),
   );
 

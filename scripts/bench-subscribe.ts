@@ -30,7 +30,7 @@ function rssMiB(pid: number): number {
 
 function post(base: URL, path: string): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: base.hostname, port: base.port, method: "POST", path, agent: false }, (res) => {
+    const req = request({ host: base.hostname, port: base.port, method: "POST", path, headers: { "x-cbqs-client": "bench" }, agent: false }, (res) => {
       let text = "";
       res.setEncoding("utf8");
       res.on("data", (c: string) => (text += c));
@@ -96,7 +96,8 @@ async function main(): Promise<void> {
     process.exit(1);
   }, DEADLINE_MS);
   const max = SUBSCRIBERS + STALLED;
-  const { child, url: base, stderr } = await startNode(["--max-subscribers", String(max)], "pipe");
+  // Every subscriber is this one loopback client: its share is the whole bound.
+  const { child, url: base, stderr } = await startNode(["--max-subscribers", String(max), "--max-client-subscribers", String(max)], "pipe");
   const pid = child.pid!;
   const readers: Reader[] = [];
   const stalled: Socket[] = [];

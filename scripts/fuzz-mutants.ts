@@ -99,7 +99,7 @@ async function measure(root: string, mutant: Mutant, seed: number, opts: Options
     // Cut off while shrinking counts as missed too: the bound is found AND shrunk.
     return { finding: r.interrupted ? null : r.finding, seconds: (performance.now() - started) / 1000 };
   } finally {
-    target?.close();
+    await target?.close();
     removeMutant(dir);
   }
 }

@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { T8nInputs } from "../src/target/target.js";
 import { ServerTarget } from "../src/target/server-target.js";
-import { CommandTarget, parseTargetOutput, type T8nTarget } from "../src/target/target.js";
+import { CommandTarget } from "../src/target/command-target.js";
+import { parseTargetOutput, type T8nTarget } from "../src/target/target.js";
 
 export interface Mutant {
   name: string;

@@ -5,7 +5,7 @@ An example for node teams: the whole protocol, with sessions kept as the post-st
 command wrote, in the standard library only. Usage: t8n-server.py "<per-call t8n command>"
 (run by /bin/sh with --input.alloc/--input.txs/--input.env/--output.result/--output.alloc).
 """
-import json, os, shutil, subprocess, sys, tempfile
+import json, os, shutil, signal, subprocess, sys, tempfile
 
 MAX_LINE = 64 * 1024 * 1024
 if len(sys.argv) != 2 or sys.argv[1] in ("-h", "--help") or not sys.argv[1].strip():
@@ -62,31 +62,38 @@ def handle(req):
         return {"result": result}
     return {"error": {"code": "unknown_method", "message": "unknown method %s" % json.dumps(method)}}
 
-send({"protocol": "cbqs-t8n-server/v1", "implementation": "scripts/t8n-server.py", "max_line_bytes": MAX_LINE,
-      "max_sessions": 16, "session_state_root": "per_block"})
-stdin = sys.stdin.buffer
-while True:
-    line = stdin.readline(MAX_LINE + 1)
-    if not line:
-        break
-    if len(line) > MAX_LINE and not line.endswith(b"\n"):
-        while line and not line.endswith(b"\n"):  # discard the rest of the line, a chunk at a time
-            line = stdin.readline(1 << 20)
-        send({"id": None, "error": {"code": "line_too_long", "message": "above max_line_bytes %d" % MAX_LINE}})
-        continue
-    if not line.strip():
-        continue
-    try:
-        req = json.loads(line)
-        if not isinstance(req, dict):
-            raise ValueError("a request is a JSON object")
-    except ValueError as e:
-        send({"id": None, "error": {"code": "parse_error", "message": str(e)}})
-        continue
-    try:
-        send({"id": req.get("id"), **handle(req)})
-    except (KeyError, TypeError, ValueError) as e:
-        send({"id": req.get("id"), "error": {"code": "invalid_request", "message": "missing or wrong member %s" % e}})
-    except RuntimeError as e:
-        send({"id": req.get("id"), "error": {"code": "t8n_failed", "message": str(e)}})
-shutil.rmtree(work)
+def serve():
+    send({"protocol": "cbqs-t8n-server/v1", "implementation": "scripts/t8n-server.py", "max_line_bytes": MAX_LINE,
+          "max_sessions": 16, "session_state_root": "per_block"})
+    stdin = sys.stdin.buffer
+    while True:
+        line = stdin.readline(MAX_LINE + 1)
+        if not line:
+            break
+        if len(line) > MAX_LINE and not line.endswith(b"\n"):
+            while line and not line.endswith(b"\n"):  # discard the rest of the line, a chunk at a time
+                line = stdin.readline(1 << 20)
+            send({"id": None, "error": {"code": "line_too_long", "message": "above max_line_bytes %d" % MAX_LINE}})
+            continue
+        if not line.strip():
+            continue
+        try:
+            req = json.loads(line)
+            if not isinstance(req, dict):
+                raise ValueError("a request is a JSON object")
+        except ValueError as e:
+            send({"id": None, "error": {"code": "parse_error", "message": str(e)}})
+            continue
+        try:
+            send({"id": req.get("id"), **handle(req)})
+        except (KeyError, TypeError, ValueError) as e:
+            send({"id": req.get("id"), "error": {"code": "invalid_request", "message": "missing or wrong member %s" % e}})
+        except RuntimeError as e:
+            send({"id": req.get("id"), "error": {"code": "t8n_failed", "message": str(e)}})
+
+# A client ends us with EOF (then we return) or SIGTERM; either way the temporary directory goes.
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+try:
+    serve()
+finally:
+    shutil.rmtree(work, ignore_errors=True)

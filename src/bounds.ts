@@ -40,6 +40,15 @@ export const MAX_ECHO_CHARS = 200;
 export const MAX_ERROR_LINE = 600;
 /** One request line of the cbqs-t8n-server/v1 protocol by default (a pre-state of ~150,000 entries fits); `--max-line-bytes` changes it. */
 export const DEFAULT_T8N_LINE_BYTES = 64 * 1024 * 1024;
+/**
+ * A document another program hands us to hold whole and parse: a node's answer (src/client/), an
+ * implementation's answer line or output file (`consume`, `fuzz`, `t8n-adapter`). It is parsed
+ * with at most one value per 16 bytes (src/json/parse.ts valuesFor), so the heap it can take stays
+ * a few times its size. 64 MiB holds a feed page of the largest blocks (about 25 MB) and the
+ * post-state of some 140,000 entries with decoded views (the long chain's has a few thousand);
+ * a larger state is for per-call `cbqs t8n`, which streams it.
+ */
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 /** Steps of one cbqs-trace/v1 line, and its hash-preimage lengths. */
 export const MAX_TRACE_STEPS = 1 << 24;
 

@@ -9,7 +9,7 @@ const ROOT = join(import.meta.dirname, "..");
 
 /** Lowest first. Folders on one line form one layer (the engine dispatches to its instruction handlers, which use its context). */
 const LAYERS: readonly (readonly string[])[] = [
-  ["src/bytes.ts", "src/bounds.ts", "src/steps.ts", "src/params.ts", "src/format.ts", "src/io-error.ts"],
+  ["src/bytes.ts", "src/bounds.ts", "src/lines.ts", "src/steps.ts", "src/params.ts", "src/format.ts", "src/io-error.ts"],
   ["src/output-file.ts", "src/json"],
   ["src/crypto"],
   ["state/kv"],

@@ -4,6 +4,36 @@
 // (the semver policy in the README); nothing else of src/ is.
 export { createChain, LocalChain, TransactionRefused, type ChainOptions, type BlockRecord, type MinedBlock } from "./local-chain.js";
 export { buildTransaction, type TransactionContext } from "../scenario/transaction.js";
+export type {
+  TransactionInput,
+  CbqsInstructionInput,
+  CbqsInstructions,
+  GovInput,
+  TransferInput,
+  RawInput,
+  RegisterProviderInput,
+  UpdateProviderInput,
+  SetProviderStatusInput,
+  CreateStreamInput,
+  UpdateStreamInput,
+  TopUpStreamInput,
+  SettleStreamRentInput,
+  CloseStreamInput,
+  ActivateKeyGenerationInput,
+  ProviderEndpointInput,
+  BaseRateAdmissionInput,
+  StreamConfigInput,
+  SigningKeyInput,
+  SigningContextInput,
+  PriceQuoteInput,
+  KeyBatchReceiptInput,
+  RotationKeyUpdateInput,
+  StreamIdInput,
+  StreamReference,
+  UintInput,
+  HexInput,
+  OneOf,
+} from "../scenario/transaction-input.js";
 export { DEFAULT_GENESIS, DEFAULT_GENESIS_SOURCE, genesisFromSource } from "../harness/genesis.js";
 export type { GenesisConfig, Transaction, BlockInput } from "../engine/inputs.js";
 export type { Account } from "../engine/accounts.js";

@@ -17,6 +17,7 @@ import { CbqsNode, NodeInputError, type MinedBlock } from "../node/chain-node.js
 import { GenesisError } from "../engine/errors.js";
 import { RequestError } from "../node/errors.js";
 import { buildTransaction } from "../scenario/transaction.js";
+import type { TransactionInput } from "../scenario/transaction-input.js";
 import type { BlockRecord } from "../../state/chain-db/chain-db.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
 import type { ExclusionProof, StateProof } from "../../state/qmdb/proof.js";
@@ -91,9 +92,10 @@ export class LocalChain {
   /**
    * The envelope of a transaction written as a scenario writes it (docs/scenario-format.md §2),
    * for this chain, with the sender's next nonce (account nonce plus its transactions sent and
-   * not yet mined) unless one is given.
+   * not yet mined) unless one is given. A malformed transaction is a ScenarioError naming its
+   * JSON path.
    */
-  buildTransaction(tx: JsonObject, options: { nonce?: bigint } = {}): Uint8Array {
+  buildTransaction(tx: TransactionInput, options: { nonce?: bigint } = {}): Uint8Array {
     const nonce = options.nonce ?? ((from: Address) => this.account(from).nonce + BigInt(this.node.pendingFrom(from)));
     return buildTransaction(tx, { chainId: this.chainId, chainInstanceId: this.chainInstanceId, nonce });
   }

@@ -103,7 +103,7 @@ async function consumeCommand(selection: Selection, s: Settings): Promise<void> 
   progress.end();
   const reproduce = (r: ConsumeReport) => `cbqs consume ${shellWord(r.file)} --${s.mode} ${shellWord(s.command)}${s.stateRoot ? "" : " --no-state-root"}`;
   for (const r of reports) {
-    if (r.status === "unusable") process.stderr.write(`cbqs: error: ${oneLine(`${r.id}: ${r.message}`)}\n`);
+    if (r.status === "unusable") process.stderr.write(errorLine(`${r.id}: ${r.message}`));
     if (r.status === "mismatch") process.stdout.write(`MISMATCH ${oneLine(`${r.id}: ${r.message}`)}\n  reproduce: ${oneLine(reproduce(r))}\n`);
   }
   const seconds = clock.seconds();

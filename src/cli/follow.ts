@@ -11,7 +11,7 @@ import type { Command } from "commander";
 import type { BlockRecord } from "../../state/chain-db/chain-db.js";
 import { Progress, progressMode } from "../harness/progress.js";
 import { count } from "../format.js";
-import { DEFAULT_TIMEOUT_MS, downloadSnapshot, FollowInputError, follow, MAX_BACKOFF_MS, type WaitHow } from "../node/follower.js";
+import { DEFAULT_SNAPSHOT_MAX_BYTES, DEFAULT_SNAPSHOT_TIMEOUT_S, DEFAULT_TIMEOUT_MS, downloadSnapshot, FollowInputError, follow, MAX_BACKOFF_MS, type DownloadLimits, type WaitHow } from "../node/follower.js";
 import { errorLine, EXIT_OK, EXIT_REJECT, exitCodes, intOption, UsageError } from "./common.js";
 import { importSnapshotCli, TRUSTED_BLOCK_HASH_HELP, trustedBlockHash } from "./snapshot.js";
 import { mismatchLines } from "./harness.js";
@@ -30,6 +30,8 @@ export function register(program: Command): void {
     .option("--timeout <seconds>", "per request: a node that sends nothing for this long is unreachable (exit 2; under --watch, retried with backoff)", String(DEFAULT_TIMEOUT_MS / 1000))
     .option("--snapshot <file|url>", "start from a snapshot (cbqs snapshot export) imported into the empty --db with cbqs snapshot import's checks, e.g. when the node's history starts at a snapshot")
     .option("--trusted-block-hash <0x…>", `with --snapshot: ${TRUSTED_BLOCK_HASH_HELP}`)
+    .option("--snapshot-max-bytes <n>", "with a --snapshot URL: the most bytes downloaded (a larger answer, or one whose Content-Length says so, is refused before it fills the disk)", String(DEFAULT_SNAPSHOT_MAX_BYTES))
+    .option("--snapshot-timeout <seconds>", "with a --snapshot URL: the whole download's time (each read also has --timeout)", String(DEFAULT_SNAPSHOT_TIMEOUT_S))
     .option("--quiet", "no progress and no waiting notices on stderr")
     .addHelpText(
       "after",
@@ -40,7 +42,7 @@ export function register(program: Command): void {
         "the block in progress is finished and committed; the store resumes after it",
       ),
     )
-    .action(async (url: string, opts: { db?: string; until?: string; watch?: boolean; interval: string; timeout: string; snapshot?: string; trustedBlockHash?: string; quiet?: boolean }) => {
+    .action(async (url: string, opts: { db?: string; until?: string; watch?: boolean; interval: string; timeout: string; snapshot?: string; trustedBlockHash?: string; snapshotMaxBytes: string; snapshotTimeout: string; quiet?: boolean }) => {
       checkUrl(url, "<url>");
       let until: bigint | undefined;
       if (opts.until !== undefined) {
@@ -54,10 +56,13 @@ export function register(program: Command): void {
       const timeoutMs = Number(opts.timeout) * 1000;
       const trusted = trustedBlockHash(opts.trustedBlockHash);
       if (trusted !== undefined && opts.snapshot === undefined) throw new UsageError("--trusted-block-hash checks a --snapshot: give the snapshot too");
+      const maxBytes = intOption("--snapshot-max-bytes", opts.snapshotMaxBytes, Number.MAX_SAFE_INTEGER);
+      const deadlineS = intOption("--snapshot-timeout", opts.snapshotTimeout, 7 * 86_400);
+      if (maxBytes === 0 || deadlineS === 0) throw new UsageError(`--${maxBytes === 0 ? "snapshot-max-bytes" : "snapshot-timeout"} must be at least 1`);
       const signal = watchSignals();
       if (opts.snapshot !== undefined) {
         if (opts.db === undefined) throw new UsageError("--snapshot needs --db <dir>: the snapshot is imported into that store");
-        if (!(await startFromSnapshot(opts.snapshot, opts.db, trusted, timeoutMs, signal))) return;
+        if (!(await startFromSnapshot(opts.snapshot, opts.db, trusted, { timeoutMs, maxBytes, deadlineMs: deadlineS * 1000 }, signal))) return;
       }
       const db = openStore(opts.db);
       const mode = progressMode(opts.quiet);
@@ -173,13 +178,13 @@ function checkUrl(text: string, name: string): void {
  * snapshot import`'s checks; a URL is downloaded next to the store and removed after. Returns
  * whether following may go on (false: the anchor did not match, exit 1 is set).
  */
-async function startFromSnapshot(snapshot: string, db: string, trusted: Uint8Array | undefined, timeoutMs: number, signal: AbortSignal): Promise<boolean> {
+async function startFromSnapshot(snapshot: string, db: string, trusted: Uint8Array | undefined, limits: DownloadLimits, signal: AbortSignal): Promise<boolean> {
   if (!/^https?:\/\//i.test(snapshot)) return importSnapshotCli(snapshot, db, trusted, "follow: ");
   checkUrl(snapshot, "--snapshot");
   let file: string | undefined;
   try {
     try {
-      file = await downloadSnapshot(snapshot, `${db.replace(/\/+$/, "")}.snapshot-download-${process.pid}`, timeoutMs, signal);
+      file = await downloadSnapshot(snapshot, `${db.replace(/\/+$/, "")}.snapshot-download-${process.pid}`, limits, signal);
     } catch (err) {
       if (signal.aborted) {
         const stopped = new Stopped(stopRequested() ?? "SIGINT");

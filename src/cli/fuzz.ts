@@ -185,7 +185,7 @@ async function fuzzCommand(s: Settings): Promise<void> {
     const summary = `fuzz: ${totals}, divergence in run ${f.run}`;
     process.stdout.write([oneLine(f.headline), ...[...f.details, `reproduce: ${f.reproduce}`].map((l) => `  ${oneLine(l)}`), summary].join("\n") + "\n");
     // The divergence is the result (exit 1) even when its files could not be written.
-    if (f.writeError !== null) process.stderr.write(`cbqs: error: ${oneLine(f.writeError)}\n`);
+    if (f.writeError !== null) process.stderr.write(errorLine(f.writeError));
     const failed: Omit<TestCase, "id"> = { status: "failed", type: "divergence", seconds, blocks: result.blocks, txs: result.txs, message: oneLine(f.headline), details: f.details.map(oneLine), reproduce: f.reproduce };
     process.exitCode = await withReports(s.reports, EXIT_REJECT, () => [campaignSuite(s, failed, summary)], FUZZ_REPORT);
     return;

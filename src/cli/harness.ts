@@ -436,7 +436,7 @@ function registerReplay(program: Command): void {
         process.stderr.write(summary + "\n");
       } else {
         for (const r of reports) {
-          if (r.status === "unusable") process.stderr.write(`cbqs: error: ${oneLine(r.error!)}\n`);
+          if (r.status === "unusable") process.stderr.write(errorLine(r.error!));
           if (r.mismatch !== undefined) process.stdout.write(mismatchLines(r.file, r.mismatch).join("\n") + "\n");
         }
         process.stdout.write(indexFailureLines(selection.indexFailures) + summary + "\n");

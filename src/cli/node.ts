@@ -10,7 +10,7 @@ import { DEFAULT_GENESIS } from "../harness/genesis.js";
 import { DEFAULT_DEV_ACCOUNTS, DEFAULT_DEV_BALANCE, devnetGenesisSource, devnetOf, DEVNET_MNEMONIC, DEVNET_SEED_DOMAIN, MAX_DEV_ACCOUNTS } from "../harness/devnet.js";
 import { toHex } from "../bytes.js";
 import { U64_MAX } from "../engine/math.js";
-import { MINING_MODES, type MiningMode } from "../node/devnet.js";
+import { DEFAULT_MINE_QUEUE, MAX_CLIENT_MINE_REQUESTS, MAX_MINE_BLOCKS, MINING_MODES, type MiningMode } from "../node/devnet.js";
 import type { CbqsNode } from "../node/chain-node.js";
 import { JsonError, parseJson } from "../json/parse.js";
 import { readFileBytes } from "../json/read.js";
@@ -23,6 +23,7 @@ import { runNode } from "../node/run.js";
 import { DEFAULT_PROOF_RATE_LIMIT, DEFAULT_RATE_LIMIT, stderrLogger, type Logger } from "../node/server.js";
 import { DEFAULT_RETAIN_BLOCKS } from "../node/store.js";
 import { DEFAULT_MAX_SUBSCRIBERS } from "../node/subscriptions.js";
+import { isLoopbackHost } from "../node/guard.js";
 import { openStore, storeUsageError } from "./store.js";
 import { SNAPSHOT_INTERVAL_HELP, snapshotInterval } from "./store-options.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, intOption, UsageError, outputOption } from "./common.js";
@@ -47,6 +48,13 @@ interface NodeOpts {
   maxExclusionOps: string;
   snapshotInterval?: string;
   maxSubscribers: string;
+  httpVhosts?: string;
+  httpCorsdomain?: string;
+  exposeDevnet?: boolean;
+  exposeDevSeeds?: boolean;
+  maxClientSubscribers?: string;
+  mineQueue: string;
+  clientMineQueue?: string;
   quiet?: boolean;
 }
 
@@ -89,7 +97,7 @@ export function register(program: Command): void {
     .command("node")
     .description("run a local CBQS node: CIP-39 §3 reads, CIP-4 §5.4 proofs, the replication feed and a devnet (docs/node.md)")
     .option("--db <dir>", "store directory (LMDB); a restart continues the stored chain. Without it the chain lives in memory")
-    .option("--host <address>", "address to listen on", "127.0.0.1")
+    .option("--host <address>", "address to listen on; off loopback only with --expose-devnet", "127.0.0.1")
     .option("--port <n>", "port to listen on (0 = any free port)", "8545")
     .option("--fixture <file>", "import a cbqs-fixture/v1 chain first, verifying every block as cbqs replay does")
     .option("--genesis <file>", "start a fresh chain from this genesis file (its exact bytes define chain_instance_id); without it, --fixture or a stored chain: the devnet genesis (the default genesis config plus --accounts dev accounts, CIP-39 §3)")
@@ -105,6 +113,20 @@ export function register(program: Command): void {
     .option("--max-exclusion-ops <n>", "largest exclusion proof served for an absent key, in operations", String(DEFAULT_MAX_EXCLUSION_OPS))
     .option("--snapshot-interval <n>", SNAPSHOT_INTERVAL_HELP)
     .option("--max-subscribers <n>", "open GET /subscribe event streams at most; one more is refused with 503; 0 = no GET /subscribe", String(DEFAULT_MAX_SUBSCRIBERS))
+    .option("--http-vhosts <names>", "comma-separated Host names answered to besides IP addresses, localhost and --host; * = any (opens the node to DNS rebinding)")
+    .option("--http-corsdomain <origins>", "comma-separated origins (scheme://host[:port]) whose web pages may call the node, CORS included; * = any. Default: none but the node's own page")
+    .option("--expose-devnet", "allow a --host off loopback: everyone who reaches it may send transactions, mine, snapshot and revert, and read every answer and the explorer, without authentication")
+    .option("--expose-dev-seeds", "with --expose-devnet: serve GET /devnet/accounts (the dev seeds) to clients off loopback too")
+    .option("--max-client-subscribers <n>", "open GET /subscribe event streams per client address at most; one more is refused with 429. Unset: --max-subscribers / 4 (256 at its default)")
+    .option(
+      "--mine-queue <blocks>",
+      `blocks of the POST /mine requests waiting or being produced, in all; one more request is refused with 503. A request whose client goes away is dropped (docs/node.md "Mining and time")`,
+      String(DEFAULT_MINE_QUEUE),
+    )
+    .option(
+      "--client-mine-queue <blocks>",
+      `the same per client address (also the largest ?blocks= taken, at most ${MAX_MINE_BLOCKS}), with at most ${MAX_CLIENT_MINE_REQUESTS} requests; beyond, 429. Unset: --mine-queue / 4 (${DEFAULT_MINE_QUEUE / 4} at its default)`,
+    )
     .option("--quiet", "log errors only")
     .addHelpText(
       "after",
@@ -130,6 +152,7 @@ export function register(program: Command): void {
       const blockTime = Number(opts.blockTime);
       if (!/^[0-9]+(\.[0-9]+)?$/.test(opts.blockTime) || blockTime > 86_400) throw new UsageError(`--block-time must be seconds from 0 to 86400 (got ${echo(opts.blockTime)})`);
       const mining = miningOption(opts.mining, blockTime);
+      const exposure = exposureOption(opts);
       const settings = {
         host: opts.host,
         port,
@@ -140,6 +163,12 @@ export function register(program: Command): void {
         proofRateLimit: intOption("--proof-rate-limit", opts.proofRateLimit, 1_000_000),
         proofLimits: { maxExclusionOps: intOption("--max-exclusion-ops", opts.maxExclusionOps, 1 << 22) },
         maxSubscribers: intOption("--max-subscribers", opts.maxSubscribers, 100_000),
+        ...(opts.httpVhosts === undefined ? {} : { vhosts: listOption("--http-vhosts", opts.httpVhosts, VHOST, "a host name (no scheme or port)") }),
+        ...(opts.httpCorsdomain === undefined ? {} : { corsOrigins: listOption("--http-corsdomain", opts.httpCorsdomain, ORIGIN, "an origin: scheme://host[:port], no path") }),
+        exposeDevSeeds: opts.exposeDevSeeds === true,
+        ...(opts.maxClientSubscribers === undefined ? {} : { maxClientSubscribers: positiveOption("--max-client-subscribers", opts.maxClientSubscribers, 100_000) }),
+        mineQueue: positiveOption("--mine-queue", opts.mineQueue, 100_000_000),
+        ...(opts.clientMineQueue === undefined ? {} : { clientMineQueue: positiveOption("--client-mine-queue", opts.clientMineQueue, 100_000_000) }),
       };
       const retainBlocks = intOption("--retain-blocks", opts.retainBlocks, 1_000_000);
       const start = startOf(opts, devnetSource);
@@ -179,6 +208,8 @@ export function register(program: Command): void {
         if (code !== undefined && hint[code] !== undefined) throw new UsageError(`cannot listen on ${opts.host}:${port}: ${code}: ${hint[code]}`);
         throw (opts.db === undefined ? undefined : storeUsageError(opts.db, err)) ?? err;
       }
+      // Once it serves there (a --host it cannot listen on is only the error line).
+      if (exposure !== undefined) process.stderr.write(exposure);
       if (opts.quiet !== true) process.stdout.write(devnetBanner(running.node));
       process.stdout.write(`listening on ${running.url}\n`);
       await new Promise<void>((resolve) => {
@@ -203,6 +234,12 @@ export function register(program: Command): void {
     });
 }
 
+/** A bound that must let something through: an integer from 1 to `max`. */
+function positiveOption(name: string, text: string, max: number): number {
+  if (!/^[0-9]{1,15}$/.test(text) || Number(text) < 1 || Number(text) > max) throw new UsageError(`${name} must be an integer from 1 to ${max} (got ${echo(text)})`);
+  return Number(text);
+}
+
 /** The devnet genesis --accounts and --balance describe; refused with a genesis of another origin, or beyond a u64 supply. */
 function devnetGenesisOption(opts: NodeOpts): Uint8Array {
   const given = opts.accounts !== undefined || opts.balance !== undefined;
@@ -216,6 +253,33 @@ function devnetGenesisOption(opts: NodeOpts): Uint8Array {
     throw new UsageError(`${accounts} dev accounts of ${balance} with the default accounts' ${base} exceed a u64 total supply (CIP-39 §5); the largest --balance for ${accounts} is ${(U64_MAX - base) / BigInt(accounts)}`);
   }
   return devnetGenesisSource(accounts, balance);
+}
+
+const VHOST = /^(\*|[a-z0-9]([a-z0-9.-]*[a-z0-9])?)$/i;
+const ORIGIN = /^(\*|null|[a-z][a-z0-9+.-]*:\/\/[^/?#\s]+)$/i;
+
+/** A comma-separated list of --http-vhosts or --http-corsdomain, each entry checked. */
+function listOption(name: string, text: string, form: RegExp, what: string): string[] {
+  const entries = text.split(",").map((e) => e.trim());
+  const bad = entries.find((e) => !form.test(e));
+  if (bad !== undefined) throw new UsageError(`${name} takes a comma-separated list, each entry * or ${what} (got ${JSON.stringify(echo(bad))})`);
+  return entries;
+}
+
+/**
+ * A --host off loopback serves the devnet to the network, unauthenticated: refused without
+ * --expose-devnet, and with it the warning to print (docs/node.md "Security model").
+ */
+function exposureOption(opts: NodeOpts): string | undefined {
+  if (opts.exposeDevSeeds === true && opts.exposeDevnet !== true) throw new UsageError("--expose-dev-seeds serves the dev seeds off loopback: only with --expose-devnet");
+  if (isLoopbackHost(opts.host)) return undefined;
+  if (opts.exposeDevnet !== true) {
+    throw new UsageError(
+      `--host ${echo(opts.host)} is reachable from other machines: everyone who reaches it could send transactions, mine and revert without authentication; add --expose-devnet to serve it there`,
+    );
+  }
+  const seeds = opts.exposeDevSeeds === true ? "and the dev seeds (GET /devnet/accounts, --expose-dev-seeds)" : "(the dev seeds, GET /devnet/accounts, stay loopback-only)";
+  return `cbqs: warning: --host ${echo(opts.host)} --expose-devnet: anyone who reaches this node may send transactions, mine, snapshot and revert (POST /tx, /mine, /devnet/*) without authentication, and read every answer and the explorer page ${seeds}\n`;
 }
 
 function miningOption(text: string | undefined, blockTime: number): MiningMode {

@@ -12,11 +12,12 @@ import { txHash } from "../chain/envelope.js";
 import type { Address } from "../codec/types.js";
 import { devAccountIndex } from "../harness/devnet.js";
 import { CLIENT_DEFAULTS, ConnectionFailed, MalformedAnswer, NodeError, RequestTimeout } from "../client/index.js";
+import { ANSWER_DEADLINE_FACTOR } from "../client/client.js";
 // The client's one transport and JSON exchange (strict JSON, bounded answers, 429s waited out):
 // `cbqs tx --node` asks for what the typed client has no call for (next_nonce, dev accounts, a
 // transaction's status), so it uses the exchange underneath it.
 import { requestJson, type RequestPolicy } from "../client/request.js";
-import { buildTransaction } from "../scenario/transaction.js";
+import { transactionFromJson } from "../scenario/transaction.js";
 import { withJsonArg } from "./codec.js";
 import { EXIT_OK, EXIT_REJECT, exitCodes, report, UsageError } from "./common.js";
 import { decimalOption } from "./harness.js";
@@ -71,7 +72,7 @@ export function register(program: Command): void {
         const chainId = decimalOption("--chain-id", opts.chainId!);
         const nonce = decimalOption("--nonce", opts.nonce!);
         const chainInstanceId = fromHex(opts.chainInstance!, 32, "--chain-instance");
-        const envelope = withJsonArg(arg, (value) => buildTransaction(value, { chainId, chainInstanceId, nonce }));
+        const envelope = withJsonArg(arg, (value) => transactionFromJson(value, { chainId, chainInstanceId, nonce }));
         report(opts.json === true, toHex(envelope), { envelope: toHex(envelope), tx_hash: toHex(txHash(envelope)) });
         process.exitCode = EXIT_OK;
         return;
@@ -92,14 +93,14 @@ async function withNode(arg: string, opts: TxOpts, url: string): Promise<void> {
   }
   const base = url.replace(/\/$/, "");
   const timeoutMs = Number(opts.timeout) * 1000;
-  const policy: RequestPolicy = { ...CLIENT_DEFAULTS, timeoutMs, now: () => Date.now() };
+  const policy: RequestPolicy = { ...CLIENT_DEFAULTS, timeoutMs, answerDeadlineMs: ANSWER_DEADLINE_FACTOR * timeoutMs, now: () => Date.now() };
   const ask = (path: string, what = path) => refusedAs(what, askNode(policy, base, path));
   const genesis = await ask("/genesis");
   const chainId = decimalOption("--node's chain_id", String(genesis["chain_id"]));
   const chainInstanceId = fromHex(String(genesis["chain_instance_id"]), 32, "--node's chain_instance_id");
   const names = await devNames(arg, ask);
   const build = (nonce: bigint | ((from: Address) => bigint)) =>
-    withJsonArg(arg, (value) => buildTransaction(names === undefined ? value : withDevAccounts(value, names, "$"), { chainId, chainInstanceId, nonce }));
+    withJsonArg(arg, (value) => transactionFromJson(names === undefined ? value : withDevAccounts(value, names, "$"), { chainId, chainInstanceId, nonce }));
   let nonce: bigint;
   if (opts.nonce !== undefined) nonce = decimalOption("--nonce", opts.nonce);
   else {

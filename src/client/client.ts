@@ -2,7 +2,7 @@
 // method is one endpoint, except where a check needs more: a proof's root is tied to the header
 // of the block its answer names, which costs one feed request for that block. The chain the
 // client first reads (its genesis, checked) is the one every later header is checked against.
-import { MAX_BUFFERED_DOCUMENT_BYTES, MAX_PROOF_KEYS } from "../bounds.js";
+import { MAX_ANSWER_BYTES, MAX_PROOF_KEYS } from "../bounds.js";
 import { bytesEqual, toHex } from "../bytes.js";
 import { txHash as envelopeHash } from "../chain/envelope.js";
 import { scheduleDigest } from "../codec/derive.js";
@@ -43,13 +43,18 @@ export interface ClientOptions {
   maxRetryWaitMs?: number;
   /** Retries of a read whose connection failed (refused, reset), after 250 ms, then 500 ms, …; sends (POST /tx, /mine) are never repeated. Default 2. */
   connectRetries?: number;
-  /** The largest answer read, in bytes. Default 512 MiB. */
+  /** The whole answer of one request, from sending it to its last byte, however steadily it arrives (a node that drips it). Default 4 × timeoutMs. */
+  answerDeadlineMs?: number;
+  /** The largest answer read, in bytes (it is held whole, then parsed with at most one value per 16 bytes). Default 64 MiB. */
   maxAnswerBytes?: number;
   /** Ends every request and wait of this client at once (RequestAborted). */
   signal?: AbortSignal;
 }
 
-export const CLIENT_DEFAULTS = { timeoutMs: 30_000, maxRetries: 5, maxRetryWaitMs: 30_000, connectRetries: 2, maxAnswerBytes: MAX_BUFFERED_DOCUMENT_BYTES } as const;
+/** answerDeadlineMs, unless given: this many times timeoutMs. */
+export const ANSWER_DEADLINE_FACTOR = 4;
+
+export const CLIENT_DEFAULTS = { timeoutMs: 30_000, maxRetries: 5, maxRetryWaitMs: 30_000, connectRetries: 2, maxAnswerBytes: MAX_ANSWER_BYTES } as const;
 
 export interface WaitOptions {
   /** Give up (WaitTimeout) after this long. Default 30,000. */
@@ -116,8 +121,10 @@ class NodeClient implements Client {
     readonly url: string,
     options: ClientOptions,
   ) {
+    const timeoutMs = intArg(url, options.timeoutMs, "timeoutMs", CLIENT_DEFAULTS.timeoutMs, 1);
     this.policy = {
-      timeoutMs: intArg(url, options.timeoutMs, "timeoutMs", CLIENT_DEFAULTS.timeoutMs, 1),
+      timeoutMs,
+      answerDeadlineMs: intArg(url, options.answerDeadlineMs, "answerDeadlineMs", ANSWER_DEADLINE_FACTOR * timeoutMs, 1),
       maxRetries: intArg(url, options.maxRetries, "maxRetries", CLIENT_DEFAULTS.maxRetries, 0, 1_000),
       maxRetryWaitMs: intArg(url, options.maxRetryWaitMs, "maxRetryWaitMs", CLIENT_DEFAULTS.maxRetryWaitMs),
       connectRetries: intArg(url, options.connectRetries, "connectRetries", CLIENT_DEFAULTS.connectRetries, 0, 100),

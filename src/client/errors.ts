@@ -65,8 +65,10 @@ export class RequestTimeout extends ClientError {
   constructor(
     url: string,
     readonly timeoutMs: number,
+    /** The whole answer took longer than `timeoutMs` (it kept arriving too slowly), not a silence. */
+    readonly whole = false,
   ) {
-    super(`${url}: no answer within ${timeoutMs / 1000} s`, url);
+    super(whole ? `${url}: the answer did not arrive whole within ${timeoutMs / 1000} s` : `${url}: no answer within ${timeoutMs / 1000} s`, url);
   }
 }
 

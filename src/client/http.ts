@@ -20,6 +20,8 @@ export interface HttpOptions {
   onChunk: (chunk: Buffer) => void;
   /** The status and headers, before the body; a throw ends the request with that error (an answer never meant to end, GET /subscribe, is judged here). */
   onResponse?: (status: number, headers: IncomingHttpHeaders) => void;
+  /** The whole exchange, however steadily the answer arrives (a server that drips it); none for an answer never meant to end. */
+  deadlineMs?: number;
 }
 
 /** Sends one request, streaming the answer's body to `onChunk`; resolves with the status once the body has ended. */
@@ -29,9 +31,11 @@ export function httpRequest(url: string, options: HttpOptions): Promise<{ status
     if (signal?.aborted) return reject(new RequestAborted(url));
     let settled = false;
     let timer: NodeJS.Timeout | undefined;
+    const whole = options.deadlineMs === undefined ? undefined : setTimeout(() => fail(new RequestTimeout(url, options.deadlineMs!, true)), options.deadlineMs);
     const settle = () => {
       settled = true;
       clearTimeout(timer);
+      clearTimeout(whole);
       signal?.removeEventListener("abort", onAbort);
     };
     const fail = (err: Error) => {
@@ -47,7 +51,8 @@ export function httpRequest(url: string, options: HttpOptions): Promise<{ status
     const onAbort = () => fail(new RequestAborted(url));
     const connectionError = (err: NodeJS.ErrnoException) => fail(new ConnectionFailed(url, err.code ?? err.message));
     const send = url.startsWith("https:") ? httpsRequestRaw : httpRequestRaw;
-    const headers: Record<string, string> = { accept: options.accept ?? "application/json" };
+    // X-Cbqs-Client: a node's devnet writes need it (docs/node.md "Security model"); the client names itself on every request.
+    const headers: Record<string, string> = { accept: options.accept ?? "application/json", "x-cbqs-client": "cbqs-emulator" };
     if (options.body !== undefined) {
       headers["content-type"] = options.contentType ?? "application/octet-stream";
       headers["content-length"] = String(options.body.length);

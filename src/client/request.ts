@@ -4,12 +4,14 @@
 // closed, a node restarting). Every answer is read with the one strict JSON reader
 // (docs/fixtures.md §0), so a repeated key in a node's answer is refused as anywhere else.
 import { echo } from "../bounds.js";
-import { JsonError, parseJson } from "../json/parse.js";
+import { JsonError, parseJson, valuesFor } from "../json/parse.js";
 import { ConnectionFailed, Gone, MalformedAnswer, NodeError, NotFound, RateLimited, RequestAborted } from "./errors.js";
 import { httpRequest } from "./http.js";
 
 export interface RequestPolicy {
   timeoutMs: number;
+  /** The whole answer, however steadily it arrives. */
+  answerDeadlineMs: number;
   maxRetries: number;
   maxRetryWaitMs: number;
   connectRetries: number;
@@ -48,6 +50,7 @@ export async function requestJson(policy: RequestPolicy, req: JsonRequest): Prom
         ...(req.body === undefined ? {} : { body: req.body }),
         ...(req.contentType === undefined ? {} : { contentType: req.contentType }),
         timeoutMs: policy.timeoutMs,
+        deadlineMs: policy.answerDeadlineMs,
         signal: policy.signal,
         onChunk: (chunk) => {
           size += chunk.length;
@@ -80,7 +83,7 @@ export async function requestJson(policy: RequestPolicy, req: JsonRequest): Prom
     }
     let body: unknown;
     try {
-      body = parseJson(text);
+      body = parseJson(text, { maxValues: valuesFor(size) });
     } catch (err) {
       if (!(err instanceof JsonError)) throw err;
       throw new MalformedAnswer(url, `HTTP ${status}, not a usable JSON answer (${err.message})`);
@@ -97,7 +100,7 @@ export async function requestJson(policy: RequestPolicy, req: JsonRequest): Prom
 
 function tryParse(text: string): unknown {
   try {
-    return parseJson(text);
+    return parseJson(text, { maxValues: valuesFor(Buffer.byteLength(text)) });
   } catch {
     return undefined;
   }

@@ -54,8 +54,9 @@ export interface ConsumeOutcome {
 export async function consumeFixture(fixture: Fixture, target: ChainTarget, options: ConsumeOptions): Promise<ConsumeOutcome> {
   const started = startReplay(fixture);
   const { replay } = started;
-  const perBlockRoot = target.stateRoot === "per_block";
   await attempt(null, () => target.startChain([...replay.store.entries()], 0n));
+  // What the target's state_root commits to is known once it has started (a server's hello says it).
+  const perBlockRoot = target.stateRoot === "per_block";
   let txs = 0;
   for (let i = 0; i < fixture.blocks.length; i++) {
     if (options.stopped?.() === true) return { blocks: i, txs, difference: null, stopped: true };

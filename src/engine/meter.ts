@@ -95,7 +95,11 @@ export const COSTS: CostSchedule = {
   decodeCyclesPerPayloadByte: 1n,
   /** State growth: per byte written (54-byte key plus value bytes). */
   cellsPerWrittenByte: 1n,
-  /** Per byte of each emitted event's canonical encoding (it commits through logs_root). */
+  /**
+   * Per metered byte of each emitted event: 20 (emitter) + 4 + topic bytes + 4 + payload bytes
+   * (meteredEventBytes), a schedule size and not the length of the event's canonical encoding
+   * that logs_root commits (docs/decisions.md "Metered event size").
+   */
   cellsPerEventByte: 1n,
 };
 

@@ -26,10 +26,10 @@ const PAGES: Record<string, (main: HTMLElement, id: string) => Promise<View>> = 
 async function route(): Promise<void> {
   const n = ++navigation;
   const [kind = "", ...rest] = location.hash.replace(/^#\/?/, "").split("/");
-  const id = decodeURIComponent(rest.join("/"));
   const page = PAGES[kind];
   current = undefined;
   try {
+    const id = fragmentId(rest.join("/"));
     const view = page === undefined || id === "" ? await homeView(main) : await page(main, id);
     if (n !== navigation) return;
     current = view;
@@ -37,8 +37,19 @@ async function route(): Promise<void> {
     document.title = `${view.title} · cbqs explorer`;
   } catch (err) {
     if (n !== navigation) return;
-    if (!(err instanceof ApiError)) throw err;
-    replace(main, h("h1", {}, "Not shown"), h("p", { class: "error", id: "error" }, `${err.code}: ${err.message}`), h("p", {}, h("a", { href: "#/" }, "Back to the latest blocks")));
+    // Whatever went wrong is shown: the page never stays at "Loading…".
+    const said = err instanceof ApiError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
+    replace(main, h("h1", {}, "Not shown"), h("p", { class: "error", id: "error" }, said), h("p", {}, h("a", { href: "#/" }, "Back to the latest blocks")));
+    document.title = "Not shown · cbqs explorer";
+  }
+}
+
+/** The id part of a fragment, %-decoded; a malformed escape (a hand-edited link) is said, not thrown as a URIError. */
+function fragmentId(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    throw new Error(`the link's id ${JSON.stringify(text.slice(0, 80))} is not valid %-encoding`);
   }
 }
 

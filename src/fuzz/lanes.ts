@@ -12,7 +12,8 @@ import type { Lane } from "./campaign.js";
 import { FuzzLane, TargetFailure, type Finding, type RunOutcome } from "./fuzz.js";
 import { chainLines, reproduceLine, writeInputs, writeReport, type ReportMeta } from "./report.js";
 import { ServerTarget } from "../target/server-target.js";
-import { CommandTarget, perCall, type ChainTarget } from "../target/target.js";
+import { CommandTarget } from "../target/command-target.js";
+import { perCall, type ChainTarget } from "../target/target.js";
 
 /** Everything a lane needs, as plain data (it crosses to a worker thread). */
 export interface LaneSpec {
@@ -94,12 +95,11 @@ export class LocalLane implements Lane<FindingReport> {
   /** SIGINT/SIGTERM: the target is ended at once; the run under way is abandoned, a shrink keeps its best so far. */
   stop(): void {
     this.halted = true;
-    this.target.close();
+    void this.target.close();
   }
 
   close(): Promise<void> {
-    this.target.close();
-    return Promise.resolve();
+    return this.target.close();
   }
 }
 

@@ -4,16 +4,17 @@
 // executes a block is a T8nBackend: in this process (`cbqs t8n --server`, below) or a per-call
 // t8n command run once per block (`cbqs t8n-adapter`, src/target/t8n-adapter.ts).
 import type { Readable, Writable } from "node:stream";
-import { decimal, object, string } from "../json/fields.js";
+import { object, string } from "../json/fields.js";
 import { JsonError, parseJson, type Json, type JsonObject } from "../json/parse.js";
-import { dumpEntryViews, dumpHeader, loadDump } from "../../state/kv/dump.js";
+import { dumpEntryViews, dumpHeader, loadDump, type DumpEntries } from "../../state/kv/dump.js";
 import { MemoryStateStore, StateStoreError } from "../../state/store/store.js";
 import { createStateCommitment } from "../../state/qmdb/index.js";
 import { count } from "../format.js";
 import { registryRecords } from "./records.js";
-import { parseEnv, parseTxs, sessionBlock, transition } from "./t8n.js";
+import { parseEnv, parseTxs, sessionBlock, transition, type T8nEnv } from "./t8n.js";
 import { Stopped, stopRequested, watchSignals } from "../steps.js";
 import { BlockInputError, GenesisError } from "../engine/errors.js";
+import { LineSplitter, type Line } from "../lines.js";
 
 export const T8N_SERVER_PROTOCOL = "cbqs-t8n-server/v1";
 /** Open sessions at once: each holds a whole state in memory. */
@@ -39,7 +40,24 @@ export class RequestError extends Error {
   }
 }
 
-/** What executes blocks: `S` is a backend's session state (a store, a post-state file's text). */
+/** A request's `txs` and `env`, checked by the protocol: parsed, and as the request gave them. */
+export interface BlockInput {
+  txs: Uint8Array[];
+  env: T8nEnv;
+  sent: { txs: Json; env: JsonObject };
+}
+
+/** A request's `alloc`, checked by the protocol: its entries loaded, and as the request gave it. */
+export interface AllocInput {
+  entries: DumpEntries;
+  sent: JsonObject;
+}
+
+/**
+ * What executes blocks: `S` is a backend's session state (a store, a post-state file's text). The
+ * protocol has checked every document before a backend sees it, so a malformed request is the
+ * same `invalid_request` whatever executes it.
+ */
 export interface T8nBackend<S> {
   /** The hello line's `implementation`. */
   readonly implementation: string;
@@ -49,12 +67,14 @@ export interface T8nBackend<S> {
    * batch (a per-call t8n's state_root).
    */
   readonly sessionStateRoot: "chain" | "per_block";
-  apply(alloc: JsonObject, txs: Json, env: JsonObject, wantPostState: boolean): Promise<{ result: unknown; post_state?: unknown }>;
+  apply(alloc: AllocInput, block: BlockInput, wantPostState: boolean): Promise<{ result: unknown; post_state?: unknown }>;
   /** A session over `alloc`, the state after block `height`. */
-  open(alloc: JsonObject, height: bigint): Promise<S>;
+  open(alloc: AllocInput, height: bigint): Promise<S>;
   /** The block on top of the session's state; on success the session holds its post-state, on failure it is unchanged. */
-  applyBlock(session: S, txs: Json, env: JsonObject): Promise<unknown>;
+  applyBlock(session: S, block: BlockInput): Promise<unknown>;
   postState(session: S): Promise<unknown>;
+  /** A stop signal came: end the request in progress now if it waits on something outside (it is answered, with an error). */
+  stop?(signal: string): void;
 }
 
 /** A JsonError at a path under `$.<member>` of the request. */
@@ -135,20 +155,23 @@ export class T8nProtocol<S> {
     }
   }
 
+  // Checks in this order (docs/fixtures.md §4.1 "Errors"): the line, `id`, `method`, the members,
+  // the session, `alloc`, `env`, `txs`, then the session's height.
   private async dispatch(method: string, req: JsonObject): Promise<JsonObject> {
     switch (method) {
       case "apply": {
         const r = members(req, ["alloc", "txs", "env"], ["want_post_state"]);
         const want = r["want_post_state"] ?? false;
         if (typeof want !== "boolean") throw new RequestError("invalid_request", "$.want_post_state: expected true or false");
-        const out = await this.backend.apply(objectMember(r, "alloc"), r["txs"]!, objectMember(r, "env"), want);
+        const out = await this.backend.apply(allocOf(r), blockOf(r), want);
         return (want ? { result: out.result, post_state: out.post_state } : { result: out.result }) as JsonObject;
       }
       case "session.open": {
         const r = members(req, ["alloc"]);
-        const alloc = objectMember(r, "alloc");
-        if (alloc["height"] === undefined) throw new RequestError("invalid_request", "$.alloc.height: required for a session (the height of the block this state is after)");
-        const height = under("alloc", () => decimal(alloc["height"], "$.height"));
+        const sent = objectMember(r, "alloc");
+        if (sent["height"] === undefined) throw new RequestError("invalid_request", "$.alloc.height: required for a session (the height of the block this state is after)");
+        const alloc = allocOf(r);
+        const height = BigInt(sent["height"] as string);
         if (this.sessions.size >= MAX_SESSIONS) throw new RequestError("too_many_sessions", `${MAX_SESSIONS} sessions are open; close one first`);
         const state = await this.backend.open(alloc, height);
         const name = `s${++this.opened}`;
@@ -158,11 +181,10 @@ export class T8nProtocol<S> {
       case "session.apply": {
         const r = members(req, ["session", "txs", "env"]);
         const s = this.session(r);
-        const env = objectMember(r, "env");
-        const height = under("env", () => decimal(env["height"], "$.height"));
-        if (height <= s.height) throw new RequestError("invalid_request", `$.env.height: block ${height} is not above the session's height ${s.height}`);
-        const result = await this.backend.applyBlock(s.state, r["txs"]!, env);
-        s.height = height;
+        const block = blockOf(r);
+        if (block.env.height <= s.height) throw new RequestError("invalid_request", `$.env.height: block ${block.env.height} is not above the session's height ${s.height}`);
+        const result = await this.backend.applyBlock(s.state, block);
+        s.height = block.env.height;
         return { result: result as Json };
       }
       case "session.post_state": {
@@ -188,9 +210,22 @@ export class T8nProtocol<S> {
   }
 }
 
-/** `id`: a string of at most 200 characters or an unsigned integer, echoed as given. */
+/** A request's `alloc`: a state dump whose entries load (every entry checked, as `cbqs t8n --input.alloc`). */
+function allocOf(r: JsonObject): AllocInput {
+  const sent = objectMember(r, "alloc");
+  return { entries: loadDump(sent, "$.alloc"), sent };
+}
+
+/** A request's `env` and `txs`, checked as `cbqs t8n` checks its two files. */
+function blockOf(r: JsonObject): BlockInput {
+  const env = objectMember(r, "env");
+  const parsed = under("env", () => parseEnv(env));
+  return { env: parsed, txs: under("txs", () => parseTxs(r["txs"])), sent: { txs: r["txs"]!, env } };
+}
+
+/** `id`: a string of at most 200 characters (Unicode code points) or an unsigned integer, echoed as given. */
 function requestId(v: Json | undefined): Json {
-  if ((typeof v === "string" && v.length <= 200) || typeof v === "number") return v;
+  if ((typeof v === "string" && v.length <= 400 && [...v].length <= 200) || typeof v === "number") return v;
   throw new RequestError("invalid_request", "$.id: expected a string (at most 200 characters) or an unsigned integer");
 }
 
@@ -201,20 +236,17 @@ export class LocalBackend implements T8nBackend<MemoryStateStore> {
   readonly sessionStateRoot = "chain";
   constructor(readonly implementation: string) {}
 
-  apply(alloc: JsonObject, txs: Json, env: JsonObject, wantPostState: boolean): Promise<{ result: unknown; post_state?: unknown }> {
-    const entries = loadDump(alloc, "$.alloc");
-    const e = under("env", () => parseEnv(env));
-    const run = transition(entries, under("txs", () => parseTxs(txs)), e);
+  apply(alloc: AllocInput, block: BlockInput, wantPostState: boolean): Promise<{ result: unknown; post_state?: unknown }> {
+    const run = transition(alloc.entries, block.txs, block.env);
     return Promise.resolve({ result: run.result, ...(wantPostState ? { post_state: postStateJson(run.store) } : {}) });
   }
 
-  open(alloc: JsonObject, height: bigint): Promise<MemoryStateStore> {
-    return Promise.resolve(MemoryStateStore.fromEntries(loadDump(alloc, "$.alloc"), height, createStateCommitment()));
+  open(alloc: AllocInput, height: bigint): Promise<MemoryStateStore> {
+    return Promise.resolve(MemoryStateStore.fromEntries(alloc.entries, height, createStateCommitment()));
   }
 
-  applyBlock(store: MemoryStateStore, txs: Json, env: JsonObject): Promise<unknown> {
-    const e = under("env", () => parseEnv(env));
-    return Promise.resolve(sessionBlock(store, under("txs", () => parseTxs(txs)), e).result);
+  applyBlock(store: MemoryStateStore, block: BlockInput): Promise<unknown> {
+    return Promise.resolve(sessionBlock(store, block.txs, block.env).result);
   }
 
   postState(store: MemoryStateStore): Promise<unknown> {
@@ -230,45 +262,12 @@ function postStateJson(store: MemoryStateStore): unknown {
 
 // ---- framing: lines in, lines out ------------------------------------------------------------
 
-export type Line = { kind: "line"; bytes: Uint8Array } | { kind: "too_long"; bytes: number };
-
-/**
- * Splits a byte stream into lines (LF-terminated; a last line without LF counts) of at most
- * `max` bytes. A longer line is not buffered: its bytes are counted and dropped up to its LF.
- */
+/** The lines of `input`, split by src/lines.ts (a last line without LF counts). */
 export async function* lines(input: AsyncIterable<Uint8Array>, max: number): AsyncGenerator<Line> {
-  let parts: Uint8Array[] = [];
-  let held = 0;
-  /** Bytes of a line already over the bound (being discarded), or -1. */
-  let dropping = -1;
-  const take = (piece: Uint8Array) => {
-    if (dropping >= 0) dropping += piece.length;
-    else if (held + piece.length > max) {
-      dropping = held + piece.length;
-      parts = [];
-      held = 0;
-    } else if (piece.length > 0) {
-      parts.push(piece);
-      held += piece.length;
-    }
-  };
-  const end = (): Line => {
-    const line: Line = dropping >= 0 ? { kind: "too_long", bytes: dropping } : { kind: "line", bytes: Buffer.concat(parts, held) };
-    parts = [];
-    held = 0;
-    dropping = -1;
-    return line;
-  };
-  for await (const chunk of input) {
-    let from = 0;
-    for (let nl = chunk.indexOf(10, from); nl >= 0; nl = chunk.indexOf(10, from)) {
-      take(chunk.subarray(from, nl));
-      from = nl + 1;
-      yield end();
-    }
-    take(chunk.subarray(from));
-  }
-  if (held > 0 || dropping >= 0) yield end();
+  const splitter = new LineSplitter(max);
+  for await (const chunk of input) yield* splitter.push(chunk);
+  const last = splitter.end();
+  if (last !== null) yield last;
 }
 
 /**
@@ -281,11 +280,15 @@ export async function serve<S>(protocol: T8nProtocol<S>, input: Readable, output
     new Promise<void>((resolve, reject) => {
       output.write(text + "\n", (err) => (err ? reject(err) : resolve()));
     });
+  let stopping: Stopped | null = null;
+  const kept = () => `${count(answered, "request")} answered, none left half-done`;
   const stopped = new Promise<never>((_, reject) => {
     const stop = () => {
-      const s = new Stopped(stopRequested() ?? "SIGTERM");
-      s.kept = `${count(answered, "request")} answered, none left half-done`;
-      reject(s);
+      const received = stopRequested() ?? "SIGTERM";
+      protocol.backend.stop?.(received);
+      stopping = new Stopped(received);
+      stopping.kept = kept();
+      reject(stopping);
     };
     if (signal.aborted) stop();
     else signal.addEventListener("abort", stop, { once: true });
@@ -304,7 +307,10 @@ export async function serve<S>(protocol: T8nProtocol<S>, input: Readable, output
     } else continue; // a blank line is no request
     answered++;
     // A signal that came during the request stops the server now, before the next line.
-    if (signal.aborted) await stopped;
+    if (stopping !== null) {
+      (stopping as Stopped).kept = kept();
+      throw stopping;
+    }
   }
 }
 

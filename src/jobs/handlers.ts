@@ -80,17 +80,14 @@ function consumeHandler(spec: Extract<JobSpec, { kind: "consume" }>): Handler {
         onBlock: (blocks, total, _height, txs) => progress({ blocks, total, txs }),
       });
       // The next fixture gets a fresh process: whatever state a failed one was left in is not trusted.
-      if (report?.targetFailed === true) target.close();
+      if (report?.targetFailed === true) await target.close();
       return report === null ? undefined : { kind: "consume", ...report };
     },
     stop() {
       stopped = true;
-      target?.close();
+      void target?.close();
     },
-    close() {
-      target?.close();
-      return Promise.resolve();
-    },
+    close: () => target?.close() ?? Promise.resolve(),
   };
 }
 

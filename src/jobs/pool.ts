@@ -3,7 +3,8 @@
 // data at a time, so memory stays bounded whatever the corpus. Results are handed back in the
 // jobs' order, whatever order they finish in, so output and reports are those of one job at a
 // time. Stopping (SIGINT/SIGTERM) tells every worker to end what it runs (a target process
-// included) and drops unfinished jobs. Without compiled workers (running from TypeScript
+// included) and drops unfinished jobs; when no job is left, each worker closes its handler (a
+// target server is given EOF and waited for) before it is ended. Without compiled workers (running from TypeScript
 // sources) the jobs run on this thread, one at a time: the same results.
 import { existsSync } from "node:fs";
 import { Worker } from "node:worker_threads";
@@ -11,13 +12,14 @@ import { makeHandler, type JobInput, type JobOutput, type JobProgress, type JobS
 
 const WORKER_SCRIPT = new URL("./worker.js", import.meta.url);
 
-/** Main thread → worker. */
-export type ToWorker = { type: "job"; index: number; input: JobInput } | { type: "stop" };
+/** Main thread → worker: a job; a stop (end the job under way, then close); a close (no job is left). */
+export type ToWorker = { type: "job"; index: number; input: JobInput } | { type: "stop" } | { type: "close" };
 /** Worker → main thread. */
 export type FromWorker =
   | { type: "done"; index: number; output: JobOutput }
   | { type: "progress"; index: number; progress: JobProgress }
   | { type: "failed"; index: number; message: string }
+  /** The handler is closed (its target process has exited): the worker may be ended. */
   | { type: "stopped" };
 
 export interface PoolOptions {
@@ -87,7 +89,9 @@ export async function runJobs(spec: JobSpec, inputs: readonly JobInput[], option
       else resolve(ordered.delivered());
     };
     const feed = (w: Worker) => {
-      if (failure !== null || options.signal.aborted || next >= inputs.length) return end(w);
+      if (failure !== null || options.signal.aborted) return end(w);
+      // No job left: the worker closes its handler (a target server gets EOF and exits) before it is ended.
+      if (next >= inputs.length) return w.postMessage({ type: "close" } satisfies ToWorker);
       const index = next++;
       holding.set(w, index);
       w.postMessage({ type: "job", index, input: inputs[index]! } satisfies ToWorker);

@@ -11,8 +11,8 @@ const handler = makeHandler(workerData as JobSpec);
 const PROGRESS_MS = 200;
 
 port.on("message", (m: ToWorker) => {
-  if (m.type === "stop") {
-    handler.stop();
+  if (m.type === "stop" || m.type === "close") {
+    if (m.type === "stop") handler.stop();
     void handler.close().then(() => post({ type: "stopped" }));
     return;
   }

@@ -44,6 +44,12 @@ export interface ParseOptions {
   maxBytes?: number;
   maxStringBytes?: number;
   /**
+   * Values (scalars, arrays and objects, each member's value counted once) the document may hold.
+   * A reader of someone else's answer sets it from the answer's size (valuesFor): a text of tiny
+   * values (`[[],[],…]`) costs some 25 bytes of heap per byte read, a real answer far less.
+   */
+  maxValues?: number;
+  /**
    * Arrays, by JSON path ("$.entries", "$.blocks"), whose elements go to the callback one at a
    * time as each completes. The callback returns true when it took the element (it is then not
    * kept: the array in the result stays empty), false to keep it in the array. `root` is the
@@ -105,6 +111,8 @@ export class JsonParser {
   private readonly maxDepth: number;
   private readonly maxBytes: number;
   private readonly maxStringBytes: number;
+  private readonly maxValues: number;
+  private values = 0;
   private readonly streams: Record<string, StreamCallback>;
   private readonly hasStreams: boolean;
 
@@ -112,6 +120,7 @@ export class JsonParser {
     this.maxDepth = options.maxDepth ?? MAX_JSON_DEPTH;
     this.maxBytes = options.maxBytes ?? MAX_DOCUMENT_BYTES;
     this.maxStringBytes = options.maxStringBytes ?? MAX_JSON_STRING_BYTES;
+    this.maxValues = options.maxValues ?? Infinity;
     this.streams = options.streams ?? {};
     this.hasStreams = Object.keys(this.streams).length > 0;
   }
@@ -260,6 +269,7 @@ export class JsonParser {
 
   /** A complete value: the root, an array element, or an object member. */
   private value(v: Json): void {
+    if (++this.values > this.maxValues) throw new JsonError("$", `more values than a document of its size may hold (at most ${this.maxValues})`);
     const top = this.stack[this.stack.length - 1];
     if (top === undefined) {
       this.root = v;
@@ -465,6 +475,16 @@ function hex4(s: string, at: number): number {
 }
 
 /** Parses one complete JSON text (a string, or its UTF-8 bytes). */
+/**
+ * The maxValues of an answer of `bytes` bytes from someone else: one value per 16 bytes, at least
+ * 4,096. Our own documents hold one value per 24 bytes or more (a receipt's fields, a post-state's
+ * decoded views: 29–36), so no real answer reaches it; the heap a text of tiny values can take is
+ * then a few times its size, not 25.
+ */
+export function valuesFor(bytes: number): number {
+  return Math.max(4096, Math.floor(bytes / 16));
+}
+
 export function parseJson(text: string | Uint8Array, options: ParseOptions = {}): Json {
   const parser = new JsonParser(options);
   parser.feed(typeof text === "string" ? Buffer.from(text, "utf8") : text);

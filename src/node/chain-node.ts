@@ -6,7 +6,7 @@
 // ChainDb commit (state/chain-db/chain-db.ts).
 import { bytesEqual, toHex } from "../bytes.js";
 import { genesisHash, headerHash } from "../chain/block.js";
-import { txHash, type TxEnvelope } from "../chain/envelope.js";
+import { MAX_ENVELOPE_BYTES, txHash, type TxEnvelope } from "../chain/envelope.js";
 import { blockResults, receiptJson } from "../chain/receipts.js";
 import type { GenesisConfig } from "../engine/inputs.js";
 import { Chain, isKeylessAccount } from "../engine/chain.js";
@@ -41,6 +41,25 @@ export class ImportMismatch extends Error {
 /** Devnet bounds: pending transactions, and transactions per produced block. */
 export const MAX_POOL_TXS = 4_096;
 export const MAX_BLOCK_TXS = 1_024;
+/**
+ * Bytes of transaction envelopes in one produced block: four envelopes of the largest size
+ * (4,198,400). A block is served as JSON with its envelopes in hex (twice their size) and its
+ * receipts: GET /block/{n}, a feed item and a fixture's block then stay below about 9 MB, far
+ * from V8's longest string (2^29 − 24 characters) and the 512 MiB a client buffers
+ * (MAX_BUFFERED_DOCUMENT_BYTES). A policy of block production, like MAX_BLOCK_TXS, not of
+ * consensus: an imported fixture's blocks are not held to it.
+ */
+export const MAX_BLOCK_BYTES = 4 * MAX_ENVELOPE_BYTES;
+/** Bytes of the pool's envelopes: four full blocks, as MAX_POOL_TXS is four blocks' count. */
+export const MAX_POOL_BYTES = 4 * MAX_BLOCK_BYTES;
+
+/** The byte bounds of block production (tests scale them down); a transaction is at most the smallest of them and MAX_ENVELOPE_BYTES. */
+export interface ProductionLimits {
+  blockBytes: number;
+  poolBytes: number;
+}
+
+export const DEFAULT_PRODUCTION: ProductionLimits = { blockBytes: MAX_BLOCK_BYTES, poolBytes: MAX_POOL_BYTES };
 /** Snapshots kept for POST /devnet/revert; beyond it the oldest is forgotten (docs/node.md "Snapshots"). */
 export const MAX_SNAPSHOTS = 1_024;
 /** Outcomes the devnet remembers for GET /tx beyond what the chain records: rejection messages, dropped transactions. */
@@ -119,6 +138,8 @@ export class CbqsNode {
    * the engine's calls, never inside them.
    */
   onBlockTimed: ((applyMs: number, commitMs: number) => void) | undefined;
+  /** What a produced block and the pool may hold in bytes (docs/node.md "Devnet"). */
+  production: ProductionLimits = DEFAULT_PRODUCTION;
 
   private constructor(
     private store: ChainDb,
@@ -230,6 +251,31 @@ export class CbqsNode {
     return this.pool.length;
   }
 
+  /** Bytes of the queued envelopes. */
+  get pendingBytes(): number {
+    return this.pool.reduce((sum, t) => sum + t.raw.length, 0);
+  }
+
+  /** The largest envelope POST /tx takes: one that fits in a block (and the pool). */
+  get maxTxBytes(): number {
+    return Math.min(MAX_ENVELOPE_BYTES, this.production.blockBytes, this.production.poolBytes);
+  }
+
+  /**
+   * Refuses an envelope of `size` bytes that no block could take (413 `tx_too_large`) or that the
+   * pool has no room for (503 `tx_pool_full`), counting `ahead` transactions not yet in the pool
+   * (those waiting for their turn in the devnet's queue).
+   */
+  checkRoom(size: number, ahead: { txs: number; bytes: number } = { txs: 0, bytes: 0 }): void {
+    const max = this.maxTxBytes;
+    if (size > max) throw new RequestError(413, "tx_too_large", `a transaction envelope is at most ${max} bytes (this one has ${size})`);
+    if (this.pool.length + ahead.txs >= MAX_POOL_TXS) throw new RequestError(503, "tx_pool_full", `the pool holds ${MAX_POOL_TXS} transactions; mine a block first`);
+    const bytes = this.pendingBytes + ahead.bytes;
+    if (bytes + size > this.production.poolBytes) {
+      throw new RequestError(503, "tx_pool_full", `the pool holds ${bytes} bytes of transactions and takes at most ${this.production.poolBytes}; mine a block first`);
+    }
+  }
+
   /** Drops the queued transactions from position `index` on (a library caller's all-or-nothing block). */
   dropPendingFrom(index: number): void {
     this.pool.length = Math.min(this.pool.length, Math.max(0, index));
@@ -243,12 +289,12 @@ export class CbqsNode {
   // ---- devnet ---------------------------------------------------------------------------------
 
   /**
-   * Queues a raw envelope (docs/transactions.md) after checking it decodes, names this chain, is
+   * Queues a raw envelope (docs/transactions.md) after checking it fits (checkRoom), decodes, names this chain, is
    * not from a keyless account (no block may contain it) and carries its sender's next nonce
    * (account nonce plus the sender's queued transactions).
    */
   submit(raw: Uint8Array): { tx_hash: string; nonce: string } {
-    if (this.pool.length >= MAX_POOL_TXS) throw new RequestError(503, "tx_pool_full", `the pool holds ${MAX_POOL_TXS} transactions; mine a block first`);
+    this.checkRoom(raw.length);
     let env: TxEnvelope;
     try {
       env = decodeTransaction(raw, 0, this.config.chain_id);
@@ -382,7 +428,8 @@ export class CbqsNode {
   }
 
   /**
-   * The pool's first MAX_BLOCK_TXS transactions, minus those no block may contain: one the engine
+   * The pool's first transactions, as many as fit in MAX_BLOCK_TXS and `production.blockBytes`
+   * (the first that does not fit waits for the next block), minus those no block may contain: one the engine
    * excludes (a sender who cannot pay the fee at the reservation) and every later one of the same
    * sender, whose nonce it skipped (the t8n rule, src/harness/t8n.ts). Found by running the block
    * on a throwaway overlay and dropping, after each run, every such transaction whose verdict
@@ -394,7 +441,7 @@ export class CbqsNode {
    * A rejected transaction is included and uses its nonce, so the sender's next one stays valid.
    */
   private selectTxs(head: BlockRecord, height: bigint, timestamp: bigint): { included: PoolTx[]; dropped: MinedBlock["dropped"] } {
-    let included = this.pool.splice(0, MAX_BLOCK_TXS);
+    let included = this.pool.splice(0, this.fitting());
     const dropped: MinedBlock["dropped"] = [];
     const base = this.db.stateAt(head.height)!;
     for (;;) {
@@ -424,6 +471,16 @@ export class CbqsNode {
       }
       included = kept;
     }
+  }
+
+  /** How many of the pool's first transactions fit in one block, by count and by bytes. */
+  private fitting(): number {
+    let n = 0;
+    for (let bytes = 0; n < this.pool.length && n < MAX_BLOCK_TXS; n++) {
+      bytes += this.pool[n]!.raw.length;
+      if (bytes > this.production.blockBytes) break;
+    }
+    return n;
   }
 
   // ---- snapshots (POST /devnet/snapshot, POST /devnet/revert) ----------------------------------

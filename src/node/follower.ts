@@ -18,7 +18,8 @@ import type { BlockRecord, ChainDb } from "../../state/chain-db/chain-db.js";
 import { executedRecord, genesisRecord } from "./chain-node.js";
 import { MAX_LIMIT } from "./replication.js";
 import { createExclusive } from "../output-file.js";
-import { HeadWatch, subscribeUrl } from "./head-watch.js";
+import { SNAPSHOT_MAGIC } from "../../state/lmdb/snapshot.js";
+import { EventTooLarge, HeadWatch, subscribeUrl, type WaitOutcome } from "./head-watch.js";
 
 /** The node cannot be followed (unreachable, answers that are not the feed, another chain in the store): exit 2. */
 export class FollowInputError extends Error {
@@ -282,7 +283,14 @@ export async function follow(options: FollowOptions): Promise<FollowResult> {
       options.onWait?.(db.head()!.height, nodeHeight, watch === undefined ? { pollMs: options.pollMs } : { subscribed: watch.url });
       // The events only say when to look: the next page is read and verified as ever. Until the
       // node has accepted the subscription, the wait is a poll's.
-      const outcome = watch === undefined ? "down" : await watch.wait(seen, watch.up ? Math.max(options.pollMs, SUBSCRIBED_CHECK_MS) : options.pollMs);
+      let outcome: WaitOutcome;
+      try {
+        outcome = watch === undefined ? "down" : await watch.wait(seen, watch.up ? Math.max(options.pollMs, SUBSCRIBED_CHECK_MS) : options.pollMs);
+      } catch (err) {
+        // The node sent what no node sends: it is not followed further (exit 2, naming it).
+        if (err instanceof EventTooLarge) throw new FollowInputError(err.message);
+        throw err;
+      }
       if (outcome === "down") await sleep(options.pollMs, signal);
     }
   } finally {
@@ -332,23 +340,65 @@ function fixtureBlock(b: Block): FixtureBlock {
   };
 }
 
+/** What a snapshot download may take: bytes, and seconds in all (each read also has the client's timeout). */
+export interface DownloadLimits {
+  /** Per read: a server that sends nothing for this long has failed. */
+  timeoutMs: number;
+  maxBytes: number;
+  deadlineMs: number;
+}
+
+/** `follow --snapshot-max-bytes`: far above any devnet's snapshot, far below a laptop's free disk. */
+export const DEFAULT_SNAPSHOT_MAX_BYTES = 16 * 1024 ** 3;
+/** `follow --snapshot-timeout`, seconds for the whole download. */
+export const DEFAULT_SNAPSHOT_TIMEOUT_S = 3600;
+
 /**
  * `follow --snapshot <url>`: downloads a snapshot file to a new file `<stem>.cbqs` (created
  * exclusively: a file or symlink already at that name is never written through; another name is
  * taken) and returns its path (a node serves no snapshot itself; any HTTP(S) server will do, the
- * import checks it). Removed again on any failure. The client's transport streams it to the file.
+ * import checks it). Nothing is written unless the answer is a 200 whose body starts with the
+ * snapshot magic; the body is bounded in bytes (`--snapshot-max-bytes`, also by its
+ * Content-Length) and the download in time (`--snapshot-timeout`). Removed again on any failure.
  */
-export async function downloadSnapshot(url: string, stem: string, timeoutMs: number, signal?: AbortSignal): Promise<string> {
+export async function downloadSnapshot(url: string, stem: string, limits: DownloadLimits, signal?: AbortSignal): Promise<string> {
   const { fd, path: file } = createExclusive(stem, ".cbqs");
+  const deadline = AbortSignal.timeout(limits.deadlineMs);
   let open = true;
+  /** The body's first bytes, until there are enough to compare with the magic; then null. */
+  let head: Buffer | null = Buffer.alloc(0);
+  let size = 0;
+  const tooLarge = (bytes: string) => new FollowInputError(`${url}: the snapshot has ${bytes} bytes, above --snapshot-max-bytes ${limits.maxBytes}`);
   try {
-    let status: number;
     try {
-      ({ status } = await httpRequest(url, { timeoutMs, signal, onChunk: (chunk) => writeSync(fd, chunk) }));
+      await httpRequest(url, {
+        timeoutMs: limits.timeoutMs,
+        signal: signal === undefined ? deadline : AbortSignal.any([signal, deadline]),
+        accept: "application/octet-stream",
+        onResponse: (status, headers) => {
+          if (status !== 200) throw new FollowInputError(`${url}: HTTP ${status}, not a snapshot file`);
+          const length = headers["content-length"];
+          if (length !== undefined && Number(length) > limits.maxBytes) throw tooLarge(length);
+        },
+        onChunk: (chunk) => {
+          size += chunk.length;
+          if (size > limits.maxBytes) throw tooLarge(`more than ${limits.maxBytes}`);
+          if (head === null) {
+            writeSync(fd, chunk);
+            return;
+          }
+          head = Buffer.concat([head, chunk]);
+          if (head.length < SNAPSHOT_MAGIC.length) return;
+          if (!bytesEqual(head.subarray(0, SNAPSHOT_MAGIC.length), SNAPSHOT_MAGIC)) throw new FollowInputError(`${url}: not a cbqs snapshot (bad magic)`);
+          writeSync(fd, head);
+          head = null;
+        },
+      });
     } catch (err) {
-      throw followError(err, timeoutMs);
+      if (deadline.aborted && signal?.aborted !== true) throw new FollowInputError(`${url}: the download did not finish within --snapshot-timeout ${limits.deadlineMs / 1000} s`);
+      throw followError(err, limits.timeoutMs);
     }
-    if (status !== 200) throw new FollowInputError(`${url}: HTTP ${status}, not a snapshot file`);
+    if (head !== null) throw new FollowInputError(`${url}: not a cbqs snapshot (${size} bytes, shorter than its magic)`);
     open = false;
     closeSync(fd);
     return file;

@@ -8,13 +8,51 @@
 import { StringDecoder } from "node:string_decoder";
 import { createParser } from "eventsource-parser";
 import { httpRequest } from "../client/http.js";
-import { JsonError, parseJson } from "../json/parse.js";
+import { JsonError, parseJson, valuesFor } from "../json/parse.js";
 import { DEFAULT_HEARTBEAT_MS } from "./subscriptions.js";
 
 /** Discovery documents are small: a larger answer is not one. */
 const MAX_DISCOVERY_BYTES = 1024 * 1024;
 /** The events that mean the feed may have something new. */
 const CHAIN_EVENTS = new Set(["block", "rewind", "gap"]);
+/**
+ * One event as the follower reads it (its lines up to the blank line that ends it, line breaks not
+ * counted). A node's block event is about 1 KB; a node that sends more without ending the event
+ * is not followed (the parser would hold it all).
+ */
+export const MAX_EVENT_BYTES = 1024 * 1024;
+
+/** The node sent an event past MAX_EVENT_BYTES: it is not a node to follow. */
+export class EventTooLarge extends Error {
+  override name = "EventTooLarge";
+}
+
+/**
+ * Counts the bytes of the event being read, over the raw stream (LF, CR and CRLF line ends, as
+ * the event-stream format allows), and refuses one past MAX_EVENT_BYTES before it is buffered.
+ */
+export class EventBound {
+  private size = 0;
+  private atLineStart = true;
+  private previous = -1;
+
+  constructor(private readonly max = MAX_EVENT_BYTES) {}
+
+  check(chunk: Uint8Array): void {
+    for (const b of chunk) {
+      if (b === 10 && this.previous === 13) {
+        // the LF of a CRLF: the line already ended at its CR
+      } else if (b === 10 || b === 13) {
+        if (this.atLineStart) this.size = 0; // a blank line ends the event
+        this.atLineStart = true;
+      } else {
+        this.atLineStart = false;
+        if (++this.size > this.max) throw new EventTooLarge(`the node sent an event of more than ${this.max} bytes`);
+      }
+      this.previous = b;
+    }
+  }
+}
 
 export type WaitOutcome = "event" | "timeout" | "down" | "stopped";
 
@@ -39,7 +77,7 @@ export async function subscribeUrl(base: string, timeoutMs: number, signal?: Abo
   if (status !== 200) return undefined;
   let doc: unknown;
   try {
-    doc = parseJson(Buffer.concat(chunks));
+    doc = parseJson(Buffer.concat(chunks), { maxValues: valuesFor(size) });
   } catch (err) {
     if (err instanceof JsonError) return undefined;
     throw err;
@@ -55,6 +93,8 @@ export class HeadWatch {
   private state: "closed" | "connecting" | "up" = "closed";
   private connection: AbortController | undefined;
   private waiters: Array<() => void> = [];
+  /** Why the node is not to be followed (an event past the bound), once it has said so. */
+  private refusal: EventTooLarge | undefined;
 
   constructor(
     readonly url: string,
@@ -77,13 +117,14 @@ export class HeadWatch {
   /**
    * Until a chain event newer than `seen` ("event"), `maxMs` ("timeout"), the subscription
    * failing ("down": poll instead), or the signal ("stopped"). Opens the subscription when it is
-   * not open.
+   * not open. A node that sent an event past MAX_EVENT_BYTES rejects it with EventTooLarge.
    */
   wait(seen: number, maxMs: number): Promise<WaitOutcome> {
+    if (this.refusal !== undefined) return Promise.reject(this.refusal);
     if (this.signal?.aborted) return Promise.resolve("stopped");
     if (this.events > seen) return Promise.resolve("event");
     if (this.state === "closed") this.open();
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       let timedOut = false;
       const timer = setTimeout(() => {
         timedOut = true;
@@ -91,6 +132,7 @@ export class HeadWatch {
       }, maxMs);
       const check = () => {
         if (this.signal?.aborted) resolve("stopped");
+        else if (this.refusal !== undefined) reject(this.refusal);
         else if (this.events > seen) resolve("event");
         else if (this.state === "closed") resolve("down");
         else if (timedOut) resolve("timeout");
@@ -123,6 +165,7 @@ export class HeadWatch {
     this.signal?.addEventListener("abort", stop, { once: true });
     this.state = "connecting";
     const decoder = new StringDecoder("utf8");
+    const bound = new EventBound();
     const parser = createParser({
       onEvent: (e) => {
         if (e.event === undefined || !CHAIN_EVENTS.has(e.event)) return;
@@ -150,10 +193,16 @@ export class HeadWatch {
         this.state = "up";
         this.onState?.("up", "");
       },
-      onChunk: (chunk) => parser.feed(decoder.write(chunk)),
+      onChunk: (chunk) => {
+        bound.check(chunk);
+        parser.feed(decoder.write(chunk));
+      },
     }).then(
       () => down("the node ended the subscription"),
-      (err: Error) => down(err.message),
+      (err: Error) => {
+        if (err instanceof EventTooLarge) this.refusal = new EventTooLarge(`${this.url}: ${err.message}`);
+        down(err.message);
+      },
     );
   }
 }

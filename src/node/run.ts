@@ -5,9 +5,9 @@
 import { bytesEqual, toHex } from "../bytes.js";
 import { DEFAULT_GENESIS_SOURCE } from "../harness/genesis.js";
 import { devnetOf } from "../harness/devnet.js";
-import { Devnet, type MiningMode } from "./devnet.js";
+import { clientShare, DEFAULT_MINE_QUEUE, Devnet, type MiningMode } from "./devnet.js";
 import type { ChainDb } from "../../state/chain-db/chain-db.js";
-import { CbqsNode, type NodeStart } from "./chain-node.js";
+import { CbqsNode, DEFAULT_PRODUCTION, type NodeStart, type ProductionLimits } from "./chain-node.js";
 import { startServer, type Logger, type ServerOptions } from "./server.js";
 import type { NodeMetrics } from "./metrics.js";
 import type { Subscriptions } from "./subscriptions.js";
@@ -22,6 +22,12 @@ export interface RunOptions extends Omit<ServerOptions, "log"> {
   log: Logger;
   /** Called once when the node cannot go on (its store refused a block); the caller closes it. */
   onFatal?: (err: Error) => void;
+  /** POST /mine: blocks of the requests waiting or running, in all. Default DEFAULT_MINE_QUEUE. */
+  mineQueue?: number;
+  /** The same per client address. Default a quarter of mineQueue. */
+  clientMineQueue?: number;
+  /** What a produced block and the pool hold in bytes. Default DEFAULT_PRODUCTION. */
+  production?: Partial<ProductionLimits>;
 }
 
 export interface RunningNode {
@@ -46,7 +52,9 @@ export async function runNode(db: ChainDb, start: NodeStart, options: RunOptions
   node.onMined = (mined) => log({ level: "info", msg: "block", height: mined.block.height.toString(), txs: mined.block.transactions.length, dropped: mined.dropped.length });
   const mining = options.mining ?? (options.blockTime > 0 ? "interval" : "manual");
   if ((mining === "interval") !== options.blockTime > 0) throw new Error(`internal: mining ${mining} with a block time of ${options.blockTime} s`);
-  const devnet = new Devnet(node, mining, log);
+  node.production = { ...DEFAULT_PRODUCTION, ...options.production };
+  const queueBlocks = options.mineQueue ?? DEFAULT_MINE_QUEUE;
+  const devnet = new Devnet(node, mining, log, { queueBlocks, clientBlocks: Math.min(queueBlocks, options.clientMineQueue ?? clientShare(queueBlocks)) });
   const server = await startServer(devnet, { ...options, log });
   // The chain instance with the URL: what a client needs first (cbqs tx --chain-instance). The
   // default genesis (CIP-39 §3: no genesis file given) is named, so it is not mistaken for a file's.

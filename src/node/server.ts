@@ -1,7 +1,9 @@
 // The node's HTTP face on node:http (docs/node.md): routing, query and body bounds, the CIP-4 §10
 // rate limits, and errors — 400 {"error": {"code", "message"}}, 404 unknown route, 405 wrong
 // method, 413 oversized body, 429 + Retry-After, and an opaque 500 with an id whose details go to
-// the structured log only (CIP-4 §6.4, §10). Handlers are synchronous: an answer is built from
+// the structured log only (CIP-4 §6.4, §10). Before anything else a request passes the guard
+// (src/node/guard.ts, docs/node.md "Security model"): Host, Origin, and 403 for what it refuses;
+// its CORS headers come from there too. Handlers are synchronous: an answer is built from
 // one block without yielding, so block production can never tear it. Two answers outlive their
 // request's turn: GET /fixture, streamed over many turns of the event loop from blocks that never
 // change once committed (src/node/streamed.ts), one at a time; and GET /subscribe, which stays
@@ -18,7 +20,7 @@ import { MAX_ENVELOPE_BYTES } from "../chain/envelope.js";
 import { U64_MAX } from "../engine/math.js";
 import type { CbqsNode } from "./chain-node.js";
 import { parseDecimal } from "./decimal.js";
-import { MAX_MINE_BLOCKS, type Devnet, type MineRequest } from "./devnet.js";
+import { MAX_MINE_BLOCKS, WriteCancelled, type Devnet, type MineRequest } from "./devnet.js";
 import { badRequest, errorBody, RequestError } from "./errors.js";
 import { fixtureAnswer } from "./fixture-answer.js";
 import { finalizedViewJson, JsonText, readPointJson, StreamedAnswer, TextAnswer } from "./json.js";
@@ -29,9 +31,10 @@ import { BrokerStateCache, brokerState, finalizedView, parseHash } from "./reads
 import { feedPage, parseFeedQuery } from "./replication.js";
 import { accountAnswer, devAccountsAnswer, pathSegment, providerAnswer, streamAnswer, txAnswer } from "./lookups.js";
 import { sendStreamed } from "./streamed.js";
-import { DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_SUBSCRIBERS, DEFAULT_SUBSCRIBER_BUFFER, EVENT_STREAM_HEADERS, SubscribeRequest, Subscriptions } from "./subscriptions.js";
+import { DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_SUBSCRIBERS, DEFAULT_SUBSCRIBER_BUFFER, defaultClientSubscribers, EVENT_STREAM_HEADERS, SubscribeRequest, Subscriptions } from "./subscriptions.js";
 import { EXPLORER_HEADERS, explorerAsset, isExplorerPath } from "./explorer.js";
 import { blockAnswer, eventsAnswer, historyAnswer, searchAnswer } from "./explorer-reads.js";
+import { RequestGuard } from "./guard.js";
 
 export type Logger = (entry: Record<string, unknown>) => void;
 
@@ -53,10 +56,18 @@ export interface ServerOptions {
   now?: () => number;
   /** GET /subscribe: open subscriptions at most (0 = off). Default DEFAULT_MAX_SUBSCRIBERS. */
   maxSubscribers?: number;
+  /** GET /subscribe: open subscriptions per client address at most. Default defaultClientSubscribers(maxSubscribers). */
+  maxClientSubscribers?: number;
   /** Unsent bytes a subscriber may hold before it is dropped. Default DEFAULT_SUBSCRIBER_BUFFER. */
   subscriberBuffer?: number;
   /** Milliseconds between two heartbeat comments. Default DEFAULT_HEARTBEAT_MS. */
   heartbeatMs?: number;
+  /** Host names answered to besides IP addresses, localhost and `host` (--http-vhosts); "*" = any. */
+  vhosts?: readonly string[];
+  /** Origins whose pages may call the node, with CORS (--http-corsdomain); "*" = any. */
+  corsOrigins?: readonly string[];
+  /** GET /devnet/accounts to clients off loopback too (--expose-dev-seeds). */
+  exposeDevSeeds?: boolean;
 }
 
 export const DEFAULT_RATE_LIMIT = 100;
@@ -77,6 +88,10 @@ interface Context {
   proofCache: ProofCache;
   metrics: NodeMetrics;
   subscriptionsOn: boolean;
+  /** The client's address (per-client bounds). */
+  client: string;
+  /** Aborted when the client goes away before its answer is sent (a devnet write for it is cancelled). */
+  gone: () => AbortSignal;
 }
 
 interface Route {
@@ -96,6 +111,10 @@ interface Route {
   handle: (c: Context) => unknown;
   /** Served (and in discovery) only when subscriptions are on (--max-subscribers above 0). */
   subscriptions?: true;
+  /** Changes the chain: only with the X-Cbqs-Client header (src/node/guard.ts). */
+  write?: true;
+  /** Serves the dev seeds: to loopback clients only, unless --expose-dev-seeds. */
+  seeds?: true;
 }
 
 const route = (r: Route): Route => r;
@@ -299,6 +318,7 @@ const ROUTES: readonly Route[] = [
     name: "cbqs.devnet.tx",
     query: [],
     maxBody: MAX_TX_BODY,
+    write: true,
     handle: (c) => c.devnet.submit(txBody(c.body, c.contentType)),
   }),
   route({
@@ -308,7 +328,8 @@ const ROUTES: readonly Route[] = [
     name: "cbqs.devnet.mine",
     query: ["height", "blocks", "timestamp"],
     maxBody: 0,
-    handle: (c) => c.devnet.mine(mineRequest(c.params)),
+    write: true,
+    handle: (c) => c.devnet.mine(mineRequest(c.params), { client: c.client, gone: c.gone() }),
   }),
   route({
     method: "GET",
@@ -317,6 +338,7 @@ const ROUTES: readonly Route[] = [
     name: "cbqs.devnet.accounts",
     query: [],
     maxBody: 0,
+    seeds: true,
     handle: (c) => devAccountsAnswer(c.node),
   }),
   route({
@@ -326,6 +348,7 @@ const ROUTES: readonly Route[] = [
     name: "cbqs.devnet.snapshot",
     query: [],
     maxBody: 0,
+    write: true,
     handle: (c) => c.devnet.snapshot(),
   }),
   route({
@@ -335,7 +358,8 @@ const ROUTES: readonly Route[] = [
     name: "cbqs.devnet.revert",
     query: ["id"],
     maxBody: 0,
-    handle: (c) => c.devnet.revert(snapshotId(c.params.get("id"))),
+    write: true,
+    handle: (c) => c.devnet.revert(snapshotId(c.params.get("id")), { client: c.client, gone: c.gone() }),
   }),
 ];
 
@@ -419,10 +443,8 @@ const TX_BODY_FORMS =
 
 /** POST /tx: the raw CBOR envelope, or its 0x hex (plain, a JSON string, or `cbqs tx --json`'s object). */
 function txBody(body: Buffer, contentType: string): Uint8Array {
-  if (/^application\/(cbor|octet-stream)\b/i.test(contentType)) {
-    if (body.length > MAX_ENVELOPE_BYTES) throw new RequestError(413, "body_too_large", `an envelope is at most ${MAX_ENVELOPE_BYTES} bytes`);
-    return new Uint8Array(body);
-  }
+  // Its size is judged with the pool's room (413 tx_too_large, src/node/chain-node.ts checkRoom).
+  if (/^application\/(cbor|octet-stream)\b/i.test(contentType)) return new Uint8Array(body);
   let text = body.toString("utf8").trim();
   if (text.startsWith('"') || text.startsWith("{")) {
     const parsed = jsonBody(body);
@@ -488,6 +510,23 @@ class ClientGone extends Error {
 
 const NO_BODY = Promise.resolve(Buffer.alloc(0));
 
+/**
+ * A signal aborted when the request's connection closes before its answer was sent whole: the
+ * client has gone. Watched on the socket (a pipelined request's answer has none of its own yet),
+ * until the answer is finished (a kept-alive socket outlives it).
+ */
+function closedEarly(req: IncomingMessage, res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  const socket = req.socket;
+  if (socket.destroyed) controller.abort();
+  else {
+    const gone = () => controller.abort();
+    socket.once("close", gone);
+    res.once("finish", () => socket.off("close", gone));
+  }
+  return controller.signal;
+}
+
 function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
   // A request that declares no body (most GETs) has none to wait for (RFC 9112 §6.3).
   const { "content-length": length, "transfer-encoding": chunked } = req.headers;
@@ -520,21 +559,24 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
   });
 }
 
-/** Every answer may be read by a page of any origin: a local node serves public chain data. */
-const CORS = { "access-control-allow-origin": "*", "access-control-expose-headers": "retry-after" };
-
 /** The methods a path takes, as an Allow header: GET implies HEAD; OPTIONS is every path's. */
 function allowed(routes: readonly Route[]): string {
   const methods = routes.flatMap((x) => (x.method === "GET" ? ["GET", "HEAD"] : [x.method]));
   return [...methods, "OPTIONS"].join(", ");
 }
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>): void {
   if (res.headersSent || res.destroyed) return;
   const text = body instanceof JsonText || body instanceof TextAnswer ? body.text : JSON.stringify(body);
   const type = body instanceof TextAnswer ? body.contentType : "application/json; charset=utf-8";
-  res.writeHead(status, { "content-type": type, "content-length": Buffer.byteLength(text), ...CORS, ...headers });
+  res.writeHead(status, { "content-type": type, "content-length": Buffer.byteLength(text), ...headers });
   res.end(text);
+}
+
+/** What is known of a request as it is handled, for its error answer and its count. */
+interface Seen {
+  route: string;
+  cors: Record<string, string>;
 }
 
 export interface NodeServer {
@@ -555,32 +597,46 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
   const perClient = new PerClientLimiter(options.proofRateLimit);
   const brokerCache = new BrokerStateCache();
   const proofCache = new ProofCache();
+  const maxSubscribers = options.maxSubscribers ?? DEFAULT_MAX_SUBSCRIBERS;
   const subscriptions = new Subscriptions(
     node,
     {
-      maxSubscribers: options.maxSubscribers ?? DEFAULT_MAX_SUBSCRIBERS,
+      maxSubscribers,
+      maxClientSubscribers: options.maxClientSubscribers ?? defaultClientSubscribers(maxSubscribers),
       maxBufferedBytes: options.subscriberBuffer ?? DEFAULT_SUBSCRIBER_BUFFER,
       heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
     },
     options.log,
   );
   const metrics = new NodeMetrics(() => node.db);
+  const guard = new RequestGuard(options);
   metrics.subscribers = () => subscriptions.size;
   /** The streamed answer being sent (at most one: it re-executes the chain), destroyed by close(). */
   let streaming: ServerResponse | undefined;
 
-  /** A 429 from `limit`, counted under the endpoint the path names (matched again: a refusal is the rare path). */
+  /** The endpoint a refused request is counted under (matched again: a refusal is the rare path). */
+  const routeOf = (pathname: string): string => (isExplorerPath(pathname) ? EXPLORER_ROUTE : (matchRoute(pathname, subscriptions.enabled).routes[0]?.name ?? UNMATCHED_ROUTE));
+
+  /** A 429 from `limit`, counted under the endpoint the path names. */
   const limited = (pathname: string, seen: { route: string }, limit: LimitName, message: string, wait: number): RequestError => {
-    seen.route = isExplorerPath(pathname) ? EXPLORER_ROUTE : (matchRoute(pathname, subscriptions.enabled).routes[0]?.name ?? UNMATCHED_ROUTE);
+    seen.route = routeOf(pathname);
     metrics.countLimited(seen.route, limit);
     return new RequestError(429, "rate_limited", message, {}, { "retry-after": String(wait) });
   };
 
-  /** `seen.route`: the endpoint name the request is counted under, once its path is matched. */
-  const handle = async (req: IncomingMessage, res: ServerResponse, seen: { route: string }): Promise<void> => {
+  /** `seen.route`: the endpoint name the request is counted under, once its path is matched; `seen.cors`: its answer's CORS headers, once admitted. */
+  const handle = async (req: IncomingMessage, res: ServerResponse, seen: Seen): Promise<void> => {
     const url = req.url ?? "/";
     const q = url.indexOf("?");
     const pathname = q < 0 ? url : url.slice(0, q);
+    // Host and Origin before anything else (src/node/guard.ts): a refused page spends no one's rate budget.
+    try {
+      seen.cors = guard.admit(req);
+    } catch (err) {
+      seen.route = routeOf(pathname);
+      throw err;
+    }
+    const cors = seen.cors;
     const client = req.socket.remoteAddress ?? "";
     // The client's own bucket first: a request it refuses takes nothing from the global budget,
     // so a flooding client exhausts its share only, never the other clients' (docs/node.md).
@@ -591,7 +647,7 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
     if (isExplorerPath(pathname) && (req.method === "GET" || req.method === "HEAD")) {
       seen.route = EXPLORER_ROUTE;
       const file = explorerAsset(pathname);
-      const headers = { "content-type": file.type, etag: file.etag, ...EXPLORER_HEADERS, ...CORS };
+      const headers = { "content-type": file.type, etag: file.etag, ...EXPLORER_HEADERS, ...cors };
       if (req.headers["if-none-match"] === file.etag) {
         res.writeHead(304, headers);
         res.end();
@@ -605,9 +661,8 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
     if (routes.length === 0) throw new RequestError(404, "not_found", `no endpoint at ${JSON.stringify(echo(pathname))} (see /.well-known/cbqs)`);
     seen.route = routes[0]!.name;
     if (req.method === "OPTIONS") {
-      const allow = allowed(routes);
-      // A browser's CORS preflight: every endpoint may be called from any origin (docs/node.md).
-      res.writeHead(204, { ...CORS, "access-control-allow-methods": allow, "access-control-allow-headers": "content-type, last-event-id", "access-control-max-age": "600", allow });
+      // A browser's CORS preflight: granted to the --http-corsdomain origins only (admitted above).
+      res.writeHead(204, guard.preflight(cors, allowed(routes)));
       res.end();
       return;
     }
@@ -619,6 +674,8 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
       throw new RequestError(405, "method_not_allowed", `${echo(pathname)} takes ${allow}`, {}, { allow });
     }
     seen.route = r.name;
+    if (r.write === true) guard.checkWrite(req, pathname);
+    if (r.seeds === true) guard.checkSeeds(req);
     const proofLimit = () => {
       const clientWait = perClient.take(client, now());
       if (clientWait > 0) throw limited(pathname, seen, "proof", `proof endpoints answer at most ${options.proofRateLimit} requests per second per client`, clientWait);
@@ -631,27 +688,28 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
     // From here to send: synchronous, one block — except a devnet write, which may wait its turn
     // and produce many blocks (src/node/devnet.ts); its answer is built when it is done.
     const started = proof ? performance.now() : 0;
-    let answer = r.handle({ node, devnet, params, path: captures, body, contentType: String(req.headers["content-type"] ?? ""), limits: options.proofLimits, brokerCache, proofCache, metrics, subscriptionsOn: subscriptions.enabled });
+    const gone = () => closedEarly(req, res);
+    let answer = r.handle({ node, devnet, params, path: captures, body, contentType: String(req.headers["content-type"] ?? ""), limits: options.proofLimits, brokerCache, proofCache, metrics, subscriptionsOn: subscriptions.enabled, client, gone });
     if (proof) metrics.observeProof(r.name, performance.now() - started);
     if (answer instanceof Promise) answer = await answer;
     if (answer instanceof SubscribeRequest) {
       const lastEventId = req.headers["last-event-id"];
-      const resume = subscriptions.check(typeof lastEventId === "string" ? lastEventId : undefined);
+      const resume = subscriptions.check(client, typeof lastEventId === "string" ? lastEventId : undefined);
       if (req.method === "HEAD") {
-        res.writeHead(200, { ...EVENT_STREAM_HEADERS, ...CORS });
+        res.writeHead(200, { ...EVENT_STREAM_HEADERS, ...cors });
         res.end();
         return;
       }
-      subscriptions.open(req, res, answer, resume, CORS);
+      subscriptions.open(req, res, answer, resume, cors);
       return;
     }
     if (!(answer instanceof StreamedAnswer)) {
-      send(res, 200, answer);
+      send(res, 200, answer, cors);
       return;
     }
     // HEAD: the request was checked, the status and headers are the GET's; nothing is produced.
     if (req.method === "HEAD") {
-      res.writeHead(200, { "content-type": "application/json; charset=utf-8", ...CORS });
+      res.writeHead(200, { "content-type": "application/json; charset=utf-8", ...cors });
       res.end();
       return;
     }
@@ -660,35 +718,36 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
     }
     streaming = res;
     try {
-      await sendStreamed(res, answer, CORS, options.log);
+      await sendStreamed(res, answer, cors, options.log);
     } finally {
       streaming = undefined;
     }
   };
 
-  const answerError = (req: IncomingMessage, res: ServerResponse, err: unknown): void => {
+  /** `cors`: the request's CORS headers, so an allowed page may read why it was refused (a refused page gets none). */
+  const answerError = (req: IncomingMessage, res: ServerResponse, err: unknown, cors: Record<string, string>): void => {
     if (err instanceof RequestError) {
       // A body still arriving (refused, or never read) is not drained: answer, then drop the connection.
       const unread = !req.complete;
-      send(res, err.status, errorBody(err.code, err.message, err.extra), { ...err.headers, ...(unread ? { connection: "close" } : {}) });
+      send(res, err.status, errorBody(err.code, err.message, err.extra), { ...cors, ...err.headers, ...(unread ? { connection: "close" } : {}) });
       if (unread) res.on("finish", () => req.socket.destroySoon());
       return;
     }
-    if (err instanceof ClientGone) {
+    if (err instanceof ClientGone || err instanceof WriteCancelled) {
       req.socket.destroy();
       return;
     }
     const id = randomUUID();
     options.log({ level: "error", msg: "internal error", id, method: req.method, url: (req.url ?? "").slice(0, 512), error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
-    send(res, 500, errorBody("internal_error", `internal error (id ${id}); details are in the node's log`, { id }));
+    send(res, 500, errorBody("internal_error", `internal error (id ${id}); details are in the node's log`, { id }), cors);
   };
 
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, (req, res) => {
-    const seen = { route: UNMATCHED_ROUTE };
+    const seen: Seen = { route: UNMATCHED_ROUTE, cors: {} };
     // Counted once answered (or given up on: status "none"), under the endpoint's name.
     const counted = () => metrics.countRequest(seen.route, res.headersSent ? res.statusCode : 0);
     handle(req, res, seen).then(counted, (err: unknown) => {
-      answerError(req, res, err);
+      answerError(req, res, err, seen.cors);
       counted();
     });
   });

@@ -1,8 +1,8 @@
 // Snapshots and fast sync (CIP-4 §8.1; the file format and what it carries: state/lmdb/snapshot.ts):
 // import with every check a node can make before accepting — the checksum, the chain (genesis
 // source → chain_instance_id → genesis state root and block hash; block H's transactions,
-// receipts and events → its roots → its block hash) and the rebuilt state root against block H's
-// state_root — into an empty directory, built aside and renamed into place only when all hold;
+// receipts and events → its roots → its block hash), the rebuilt state root against block H's
+// state_root, and H's effective_rent_height against that state — into an empty directory, built aside and renamed into place only when all hold;
 // and snapshots written every n blocks as a store commits.
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -14,7 +14,10 @@ import { chainInstanceId } from "../codec/derive.js";
 import { Chain } from "../engine/chain.js";
 import { genesisFromSource } from "../harness/genesis.js";
 import { newStore } from "../harness/replay.js";
-import type { BlockRecord, GenesisRecord } from "../../state/chain-db/chain-db.js";
+import type { BlockRecord, GenesisRecord, StateReader } from "../../state/chain-db/chain-db.js";
+import { readPauseRecord } from "../engine/governance.js";
+import { REGISTRY_ADDRESS } from "../engine/layout.js";
+import { effectiveRentHeight } from "../engine/pause.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { hasEnv, StoreError } from "../../state/lmdb/env.js";
 import { encodeBlock } from "../../state/lmdb/records.js";
@@ -122,6 +125,7 @@ export function* importSnapshotSteps(file: string, dir: string, trustedBlockHash
     const db = LmdbChainDb.open(tmp);
     try {
       db.adoptSnapshot(head.genesis, head.block);
+      verifyEffectiveRentHeight(head, db.stateAt(head.block.height)!);
     } finally {
       db.close();
     }
@@ -131,6 +135,25 @@ export function* importSnapshotSteps(file: string, dir: string, trustedBlockHash
   } catch (err) {
     rmSync(tmp, { recursive: true, force: true });
     throw err;
+  }
+}
+
+/**
+ * Block H's effective_rent_height is not covered by its block hash: it is checked against the
+ * rebuilt state it comes from (H − coverage(H), from the registry's pause record after block H,
+ * as the engine derives it). Throws SnapshotError.
+ */
+function verifyEffectiveRentHeight({ genesis, block }: SnapshotHead, state: StateReader): void {
+  if (block.height === 0n) return; // the genesis block is checked whole against its source
+  let expected: bigint;
+  try {
+    const pause = readPauseRecord((k) => state.read(k), genesisFromSource(genesis.source).governance, REGISTRY_ADDRESS);
+    expected = effectiveRentHeight(pause, block.height);
+  } catch (err) {
+    throw new SnapshotError(`block ${block.height}: the registry's pause record in the rebuilt state does not decode (${(err as Error).message})`);
+  }
+  if (expected !== block.effective_rent_height) {
+    throw new SnapshotError(`block ${block.height}: effective_rent_height ${block.effective_rent_height} is not the ${expected} its rebuilt state gives (H − pause coverage)`);
   }
 }
 

@@ -3,7 +3,8 @@
 // per committed block (`block`, `id:` its height), `rewind` when a devnet revert replaced the
 // chain, `gap` when a resuming subscriber missed more blocks than are replayed, and a comment line
 // every heartbeat so proxies keep the connection. Bounded: at most `maxSubscribers` connections
-// (503 beyond), and a subscriber whose unsent events exceed `maxBufferedBytes` is dropped — the
+// (503 beyond), at most `maxClientSubscribers` of them per client address (429 beyond: one client
+// cannot take every place from the others), and a subscriber whose unsent events exceed `maxBufferedBytes` is dropped — the
 // node's memory never grows with a client that does not read (it holds at most the bound plus
 // one write per subscriber).
 //
@@ -20,12 +21,15 @@ import { parseDecimal } from "./decimal.js";
 import { RequestError } from "./errors.js";
 import { finalizedViewJson, readPointJson } from "./json.js";
 import { decodedEvent } from "./lookups.js";
+import { CLIENT_SHARE } from "./rate-limit.js";
 
 type Logger = (entry: Record<string, unknown>) => void;
 
 export interface SubscriptionLimits {
   /** Open subscriptions at most; a request beyond is 503. 0 turns GET /subscribe off. */
   maxSubscribers: number;
+  /** Open subscriptions per client address at most; a request beyond is 429. */
+  maxClientSubscribers: number;
   /** A subscriber whose written-but-unsent bytes exceed this is dropped. */
   maxBufferedBytes: number;
   /** Milliseconds between two heartbeat comments. */
@@ -33,6 +37,12 @@ export interface SubscriptionLimits {
 }
 
 export const DEFAULT_MAX_SUBSCRIBERS = 1_024;
+/**
+ * The per-client bound when none is given: a quarter of the global one (256 of 1,024), as the
+ * per-client rate limit is a quarter of the global limit: three clients at their bound leave a
+ * quarter of the places to everyone else.
+ */
+export const defaultClientSubscribers = (maxSubscribers: number): number => (maxSubscribers === 0 ? 0 : Math.max(1, Math.floor(maxSubscribers / CLIENT_SHARE)));
 /** 256 KiB: with 1,024 subscribers the node holds at most 256 MiB of unsent events. */
 export const DEFAULT_SUBSCRIBER_BUFFER = 256 * 1024;
 /** Below the usual 30–60 s idle timeouts of proxies and load balancers. */
@@ -74,6 +84,8 @@ export class Subscriptions {
   /** Subscribers by filter: "" for none, else the stream id's hex. */
   private readonly groups = new Map<string, Set<Subscriber>>();
   private count = 0;
+  /** Open subscriptions by client address (an address appears while it holds one). */
+  private readonly byClient = new Map<string, number>();
   private pending: Change[] = [];
   private flushScheduled = false;
   private readonly unlisten: () => void;
@@ -105,13 +117,18 @@ export class Subscriptions {
   }
 
   /**
-   * Checks a subscription before anything is written: the bound (503 `too_many_subscribers`) and
-   * `Last-Event-ID` (the numeric rule, 400 `invalid_last_event_id`). Returns the resume height.
+   * Checks a subscription of `client` before anything is written: the bounds (503
+   * `too_many_subscribers` in all, then 429 `too_many_subscriptions` for one client) and `Last-Event-ID`
+   * (the numeric rule, 400 `invalid_last_event_id`). Returns the resume height.
    */
-  check(lastEventId: string | undefined): bigint | undefined {
+  check(client: string, lastEventId: string | undefined): bigint | undefined {
     if (this.closed) throw new RequestError(503, "shutting_down", "the node is stopping");
     if (this.count >= this.limits.maxSubscribers) {
       throw new RequestError(503, "too_many_subscribers", `the node serves at most ${this.limits.maxSubscribers} subscriptions (--max-subscribers) and all are taken`, {}, { "retry-after": "5" });
+    }
+    const own = this.byClient.get(client) ?? 0;
+    if (own >= this.limits.maxClientSubscribers) {
+      throw new RequestError(429, "too_many_subscriptions", `one client may hold at most ${this.limits.maxClientSubscribers} subscriptions (--max-client-subscribers) and this one holds ${own}`, {}, { "retry-after": "5" });
     }
     if (lastEventId === undefined) return undefined;
     return parseDecimal(lastEventId, { name: "last_event_id", what: "the id (a block height) of the last event received", max: U64_MAX });
@@ -133,6 +150,7 @@ export class Subscriptions {
     if (group === undefined) this.groups.set(key, (group = new Set()));
     group.add(sub);
     this.count++;
+    this.byClient.set(sub.client, (this.byClient.get(sub.client) ?? 0) + 1);
     res.on("close", () => this.remove(sub));
     this.write(sub, Buffer.from(`retry: ${RETRY_MS}\n\n` + this.start(lastEventId, sub.stream)));
   }
@@ -146,6 +164,7 @@ export class Subscriptions {
     for (const group of this.groups.values()) for (const sub of group) sub.res.end();
     this.groups.clear();
     this.count = 0;
+    this.byClient.clear();
   }
 
   /** The first events of a subscription. */
@@ -213,6 +232,9 @@ export class Subscriptions {
     const group = this.groups.get(key);
     if (group === undefined || !group.delete(sub)) return;
     this.count--;
+    const own = this.byClient.get(sub.client)! - 1;
+    if (own === 0) this.byClient.delete(sub.client);
+    else this.byClient.set(sub.client, own);
     if (group.size === 0) this.groups.delete(key);
   }
 

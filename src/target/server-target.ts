@@ -1,38 +1,46 @@
 // The implementation under test as a long-lived server of the cbqs-t8n-server/v1 protocol
 // (docs/fixtures.md §4.1): one process for a whole campaign, one session per chain, so a block
-// ships only its transactions and env. The command runs as `/bin/sh -c '<command>'` in its own
-// process group (a timeout or an interrupt ends it and whatever it started); requests go one at
-// a time, each with a deadline. A process that exits or misses a deadline is a ServerDied: the
-// fuzzer reports it, starts a new process and tries the run again (src/fuzz/fuzz.ts).
-import { spawn, type ChildProcess } from "node:child_process";
+// ships only its transactions and env. The process, its answer lines and its stderr are read
+// through src/target/bounded.ts (its own process group; lines split in linear time and bounded);
+// requests go one at a time, each with a deadline. A process that exits or misses a deadline is a
+// ServerDied: the fuzzer reports it, starts a new process and tries the run again (src/fuzz/fuzz.ts).
 import { toHex } from "../bytes.js";
-import { JsonError, parseJson } from "../json/parse.js";
+import { JsonError, parseJson, valuesFor } from "../json/parse.js";
 import { T8N_SERVER_PROTOCOL } from "../harness/t8n-server.js";
 import { DUMP_FORMAT } from "../../state/kv/dump.js";
 import type { Entries, T8nInputs } from "./target.js";
-import { checkedResult, envJson, parseTargetOutput, TargetError, type ChainTarget, type TargetAnswer, type TargetOutput } from "./target.js";
+import { checkedResult, envJson, withPostState, TargetError, type ChainTarget, type TargetAnswer, type TargetOutput } from "./target.js";
+import { AnswerLines, lastLine, said, TargetProcess, type Ended } from "./bounded.js";
 
 /** The server process ended or missed a deadline: the fuzzer may start a new one. */
 export class ServerDied extends TargetError {
   override name = "ServerDied";
 }
 
-/** How much of the server's stderr is kept for the report and the error line. */
-const STDERR_KEEP = 64 * 1024;
 /** The hello line must come within this time of the start (a server loads its code first). */
 const HELLO_TIMEOUT_MS = 60_000;
 
 type Json = Record<string, unknown>;
 
+/** A running server: its process and the answer lines read from it so far (a new process starts with none). */
+interface Running {
+  process: TargetProcess;
+  lines: AnswerLines;
+}
+
 export class ServerTarget implements ChainTarget {
   readonly memoizable = false;
-  private child: ChildProcess | null = null;
+  private running: Running | null = null;
+  /** Resolves once the last process stopped has exited. */
+  private stopping: Promise<void> = Promise.resolve();
+  /** The last process started, running or not: its stderr is the report's. */
+  private last: TargetProcess | null = null;
   private hello: Json | null = null;
-  private buffered = "";
-  private stderrTail = "";
+  /** What the last hello said `state_root` commits to; kept when that process ends. */
+  private sessionStateRoot: "chain" | "per_block" | null = null;
   private nextId = 1;
   /** The one outstanding request's completion. */
-  private pending: { resolve: (line: string) => void; reject: (err: Error) => void } | null = null;
+  private pending: { resolve: (line: Uint8Array) => void; reject: (err: Error) => void } | null = null;
   private exited: string | null = null;
   private session: string | null = null;
   /** The method and block of the last request, for the report of a death. */
@@ -45,8 +53,10 @@ export class ServerTarget implements ChainTarget {
     private readonly timeoutMs: number,
   ) {}
 
+  /** Known from the server's hello line, so only after the first startChain. */
   get stateRoot(): "chain" | "per_block" {
-    return this.hello?.["session_state_root"] === "per_block" ? "per_block" : "chain";
+    if (this.sessionStateRoot === null) throw new Error("a server's session_state_root is known only from its hello line: startChain first");
+    return this.sessionStateRoot;
   }
 
   get implementation(): string {
@@ -78,35 +88,37 @@ export class ServerTarget implements ChainTarget {
   async postState(inputs: T8nInputs, answer: TargetAnswer): Promise<TargetOutput> {
     const session = this.requireSession();
     const got = await this.call({ method: "session.post_state", session }, `session.post_state after block ${inputs.env.height}`);
-    if (typeof got["post_state"] !== "object" || got["post_state"] === null) throw this.unusable(`session.post_state answered without a post_state: ${short(got)}`);
+    const postState = got["post_state"];
+    if (typeof postState !== "object" || postState === null) throw this.unusable(`session.post_state answered without a post_state: ${short(got)}`);
     try {
-      return parseTargetOutput(answer.resultText, JSON.stringify(got["post_state"], null, 2) + "\n", this.stderrTail);
+      return withPostState(answer.result, answer.resultText, postState, () => JSON.stringify(postState, null, 2) + "\n", "session.post_state", this.stderr());
     } catch (err) {
-      if (err instanceof TargetError) throw new TargetError(err.message.replace("--output.alloc", "session.post_state"), this.stderrTail);
+      if (err instanceof TargetError) throw this.unusable(err.message);
       throw err;
     }
   }
 
+  /** What the last process wrote on stderr (its tail). */
   stderr(): string {
-    return this.stderrTail;
+    return this.last?.stderr ?? "";
   }
 
-  /** Ends the process (and its group) and forgets the session: the next chain starts a new one. */
-  close(): void {
-    const pid = this.child?.pid;
-    this.child?.stdin?.destroy();
-    if (pid !== undefined) {
-      try {
-        process.kill(-pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
-    this.child = null;
+  /**
+   * Stops the process (EOF on its stdin, its group killed if it has not exited in a moment) and
+   * forgets the session: the next chain starts a new one. Resolves once the process has exited.
+   */
+  close(): Promise<void> {
+    this.end(false);
+    return this.stopping;
+  }
+
+  /** Stops the process — with SIGTERM as well when it misbehaved (`terminate`) — and fails the request waiting on it. */
+  private end(terminate: boolean): void {
+    if (this.running !== null) this.stopping = this.running.process.stop(terminate);
+    this.running = null;
     this.hello = null;
     this.session = null;
-    this.buffered = "";
-    this.pending?.reject(new ServerDied("was stopped", this.stderrTail));
+    this.pending?.reject(new ServerDied("was stopped", this.stderr()));
     this.pending = null;
   }
 
@@ -116,82 +128,93 @@ export class ServerTarget implements ChainTarget {
   }
 
   private unusable(message: string): TargetError {
-    return new TargetError(message, this.stderrTail);
+    return new TargetError(message, this.stderr());
   }
 
   private async ensureStarted(): Promise<void> {
-    if (this.child !== null) return;
+    if (this.running !== null) return;
     this.starts++;
     this.exited = null;
-    this.stderrTail = "";
-    const child = spawn("/bin/sh", ["-c", this.command], { stdio: ["pipe", "pipe", "pipe"], detached: true });
-    this.child = child;
-    child.stdout!.setEncoding("utf8");
+    const proc = new TargetProcess(this.command, [], "server");
+    // A new process starts with no answer lines: nothing a dead one left half-written is read as its hello.
+    const running: Running = { process: proc, lines: new AnswerLines() };
+    this.running = running;
+    this.last = proc;
     // Events of a process already ended and replaced (close() after a missed deadline) are not this one's.
-    const current = () => this.child === child;
-    child.stdout!.on("data", (chunk: string) => current() && this.onStdout(chunk));
-    child.stderr!.setEncoding("utf8");
-    child.stderr!.on("data", (chunk: string) => {
-      if (current()) this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_KEEP);
-    });
-    // A write to a server that has exited is reported by its exit, not as an EPIPE crash here.
-    child.stdin!.on("error", () => undefined);
-    child.on("error", (err) => current() && this.onExit(`cannot start /bin/sh: ${err.message}`));
-    child.on("exit", (code, signal) => current() && this.onExit(code === 127 ? "command not found (exit 127)" : signal !== null ? `killed by ${signal}` : `exited with status ${code}`));
+    const current = () => this.running === running;
+    proc.child.stdout!.on("data", (chunk: Buffer) => current() && this.onStdout(running, chunk));
+    proc.ended.then(
+      (ended) => current() && this.onExit(howEnded(ended)),
+      (err: Error) => current() && this.onExit(err.message),
+    );
     this.lastRequest = "hello";
     const line = await this.nextLine(HELLO_TIMEOUT_MS, "the hello line");
     let hello: unknown;
     try {
-      hello = parseJson(line);
+      hello = parseJson(line, { maxValues: valuesFor(line.length) });
     } catch (err) {
       if (!(err instanceof JsonError)) throw err;
       throw this.failStart(`its first line is not a JSON hello: ${err.message}`);
     }
     const h = typeof hello === "object" && hello !== null && !Array.isArray(hello) ? (hello as Json) : {};
-    if (h["protocol"] !== T8N_SERVER_PROTOCOL) throw this.failStart(`its hello names protocol ${JSON.stringify(h["protocol"] ?? null)}, not ${T8N_SERVER_PROTOCOL}`);
-    if (h["session_state_root"] !== "chain" && h["session_state_root"] !== "per_block") {
-      throw this.failStart(`its hello gives session_state_root ${JSON.stringify(h["session_state_root"] ?? null)} (expected "chain" or "per_block")`);
-    }
+    if (h["protocol"] !== T8N_SERVER_PROTOCOL) throw this.failStart(`its hello names protocol ${short(h["protocol"] ?? null)}, not ${T8N_SERVER_PROTOCOL}`);
+    const root = h["session_state_root"];
+    if (root !== "chain" && root !== "per_block") throw this.failStart(`its hello gives session_state_root ${short(root ?? null)} (expected "chain" or "per_block")`);
     this.hello = h;
+    this.sessionStateRoot = root;
   }
 
   /** A hello that is not the protocol's: unusable (no restart would help). */
   private failStart(message: string): TargetError {
     const err = this.unusable(`is not a ${T8N_SERVER_PROTOCOL} server: ${message}`);
-    this.close();
+    this.end(true);
     return err;
   }
 
-  private onStdout(chunk: string): void {
-    this.buffered += chunk;
-    for (let nl = this.buffered.indexOf("\n"); nl >= 0 && this.pending !== null; nl = this.buffered.indexOf("\n")) {
-      const line = this.buffered.slice(0, nl);
-      this.buffered = this.buffered.slice(nl + 1);
+  private onStdout(running: Running, chunk: Buffer): void {
+    try {
+      running.lines.push(chunk);
+    } catch (err) {
+      // A line past the bound: the server cannot be read any more, and is ended.
       const p = this.pending;
       this.pending = null;
-      p.resolve(line);
+      this.end(true);
+      this.exited = (err as TargetError).message;
+      p?.reject(this.unusable(this.exited));
+      return;
     }
+    this.deliver();
+  }
+
+  /** Hands the next complete answer line to the request waiting for it. */
+  private deliver(): void {
+    if (this.pending === null || this.running === null) return;
+    const line = this.running.lines.next();
+    if (line === null) return;
+    const p = this.pending;
+    this.pending = null;
+    p.resolve(line);
   }
 
   private onExit(how: string): void {
-    const last = this.stderrTail.trim().split("\n").pop()?.trim() ?? "";
+    const last = lastLine(this.stderr());
     this.exited = `${how}${last === "" ? "" : `: ${last}`}`;
-    this.child = null;
+    this.running = null;
     this.hello = null;
     this.session = null;
     const p = this.pending;
     this.pending = null;
-    p?.reject(new ServerDied(this.exited, this.stderrTail));
+    p?.reject(new ServerDied(this.exited, this.stderr()));
   }
 
   /** The next line on stdout within `ms`; a death or a missed deadline is ServerDied (the process is ended). */
-  private nextLine(ms: number, what: string): Promise<string> {
-    if (this.child === null) return Promise.reject(new ServerDied(this.exited ?? "is not running", this.stderrTail));
-    return new Promise<string>((resolve, reject) => {
+  private nextLine(ms: number, what: string): Promise<Uint8Array> {
+    if (this.running === null) return Promise.reject(new ServerDied(this.exited ?? "is not running", this.stderr()));
+    return new Promise<Uint8Array>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending = null;
-        const err = new ServerDied(`did not answer ${what} within ${ms / 1000} s`, this.stderrTail);
-        this.close();
+        const err = new ServerDied(`did not answer ${what} within ${ms / 1000} s`, this.stderr());
+        this.end(true);
         reject(err);
       }, ms);
       this.pending = {
@@ -204,7 +227,7 @@ export class ServerTarget implements ChainTarget {
           reject(err);
         },
       };
-      this.onStdout("");
+      this.deliver();
     });
   }
 
@@ -215,30 +238,36 @@ export class ServerTarget implements ChainTarget {
     const line = JSON.stringify({ id, ...request });
     const max = this.hello?.["max_line_bytes"];
     if (typeof max === "number" && Buffer.byteLength(line) > max) throw this.unusable(`${what}: the request has ${Buffer.byteLength(line)} bytes, above the server's max_line_bytes ${max}`);
+    const running = this.running;
+    if (running === null) throw new ServerDied(this.exited ?? "is not running", this.stderr());
     const answered = this.nextLine(this.timeoutMs, `${what} (request ${id})`);
-    this.child!.stdin!.write(line + "\n");
+    running.process.child.stdin!.write(line + "\n");
     const text = await answered;
     let answer: unknown;
     try {
-      answer = parseJson(text);
+      answer = parseJson(text, { maxValues: valuesFor(text.length) });
     } catch (err) {
       if (!(err instanceof JsonError)) throw err;
       throw this.unusable(`${what}: the answer is not strict JSON (${err.message})`);
     }
     if (typeof answer !== "object" || answer === null || Array.isArray(answer)) throw this.unusable(`${what}: the answer is not a JSON object`);
     const a = answer as Json;
-    if (a["id"] !== id) throw this.unusable(`${what}: answered id ${JSON.stringify(a["id"] ?? null)}, expected ${id}`);
+    if (a["id"] !== id) throw this.unusable(`${what}: answered id ${short(a["id"] ?? null)}, expected ${id}`);
     const error = a["error"];
     if (typeof error === "object" && error !== null) {
       const e = error as Json;
-      throw this.unusable(`${what}: answered error ${String(e["code"])}: ${String(e["message"])}`);
+      throw this.unusable(`${what}: answered error ${said(String(e["code"]))}: ${said(String(e["message"]))}`);
     }
     return a;
   }
 }
 
-/** An answer shortened for an error line. */
+function howEnded(e: Ended): string {
+  if (e.code === 127) return "command not found (exit 127)";
+  return e.signal !== null ? `killed by ${e.signal}` : `exited with status ${e.code}`;
+}
+
+/** A value of the server's, shortened for an error line. */
 function short(v: unknown): string {
-  const text = JSON.stringify(v);
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+  return said(JSON.stringify(v));
 }

@@ -4,9 +4,9 @@
 // `cbqs fuzz` runs it (src/target/target.ts); a session keeps the post-state file the command
 // wrote and hands it back as the next block's --input.alloc, so the command commits each
 // block's pre-state as one batch: the hello line says session_state_root "per_block".
-import type { Json, JsonObject } from "../json/parse.js";
-import { CommandTarget, TargetError, type TargetOutput } from "./target.js";
-import { RequestError, type T8nBackend } from "../harness/t8n-server.js";
+import { CommandTarget } from "./command-target.js";
+import { TargetError, type TargetOutput } from "./target.js";
+import { RequestError, type AllocInput, type BlockInput, type T8nBackend } from "../harness/t8n-server.js";
 
 /** A session: the text of the state the next block starts from. */
 interface AdapterSession {
@@ -23,26 +23,27 @@ export class CommandBackend implements T8nBackend<AdapterSession> {
     this.target = new CommandTarget(command, timeoutMs);
   }
 
-  private async run(alloc: string, txs: Json, env: JsonObject): Promise<TargetOutput> {
+  private async run(alloc: string, block: BlockInput): Promise<TargetOutput> {
     try {
-      return await this.target.runTexts({ alloc, txs: JSON.stringify(txs), env: JSON.stringify(env) });
+      return await this.target.runTexts({ alloc, txs: JSON.stringify(block.sent.txs), env: JSON.stringify(block.sent.env) });
     } catch (err) {
       if (err instanceof TargetError) throw new RequestError("t8n_failed", `the t8n command ${err.message}`);
       throw err;
     }
   }
 
-  async apply(alloc: JsonObject, txs: Json, env: JsonObject, wantPostState: boolean): Promise<{ result: unknown; post_state?: unknown }> {
-    const out = await this.run(JSON.stringify(alloc), txs, env);
+  async apply(alloc: AllocInput, block: BlockInput, wantPostState: boolean): Promise<{ result: unknown; post_state?: unknown }> {
+    const out = await this.run(JSON.stringify(alloc.sent), block);
     return { result: out.result, ...(wantPostState ? { post_state: out.alloc } : {}) };
   }
 
-  open(alloc: JsonObject): Promise<AdapterSession> {
-    return Promise.resolve({ alloc: JSON.stringify(alloc) });
+  /** Runs nothing: the alloc (checked by the protocol) is the first block's --input.alloc. */
+  open(alloc: AllocInput): Promise<AdapterSession> {
+    return Promise.resolve({ alloc: JSON.stringify(alloc.sent) });
   }
 
-  async applyBlock(session: AdapterSession, txs: Json, env: JsonObject): Promise<unknown> {
-    const out = await this.run(session.alloc, txs, env);
+  async applyBlock(session: AdapterSession, block: BlockInput): Promise<unknown> {
+    const out = await this.run(session.alloc, block);
     session.alloc = out.allocText;
     return out.result;
   }
@@ -52,6 +53,11 @@ export class CommandBackend implements T8nBackend<AdapterSession> {
   }
 
   /** Removes the temporary directory (and stops a command still running). */
+  /** A stop signal: the invocation under way is ended now, its request answered t8n_failed. */
+  stop(signal: string): void {
+    this.target.stop(`the adapter received ${signal}`);
+  }
+
   close(): void {
     this.target.close();
   }

@@ -1,18 +1,16 @@
-// The implementation under test: any command that follows the t8n convention of
-// docs/fixtures.md §4. Per block the inputs are written to a private temporary directory, the
-// command runs as `/bin/sh -c '<command> "$@"'` with the five t8n flags as separate arguments
-// (so the command string is read exactly as a shell reads it: quotes, variables, `env X=1 …`),
-// and its two output files are read back. The directory is removed by close().
+// The implementation under test, as `consume` and `fuzz` drive it: a per-call t8n command
+// (src/target/command-target.ts, docs/fixtures.md §4) or a cbqs-t8n-server/v1 server
+// (src/target/server-target.ts, §4.1). This module holds what both share: the block inputs, the
+// documents they write, and the check that an output is a t8n result and a state dump.
 import { formatProblem } from "../json/fields.js";
-import { JsonError, parseJson } from "../json/parse.js";
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { JsonError, parseJson, valuesFor } from "../json/parse.js";
 import { toHex } from "../bytes.js";
 import { T8N_RESULT_FORMAT } from "../harness/t8n.js";
 import { DUMP_FORMAT, DumpError, loadDump } from "../../state/kv/dump.js";
 import type { T8nEnv } from "../harness/t8n.js";
+import { TargetError } from "./bounded.js";
+
+export { TargetError };
 
 /** A state as key/value pairs (a t8n alloc). */
 export type Entries = Array<[Uint8Array, Uint8Array]>;
@@ -22,18 +20,6 @@ export interface T8nInputs {
   alloc: Entries;
   txs: Uint8Array[];
   env: T8nEnv;
-}
-
-/** The command cannot be used (not found, no output, output that is not a t8n result): exit 2. */
-export class TargetError extends Error {
-  override name = "TargetError";
-  constructor(
-    message: string,
-    /** What the command wrote on stderr, for the report. */
-    readonly stderr = "",
-  ) {
-    super(message);
-  }
 }
 
 export interface TargetOutput {
@@ -69,7 +55,8 @@ export interface TargetAnswer {
 export interface ChainTarget {
   /**
    * What `state_root` in an answer commits to: "per_block" — the block's pre-state committed as
-   * one batch, then the block (a per-call t8n); "chain" — one history from startChain on.
+   * one batch, then the block (a per-call t8n); "chain" — one history from startChain on. A
+   * server says which in its hello line, so it is known only after the first startChain.
    */
   readonly stateRoot: "per_block" | "chain";
   /** Whether an answer depends only on the block's own inputs, so one may be reused for the same inputs. */
@@ -80,7 +67,8 @@ export interface ChainTarget {
   apply(inputs: T8nInputs): Promise<TargetAnswer>;
   /** The full output of the last block applied (its answer plus the post-state). */
   postState(inputs: T8nInputs, answer: TargetAnswer): Promise<TargetOutput>;
-  close(): void;
+  /** Stops what runs (a server gets EOF and a moment to clean up); resolves once it has exited. */
+  close(): Promise<void>;
 }
 
 /** A per-call t8n driven as a chain target: every block carries its pre-state. */
@@ -94,7 +82,10 @@ export function perCall(target: T8nTarget): ChainTarget {
       return { result: output.result, resultText: output.resultText, output };
     },
     postState: (_inputs, answer) => Promise.resolve(answer.output!),
-    close: () => target.close(),
+    close: () => {
+      target.close();
+      return Promise.resolve();
+    },
   };
 }
 
@@ -124,139 +115,62 @@ export function inputTexts(inputs: T8nInputs): { alloc: string; txs: string; env
   return { alloc: json(alloc), txs: json(inputs.txs.map(toHex)), env: json(envJson(e)) };
 }
 
-/** How much of the command's stderr is kept for the report and the error line. */
-const STDERR_KEEP = 64 * 1024;
-
-export class CommandTarget implements T8nTarget {
-  private dir: string | null = null;
-  private child: ChildProcess | null = null;
-
-  constructor(
-    readonly command: string,
-    private readonly timeoutMs: number,
-  ) {}
-
-  run(inputs: T8nInputs): Promise<TargetOutput> {
-    return this.runTexts(inputTexts(inputs));
-  }
-
-  /** One invocation over the three input files' texts as given (`cbqs t8n-adapter` passes a request's documents). */
-  async runTexts(texts: { alloc: string; txs: string; env: string }): Promise<TargetOutput> {
-    const dir = (this.dir ??= mkdtempSync(join(tmpdir(), "cbqs-fuzz-")));
-    const file = (name: string) => join(dir, name);
-    rmSync(file("result.json"), { force: true });
-    rmSync(file("post.json"), { force: true });
-    writeFileSync(file("alloc.json"), texts.alloc);
-    writeFileSync(file("txs.json"), texts.txs);
-    writeFileSync(file("env.json"), texts.env);
-    const flags = [
-      "--input.alloc", file("alloc.json"),
-      "--input.txs", file("txs.json"),
-      "--input.env", file("env.json"),
-      "--output.result", file("result.json"),
-      "--output.alloc", file("post.json"),
-    ];
-    const { code, signal, stderr, timedOut } = await this.spawn(flags);
-    const resultText = readIfThere(file("result.json"));
-    const allocText = readIfThere(file("post.json"));
-    const lastLine = stderr.trim().split("\n").pop()?.trim() ?? "";
-    const said = lastLine === "" ? "" : `: ${lastLine}`;
-    if (timedOut) throw new TargetError(`did not finish within ${this.timeoutMs / 1000} s`, stderr);
-    if (code === 127) throw new TargetError(`command not found (exit 127)${said}`, stderr);
-    if (resultText === null || allocText === null) {
-      const missing = resultText === null ? "--output.result" : "--output.alloc";
-      if (code !== 0) throw new TargetError(`${signal === null ? `exit ${code}` : `killed by ${signal}`} without writing ${missing}${said}`, stderr);
-      throw new TargetError(`exit 0 but no ${missing} file was written${said}`, stderr);
-    }
-    try {
-      return parseTargetOutput(resultText, allocText, stderr);
-    } catch (err) {
-      if (err instanceof TargetError) throw new TargetError(err.message, stderr);
-      throw err;
-    }
-  }
-
-  private spawn(flags: string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; timedOut: boolean }> {
-    return new Promise((resolve, reject) => {
-      // Its own process group, so a timeout or an interrupt ends the command and whatever it started.
-      const child = spawn("/bin/sh", ["-c", `${this.command} "$@"`, "cbqs-fuzz", ...flags], { stdio: ["ignore", "ignore", "pipe"], detached: true });
-      this.child = child;
-      let stderr = "";
-      let timedOut = false;
-      child.stderr!.setEncoding("utf8");
-      child.stderr!.on("data", (chunk: string) => {
-        stderr = (stderr + chunk).slice(-STDERR_KEEP);
-      });
-      const timer = setTimeout(() => {
-        timedOut = true;
-        this.killChild();
-      }, this.timeoutMs);
-      child.on("error", (err) => {
-        clearTimeout(timer);
-        this.child = null;
-        reject(new TargetError(`cannot start /bin/sh: ${err.message}`));
-      });
-      child.on("close", (code, signal) => {
-        clearTimeout(timer);
-        this.child = null;
-        resolve({ code, signal, stderr, timedOut });
-      });
-    });
-  }
-
-  private killChild(): void {
-    const pid = this.child?.pid;
-    if (pid === undefined) return;
-    try {
-      process.kill(-pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
-
-  close(): void {
-    this.killChild();
-    if (this.dir !== null) rmSync(this.dir, { recursive: true, force: true });
-    this.dir = null;
-  }
+/** A per-call t8n's two output files, checked to be a t8n result and a loadable state dump. */
+export function parseTargetOutput(resultFile: string | Uint8Array, allocFile: string | Uint8Array, stderr: string): TargetOutput {
+  const result = checkedResult(resultFile, "--output.result");
+  const allocText = textOf(allocFile);
+  return withPostState(result, textOf(resultFile), parseOutput(allocFile, DUMP_FORMAT, "--output.alloc"), () => allocText, "--output.alloc", stderr);
 }
 
-/** A t8n's two output files, checked to be a t8n result and a loadable state dump. */
-export function parseTargetOutput(resultText: string, allocText: string, stderr: string): TargetOutput {
-  const result = checkedResult(resultText, "--output.result");
-  const alloc = parseOutput(allocText, DUMP_FORMAT, "--output.alloc");
+/**
+ * A t8n's answer and its post-state `alloc`, already parsed (a server's answer line): checked to
+ * be a loadable state dump. Its text for a report is made only if a report asks for it.
+ */
+export function withPostState(result: Record<string, unknown>, resultText: string, alloc: unknown, allocText: () => string, what: string, stderr: string): TargetOutput {
+  const dump = checkedDocument(alloc, DUMP_FORMAT, what);
   let allocEntries: Entries;
   try {
-    allocEntries = [...loadDump(alloc)];
+    allocEntries = [...loadDump(dump)];
   } catch (err) {
-    if (err instanceof DumpError) throw new TargetError(`--output.alloc: ${err.message}`);
+    if (err instanceof DumpError) throw new TargetError(`${what}: ${err.message}`);
     throw err;
   }
-  return { result, alloc, allocEntries, resultText, allocText, stderr };
+  let text: string | null = null;
+  return {
+    result,
+    alloc: dump,
+    allocEntries,
+    resultText,
+    get allocText() {
+      return (text ??= allocText());
+    },
+    stderr,
+  };
 }
 
 /** A t8n result document, checked to be one (strict JSON, its format). */
-export function checkedResult(text: string, what: string): Record<string, unknown> {
+export function checkedResult(text: string | Uint8Array, what: string): Record<string, unknown> {
   return parseOutput(text, T8N_RESULT_FORMAT, what);
 }
 
-function readIfThere(path: string): string | null {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return null;
-  }
+function textOf(file: string | Uint8Array): string {
+  return typeof file === "string" ? file : Buffer.from(file.buffer, file.byteOffset, file.byteLength).toString("utf8");
 }
 
-function parseOutput(text: string, format: string, flag: string): Record<string, unknown> {
+function parseOutput(text: string | Uint8Array, format: string, what: string): Record<string, unknown> {
   let doc: unknown;
   try {
-    doc = parseJson(text);
+    doc = parseJson(text, { maxValues: valuesFor(typeof text === "string" ? Buffer.byteLength(text) : text.length) });
   } catch (err) {
     if (!(err instanceof JsonError)) throw err;
-    throw new TargetError(`${flag} is not strict JSON (${err.message})`);
+    throw new TargetError(`${what} is not strict JSON (${err.message})`);
   }
+  return checkedDocument(doc, format, what);
+}
+
+/** `doc` checked to be a JSON object of `format`. */
+function checkedDocument(doc: unknown, format: string, what: string): Record<string, unknown> {
   const got = typeof doc === "object" && doc !== null && !Array.isArray(doc) ? (doc as Record<string, unknown>)["format"] : undefined;
-  if (got !== format) throw new TargetError(`${flag} is not a ${format} document: ${formatProblem(got, [format])}`);
+  if (got !== format) throw new TargetError(`${what} is not a ${format} document: ${formatProblem(got, [format])}`);
   return doc as Record<string, unknown>;
 }

@@ -39,7 +39,9 @@ import { finish, type Steps } from "../../src/steps.js";
 import { OutputFile } from "../../src/output-file.js";
 import { readNext, STDIN } from "../../src/json/read.js";
 
-const MAGIC = new TextEncoder().encode("CBQS-SNAPSHOT/1\n");
+/** The first bytes of every snapshot file. */
+export const SNAPSHOT_MAGIC = new TextEncoder().encode("CBQS-SNAPSHOT/1\n");
+const MAGIC = SNAPSHOT_MAGIC;
 const TAG = { genesis: 1, block: 2, qmdb: 3, ops: 4, end: 255 } as const;
 /** Operations per `ops` record, and per write transaction on import. */
 const OPS_PER_RECORD = 4096;
@@ -259,8 +261,8 @@ export function* rebuildSnapshotStateSteps(path: string, dir: string, checkChain
     const q = expectRecord(r, TAG.qmdb, "qmdb");
     const view = Buffer.from(q.buffer, q.byteOffset, q.byteLength);
     if (q.length < 16) throw new SnapshotError("qmdb record is truncated");
-    const size = readU64Key(q, 0);
-    const floor = readU64Key(q, 8);
+    const size = decodeRecord(() => readU64Key(q, 0));
+    const floor = decodeRecord(() => readU64Key(q, 8));
     const peaks = prefixPeaks(floor);
     if (floor >= size || q.length !== 16 + 32 * peaks.length) throw new SnapshotError(`qmdb record: floor ${floor}, size ${size} and ${(q.length - 16) / 32} pinned digests do not fit`);
     const pinned: PinnedNode[] = peaks.map((p, i) => ({ ...p, digest: view.subarray(16 + 32 * i, 48 + 32 * i) }));
@@ -274,7 +276,7 @@ export function* rebuildSnapshotStateSteps(path: string, dir: string, checkChain
     let loc = floor;
     while (loc < size) {
       const body = expectRecord(r, TAG.ops, "ops");
-      if (body.length < 8 || readU64Key(body, 0) !== loc) throw new SnapshotError(`ops record out of order (expected location ${loc})`);
+      if (body.length < 8 || decodeRecord(() => readU64Key(body, 0)) !== loc) throw new SnapshotError(`ops record out of order (expected location ${loc})`);
       const b = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
       for (let off = 8; off < body.length; loc++) {
         if (off + 4 > body.length) throw new SnapshotError("ops record is truncated");

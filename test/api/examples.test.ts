@@ -1,6 +1,7 @@
-// docs/api.md's examples, run against the built package the way a user's code imports it (by
-// its name: the package resolves itself through package.json `exports`). A node for the client's
-// example is a devnet `cbqs node` started here on 127.0.0.1:0.
+// docs/api.md's examples, their types stripped, run against the built package the way a user's
+// code imports it (by its name: the package resolves itself through package.json `exports`). A
+// node for the client's example is a devnet `cbqs node` started here on 127.0.0.1:0. The package
+// test type-checks them (test/api/package.test.ts).
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiExamples, exampleProblems, ROOT, runExample } from "./examples.js";

@@ -1,9 +1,10 @@
-// The runnable examples of docs/api.md: every fenced block tagged `js`, and the output lines each
-// promises (`// → …`). Shared by the examples test (in this repository) and the package test (from
-// an installed tarball).
+// The runnable examples of docs/api.md: every fenced block tagged `ts`, and the output lines each
+// promises (`// → …`). Shared by the examples test (in this repository: run with their types
+// stripped) and the package test (from an installed tarball: compiled by tsc, then run).
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import ts from "typescript";
 
 export const ROOT = join(import.meta.dirname, "..", "..");
 
@@ -16,9 +17,11 @@ export interface Example {
   expected: string[];
   /** It talks to a node: run it with CBQS_NODE_URL set. */
   needsNode: boolean;
+  /** It has no static import (only `import type` and `import()`): it runs as a CommonJS module too. */
+  commonJs: boolean;
 }
 
-/** The `js` blocks of docs/api.md, then the README's. */
+/** The `ts` blocks of docs/api.md, then the README's. */
 export function apiExamples(): Example[] {
   const examples: Example[] = [];
   for (const doc of ["docs/api.md", "README.md"]) collect(doc, examples);
@@ -32,7 +35,7 @@ function collect(doc: string, examples: Example[]): void {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (line.startsWith("## ")) section = `${doc} ${line.slice(3)}`;
-    if (line !== "```js") continue;
+    if (line !== "```ts") continue;
     const body: string[] = [];
     for (i++; i < lines.length && lines[i] !== "```"; i++) body.push(lines[i]!);
     const code = body.join("\n") + "\n";
@@ -42,19 +45,35 @@ function collect(doc: string, examples: Example[]): void {
       code,
       expected: body.filter((l) => l.startsWith("// → ")).map((l) => l.slice("// → ".length)),
       needsNode: code.includes('"cbqs-emulator/client"'),
+      commonJs: !/^import (?!type )/m.test(code),
     });
   }
 }
 
+export interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
 /**
- * Runs an example as an ES module in `dir` (where `cbqs-emulator` resolves); its exit status and
- * output. Asynchronous, so a node served by the test's own process can answer it.
+ * Runs an example as an ES module in `dir` (where `cbqs-emulator` resolves), its types stripped
+ * (TypeScript's transpileModule: no type check); its exit status and output.
  */
-export async function runExample(example: Example, dir: string, env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+export async function runExample(example: Example, dir: string, env: Record<string, string> = {}): Promise<Run> {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `api-example-${example.number}.mjs`);
-  writeFileSync(file, example.code);
-  const child = spawn(process.execPath, [file], { cwd: dir, env: { ...process.env, ...env }, timeout: 60_000 });
+  const { outputText } = ts.transpileModule(example.code, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
+  writeFileSync(file, outputText);
+  return runScript(file, dir, env);
+}
+
+/**
+ * Runs a JavaScript file with node in `cwd`; its exit status and output. Asynchronous, so a node
+ * served by the test's own process can answer it.
+ */
+export async function runScript(file: string, cwd: string, env: Record<string, string> = {}): Promise<Run> {
+  const child = spawn(process.execPath, [file], { cwd, env: { ...process.env, ...env }, timeout: 60_000 });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -64,7 +83,7 @@ export async function runExample(example: Example, dir: string, env: Record<stri
 }
 
 /** What is wrong with a run of `example`: a failed exit, error output, or a promised line missing; empty when it is right. */
-export function exampleProblems(example: Example, run: { status: number | null; stdout: string; stderr: string }): string[] {
+export function exampleProblems(example: Example, run: Run): string[] {
   const problems: string[] = [];
   if (run.status !== 0) problems.push(`exit ${run.status}: ${run.stderr.trim()}`);
   else if (run.stderr !== "") problems.push(`stderr: ${run.stderr.trim()}`);

@@ -3,8 +3,11 @@
 // NotFound/Gone/NodeError with the node's code and message; a silent node is a RequestTimeout,
 // an abort a RequestAborted, a refused connection a ConnectionFailed, an answer that is not JSON a
 // MalformedAnswer naming the endpoint. Every one of them is a ClientError.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  CLIENT_DEFAULTS,
   ClientError,
   ConnectionFailed,
   createClient,
@@ -124,6 +127,34 @@ describe("issue 25: client errors", () => {
     expect((await rejection(client.feedPage())).message).toBe(`${s.url}/replication: the answer is not a JSON object`);
     expect((await rejection(client.mine())).message).toMatch(new RegExp(`^${s.url}/mine: \\$\\.block_hash: `));
     expect((await rejection(createClient(s.url, { maxAnswerBytes: 1024 }).genesis())).message).toBe(`${s.url}/genesis: the answer exceeds 1024 bytes`);
+  });
+
+  it("an answer that keeps arriving too slowly is cut at answerDeadlineMs (4 × timeoutMs unless given): a RequestTimeout that says so", async () => {
+    // A node that sends the head of its answer, then a space every 50 ms: never silent for timeoutMs.
+    const dripping = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write("{");
+      const drip = setInterval(() => (res.destroyed ? clearInterval(drip) : res.write(" ")), 50);
+    });
+    await new Promise<void>((r) => dripping.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(dripping.address() as AddressInfo).port}`;
+    try {
+      const given = await rejection(createClient(url, { timeoutMs: 5_000, answerDeadlineMs: 400 }).genesis());
+      expect(given).toBeInstanceOf(RequestTimeout);
+      expect(given).toMatchObject({ timeoutMs: 400, whole: true, message: `${url}/genesis: the answer did not arrive whole within 0.4 s` });
+      expect((await rejection(createClient(url, { timeoutMs: 150 }).genesis())).message).toBe(`${url}/genesis: the answer did not arrive whole within 0.6 s`);
+    } finally {
+      dripping.closeAllConnections();
+      dripping.close();
+    }
+  });
+
+  it("an answer of tiny values (`[[],[],…]`, some 25 bytes of heap per byte) is refused at one value per 16 bytes, a MalformedAnswer; the default size bound is 64 MiB", async () => {
+    const s = await scripted(() => ({ status: 200, body: `{"a":[${"[],".repeat(200_000)}[]]}` }));
+    const err = await rejection(createClient(s.url).genesis());
+    expect(err).toBeInstanceOf(MalformedAnswer);
+    expect(err.message).toBe(`${s.url}/genesis: HTTP 200, not a usable JSON answer ($: more values than a document of its size may hold (at most 37500))`);
+    expect(CLIENT_DEFAULTS.maxAnswerBytes).toBe(64 * 1024 * 1024);
   });
 
   it("issue 25: a refused connection is ConnectionFailed after connectRetries; every error is a ClientError", async () => {

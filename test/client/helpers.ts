@@ -47,7 +47,7 @@ export async function proxy(target: string, edit: (path: string, body: Record<st
       const body = await readBody(req);
       const upstream = await fetch(target + req.url, {
         method: req.method!,
-        headers: { "content-type": String(req.headers["content-type"] ?? "text/plain") },
+        headers: { "content-type": String(req.headers["content-type"] ?? "text/plain"), ...(req.headers["x-cbqs-client"] === undefined ? {} : { "x-cbqs-client": String(req.headers["x-cbqs-client"]) }) },
         ...(req.method === "POST" ? { body } : {}),
       });
       let text = await upstream.text();

@@ -3,7 +3,7 @@
 // named by its id and block, with a reproduce line; a fixture this emulator does not replay and
 // a target that cannot run are unusable (exit 2), never a pass; SIGINT stops it cleanly.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -138,6 +138,15 @@ describe("cbqs consume", () => {
     } finally {
       removeMutant(dir);
     }
+  });
+
+  it("--jobs 2: consume ends only after each worker's server has read EOF and exited (each may clean up first)", async () => {
+    const exits = mkdtempSync(join(scratch, "exits-"));
+    // Each server, once its stdin ends, takes half a second more before it has exited: a consume that did not wait would end first.
+    const server = `${SERVER}; sleep 0.5; echo > ${exits}/exited-$$`;
+    const r = await consume(["fixtures/corpus", "--t8n-server", server, "--jobs", "2", "--quiet"]);
+    expect([r.code, r.err]).toEqual([0, ""]);
+    expect(readdirSync(exits)).toHaveLength(2);
   });
 
   it("SIGINT with --jobs 2: exit 130, the summary, and no server process left behind", async () => {

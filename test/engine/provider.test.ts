@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CbqsInstructionV1, UpdateProviderArgsV1 } from "../../src/codec/types.js";
-import { cbqs, gov, ix, OPEN_ADMISSION, OWNER, PROVIDER, pubKey, seed, snapshot, TestChain } from "./harness.js";
+import { maxEndpoints } from "../../src/gas/builder.js";
+import { cbqs, genesisConfig, gov, ix, OPEN_ADMISSION, OTHER, OWNER, PROVIDER, pubKey, seed, snapshot, TestChain } from "./harness.js";
 
 const update = (over: Partial<UpdateProviderArgsV1>): CbqsInstructionV1 => ({
   type: "UpdateProvider",
@@ -38,6 +39,46 @@ describe("§4.3/§5 provider instructions", () => {
     expect(t.tx(cbqs(PROVIDER, two)).error!.name).toBe("EndpointRejected");
     t.ok(gov({ type: "SetParam", name: "cbqs.max_provider_endpoints", value: 2n }));
     expect(t.tx(cbqs(PROVIDER, two)).status).toBe("ok");
+  });
+
+  it("§4.3 rule 1 / §18 admission bound: each URI's byte limit is the LIVE cbqs.max_provider_endpoint_uri_bytes, from genesis and after SetParam/SetParams, in both directions", () => {
+    const uri = (bytes: number) => maxEndpoints(1, bytes);
+    const register = (bytes: number): CbqsInstructionV1 => {
+      const i = ix.registerProvider();
+      if (i.type !== "RegisterProvider") throw new Error();
+      return { ...i, args: { ...i.args, endpoints: uri(bytes) } };
+    };
+    const uriRule = (bytes: number) => `§4.3 rule 1: URI is more than ${bytes} bytes`;
+    expect(new TextEncoder().encode(uri(101)[0]!.uri)).toHaveLength(101);
+
+    // A genesis value below the §18 default binds RegisterProvider at once.
+    const t = new TestChain(genesisConfig({ "cbqs.max_provider_endpoint_uri_bytes": 100n }));
+    const refused = t.tx(cbqs(PROVIDER, register(101)));
+    expect(refused.error!.name).toBe("EndpointRejected");
+    expect(refused.error!.message).toContain(uriRule(100));
+    t.ok(cbqs(PROVIDER, register(100)));
+
+    // Raised by governance: a URI the old value refused is admitted.
+    expect(t.tx(cbqs(PROVIDER, update({ endpoints: uri(101) }))).error!.message).toContain(uriRule(100));
+    t.ok(gov({ type: "SetParam", name: "cbqs.max_provider_endpoint_uri_bytes", value: 101n }));
+    t.ok(cbqs(PROVIDER, update({ endpoints: uri(101) })));
+    expect(t.chain.provider(PROVIDER)!.endpoints).toEqual(uri(101));
+    expect(t.tx(cbqs(PROVIDER, update({ endpoints: uri(102) }))).error!.message).toContain(uriRule(101));
+
+    // Lowered by governance: the next admission refuses what the old value allowed; the record
+    // already accepted is not re-examined (§18 "re-examines nothing already accepted").
+    t.ok(gov({ type: "SetParams", values: [{ name: "cbqs.max_provider_endpoint_uri_bytes", value: 64n }] }));
+    expect(t.chain.params().get("cbqs.max_provider_endpoint_uri_bytes")).toBe(64n);
+    expect(t.tx(cbqs(PROVIDER, update({ endpoints: uri(65) }))).error!.message).toContain(uriRule(64));
+    expect(t.tx(cbqs(OTHER, register(65))).error!.message).toContain(uriRule(64));
+    expect(t.chain.provider(PROVIDER)!.endpoints).toEqual(uri(101));
+    t.ok(cbqs(PROVIDER, update({ metadata_hash: new Uint8Array(32).fill(9) })));
+    t.ok(cbqs(PROVIDER, update({ endpoints: uri(64) })));
+    t.ok(cbqs(OTHER, register(64)));
+
+    // Back at the §18 default (= its Maximum), a 2,048-byte URI is admitted again.
+    t.ok(gov({ type: "SetParam", name: "cbqs.max_provider_endpoint_uri_bytes", value: 2_048n }));
+    t.ok(cbqs(PROVIDER, update({ endpoints: uri(2_048) })));
   });
 
   it("§5 UpdateProvider with every field absent is rejected; a key change is prospective (streams keep the snapshot)", () => {

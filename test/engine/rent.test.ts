@@ -236,6 +236,10 @@ describe("§6.1/§19 spec-fidelity audit: TopUpStream and SettleStreamRent edges
     expect(t.balance(PROVIDER) - RICH).toBe(share(3n * R) + share(25n * R));
     expect(t.balance(PLATFORM_ADDRESS)).toBe(28n * R - share(3n * R) - share(25n * R));
     expect(t.balance(REGISTRY_ADDRESS)).toBe(75n * R);
+    // The same amounts written out (R = 80,067): 216,180 + 1,801,507 to the provider, 224,189 to
+    // 0x18; the summed floor would have been 2,017,688 and 224,188.
+    expect(t.balance(PROVIDER) - RICH).toBe(2_017_687n);
+    expect(t.balance(PLATFORM_ADDRESS)).toBe(224_189n);
   });
 
   it("§6.1/§19 a top-up that leaves an unmaterialized Active stream underfunded emits topped_up then suspended (net edge), pinned at the historical paid-through", () => {

@@ -5,16 +5,17 @@ import { toHex, utf8 } from "../../src/bytes.js";
 import { decode, encode } from "../../src/codec/core.js";
 import { keyStreamId } from "../../src/codec/derive.js";
 import * as S from "../../src/codec/schema.js";
-import type { CbqsInstructionV1, KeyRotationBatchV1 } from "../../src/codec/types.js";
+import type { CbqsInstructionV1, KeyRotationBatchV1, ProviderEndpointV1 } from "../../src/codec/types.js";
 import { keccak256 } from "../../src/crypto/hash.js";
-import { REGISTRY_ADDRESS, ZERO_ADDRESS, schedulesKey } from "../../src/engine/layout.js";
+import { PLATFORM_ADDRESS, REGISTRY_ADDRESS, ZERO_ADDRESS, schedulesKey } from "../../src/engine/layout.js";
+import { maxEndpoints } from "../../src/gas/builder.js";
 import { pauseRecordKey } from "../../src/engine/pause.js";
 import { parseStateKey, systemStateKey } from "../../state/kv/keys.js";
 import { decodeStateValueAs } from "../../state/kv/value.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
 import { readFixture } from "../../src/harness/documents.js";
 import { CbqsNode } from "../../src/node/chain-node.js";
-import { cbqs, genesisConfig, GOV, gov, ix, OWNER, PROVIDER, pubKey, seed, standardConfig, STANDARD_ONE_UNIT_RATE, TestChain } from "./harness.js";
+import { cbqs, genesisConfig, GOV, gov, ix, OTHER, OWNER, PROVIDER, pubKey, RICH, seed, standardConfig, STANDARD_ONE_UNIT_RATE, TestChain } from "./harness.js";
 
 const R = STANDARD_ONE_UNIT_RATE;
 const activate = (t: TestChain, over: Parameters<TestChain["receipt"]>[0] = {}): CbqsInstructionV1 => ({
@@ -42,6 +43,39 @@ function batchHeader(t: TestChain, n: number): KeyRotationBatchV1 {
     signature: new Uint8Array(64),
   };
 }
+
+/** RegisterProvider with these endpoints (the harness's keys and open admission otherwise). */
+function registerWith(endpoints: ProviderEndpointV1[]): CbqsInstructionV1 {
+  const i = ix.registerProvider();
+  if (i.type !== "RegisterProvider") throw new Error("unreachable");
+  return { ...i, args: { ...i.args, endpoints } };
+}
+
+/** The sum of every account balance (the burn address included). */
+const totalBalance = (t: TestChain): bigint => t.chain.accounts().reduce((sum, a) => sum + a.balance, 0n);
+
+/** The bytes an actor stores in ActorStorage (its slots' values): CIP-4 §12.1's "actor storage". */
+function actorStorageBytes(t: TestChain, actor: Uint8Array): bigint {
+  let bytes = 0n;
+  for (const [key, value] of t.store.entries()) {
+    const parsed = parseStateKey(key);
+    if (parsed.prefix === "ActorStorage" && parsed.layout === "addressSlot" && toHex(parsed.address) === toHex(actor)) {
+      bytes += BigInt(decodeStateValueAs(value, "StorageSlot").bytes.length);
+    }
+  }
+  return bytes;
+}
+
+// CIP-4 §12.1/§12.5 deployed defaults and §12.4 quotas: what a node applying §12 rent would use.
+const RENT_GRACE_THRESHOLD_BYTES = 10_240n;
+const RENT_EPOCH_BLOCKS = 86_400n;
+const RENT_RATE_ATTO_PER_BYTE_EPOCH = 2_739_726_027_397_260n;
+const ATTO_PER_UNIT = 10n ** 9n; // amounts here are nano-CBY (docs/decisions.md "Amounts: one unit …")
+const BASE_STORAGE_QUOTA_BYTES = 1_048_576n;
+const BONDED_STORAGE_QUOTA_BYTES = 8n * 1_048_576n;
+/** §12.1 rent_per_rent_epoch for `bytes`, in our unit (floored). */
+const rentPerEpoch = (bytes: bigint): bigint =>
+  ((bytes > RENT_GRACE_THRESHOLD_BYTES ? bytes - RENT_GRACE_THRESHOLD_BYTES : 0n) * RENT_RATE_ATTO_PER_BYTE_EPOCH) / ATTO_PER_UNIT;
 
 describe("issue 22 §1: spec-gap decisions", () => {
   it("issue 22: CIP-39 §4.2/§9.3 the key stream copies the main retention and max_message_bytes, and a maximum key-batch header (221 + 32·n = 2,097,373 bytes at n = 65,536) exceeds any max_message_bytes", () => {
@@ -157,16 +191,80 @@ describe("issue 22 §1: spec-gap decisions", () => {
     expect(db.state.root()).toEqual(db.head()!.state_root);
     db.close();
   });
+});
 
-  it("issue 22: CIP-4 §12 state rent does not apply to the system actors: custody 0x17 keeps its escrow across rent epochs", () => {
-    const t = new TestChain();
+describe("CIP-4 §12 state rent and §12.4 storage quotas: not applied to the Stream Registry's system actors", () => {
+  it("CIP-4 §12 state rent is not charged: after three rent epochs custody 0x17, 0x18 and the provider hold exactly the §6.1 settlement amounts, where §12.1 rent on 0x17's actual size or §12.4 rent on the 1 MiB quota would each have changed them", () => {
+    const t = new TestChain(genesisConfig({ "cbqs.max_provider_endpoints": 8n }));
+    const supply = totalBalance(t);
+    t.ok(cbqs(PROVIDER, registerWith(maxEndpoints(8, 2_048)))); // a ~16 KiB provider record under 0x17
+    const escrow = 1_000_000n * R;
+    t.ok(cbqs(OWNER, ix.createStream({ initial_escrow: escrow })), 2n);
+    const id = t.streamId();
+    // The actors a §12 rent would bill: 0x17 holds more than §12.1's 10,240-byte grace threshold,
+    // 0x18 holds no storage at all (only its balance).
+    const registryBytes = actorStorageBytes(t, REGISTRY_ADDRESS);
+    expect(registryBytes).toBe(17_302n); // > RENT_GRACE_THRESHOLD_BYTES
+    expect(actorStorageBytes(t, PLATFORM_ADDRESS)).toBe(0n);
+
+    // Heights 86,400, 172,800 and 259,200 each start a rent epoch; then the stream is settled.
+    const H = 3n * RENT_EPOCH_BLOCKS + 2n;
+    t.block([], H - 1n);
+    t.ok(cbqs(OTHER, ix.settle(id)), H);
+    const paid = (H - 2n) * R;
+    const providerShare = (paid * 9_000n) / 10_000n;
+    const chosen = { custody: escrow - paid, platform: paid - providerShare };
+    const observed = { custody: t.balance(REGISTRY_ADDRESS), platform: t.balance(PLATFORM_ADDRESS) };
+    expect(observed).toEqual(chosen);
+    expect(t.chain.stream(id)!.escrow_balance).toBe(chosen.custody); // §5 custody = live escrow, exactly
+    expect(t.balance(PROVIDER) - RICH).toBe(providerShare);
+    expect(totalBalance(t)).toBe(supply); // nothing debited to anywhere
+    // No RentConfig and no rent_debt: the only SystemState keys are the 25 live scalars.
+    expect(t.store.read(systemStateKey("system:cip4:rent_config"))).toBeUndefined();
+    expect(t.store.read(systemStateKey("system:cip4:rent_debt"))).toBeUndefined();
+    expect([...t.store.entries()].filter(([k]) => parseStateKey(k).prefix === "SystemState")).toHaveLength(25);
+
+    // What the two readings of CIP-4 §12 would have left (a debit capped at the balance, the rest
+    // owed): both differ from the balances above, so a node applying either diverges here.
+    const after = (balance: bigint, rent: bigint) => (balance > rent ? balance - rent : 0n);
+    const actualSizeRent = 3n * rentPerEpoch(registryBytes); // §12.1: 0x17 only, 0x18 is below the threshold
+    const quotaRent = 3n * rentPerEpoch(BASE_STORAGE_QUOTA_BYTES); // §12.4: every actor, on its full quota
+    expect(rentPerEpoch(0n)).toBe(0n);
+    expect(actualSizeRent).toBe(3n * 19_347_945_205n); // (17,302 − 10,240) bytes ≈ 19.35 CBY per epoch
+    expect(quotaRent).toBe(3n * 2_844_756_164_383n); // ≈ 2,845 CBY per epoch for an actor that stores nothing
+    expect({ custody: after(chosen.custody, actualSizeRent), platform: chosen.platform }).not.toEqual(chosen);
+    expect({ custody: after(chosen.custody, quotaRent), platform: after(chosen.platform, quotaRent) }).not.toEqual(chosen);
+  });
+
+  it("CIP-4 §12.4 no storage quota binds the Stream Registry: its ActorStorage passes the 1 MiB base quota and the 8 MiB bonded ceiling, RegisterProvider and CreateStream are still accepted, and no account locks a storage bond", () => {
+    // 520 providers with 8 × 2,048-byte endpoints each: ~16 KiB of registry storage apiece.
+    const providers = Array.from({ length: 520 }, (_, i) => {
+      const a = new Uint8Array(20);
+      a[0] = 0xb0;
+      a[18] = i >> 8;
+      a[19] = i & 0xff;
+      return a;
+    });
+    const accounts: Array<[Uint8Array, bigint]> = [[OWNER, RICH], [PROVIDER, RICH], ...providers.map((p): [Uint8Array, bigint] => [p, 1_000_000n])];
+    const t = new TestChain(genesisConfig({ "cbqs.max_provider_endpoints": 8n }, accounts));
+    const supply = totalBalance(t);
+    const big = registerWith(maxEndpoints(8, 2_048));
+    const sizes: bigint[] = []; // 0x17's storage after each block of 40 registrations
+    for (let i = 0; i < providers.length; i += 40) {
+      const outcomes = t.block(providers.slice(i, i + 40).map((p) => cbqs(p, big))).outcomes;
+      expect(outcomes.map((o) => o.status)).toEqual(outcomes.map(() => "ok"));
+      sizes.push(actorStorageBytes(t, REGISTRY_ADDRESS));
+    }
+    expect(sizes[0]).toBeLessThan(BASE_STORAGE_QUOTA_BYTES);
+    expect(sizes.filter((b) => b > BASE_STORAGE_QUOTA_BYTES && b <= BONDED_STORAGE_QUOTA_BYTES).length).toBeGreaterThan(0);
+    expect(sizes.at(-1)).toBeGreaterThan(BONDED_STORAGE_QUOTA_BYTES);
+    expect(t.chain.providers()).toHaveLength(520);
+    // Past both ceilings, new registry records are still admitted.
     t.ok(cbqs(PROVIDER, ix.registerProvider()));
     t.ok(cbqs(OWNER, ix.createStream({ initial_escrow: 1000n * R })));
-    const custody = t.balance(REGISTRY_ADDRESS);
-    expect(custody).toBe(1000n * R);
-    t.block([], 3n * 86_400n + 1n); // three CIP-4 rent epochs later, no transaction
-    expect(t.balance(REGISTRY_ADDRESS)).toBe(custody);
-    expect(t.chain.stream(t.streamId())!.escrow_balance).toBe(custody);
-    expect(t.store.read(systemStateKey("system:cip4:rent_debt"))).toBeUndefined();
+    expect(t.chain.stream(t.streamId())!.status).toBe("Active");
+    // No bond: every provider still holds its whole genesis balance, and nothing left the supply.
+    for (const p of providers) expect(t.balance(p)).toBe(1_000_000n);
+    expect(totalBalance(t)).toBe(supply);
   });
 });

@@ -163,7 +163,9 @@ class SessionTarget implements ChainTarget {
     this.postStates++;
     return Promise.resolve(parseTargetOutput(answer.resultText, JSON.stringify(dumpState(this.store!, { height: inputs.env.height })), ""));
   }
-  close(): void {}
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
 }
 
 describe("a session target: the cheap comparison first (src/fuzz/fuzz.ts)", () => {

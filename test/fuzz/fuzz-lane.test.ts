@@ -66,7 +66,9 @@ class Session implements ChainTarget {
   postState(inputs: T8nInputs, answer: TargetAnswer): Promise<TargetOutput> {
     return Promise.resolve(parseTargetOutput(answer.resultText, JSON.stringify(dumpState(this.store!, { height: inputs.env.height })), "their stderr"));
   }
-  close(): void {}
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
 }
 
 const settings = (over: Partial<LaneSettings> = {}): LaneSettings => ({ seed: 5, blocks: 3, compare: { stateRoot: true }, shrinkBudget: 20, stopped: () => false, ...over });
@@ -149,7 +151,7 @@ describe("issue 22: one lane's runs (src/fuzz/fuzz.ts FuzzLane)", () => {
           return { result: output.result, resultText: output.resultText, output };
         },
         postState: (_i, answer) => Promise.resolve(answer.output!),
-        close: () => undefined,
+        close: () => Promise.resolve(),
       },
       settings(),
     );
@@ -179,7 +181,7 @@ describe("issue 22: one lane's runs (src/fuzz/fuzz.ts FuzzLane)", () => {
           return { result: output.result, resultText: output.resultText, output };
         },
         postState: (_i, answer) => Promise.resolve(answer.output!),
-        close: () => undefined,
+        close: () => Promise.resolve(),
       },
       settings({ shrinkBudget: 30 }),
     );

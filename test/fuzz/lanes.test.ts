@@ -41,16 +41,16 @@ const caught = (p: Promise<unknown>): Promise<unknown> =>
   );
 
 describe("issue 22: the target of a mode (src/fuzz/lanes.ts makeTarget, makeLanes)", () => {
-  it("--t8n-server: a server kept for the run with the timeout in ms; --t8n: a per-call command", () => {
+  it("--t8n-server: a server kept for the run with the timeout in ms; --t8n: a per-call command", async () => {
     const server = makeTarget("t8n-server", "my server", 2.5);
     expect(server).toBeInstanceOf(ServerTarget);
     expect((server as ServerTarget).command).toBe("my server");
     expect((server as unknown as { timeoutMs: number }).timeoutMs).toBe(2_500);
-    server.close();
+    await server.close();
     const call = makeTarget("t8n", "my t8n", 1);
     expect(call).not.toBeInstanceOf(ServerTarget);
     expect([call.memoizable, call.stateRoot]).toEqual([true, "per_block"]);
-    call.close();
+    await call.close();
   });
 
   it("from the TypeScript source (no compiled worker beside it) every lane is a lane in this process, as many as asked", async () => {

@@ -35,7 +35,7 @@ describe("cbqs fuzz against mutants (scripts/mutants.ts)", () => {
       expect(r.finding).toBeNull();
       expect(r.runsDone).toBe(3);
     } finally {
-      server.close();
+      await server.close();
       removeMutant(dir);
     }
   });
@@ -60,7 +60,7 @@ describe("cbqs fuzz against mutants (scripts/mutants.ts)", () => {
         const replay = await cbqs("replay", join(out, "fixture.json"), "--quiet");
         expect(replay.exitCode, replay.out).toBe(0);
       } finally {
-        server.close();
+        await server.close();
         removeMutant(dir);
         rmSync(out, { recursive: true, force: true });
       }

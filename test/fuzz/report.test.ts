@@ -36,7 +36,9 @@ class OneCycleMore implements ChainTarget {
   postState(inputs: T8nInputs, answer: TargetAnswer): Promise<TargetOutput> {
     return Promise.resolve(parseTargetOutput(answer.resultText, JSON.stringify(dumpState(this.store!, { height: inputs.env.height })), this.stderr));
   }
-  close(): void {}
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
 }
 
 /** Whether a pre-state holds a stream record. */

@@ -41,6 +41,7 @@ function fuzz(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Ran> {
  * A wrapper in front of our server, as a node team would put one in front of theirs:
  * `tamper` adds one cycle to each block's first receipt; `die N MARKER` exits with status 3
  * after N answers (only while MARKER does not exist, when MARKER is given; it is created then);
+ * `die-mid-line N MARKER` writes half of its next answer instead and exits (once: MARKER);
  * `hang` never passes session.apply on.
  */
 function proxy(): string {
@@ -58,6 +59,11 @@ readline.createInterface({ input: server.stdout }).on("line", (line) => {
   if (mode === "tamper" && a.result && a.result.receipts.length > 0) {
     a.result.receipts[0].cycles = String(BigInt(a.result.receipts[0].cycles) + 1n);
     line = JSON.stringify(a);
+  }
+  if (mode === "die-mid-line" && ++answers > Number(limit) && !fs.existsSync(marker)) {
+    fs.writeFileSync(marker, "");
+    process.stdout.write('{"id":', () => process.exit(3));
+    return;
   }
   process.stdout.write(line + "\\n");
   if (mode === "die" && ++answers > Number(limit) && !(marker && fs.existsSync(marker))) {
@@ -121,6 +127,14 @@ describe("cbqs fuzz --t8n-server", () => {
     expect(always.code).toBe(2);
     expect(always.out).toBe("");
     expect(always.err).toMatch(/^cbqs: error: --t8n-server command failed on block \d+ of run 0 \(seed 2\): exited with status 3: proxy: dying on purpose \(kept for a look: .*alloc\.json, .*txs\.json, .*env\.json, .*theirs\.stderr\.txt: the block's inputs and the command's stderr\)\n$/);
+  });
+
+  it("a server that dies half-way through an answer line is replaced, and its half line is not read as the new server's hello", async () => {
+    const marker = join(scratch, "died-mid-line");
+    const r = await fuzz(["--t8n-server", `${proxy()} die-mid-line 4 ${marker}`, "--seed", "2", "--runs", "3", "--blocks", "4", "--jobs", "1"]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/\nfuzz: the t8n server died during run 0 at block \d+ \(last request: session\.apply block \d+\): exited with status 3; a new one runs the run again\n/);
+    expect(r.out).toMatch(/^fuzz: 3 runs \(seed 2\), 12 blocks, .*, no divergence\n$/);
   });
 
   it("a server that stops answering is ended after --timeout and, after its replacement does the same, exit 2", async () => {

@@ -1,7 +1,10 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { COSTS } from "../../src/engine/meter.js";
+import { utf8 } from "../../src/bytes.js";
+import { COSTS, Meter } from "../../src/engine/meter.js";
 import { scheduleMarkdown } from "../../src/gas/schedule.js";
+import { encodeEvent } from "../../state/kv/event.js";
+import { cbqs, ix, OWNER, PROVIDER, TestChain } from "../engine/harness.js";
 
 describe("gas-vectors/SCHEDULE.md (CIP-39 §18.1)", () => {
   it("§18.1 the committed schedule is exactly the text generated from the cost module", () => {
@@ -14,5 +17,49 @@ describe("gas-vectors/SCHEDULE.md (CIP-39 §18.1)", () => {
     expect(scheduleMarkdown()).toContain("| `ed25519VerifyCycles` | 3,000 | cycles |");
     expect(scheduleMarkdown()).toContain("| `readCycles` | 10 | cycles |");
     expect(scheduleMarkdown()).toContain("| `writeCycles` | 50 | cycles |");
+  });
+});
+
+/** The body of the docs/decisions.md entry headed `## <title>`, up to the next heading. */
+function decision(title: string): string {
+  const text = readFileSync("docs/decisions.md", "utf8");
+  const start = text.indexOf(`\n## ${title}\n`);
+  expect(start, title).toBeGreaterThan(0);
+  const end = text.indexOf("\n#", start + 4);
+  return text.slice(start, end < 0 ? undefined : end);
+}
+
+/** The metered-size formula as the text writes it: `E (emitter) + A + topic bytes + B + payload bytes`. */
+function formulaIn(text: string, where: string): (topic: number, payload: number) => number {
+  const m = /(\d+) \(emitter\) \+ (\d+) \+ topic bytes \+ (\d+) \+ payload bytes/.exec(text.replace(/\s+/g, " "));
+  expect(m, `${where} states the metered event size`).not.toBeNull();
+  const [emitter, topicLength, payloadLength] = [Number(m![1]), Number(m![2]), Number(m![3])];
+  return (topic, payload) => emitter + topicLength + topic + payloadLength + payload;
+}
+
+describe("§18.1 cells per event: the documented size is the one the meter charges", () => {
+  it("§18.1 docs/decisions.md (both entries), gas-vectors/SCHEDULE.md and the meter agree: cbqs.stream.created is charged 20 + 4 + 19 + 4 + 32 = 79 cells, not its 73-byte canonical encoding", () => {
+    const t = new TestChain();
+    t.ok(cbqs(PROVIDER, ix.registerProvider()));
+    const created = t.ok(cbqs(OWNER, ix.createStream())).events.find((e) => e.topic === "cbqs.stream.created")!;
+    expect(created.payload).toHaveLength(32);
+    expect(encodeEvent(created)).toHaveLength(73);
+
+    const meter = new Meter("CreateStream", 0);
+    meter.emitted(created);
+    expect(meter.cells(true)).toBe(79n);
+
+    const topic = utf8(created.topic).length;
+    const documents: Array<[string, string]> = [
+      ['docs/decisions.md "Cost constants and our gas-vector artifact"', decision("Cost constants and our gas-vector artifact")],
+      ['docs/decisions.md "Metered event size"', decision("Metered event size")],
+      ["gas-vectors/SCHEDULE.md", readFileSync("gas-vectors/SCHEDULE.md", "utf8")],
+    ];
+    for (const [where, text] of documents) {
+      expect(BigInt(formulaIn(text, where)(topic, created.payload.length)) * COSTS.cellsPerEventByte, where).toBe(meter.cells(true));
+      // No second, contradicting rule: cells are never said to follow the event's encoding.
+      expect(text.replace(/\s+/g, " "), where).not.toMatch(/per byte of each (emitted )?event's canonical encoding/);
+    }
+    expect(readFileSync("src/engine/meter.ts", "utf8").replace(/\s+/g, " ")).not.toMatch(/per byte of each (emitted )?event's canonical encoding/);
   });
 });

@@ -1,7 +1,7 @@
 // Issue 23 §1: the long-lived t8n protocol cbqs-t8n-server/v1 (docs/fixtures.md §4.1), driven as a
 // node team's client drives it: spawned processes, JSON lines over stdin/stdout.
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -13,6 +13,7 @@ import { lines } from "../../src/harness/t8n-server.js";
 import { transition } from "../../src/harness/t8n.js";
 import { loadDump } from "../../state/kv/dump.js";
 import { envOf, readDoc } from "./helpers.js";
+import { marked } from "../marked-processes.js";
 
 const CLI = "dist/src/cli.js";
 const FIXTURE = "fixtures/corpus/provider-lifecycle.json";
@@ -387,6 +388,51 @@ describe("issue 23 §1: cbqs t8n-adapter and a Python wrapper over the per-call 
     expect(a).toEqual({ id: 1, error: { code: "t8n_failed", message: expect.stringContaining("exit 3 without writing --output.result") } });
     expect(((await c.request({ id: 2, method: "x" }))["error"] as Answer)["code"]).toBe("unknown_method");
     expect(await c.end()).toEqual({ code: 0, signal: null });
+  });
+
+  it("a malformed request is refused by the adapter before its command runs, with the code and words t8n --server gives", async () => {
+    const env = envJson(fixture, 0);
+    const { timestamp: _t, ...noTimestamp } = env;
+    const malformed: Answer[] = [
+      { id: 1, method: "apply", alloc: genesisAlloc(fixture), txs: {}, env },
+      { id: 2, method: "apply", alloc: genesisAlloc(fixture), txs: [], env: noTimestamp },
+      { id: 3, method: "apply", alloc: { height: "0", entries: [] }, txs: [], env },
+      { id: 4, method: "session.open", alloc: { format: "cbqs-state-dump/v1", height: "0", entries: [{ key: "0x01", value: "0x" }] } },
+      { id: 5, method: "session.open", alloc: genesisAlloc(fixture) },
+      { id: 6, method: "session.apply", session: "s1", txs: ["0xzz"], env },
+    ];
+    const answers = async (c: Client) => {
+      await c.next();
+      const got: Answer[] = [];
+      for (const req of malformed) got.push(await c.request(req));
+      expect(await c.end()).toEqual({ code: 0, signal: null });
+      return got;
+    };
+    // A command that would answer t8n_failed if it ran.
+    const adapted = await answers(adapter("exit 3 #"));
+    expect(adapted).toEqual(await answers(server()));
+    expect(adapted.map((a) => (a["error"] as Answer | undefined)?.["message"] ?? a["session"])).toEqual([
+      "$.txs: expected a JSON array",
+      "$.env.timestamp: missing",
+      expect.stringMatching(/^\$\.alloc\.format: missing/),
+      expect.stringMatching(/^\$\.alloc\.entries\[0\]\.key: /),
+      "s1",
+      expect.stringMatching(/^\$\.txs\[0\]: /),
+    ]);
+  });
+
+  it("SIGTERM ends the adapter's command under way: that request is answered t8n_failed, then exit 143 with nothing left running", async () => {
+    const started = join(tmp, "sigterm-started");
+    const mark = `cbqs-adapter-sigterm-${process.pid}`;
+    const c = new Client("env", [`CBQS_TEST_MARK=${mark}`, "node", CLI, "t8n-adapter", `touch ${started}; sleep 60 #`]);
+    await c.next();
+    c.send(JSON.stringify({ id: 1, method: "apply", alloc: genesisAlloc(fixture), txs: [], env: envJson(fixture, 0) }));
+    while (!existsSync(started)) await new Promise((r) => setTimeout(r, 20));
+    c.child.kill("SIGTERM");
+    expect(await c.next()).toEqual({ id: 1, error: { code: "t8n_failed", message: "the t8n command was stopped (the adapter received SIGTERM)" } });
+    expect(await c.exited).toEqual({ code: 143, signal: null });
+    expect(c.stderr).toBe("cbqs: stopped by SIGTERM; 1 request answered, none left half-done\n");
+    expect(marked(mark, CLI)).toEqual([]);
   });
 
   it("issue 23: t8n-adapter with an empty command is unusable input (exit 2, one line), never a server", () => {

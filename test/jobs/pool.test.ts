@@ -25,6 +25,7 @@ const done = (m) => {
 };
 let held = null;
 parentPort.on("message", (m) => {
+  if (m.type === "close") return parentPort.postMessage({ type: "stopped" });
   if (m.type === "stop") {
     if (held !== null && held.input.id === "late") done(held);
     return parentPort.postMessage({ type: "stopped" });

@@ -8,7 +8,14 @@ import { MAX_DOCUMENT_BYTES, MAX_DUMP_ENTRIES, MAX_JSON_DEPTH, MAX_JSON_STRING_B
 import { dumpEntry } from "../../state/kv/dump.js";
 import { accountKey } from "../../state/kv/keys.js";
 import { encodeStateValue } from "../../state/kv/value.js";
-import { JsonError, JsonParser, parseJson, type Json } from "../../src/json/parse.js";
+import { JsonError, JsonParser, parseJson, valuesFor, type Json } from "../../src/json/parse.js";
+
+/** The repository's JSON documents: the corpus, the scenarios, the gas vectors. */
+const documents = (): string[] => [
+  ...readdirSync("fixtures/corpus").map((f) => join("fixtures/corpus", f)),
+  ...readdirSync("fixtures/scenarios").map((f) => join("fixtures/scenarios", f)),
+  "gas-vectors/cip-39-gas-vectors-v1.json",
+];
 
 /** Strings JSON.stringify writes as UTF-8 faithfully (no lone surrogates). */
 const wellFormed = (s: string): boolean => Buffer.from(s, "utf8").toString("utf8") === s;
@@ -60,12 +67,7 @@ describe("strict JSON reader: what JSON.parse accepts of our value space, it rea
   });
 
   it("reads every document of the repository (fixtures, scenarios, gas vectors) as JSON.parse does", () => {
-    const files = [
-      ...readdirSync("fixtures/corpus").map((f) => join("fixtures/corpus", f)),
-      ...readdirSync("fixtures/scenarios").map((f) => join("fixtures/scenarios", f)),
-      "gas-vectors/cip-39-gas-vectors-v1.json",
-    ];
-    for (const f of files) {
+    for (const f of documents()) {
       const text = readFileSync(f, "utf8");
       expect(parseJson(text), f).toEqual(JSON.parse(text));
     }
@@ -125,6 +127,25 @@ describe("strict JSON reader: refusals, each naming the JSON path", () => {
     // The streaming writer indents an entry by 4 and separates entries with ",\n    ".
     const bytes = JSON.stringify(entry, null, 2).replace(/\n/g, "\n    ").length + 6;
     expect(bytes * MAX_DUMP_ENTRIES).toBeLessThanOrEqual(MAX_DOCUMENT_BYTES);
+  });
+
+  it("maxValues counts every value once — scalars, arrays, objects and each member's value — and refuses the one past it", () => {
+    // The object, its two members' values (the array and null) and the array's two elements: 5 values.
+    const text = '{"a":[1,"x"],"b":null}';
+    expect(parseJson(text, { maxValues: 5 })).toEqual(JSON.parse(text));
+    expect(() => parseJson(text, { maxValues: 4 })).toThrow(new JsonError("$", "more values than a document of its size may hold (at most 4)"));
+  });
+
+  it("valuesFor: one value per 16 bytes of an answer, at least 4,096; our own largest documents hold far fewer", () => {
+    expect([valuesFor(0), valuesFor(65_536), valuesFor(65_537 * 16)]).toEqual([4096, 4096, 65_537]);
+    // A text of empty arrays (3 bytes a value) is refused at a sixteenth of its size's values…
+    const tiny = `[${"[],".repeat(100_000)}[]]`;
+    expect(() => parseJson(tiny, { maxValues: valuesFor(tiny.length) })).toThrow(/more values than a document of its size may hold/);
+    // …and every document of the repository passes at its own size's bound.
+    for (const f of documents()) {
+      const bytes = readFileSync(f);
+      expect(() => parseJson(bytes, { maxValues: valuesFor(bytes.length) }), f).not.toThrow();
+    }
   });
 
   it("nesting beyond the bound is refused iteratively: 100,000 open arrays are one error, not a stack overflow", () => {

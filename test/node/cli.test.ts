@@ -10,7 +10,7 @@ import { cbqs, unusableInput } from "../cli/program.js";
 import { chainInstanceId } from "../../src/codec/derive.js";
 import { DEFAULT_GENESIS, DEFAULT_GENESIS_SOURCE } from "../../src/harness/genesis.js";
 import { parseGenesisSection } from "../../src/scenario/genesis.js";
-import { get, toHex } from "./helpers.js";
+import { get, post, toHex } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "cbqs-node-cli-"));
 
@@ -63,7 +63,10 @@ describe("cbqs node (command)", () => {
       [["--fixture", "fixtures/corpus/create-quote.json", "--block-time", "-1"], /--block-time must be seconds/],
       [["--fixture", "fixtures/corpus/create-quote.json", "--rate-limit", "many"], /--rate-limit must be an integer/],
       [["--fixture", "fixtures/corpus/create-quote.json", "--client-rate-limit", "-1"], /--client-rate-limit must be an integer from 0 to 1000000/],
-      [["--fixture", "fixtures/corpus/create-quote.json", "--host", "0.0.0.0x", "--port", "0", "--quiet"], /cannot listen on 0\.0\.0\.0x:0: ENOTFOUND: --host is not an address of this machine/],
+      [["--fixture", "fixtures/corpus/create-quote.json", "--mine-queue", "0"], /--mine-queue must be an integer from 1 to 100000000 \(got 0\)/],
+      [["--fixture", "fixtures/corpus/create-quote.json", "--client-mine-queue", "0"], /--client-mine-queue must be an integer from 1 to 100000000 \(got 0\)/],
+      [["--fixture", "fixtures/corpus/create-quote.json", "--max-client-subscribers", "x"], /--max-client-subscribers must be an integer from 1 to 100000 \(got x\)/],
+      [["--fixture", "fixtures/corpus/create-quote.json", "--host", "0.0.0.0x", "--expose-devnet", "--port", "0", "--quiet"], /cannot listen on 0\.0\.0\.0x:0: ENOTFOUND: --host is not an address of this machine/],
     ];
     for (const [args, problem] of cases) expect(await cbqs("node", ...args), args.join(" ")).toEqual(unusableInput(problem));
   });
@@ -128,6 +131,23 @@ describe("cbqs node (command)", () => {
       instance = (await get(u, "/genesis")).body["chain_instance_id"] as string;
     });
     expect(instance).toBe(JSON.parse(readFileSync("fixtures/corpus/create-quote.json", "utf8")).genesis.chain_instance_id);
+  });
+
+  it("--mine-queue, --client-mine-queue (default a quarter) and --max-client-subscribers bound the node it starts", async () => {
+    const invalid = async (url: string, blocks: number) => (await post(url, `/mine?blocks=${blocks}`, "")).body["error"];
+    const seen: unknown[] = [];
+    await withNodeCommand(["--port", "0", "--quiet", "--mine-queue", "20", "--max-subscribers", "8", "--max-client-subscribers", "1"], "SIGTERM", async (url) => {
+      seen.push(await invalid(url, 6));
+      const open = new AbortController();
+      const first = await fetch(`${url}/subscribe`, { signal: open.signal });
+      seen.push(first.status, (await fetch(`${url}/subscribe`, { method: "HEAD" })).status);
+      open.abort();
+    });
+    await withNodeCommand(["--port", "0", "--quiet", "--mine-queue", "20", "--client-mine-queue", "10"], "SIGTERM", async (url) => {
+      seen.push(await invalid(url, 11), (await post(url, "/mine?blocks=10", "")).status);
+    });
+    const refused = (max: number) => ({ code: "invalid_blocks", message: `blocks must be from 1 to ${max} (this node's --client-mine-queue)` });
+    expect(seen).toEqual([refused(5), 200, 429, refused(10), 200]);
   });
 
   it("a port in use is exit 2, one line", async () => {

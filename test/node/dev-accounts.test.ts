@@ -132,7 +132,7 @@ describe("issue 26: dev accounts", () => {
     await withNodeCommand(["--port", "0", "--db", store, "--quiet"], async (url) => {
       const tx = await cbqs("tx", '{"from":"dev0","transfer":{"to":"dev1","amount":"5"}}', "--node", url, "--send");
       expect(tx.exitCode, tx.err).toBe(0);
-      await fetch(url + "/mine", { method: "POST" }).then((x) => x.text());
+      await fetch(url + "/mine", { method: "POST", headers: { "x-cbqs-client": "test" } }).then((x) => x.text());
     });
     const again = await withNodeCommand(["--port", "0", "--db", store], async () => undefined);
     expect(again.out).toContain(`cbqs devnet: chain_id 7, chain_instance_id ${DEVNET_ID}, head 1`);

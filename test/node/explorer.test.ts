@@ -150,6 +150,17 @@ describe("the explorer page in a headless Chromium", () => {
     expect(problems).toEqual([]);
   });
 
+  it("a malformed or unknown fragment shows a page that says so, with no uncaught error; the next link works again", async (ctx) => {
+    requireTool(ctx, chromiumMissing());
+    await page.goto(`${node.url}/#/stream/%E0%A4%A`, { waitUntil: "load" });
+    await page.waitForSelector("#error");
+    expect(await page.$eval("#error", (e) => (e as unknown as Rendered).innerText)).toBe('the link\'s id "%E0%A4%A" is not valid %-encoding');
+    expect(await page.title()).toBe("Not shown · cbqs explorer");
+    await page.goto(`${node.url}/#/block/6`, { waitUntil: "load" });
+    await page.waitForSelector("table.txs");
+    expect(problems).toEqual([]);
+  });
+
   it("search: a dev account's name finds its provider page", async (ctx) => {
     requireTool(ctx, chromiumMissing());
     await page.goto(`${node.url}/`, { waitUntil: "load" });

@@ -19,8 +19,9 @@ import { downloadSnapshot, follow, FollowInputError } from "../../src/node/follo
 import { exportSnapshot } from "../../src/node/snapshot.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
+import { SNAPSHOT_MAGIC } from "../../state/lmdb/snapshot.js";
 import { cbqs } from "../cli/program.js";
-import { address, get, post, startNode, toHex, transferTx, re, type TestNode } from "./helpers.js";
+import { address, DOWNLOAD, get, post, startNode, toHex, transferTx, re, type TestNode } from "./helpers.js";
 
 const FIXTURE = "fixtures/corpus/rent-settle-suspend-expire.json";
 const GENESIS = readFixture("fixtures/corpus/transfers.json").genesis.source;
@@ -264,7 +265,7 @@ describe("issue 21: malformed feed answers", () => {
 
 describe("issue 21: follow --snapshot <url> downloads into a file of its own", () => {
   it("issue 21: the download file is created exclusively: a symlink planted at its name is not written through, another name is taken", async () => {
-    const body = Buffer.from("snapshot bytes\n".repeat(100));
+    const body = Buffer.concat([SNAPSHOT_MAGIC, Buffer.from("snapshot bytes\n".repeat(100))]);
     const server = createHttpServer((_req, res) => res.end(body));
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     try {
@@ -272,7 +273,7 @@ describe("issue 21: follow --snapshot <url> downloads into a file of its own", (
       writeFileSync(victim, "keep me\n");
       const stem = tmp("store") + ".snapshot-download-1";
       symlinkSync(victim, `${stem}.cbqs`);
-      const file = await downloadSnapshot(`http://127.0.0.1:${(server.address() as AddressInfo).port}/s.cbqs`, stem, 5000);
+      const file = await downloadSnapshot(`http://127.0.0.1:${(server.address() as AddressInfo).port}/s.cbqs`, stem, DOWNLOAD);
       expect(file).toBe(`${stem}-1.cbqs`);
       expect(readFileSync(file).equals(body)).toBe(true);
       expect(readFileSync(victim, "utf8")).toBe("keep me\n");
@@ -294,10 +295,10 @@ describe("issue 22: a snapshot download that fails leaves nothing", () => {
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/s.cbqs`;
       const stem = tmp("gone") + ".snapshot-download-1";
-      await expect(downloadSnapshot(url, stem, 5000)).rejects.toThrow(new FollowInputError(`${url}: HTTP 404, not a snapshot file`));
+      await expect(downloadSnapshot(url, stem, DOWNLOAD)).rejects.toThrow(new FollowInputError(`${url}: HTTP 404, not a snapshot file`));
       expect(existsSync(`${stem}.cbqs`)).toBe(false);
       // The descriptor was closed: the name can be taken again at once.
-      await expect(downloadSnapshot(url, stem, 5000)).rejects.toThrow(FollowInputError);
+      await expect(downloadSnapshot(url, stem, DOWNLOAD)).rejects.toThrow(FollowInputError);
       expect(existsSync(`${stem}.cbqs`)).toBe(false);
     } finally {
       server.close();

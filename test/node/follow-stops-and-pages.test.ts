@@ -21,7 +21,7 @@ import { devnetGenesisSource } from "../../src/harness/devnet.js";
 import { readFixture } from "../../src/harness/documents.js";
 import { downloadSnapshot, follow, FollowInputError, type FollowResult, type WaitHow } from "../../src/node/follower.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
-import { address, post, startNode, toHex, transferTx, re, type TestNode } from "./helpers.js";
+import { address, DOWNLOAD, post, startNode, toHex, transferTx, re, type TestNode } from "./helpers.js";
 
 const DEVNET = { kind: "genesis", source: devnetGenesisSource(10) } as const;
 const HOUR = 3_600_000;
@@ -519,7 +519,7 @@ describe("issue 22: a failed snapshot download closes its file", () => {
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     try {
       const stem = join(root, "download");
-      await expect(downloadSnapshot(`http://127.0.0.1:${(server.address() as AddressInfo).port}/s.cbqs`, stem, 5000)).rejects.toThrow(FollowInputError);
+      await expect(downloadSnapshot(`http://127.0.0.1:${(server.address() as AddressInfo).port}/s.cbqs`, stem, DOWNLOAD)).rejects.toThrow(FollowInputError);
       const open = readdirSync("/proc/self/fd").flatMap((fd) => {
         try {
           return [readlinkSync(`/proc/self/fd/${fd}`)];
@@ -628,7 +628,7 @@ describe("issue 22: the follower's last Stryker survivors", () => {
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       await expect(follow({ url, db: new MemoryChainDb(), watch: false, pollMs: 5 })).rejects.toThrow(FollowInputError);
-      const stopped = downloadSnapshot(`${url}/s.cbqs`, join(root, "aborted"), 5000, AbortSignal.abort());
+      const stopped = downloadSnapshot(`${url}/s.cbqs`, join(root, "aborted"), DOWNLOAD, AbortSignal.abort());
       await expect(stopped).rejects.toThrow(RequestAborted);
       await expect(stopped).rejects.not.toThrow(FollowInputError);
       expect(readdirSync(root).filter((f) => f.startsWith("aborted"))).toEqual([]);
@@ -647,7 +647,7 @@ describe("issue 22: the follower's last Stryker survivors", () => {
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/s.cbqs`;
-      await expect(downloadSnapshot(url, stem, 5000)).rejects.toThrow(new FollowInputError(`${url}: HTTP 404, not a snapshot file`));
+      await expect(downloadSnapshot(url, stem, DOWNLOAD)).rejects.toThrow(new FollowInputError(`${url}: HTTP 404, not a snapshot file`));
     } finally {
       server.close();
     }

@@ -9,6 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { downloadSnapshot } from "../../src/node/follower.js";
+import { SNAPSHOT_MAGIC } from "../../state/lmdb/snapshot.js";
+import { DOWNLOAD } from "./helpers.js";
 
 const closeFails = vi.hoisted(() => ({ times: 0, calls: [] as number[] }));
 
@@ -34,14 +36,14 @@ describe("issue 22: a downloaded snapshot whose file cannot be closed", () => {
   it("issue 22: the close's own error is reported, the descriptor is closed once, and the file is removed", async () => {
     const server = createServer((_req, res) => {
       res.writeHead(200, { connection: "close" });
-      res.end("a snapshot's bytes");
+      res.end(Buffer.concat([SNAPSHOT_MAGIC, Buffer.from("a snapshot's bytes")]));
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     try {
       closeFails.times = 1;
       closeFails.calls = [];
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/s.cbqs`;
-      await expect(downloadSnapshot(url, join(root, "download"), 5000)).rejects.toThrow(/^EIO: i\/o error, close$/);
+      await expect(downloadSnapshot(url, join(root, "download"), DOWNLOAD)).rejects.toThrow(/^EIO: i\/o error, close$/);
       expect(closeFails.calls).toHaveLength(1);
       expect(readdirSync(root)).toEqual([]);
     } finally {

@@ -1,6 +1,7 @@
 // Shared by the node tests: an in-process node on 127.0.0.1:0 (every test closes what it starts),
 // JSON requests, transaction builders, and the expected registry state per height from an
 // independent replay through the engine's own read views (not the node's read code).
+import { request as httpRequest } from "node:http";
 import { encodeEnvelope } from "../../src/chain/envelope.js";
 import type { GovAction } from "../../src/engine/inputs.js";
 import { encode, toJson } from "../../src/codec/core.js";
@@ -13,7 +14,7 @@ import type { Fixture } from "../../src/harness/fixture.js";
 import { Replay } from "../../src/harness/replay.js";
 import type { NodeStart } from "../../src/node/chain-node.js";
 import type { MiningMode } from "../../src/node/devnet.js";
-import { runNode, type RunningNode } from "../../src/node/run.js";
+import { runNode, type RunningNode, type RunOptions } from "../../src/node/run.js";
 import type { ServerOptions } from "../../src/node/server.js";
 import type { ChainDb } from "../../state/chain-db/chain-db.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
@@ -25,7 +26,8 @@ export interface TestNode extends RunningNode {
 
 export async function startNode(
   start: NodeStart | string,
-  options: Partial<Omit<ServerOptions, "log">> & { retainBlocks?: number; blockTime?: number; mining?: MiningMode; db?: ChainDb } = {},
+  options: Partial<Omit<ServerOptions, "log">> &
+    Pick<RunOptions, "mineQueue" | "clientMineQueue" | "production"> & { retainBlocks?: number; blockTime?: number; mining?: MiningMode; db?: ChainDb } = {},
 ): Promise<TestNode> {
   const db = options.db ?? new MemoryChainDb(options.retainBlocks ?? 128);
   const logs: Array<Record<string, unknown>> = [];
@@ -41,8 +43,15 @@ export async function startNode(
     proofLimits: options.proofLimits ?? { maxExclusionOps: 4096 },
     ...(options.now === undefined ? {} : { now: options.now }),
     ...(options.maxSubscribers === undefined ? {} : { maxSubscribers: options.maxSubscribers }),
+    ...(options.maxClientSubscribers === undefined ? {} : { maxClientSubscribers: options.maxClientSubscribers }),
+    ...(options.mineQueue === undefined ? {} : { mineQueue: options.mineQueue }),
+    ...(options.clientMineQueue === undefined ? {} : { clientMineQueue: options.clientMineQueue }),
+    ...(options.production === undefined ? {} : { production: options.production }),
     ...(options.subscriberBuffer === undefined ? {} : { subscriberBuffer: options.subscriberBuffer }),
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    ...(options.vhosts === undefined ? {} : { vhosts: options.vhosts }),
+    ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
+    ...(options.exposeDevSeeds === undefined ? {} : { exposeDevSeeds: options.exposeDevSeeds }),
     log: (e) => logs.push(e),
   });
   return Object.assign(running, { db, logs });
@@ -61,8 +70,48 @@ export async function request(url: string, init: RequestInit = {}): Promise<Answ
 }
 
 export const get = (base: string, path: string) => request(base + path);
+/** A POST as a script sends it: with X-Cbqs-Client, which a devnet write needs (src/node/guard.ts). */
 export const post = (base: string, path: string, body: string | Uint8Array, contentType = "text/plain") =>
-  request(base + path, { method: "POST", body, headers: { "content-type": contentType } });
+  request(base + path, { method: "POST", body, headers: { "content-type": contentType, "x-cbqs-client": "test" } });
+
+/** A request the test may hang up before it is answered: the answer, or "hung up". */
+export interface Sent {
+  answer: Promise<{ status: number; body: Record<string, unknown>; retryAfter: string | undefined } | "hung up">;
+  hangUp(): void;
+}
+
+/**
+ * A POST sent from `localAddress` (127.0.0.2, 127.0.0.3, …: every loopback address is this host),
+ * so that requests from two addresses are two clients to the node.
+ */
+export function postFrom(localAddress: string, url: string): Sent {
+  let hungUp = false;
+  const req = httpRequest(url, { method: "POST", localAddress, agent: false, headers: { "x-cbqs-client": "test" } });
+  const answer = new Promise<Awaited<Sent["answer"]>>((resolve, reject) => {
+    req.on("response", (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (d: string) => (text += d));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown>, retryAfter: res.headers["retry-after"] }));
+      res.on("error", (err) => (hungUp ? resolve("hung up") : reject(err)));
+    });
+    req.on("error", (err) => (hungUp ? resolve("hung up") : reject(err)));
+  });
+  req.end();
+  return {
+    answer,
+    hangUp: () => {
+      hungUp = true;
+      req.destroy();
+    },
+  };
+}
+
+/** Waits (bounded: about 30 s) until `done()` holds; fails naming `what` otherwise. */
+export async function waitFor(what: string, done: () => boolean): Promise<void> {
+  for (let i = 0; i < 3_000 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!done()) throw new Error(`still waiting for ${what}`);
+}
 
 /** A raw envelope (docs/transactions.md) for `from` with `nonce`. */
 export function cbqsTx(chainId: bigint, from: Uint8Array, nonce: bigint, instruction: CbqsInstructionV1): Uint8Array {
@@ -145,3 +194,6 @@ export function fixtureOf(db: ChainDb, config: Fixture["genesis"]["config"]): Fi
 }
 
 export { fromHex, toHex };
+
+/** A snapshot download's limits in tests: a read may be silent 5 s, the body at most 1 MiB, the whole 60 s. */
+export const DOWNLOAD = { timeoutMs: 5000, maxBytes: 1 << 20, deadlineMs: 60_000 };

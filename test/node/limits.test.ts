@@ -203,21 +203,23 @@ describe("errors", () => {
     }
   });
 
-  it("HEAD is GET without a body; any origin may read (CORS), and a preflight is answered 204", async () => {
-    const n = await startNode(FIXTURE);
+  it("HEAD is GET without a body; a --http-corsdomain origin may read (CORS), and its preflight is answered 204", async () => {
+    const page = "http://localhost:3000";
+    const n = await startNode(FIXTURE, { corsOrigins: [page] });
     try {
       const full = await fetch(n.url + "/genesis");
       const head = await fetch(n.url + "/genesis", { method: "HEAD" });
       expect(head.status).toBe(200);
       expect(await head.text()).toBe("");
       expect(head.headers.get("content-length")).toBe(full.headers.get("content-length"));
-      expect(full.headers.get("access-control-allow-origin")).toBe("*");
-      expect((await get(n.url, "/cbqs/nothing")).headers.get("access-control-allow-origin")).toBe("*");
-      const preflight = await fetch(n.url + "/tx", { method: "OPTIONS", headers: { origin: "http://localhost:3000", "access-control-request-method": "POST" } });
+      expect(full.headers.get("access-control-allow-origin")).toBeNull();
+      expect((await fetch(n.url + "/genesis", { headers: { origin: page } })).headers.get("access-control-allow-origin")).toBe(page);
+      expect((await fetch(n.url + "/cbqs/nothing", { headers: { origin: page } })).headers.get("access-control-allow-origin")).toBe(page);
+      const preflight = await fetch(n.url + "/tx", { method: "OPTIONS", headers: { origin: page, "access-control-request-method": "POST" } });
       expect(preflight.status).toBe(204);
-      expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
+      expect(preflight.headers.get("access-control-allow-origin")).toBe(page);
       expect(preflight.headers.get("access-control-allow-methods")).toBe("POST, OPTIONS");
-      expect(preflight.headers.get("access-control-allow-headers")).toBe("content-type, last-event-id");
+      expect(preflight.headers.get("access-control-allow-headers")).toBe("content-type, last-event-id, x-cbqs-client");
       expect((await fetch(n.url + "/nothing", { method: "OPTIONS" })).status).toBe(404);
       expect((await fetch(n.url + "/tx", { method: "HEAD" })).status).toBe(405);
     } finally {

@@ -9,9 +9,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { txHash } from "../../src/chain/envelope.js";
 import { readFixture } from "../../src/harness/documents.js";
 import { ix } from "../../src/gas/builder.js";
-import { MAX_MINE_BLOCKS } from "../../src/node/devnet.js";
+import { DEFAULT_MINE_QUEUE, MAX_CLIENT_MINE_REQUESTS, MAX_MINE_BLOCKS } from "../../src/node/devnet.js";
 import { cbqs } from "../cli/program.js";
-import { address, cbqsTx, expectedByHeight, fixtureOf, get, post, startNode, toHex, transferTx } from "./helpers.js";
+import { address, cbqsTx, expectedByHeight, fixtureOf, get, post, postFrom, startNode, toHex, transferTx, waitFor } from "./helpers.js";
 
 const GENESIS = readFixture("fixtures/corpus/transfers.json").genesis.source;
 const CHAIN = 7n;
@@ -225,5 +225,135 @@ describe("issue 26: POST /mine?blocks=N and ?timestamp=T", () => {
     expect(performance.now() - t).toBeLessThan(5_000);
     expect(n.logs.find((l) => l["msg"] === "blocks")).toMatchObject({ from: "1" });
     expect(Number(n.logs.find((l) => l["msg"] === "blocks")!["blocks"])).toBeLessThan(MAX_MINE_BLOCKS);
+  });
+});
+
+describe("POST /mine: bounded per client and in all, and tied to its client", () => {
+  it("batches whose clients hang up stop: six of 20,000 blocks end far below 120,000 blocks, none queued is run, and the node mines on", async () => {
+    const n = await startNode({ kind: "genesis", source: GENESIS });
+    try {
+      // Six clients (each under its bounds), as a page or script that gives up on its requests.
+      const sent = [2, 3, 4, 5, 6, 7].map((i) => postFrom(`127.0.0.${i}`, `${n.url}/mine?blocks=20000`));
+      await waitFor("the six requests admitted and the first batch running", () => n.devnet.queuedBlocks === 120_000 && n.node.head().height > 0n);
+      for (const s of sent) s.hangUp();
+      await waitFor("the devnet idle", () => n.devnet.idle);
+      const height = n.node.head().height;
+      expect(height).toBeLessThan(20_000n);
+      expect(n.devnet.queuedBlocks).toBe(0);
+      for (const s of sent) expect(await s.answer).toBe("hung up");
+      // The running batch stopped after the block in progress; the five waiting never ran.
+      expect(n.logs.filter((l) => l["msg"] === "blocks")).toEqual([{ level: "info", msg: "blocks", from: "1", to: height.toString(), blocks: Number(height), txs: 0, cancelled: "the client went away" }]);
+      expect(n.logs.filter((l) => l["level"] === "error")).toEqual([]);
+      expect((await post(n.url, "/mine?blocks=2", "")).body).toMatchObject({ height: (height + 2n).toString(), blocks: 2 });
+    } finally {
+      await n.close();
+    }
+  });
+
+  it(`one client holds at most ${DEFAULT_MINE_QUEUE / 4} blocks of mining (429 too_many_mine_requests), the node at most ${DEFAULT_MINE_QUEUE} (503 mine_queue_full); both free up as requests end`, async () => {
+    const n = await startNode({ kind: "genesis", source: GENESIS });
+    const sent: Array<ReturnType<typeof postFrom>> = [];
+    try {
+      const a = postFrom("127.0.0.2", `${n.url}/mine?blocks=${MAX_MINE_BLOCKS}`);
+      sent.push(a);
+      await waitFor("A's batch running", () => n.node.head().height > 0n);
+      const again = await postFrom("127.0.0.2", `${n.url}/mine`).answer;
+      expect(again).toEqual({
+        status: 429,
+        retryAfter: "1",
+        body: {
+          error: {
+            code: "too_many_mine_requests",
+            message: `one client may have at most ${MAX_CLIENT_MINE_REQUESTS} mining requests and ${MAX_MINE_BLOCKS} blocks waiting or being produced (--client-mine-queue); it has 1 for ${MAX_MINE_BLOCKS} blocks`,
+          },
+        },
+      });
+      // Three more clients take the rest of the node's bound; a fifth is refused, whoever it is.
+      for (const i of [3, 4, 5]) sent.push(postFrom(`127.0.0.${i}`, `${n.url}/mine?blocks=${MAX_MINE_BLOCKS}`));
+      await waitFor("four full batches admitted", () => n.devnet.queuedBlocks === DEFAULT_MINE_QUEUE);
+      const full = await postFrom("127.0.0.6", `${n.url}/mine`).answer;
+      expect(full).toEqual({
+        status: 503,
+        retryAfter: "5",
+        body: { error: { code: "mine_queue_full", message: `the node has ${DEFAULT_MINE_QUEUE} blocks waiting or being produced and takes at most ${DEFAULT_MINE_QUEUE} (--mine-queue)` } },
+      });
+      for (const s of sent) s.hangUp();
+      await waitFor("the devnet idle", () => n.devnet.idle);
+      expect(n.devnet.queuedBlocks).toBe(0);
+      const height = n.node.head().height;
+      expect(height).toBeLessThan(BigInt(MAX_MINE_BLOCKS));
+      expect(await postFrom("127.0.0.6", `${n.url}/mine`).answer).toMatchObject({ status: 200, body: { height: (height + 1n).toString() } });
+      expect(await postFrom("127.0.0.2", `${n.url}/mine`).answer).toMatchObject({ status: 200, body: { height: (height + 2n).toString() } });
+    } finally {
+      for (const s of sent) s.hangUp();
+      await n.close();
+    }
+  });
+
+  it(`one client has at most ${MAX_CLIENT_MINE_REQUESTS} mining requests waiting or running, however small; each waiting one is answered with its block once the work ahead of it ends`, async () => {
+    const n = await startNode({ kind: "genesis", source: GENESIS });
+    const long = postFrom("127.0.0.3", `${n.url}/mine?blocks=${MAX_MINE_BLOCKS}`);
+    try {
+      await waitFor("another client's batch running", () => n.node.head().height > 0n);
+      const small = Array.from({ length: MAX_CLIENT_MINE_REQUESTS }, () => postFrom("127.0.0.2", `${n.url}/mine`));
+      await waitFor("the small requests admitted", () => n.devnet.queuedBlocks === MAX_MINE_BLOCKS + MAX_CLIENT_MINE_REQUESTS);
+      expect(await postFrom("127.0.0.2", `${n.url}/mine`).answer).toMatchObject({ status: 429, body: { error: { code: "too_many_mine_requests" } } });
+      long.hangUp();
+      const heights = (await Promise.all(small.map((s) => s.answer))).map((r) => (r === "hung up" ? r : Number(r.body["height"])));
+      const first = Number(n.node.head().height) - MAX_CLIENT_MINE_REQUESTS + 1;
+      expect(heights.sort((x, y) => Number(x) - Number(y))).toEqual(Array.from({ length: MAX_CLIENT_MINE_REQUESTS }, (_, i) => first + i));
+    } finally {
+      long.hangUp();
+      await n.close();
+    }
+  });
+
+  it("a node's --client-mine-queue is also the largest batch it takes (400 invalid_blocks above)", async () => {
+    const n = await startNode({ kind: "genesis", source: GENESIS }, { mineQueue: 200, clientMineQueue: 50 });
+    try {
+      const r = await post(n.url, "/mine?blocks=51", "");
+      expect([r.status, r.body["error"]]).toEqual([400, { code: "invalid_blocks", message: "blocks must be from 1 to 50 (this node's --client-mine-queue)" }]);
+      expect((await post(n.url, "/mine?blocks=50", "")).body).toMatchObject({ height: "50", blocks: 50 });
+    } finally {
+      await n.close();
+    }
+  });
+
+  it(`a revert counts as one of its client's ${MAX_CLIENT_MINE_REQUESTS} requests while it waits: one client cannot queue reverts without bound`, async () => {
+    const n = await startNode({ kind: "genesis", source: GENESIS });
+    const long = postFrom("127.0.0.3", `${n.url}/mine?blocks=${MAX_MINE_BLOCKS}`);
+    const reverts: Array<ReturnType<typeof postFrom>> = [];
+    try {
+      const id = (await post(n.url, "/devnet/snapshot", "")).body["id"] as string;
+      await waitFor("another client's batch running", () => n.node.head().height > 0n);
+      for (let i = 0; i < MAX_CLIENT_MINE_REQUESTS; i++) reverts.push(postFrom("127.0.0.2", `${n.url}/devnet/revert?id=${id}`));
+      // Reverts count no blocks: the client's requests are what waits, all sixteen of them.
+      expect(await postFrom("127.0.0.2", `${n.url}/mine`).answer).toMatchObject({ status: 429, body: { error: { code: "too_many_mine_requests", message: expect.stringContaining(`it has ${MAX_CLIENT_MINE_REQUESTS} for 0 blocks`) } } });
+      expect(await postFrom("127.0.0.2", `${n.url}/devnet/revert?id=${id}`).answer).toMatchObject({ status: 429, body: { error: { code: "too_many_mine_requests" } } });
+    } finally {
+      for (const r of [long, ...reverts]) r.hangUp();
+      await n.close();
+    }
+  });
+
+  it("a revert whose client hangs up while it replays is abandoned: the chain is the one before it", async () => {
+    const n = await startNode({ kind: "genesis", source: GENESIS });
+    try {
+      // A revert replays the chain through its snapshot's block: 5,000 blocks of work.
+      await post(n.url, "/mine?blocks=5000", "");
+      const id = (await post(n.url, "/devnet/snapshot", "")).body["id"] as string;
+      await post(n.url, "/mine", "");
+      const head = n.node.head();
+      const revert = postFrom("127.0.0.2", `${n.url}/devnet/revert?id=${id}`);
+      await waitFor("the revert running", () => !n.devnet.idle);
+      revert.hangUp();
+      await waitFor("the devnet idle", () => n.devnet.idle);
+      expect(await revert.answer).toBe("hung up");
+      expect(n.node.head()).toBe(head);
+      expect(n.logs.filter((l) => l["msg"] === "reverted")).toEqual([]);
+      expect((await post(n.url, "/mine", "")).body).toMatchObject({ height: "5002" });
+    } finally {
+      await n.close();
+    }
   });
 });

@@ -114,7 +114,7 @@ describe("issue 22: the node's refusals name what was wrong", () => {
 
   it("a binary envelope above the envelope bound is refused as too large, naming the bound; a method not allowed names the allowed ones in Allow too", async () => {
     const big = await post(n.url, "/tx", new Uint8Array(MAX_ENVELOPE_BYTES + 1), "application/cbor");
-    expect([big.status, big.body["error"]]).toEqual([413, { code: "body_too_large", message: `an envelope is at most ${MAX_ENVELOPE_BYTES} bytes` }]);
+    expect([big.status, big.body["error"]]).toEqual([413, { code: "tx_too_large", message: `a transaction envelope is at most ${MAX_ENVELOPE_BYTES} bytes (this one has ${MAX_ENVELOPE_BYTES + 1})` }]);
     expect((await get(n.url, "/mine")).headers.get("allow")).toBe("POST, OPTIONS");
   });
 

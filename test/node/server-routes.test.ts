@@ -185,9 +185,9 @@ describe("issue 22: POST /tx's binary envelope bound (src/node/server.ts txBody)
     try {
       const exact = await post(n.url, "/tx", new Uint8Array(MAX_ENVELOPE_BYTES), "application/octet-stream");
       expect(exact.status).toBe(400);
-      expect(error(exact)?.code).not.toBe("body_too_large");
+      expect(error(exact)?.code).toBe("invalid_transaction");
       const over = await post(n.url, "/tx", new Uint8Array(MAX_ENVELOPE_BYTES + 1), "application/octet-stream");
-      expect([over.status, error(over)]).toEqual([413, { code: "body_too_large", message: `an envelope is at most ${MAX_ENVELOPE_BYTES} bytes` }]);
+      expect([over.status, error(over)]).toEqual([413, { code: "tx_too_large", message: `a transaction envelope is at most ${MAX_ENVELOPE_BYTES} bytes (this one has ${MAX_ENVELOPE_BYTES + 1})` }]);
     } finally {
       await n.close();
     }

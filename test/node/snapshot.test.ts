@@ -157,6 +157,8 @@ describe("issue 22: the snapshot reader's refusals, each reached alone with a co
     ["the block record before the genesis record", () => forged(([g, b, ...rest]) => [b!, g!, ...rest]), "expected the genesis record, found tag 2"],
     ["no block record", () => forged(([g, , ...rest]) => [g!, ...rest]), "expected the block record, found tag 3"],
     ["a genesis record that does not decode", () => forged(([g, ...rest]) => [{ tag: 1, body: g!.body.subarray(0, 3) }, ...rest]), /^malformed record: /],
+    // The record's integers come from the file: one out of range is the snapshot's fault, not a damaged store's.
+    ["a qmdb record whose size is above 2^53", () => forged((recs) => (qmdb(recs).body = concatBytes(Uint8Array.of(0xff), qmdb(recs).body.subarray(1)), recs)), "malformed record: stored integer exceeds 2^53"],
     ["a qmdb record of 15 bytes", () => forged((recs) => (qmdb(recs).body = qmdb(recs).body.subarray(0, 15), recs)), "qmdb record is truncated"],
     // Exactly the fixed fields and no digest: the bound says truncated only below 16 bytes.
     ["a qmdb record of exactly 16 bytes", () => forged((recs) => (qmdb(recs).body = qmdb(recs).body.subarray(0, 16), recs)), /^qmdb record: floor \d+, size \d+ and 0 pinned digests do not fit$/],
@@ -319,6 +321,14 @@ describe("issue 22: the chain checks of a snapshot import, each reached alone (s
     expect(refusal(forged(head, (g, b) => [g, { ...b, tx_root: keccak256(b.tx_root) }]))).toBe("block 6: tx_root does not match its transactions and receipts");
     expect(refusal(forged(head, (g, b) => [g, { ...b, receipt_root: keccak256(b.receipt_root) }]))).toBe("block 6: receipt_root does not match its transactions and receipts");
     expect(refusal(forged(head, (g, b) => [g, { ...b, timestamp: b.timestamp + 1n }]))).toBe("block 6: block_hash does not match its header");
+  });
+
+  it("block H's effective_rent_height, which its block hash does not cover, is checked against the rebuilt state (H − pause coverage); nothing is left in the target", () => {
+    const target = fresh();
+    expect(refusal(forged(head, (g, b) => [g, { ...b, effective_rent_height: b.effective_rent_height + 1n }]), target)).toBe(
+      "block 6: effective_rent_height 7 is not the 6 its rebuilt state gives (H − pause coverage)",
+    );
+    expect(existsSync(target)).toBe(false);
   });
 
   it("the target: the same chain, another chain, a directory holding something else", () => {

@@ -8,6 +8,8 @@ import { MemoryChainDb } from "../../state/chain-db/memory.js";
 import { accountKey } from "../../state/kv/keys.js";
 import { LmdbChainDb } from "../../state/lmdb/chain-db.js";
 import { exportSnapshot } from "../../state/lmdb/snapshot.js";
+import { SNAPSHOT_INTERVAL_HELP, snapshotInterval } from "../../src/cli/store-options.js";
+import { SNAPSHOT_INTERVAL_BLOCKS } from "../../src/node/snapshot-interval.js";
 import { DEFAULT_RETAIN_BLOCKS, openChainDb } from "../../src/node/store.js";
 import { block, genesis } from "../state/chain-db/conformance.js";
 
@@ -62,6 +64,27 @@ describe("openChainDb", () => {
     for (let h = 1n; h <= 4n; h++) block(quiet, h, []);
     quiet.close();
     expect(existsSync(join(never, "snapshots"))).toBe(false);
+  });
+
+  it("CIP-4 §11 SNAPSHOT_INTERVAL_BLOCKS = 100,000 is the default interval: a store opened without one writes its first snapshot at the block crossing 100,000, the next at the block crossing 200,000 (a skipped multiple too)", () => {
+    expect(SNAPSHOT_INTERVAL_BLOCKS).toBe(100_000n);
+    expect(snapshotInterval(undefined)).toBe(100_000n); // --snapshot-interval omitted
+    expect(SNAPSHOT_INTERVAL_HELP).toContain("when omitted, 100,000 (CIP-4 §11 SNAPSHOT_INTERVAL_BLOCKS)");
+    const dir = tempDir();
+    const snapshots = () => (existsSync(join(dir, "snapshots")) ? readdirSync(join(dir, "snapshots")).sort() : []);
+    const db = openChainDb(dir);
+    genesis(db);
+    block(db, 1n, []);
+    block(db, 99_999n, []);
+    expect(snapshots()).toEqual([]);
+    block(db, 100_000n, []);
+    expect(snapshots()).toEqual(["snapshot-100000.cbqs"]);
+    block(db, 100_001n, []);
+    block(db, 199_999n, []);
+    expect(snapshots()).toEqual(["snapshot-100000.cbqs"]);
+    block(db, 200_001n, []); // 200,000 itself has no block
+    db.close();
+    expect(snapshots()).toEqual(["snapshot-100000.cbqs", "snapshot-200001.cbqs"]);
   });
 
   it("CBQS_CRASH_IN_COMMIT=n kills the process (SIGKILL) inside its n-th commit and no other; a value that is not a whole number ≥ 1 is ignored", () => {

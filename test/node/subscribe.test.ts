@@ -10,10 +10,12 @@ import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { describe, expect, it } from "vitest";
 import { cbqs } from "../cli/program.js";
 import { devnetGenesisSource } from "../../src/harness/devnet.js";
-import { MAX_REPLAY_BLOCKS, SubscribeRequest } from "../../src/node/subscriptions.js";
-import { get, post, startNode, type TestNode } from "./helpers.js";
+import { defaultClientSubscribers, MAX_REPLAY_BLOCKS, SubscribeRequest } from "../../src/node/subscriptions.js";
+import { get, post, startNode, waitFor, type TestNode } from "./helpers.js";
 
 const DEVNET = { kind: "genesis", source: devnetGenesisSource(10) } as const;
+/** A page's origin given to --http-corsdomain. */
+const PAGE = "http://localhost:3000";
 
 interface Subscription {
   status: number;
@@ -29,9 +31,10 @@ interface Subscription {
   close(): void;
 }
 
-function subscribe(base: string, path = "/subscribe", headers: Record<string, string> = {}): Promise<Subscription> {
+/** A subscription from `localAddress` when given (127.0.0.2, …: another client to the node). */
+function subscribe(base: string, path = "/subscribe", headers: Record<string, string> = {}, localAddress?: string): Promise<Subscription> {
   return new Promise((resolve, reject) => {
-    const req = request(base + path, { headers, agent: false }, (res) => {
+    const req = request(base + path, { headers, agent: false, ...(localAddress === undefined ? {} : { localAddress }) }, (res) => {
       const events: EventSourceMessage[] = [];
       const comments: string[] = [];
       let text = "";
@@ -89,19 +92,19 @@ async function withNode(options: Parameters<typeof startNode>[1], use: (n: TestN
 
 describe("GET /subscribe", () => {
   it("the head block first, then each block as it is committed: id = height, the feed's header fields and roots, the finalized view", async () => {
-    await withNode({}, async (n) => {
+    await withNode({ corsOrigins: [PAGE] }, async (n) => {
       await post(n.url, "/mine?blocks=2", "");
-      const s = await subscribe(n.url);
+      const s = await subscribe(n.url, "/subscribe", { origin: PAGE });
       expect(s.status).toBe(200);
       expect(s.headers["content-type"]).toBe("text/event-stream; charset=utf-8");
       expect(s.headers["cache-control"]).toBe("no-cache");
-      expect(s.headers["access-control-allow-origin"]).toBe("*");
+      expect(s.headers["access-control-allow-origin"]).toBe(PAGE);
       expect(s.headers["connection"]).toBe("close");
       // Told to nginx: an answer it buffered would deliver the events late, in bursts.
       expect(s.headers["x-accel-buffering"]).toBe("no");
-      // A page of another origin may resume with Last-Event-ID.
-      const preflight = await fetch(`${n.url}/subscribe`, { method: "OPTIONS" });
-      expect(preflight.headers.get("access-control-allow-headers")).toBe("content-type, last-event-id");
+      // A page of an allowed origin may resume with Last-Event-ID.
+      const preflight = await fetch(`${n.url}/subscribe`, { method: "OPTIONS", headers: { origin: PAGE, "access-control-request-method": "GET", "access-control-request-headers": "last-event-id" } });
+      expect(preflight.headers.get("access-control-allow-headers")).toBe("content-type, last-event-id, x-cbqs-client");
       await s.until(1);
       expect(s.text().startsWith("retry: 1000\n\n")).toBe(true);
       await post(n.url, "/mine", "");
@@ -237,7 +240,7 @@ describe("GET /subscribe", () => {
   });
 
   it("--max-subscribers: one more is 503 too_many_subscribers with Retry-After; a closed subscription frees its place; HEAD takes none", async () => {
-    await withNode({ maxSubscribers: 2 }, async (n) => {
+    await withNode({ maxSubscribers: 2, maxClientSubscribers: 2 }, async (n) => {
       const a = await subscribe(n.url);
       const b = await subscribe(n.url);
       await Promise.all([a.until(1), b.until(1)]);
@@ -258,6 +261,36 @@ describe("GET /subscribe", () => {
       expect(c.status).toBe(200);
       b.close();
       c.close();
+    });
+  });
+
+  it("one client cannot take every subscription: past its share (--max-client-subscribers, default a quarter) it is refused 429 while another client still subscribes", async () => {
+    expect([defaultClientSubscribers(1_024), defaultClientSubscribers(8), defaultClientSubscribers(3), defaultClientSubscribers(0)]).toEqual([256, 2, 1, 0]);
+    await withNode({ maxSubscribers: 8 }, async (n) => {
+      const own = [await subscribe(n.url), await subscribe(n.url)];
+      const refused = await fetch(`${n.url}/subscribe`);
+      expect([refused.status, refused.headers.get("retry-after"), ((await refused.json()) as { error: unknown }).error]).toEqual([
+        429,
+        "5",
+        { code: "too_many_subscriptions", message: "one client may hold at most 2 subscriptions (--max-client-subscribers) and this one holds 2" },
+      ]);
+      expect((await fetch(`${n.url}/subscribe`, { method: "HEAD" })).status).toBe(429);
+      const other = await subscribe(n.url, "/subscribe", {}, "127.0.0.2");
+      expect(other.status).toBe(200);
+      await other.until(1);
+      expect(n.subscriptions.size).toBe(3);
+      // A closed subscription gives its client the place back.
+      own[0]!.close();
+      await waitFor("the closed subscription gone", () => n.subscriptions.size === 2);
+      const again = await subscribe(n.url);
+      expect(again.status).toBe(200);
+      for (const s of [own[1]!, other, again]) s.close();
+    });
+    await withNode({ maxSubscribers: 8, maxClientSubscribers: 3 }, async (n) => {
+      const own = [await subscribe(n.url), await subscribe(n.url), await subscribe(n.url)];
+      expect(own.map((s) => s.status)).toEqual([200, 200, 200]);
+      expect((await fetch(`${n.url}/subscribe`)).status).toBe(429);
+      for (const s of own) s.close();
     });
   });
 
@@ -325,7 +358,7 @@ describe("GET /subscribe", () => {
       // block's event not yet written): the node's own hub, behind a server of this test's.
       const server = createServer((req, res) => {
         n.node.mine();
-        n.subscriptions.open(req, res, new SubscribeRequest(undefined), n.subscriptions.check(undefined), {});
+        n.subscriptions.open(req, res, new SubscribeRequest(undefined), n.subscriptions.check(req.socket.remoteAddress ?? "", undefined), {});
       });
       await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
       try {
