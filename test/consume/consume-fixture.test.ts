@@ -206,7 +206,7 @@ describe("consumeFixture: every block through the target, from the fixture's gen
     const failed = (height: bigint | null) => consumeFixture(transfers(), perCallTarget({ fail: { height, error: new TargetError("the answer is not JSON", "trace on stderr") } }), compareRoots);
     const atBlock = await failed(2n).catch((e: unknown) => e);
     expect(atBlock).toBeInstanceOf(TargetFailed);
-    expect(atBlock).toMatchObject({ message: "the answer is not JSON", height: 2n, stderr: "trace on stderr" });
+    expect(atBlock).toMatchObject({ name: "TargetFailed", message: "the answer is not JSON", height: 2n, stderr: "trace on stderr" });
     const atStart = await failed(null).catch((e: unknown) => e);
     expect(atStart).toBeInstanceOf(TargetFailed);
     expect(atStart).toMatchObject({ message: "the answer is not JSON", height: null, stderr: "trace on stderr" });
@@ -219,6 +219,7 @@ describe("consumeFixture: every block through the target, from the fixture's gen
     badGenesis.genesis.state_root = new Uint8Array(32);
     const genesis = await consumeFixture(badGenesis, perCallTarget(), compareRoots).catch((e: unknown) => e);
     expect(genesis).toBeInstanceOf(FixtureNotReplayable);
+    expect((genesis as Error).name).toBe("FixtureNotReplayable");
     expect((genesis as Error).message).toMatch(/^this emulator does not replay the fixture \(genesis: genesis state_root: expected 0x0{64} got 0x[0-9a-f]{64}; see cbqs replay\)$/);
 
     const badBlock = transfers();
