@@ -29,11 +29,11 @@ import { accountProof, actorProof, multiProof, ProofCache, receiptProof, storage
 import { defaultClientRateLimit, PerClientLimiter, TokenBucket } from "./rate-limit.js";
 import { BrokerStateCache, brokerState, finalizedView, parseHash } from "./reads.js";
 import { feedPage, parseFeedQuery } from "./replication.js";
-import { accountAnswer, devAccountsAnswer, pathSegment, providerAnswer, streamAnswer, txAnswer } from "./lookups.js";
+import { accountAnswer, devAccountsAnswer, devNamesAnswer, pathSegment, providerAnswer, streamAnswer, txAnswer } from "./lookups.js";
 import { sendStreamed } from "./streamed.js";
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_SUBSCRIBERS, DEFAULT_SUBSCRIBER_BUFFER, defaultClientSubscribers, EVENT_STREAM_HEADERS, SubscribeRequest, Subscriptions } from "./subscriptions.js";
 import { EXPLORER_HEADERS, explorerAsset, isExplorerPath } from "./explorer.js";
-import { blockAnswer, eventsAnswer, historyAnswer, searchAnswer } from "./explorer-reads.js";
+import { blockAnswer, eventsAnswer, historyAnswer, latestAnswer, searchAnswer } from "./explorer-reads.js";
 import { RequestGuard } from "./guard.js";
 
 export type Logger = (entry: Record<string, unknown>) => void;
@@ -294,6 +294,15 @@ const ROUTES: readonly Route[] = [
   }),
   route({
     method: "GET",
+    path: "/latest",
+    template: "/latest{?limit}",
+    name: "cbqs.latest",
+    query: ["limit"],
+    maxBody: 0,
+    handle: (c) => latestAnswer(c.node, c.params),
+  }),
+  route({
+    method: "GET",
     path: "/cbqs/provider/:address",
     template: "/cbqs/provider/{address}{?height,block}",
     name: "cbqs.provider",
@@ -340,6 +349,15 @@ const ROUTES: readonly Route[] = [
     maxBody: 0,
     seeds: true,
     handle: (c) => devAccountsAnswer(c.node),
+  }),
+  route({
+    method: "GET",
+    path: "/devnet/names",
+    template: "/devnet/names",
+    name: "cbqs.devnet.names",
+    query: [],
+    maxBody: 0,
+    handle: (c) => devNamesAnswer(c.node),
   }),
   route({
     method: "POST",
