@@ -275,9 +275,13 @@ function recordFields(record: Json, cls = ""): HTMLTableElement {
 }
 
 /** How long the escrow lasts, in words, with the blocks linked (CIP-39 §6.1, src/explorer/format.ts). */
-function fundingCell(record: Json): Child {
+function fundingCell(record: Json, head: string): Child {
   const f = funding(record);
-  if (f.kind === "until") return h("span", {}, "block ", blockLink(f.block), h("span", { class: "muted" }, " (escrow ÷ rate past the last settlement)"));
+  if (f.kind === "until") {
+    const ahead = BigInt(f.block) - BigInt(head);
+    const when = ahead >= 0n ? `${amount(ahead.toString())} blocks after the head` : `${amount((-ahead).toString())} blocks before the head: rent is owed, and the next settlement suspends it`;
+    return h("span", { class: ahead >= 0n ? "" : "bad" }, "block ", blockLink(f.block), h("span", { class: ahead >= 0n ? "muted" : "" }, ` (${when})`));
+  }
   if (f.kind === "unbounded") return "indefinitely (rate 0)";
   if (f.kind === "suspended") return h("span", { class: "bad" }, "unfunded since block ", blockLink(f.since), "; data kept until block ", blockLink(f.graceUntil));
   return h("span", { class: "muted" }, "no longer (the stream has ended)");
@@ -311,7 +315,7 @@ export async function streamView(main: HTMLElement, id: string): Promise<View> {
         ["status", badge(status)],
         ["escrow", cby(String(record["escrow_balance"]))],
         ["rate", `${cby(String(record["rate_per_block"]))} per block`],
-        ["funded until", fundingCell(record)],
+        ["funded until", fundingCell(record, String(answer["height"]))],
         ["provider", namedInFull(String(record["provider"]), `provider/${String(record["provider"])}`)],
         ["owner", namedInFull(String(record["owner"]), `account/${String(record["owner"])}`)],
         ["created at", blockLink(String(record["created_at_block"]))],

@@ -148,7 +148,7 @@ describe("the explorer page in a headless Chromium", () => {
       ["status", "Active"],
       ["escrow", `${grouped(BigInt(record["escrow_balance"]!))} nano-CBY`],
       ["rate", "8,000 nano-CBY per block"],
-      ["funded until", `block ${grouped(fundedUntil)} (escrow ÷ rate past the last settlement)`],
+      ["funded until", `block ${grouped(fundedUntil)} (${grouped(fundedUntil - BigInt(head))} blocks after the head)`],
       ["provider", "dev1 0x074b21343d43bffcb01084541b4f8dab844fdcaa"],
       ["owner", "dev0 0xa05a065ba5d5888cc61c4e5ccfbd57f7bd9bbe99"],
       ["created at", grouped(BigInt(created))],
@@ -179,6 +179,19 @@ describe("the explorer page in a headless Chromium", () => {
     expect(streams[0]![4]).toMatch(/^[\d,]+ nano-CBY$/);
     expect(streams[0]![5]).toBe("8,000 nano-CBY / block");
     await page.screenshot({ path: join(OUTPUT, "home.png"), fullPage: true });
+    expect(problems).toEqual([]);
+  });
+
+  it("a stream whose escrow no longer covers the blocks since its last settlement says rent is owed", async (ctx) => {
+    requireTool(ctx, chromiumMissing());
+    const id = String((await get(node.url, `/search?q=${encodeURIComponent("owner:0xa05a065ba5d5888cc61c4e5ccfbd57f7bd9bbe99/nonce:1")}`)).body["id"]);
+    const record = (await get(node.url, `/cbqs/stream/${id}`)).body["stream"] as Record<string, string>;
+    const until = BigInt(record["last_settled_block"]!) + BigInt(record["escrow_balance"]!) / BigInt(record["rate_per_block"]!);
+    const head = BigInt(String((await post(node.url, `/mine?height=${until + 2n}`, "")).body["height"]));
+    await page.goto(`${node.url}/#/stream/${id}`, { waitUntil: "load" });
+    await page.waitForSelector("figure.chart canvas");
+    const row = await page.$$eval("main > table.summary tr", (rows) => rows.map((r) => (r as unknown as Rendered).innerText.split("\t")).find((r) => r[0] === "funded until"));
+    expect(row).toEqual(["funded until", `block ${until} (${head - until} blocks before the head: rent is owed, and the next settlement suspends it)`]);
     expect(problems).toEqual([]);
   });
 
