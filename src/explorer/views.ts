@@ -350,7 +350,15 @@ export async function providerView(main: HTMLElement, address: string): Promise<
   replace(
     main,
     h("h1", {}, "Provider ", nameOf(who) ?? h("span", { class: "hash" }, who), " ", badge(String(record["status"]))),
-    fields([["account", namedInFull(who, `account/${who}`)]], "summary"),
+    fields(
+      [
+        ["account", namedInFull(who, `account/${who}`)],
+        ["status", badge(String(record["status"]))],
+        ["live streams", amount(String(record["live_assigned_streams"]))],
+        ["registered at", blockLink(String(record["registered_block"]))],
+      ],
+      "summary",
+    ),
     h("p", { class: "muted" }, `As of block ${amount(String(answer["height"]))}.`),
     h("h2", {}, "Record"),
     recordFields(record),

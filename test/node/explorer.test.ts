@@ -237,7 +237,17 @@ describe("the explorer page in a headless Chromium", () => {
     await page.type("#q", "dev1");
     await page.keyboard.press("Enter");
     await page.waitForFunction(`location.hash.startsWith("#/provider/") && document.querySelector("main h1")?.textContent.startsWith("Provider")`);
-    expect(await page.$eval("main", (e) => (e as unknown as Rendered).innerText)).toContain("0x074b21343d43bffcb01084541b4f8dab844fdcaa");
+    const text = await page.$eval("main", (e) => (e as unknown as Rendered).innerText);
+    expect(text).toContain("0x074b21343d43bffcb01084541b4f8dab844fdcaa");
+    expect(text.split("\n")[0]).toBe("Provider dev1 Active");
+    const summary = await page.$$eval("main > table.summary tr", (rows) => rows.map((r) => (r as unknown as Rendered).innerText.split("\t")));
+    expect(summary).toEqual([
+      ["account", "dev1 0x074b21343d43bffcb01084541b4f8dab844fdcaa"],
+      ["status", "Active"],
+      ["live streams", "1"],
+      ["registered at", "5"],
+    ]);
+    await page.screenshot({ path: join(OUTPUT, "provider.png"), fullPage: true });
     expect(problems).toEqual([]);
   });
 
