@@ -38,10 +38,11 @@ function named(address: string, route: string): Child {
 }
 
 /** An address in a summary: its name and the whole address. */
-const namedInFull = (address: string, route: string): Child => {
+function namedInFull(address: string, route: string): Child {
   const name = nameOf(address);
-  return h("span", {}, name === undefined ? null : link(route, name, "name"), name === undefined ? null : " ", name === undefined ? link(route, address, "hash") : h("span", { class: "hash muted" }, address));
-};
+  if (name === undefined) return link(route, address, "hash");
+  return h("span", {}, link(route, name, "name"), " ", h("span", { class: "hash muted" }, address));
+}
 
 const accountLink = (address: string): Child => named(address, `account/${address}`);
 const providerLink = (address: string): Child => named(address, `provider/${address}`);
@@ -246,9 +247,8 @@ function statusSpans(points: HistoryPoint[]): Child {
   return h("ul", { class: "spans", id: "status-spans" }, ...spans.map((s) => h("li", {}, `${s.status}: blocks ${amount(s.from)}–${amount(s.to)}`)));
 }
 
-/** Fields whose value is an amount of nano-CBY, and whose value is a block height. */
-const AMOUNT_FIELDS = new Set(["escrow_balance", "rate_per_block", "amount", "balance", "min_escrow", "stake"]);
-const isBlockField = (name: string) => name.endsWith("_block") || name === "valid_until_block";
+/** The records' fields that hold an amount of nano-CBY (CIP-39 §4.1); a field named `…_block` holds a block height. */
+const AMOUNT_FIELDS = new Set(["escrow_balance", "rate_per_block"]);
 
 /** One field of a record, shown by what it is: a named address, a linked stream or block, an amount with its unit, a nested record as a table of its own. */
 function recordValue(name: string, value: unknown): Child {
@@ -256,8 +256,8 @@ function recordValue(name: string, value: unknown): Child {
   if (typeof value === "string" && /^0x[0-9a-f]{40}$/.test(value)) return name === "provider" ? providerLink(value) : accountLink(value);
   if (typeof value === "string" && /^0x[0-9a-f]{64}$/.test(value) && name.endsWith("stream_id") && name !== "stream_id") return streamLink(value);
   if (typeof value === "string" && /^[0-9]+$/.test(value)) {
-    if (AMOUNT_FIELDS.has(name) || name.endsWith("_price")) return cby(value);
-    return isBlockField(name) ? blockLink(value) : amount(value);
+    if (AMOUNT_FIELDS.has(name)) return cby(value);
+    return name.endsWith("_block") ? blockLink(value) : amount(value);
   }
   if (typeof value === "string") return /^0x/.test(value) ? h("span", { class: "hash" }, value) : value;
   if (typeof value === "boolean" || typeof value === "number") return String(value);
