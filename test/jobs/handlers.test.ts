@@ -32,9 +32,13 @@ describe("a job of each command", () => {
     const file = "fixtures/corpus/transfers.json";
     const fixture = readFixture(file);
     const txs = fixture.blocks.reduce((n, b) => n + b.transactions.length, 0);
+    const before = performance.now();
     const all = await one({ kind: "replay", toHeight: null }, file);
+    const outer = (performance.now() - before) / 1000;
     expect(all.output).toMatchObject({ kind: "replay", file, name: "transfers", status: "ok", blocks: fixture.blocks.length, txs });
+    // Its wall time in seconds: more than nothing, within the call's own.
     expect((all.output as { seconds: number }).seconds).toBeGreaterThan(0);
+    expect((all.output as { seconds: number }).seconds).toBeLessThanOrEqual(outer);
     expect(all.progress.at(-1)).toEqual({ blocks: fixture.blocks.length, total: fixture.blocks.length, txs });
     expect(all.progress.map((p) => p.blocks)).toEqual(fixture.blocks.map((_, i) => i + 1));
     const first = fixture.blocks[0]!;
@@ -80,5 +84,12 @@ describe("a job of each command", () => {
     });
     expect(await run).toBe(0);
     expect(outputs).toEqual([]);
+  });
+
+  it("consume: a target that cannot start is unusable, named by its mode and command in the report", async () => {
+    const spec: JobSpec = { kind: "consume", mode: "t8n-server", command: "no-such-command-cbqs-jobs", timeout: 60, stateRoot: true };
+    const failed = await one(spec, "fixtures/corpus/transfers.json");
+    expect(failed.output).toMatchObject({ kind: "consume", status: "unusable", targetFailed: true });
+    expect((failed.output as { message: string }).message).toMatch(/^t8n-server no-such-command-cbqs-jobs: starting the chain: /);
   });
 });
