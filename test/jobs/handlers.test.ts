@@ -86,6 +86,16 @@ describe("a job of each command", () => {
     expect(outputs).toEqual([]);
   });
 
+  it("consume: the run resolves only after the target's server has read EOF and exited", async () => {
+    requireFreshDist();
+    const exited = join(dir, "exited");
+    // Once its stdin ends, the server takes a moment more before it has exited: a run that did not wait for it would resolve first.
+    const spec: JobSpec = { kind: "consume", mode: "t8n-server", command: `node dist/src/cli.js t8n --server; sleep 0.3; echo > ${exited}`, timeout: 60, stateRoot: true };
+    const r = await one(spec, "fixtures/corpus/transfers.json");
+    expect(r.output).toMatchObject({ status: "ok" });
+    expect(readFileSync(exited, "utf8")).toBe("\n");
+  });
+
   it("consume: a target that cannot start is unusable, named by its mode and command in the report", async () => {
     const spec: JobSpec = { kind: "consume", mode: "t8n-server", command: "no-such-command-cbqs-jobs", timeout: 60, stateRoot: true };
     const failed = await one(spec, "fixtures/corpus/transfers.json");
