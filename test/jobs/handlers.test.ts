@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureSummary } from "../../src/harness/corpus-index.js";
 import { readFixture } from "../../src/harness/documents.js";
-import type { FillOutput, JobInput, JobOutput, JobProgress, JobSpec } from "../../src/jobs/handlers.js";
+import { makeHandler, type FillOutput, type JobInput, type JobOutput, type JobProgress, type JobSpec } from "../../src/jobs/handlers.js";
 import { runJobs } from "../../src/jobs/pool.js";
 import { requireFreshDist } from "../fuzz/dist.js";
 
@@ -94,6 +94,37 @@ describe("a job of each command", () => {
     const r = await one(spec, "fixtures/corpus/transfers.json");
     expect(r.output).toMatchObject({ status: "ok" });
     expect(readFileSync(exited, "utf8")).toBe("\n");
+  });
+
+  it("consume: the handler's stop ends the fixture under way at its next block, with nothing to hand back", async () => {
+    requireFreshDist();
+    const spec: JobSpec = { kind: "consume", mode: "t8n-server", command: "node dist/src/cli.js t8n --server", timeout: 60, stateRoot: true };
+    const handler = makeHandler(spec);
+    const blocks: number[] = [];
+    try {
+      // update-stream.json has 6 blocks: stopped after the first, the rest are never asked.
+      const out = await handler.run(input("fixtures/corpus/update-stream.json"), (p) => {
+        blocks.push(p.blocks);
+        handler.stop();
+      });
+      expect(out).toBeUndefined();
+      expect(blocks).toEqual([1]);
+    } finally {
+      await handler.close();
+    }
+  });
+
+  it("the pool on this thread: a stop reaches the job under way, and a finished job leaves the running ones", async () => {
+    requireFreshDist();
+    const spec: JobSpec = { kind: "consume", mode: "t8n-server", command: "node dist/src/cli.js t8n --server", timeout: 60, stateRoot: true };
+    const stop = new AbortController();
+    const reported: number[] = [];
+    await runJobs(spec, [input("fixtures/corpus/update-stream.json")], { jobs: 1, signal: stop.signal, onResult: () => undefined, onProgress: (r) => (reported.push(r.get(0)?.blocks ?? 0), stop.abort()) });
+    // The first block's report stops it; the job's end leaves no job running.
+    expect(reported).toEqual([1, 0]);
+    const sizes: number[] = [];
+    await runJobs({ kind: "replay", toHeight: null }, [input("fixtures/corpus/transfers.json")], { jobs: 1, signal: new AbortController().signal, onResult: () => undefined, onProgress: (r) => sizes.push(r.size) });
+    expect(sizes).toEqual([1, 1, 0]);
   });
 
   it("consume: a target that cannot start is unusable, named by its mode and command in the report", async () => {
