@@ -170,7 +170,11 @@ export function renderTable(scores: Scores, equivalents: readonly Equivalent[]):
   for (const { s, e } of listed) if (e !== undefined) out.push(`| \`${s.file}:${s.line}:${s.column}\` | ${s.mutator} → \`${code(s.replacement)}\` | ${e.reason} |`);
   const open = listed.filter((x) => x.e === undefined).map((x) => x.s);
   out.push("", open.length === 0 ? "Open survivors: none." : "Open survivors (neither killed by the run nor listed as equivalent):", "");
-  for (const s of open) out.push(`- \`${s.file}:${s.line}:${s.column}\` ${s.mutator} → \`${code(s.replacement)}\` (${s.status === "NoCoverage" ? "not covered" : "survived"})`);
+  for (const s of open.filter((x) => x.status === "Survived")) out.push(`- \`${s.file}:${s.line}:${s.column}\` ${s.mutator} → \`${code(s.replacement)}\` (survived)`);
+  // Mutants no test reached come in blocks of code (a path no in-process test takes): one line per file.
+  const uncovered = new Map<string, number[]>();
+  for (const s of open.filter((x) => x.status === "NoCoverage")) uncovered.set(s.file, [...(uncovered.get(s.file) ?? []), s.line]);
+  for (const [file, lines] of uncovered) out.push(`- \`${file}\`: ${lines.length} not covered, lines ${Math.min(...lines)}–${Math.max(...lines)}`);
   if (open.length > 0) out.push("");
   return out.join("\n");
 }

@@ -58,6 +58,12 @@ describe("docs/testing.md's mutation scores (scripts/mutation-scores.ts)", () =>
     const open = renderTable(scores, []);
     expect(open).toContain("| **m** (2026-12-07) | 20 | 18 | 1 | 1 | 0 | 0 | 1 | 95.0 % | 95.0 % | 1 |");
     expect(open).toContain("- `src/m.ts:7:9` EqualityOperator → `a <= b` (survived)");
+    // Mutants no test reached: one line per file, with their count and line range.
+    scores.modules["m"]!.survivors.push(
+      { file: "src/n.ts", line: 30, column: 1, mutator: "BlockStatement", replacement: "{}", status: "NoCoverage" },
+      { file: "src/n.ts", line: 12, column: 5, mutator: "ConditionalExpression", replacement: "true", status: "NoCoverage" },
+    );
+    expect(renderTable(scores, [])).toContain("- `src/n.ts`: 2 not covered, lines 12–30");
     // 9,499 of 10,000 is 94.99 %: shown as 94.9 %, never as 95.0 %.
     scores.modules["m"]!.files["src/m.ts"] = { ...counts, Killed: 9_498, Timeout: 1, Survived: 501 };
     expect(renderTable(scores, [])).toContain("| 94.9 % |");
