@@ -81,7 +81,6 @@ export function httpRequest(url: string, options: HttpOptions): Promise<{ status
         resolve({ status: res.statusCode ?? 0, headers: res.headers });
       });
       res.on("error", connectionError);
-      res.on("aborted", () => fail(new ConnectionFailed(url, "ECONNRESET")));
     });
     req.on("error", connectionError);
     arm();

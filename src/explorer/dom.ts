@@ -18,9 +18,9 @@ export function append(parent: Node, ...children: Child[]): void {
 /** A link inside the page (`#/block/5`). */
 export const link = (route: string, text: string, cls = ""): HTMLAnchorElement => h("a", { href: `#/${route}`, ...(cls === "" ? {} : { class: cls }) }, text);
 
-/** A two-column table of named values. */
-export function fields(rows: Array<[string, Child]>): HTMLTableElement {
-  return h("table", { class: "fields" }, h("tbody", {}, ...rows.map(([name, value]) => h("tr", {}, h("th", {}, name), h("td", {}, value)))));
+/** A two-column table of named values (`cls` adds a class: "summary" for a page's lead). */
+export function fields(rows: Array<[string, Child]>, cls = ""): HTMLTableElement {
+  return h("table", { class: cls === "" ? "fields" : `fields ${cls}` }, h("tbody", {}, ...rows.map(([name, value]) => h("tr", {}, h("th", {}, name), h("td", {}, value)))));
 }
 
 /** A table with a header row; each row a list of cells. */

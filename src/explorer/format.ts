@@ -16,3 +16,29 @@ export function time(seconds: string): string {
   const ms = Number(seconds) * 1000;
   return Number.isFinite(ms) && ms <= 8.64e15 ? new Date(ms).toISOString().replace(".000Z", "Z") : seconds;
 }
+
+/** An amount of the chain's currency: nano-CBY, grouped ("80,000 nano-CBY"). */
+export const cby = (text: string): string => `${amount(text)} nano-CBY`;
+
+/** How long a stream's escrow pays its rent, from its record (CIP-39 §6.1). */
+export type Funding =
+  | { kind: "until"; block: string }
+  | { kind: "unbounded" }
+  | { kind: "suspended"; since: string; graceUntil: string }
+  | { kind: "ended" };
+
+/**
+ * §6.1: a settlement at H pays `rate` per block from `last_settled_block`; when the escrow falls
+ * short it pays `escrow / rate` whole blocks. So an Active stream's escrow pays through block
+ * `last_settled_block + escrow / rate` (exact: decimal strings as BigInt, never floats); a rate of
+ * 0 never runs out. A Suspended stream shows its pinned grace deadline; a closed or expired one
+ * pays nothing more.
+ */
+export function funding(record: Record<string, unknown>): Funding {
+  const status = String(record["status"]);
+  if (status === "Suspended") return { kind: "suspended", since: String(record["suspended_at_block"]), graceUntil: String(record["suspension_grace_deadline_block"]) };
+  if (status !== "Active") return { kind: "ended" };
+  const rate = BigInt(String(record["rate_per_block"]));
+  if (rate === 0n) return { kind: "unbounded" };
+  return { kind: "until", block: (BigInt(String(record["last_settled_block"])) + BigInt(String(record["escrow_balance"])) / rate).toString() };
+}

@@ -39,7 +39,7 @@ async function route(): Promise<void> {
     if (n !== navigation) return;
     // Whatever went wrong is shown: the page never stays at "Loading…".
     const said = err instanceof ApiError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
-    replace(main, h("h1", {}, "Not shown"), h("p", { class: "error", id: "error" }, said), h("p", {}, h("a", { href: "#/" }, "Back to the latest blocks")));
+    replace(main, h("h1", {}, "Not shown"), h("p", { class: "error", id: "error" }, said), h("p", {}, h("a", { href: "#/" }, "Back to the latest on the chain")));
     document.title = "Not shown · cbqs explorer";
   }
 }

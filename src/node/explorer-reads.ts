@@ -15,6 +15,7 @@ import { U64_MAX } from "../engine/math.js";
 import { envelopeView } from "../harness/diff.js";
 import { devAccountIndex } from "../harness/devnet.js";
 import type { BlockRecord, StateReader } from "../../state/chain-db/chain-db.js";
+import type { TxReceipt } from "../chain/receipts.js";
 import { decodeStateValueAs } from "../../state/kv/value.js";
 import { settle } from "../../instructions/settle.js";
 import type { CbqsNode } from "../chain-node/chain-node.js";
@@ -32,6 +33,9 @@ export const DEFAULT_HISTORY_POINTS = 128;
 export const EVENTS_SCAN_BLOCKS = 4_096;
 export const DEFAULT_EVENTS_LIMIT = 50;
 export const MAX_EVENTS_LIMIT = 256;
+/** GET /latest: transactions and streams per answer by default and at most. */
+export const DEFAULT_LATEST_LIMIT = 10;
+export const MAX_LATEST_LIMIT = 50;
 
 const heightParam = (text: string, name: string) => parseDecimal(text, { name, what: "a block height", max: U64_MAX });
 
@@ -40,8 +44,14 @@ export function blockAnswer(node: CbqsNode, text: string): Record<string, unknow
   const db = node.db;
   const block = text.startsWith("0x") ? db.blockByHash(parseHash(text, "block")) : db.blockByHeight(parseDecimal(text, { name: "block", what: "a block height or a 0x block hash", max: U64_MAX }));
   if (block === undefined) throw notFound("block_not_found", `no committed block ${text}`, readPointJson(db.head()!));
+  // The stored blocks either side (heights may skip: `POST /mine?height=`), for a reader paging through.
+  const previous = block.height === 0n ? undefined : db.blocks({ from: 0n, to: block.height - 1n, order: "desc", limit: 1 })[0];
+  const head = db.head()!;
+  const next = block.height === head.height ? undefined : db.blocks({ from: block.height + 1n, to: head.height, order: "asc", limit: 1 })[0];
   return {
     ...readPointJson(block),
+    previous_height: previous === undefined ? null : previous.height.toString(),
+    next_height: next === undefined ? null : next.height.toString(),
     parent_hash: toHex(block.parent_hash),
     timestamp: block.timestamp.toString(),
     tx_root: toHex(block.tx_root),
@@ -56,10 +66,78 @@ export function blockAnswer(node: CbqsNode, text: string): Record<string, unknow
         // The envelope field by field, a CBQS instruction decoded to its arguments (as `cbqs diff` shows it).
         transaction: envelopeView(raw),
         receipt: receiptJson(r, node.rejectionMessage(r.tx_hash)),
+        fee: feeOf(node, r).toString(),
         events: r.events.map(decodedEvent),
       };
     }),
   };
+}
+
+/** What the sender paid for a transaction: its metered cycles and cells at the genesis prices (src/engine/chain.ts chargeFee). */
+function feeOf(node: CbqsNode, r: TxReceipt): bigint {
+  return r.cycles * node.config.cycle_price + r.cells * node.config.cell_price;
+}
+
+/**
+ * GET /latest{?limit}: the newest `limit` transactions (each decoded, with its outcome, cycles,
+ * cells and fee) and the newest `limit` streams (by their cbqs.stream.created event, each as its
+ * record stands at the head), found by scanning the blocks down from the head until both lists
+ * are full, at most EVENTS_SCAN_BLOCKS blocks — a scan, not an index, bounded per answer.
+ */
+export function latestAnswer(node: CbqsNode, params: ReadonlyMap<string, string>): Record<string, unknown> {
+  const db = node.db;
+  const head = db.head()!;
+  const limit = params.has("limit") ? Number(parseDecimal(params.get("limit")!, { name: "limit", what: "a number of items", max: BigInt(MAX_LATEST_LIMIT), clamp: { min: 1n } })) : DEFAULT_LATEST_LIMIT;
+  const state = db.stateAt(head.height)!;
+  const transactions: Array<Record<string, unknown>> = [];
+  const streams: Array<Record<string, unknown>> = [];
+  // Pages of blocks, newest first: a chain of empty blocks is scanned without holding 4,096 blocks at once.
+  const PAGE = 64;
+  let scanned = 0;
+  let top: bigint | null = head.height;
+  while (top !== null && scanned < EVENTS_SCAN_BLOCKS && (transactions.length < limit || streams.length < limit)) {
+    const blocks = db.blocks({ from: 0n, to: top, order: "desc", limit: Math.min(PAGE, EVENTS_SCAN_BLOCKS - scanned) });
+    for (const b of blocks) {
+      for (let i = b.transactions.length - 1; i >= 0; i--) {
+        const r = b.receipts[i]!;
+        if (transactions.length < limit) {
+          transactions.push({
+            height: b.height.toString(),
+            index: i,
+            tx_hash: toHex(r.tx_hash),
+            transaction: envelopeView(b.transactions[i]!),
+            status: r.status,
+            error: r.error === null ? null : r.error.name,
+            cycles: r.cycles.toString(),
+            cells: r.cells.toString(),
+            fee: feeOf(node, r).toString(),
+          });
+        }
+        for (const e of r.events) {
+          if (streams.length >= limit || e.topic !== "cbqs.stream.created" || e.payload.length !== 32) continue;
+          const record = streamAt(state, e.payload);
+          streams.push({
+            stream_id: toHex(e.payload),
+            created_at: b.height.toString(),
+            tx_hash: toHex(r.tx_hash),
+            ...(record === undefined
+              ? { status: null }
+              : {
+                  status: record.status,
+                  owner: toHex(record.owner),
+                  provider: toHex(record.provider),
+                  escrow_balance: record.escrow_balance.toString(),
+                  rate_per_block: record.rate_per_block.toString(),
+                }),
+          });
+        }
+      }
+    }
+    scanned += blocks.length;
+    const last = blocks[blocks.length - 1];
+    top = last === undefined || last.height === 0n ? null : last.height - 1n;
+  }
+  return { ...readPointJson(head), transactions, streams };
 }
 
 function streamAt(state: StateReader, id: Uint8Array): StreamRecordV1 | undefined {

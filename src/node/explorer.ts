@@ -17,7 +17,7 @@ export interface Asset {
 }
 
 /** The page's script modules, as src/explorer/ has them. */
-export const EXPLORER_MODULES = ["main", "api", "dom", "format", "views", "chart"] as const;
+export const EXPLORER_MODULES = ["main", "api", "dom", "format", "names", "views", "chart"] as const;
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -73,6 +73,21 @@ tr.new { animation: flash 1.5s ease-out; }
 .chart { background: #fff; border: 1px solid var(--line); padding: .5rem; margin: 0; }
 .error { color: var(--bad); }
 ul.spans { padding-left: 1.2rem; margin: .3rem 0; }
+table.summary { font-size: 15px; margin-bottom: .6rem; border: 1px solid var(--line); }
+table.summary th { width: 10rem; }
+table.nested { background: transparent; margin: 0; }
+table.nested th { width: 12rem; font-weight: 500; }
+table.nested th, table.nested td { padding: .1rem .4rem; border-bottom: 1px dotted var(--line); }
+ol.values { margin: 0; padding-left: 1.2rem; }
+.badge { display: inline-block; padding: 0 .45rem; border-radius: 9px; font-size: 12px; font-weight: 600; background: #eef1f6; color: var(--muted); vertical-align: middle; }
+.badge.active, .badge.included { background: #e3f4e8; color: var(--ok); }
+.badge.suspended, .badge.pending, .badge.draining { background: #fff2d6; color: #8a5a00; }
+.badge.closed, .badge.dataexpired, .badge.dropped, .badge.deregistered { background: #f9e3e1; color: var(--bad); }
+a.name { font-weight: 600; }
+.columns { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1.4fr); gap: 1.5rem; }
+.columns h2 { margin-top: 0; }
+@media (max-width: 900px) { .columns { grid-template-columns: minmax(0, 1fr); } }
+nav.pager { display: flex; justify-content: space-between; margin-bottom: .3rem; }
 `;
 
 /** Where the compiled modules are: beside this module's own folder in dist/, or dist/ itself when run from the sources (the tests). */

@@ -180,6 +180,16 @@ export function devAccountsAnswer(node: CbqsNode): Record<string, unknown> {
   };
 }
 
+/**
+ * GET /devnet/names: the dev accounts' names by address — what GET /devnet/accounts lists, without
+ * the seeds, keys or balances, so it is served to every client (the explorer names owners and
+ * senders by it). None unless the genesis is a devnet genesis; at most MAX_DEV_ACCOUNTS.
+ */
+export function devNamesAnswer(node: CbqsNode): Record<string, unknown> {
+  const devnet = devnetOf(node.genesis.source, node.config.accounts);
+  return { ...readPointJson(node.head()), accounts: (devnet?.accounts ?? []).map((a) => ({ name: a.name, address: toHex(a.address) })) };
+}
+
 /** A stream id in a path segment: percent-decoded, then as broker-state's ?stream= takes it. */
 export function pathSegment(text: string, name: string): string {
   try {

@@ -20,9 +20,9 @@ import type { NodeMetrics } from "./metrics.js";
 import { accountProof, actorProof, multiProof, receiptProof, storageProof, txProof, type ProofCache, type ProofLimits } from "./proofs.js";
 import { brokerState, finalizedView, parseHash, type BrokerStateCache } from "./reads.js";
 import { feedPage, parseFeedQuery } from "./replication.js";
-import { accountAnswer, devAccountsAnswer, pathSegment, providerAnswer, streamAnswer, txAnswer } from "./lookups.js";
+import { accountAnswer, devAccountsAnswer, devNamesAnswer, pathSegment, providerAnswer, streamAnswer, txAnswer } from "./lookups.js";
 import { SubscribeRequest } from "./subscriptions.js";
-import { blockAnswer, eventsAnswer, historyAnswer, searchAnswer } from "./explorer-reads.js";
+import { blockAnswer, eventsAnswer, historyAnswer, latestAnswer, searchAnswer } from "./explorer-reads.js";
 
 /** Request body bounds: a /proof/multi body of 256 keys fits in 64 KiB; a hex envelope in twice its bound. */
 const MAX_JSON_BODY = 64 * 1024;
@@ -301,6 +301,16 @@ export const ROUTES: readonly Route[] = [
   }),
   route({
     method: "GET",
+    path: "/latest",
+    name: "cbqs.latest",
+    summary: "the newest transactions (outcome, cycles, cells, fee) and streams (as at the head)",
+    answer: "json",
+    query: ["limit"],
+    maxBody: 0,
+    handle: (c) => latestAnswer(c.node, c.params),
+  }),
+  route({
+    method: "GET",
     path: "/cbqs/provider/{address}",
     name: "cbqs.provider",
     summary: "one ProviderRecordV1",
@@ -354,6 +364,16 @@ export const ROUTES: readonly Route[] = [
     maxBody: 0,
     seeds: true,
     handle: (c) => devAccountsAnswer(c.node),
+  }),
+  route({
+    method: "GET",
+    path: "/devnet/names",
+    name: "cbqs.devnet.names",
+    summary: "the dev accounts' names and addresses (no seeds)",
+    answer: "json",
+    query: [],
+    maxBody: 0,
+    handle: (c) => devNamesAnswer(c.node),
   }),
   route({
     method: "POST",

@@ -31,6 +31,7 @@ describe("createChain (cbqs-emulator)", () => {
       chain.send(wrongNonce);
     } catch (err) {
       expect((err as TransactionRefused).code).toBe("invalid_nonce");
+      expect((err as Error).name).toBe("TransactionRefused");
     }
     expect(() => chain.send(new Uint8Array([1, 2, 3]))).toThrow(expect.objectContaining({ code: "invalid_transaction" }));
   });
@@ -68,6 +69,17 @@ describe("createChain (cbqs-emulator)", () => {
     expect(replayFixture(fixture).mismatch).toBeNull();
     fixture.blocks[1]!.state_root = new Uint8Array(32);
     expect(replayFixture(fixture).mismatch?.field).toBe("state_root");
+  });
+
+  it("toFixture(): the name and description given are the fixture's; without them, the export's own", () => {
+    const chain = createChain();
+    chain.mine();
+    expect(chain.toFixture({ name: "t", description: "one empty block" })).toMatchObject({ name: "t", description: "one empty block" });
+    const named = chain.toFixture({ name: "t" });
+    const unnamed = chain.toFixture();
+    expect(unnamed.name).toBe(`chain-${Buffer.from(chain.chainInstanceId).toString("hex").slice(0, 8)}-to-1`);
+    expect(named.description).toBe(unnamed.description);
+    expect(unnamed.description).not.toBe("");
   });
 
   it("the genesis: the default, an object (its canonical serialization), or exact bytes; an invalid one is refused", () => {

@@ -420,6 +420,27 @@ describe("each check of the client's proof verifier, reached alone", () => {
       }
     });
 
+    it("block_hash, schedule_digest: broker-state read at another block than the pinned one, or with a digest that is not its schedule's", async () => {
+      const head = n.db.head()!;
+      const stream = "owner:0x1111111111111111111111111111111111111111/nonce:1";
+      const other = toHex(fixture.blocks[0]!.block_hash);
+      const p = await proxy(n.url, (path, body) => {
+        if (!path.startsWith("/cbqs/broker-state")) return undefined;
+        if (path.includes("&block=")) return { ...body, block_hash: other, view: { ...(body["view"] as Obj), block_hash: other } };
+        const schedule = body["schedule"] as Obj;
+        return { ...body, schedule: { ...schedule, schedule_digest: flipHex(schedule["schedule_digest"] as string) } };
+      });
+      try {
+        const c = createClient(p.url);
+        const moved = await rejected(c.brokerState({ stream }, { block: head.block_hash }));
+        expectRefusal(moved, "block_hash", new RegExp(`^the answer is read at ${other}, not the pinned block ${toHex(head.block_hash)}$`), { expected: toHex(head.block_hash), actual: other });
+        const digest = await rejected(c.brokerState({ stream }));
+        expectRefusal(digest, "schedule_digest", /^the active schedule's digest is 0x[0-9a-f]{64}, the answer says 0x[0-9a-f]{64}$/, { height: head.height });
+      } finally {
+        await p.close();
+      }
+    });
+
     it("state_root: a valid proof of an older state, in an answer naming the head's height and block hash, is refused", async () => {
       const devnet = await startNode({ kind: "genesis", source: readFixture("fixtures/corpus/transfers.json").genesis.source });
       const sender = toHex(address(0x11));

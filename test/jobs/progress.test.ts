@@ -44,6 +44,12 @@ describe("the pool's progress line", () => {
     ]);
   });
 
+  it("of two jobs under way with the same total, the one listed first is named", () => {
+    const p = new PoolProgress("consume", "plain", 2, "fixtures", ["first.json", "second.json"]);
+    p.running(running([0, { blocks: 10, total: 200, txs: 0 }], [1, { blocks: 20, total: 200, txs: 0 }]));
+    expect(lines.map(shown)).toEqual(["consume: 0/2 fixtures, first.json at block 10/200 blocks\n"]);
+  });
+
   it("adds the transactions of the jobs under way to those finished", () => {
     vi.spyOn(performance, "now").mockReturnValue(0);
     const p = new PoolProgress("replay", "plain", 2, "fixtures", ["a", "b"]);

@@ -4,9 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { txHash } from "../../src/chain/envelope.js";
 import { ix } from "../../src/gas/builder.js";
-import { devnetGenesisSource } from "../../src/harness/devnet.js";
+import { devAccounts, devnetGenesisSource } from "../../src/harness/devnet.js";
 import { readFixture } from "../../src/harness/documents.js";
-import { DEFAULT_HISTORY_POINTS, EVENTS_SCAN_BLOCKS, MAX_HISTORY_POINTS } from "../../src/node/explorer-reads.js";
+import { DEFAULT_HISTORY_POINTS, DEFAULT_LATEST_LIMIT, EVENTS_SCAN_BLOCKS, MAX_HISTORY_POINTS, MAX_LATEST_LIMIT } from "../../src/node/explorer-reads.js";
 import { EXPLORER_MODULES } from "../../src/node/explorer.js";
 import { cbqs } from "../cli/program.js";
 import { requireFreshDist } from "../fuzz/dist.js";
@@ -69,6 +69,28 @@ describe("GET /block/{height|hash}", () => {
     expect((await get(n.url, "/block/0")).body).toMatchObject({ height: "0", transactions: [] });
   });
 
+  it("names the stored blocks either side of it: none below genesis, none above the head; heights skipped are stepped over", async () => {
+    const sides = async (m: TestNode, h: string) => {
+      const b = (await get(m.url, `/block/${h}`)).body;
+      return [b["previous_height"], b["next_height"]];
+    };
+    expect(await sides(n, "0")).toEqual([null, "1"]);
+    expect(await sides(n, "2")).toEqual(["1", "3"]);
+    expect(await sides(n, "10")).toEqual(["9", null]);
+    const m = await startNode({ kind: "genesis", source: devnetGenesisSource(1) });
+    try {
+      await post(m.url, "/mine?height=5", "");
+      await post(m.url, "/mine?height=9", "");
+      expect([await sides(m, "0"), await sides(m, "5"), await sides(m, "9")]).toEqual([
+        [null, "5"],
+        ["0", "9"],
+        ["5", null],
+      ]);
+    } finally {
+      await m.close();
+    }
+  });
+
   it("refuses an unknown block (404 block_not_found, naming the head) and a malformed one (400 invalid_block)", async () => {
     const missing = await get(n.url, "/block/999");
     expect([missing.status, missing.body["error"]]).toEqual([404, { code: "block_not_found", message: "no committed block 999" }]);
@@ -89,6 +111,83 @@ describe("GET /block/{height|hash}", () => {
       expect(decoded!.receipt.status).toBe("rejected");
       expect(decoded!.receipt.error).toEqual({ code: expect.any(String), name: expect.any(String), message: expect.stringMatching(/\S/) });
       expect(decoded!.receipt).toEqual((await get(m.url, `/tx/${toHex(txHash(tx))}`)).body["receipt"]);
+      // Its fee: what the sender's balance lost, its cycles and cells at the genesis prices.
+      const fee = ((await get(m.url, "/block/1")).body["transactions"] as Array<{ fee: string }>)[0]!.fee;
+      const before = BigInt(String((await get(m.url, `/account/${toHex(address(0x11))}?height=0`)).body["balance"]));
+      const after = BigInt(String((await get(m.url, `/account/${toHex(address(0x11))}`)).body["balance"]));
+      expect(BigInt(fee)).toBeGreaterThan(0n);
+      expect(BigInt(fee)).toBe(before - after);
+    } finally {
+      await m.close();
+    }
+  });
+});
+
+describe("GET /latest", () => {
+  it("the newest transactions, newest first, each decoded with its outcome, cycles, cells and fee; the newest streams as they stand at the head", async () => {
+    const latest = (await get(n.url, "/latest")).body;
+    expect(latest["height"]).toBe("10");
+    const txs = latest["transactions"] as Array<Record<string, unknown>>;
+    // Four transactions in all: the two settlements (blocks 7, 5), the stream's creation (2), the provider's registration (1).
+    expect(txs.map((t) => [t["height"], t["index"], (t["transaction"] as Record<string, unknown>)["from"]])).toEqual([
+      [String(settledAt[1]), 0, toHex(devAccounts(3)[2]!.address)],
+      [String(settledAt[0]), 0, toHex(devAccounts(3)[2]!.address)],
+      ["2", 0, OWNER],
+      ["1", 0, PROVIDER],
+    ]);
+    expect(txs[2]).toMatchObject({ tx_hash: createTx, status: "ok", error: null, fee: "0" });
+    expect(BigInt(String(txs[2]!["cycles"]))).toBeGreaterThan(0n);
+    const head = (await get(n.url, `/cbqs/stream/${streamId}`)).body["stream"] as Record<string, unknown>;
+    expect(latest["streams"]).toEqual([
+      { stream_id: streamId, created_at: "2", tx_hash: createTx, status: "Active", owner: OWNER, provider: PROVIDER, escrow_balance: head["escrow_balance"], rate_per_block: head["rate_per_block"] },
+    ]);
+  });
+
+  it(`?limit bounds both lists (default ${DEFAULT_LATEST_LIMIT}, clamped into [1, ${MAX_LATEST_LIMIT}]); a rejected transaction names its error`, async () => {
+    const two = (await get(n.url, "/latest?limit=2")).body;
+    expect((two["transactions"] as unknown[]).length).toBe(2);
+    expect((await get(n.url, "/latest?limit=0")).body["transactions"]).toHaveLength(1);
+    expect((await get(n.url, `/latest?limit=${MAX_LATEST_LIMIT + 1}`)).body["transactions"]).toHaveLength(4);
+    expect((await get(n.url, "/latest?limit=x")).body["error"]).toMatchObject({ code: "invalid_limit" });
+    const m = await startNode({ kind: "genesis", source: readFixture("fixtures/corpus/fee-insufficient-balance.json").genesis.source });
+    try {
+      expect((await get(m.url, "/latest")).body).toMatchObject({ transactions: [], streams: [] });
+      await post(m.url, "/tx", toHex(cbqsTx(7n, address(0x11), 0n, ix.setProviderStatus("Draining"))));
+      for (let i = 0; i < DEFAULT_LATEST_LIMIT + 2; i++) await post(m.url, "/mine", "");
+      const [rejected] = (await get(m.url, "/latest")).body["transactions"] as Array<Record<string, unknown>>;
+      expect(rejected).toMatchObject({ height: "1", status: "rejected", error: expect.stringMatching(/^[A-Z]\w+$/) });
+      expect(BigInt(String(rejected!["fee"]))).toBeGreaterThan(0n);
+    } finally {
+      await m.close();
+    }
+  });
+
+  it(`scans at most EVENTS_SCAN_BLOCKS (${EVENTS_SCAN_BLOCKS}) blocks down from the head: older transactions are not listed`, async () => {
+    const m = await startNode({ kind: "genesis", source: devnetGenesisSource(1) });
+    try {
+      await post(m.url, "/tx", toHex(transferTx(7n, devAccounts(1)[0]!.address, 0n, address(0x22), 1n)));
+      await post(m.url, "/mine", ""); // 1
+      await post(m.url, `/mine?blocks=${EVENTS_SCAN_BLOCKS - 1}`, ""); // the head is block 4,096: block 1 is the lowest scanned
+      expect((await get(m.url, "/latest")).body["transactions"]).toHaveLength(1);
+      await post(m.url, "/mine", "");
+      expect((await get(m.url, "/latest")).body["transactions"]).toEqual([]);
+    } finally {
+      await m.close();
+    }
+  });
+});
+
+describe("GET /devnet/names", () => {
+  it("each dev account's name and address, nothing secret, to any client; none on a chain that is not a devnet", async () => {
+    const names = (await get(n.url, "/devnet/names")).body;
+    expect(names["accounts"]).toEqual(devAccounts(10).map((a) => ({ name: a.name, address: toHex(a.address) })));
+    expect((names["accounts"] as Array<{ name: string; address: string }>).slice(0, 2)).toEqual([
+      { name: "dev0", address: OWNER },
+      { name: "dev1", address: PROVIDER },
+    ]);
+    const m = await startNode({ kind: "genesis", source: readFixture("fixtures/corpus/fee-insufficient-balance.json").genesis.source });
+    try {
+      expect((await get(m.url, "/devnet/names")).body["accounts"]).toEqual([]);
     } finally {
       await m.close();
     }
@@ -377,6 +476,8 @@ describe("the page's files", () => {
       "cbqs.block": "/block/{height_or_hash}",
       "cbqs.stream.history": "/cbqs/stream/{stream_id}/history{?from,to,points}",
       "cbqs.stream.events": "/cbqs/stream/{stream_id}/events{?until,limit}",
+      "cbqs.latest": "/latest{?limit}",
+      "cbqs.devnet.names": "/devnet/names",
       "cbqs.search": "/search{?q}",
       "cbqs.subscribe": "/subscribe{?stream}",
     });
