@@ -325,7 +325,7 @@ function whole(fixture: Fixture, rounds: number, pipelinedOnly: boolean): void {
 
 exitOnHelp(process.argv.slice(2), USAGE);
 const [mode, ...rest] = process.argv.slice(2);
-checkScriptArgs(rest, USAGE, ["--fixture", "--jobs", "--rounds"], ["--pipelined-only"]);
+checkScriptArgs(process.argv.slice(2), USAGE, ["--fixture", "--jobs", "--rounds"], ["--pipelined-only"], 1);
 const option = (name: string): string | undefined => {
   const i = rest.indexOf(name);
   return i < 0 ? undefined : rest[i + 1];
