@@ -34,7 +34,7 @@ import { blockTraceLines, TracingStore } from "../src/harness/trace.js";
 import { parseScenario } from "../src/scenario/parse.js";
 import { generateLongChainScenario } from "./gen-long-chain.js";
 import { ensureLongChain } from "./long-chain-cache.js";
-import { scriptArgs } from "./script-args.js";
+import { checkScriptArgs, scriptArgs } from "./script-args.js";
 import { errorLine, UsageError } from "../src/cli/common.js";
 import { progressMode } from "../src/harness/progress.js";
 
@@ -169,7 +169,11 @@ const FULL_LONG_CHAIN = ".cache/long-chain.json.gz";
 const USAGE = `usage: fast-paths-differential [--corpus dir] [--full | --long-chain file | --long-chain-blocks N] [--fuzz-runs N] [--fuzz-blocks N] [--fuzz-seed S] [--no-gas]\n`;
 
 function main(): number {
-  const args = scriptArgs(process.argv.slice(2), USAGE, ["corpus", "long-chain", "long-chain-blocks", "fuzz-runs", "fuzz-blocks", "fuzz-seed"], ["full", "no-gas"]);
+  const valued = ["corpus", "long-chain", "long-chain-blocks", "fuzz-runs", "fuzz-blocks", "fuzz-seed"];
+  const switches = ["full", "no-gas"];
+  // As every developer script: an unknown option is named with the usage (exit 2) before anything runs.
+  checkScriptArgs(process.argv.slice(2), USAGE, valued.map((n) => `--${n}`), switches.map((n) => `--${n}`));
+  const args = scriptArgs(process.argv.slice(2), USAGE, valued, switches);
   if (args === null) return 0;
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const rate = (spec: number, fast: number) => `spec-only ${spec.toFixed(2)} s, fast ${fast.toFixed(2)} s (spec-only ${(spec / fast).toFixed(2)}x)`;

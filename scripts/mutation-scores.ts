@@ -12,6 +12,7 @@
 // The full reports stay out of the repository (megabytes each); the summary is what the table
 // needs. test/docs/mutation-scores.test.ts fails when the table is not what the summary gives, or
 // when an equivalent names no survivor of the summary.
+import { checkScriptArgs, usageExit } from "./script-args.js";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
 
@@ -199,13 +200,13 @@ export function readScores(root = "."): { scores: Scores; equivalents: Equivalen
   return { scores, equivalents: JSON.parse(readFileSync(`${root}/${EQUIVALENT_FILE}`, "utf8")) as Equivalent[] };
 }
 
+const USAGE = "usage: mutation-scores update <module>=<report.json> … | write\n";
+
 function main(argv: string[]): void {
+  // As every developer script: --help is the usage; an unknown option is named with it (exit 2).
+  checkScriptArgs(argv, USAGE, [], [], argv.length);
   const [command, ...rest] = argv;
-  if (command !== "update" && command !== "write") {
-    process.stderr.write("usage: mutation-scores.js update <module>=<report.json> … | write\n");
-    process.exitCode = 2;
-    return;
-  }
+  if (command !== "update" && command !== "write") usageExit("mutation-scores", `give update or write (got ${command ?? "nothing"})`, USAGE);
   const { scores, equivalents } = readScores();
   for (const arg of command === "update" ? rest : []) {
     const eq = arg.indexOf("=");
