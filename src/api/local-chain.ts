@@ -114,7 +114,7 @@ export class LocalChain {
   /**
    * Produces the next block (or the block at `height`, skipping the heights between) from the sent
    * transactions, in the order sent. Timestamps follow the genesis: timestamp + height ×
-   * block_time_seconds (docs/decisions.md "Devnet blocks").
+   * block_time_seconds (D-0107).
    */
   mine(options: { height?: bigint } = {}): MinedBlock {
     if (options.height !== undefined && typeof options.height !== "bigint") throw new TypeError(`height must be a bigint (${String(options.height)}n), got a ${typeof options.height}`);

@@ -1,5 +1,5 @@
-// Issue 22 §1: spec gaps decided in docs/decisions.md ("Spec-gap decisions (issue 22)"). Each test
-// pins what the entry decides; the entries name the tests that already pinned the others.
+// Spec gaps (the decision records with spec_gap: yes, docs/decisions/README.md): each test pins
+// what its record decides; the records name the tests that already pinned the others.
 import { describe, expect, it } from "vitest";
 import { toHex, utf8 } from "../../src/bytes.js";
 import { decode, encode } from "../../src/codec/core.js";
@@ -70,7 +70,7 @@ function actorStorageBytes(t: TestChain, actor: Uint8Array): bigint {
 const RENT_GRACE_THRESHOLD_BYTES = 10_240n;
 const RENT_EPOCH_BLOCKS = 86_400n;
 const RENT_RATE_ATTO_PER_BYTE_EPOCH = 2_739_726_027_397_260n;
-const ATTO_PER_UNIT = 10n ** 9n; // amounts here are nano-CBY (docs/decisions.md "Amounts: one unit …")
+const ATTO_PER_UNIT = 10n ** 9n; // amounts here are nano-CBY (D-0004 "Amounts: one unit …")
 const BASE_STORAGE_QUOTA_BYTES = 1_048_576n;
 const BONDED_STORAGE_QUOTA_BYTES = 8n * 1_048_576n;
 /** §12.1 rent_per_rent_epoch for `bytes`, in our unit (floored). */
@@ -82,7 +82,7 @@ describe("issue 22 §1: spec-gap decisions", () => {
     const { t, id } = encryptedStream();
     const main = t.chain.stream(id)!;
     const key = t.chain.stream(keyStreamId(id))!;
-    // Equal retention and an equal message bound, by construction (see decisions).
+    // Equal retention and an equal message bound, by construction (D-0019, D-0020).
     expect(key.config.retention_ms).toBe(main.config.retention_ms);
     expect(key.config.retained_bytes_limit).toBe(main.config.retained_bytes_limit);
     expect(key.config.max_message_bytes).toBe(main.config.max_message_bytes);

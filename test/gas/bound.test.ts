@@ -1,4 +1,4 @@
-// The fee at the reservation (docs/decisions.md "Included transactions: nonce and fee") is
+// The fee at the reservation (D-0013 "Included transactions: nonce and fee") is
 // cycleBound(instruction, payload bytes) × cycle_price, checked before the handler runs. It is
 // safe only if no path of the instruction can be charged more: a too-low bound would let a
 // rejected transaction's fee fail to settle (an EngineDefect in src/engine/chain.ts). Every

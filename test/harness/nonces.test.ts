@@ -1,4 +1,4 @@
-// The envelope nonce rule (docs/decisions.md "Included transactions: nonce and fee",
+// The envelope nonce rule (D-0013 "Included transactions: nonce and fee",
 // src/chain/nonces.ts) is the one the runner writes envelopes with and the replayer/t8n check
 // them against.
 import { describe, expect, it } from "vitest";
@@ -27,7 +27,7 @@ const block = fc
 
 const startOf = (starts: bigint[]) => new Map(SENDERS.map((s, i) => [toHex(s), starts[i]!]));
 
-describe("envelope nonces (docs/decisions.md \"Included transactions: nonce and fee\")", () => {
+describe("envelope nonces (D-0013)", () => {
   it("issue 21 §2: each nonce is the block-start nonce plus the sender's earlier INCLUDED transactions, accepted or rejected; only an excluded one does not advance it", () => {
     fc.assert(
       fc.property(block, ([txs, starts]) => {

@@ -25,7 +25,7 @@ async function verifies(command: "verify-proof" | "verify-bmt-proof", proof: unk
   writeFileSync(file, JSON.stringify(proof));
   const r = await cbqs(command, file, "--root", root);
   expect(r, `${command} ${file}`).toMatchObject({ exitCode: 0, err: "" });
-  // verify-proof lists what it checked below its verdict (docs/decisions.md, CIP-4 Appendix C).
+  // verify-proof lists what it checked below its verdict (D-0015, CIP-4 Appendix C).
   expect(r.out, `${command} ${file}`).toMatch(/^valid\n/);
   expect((await cbqs(command, file, "--root", flipHex(root))).exitCode).toBe(1);
 }

@@ -156,7 +156,7 @@ describe("cbqs node: replication feed", () => {
     const endpoints = (await get(n.url, "/.well-known/cbqs")).body["endpoints"] as Record<string, string>;
     expect(endpoints["net.concrnt.core.replication"]).toBe("/replication{?since,until,limit,order}");
     expect(endpoints["cbqs.replication"]).toBe(endpoints["net.concrnt.core.replication"]);
-    // owner is not a parameter here (docs/decisions.md): asked for, it is refused, not ignored.
+    // owner is not a parameter here (D-0106): asked for, it is refused, not ignored.
     const r = await get(n.url, "/replication?owner=con1abc");
     expect([r.status, (r.body["error"] as { code: string }).code]).toEqual([400, "unknown_parameter"]);
   });
