@@ -27,7 +27,7 @@ describe("§3/§5 SYS_CBQS dispatch", () => {
     expect(o2.error).toMatchObject({ name: "InvalidEncoding", code: 4000 });
   });
 
-  it("§5 compute-then-commit: a rejected instruction changes no registry state, balance or event (its sender's nonce advances: issue 21 §2), and later txs in the block still run", () => {
+  it("§5 compute-then-commit: a rejected instruction changes no registry state, balance or event (its sender's nonce advances: D-0013), and later txs in the block still run", () => {
     const t = new TestChain();
     t.ok(cbqs(PROVIDER, ix.registerProvider()));
     const before = snapshot(t);

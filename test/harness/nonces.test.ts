@@ -28,7 +28,7 @@ const block = fc
 const startOf = (starts: bigint[]) => new Map(SENDERS.map((s, i) => [toHex(s), starts[i]!]));
 
 describe("envelope nonces (D-0013)", () => {
-  it("issue 21 §2: each nonce is the block-start nonce plus the sender's earlier INCLUDED transactions, accepted or rejected; only an excluded one does not advance it", () => {
+  it("each nonce is the block-start nonce plus the sender's earlier INCLUDED transactions, accepted or rejected; only an excluded one does not advance it", () => {
     fc.assert(
       fc.property(block, ([txs, starts]) => {
         const { nonces, after } = envelopeNonces(
@@ -48,7 +48,7 @@ describe("envelope nonces (D-0013)", () => {
     );
   });
 
-  it("issue 21 §2: the replayer's check accepts envelopes written with the rule and names the first excluded transaction or the first nonce that breaks it", () => {
+  it("the replayer's check accepts envelopes written with the rule and names the first excluded transaction or the first nonce that breaks it", () => {
     fc.assert(
       fc.property(block, fc.nat(), ([txs, starts], pick) => {
         // Without exclusions first: every envelope written with the rule passes.

@@ -74,7 +74,7 @@ function getFrom(localAddress: string, url: string, agent?: Agent): Promise<{ st
 
 const BROKER_STATE = `/cbqs/broker-state?stream=${encodeURIComponent("owner:0x1111111111111111111111111111111111111111/nonce:1")}`;
 
-describe("issue 21: a fair share per client below the global limit (CIP-4 §10)", () => {
+describe("a fair share per client below the global limit (CIP-4 §10)", () => {
   it("the default per-client limit is a quarter of the global one; the per-client table stays bounded", () => {
     expect([defaultClientRateLimit(100), defaultClientRateLimit(1_000), defaultClientRateLimit(3), defaultClientRateLimit(0)]).toEqual([25, 250, 1, 0]);
     const l = new PerClientLimiter(5, 100);
@@ -82,7 +82,7 @@ describe("issue 21: a fair share per client below the global limit (CIP-4 §10)"
     expect(l.size).toBe(100);
   });
 
-  it("issue 21: at default limits a client flooding /nowhere is refused 429 (Retry-After) while another's broker-state read every 200 ms is always answered (injected clock)", async () => {
+  it("at default limits a client flooding /nowhere is refused 429 (Retry-After) while another's broker-state read every 200 ms is always answered (injected clock)", async () => {
     let clock = 0;
     const n = await startNode(FIXTURE, { rateLimit: DEFAULT_RATE_LIMIT, proofRateLimit: DEFAULT_PROOF_RATE_LIMIT, now: () => clock });
     try {
@@ -110,7 +110,7 @@ describe("issue 21: a fair share per client below the global limit (CIP-4 §10)"
     }
   });
 
-  it("issue 21: over real sockets and the real clock, client A floods (bounded) while client B's 10 reads 100 ms apart all answer 200", async () => {
+  it("over real sockets and the real clock, client A floods (bounded) while client B's 10 reads 100 ms apart all answer 200", async () => {
     const n = await startNode(FIXTURE, { rateLimit: DEFAULT_RATE_LIMIT, proofRateLimit: DEFAULT_PROOF_RATE_LIMIT });
     const agent = new Agent({ keepAlive: true, maxSockets: 8 });
     try {
@@ -149,8 +149,8 @@ describe("issue 21: a fair share per client below the global limit (CIP-4 §10)"
   });
 });
 
-describe("issue 22: rate-limit rules (CIP-4 §10)", () => {
-  it("issue 22: a token bucket holds at most one second of burst: idle time does not accumulate tokens (CIP-4 §10)", () => {
+describe("rate-limit rules (CIP-4 §10)", () => {
+  it("a token bucket holds at most one second of burst: idle time does not accumulate tokens (CIP-4 §10)", () => {
     const b = new TokenBucket(3, 0);
     expect([b.take(0), b.take(0), b.take(0), b.take(0)]).toEqual([0, 0, 0, 1]);
     // Ten idle seconds refill the bucket to 3, not to 30.
@@ -159,7 +159,7 @@ describe("issue 22: rate-limit rules (CIP-4 §10)", () => {
     expect([fresh.take(60_000), fresh.take(60_000), fresh.take(60_000)]).toEqual([0, 0, 1]);
   });
 
-  it("issue 22: the per-client proof limit is keyed on the client's remote address: one client's exhausted bucket does not refuse another (CIP-4 §10)", async () => {
+  it("the per-client proof limit is keyed on the client's remote address: one client's exhausted bucket does not refuse another (CIP-4 §10)", async () => {
     const n = await startNode(FIXTURE, { rateLimit: 0, clientRateLimit: 0, proofRateLimit: 2, now: () => 0 });
     try {
       const proof = n.url + "/proof/account/0x1111111111111111111111111111111111111111";

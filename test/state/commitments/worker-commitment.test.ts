@@ -301,7 +301,7 @@ describe("WorkerCommitment's refusals, by message", () => {
     expect(() => c.root()).toThrow("the commit worker failed: (no message)");
   });
 
-  it("issue 22: a worker that answers nothing (its thread ended behind the commitment's back) fails the wait once the stall time is over, naming it", async () => {
+  it("a worker that answers nothing (its thread ended behind the commitment's back) fails the wait once the stall time is over, naming it", async () => {
     const c = new W.WorkerCommitment(undefined, 300);
     opened.push(c);
     await (c as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
