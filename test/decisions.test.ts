@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { checkDecisions, createRecord, INDEX_FILE, parseRecord, readRecords, renderIndex } from "../scripts/gen-decision-index.js";
+import { checkDecisions, citedSections, createRecord, importRegister, INDEX_FILE, parseRecord, readRecords, renderIndex } from "../scripts/gen-decision-index.js";
 
 const ROOT = join(import.meta.dirname, "..");
 
@@ -142,5 +142,52 @@ describe("what the decision check refuses", () => {
     // The template names example paths of this repository; here only the index and those paths differ.
     reindex();
     expect(checkDecisions(root).every((p) => p.startsWith("0005-leap-seconds-s7-is-silent.md: ") && p.endsWith(" does not exist"))).toBe(true);
+  });
+
+  it("--import makes a record of each register entry without one, numbered on, with a first draft of its front matter", () => {
+    const register = [
+      "# Engine (CIP-39 §3–§6, §19)",
+      "",
+      "## A choice",
+      "- **Spec:** already a record: skipped.",
+      "",
+      "## New rule for top-ups (issue 30)",
+      "- **Spec:** CIP-39 §5 and §6.1; CIP-4 §12.1 rent.",
+      "- **Choice:** src/a.ts does it.",
+      "- **Test:** test/a.test.ts, test/gone.test.ts.",
+      "",
+      "# Known spec gaps",
+      "",
+      "## Issue 22 §1: where each spec-gap decision is",
+      "a list, not a decision: skipped.",
+      "",
+      "## A gap in §4.2",
+      "- **Spec:** §4.2 says two things.",
+      "",
+    ].join("\n");
+    expect(importRegister(root, register)).toEqual(["docs/decisions/0002-new-rule-for-top-ups.md", "docs/decisions/0003-a-gap-in-s4-2.md"]);
+    const [rule, gap] = readRecords(root).slice(1);
+    expect(rule).toEqual({
+      file: "0002-new-rule-for-top-ups.md",
+      id: "D-0002",
+      title: "New rule for top-ups",
+      status: "accepted",
+      scope: "consensus",
+      area: "engine",
+      specSections: ["CIP-39 §5", "CIP-39 §6.1", "CIP-4 §12.1"],
+      specGap: false,
+      code: ["src/a.ts"],
+      tests: ["test/a.test.ts"],
+    });
+    expect(gap).toMatchObject({ id: "D-0003", title: "A gap in §4.2", specGap: true, specSections: ["CIP-39 §4.2"] });
+    expect(readFileSync(join(root, "docs/decisions/0002-new-rule-for-top-ups.md"), "utf8")).toContain("- **Choice:** src/a.ts does it.");
+    // A second import finds every title taken.
+    expect(importRegister(root, register)).toEqual([]);
+    reindex();
+    expect(checkDecisions(root)).toEqual([]);
+  });
+
+  it("a bare § is CIP-39's until a CIP-4 is named", () => {
+    expect(citedSections("§9.3 and §18; CIP-4 §4.2 and §5.1, Appendix C; CIP-39 §4")).toEqual(["CIP-39 §9.3", "CIP-39 §18", "CIP-4 §4.2", "CIP-4 §5.1", "CIP-4 Appendix C", "CIP-39 §4"]);
   });
 });
