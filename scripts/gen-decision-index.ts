@@ -4,7 +4,7 @@
 // reports what is wrong (the index stale, a cited D-NNNN that does not exist, a record naming a code or
 // test path that does not exist, malformed front matter); `--new "Title"` creates the next record
 // from the template. test/decisions.test.ts runs the check on every test run.
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { checkScriptArgs, usageExit } from "./script-args.js";
@@ -283,10 +283,13 @@ const RECORD_LINK = /\]\(((?:[^()\s]*\/)?\d{4}-[a-z0-9-]+\.md)\)/g;
 const SKIPPED_DIRS = new Set(["node_modules", "dist", ".git"]);
 const TEXT_FILE = /\.(ts|tsx|js|mjs|cjs|py|md|json|html|css|txt)$/;
 
+/** The text files under `path` (or `path` itself); symbolic links are not followed, so a link cycle cannot loop. */
 function files(root: string, path: string): string[] {
   const full = join(root, path);
   if (!existsSync(full)) return [];
-  if (!statSync(full).isDirectory()) return TEXT_FILE.test(path) ? [path] : [];
+  const stat = lstatSync(full);
+  if (stat.isSymbolicLink()) return [];
+  if (!stat.isDirectory()) return TEXT_FILE.test(path) ? [path] : [];
   return readdirSync(full)
     .filter((name) => !SKIPPED_DIRS.has(name))
     .flatMap((name) => files(root, `${path}/${name}`));
@@ -331,7 +334,7 @@ export function createRecord(root: string, title: string): string {
   return path;
 }
 
-/** A title without a tracker reference: "Title (issue 22)" is "Title". */
+/** A title without a trailing tracker reference in parentheses (the word, a space, a number). */
 const untracked = (title: string) => title.replace(/\s*\((?:issue|Issue) \d+\)$/, "").trim();
 
 /** The area and scope a section of the single-file register (docs/decisions.md before the records) suggests. */

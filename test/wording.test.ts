@@ -2,7 +2,7 @@
 // page points at a tracker the reader of this repository does not have. Tests are named by the
 // behaviour they pin (the § and the rule), code cites the spec section or a decision record
 // (D-NNNN), and history belongs in a journal page (docs/journal*.md), the one place exempt.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
@@ -15,8 +15,11 @@ const BEING_RESTRUCTURED = new Set(["docs/performance.md", "docs/testing.md", "d
 
 const isJournal = (path: string) => /^docs\/journal[^/]*\.md$/.test(path);
 
+/** The files under `path` that `keep` accepts; symbolic links are not followed. */
 function files(path: string, keep: (path: string) => boolean): string[] {
-  if (!statSync(join(ROOT, path)).isDirectory()) return keep(path) ? [path] : [];
+  const stat = lstatSync(join(ROOT, path));
+  if (stat.isSymbolicLink()) return [];
+  if (!stat.isDirectory()) return keep(path) ? [path] : [];
   return readdirSync(join(ROOT, path))
     .filter((name) => name !== "node_modules")
     .flatMap((name) => files(`${path}/${name}`, keep));
