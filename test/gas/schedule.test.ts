@@ -36,7 +36,7 @@ function formulaIn(text: string, where: string): (topic: number, payload: number
 }
 
 describe("§18.1 cells per event: the documented size is the one the meter charges", () => {
-  it("§18.1 D-0068, D-0048, , gas-vectors/SCHEDULE.md and the meter agree: cbqs.stream.created is charged 20 + 4 + 19 + 4 + 32 = 79 cells, not its 73-byte canonical encoding", () => {
+  it("§18.1 D-0068, D-0048, gas-vectors/SCHEDULE.md and the meter agree: cbqs.stream.created is charged 20 + 4 + 19 + 4 + 32 = 79 cells, not its 73-byte canonical encoding", () => {
     const t = new TestChain();
     t.ok(cbqs(PROVIDER, ix.registerProvider()));
     const created = t.ok(cbqs(OWNER, ix.createStream())).events.find((e) => e.topic === "cbqs.stream.created")!;
