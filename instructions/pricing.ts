@@ -25,7 +25,7 @@ const immutableMax = (name: string): bigint => paramRow(name)!.maximum;
  * §4.2: the field-by-field table (LIVE vs IMMUTABLE sources), nonzero rules, class-only fields,
  * cross-field bound. At an update (`previous` given) the two LIVE admission bounds apply only to a
  * field whose value changes: an unchanged value was already accepted and §18 says lowering an
- * admission bound re-examines nothing already accepted (docs/decisions.md).
+ * admission bound re-examines nothing already accepted (D-0018).
  */
 export function validateStreamConfig(
   config: StreamConfigV1,

@@ -1,4 +1,4 @@
-// A large, valid cbqs-state-dump/v1 for measuring the readers and writers (issue 9 §2): N account
+// A large, valid cbqs-state-dump/v1 for measuring the readers and writers: N account
 // entries with distinct deterministic addresses, written by the same streaming writer `state dump`
 // uses (so the file is byte-identical to what the CLI would write for that state). Without
 // --decoded it is an alloc file (key and value only), about 175 bytes per entry: 1,250,000

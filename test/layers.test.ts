@@ -67,7 +67,7 @@ function imports(file: string): string[] {
 const files = ["src", "state", "instructions"].flatMap(sources);
 
 /**
- * The consensus layers: the executable specification (docs/decisions.md "Fast paths: the spec path
+ * The consensus layers: the executable specification (D-0169 "Fast paths: the spec path
  * and the seams"). They keep no state between calls outside the instances their caller creates,
  * import nothing of Node's, and run no threads, so each reads straight through as the CIP
  * section it implements. Fast paths live outside them (src/crypto, state/commitment, the

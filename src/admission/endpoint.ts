@@ -1,7 +1,7 @@
 // CIP-39 §4.3 provider endpoint admission for RegisterProvider / UpdateProvider. Consensus-
 // critical: every conforming implementation must accept and reject the identical URI set.
 // Rule numbers are the §4.3 algorithm's; the choices where §4.3 is silent are recorded in
-// docs/decisions.md ("§4.3 endpoint admission: …").
+// D-0036, D-0037, D-0038, D-0039 and D-0017.
 import type { ProviderEndpointTransportV1, ProviderEndpointV1 } from "../codec/types.js";
 import { forbiddenIpv4Range, formatIpv4, ipv6Violation, parseIpv4Dotted, parseIpv6 } from "./ip.js";
 

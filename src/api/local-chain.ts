@@ -109,7 +109,7 @@ export class LocalChain {
   /**
    * Produces the next block (or the block at `height`, skipping the heights between) from the sent
    * transactions, in the order sent. Timestamps follow the genesis: timestamp + height ×
-   * block_time_seconds (docs/decisions.md "Devnet blocks"). A height not above the head is an
+   * block_time_seconds (D-0107 "Devnet blocks"). A height not above the head is an
    * InvalidHeight (a RangeError).
    */
   mine(options: { height?: bigint } = {}): MinedBlock {

@@ -368,7 +368,7 @@ export class CbqsNode {
   }
 
   /**
-   * A block's timestamp (docs/decisions.md "Devnet time: a block's timestamp follows its
+   * A block's timestamp (D-0135 "Devnet time: a block's timestamp follows its
    * parent's"): the parent's plus block_time_seconds per height, so a chain from genesis keeps
    * genesis timestamp + height × block_time_seconds, and after a block given a timestamp the
    * next ones continue from it. A given timestamp may repeat the head's, never precede it.
@@ -491,7 +491,7 @@ export class CbqsNode {
   // ---- snapshots (POST /devnet/snapshot, POST /devnet/revert) ----------------------------------
 
   /**
-   * Only the in-memory store can be rewound (docs/decisions.md "Devnet snapshots: a revert
+   * Only the in-memory store can be rewound (D-0139 "Devnet snapshots: a revert
    * replays the chain"): an LMDB store's blocks are durable, and its followers' feed must never
    * lose them behind a restart.
    */

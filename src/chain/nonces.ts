@@ -1,4 +1,4 @@
-// Envelope nonces (docs/decisions.md "Included transactions: nonce and fee"): a transaction's
+// Envelope nonces (D-0013 "Included transactions: nonce and fee"): a transaction's
 // envelope carries its sender's account nonce immediately before it — the block-start nonce
 // plus the sender's earlier transactions in the block that were included (accepted or
 // rejected: both use their nonce; only an `excluded` one, which no block may contain, does

@@ -163,7 +163,7 @@ export const commands: Readonly<Record<string, CommandSpec>> = {
       watchSignals();
       let fatal: ((err: Error) => void) | undefined;
       // CIP-39 §3: no genesis file and no stored chain — the canonical bytes of the node's default
-      // config, the devnet genesis (docs/decisions.md "The devnet genesis: the default config plus dev accounts").
+      // config, the devnet genesis (D-0133 "The devnet genesis: the default config plus dev accounts").
       const from: NodeStart = start.kind === "store" && db.genesis() === undefined ? { kind: "genesis", source: devnetSource } : start;
       const running = await startNode(db, from, { ...settings, log, onFatal: (err) => fatal?.(err) }, opts);
       if (running === null) return;

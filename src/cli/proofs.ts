@@ -64,7 +64,7 @@ function provedText(r: Reconstruction, proof: unknown): string {
 }
 
 const APPENDIX_C_NOTE =
-  'note: the ops_root alone is not the state_root: the "current" QMDB root combines it with the grafted root (CIP-4 Appendix C gap, docs/decisions.md)';
+  'note: the ops_root alone is not the state_root: the "current" QMDB root combines it with the grafted root (CIP-4 Appendix C gap, D-0015)';
 
 interface VerifyOpts {
   root: string;

@@ -1,5 +1,5 @@
-// One HTTP(S) exchange on node:http rather than fetch (docs/decisions.md "Client requests:
-// node:http, an inactivity timeout"): fetch refuses the ports of the fetch spec's block list ("bad
+// One HTTP(S) exchange on node:http rather than fetch (D-0131 "Client requests:
+// node:http with an inactivity timeout"): fetch refuses the ports of the fetch spec's block list ("bad
 // port" for http://127.0.0.1:6000) and a node may listen on any port; and its timeout is reset
 // whenever data arrives, so a large answer that keeps arriving is never cut while a server that
 // accepts and never answers is given up on after `timeoutMs`. An AbortSignal ends the request at

@@ -412,7 +412,7 @@ export const FastRetentionAnchorV1 = struct<T.FastRetentionAnchorV1>("FastRetent
 
 // ---------------------------------------------------------------- §8 lanes
 
-/** §8 `Active | Closed`, untagged there: 1-based in declaration order (docs/decisions.md). */
+/** §8 `Active | Closed`, untagged there: 1-based in declaration order (D-0152). */
 export const LaneStatusV1 = enumeration<W.LaneStatusV1>("LaneStatusV1", { Active: 1, Closed: 2 });
 
 export const LaneRecordV1 = struct<W.LaneRecordV1>("LaneRecordV1", {
@@ -578,7 +578,7 @@ export const DeliveryResultStateV1 = struct<W.DeliveryResultStateV1>(
 
 // ---------------------------------------------------------------- §15 snapshot manifest
 
-/** §14 table: Stream = 1, Lane = 2; a lane snapshot names its lane (docs/decisions.md). */
+/** §14 table: Stream = 1, Lane = 2; a lane snapshot names its lane (D-0152). */
 export const SnapshotScopeV1 = taggedUnion<W.SnapshotScopeV1>("SnapshotScopeV1", {
   Stream: { tag: 1, kind: "unit" },
   Lane: { tag: 2, kind: "newtype", field: "lane_id", codec: Bytes32 },
@@ -590,7 +590,7 @@ export const SnapshotCoverageV1 = taggedUnion<W.SnapshotCoverageV1>("SnapshotCov
   CheckpointReceiptDigest: { tag: 2, kind: "newtype", field: "digest", codec: Bytes32 },
 });
 
-/** The bound on `cbfs_reference`, which §15 leaves open (docs/decisions.md). */
+/** The bound on `cbfs_reference`, which §15 leaves open (D-0156). */
 export const MAX_CBFS_REFERENCE_BYTES = 2_048;
 
 export const CbqsSnapshotManifestV1 = struct<W.CbqsSnapshotManifestV1>(

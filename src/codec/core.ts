@@ -397,7 +397,7 @@ export const providerEpochV1: Codec<bigint> = {
   jsonSchema: () => ({ enum: ["0", 0], description: "provider_epoch: always 0 in v1 (§4)" }),
 };
 
-/** bool: one byte, 0 or 1; any other byte is invalid (docs/decisions.md). */
+/** bool: one byte, 0 or 1; any other byte is invalid (D-0027). */
 export const bool: Codec<boolean> = {
   name: "bool",
   minSize: 1,

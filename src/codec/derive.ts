@@ -203,7 +203,7 @@ export function append_request_body_hash_v1(body: W.AppendRequestBodyV1): Uint8A
   return cbqs_request_body_hash_v1({ type: "Append", body });
 }
 
-/** §14.1 `payload_hash`, which §14.1 leaves unnamed: keccak256 of the payload bytes (docs/decisions.md). */
+/** §14.1 `payload_hash`, which §14.1 leaves unnamed: keccak256 of the payload bytes (D-0156). */
 export function recordPayloadHash(payload: Uint8Array): Uint8Array {
   return keccak256(payload);
 }

@@ -33,7 +33,7 @@ import type * as W from "./wire-types.js";
 
 /** §18 codec bound cbqs.max_server_frames_per_batch. */
 export const MAX_SERVER_FRAMES_PER_BATCH = 256;
-/** The largest long-poll batch: its count, then every frame at the frame bound (docs/decisions.md). */
+/** The largest long-poll batch: its count, then every frame at the frame bound (D-0156). */
 export const MAX_SERVER_FRAME_BATCH_BYTES = 4 + MAX_SERVER_FRAMES_PER_BATCH * (4 + MAX_WIRE_FRAME_BYTES);
 
 export const AuthenticatedRequestV1 = struct<W.AuthenticatedRequestV1>(

@@ -75,7 +75,7 @@ export function keyBit(key: Uint8Array, d: number): 0 | 1 {
 /**
  * Bit `d` of a proof bitmap. The bitmap is "a 256-bit big-endian bitmap whose bit d is set": bit d
  * is the 2^d bit of that integer, so it lives in byte `31 - d / 8` at mask `1 << d % 8`
- * (docs/decisions.md "The sparse-proof bitmap numbers its bits from the least significant").
+ * (D-0153 "The sparse-proof bitmap numbers its bits from the least significant").
  */
 export function bitmapBit(bitmap: Uint8Array, d: number): boolean {
   return ((bitmap[31 - (d >> 3)]! >> (d & 7)) & 1) === 1;

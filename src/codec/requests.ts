@@ -40,10 +40,10 @@ export const AppendRequestBodyV1 = struct<W.AppendRequestBodyV1>(
 
 // ---------------------------------------------------------------- §11.2 groups
 
-/** §11.2 `StrictFifo | Concurrent`, untagged there: 1-based in declaration order (docs/decisions.md). */
+/** §11.2 `StrictFifo | Concurrent`, untagged there: 1-based in declaration order (D-0152). */
 export const GroupModeV1 = enumeration<W.GroupModeV1>("GroupModeV1", { StrictFifo: 1, Concurrent: 2 });
 
-/** §11.2 `Head | At`: At names the retained standard record id the group starts at (docs/decisions.md). */
+/** §11.2 `Head | At`: At names the retained standard record id the group starts at (D-0152). */
 export const GroupStartV1 = taggedUnion<W.GroupStartV1>("GroupStartV1", {
   Head: { tag: 1, kind: "unit" },
   At: { tag: 2, kind: "newtype", field: "record_id", codec: StandardRecordIdV1 },
@@ -131,7 +131,7 @@ export const DeleteGroupRequestBodyV1 = struct<W.DeleteGroupRequestBodyV1>("Dele
 
 /**
  * §13.2 `Any | Exact | Set`: the lane-scope tags of the §14 table, and a set sorted, unique and
- * bounded by cbqs.max_lane_ids_per_grant before allocation (docs/decisions.md).
+ * bounded by cbqs.max_lane_ids_per_grant before allocation (D-0030).
  */
 export const SubscriptionScopeV1 = taggedUnion<W.SubscriptionScopeV1>("SubscriptionScopeV1", {
   Any: { tag: 1, kind: "unit" },
@@ -144,7 +144,7 @@ export const SubscriptionScopeV1 = taggedUnion<W.SubscriptionScopeV1>("Subscript
   },
 });
 
-/** §13.1, untagged there: 1-based in declaration order (docs/decisions.md). */
+/** §13.1, untagged there: 1-based in declaration order (D-0152). */
 export const SubscriptionSourceV1 = taggedUnion<W.SubscriptionSourceV1>("SubscriptionSourceV1", {
   StandardGroup: {
     tag: 1,

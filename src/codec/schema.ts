@@ -39,7 +39,7 @@ export const MAX_LANE_IDS_PER_GRANT = 16_384;
 export const MAX_KEY_ENVELOPES_PER_BATCH = 65_536;
 /** §9.3: the 32-byte encapsulated key plus the AEAD output of the 32-byte data key (32 + 16). */
 export const MIN_HPKE_CIPHERTEXT_BYTES = 80;
-/** §18 cbqs.max_key_batch_chunk_bytes: an envelope must fit one key-batch chunk (docs/decisions.md). */
+/** §18 cbqs.max_key_batch_chunk_bytes: an envelope must fit one key-batch chunk (D-0030). */
 export const MAX_HPKE_CIPHERTEXT_BYTES = 4_194_304;
 /** §7: verb bits 0..6; unknown bits MUST be rejected. */
 export const KNOWN_VERB_BITS = 0x7f;
@@ -54,7 +54,7 @@ export const Bytes32 = fixedBytes(32, "Bytes32");
  * take references, so a reference pasted into another Bytes32 field is refused.
  */
 export const StreamId = fixedBytes(32, "Bytes32", { resolvable: true });
-/** Signature: raw 64 bytes (Ed25519 is the only v1 algorithm; docs/decisions.md). */
+/** Signature: raw 64 bytes (Ed25519 is the only v1 algorithm; D-0027). */
 export const Signature = fixedBytes(64, "Signature");
 
 const isZero = (b: Uint8Array): boolean => b.every((x) => x === 0);

@@ -6,7 +6,7 @@
 
 export type Address = Uint8Array; // 20 bytes
 export type Bytes32 = Uint8Array; // 32 bytes
-export type Signature = Uint8Array; // 64 bytes, raw (docs/decisions.md)
+export type Signature = Uint8Array; // 64 bytes, raw (D-0027)
 
 // §4: algorithm-tagged keys
 export interface SigningPublicKey {

@@ -25,7 +25,7 @@ import type {
 } from "./types.js";
 
 // §8 lanes
-export type LaneStatusV1 = "Active" | "Closed"; // 1, 2 (decisions.md)
+export type LaneStatusV1 = "Active" | "Closed"; // 1, 2 (D-0152)
 export interface LaneRecordV1 {
   stream_id: Bytes32;
   lane_id: Bytes32;
@@ -55,7 +55,7 @@ export interface AppendRequestBodyV1 {
 }
 
 // §11.2 consumer groups
-export type GroupModeV1 = "StrictFifo" | "Concurrent"; // 1, 2 (decisions.md)
+export type GroupModeV1 = "StrictFifo" | "Concurrent"; // 1, 2 (D-0152)
 export type GroupStartV1 = { type: "Head" } | { type: "At"; record_id: StandardRecordIdV1 }; // 1, 2
 export interface GroupConfigV1 {
   group_id: Bytes32;
@@ -126,9 +126,9 @@ export interface DeleteGroupRequestBodyV1 {
   lane_id: Bytes32;
   group_id: Bytes32;
 }
-/** §13.2: the same shape and tags as a grant's lane scope (decisions.md). */
+/** §13.2: the same shape and tags as a grant's lane scope (D-0152). */
 export type SubscriptionScopeV1 = LaneScopeV1;
-export type SubscriptionSourceV1 = // 1..4 (decisions.md)
+export type SubscriptionSourceV1 = // 1..4 (D-0152)
   | { type: "StandardGroup"; lane_id: Bytes32; group_id: Bytes32 }
   | { type: "StandardReplay"; scope: SubscriptionScopeV1; after: StandardRecordIdV1 | null }
   | { type: "Fast"; scope: SubscriptionScopeV1; after: FastRecordIdV1 | null }

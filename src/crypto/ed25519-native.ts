@@ -2,7 +2,7 @@
 // own checks done here on the bytes, then OpenSSL (Node's built-in `crypto.verify`) for decoding A
 // and the cofactorless equation. An input whose verdict could depend on a difference between
 // OpenSSL and dalek is not decided here: `nativeVerifyStrict` returns `undefined` and the caller
-// runs the pure-JS reference (src/crypto/ed25519.ts). docs/decisions.md, "Ed25519 fast path".
+// runs the pure-JS reference (src/crypto/ed25519.ts). D-0033, "Ed25519 fast path".
 //
 // OpenSSL 3 `ossl_ed25519_verify` (crypto/ec/curve25519.c; Node 20 bundles OpenSSL 3.0) does,
 // in order: reject S >= L (its own byte test); decode A (y from the low 255 bits without a range

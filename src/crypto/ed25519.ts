@@ -12,11 +12,11 @@
 //     compress([S]B - [k]A) and compare with R's bytes. A non-canonical R can therefore never
 //     match (compress() is canonical); we report that case before doing the scalar products.
 // A non-canonical A that is not small order (y = p+3, p+4, …) is accepted by dalek if the
-// equation holds; we mirror that (docs/decisions.md, "Ed25519: exact ed25519-dalek 2.2 decoding, including a non-canonical A").
+// equation holds; we mirror that (D-0001, "Ed25519: exact ed25519-dalek 2.2 decoding, including a non-canonical A").
 //
 // `verifyStrictDetailed` below is the reference: pure JS, written to read like dalek. Consensus
 // calls `ed25519VerifyStrict`, which takes the OpenSSL fast path of ./ed25519-native.ts and falls
-// back to the reference for the inputs that path does not decide (docs/decisions.md, "Ed25519
+// back to the reference for the inputs that path does not decide (D-0033, "Ed25519
 // fast path"); test/crypto and scripts/fuzz-ed25519.ts check the two agree.
 //
 // The noble libraries are loaded on first use (require of an ES module, synchronous; every Node

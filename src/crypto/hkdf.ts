@@ -1,7 +1,7 @@
 // HKDF-SHA256 (RFC 5869) and the CIP-39 §9.2 root-escrow derivations.
 // §9.2 writes HKDF-SHA256(stream_root, label || …) without naming salt or length: stream_root is
 // the IKM, the salt is absent (RFC 5869 §2.2: HashLen zero bytes), the label string is the info,
-// and the output is 32 bytes (docs/decisions.md, "§9.2 HKDF parameters").
+// and the output is 32 bytes (D-0035, "§9.2 HKDF parameters").
 import { hkdf } from "@noble/hashes/hkdf.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { concatBytes, u64BE, utf8 } from "../bytes.js";

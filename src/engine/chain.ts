@@ -51,7 +51,7 @@ export interface TxError {
 }
 
 export interface TxOutcome {
-  /** `excluded`: not includable (docs/decisions.md "Included transactions: nonce and fee"); no receipt. */
+  /** `excluded`: not includable (D-0013 "Included transactions: nonce and fee"); no receipt. */
   status: "ok" | "rejected" | "excluded";
   error: TxError | null;
   events: Event[];
@@ -184,7 +184,7 @@ export class Chain {
   // ---- transactions ---------------------------------------------------------------------------
 
   /**
-   * One transaction (docs/decisions.md "Included transactions: nonce and fee"). A transaction
+   * One transaction (D-0013 "Included transactions: nonce and fee"). A transaction
    * the block cannot contain — a keyless sender, a malformed sender account, a sender who
    * cannot pay the most its instruction can be charged — is `excluded`: no effect, no receipt,
    * its nonce unused. Every other one is included: accepted, or rejected by its instruction
@@ -237,7 +237,7 @@ export class Chain {
   /**
    * An included rejected transaction, after its effects were rolled back: the nonce is used and
    * what the meter charged is paid. A rejection before the meter exists has no CBQS charge and
-   * pays nothing (docs/decisions.md "Included transactions: nonce and fee"). The reservation
+   * pays nothing (D-0013 "Included transactions: nonce and fee"). The reservation
    * check made the balance cover the fee: an InsufficientBalance here means cycleBound is not an
    * upper bound of the rejected charge, an engine bug (EngineDefect), never a silent exclusion.
    * Only a burn credit overflowing u64 (state corruption: ArithmeticOverflow) can fail here.

@@ -1,5 +1,5 @@
 // The engine's fast paths, chosen by whoever runs a chain (docs/performance.md "Fast paths";
-// docs/decisions.md "Fast paths: the spec path and the seams"). The spec path is what the
+// D-0169 "Fast paths: the spec path and the seams"). The spec path is what the
 // handlers read like; each fast path gives the same answer on every input, which
 // test/harness/fast-paths.test.ts requires of whole runs (roots, receipts, traces, gas).
 import { ed25519VerifyStrict, verifyStrictDetailed } from "../crypto/ed25519.js";

@@ -35,7 +35,7 @@ export const RESERVATIONS: Readonly<Record<InstructionName, Reservation>> = {
  * digest or the schedule digest; UpdateStream: the schedule digest or signing_key_id + quote
  * digest; ActivateKeyGeneration: the receipt digest). With the reservation they bound the cycles
  * any path can be charged, which is what a sender must be able to pay before execution
- * (docs/decisions.md "Included transactions: nonce and fee"); the meter enforces them.
+ * (D-0013 "Included transactions: nonce and fee"); the meter enforces them.
  */
 const WORK_BOUNDS: Readonly<Record<InstructionName, { readonly signatures: number; readonly hashes: number }>> = {
   RegisterProvider: { signatures: 0, hashes: 0 },
@@ -97,7 +97,7 @@ export const COSTS: Readonly<CostSchedule> = {
   /**
    * Per metered byte of each emitted event: 20 (emitter) + 4 + topic bytes + 4 + payload bytes
    * (meteredEventBytes), a schedule size and not the length of the event's canonical encoding
-   * that logs_root commits (docs/decisions.md "Metered event size").
+   * that logs_root commits (D-0048 "Metered event size").
    */
   cellsPerEventByte: 1n,
 };

@@ -1,7 +1,7 @@
 // Stream-pair helpers shared by the stream instructions (CIP-39 §4.1, §5, §6.1).
 //
 // The linked key stream of an encrypted main stream is a pure function of the main record
-// (docs/decisions.md): it copies every field the pair shares and mirrors the main stream's
+// (D-0054): it copies every field the pair shares and mirrors the main stream's
 // lifecycle, generations, keys and pricing basis, with its own id, purpose Key, Standard class,
 // no stream-layer encryption, the back link, rate 0, escrow 0, and a config derived from the
 // main config. Every pair transition therefore writes deriveKeyStream(main'), and every load

@@ -1,4 +1,4 @@
-// A census of what fuzz chains reach (issue 23 "Reach"): how often each cell of src/fuzz/cells.ts
+// A census of what fuzz chains reach: how often each cell of src/fuzz/cells.ts
 // is hit, and in how many runs at least once — "a cell appears in 0.5 % of runs" is that per-run
 // count over `runs`. Lanes count their own runs and the campaign adds them up (merge), so a
 // census crosses worker threads as plain JSON.

@@ -1,4 +1,4 @@
-// What the fuzz generator must reach (issue 23 "Reach"): every rejection a transaction can
+// What the fuzz generator must reach: every rejection a transaction can
 // provoke in the fuzz world, each instruction's acceptance, every §6.1 state of
 // src/fuzz/cells.ts, the u64/u128 edges and a write to every live scalar — each in at least
 // MIN_SHARE of runs (scripts/fuzz-census.ts and test/fuzz/census.test.ts check it). The errors

@@ -72,7 +72,7 @@ export const PROPERTY_WORLD: World = worldOf(
 /** A genesis as scenario-format §2 JSON; its canonical serialization is the fixture's genesis source. */
 export type GenesisJson = JsonObject;
 
-/** Genesis JSON → world; the source bytes are the canonical serialization (docs/decisions.md). */
+/** Genesis JSON → world; the source bytes are the canonical serialization (D-0069). */
 export function worldFromJson(genesis: GenesisJson): World {
   return worldOf(parseGenesis(genesis, "genesis"), utf8(canonicalJson(genesis)));
 }

@@ -76,7 +76,7 @@ ${reservations}
   instruction persists no state and emits no event.
 - **Rejected before the meter exists** (opcode other than SYS_CBQS, the CIP-12 breaker covering
   0x17, a payload that fails canonical decode): there is no instruction, hence no reservation; the
-  CBQS portion is 0 cycles and 0 cells and only platform charges apply (docs/decisions.md).
+  CBQS portion is 0 cycles and 0 cells and only platform charges apply (D-0067).
 - **Over a reservation.** A handler that performs more reads or writes than reserved is an engine
   defect: the meter throws \`EngineDefect\` at the first excess operation and block execution aborts
   loudly; it is never a chargeable rejection.

@@ -71,7 +71,7 @@ export function devnetGenesis(count: number, balance: bigint = DEFAULT_DEV_BALAN
   return { ...DEFAULT_GENESIS, accounts };
 }
 
-/** The devnet genesis source: its canonical JSON (CIP-39 §3, docs/decisions.md "Canonical genesis serialization"). */
+/** The devnet genesis source: its canonical JSON (CIP-39 §3, D-0069 "Canonical genesis serialization"). */
 export function devnetGenesisSource(count: number, balance: bigint = DEFAULT_DEV_BALANCE): Uint8Array {
   return utf8(canonicalJson(devnetGenesis(count, balance)));
 }

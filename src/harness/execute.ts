@@ -30,7 +30,7 @@ export function decodeTransaction(raw: Uint8Array, index: number, chainId: bigin
 
 /**
  * The first transaction the block cannot contain: the engine excluded it (a keyless sender, a
- * sender who cannot pay the fee at the reservation: docs/decisions.md "Included transactions:
+ * sender who cannot pay the fee at the reservation: D-0013 "Included transactions:
  * nonce and fee"), or its envelope nonce is not its sender's account nonce before it.
  */
 export type NotIncludable =

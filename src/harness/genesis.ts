@@ -3,7 +3,7 @@
 // (src/scenario/genesis.ts). A canonical-serialization genesis is itself JSON text, so both
 // scenario forms reduce to "source bytes → JSON → parseGenesis". The bytes are read by the one
 // strict JSON reader (src/json/parse.ts): strict UTF-8, no byte-order mark, no duplicate key —
-// two readers of the same bytes cannot run different chains (docs/decisions.md "Genesis source: one JSON").
+// two readers of the same bytes cannot run different chains (D-0014 "Genesis source: one JSON").
 import type { GenesisConfig } from "../engine/inputs.js";
 import { JsonError, parseJson } from "../json/parse.js";
 import { utf8 } from "../bytes.js";
@@ -28,7 +28,7 @@ export function genesisFromSource(source: Uint8Array, path = "genesis_source"): 
  * genesis config." This is that config — the chain of the docs' examples (chain_id 7, governance
  * 0x…aa, three funded accounts 0x11…11, 0x22…22, 0x33…33, no fees) — and these are its bytes:
  * exactly the identity bytes of a scenario whose `genesis` is this object (canonicalJson,
- * docs/decisions.md "Canonical genesis serialization"), so a scenario can reproduce the chain.
+ * D-0069 "Canonical genesis serialization"), so a scenario can reproduce the chain.
  */
 export const DEFAULT_GENESIS: JsonObject = {
   chain_id: "7",

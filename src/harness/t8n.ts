@@ -3,7 +3,7 @@
 // receipts, rejected transactions) and the post-state dump. Shapes: docs/fixtures.md.
 //
 // The QMDB root depends on the history of batches, not only on the key set (CIP-4 §5.1,
-// docs/decisions.md): t8n commits the whole pre-state as ONE batch at height − 1, so its
+// D-0074): t8n commits the whole pre-state as ONE batch at height − 1, so its
 // state_root equals a chain's only when that chain reached the same state the same way.
 // Compare t8n results across implementations by tx/receipt/logs roots, receipts and the
 // post-state dump; compare state_root only between tools that both follow this convention.

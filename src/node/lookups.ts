@@ -72,7 +72,7 @@ function accountAt(state: StateReader, address: Address): { nonce: bigint; balan
  * 0 and 0, as the engine reads it). At the head also `pending`, the sender's queued transactions,
  * and `next_nonce`, what its next envelope must carry (`cbqs tx --node` uses it). `proof=true`
  * adds the CIP-4 state proof of the account key, against the head only (QMDB "current" proves
- * current values: docs/decisions.md "State proofs against the head only").
+ * current values: D-0101 "State proofs against the head only").
  */
 export function accountAnswer(node: CbqsNode, addressText: string, params: ReadonlyMap<string, string>, limits: ProofLimits): Record<string, unknown> {
   const address = addressParam(node, addressText);

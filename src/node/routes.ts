@@ -139,7 +139,7 @@ export const ROUTES: readonly Route[] = [
     summary: "the replication feed: committed blocks",
     answer: "json",
     // CIP-16 §3: the feed MUST be advertised under this name. Its template has no `owner`: a
-    // block has no single owner, so there is nothing to filter by (docs/decisions.md).
+    // block has no single owner, so there is nothing to filter by (D-0106).
     aliases: ["net.concrnt.core.replication"],
     query: ["since", "until", "limit", "order"],
     maxBody: 0,

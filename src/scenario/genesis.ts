@@ -20,7 +20,7 @@ const GENESIS_KEYS = ["chain_id", "timestamp", "block_time_seconds", "governance
  * `genesis_source` is the exact config text (§3: the identity is derived from the same
  * captured bytes that are parsed, so the config is parsed FROM it); when the document also
  * gives `genesis`, the two must describe the same JSON value. Without `genesis_source` the
- * identity bytes are the canonical serialization of `genesis` (docs/decisions.md).
+ * identity bytes are the canonical serialization of `genesis` (D-0069).
  */
 export function parseGenesisSection(scenario: { [k: string]: Json }): ParsedGenesis {
   const source = scenario["genesis_source"];
@@ -96,7 +96,7 @@ export function parseGenesis(v: unknown, path: string): GenesisConfig {
 }
 
 /**
- * Canonical JSON (docs/decisions.md "Canonical genesis serialization"): object keys sorted
+ * Canonical JSON (D-0069 "Canonical genesis serialization"): object keys sorted
  * by their UTF-8 bytes at every level, no insignificant whitespace, strings and numbers
  * exactly as JSON.stringify writes them, encoded as UTF-8.
  */

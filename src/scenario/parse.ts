@@ -85,7 +85,7 @@ export function parseScenario(doc: unknown): Scenario {
   const description = root["description"] === undefined ? "" : str(root["description"], "$.description");
   const genesis = parseGenesisSection(root);
   const blocks: ScenarioBlock[] = [];
-  // §2 shows "blocks" as part of every scenario; [] (genesis only) is a legitimate chain (docs/decisions.md).
+  // §2 shows "blocks" as part of every scenario; [] (genesis only) is a legitimate chain (D-0080).
   if (root["blocks"] === undefined) throw new ScenarioError("$.blocks", "missing (give [] for a genesis-only chain)");
   const list = arr(root["blocks"], "$.blocks");
   let previous = 0n;
@@ -95,7 +95,7 @@ export function parseScenario(doc: unknown): Scenario {
     if (block.height <= previous) {
       throw new ScenarioError(at(block.path, "height"), `heights must strictly increase (previous ${previous}, genesis is 0)`);
     }
-    // Block time never runs backwards; equal timestamps are allowed (docs/decisions.md).
+    // Block time never runs backwards; equal timestamps are allowed (D-0079).
     if (block.timestamp < previousTs) {
       const given = isObject(b) && b["timestamp"] !== undefined ? `${block.timestamp}` : `derived ${block.timestamp} (genesis timestamp + height × block_time_seconds)`;
       throw new ScenarioError(

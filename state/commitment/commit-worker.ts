@@ -111,7 +111,7 @@ function run(): void {
 // process (`Check failed: (location_) != nullptr` in SourceTextModule::AsyncModuleExecutionFulfilled)
 // when a worker is terminated there — as `close` and the process's exit do to a running loop. So
 // the loop runs after the evaluation, and says so (H.started) for `close`, which waits for it
-// (docs/decisions.md "The commit worker's loop runs after its modules are evaluated").
+// (D-0172 "The commit worker's loop runs after its modules are evaluated").
 setImmediate(() => {
   Atomics.store(header, H.started, 1);
   Atomics.notify(header, H.started);

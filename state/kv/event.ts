@@ -62,7 +62,7 @@ export const MIN_EVENT_LENGTH = EMITTER_LENGTH + 1 + 1;
  * The size the gas schedule charges for an event (cellsPerEventByte, gas-vectors/SCHEDULE.md):
  * emitter, topic and payload bytes plus a fixed 8-byte allowance for the two lengths. It is a
  * schedule quantity, deliberately not the wire length, so the charge has no varint steps and did
- * not move when the encoding became commonware-codec (docs/decisions.md "Metered event size").
+ * not move when the encoding became commonware-codec (D-0048 "Metered event size").
  */
 export function meteredEventBytes(event: Event): number {
   return EMITTER_LENGTH + 4 + utf8(event.topic).length + 4 + event.payload.length;

@@ -1,7 +1,7 @@
 // CIP-4 §4.1/§4.2 state keys: always 54 bytes, [1-byte prefix][20-byte address][33-byte slot].
 // Hash-keyed prefixes put a 32-byte keccak256 in the first 32 bytes of the 53-byte region after
 // the prefix and zero-pad the rest. §4.2 (0x01–0x1D, no 0x00) is normative over Appendix B
-// (docs/decisions.md).
+// (D-0002).
 import { concatBytes, readU64BE, toHex, u64BE, utf8 } from "../../src/bytes.js";
 import { keccak256 } from "../../src/crypto/hash.js";
 import { STATE_KEY_LENGTH } from "./interface.js";
@@ -130,7 +130,7 @@ const address = (a: Uint8Array) => checkLength("address", a, ADDRESS_LENGTH);
 const hash32 = (what: string, h: Uint8Array) => checkLength(what, h, HASH_LENGTH);
 
 // ---- ActorStorage / Library / ActorLibPin slot (§4.2: "verbatim user key if ≤32 B, else
-// keccak256 (HASHED flag)"). Layout (docs/decisions.md): 32 data bytes then one flag byte.
+// keccak256 (HASHED flag)"). Layout (D-0040): 32 data bytes then one flag byte.
 // Verbatim: data = key zero-padded, flag = key length 0..32. Hashed: data = keccak256(key),
 // flag = SLOT_HASHED. Distinct user keys give distinct slots (up to keccak collisions).
 export const SLOT_HASHED = 0x80;

@@ -1,6 +1,6 @@
 // CIP-4 §4.3 StateValue: one value-discriminant byte, then the variant's payload. The spec
 // names the variants but not their discriminant values or payload layouts; ours are in
-// docs/state.md and docs/decisions.md. Only the variants this emulator stores are implemented;
+// docs/state.md and D-0042. Only the variants this emulator stores are implemented;
 // any other discriminant is rejected on decode.
 import { concatBytes, readU64BE, u64BE, writeU64BE } from "../../src/bytes.js";
 import { decodeLength, encodeLength } from "./codec.js";
@@ -40,7 +40,7 @@ const SCALAR_LITTLE_ENDIAN: Readonly<Record<ScalarKind, boolean>> = {
 };
 
 export type StateValue =
-  /** Appendix A says balance u128; CIP-39 §5 keeps u64 wei at the account layer (docs/decisions.md). */
+  /** Appendix A says balance u128; CIP-39 §5 keeps u64 wei at the account layer (D-0003). */
   | { kind: "Account"; nonce: bigint; balance: bigint }
   | { kind: "StorageSlot"; bytes: Uint8Array }
   | { kind: "SystemBytes"; bytes: Uint8Array }

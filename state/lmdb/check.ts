@@ -55,7 +55,7 @@ export function checkDataFile(path: string): void {
   try {
     const length = fstatSync(fd).size;
     // A crash between creating data.mdb and LMDB's first meta write leaves it empty: that is an
-    // empty store, which LMDB initialises on opening (docs/decisions.md "A 0-byte data.mdb").
+    // empty store, which LMDB initialises on opening (D-0119 "A 0-byte data.mdb").
     if (length === 0) return;
     const read = (offset: number): Buffer => {
       const out = Buffer.alloc(PAGE_HEADER + META_BYTES);

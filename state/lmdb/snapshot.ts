@@ -15,7 +15,7 @@
 //     open (state/lmdb/qmdb-storage.ts).
 //
 // Nothing derived is trusted: importing rebuilds index, bitmap and nodes and accepts only if the
-// rebuilt root equals block H's state_root (the chain checks are the caller's, src/node/snapshot.ts).
+// rebuilt root equals block H's state_root (the chain checks are the caller's, src/store-tools/snapshot.ts).
 //
 // File format: "CBQS-SNAPSHOT/1\n" then records `tag u8 ‖ length u32be ‖ body`, in this order:
 //   1 genesis   encodeGenesis (state/lmdb/records.ts)

@@ -25,7 +25,7 @@ export const STATE_CHUNK_BYTES = 32;
 export function stateDbConfig(hasher: Hasher = BLAKE3): QmdbConfig {
   return {
     hasher,
-    // Values are `Vec<u8>`: varint length then the raw value bytes (docs/decisions.md).
+    // Values are `Vec<u8>`: varint length then the raw value bytes (D-0044).
     codec: variableCodec(STATE_KEY_LENGTH, byteVecValue),
     chunkBytes: STATE_CHUNK_BYTES,
     keyLength: STATE_KEY_LENGTH,

@@ -2,7 +2,7 @@
 // with commonware's "current" OperationProof — the key's active Update operation, the bitmap
 // chunk holding its activity bit, and a range proof over the grafted tree (storage/src/qmdb/
 // current/proof/mod.rs at dc41a895f069). The JSON shape is Appendix C plus the fields a
-// standalone verifier needs: `key`, `value` and `inactive_peaks` (docs/decisions.md).
+// standalone verifier needs: `key`, `value` and `inactive_peaks` (D-0045).
 import { echo, MAX_EXCLUSION_PROOF_OPS as OPS_BOUND, MAX_PROOF_KEYS } from "../../src/bounds.js";
 import { bytesEqual, fromHex, toHex } from "../../src/bytes.js";
 import { childPath } from "../../src/json/parse.js";
@@ -139,7 +139,7 @@ function proofOp(op: Operation): ProofOp {
 /**
  * Proof of `key`'s current value in `db`, or — when it has none — an exclusion proof. An
  * unordered QMDB can only show absence by exhibiting every operation from the inactivity floor
- * on, so exclusion proofs grow with the live state (docs/decisions.md).
+ * on, so exclusion proofs grow with the live state (D-0045).
  */
 export function proveKey(db: CurrentDb, key: Uint8Array): StateProof | ExclusionProof {
   if (db.any.locationOf(key) === undefined) return proveAbsent(db, key);

@@ -26,7 +26,7 @@ export interface Receipt {
 const STATUS_BYTE = { rejected: 0, ok: 1 } as const;
 
 /**
- * commonware-codec `Encode` of a receipt (CIP-4 §5.3; docs/decisions.md "Receipt and event
+ * commonware-codec `Encode` of a receipt (CIP-4 §5.3; D-0047 "Receipt and event
  * canonical encodings"): status u8 (1 ok, 0 rejected) ‖ error_code u16 BE ‖ cycles u64 BE ‖
  * cells u64 BE ‖ logs_root of its own events `[u8; 32]` ‖ events as `Vec<Event>` (varint count ‖
  * each event's encoding).

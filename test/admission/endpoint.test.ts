@@ -160,7 +160,7 @@ describe("CIP-39 §4.3 rule 4: raw authority", () => {
 
   it("§4.3 rule 4 the raw authority ends only at '/', '?', '#': a backslash does not end it", () => {
     // WHATWG treats "\" like "/" in special URLs, so the parser sees host "provider.example" and
-    // path "/@x/"; the raw-byte rule still sees "@" before the first "/" (docs/decisions.md).
+    // path "/@x/"; the raw-byte rule still sees "@" before the first "/" (D-0017).
     expect(new URL("https://provider.example\\@x/").hostname).toBe("provider.example");
     expectReject(["Https", "https://provider.example\\@x/", 4]);
     expectReject(["Https", "https://\\@provider.example/", 4]);
@@ -174,7 +174,7 @@ describe("CIP-39 §4.3 rule 4: raw authority", () => {
     expectAccept(["Https", "https://provider.example/@user"]);
   });
 
-  it("§4.3 rule 4 literal reading: 'https:///@host' has an empty raw authority (pinned, see decisions)", () => {
+  it("§4.3 rule 4 literal reading: 'https:///@host' has an empty raw authority (pinned, D-0017)", () => {
     // The byte right after the "https://" prefix is "/", so the defined byte range is empty; the
     // WHATWG parser skips the extra slashes and normalizes the empty userinfo away (rule 3 passes).
     expect(new URL("https:///:@provider.example/").href).toBe("https://provider.example/");

@@ -1,4 +1,4 @@
-// Issue 27: the bundle format (docs/broker.md "Bundle format"): a header line, then one artifact a
+// The bundle format (docs/broker.md "Bundle format"): a header line, then one artifact a
 // line in the codec's JSON mapping or as hex of its canonical bytes — both decode to the same
 // values — read within bounds, and every unusable line refused naming the line.
 import { gzipSync } from "node:zlib";
@@ -29,7 +29,7 @@ async function standard() {
   return kitBundle(chain, "standard");
 }
 
-describe("issue 27: bundle format", () => {
+describe("bundle format", () => {
   it("the JSON and the hex form of a bundle decode to the same artifacts, byte for byte, each on its own line", async () => {
     const { streamId, artifacts } = await standard();
     const json = parseBundle(Buffer.from(bundleText(streamId, artifacts, "json")), "j");

@@ -1,4 +1,4 @@
-// Issue 27: `cbqs verify-broker` follows the CLI's conventions: exit 0 when every bundle holds
+// `cbqs verify-broker` follows the CLI's conventions: exit 0 when every bundle holds
 // every rule, 1 with a line per failure (bundle line, artifact type, rule, section, evidence),
 // 2 for unusable input in one `cbqs: error:` line; --json one document; --junit a test case per
 // rule.
@@ -20,7 +20,7 @@ async function mutantFile(rule: string): Promise<string> {
   return files.write(`mutant-${rule}.jsonl`, bundleText(streamId, artifacts, "hex"));
 }
 
-describe("issue 27: cbqs verify-broker", () => {
+describe("cbqs verify-broker", () => {
   it("the sample bundles against the kit chain's fixture: exit 0, an ok line per bundle naming its stream and the rules it exercised", async () => {
     const r = await cbqs("verify-broker", ...SAMPLES, "--fixture", CHAIN);
     expect([r.exitCode, r.err]).toEqual([0, ""]);

@@ -1,4 +1,4 @@
-// Issue 27: `cbqs verify-broker --node` on a live devnet (127.0.0.1, port 0): the kit chain is
+// `cbqs verify-broker --node` on a live devnet (127.0.0.1, port 0): the kit chain is
 // driven into a fresh `cbqs node` devnet through the typed client — POST /tx, POST /mine, POST
 // /mine?blocks=N for the runs of empty blocks, ?height= for the jump to the econ stream's grace
 // deadline — the bundles are signed against the node, and the command reads every view from it:
@@ -42,7 +42,7 @@ async function driveKitChain(url: string): Promise<bigint[]> {
   return filled;
 }
 
-describe("issue 27: cbqs verify-broker --node on a live devnet", () => {
+describe("cbqs verify-broker --node on a live devnet", () => {
   let node: TestNode;
   let chain: KitChain;
   let filled: bigint[];

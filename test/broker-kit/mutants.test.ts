@@ -1,4 +1,4 @@
-// Issue 27: the mutator breaks every one of the 30 broker rules, and the verifier refuses each
+// The mutator breaks every one of the 30 broker rules, and the verifier refuses each
 // mutant with exactly that rule — on the kit chain read from its fixture (the econ mutants also on
 // a live devnet: devnet.test.ts). A mutant is a fault on one value as the reference signer signs
 // it, or extra steps a broker must not take (src/broker-kit/mutants.ts).
@@ -8,7 +8,7 @@ import { RULE_IDS } from "../../src/broker-kit/rules.js";
 import { verifyBundle } from "../../src/broker-kit/verify.js";
 import { kitBundleRead, kitChain } from "./kit.js";
 
-describe("issue 27: every mutant is refused with exactly its rule", () => {
+describe("every mutant is refused with exactly its rule", () => {
   it("every rule has at least one mutant, every mutant a distinct name (test precondition)", () => {
     expect(RULE_IDS.filter((id) => !MUTANTS.some((m) => m.rule === id))).toEqual([]);
     expect(new Set(MUTANTS.map((m) => m.name)).size).toBe(MUTANTS.length);

@@ -1,4 +1,4 @@
-// Issue 27: docs/broker.md "The 30 rules" is src/broker-kit/rules.ts in words — a row per rule,
+// docs/broker.md "The 30 rules" is src/broker-kit/rules.ts in words — a row per rule,
 // in order, with its sections, its status (checked, or partly with what is not checkable offline)
 // and the mutants that test it — and "What cannot be checked offline" lists OFFLINE_LIMITS.
 import { readFileSync } from "node:fs";
@@ -10,7 +10,7 @@ const doc = readFileSync("docs/broker.md", "utf8");
 const section = (title: string): string => doc.split(`### ${title}`)[1]!.split("\n### ")[0]!;
 const cells = (row: string): string[] => row.slice(2, -2).split(/ (?<!\\)\| /).map((c) => c.replace(/\\\|/g, "|"));
 
-describe("issue 27: the 30-rule table", () => {
+describe("the 30-rule table", () => {
   it("30 rules, B1 to B30 in order, each with a section, a check, and a limit only when partly checked", () => {
     expect(BROKER_RULES.map((r) => r.id)).toEqual([...RULE_IDS]);
     expect(RULE_IDS).toHaveLength(30);

@@ -1,4 +1,4 @@
-// Issue 27: the committed samples of fixtures/broker/ (the kit chain and its three reference
+// The committed samples of fixtures/broker/ (the kit chain and its three reference
 // bundles) are what scripts/gen-broker-kit.ts generates now, byte for byte: the signer and the
 // chain are deterministic, and a change to either must regenerate them in the same commit.
 import { readFileSync } from "node:fs";
@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { KIT_BUNDLE_FORMS, KIT_CHAIN_PATH, kitBundlePath, kitSamples } from "../../scripts/gen-broker-kit.js";
 import { KIT_BUNDLES } from "../../src/broker-kit/kit.js";
 
-describe("issue 27: fixtures/broker samples", () => {
+describe("fixtures/broker samples", () => {
   it("every sample file is the generator's output (regenerate: npm run build && node dist/scripts/gen-broker-kit.js)", async () => {
     const samples = await kitSamples();
     expect([...samples.keys()]).toEqual([KIT_CHAIN_PATH, ...KIT_BUNDLES.map(kitBundlePath)]);

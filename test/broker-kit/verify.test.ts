@@ -1,4 +1,4 @@
-// Issue 27: the verifier on the kit's reference bundles — every one accepted in either form, the
+// The verifier on the kit's reference bundles — every one accepted in either form, the
 // three together exercising all 30 rules — and on bundles that start mid-history or lack part of
 // what a check needs: a chain restarting at retention anchors, a response whose request is not in
 // the bundle, checkpoints whose records are (partly) missing.
@@ -17,7 +17,7 @@ async function verify(bundle: Bundle) {
 
 const without = (b: Bundle, drop: (a: Artifact) => boolean): Bundle => ({ ...b, artifacts: b.artifacts.filter((a) => !drop(a)) });
 
-describe("issue 27: the verifier on the reference bundles", () => {
+describe("the verifier on the reference bundles", () => {
   it("each reference bundle is accepted, the JSON and the hex form alike, and the three together exercise all 30 rules", async () => {
     const exercised = new Set<string>();
     for (const name of KIT_BUNDLES) {

@@ -1,4 +1,4 @@
-// Issue 24, `cbqs export --db`: a stored chain as a cbqs-fixture/v1. A store filled by replaying
+// `cbqs export --db`: a stored chain as a cbqs-fixture/v1. A store filled by replaying
 // a fixture exports that fixture byte for byte (genesis, transactions, every expected result, the
 // post_state dumps; the same canonical writer as fill), an export replays, ranges and refusals
 // are exact, a store that does not re-execute is exit 1 with nothing written. Real LMDB stores in
@@ -40,8 +40,8 @@ beforeAll(async () => {
   store = await storeOf(FIXTURE);
 });
 
-describe("issue 24: cbqs export of a store filled from a fixture is that fixture", () => {
-  it("issue 24: every corpus fixture, replayed into a store and exported under its own name and description, is byte-identical to the fixture", async () => {
+describe("cbqs export of a store filled from a fixture is that fixture", () => {
+  it("every corpus fixture, replayed into a store and exported under its own name and description, is byte-identical to the fixture", async () => {
     const files = readdirSync("fixtures/corpus").filter((f) => f.endsWith(".json") && f !== "index.json");
     expect(files.length).toBeGreaterThan(15);
     for (const f of files) {
@@ -56,7 +56,7 @@ describe("issue 24: cbqs export of a store filled from a fixture is that fixture
     }
   }, 120_000);
 
-  it("issue 24: without --name/--description the export names the chain and says what it holds; everything else is the fixture's, and cbqs replay of it passes", async () => {
+  it("without --name/--description the export names the chain and says what it holds; everything else is the fixture's, and cbqs replay of it passes", async () => {
     const r = await cbqs("export", "--db", store, "-o", "-", "--quiet");
     expect(r.exitCode).toBe(0);
     // The document alone on stdout; what is said beside it goes to stderr.
@@ -76,7 +76,7 @@ describe("issue 24: cbqs export of a store filled from a fixture is that fixture
   });
 
   for (const mode of ["final", "none"] as const) {
-    it(`issue 24: --post-state ${mode} writes exactly what fill --post-state ${mode} writes`, async () => {
+    it(`--post-state ${mode} writes exactly what fill --post-state ${mode} writes`, async () => {
       const filled = tmp(`fill-${mode}`);
       expect((await cbqs("fill", "fixtures/scenarios/create-quote.json", "-o", filled, "--post-state", mode, "--quiet")).exitCode).toBe(0);
       const expected = readFileSync(join(filled, "create-quote.json"), "utf8");
@@ -88,7 +88,7 @@ describe("issue 24: cbqs export of a store filled from a fixture is that fixture
   }
 });
 
-describe("issue 24: --to, --from", () => {
+describe("--to, --from", () => {
   const fixture = readDoc(FIXTURE);
   const exported = async (...args: string[]): Promise<{ doc: FixtureDoc; text: string; err: string }> => {
     const r = await cbqs("export", "--db", store, "--name", fixture.name, "--description", fixture.description, "--quiet", ...args);
@@ -96,7 +96,7 @@ describe("issue 24: --to, --from", () => {
     return { doc: JSON.parse(r.out) as FixtureDoc, text: r.out, err: r.err };
   };
 
-  it("issue 24: --to h writes genesis and every block at or below h (a height without a block ends at the block below it; 0 is genesis alone), each a fixture replay accepts", async () => {
+  it("--to h writes genesis and every block at or below h (a height without a block ends at the block below it; 0 is genesis alone), each a fixture replay accepts", async () => {
     for (const [to, heights] of [
       ["6", ["1", "5", "6"]],
       ["5", ["1", "5"]],
@@ -116,7 +116,7 @@ describe("issue 24: --to, --from", () => {
     expect((JSON.parse(bare.out) as FixtureDoc).description).toMatch(/: genesis only \(no block at or below height 0\), exported from a store/);
   });
 
-  it("issue 24: --from h keeps every block from genesis (a fixture replays from genesis) and puts a post_state on the blocks from h on only", async () => {
+  it("--from h keeps every block from genesis (a fixture replays from genesis) and puts a post_state on the blocks from h on only", async () => {
     for (const [from, withState] of [
       ["5", ["5", "6"]],
       ["2", ["5", "6"]],
@@ -141,8 +141,8 @@ describe("issue 24: --to, --from", () => {
   });
 });
 
-describe("issue 24: the default description", () => {
-  it("issue 24: without --description it says which blocks carry a post_state: every block, every block from --from h (above 1), the last block, or none", async () => {
+describe("the default description", () => {
+  it("without --description it says which blocks carry a post_state: every block, every block from --from h (above 1), the last block, or none", async () => {
     const chain = "Chain instance 0x3f93346a64b5affd02f49c61e470a422d6e7c4a6f5dc093bfd41d52212512e65: genesis and every stored block through height 6";
     for (const [args, states] of [
       [[], "post_state on every block"],
@@ -157,8 +157,8 @@ describe("issue 24: the default description", () => {
   });
 });
 
-describe("issue 24: refusals (exit 2, one line, nothing written)", () => {
-  it("issue 24: a range outside the chain, a malformed height, --from without --post-state every, a bad --post-state", async () => {
+describe("refusals (exit 2, one line, nothing written)", () => {
+  it("a range outside the chain, a malformed height, --from without --post-state every, a bad --post-state", async () => {
     const out = join(root, "refused.json");
     const db = `--db ${store}: `;
     for (const [args, problem] of [
@@ -180,7 +180,7 @@ describe("issue 24: refusals (exit 2, one line, nothing written)", () => {
     expect(readdirSync(root).filter((f) => f.startsWith("refused.json"))).toEqual([]);
   });
 
-  it("issue 24: no --db, no store there, an empty store directory", async () => {
+  it("export without --db, or with an empty or absent store directory, is unusable input (exit 2)", async () => {
     expect(await cbqs("export")).toEqual(unusableInput(/required option '--db <dir>' not specified/));
     const empty = tmp("empty");
     mkdirSync(empty);
@@ -188,7 +188,7 @@ describe("issue 24: refusals (exit 2, one line, nothing written)", () => {
     expect(await cbqs("export", "--db", join(root, "absent"))).toEqual(unusableInput(/--db .*absent: no store there/));
   });
 
-  it("issue 24: a store started from a snapshot holds no block below it: refused naming its history_start", async () => {
+  it("a store started from a snapshot holds no block below it: refused naming its history_start", async () => {
     const snap = join(root, "h6.cbqs");
     const snapshotStore = tmp("snapshot-store");
     expect((await cbqs("snapshot", "export", "--db", store, "-o", snap)).exitCode).toBe(0);
@@ -201,8 +201,8 @@ describe("issue 24: refusals (exit 2, one line, nothing written)", () => {
   });
 });
 
-describe("issue 24: the store is re-executed, not trusted; the output is written whole or not at all", () => {
-  it("issue 24: a block record altered in the store (block 5's timestamp): exit 1, MISMATCH naming block 5, the file at -o left as it was", async () => {
+describe("the store is re-executed, not trusted; the output is written whole or not at all", () => {
+  it("a block record altered in the store (block 5's timestamp): exit 1, MISMATCH naming block 5, the file at -o left as it was", async () => {
     const dir = tmp("altered");
     cpSync(store, dir, { recursive: true });
     const env = open({ path: dir, maxDbs: 16, noSubdir: false, compression: false });
@@ -224,7 +224,7 @@ describe("issue 24: the store is re-executed, not trusted; the output is written
     expect(readdirSync(root).filter((f) => f.startsWith("altered.json."))).toEqual([]);
   });
 
-  it("issue 24: -o replaces an existing file when complete, a .gz name is gzipped, and the store is only read (its files unchanged, no lock left)", async () => {
+  it("-o replaces an existing file when complete, a .gz name is gzipped, and the store is only read (its files unchanged, no lock left)", async () => {
     const before = readdirSync(store).sort();
     const data = readFileSync(join(store, "data.mdb"));
     const plain = join(root, "plain.json");

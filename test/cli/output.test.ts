@@ -1,4 +1,4 @@
-// Issue 21: what `-o` (and every other output option) does to the path it names
+// What `-o` (and every other output option) does to the path it names
 // (src/output-file.ts, README "The CLI"): a new or regular file is replaced atomically, a symlink
 // is followed and its target written, a device, FIFO or /dev/stdout is written in place, a write
 // error is exit 2. The real CLI is spawned: devices, FIFOs and exit codes belong to a real process.
@@ -81,8 +81,8 @@ beforeAll(async () => {
   expect(schedule.length).toBeGreaterThan(1000);
 });
 
-describe("issue 21: -o by what the path already is", () => {
-  it("issue 21: -o /dev/full is exit 2 with one ENOSPC line, and /dev/full stays a character device", async () => {
+describe("-o by what the path already is", () => {
+  it("-o /dev/full is exit 2 with one ENOSPC line, and /dev/full stays a character device", async () => {
     for (const args of [["gas-vectors", "schedule"], ["run", "fixtures/scenarios/transfers.json", "--json", "--quiet"]]) {
       const r = await cbqs([...args, "-o", FULL]);
       expect(r).toEqual({ code: 2, out: "", err: `cbqs: error: cannot write ${FULL}: no space left on the device (ENOSPC)\n` });
@@ -90,12 +90,12 @@ describe("issue 21: -o by what the path already is", () => {
     }
   });
 
-  it("issue 21: -o /dev/null is exit 0 and /dev/null stays a character device", async () => {
+  it("-o /dev/null is exit 0 and /dev/null stays a character device", async () => {
     expect(await cbqs(["gas-vectors", "schedule", "-o", NULL])).toEqual({ code: 0, out: "", err: "" });
     expect(lstatSync(NULL).isCharacterDevice()).toBe(true);
   });
 
-  it("issue 21: -o <FIFO> writes the content into the FIFO, which stays a FIFO", async () => {
+  it("-o <FIFO> writes the content into the FIFO, which stays a FIFO", async () => {
     const fifo = path("fifo");
     expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
     // The reader opens the FIFO (in a thread) while the command's open waits for it.
@@ -105,11 +105,11 @@ describe("issue 21: -o by what the path already is", () => {
     expect(lstatSync(fifo).isFIFO()).toBe(true);
   });
 
-  it("issue 21: -o /dev/stdout writes to the standard output (a pipe here) without replacing anything", async () => {
+  it("-o /dev/stdout writes to the standard output (a pipe here) without replacing anything", async () => {
     expect(await cbqs(["gas-vectors", "schedule", "-o", "/dev/stdout"])).toEqual({ code: 0, out: schedule, err: "" });
   });
 
-  it("issue 21: -o /dev/stdout, /dev/fd/1, /proc/self/fd/1 and /dev/stderr reach a slow reader whole (> 64 KiB: no EAGAIN), as -o - does", async () => {
+  it("-o /dev/stdout, /dev/fd/1, /proc/self/fd/1 and /dev/stderr reach a slow reader whole (> 64 KiB: no EAGAIN), as -o - does", async () => {
     const TRACE = ["trace", "fixtures/corpus/endpoint-admission.json", "--block", "1"];
     const whole = await cbqs([...TRACE, "-o", "-"]);
     expect(whole.code).toBe(0);
@@ -126,7 +126,7 @@ describe("issue 21: -o by what the path already is", () => {
     expect(readFileSync(errOut, "utf8")).toBe("");
   });
 
-  it("issue 21: prove-state -o /dev/stdout is -o -: stdout holds the proof JSON alone, the root line goes to stderr", async () => {
+  it("prove-state -o /dev/stdout is -o -: stdout holds the proof JSON alone, the root line goes to stderr", async () => {
     const doc = JSON.parse(readFileSync("fixtures/corpus/create-quote.json", "utf8")) as { blocks: Array<{ post_state: { entries: Array<{ key: string }> } }> };
     const dump = path("prove-dump.json");
     writeFileSync(dump, JSON.stringify(doc.blocks[1]!.post_state));
@@ -139,7 +139,7 @@ describe("issue 21: -o by what the path already is", () => {
     expect(() => JSON.parse(dev.out) as unknown).not.toThrow();
   });
 
-  it("issue 21: the temporary file is created exclusively: a symlink planted at <name>.partial-<pid> is not written through", async () => {
+  it("the temporary file is created exclusively: a symlink planted at <name>.partial-<pid> is not written through", async () => {
     const victim = path("victim.txt");
     writeFileSync(victim, "keep me\n");
     const out = path("excl.md");
@@ -158,7 +158,7 @@ describe("issue 21: -o by what the path already is", () => {
     expect(temporaries()).toEqual([]);
   });
 
-  it("issue 21: -o <symlink> keeps the link and writes its target; a dangling link's target is created", async () => {
+  it("-o <symlink> keeps the link and writes its target; a dangling link's target is created", async () => {
     writeFileSync(path("target.md"), "old\n");
     symlinkSync("target.md", path("link.md"));
     expect((await cbqs(["gas-vectors", "schedule", "-o", path("link.md")])).code).toBe(0);
@@ -174,7 +174,7 @@ describe("issue 21: -o by what the path already is", () => {
     expect(temporaries()).toEqual([]);
   });
 
-  it("issue 21: -o <symlink>.gz writes its target gzipped; a link to a directory is refused like the directory", async () => {
+  it("-o <symlink>.gz writes its target gzipped; a link to a directory is refused like the directory", async () => {
     symlinkSync("target.md.gz", path("link.md.gz"));
     expect((await cbqs(["gas-vectors", "schedule", "-o", path("link.md.gz")])).code).toBe(0);
     expect(lstatSync(path("link.md.gz")).isSymbolicLink()).toBe(true);
@@ -185,7 +185,7 @@ describe("issue 21: -o by what the path already is", () => {
     expect(lstatSync(path("dirlink")).isSymbolicLink()).toBe(true);
   });
 
-  it("issue 21: -o <regular file> is still replaced atomically (a new file renamed over it; no temporary left)", async () => {
+  it("-o <regular file> is still replaced atomically (a new file renamed over it; no temporary left)", async () => {
     writeFileSync(path("plain.md"), "old\n");
     const before = statSync(path("plain.md")).ino;
     expect((await cbqs(["gas-vectors", "schedule", "-o", path("plain.md")])).code).toBe(0);
@@ -217,7 +217,7 @@ describe("issue 21: -o by what the path already is", () => {
       "--quiet",
     ];
 
-    it("issue 21: -o t8n --output.result link.json keeps the link and writes its target", async () => {
+    it("-o t8n --output.result link.json keeps the link and writes its target", async () => {
       writeFileSync(path("result-target.json"), "old\n");
       symlinkSync("result-target.json", path("result-link.json"));
       const r = await cbqs([...inputs(), "--output.result", path("result-link.json")]);
@@ -228,7 +228,7 @@ describe("issue 21: -o by what the path already is", () => {
       expect(readFileSync(path("result-target.json"), "utf8")).toBe(toStdout.out);
     });
 
-    it("issue 21: -o a failed write leaves an existing regular file as it was and no temporary (t8n --output.alloc /dev/full)", async () => {
+    it("-o a failed write leaves an existing regular file as it was and no temporary (t8n --output.alloc /dev/full)", async () => {
       writeFileSync(path("kept.json"), "old\n");
       const r = await cbqs([...inputs(), "--output.result", path("kept.json"), "--output.alloc", FULL]);
       expect(r).toEqual({ code: 2, out: "", err: `cbqs: error: cannot write ${FULL}: no space left on the device (ENOSPC)\n` });
@@ -236,14 +236,14 @@ describe("issue 21: -o by what the path already is", () => {
       expect(temporaries()).toEqual([]);
     });
 
-    it("issue 21: every output path is checked before any work: t8n --output.alloc into a missing folder is refused before its inputs are read", async () => {
+    it("every output path is checked before any work: t8n --output.alloc into a missing folder is refused before its inputs are read", async () => {
       const missing = path("no-such-folder/post.json");
       const r = await cbqs(["t8n", "--input.alloc", path("never-read.json"), "--input.txs", path("never-read.json"), "--input.env", path("never-read.json"), "--output.alloc", missing]);
       expect(r).toEqual({ code: 2, out: "", err: `cbqs: error: cannot write ${missing}: no such file or directory (ENOENT)\n` });
     });
   });
 
-  it("issue 21: fuzz --out <existing file> is exit 2 before the campaign (no header, no t8n run, the file untouched)", async () => {
+  it("fuzz --out <existing file> is exit 2 before the campaign (no header, no t8n run, the file untouched)", async () => {
     writeFileSync(path("report.json"), "mine\n");
     const r = await cbqs(["fuzz", "--t8n", `node ${CLI} t8n`, "--seed", "1", "--runs", "1", "--out", path("report.json")]);
     expect(r).toEqual({
@@ -254,7 +254,7 @@ describe("issue 21: -o by what the path already is", () => {
     expect(readFileSync(path("report.json"), "utf8")).toBe("mine\n");
   });
 
-  it("issue 21: snapshot export -o <symlink> keeps the link, and snapshot import - reads the snapshot from the standard input", async () => {
+  it("snapshot export -o <symlink> keeps the link, and snapshot import - reads the snapshot from the standard input", async () => {
     const store = path("store");
     expect((await cbqs(["replay", "fixtures/corpus/transfers.json", "--db", store, "--quiet"])).code).toBe(0);
     symlinkSync("snap.bin", path("snap-link.bin"));

@@ -74,7 +74,7 @@ describe("cbqs prove-state / verify-proof (CIP-4 Appendix C)", () => {
     }
   });
 
-  it("issue 9 §3: verify-proof — a malformed proof document is exit 2 naming the JSON path; a well-formed proof failing a check is exit 1", async () => {
+  it("verify-proof — a malformed proof document is exit 2 naming the JSON path; a well-formed proof failing a check is exit 1", async () => {
     const root = "0x" + "00".repeat(32);
     const malformed: Array<[string, string, RegExp]> = [
       ["null.json", "null", /null\.json: \$: expected a JSON object/],
@@ -106,7 +106,7 @@ describe("cbqs prove-state / verify-proof (CIP-4 Appendix C)", () => {
     expect(r.out).toMatch(/combined root: H\(ops_root 0x[0-9a-f]{64} \(as the proof states\) ‖ grafted root 0x[0-9a-f]{64}.*\) = 0x[0-9a-f]{64}, not the given state_root/);
   });
 
-  it("issue 9 §5: verify-proof says what it checked: activity bit, ops path to the grafted root, combined root = state_root", async () => {
+  it("verify-proof says what it checked: activity bit, ops path to the grafted root, combined root = state_root", async () => {
     const proofFile = join(dir, "said.json");
     const root = (await cbqs("prove-state", dump, "--key", entries[1]!.key, "-o", proofFile)).out.trim();
     const r = await cbqs("verify-proof", proofFile, "--root", root);

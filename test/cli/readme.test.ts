@@ -62,7 +62,7 @@ describe("README CLI table", () => {
 });
 
 describe("README CLI table: the export row", () => {
-  it("issue 24: its examples run in order, /tmp/ a fresh directory: the store filled, exported, and the export replayed (exit 0 each)", async () => {
+  it("its examples run in order, /tmp/ a fresh directory: the store filled, exported, and the export replayed (exit 0 each)", async () => {
     const row = readFileSync("README.md", "utf8").split("\n").find((l) => l.startsWith("| `fixture export` "))!;
     const commands = [...row.matchAll(/`(npx cbqs [^`]+)`/g)].map((m) => m[1]!);
     expect(commands.map((c) => words(c).slice(2, 4).join(" "))).toEqual(["replay fixtures/corpus/create-quote.json", "fixture export", "replay /tmp/cq-export.json"]);

@@ -211,7 +211,7 @@ describe("SIGINT/SIGTERM on the long-running commands", () => {
     expect(temporaries(root)).toEqual([]);
   }, 30_000);
 
-  it("issue 24: export -o stopped while writing (SIGINT between two blocks): exit 130, no file and no .partial, the store reopens unchanged", async () => {
+  it("export -o stopped while writing (SIGINT between two blocks): exit 130, no file and no .partial, the store reopens unchanged", async () => {
     const db = join(root, "export-store");
     expect((await run(["replay", fixtureFile, "--db", db, "--snapshot-interval", "0", "--quiet"])).code).toBe(0);
     const dir = join(root, "export");

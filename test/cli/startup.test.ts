@@ -1,4 +1,4 @@
-// Issue 23 §1, start-up: a call loads the modules of the command it runs, not every command's
+// Start-up: a call loads the modules of the command it runs, not every command's
 // (src/cli/program.ts AREAS). The real CLI is spawned (after `npm run build`) with
 // scripts/record-loads.ts as a loader hook, which lists every module the process loaded; what a
 // call must not load is checked by name, never by timing (docs/performance.md "Start-up").
@@ -29,15 +29,15 @@ function loadsOf(...args: string[]): { status: number | null; out: string; err: 
 
 const heavy = (pattern: RegExp) => (loaded: string[]) => loaded.filter((f) => pattern.test(f));
 
-describe("issue 23 §1: a call loads only its command's modules", () => {
-  it("issue 23 §1: `cbqs --version` loads no command module — no engine, codec, store, hash-wasm, noble, cbor-x or lmdb", () => {
+describe("a call loads only its command's modules", () => {
+  it("`cbqs --version` loads no command module — no engine, codec, store, hash-wasm, noble, cbor-x or lmdb", () => {
     const r = loadsOf("--version");
     expect([r.status, r.out, r.err]).toEqual([0, `${JSON.parse(readFileSync("package.json", "utf8")).version}\n`, ""]);
     expect(r.loaded).toContain("dist/src/cli.js"); // the hook recorded this process
     expect(heavy(/^node_modules\/(?!commander\/)|^dist\/(src\/(engine|codec|crypto|harness|node|chain|scenario)|state|instructions)\/|^dist\/src\/cli\/(?!common|program|define)/)(r.loaded)).toEqual([]);
   });
 
-  it("issue 23 §1: a per-call `cbqs t8n` of a small block loads no store (lmdb), replay pipeline, node, noble or other command's module", () => {
+  it("a per-call `cbqs t8n` of a small block loads no store (lmdb), replay pipeline, node, noble or other command's module", () => {
     const f = JSON.parse(readFileSync("fixtures/corpus/create-quote.json", "utf8")) as {
       genesis: { chain_instance_id: string };
       blocks: Array<{ height: string; timestamp: string; transactions: unknown; post_state: unknown }>;
@@ -73,7 +73,7 @@ describe("issue 23 §1: a call loads only its command's modules", () => {
     for (const first of ["--help", "help", "rn"]) expect(defined(await buildProgram("test", [first])), first).toEqual(expected.map(([path]) => path));
   });
 
-  it("issue 23 §1: thousands groups digits exactly as toLocaleString(\"en-US\") (it no longer initialises ICU for integers)", () => {
+  it("thousands groups digits exactly as toLocaleString(\"en-US\") (it no longer initialises ICU for integers)", () => {
     const values: Array<number | bigint> = [0, 1, -1, 999, 1000, -1000, 1234567, -0, 1.5, -2.25, 2 ** 53, 2 ** 53 - 1, -(2 ** 53 - 1), 1e21, NaN, Infinity, 0n, -1000n, 100_000n, 10n ** 30n];
     for (let i = 0; i < 200; i++) values.push((i % 2 === 0 ? 1 : -1) * Math.floor((i * 7919) ** 3 % 1e15), BigInt(i) ** BigInt(i % 17));
     expect(values.filter((v) => thousands(v) !== v.toLocaleString("en-US"))).toEqual([]);

@@ -1,4 +1,4 @@
-// Issue 21, the persistent store (`--db`): damaged stores are refused, never a crash; a write
+// The persistent store (`--db`): damaged stores are refused, never a crash; a write
 // the disk refuses leaves the store at its previous block; a read-only store can be read;
 // `store verify` re-derives what the store holds. Every command runs as a spawned process of
 // the built CLI, so a native crash would show as its exit code (134 abort, 135 bus error,
@@ -69,8 +69,8 @@ function newerMeta(bytes: Buffer): number {
   return bytes.readBigUInt64LE(b + 152) > bytes.readBigUInt64LE(a + 152) ? b : a;
 }
 
-describe("issue 21: a damaged store is refused with exit 2, never a crash", () => {
-  it("issue 21: a garbage data.mdb (random bytes): every store command exits 2 naming --db, store verify exits 1", () => {
+describe("a damaged store is refused with exit 2, never a crash", () => {
+  it("a garbage data.mdb (random bytes): every store command exits 2 naming --db, store verify exits 1", () => {
     const dir = damaged("garbage", (b) => {
       let x = 0x2545f491;
       return Buffer.from(b.map(() => ((x = (x * 1103515245 + 12345) >>> 0), x >>> 24)));
@@ -81,12 +81,12 @@ describe("issue 21: a damaged store is refused with exit 2, never a crash", () =
     expect(v.stdout).toMatch(new RegExp(`^inconsistent: --db ${dir}: the store is damaged: meta page 0 `));
   });
 
-  it("issue 21: a truncated data.mdb (a real store cut in half) is refused before LMDB maps it (no bus error)", () => {
+  it("a truncated data.mdb (a real store cut in half) is refused before LMDB maps it (no bus error)", () => {
     const dir = damaged("truncated", (b) => b.subarray(0, b.length / 2));
     for (const args of storeCommands(dir)) expectRefused(run(args), dir, /the store is damaged: data\.mdb is truncated: \d+ bytes, but its meta page says it uses \d+ pages of 4096 bytes/);
   });
 
-  it("issue 21: a 0-byte data.mdb (a crash before LMDB's first meta write) is an empty store: read commands exit 2 'no store there', replay --db fills it", () => {
+  it("a 0-byte data.mdb (a crash before LMDB's first meta write) is an empty store: read commands exit 2 'no store there', replay --db fills it", () => {
     const dir = join(root, "zero-bytes");
     mkdirSync(dir);
     writeFileSync(join(dir, "data.mdb"), "");
@@ -100,7 +100,7 @@ describe("issue 21: a damaged store is refused with exit 2, never a crash", () =
     expect(run(["store", "verify", "--db", dir]).status).toBe(0);
   });
 
-  it("issue 21: zeroed meta pages are refused", () => {
+  it("zeroed meta pages are refused", () => {
     const dir = damaged("zeroed", (b) => {
       b.fill(0, 0, 2 * metaAt(b, 1));
       return b;
@@ -108,7 +108,7 @@ describe("issue 21: a damaged store is refused with exit 2, never a crash", () =
     for (const args of storeCommands(dir)) expectRefused(run(args), dir, /the store is damaged: meta page 0 is not marked as a meta page/);
   });
 
-  it("issue 21: a page in the middle overwritten passes the cheap check; commands exit 2 with LMDB's finding, store verify exits 1", () => {
+  it("a page in the middle overwritten passes the cheap check; commands exit 2 with LMDB's finding, store verify exits 1", () => {
     // The main B-tree's root page (named by the newer meta), zeroed: LMDB finds it the wrong type.
     const dir = damaged("mid-file", (b) => {
       const rootPage = Number(b.readBigUInt64LE(newerMeta(b) + 24 + 24 + 48 + 40));
@@ -122,8 +122,8 @@ describe("issue 21: a damaged store is refused with exit 2, never a crash", () =
   });
 });
 
-describe("issue 21: cbqs store verify --db <dir>", () => {
-  it("issue 21: store verify on a good store: exit 0, ok listing what was checked", () => {
+describe("cbqs store verify --db <dir>", () => {
+  it("store verify on a good store: exit 0, ok listing what was checked", () => {
     const v = run(["store", "verify", "--db", good]);
     expect(v.status, v.stderr).toBe(0);
     expect(v.stdout).toMatch(/^ok: --db .*: format, genesis record, 4 block records .*, 4 block-hash and 18 transaction index entries .*, \d+ undo rows of 3 blocks \(index and rows both ways, each decoded\), state root rebuilt from \d+ operations = block 6's state_root 0x[0-9a-f]{64}\n$/);
@@ -161,7 +161,7 @@ describe("issue 21: cbqs store verify --db <dir>", () => {
     return { dir, key: key! };
   }
 
-  it("issue 21: an undo row (the reverse diff pinned reads use) altered, deleted, or a block's undo index deleted: store verify exits 1 naming it", () => {
+  it("an undo row (the reverse diff pinned reads use) altered, deleted, or a block's undo index deleted: store verify exits 1 naming it", () => {
     const heightOf = (k: Buffer) => k.readBigUInt64BE(k.length - 8);
     const bad = altered("altered-undo", "undo", (k, v) => (heightOf(k) === 5n ? Buffer.of(7, ...v) : undefined));
     const v1 = run(["store", "verify", "--db", bad]);
@@ -179,7 +179,7 @@ describe("issue 21: cbqs store verify --db <dir>", () => {
     expect(v3.stdout).toMatch(new RegExp(`^inconsistent: --db ${index.dir}: the undo row of key 0x[0-9a-f]{108} at block 5: not in block 5's undo index\n$`));
   });
 
-  it("issue 21: a block record altered in place (block 5's timestamp): store verify exits 1 naming block 5", () => {
+  it("a block record altered in place (block 5's timestamp): store verify exits 1 naming block 5", () => {
     const dir = altered("altered-block", "blocks", (k, v) => {
       if (k.readBigUInt64BE(0) !== 5n) return undefined;
       v.writeUInt8(v.readUInt8(8 + 8 + 7) ^ 1, 8 + 8 + 7); // log size (8), height (8), the timestamp's last byte
@@ -190,7 +190,7 @@ describe("issue 21: cbqs store verify --db <dir>", () => {
     expect(v.stdout).toBe(`inconsistent: --db ${dir}: block 5: block_hash does not match its header\n`);
   });
 
-  it("issue 21: a stored operation altered in place: store verify exits 1 on the rebuilt state root", () => {
+  it("a stored operation altered in place: store verify exits 1 on the rebuilt state root", () => {
     const dir = altered("altered-op", "ops", (_k, v) => {
       if (v[0] !== 0xd2 || v.length <= 1 + 54) return undefined; // an Update: context, 54-byte key, value
       v.writeUInt8(v.readUInt8(v.length - 1) ^ 1, v.length - 1);
@@ -226,8 +226,8 @@ function expectLeftAtPrevious(r: SpawnSyncReturns<string>, dir: string): void {
   expect(v.status, v.stdout).toBe(0);
 }
 
-describe("issue 21: resource exhaustion during a commit (CIP-4 §6.4)", () => {
-  it("issue 21: replay --db whose writes the OS refuses (a 100 KiB file-size limit: sh counts 512-byte blocks) exits 2 and leaves the store at the previous block (CIP-4 §6.4)", () => {
+describe("resource exhaustion during a commit (CIP-4 §6.4)", () => {
+  it("replay --db whose writes the OS refuses (a 100 KiB file-size limit: sh counts 512-byte blocks) exits 2 and leaves the store at the previous block (CIP-4 §6.4)", () => {
     const dir = join(root, "limited");
     // RLIMIT_FSIZE: LMDB's page write comes up short, as on a full disk (node ignores SIGXFSZ).
     expectLeftAtPrevious(run(["replay", FIXTURE, "--db", dir, "--quiet"], { shell: "ulimit -f 200" }), dir);
@@ -237,7 +237,7 @@ describe("issue 21: resource exhaustion during a commit (CIP-4 §6.4)", () => {
     expect(again.stdout).toMatch(/: ok; resumed after height \d+/);
   });
 
-  it("issue 21: a node whose store refuses a produced block (a file-size limit) stops with exit 2, the store at the previous block (CIP-4 §6.4)", () => {
+  it("a node whose store refuses a produced block (a file-size limit) stops with exit 2, the store at the previous block (CIP-4 §6.4)", () => {
     const dir = join(root, "node-limited");
     const genesis = join(root, "genesis.json");
     writeFileSync(genesis, Buffer.from((JSON.parse(readFileSync(FIXTURE, "utf8")) as { genesis: { source: string } }).genesis.source.slice(2), "hex"));
@@ -253,7 +253,7 @@ describe("issue 21: resource exhaustion during a commit (CIP-4 §6.4)", () => {
   // A real full file system needs a mount (root, as in CI). Outside CI a machine that cannot mount
   // skips it; in CI it must run, so there it fails with the reason instead of passing by skipping.
   const mountable = process.getuid?.() === 0 && spawnSync("sh", ["-c", `d=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs "$d" && umount "$d" && rmdir "$d"`]).status === 0;
-  it("issue 21: replay --db on a full 100 KiB tmpfs exits 2 saying the disk is full, the store at the previous block (CIP-4 §6.4)", () => {
+  it("replay --db on a full 100 KiB tmpfs exits 2 saying the disk is full, the store at the previous block (CIP-4 §6.4)", () => {
     if (!mountable) throw new Error("this test needs root and a tmpfs mount (mount -t tmpfs), which this machine refused (run the suite as root, as .ci/run does)");
     const mnt = join(root, "tmpfs");
     mkdirSync(mnt);
@@ -269,7 +269,7 @@ describe("issue 21: resource exhaustion during a commit (CIP-4 §6.4)", () => {
   });
 });
 
-describe("issue 21: read commands open the store read-only", () => {
+describe("read commands open the store read-only", () => {
   // lock.mdb is LMDB's reader table, which every reader (read-only ones too) writes its slot
   // into; what must not change is the data file and the set of files (no lock or pid left).
   const listing = (dir: string) => [readdirSync(dir).sort(), readFileSync(join(dir, "data.mdb")).toString("base64")];
@@ -281,7 +281,7 @@ describe("issue 21: read commands open the store read-only", () => {
     ["store", "verify", "--db", dir],
   ];
 
-  it("issue 21: state dump, prove-state, snapshot export, export and store verify leave data.mdb byte-identical and no file behind", () => {
+  it("state dump, prove-state, snapshot export, export and store verify leave data.mdb byte-identical and no file behind", () => {
     const dir = join(root, "untouched");
     cpSync(good, dir, { recursive: true });
     const before = listing(dir);
@@ -295,7 +295,7 @@ describe("issue 21: read commands open the store read-only", () => {
   // Root ignores file permissions, so as root the commands run as `nobody` (uid 65534); any other
   // user is already bound by the modes, and runs them as itself.
   const reader = process.getuid?.() === 0 ? { uid: 65534 } : {};
-  it("issue 21: a store its user cannot write (chmod a-w; read as uid 65534 when the suite runs as root) can be read by every read command", () => {
+  it("a store its user cannot write (chmod a-w; read as uid 65534 when the suite runs as root) can be read by every read command", () => {
     const dir = join(root, "readonly");
     cpSync(good, dir, { recursive: true });
     rmSync(join(dir, "lock.mdb"), { force: true });
@@ -314,8 +314,8 @@ describe("issue 21: read commands open the store read-only", () => {
   });
 });
 
-describe("issue 21: smaller refusals", () => {
-  it("issue 21: --db <file> is 'not a directory' (exit 2), for write and read commands", () => {
+describe("smaller refusals", () => {
+  it("--db <file> is 'not a directory' (exit 2), for write and read commands", () => {
     const file = join(root, "a-file");
     writeFileSync(file, "x");
     for (const args of [...storeCommands(file), ["store", "verify", "--db", file], ["snapshot", "import", join(root, "none.snap"), "--db", file]]) {

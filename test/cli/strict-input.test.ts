@@ -1,4 +1,4 @@
-// Strict input on the command line (issue 9 §2, §3): every command refuses what it cannot read
+// Strict input on the command line: every command refuses what it cannot read
 // with exit 2 and one line naming the file and JSON path — nesting that once overflowed the
 // stack, bounds that run/fill once exceeded, numbers that were echoed whole — and keeps exit 1
 // for verdicts.
@@ -24,7 +24,7 @@ const scenario = (blocks: unknown[]) => ({
 });
 const nested = "[".repeat(100_000) + "]".repeat(100_000);
 
-describe("issue 9 §2: nothing recurses on input depth", () => {
+describe("nothing recurses on input depth", () => {
   it("100,000 nested arrays are one exit-2 line in run, diff, t8n, state dump and verify-proof", async () => {
     const deep = put("deep.json", `{"format": "cbqs-run/v1", "blocks": ${nested}}`);
     const ok = put("env.json", "{}");
@@ -54,7 +54,7 @@ describe("issue 9 §2: nothing recurses on input depth", () => {
   });
 });
 
-describe("issue 9 §3: bounds enforced at the earliest point, errors short and in words", () => {
+describe("bounds enforced at the earliest point, errors short and in words", () => {
   it("run and fill refuse a block of 70,000 transactions (the fixture bound is 65,536) before executing anything", async () => {
     const txs = Array.from({ length: 70_000 }, () => ({ from: P1, transfer: { to: GOV, amount: "0" } }));
     const file = put("big-block.json", JSON.stringify(scenario([{ height: "1", txs }])));

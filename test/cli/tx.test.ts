@@ -57,7 +57,7 @@ describe("cbqs tx", () => {
     expect(await cbqs("tx", JSON.stringify({ from: OWNER, transfer: { to: OWNER, amount: "1" } }), "--chain-id", "7", "--chain-instance", "0x12", "--nonce", "0")).toEqual(unusableInput(/--chain-instance/));
   });
 
-  it("issue 21: --nonce's help states the nonce rule: every included transaction of the sender so far, accepted or rejected, uses a nonce", async () => {
+  it("--nonce's help states the nonce rule: every included transaction of the sender so far, accepted or rejected, uses a nonce", async () => {
     const help = await cbqs("tx", "--help");
     const text = (help.out + help.err).replace(/\s+/g, " ");
     expect(text).toContain("every included transaction of the sender so far, accepted or rejected");
@@ -65,7 +65,7 @@ describe("cbqs tx", () => {
   });
 });
 
-describe("issue 26: cbqs tx --node", () => {
+describe("cbqs tx --node", () => {
   const devnet = () => startNode({ kind: "genesis", source: devnetGenesisSource(10) });
 
   it("fills chain_id, chain_instance_id and the sender's next nonce (account nonce plus queued) from the node: the same envelope as the explicit options give", async () => {
@@ -168,7 +168,7 @@ describe("issue 26: cbqs tx --node", () => {
     }
   });
 
-  it("issue 26: requests go through the client's transport: a server that is not a node and a silent one are each one exit-2 line naming the URL", async () => {
+  it("requests go through the client's transport: a server that is not a node and a silent one are each one exit-2 line naming the URL", async () => {
     const listen = (handler: (res: import("node:http").ServerResponse) => void): Promise<Server> =>
       new Promise((resolve) => {
         const server = createServer((_req, res) => handler(res));

@@ -1,4 +1,4 @@
-// The workflow of node teams and auditors (issue 10): every input may be gzipped, replay reports
+// The workflow of node teams and auditors: every input may be gzipped, replay reports
 // every fixture and never hides a mismatch, shards cover a corpus exactly once, progress is
 // bounded and quiet on request, npm start ends with one verdict line, run streams, diffs name
 // the field, state dumps filter, and the CLI follows one set of conventions.
@@ -60,7 +60,7 @@ describe("the standard input as `-` and pipes named as files (one file reader)",
   });
 });
 
-describe("issue 10: .json.gz is read wherever a document is read (one file reader)", () => {
+describe(".json.gz is read wherever a document is read (one file reader)", () => {
   it("replay, trace, state dump, diff, state diff, prove-state, verify-proof, t8n, run, fill and gas-vectors verify", async () => {
     const f = fixture();
     const fixtureGz = gz("f.json.gz", readFileSync(FIXTURE, "utf8"));
@@ -85,7 +85,7 @@ describe("issue 10: .json.gz is read wherever a document is read (one file reade
   });
 });
 
-describe("issue 10: replay of a directory reports every fixture; a mismatch is never hidden", () => {
+describe("replay of a directory reports every fixture; a mismatch is never hidden", () => {
   const corpus = join(dir, "mixed");
   mkdirSync(corpus, { recursive: true });
   const good = "fixtures/corpus/transfers.json";
@@ -116,7 +116,7 @@ describe("issue 10: replay of a directory reports every fixture; a mismatch is n
   });
 });
 
-describe("issue 10: replay --shard i/n", () => {
+describe("replay --shard i/n", () => {
   it("the n shards are disjoint, cover every fixture exactly once, and depend only on the file names (property)", () => {
     fc.assert(
       fc.property(fc.uniqueArray(fc.string({ minLength: 1, maxLength: 12 }), { maxLength: 40 }), fc.integer({ min: 1, max: 9 }), (names, n) => {
@@ -148,7 +148,7 @@ describe("issue 10: replay --shard i/n", () => {
   });
 });
 
-describe("issue 10: progress (one module): a terminal line, a plain line at most every 10 s of work, --quiet none", () => {
+describe("progress (one module): a terminal line, a plain line at most every 10 s of work, --quiet none", () => {
   const state = (done: number) => ({ done, total: 10_000, unit: "blocks", height: { at: BigInt(done), last: 10_000n }, txs: done * 5 });
 
   it("non-TTY: nothing before 10 s of work, then one line per 10 s, with height, rates and ETA", () => {
@@ -187,7 +187,7 @@ describe("issue 10: progress (one module): a terminal line, a plain line at most
   });
 });
 
-describe("issue 10: npm start ends with exactly one verdict line", () => {
+describe("npm start ends with exactly one verdict line", () => {
   it("package.json start runs the one script that prints it", () => {
     expect((JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> }).scripts["start"]).toBe("node dist/scripts/start.js");
   });
@@ -228,7 +228,7 @@ describe("issue 10: npm start ends with exactly one verdict line", () => {
   });
 });
 
-describe("issue 10: the scripts a user runs take --help and refuse unknown options", () => {
+describe("the scripts a user runs take --help and refuse unknown options", () => {
   const script = (name: string, ...args: string[]) => spawnSync(process.execPath, [join("dist", "scripts", name), ...args], { encoding: "utf8" });
 
   it("gen-long-chain and start: --help is the usage (exit 0); an unknown option, a bad value or nothing to do is one error line, exit 2", () => {
@@ -267,7 +267,7 @@ describe("issue 10: the scripts a user runs take --help and refuse unknown optio
   });
 });
 
-describe("issue 10: run streams block by block", () => {
+describe("run streams block by block", () => {
   const gc = (() => {
     v8.setFlagsFromString("--expose-gc");
     return vm.runInNewContext("gc") as () => void;
@@ -336,7 +336,7 @@ describe("issue 10: run streams block by block", () => {
   });
 });
 
-describe("issue 10: diffs that name the field", () => {
+describe("diffs that name the field", () => {
   it("a fixture's state_root difference is narrowed to the differing key and field through post_state", async () => {
     const theirs = fixture();
     const post = theirs.blocks[1]!["post_state"] as { entries: Array<{ key: string; value: string }> };
@@ -390,7 +390,7 @@ describe("issue 10: diffs that name the field", () => {
   });
 });
 
-describe("issue 10: state dump filters", () => {
+describe("state dump filters", () => {
   const OWNER = "0x1111111111111111111111111111111111111111";
   const PROVIDER = "0x2222222222222222222222222222222222222222";
   const keysOf = async (...args: string[]) => {
@@ -419,7 +419,7 @@ describe("issue 10: state dump filters", () => {
   });
 });
 
-describe("issue 10: CLI conventions", () => {
+describe("CLI conventions", () => {
   const commands = (c: Command, path: string[] = []): string[][] => [path, ...c.commands.flatMap((s) => commands(s, [...path, s.name()]))];
   let all: string[][] = [];
   beforeAll(async () => {
@@ -561,7 +561,7 @@ describe("issue 10: CLI conventions", () => {
   });
 });
 
-describe("issue 10: the documentation stands alone", () => {
+describe("the documentation stands alone", () => {
   it("no file of the repository cites a shared/ path", () => {
     const offenders: string[] = [];
     const walk = (d: string): void => {

@@ -1,4 +1,4 @@
-// Issue 25: send, mine and waitForReceipt against a real devnet (the default genesis config):
+// Send, mine and waitForReceipt against a real devnet (the default genesis config):
 // the receipt comes back verified once a block includes the transaction, the wait is bounded,
 // and the node's refusals are NodeErrors with its code and message.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -11,7 +11,7 @@ import { rejection } from "./helpers.js";
 const ALICE = "0x1111111111111111111111111111111111111111";
 const BOB = "0x2222222222222222222222222222222222222222";
 
-describe("issue 25: the devnet through the client", () => {
+describe("the devnet through the client", () => {
   let n: TestNode;
   let client: Client;
   beforeEach(async () => {
@@ -20,7 +20,7 @@ describe("issue 25: the devnet through the client", () => {
   });
   afterEach(() => n.close());
 
-  it("issue 25: send() queues a transfer ({txHash, nonce}), mine() includes it, waitForReceipt() returns its verified receipt", async () => {
+  it("send() queues a transfer ({txHash, nonce}), mine() includes it, waitForReceipt() returns its verified receipt", async () => {
     const { chainId } = await client.genesis();
     const nonce = (await client.accountProof(ALICE)).account!.nonce;
     const envelope = transferEnvelope({ chainId, from: ALICE, to: BOB, amount: 5n, nonce });
@@ -40,7 +40,7 @@ describe("issue 25: the devnet through the client", () => {
     expect(after.balance).toBe(10n ** 18n + 5n);
   });
 
-  it("issue 25: mine({height}) skips to that height; the node's refusals are NodeErrors with its code and message", async () => {
+  it("mine({height}) skips to that height; the node's refusals are NodeErrors with its code and message", async () => {
     expect((await client.mine({ height: 10n })).height).toBe(10n);
     const low = await rejection(client.mine({ height: 5 }));
     expect(low).toBeInstanceOf(NodeError);
@@ -51,7 +51,7 @@ describe("issue 25: the devnet through the client", () => {
     expect(wrong.message).toBe(`${n.url}/tx: HTTP 400 invalid_nonce: nonce 7 is not the sender's next nonce 0 (account nonce plus 0 queued)`);
   });
 
-  it("issue 25: waitForReceipt gives up with WaitTimeout when no block includes the transaction, within its bound", async () => {
+  it("waitForReceipt gives up with WaitTimeout when no block includes the transaction, within its bound", async () => {
     const { chainId } = await client.genesis();
     const sent = await client.send(transferEnvelope({ chainId, from: ALICE, to: BOB, amount: 1n, nonce: 0n }));
     const started = performance.now();

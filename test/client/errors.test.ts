@@ -1,4 +1,4 @@
-// Issue 25: how the client fails. 429 is retried as Retry-After says, within maxRetries and
+// How the client fails. 429 is retried as Retry-After says, within maxRetries and
 // maxRetryWaitMs, then RateLimited with the last Retry-After; 404/410/other statuses map to
 // NotFound/Gone/NodeError with the node's code and message; a silent node is a RequestTimeout,
 // an abort a RequestAborted, a refused connection a ConnectionFailed, an answer that is not JSON a
@@ -27,7 +27,7 @@ const FIXTURE = "fixtures/corpus/create-quote.json";
 const VIEW = { height: "0", block_hash: `0x${"00".repeat(32)}`, state_root: `0x${"00".repeat(32)}` };
 const refusal = (code: string, message: string) => JSON.stringify({ error: { code, message } });
 
-describe("issue 25: client errors", () => {
+describe("client errors", () => {
   const cleanups: Array<() => unknown> = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0)) await c();
@@ -43,7 +43,7 @@ describe("issue 25: client errors", () => {
     return s;
   }
 
-  it("issue 25: a 429 from a real node is waited out as Retry-After says (1 s) and the request then succeeds", async () => {
+  it("a 429 from a real node is waited out as Retry-After says (1 s) and the request then succeeds", async () => {
     const n = await node({ rateLimit: 1, clientRateLimit: 0 });
     const client = createClient(n.url);
     await client.feedPage({ limit: 1 }); // the one token of the global bucket
@@ -53,7 +53,7 @@ describe("issue 25: client errors", () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(900);
   });
 
-  it("issue 25: a 429 that cannot be waited out within maxRetryWaitMs or maxRetries is RateLimited at once, with the last Retry-After", async () => {
+  it("a 429 that cannot be waited out within maxRetryWaitMs or maxRetries is RateLimited at once, with the last Retry-After", async () => {
     const n = await node({ rateLimit: 1, clientRateLimit: 0 });
     await createClient(n.url).feedPage({ limit: 1 });
     const started = performance.now();
@@ -66,7 +66,7 @@ describe("issue 25: client errors", () => {
     expect(await rejection(createClient(n.url, { maxRetries: 0 }).feedPage({ limit: 1 }))).toMatchObject({ name: "RateLimited", attempts: 1 });
   });
 
-  it("issue 25: Retry-After 0 is retried at once, up to maxRetries; then RateLimited counting every attempt", async () => {
+  it("Retry-After 0 is retried at once, up to maxRetries; then RateLimited counting every attempt", async () => {
     const limited = { status: 429, headers: { "retry-after": "0" }, body: refusal("rate_limited", "slow down") };
     const s = await scripted((_path, i) => (i < 2 ? limited : { status: 200, body: JSON.stringify({ ...VIEW, view: { chain_instance_id: VIEW.block_hash, height: "0", block_hash: VIEW.block_hash } }) }));
     const err = await rejection(createClient(s.url, { maxRetries: 1 }).mine());
@@ -80,7 +80,7 @@ describe("issue 25: client errors", () => {
     expect(parseRetryAfter("soon", () => 0)).toBeUndefined();
   });
 
-  it("issue 25: 404 is NotFound and 410 is Gone, with the node's code and message; another status is a NodeError", async () => {
+  it("404 is NotFound and 410 is Gone, with the node's code and message; another status is a NodeError", async () => {
     const n = await node({ retainBlocks: 1 });
     const client = createClient(n.url);
     const missing = await rejection(client.finalized({ block: `0x${"ab".repeat(32)}` }));
@@ -96,7 +96,7 @@ describe("issue 25: client errors", () => {
     expect(full.message).toBe(`${s.url}/mine: HTTP 503 tx_pool_full: the pool is full`);
   });
 
-  it("issue 25: a node that accepts and never answers is a RequestTimeout after timeoutMs; an abort ends a request at once", async () => {
+  it("a node that accepts and never answers is a RequestTimeout after timeoutMs; an abort ends a request at once", async () => {
     const silent = await silentServer();
     cleanups.push(silent.close);
     const started = performance.now();
@@ -113,7 +113,7 @@ describe("issue 25: client errors", () => {
     expect(await pending).toBeInstanceOf(RequestAborted);
   });
 
-  it("issue 25: an answer that is not JSON, not an object, lacks a field or is too large is a MalformedAnswer naming the endpoint", async () => {
+  it("an answer that is not JSON, not an object, lacks a field or is too large is a MalformedAnswer naming the endpoint", async () => {
     const s = await scripted((path) => {
       if (path.startsWith("/cbqs/finalized-view")) return { status: 200, body: '{"height": ' };
       if (path.startsWith("/replication")) return { status: 200, body: "[1]" };
@@ -157,7 +157,7 @@ describe("issue 25: client errors", () => {
     expect(CLIENT_DEFAULTS.maxAnswerBytes).toBe(64 * 1024 * 1024);
   });
 
-  it("issue 25: a refused connection is ConnectionFailed after connectRetries; every error is a ClientError", async () => {
+  it("a refused connection is ConnectionFailed after connectRetries; every error is a ClientError", async () => {
     const s = await scripted(() => ({ status: 200, body: "{}" }));
     const url = s.url;
     await s.close();

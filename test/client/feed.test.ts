@@ -1,4 +1,4 @@
-// Issue 25: feed() pages the replication feed one page at a time and links every block to the one
+// feed() pages the replication feed one page at a time and links every block to the one
 // before it. A proxy serves one node's pages with a block of another history of the same genesis
 // spliced in (each block valid on its own): the break is a FeedBroken naming both heights and
 // hashes. A block altered in place no longer hashes to its block_hash: ProofInvalid.
@@ -32,7 +32,7 @@ async function collect(feed: AsyncIterable<Block>): Promise<Block[]> {
   return out;
 }
 
-describe("issue 25: the verified feed", () => {
+describe("the verified feed", () => {
   let a: TestNode;
   let b: TestNode;
   const servers: TestServer[] = [];
@@ -50,7 +50,7 @@ describe("issue 25: the verified feed", () => {
     return p;
   }
 
-  it("issue 25: every block from since to the head, in order, one page held at a time; until stops there", async () => {
+  it("every block from since to the head, in order, one page held at a time; until stops there", async () => {
     const p = await via();
     const client = createClient(p.url);
     const feed = client.feed({ pageSize: 2 });
@@ -67,7 +67,7 @@ describe("issue 25: the verified feed", () => {
     expect((await collect(client.feed({ since: 3, until: 5n }))).map((x) => x.height)).toEqual([3n, 4n, 5n]);
   });
 
-  it("issue 25: a block of another history spliced into the feed is a FeedBroken naming both heights and hashes", async () => {
+  it("a block of another history spliced into the feed is a FeedBroken naming both heights and hashes", async () => {
     const spliced = (await (await fetch(`${b.url}/replication?since=2&until=2`)).json()) as { items: Obj[] };
     const p = await via((path, body) => {
       if (!path.startsWith("/replication")) return undefined;
@@ -86,7 +86,7 @@ describe("issue 25: the verified feed", () => {
     expect(await rejection(collect(client.feed({ since: 2 })))).toMatchObject({ name: "FeedBroken", height: 2n, previousHeight: 1n, previousHash: ours1 });
   });
 
-  it("issue 25: a block altered in place (one byte of its state_root) is a ProofInvalid, never yielded", async () => {
+  it("a block altered in place (one byte of its state_root) is a ProofInvalid, never yielded", async () => {
     const p = await via((path, body) => {
       if (!path.startsWith("/replication")) return undefined;
       for (const item of body["items"] as Obj[]) if (item["height"] === "4") item["state_root"] = flipHex(item["state_root"] as string);
@@ -103,7 +103,7 @@ describe("issue 25: the verified feed", () => {
     expect(seen).toEqual([1n, 2n, 3n]);
   });
 
-  it("issue 25: a receipt altered in place no longer gives the block's receipt_root", async () => {
+  it("a receipt altered in place no longer gives the block's receipt_root", async () => {
     const p = await via((path, body) => {
       if (!path.startsWith("/replication")) return undefined;
       for (const item of body["items"] as Obj[]) if (item["height"] === "1") ((item["receipts"] as Obj[])[0]!)["cycles"] = "1";
@@ -112,7 +112,7 @@ describe("issue 25: the verified feed", () => {
     expect(await rejection(collect(createClient(p.url).feed()))).toMatchObject({ name: "ProofInvalid", check: "receipt_root", height: 1n });
   });
 
-  it("issue 25: on a node started from a snapshot the feed starts at the history-start block, whose hash must be the one GET /genesis declares", async () => {
+  it("on a node started from a snapshot the feed starts at the history-start block, whose hash must be the one GET /genesis declares", async () => {
     const root = mkdtempSync(join(tmpdir(), "cbqs-client-feed-"));
     const full = LmdbChainDb.open(join(root, "full"));
     CbqsNode.open(full, { kind: "fixture", fixture: readFixture("fixtures/corpus/create-quote.json") });

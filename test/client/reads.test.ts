@@ -1,4 +1,4 @@
-// Issue 25: the client's reads and proofs against a real `cbqs node` on 127.0.0.1:0 — every
+// The client's reads and proofs against a real `cbqs node` on 127.0.0.1:0 — every
 // value compared with the node's own store or an independent replay, never with the client's
 // other answers; NotFound and Gone for what the node refuses with 404 and 410.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,7 +19,7 @@ const expected = expectedByHeight(fixture);
 const ALICE = "0x1111111111111111111111111111111111111111";
 const NOBODY = "0x9999999999999999999999999999999999999999";
 
-describe("issue 25: client reads against a real node", () => {
+describe("client reads against a real node", () => {
   let n: TestNode;
   let client: Client;
   beforeAll(async () => {
@@ -28,7 +28,7 @@ describe("issue 25: client reads against a real node", () => {
   });
   afterAll(() => n.close());
 
-  it("issue 25: genesis() and finalized() name the chain, the head and its view, as bigint and bytes", async () => {
+  it("genesis() and finalized() name the chain, the head and its view, as bigint and bytes", async () => {
     const g = await client.genesis();
     expect(toHex(g.chainInstanceId)).toBe(toHex(fixture.genesis.chain_instance_id));
     expect(toHex(g.stateRoot)).toBe(toHex(fixture.genesis.state_root));
@@ -47,7 +47,7 @@ describe("issue 25: client reads against a real node", () => {
     expect((await client.finalized({ block: first.block_hash })).view.height).toBe(first.height);
   });
 
-  it("issue 25: brokerState() at the head and pinned by height or block hash equals an independent replay at that height; beyond retention it is Gone", async () => {
+  it("brokerState() at the head and pinned by height or block hash equals an independent replay at that height; beyond retention it is Gone", async () => {
     const head = n.db.head()!;
     const pinnedHeight = fixture.blocks.at(-2)!.height;
     for (const [height, pin] of [
@@ -82,7 +82,7 @@ describe("issue 25: client reads against a real node", () => {
     expect(await rejection(client.brokerState({ stream: id }, { height: 5n }))).toMatchObject({ name: "NotFound", code: "block_not_found" });
   });
 
-  it("issue 25: block(h) is the node's block, checked; a height without a block is NotFound; bad arguments are InvalidArgument", async () => {
+  it("block(h) is the node's block, checked; a height without a block is NotFound; bad arguments are InvalidArgument", async () => {
     for (const b of fixture.blocks) {
       const got = await client.block(b.height);
       expect(toHex(got.blockHash)).toBe(toHex(b.block_hash));
@@ -96,7 +96,7 @@ describe("issue 25: client reads against a real node", () => {
     expect(() => createClient("ftp://x")).toThrow(InvalidArgument);
   });
 
-  it("issue 25: accountProof/storageProof return the head's verified values; an absent account is proven absent", async () => {
+  it("accountProof/storageProof return the head's verified values; an absent account is proven absent", async () => {
     const head = n.db.head()!;
     const alice = await client.accountProof(ALICE);
     const stored = decodeStateValueAs(n.db.state.read(accountKey(fromHex(ALICE)))!, "Account");
@@ -116,7 +116,7 @@ describe("issue 25: client reads against a real node", () => {
     expect(actor.value).toBeNull(); // CBQS keeps no Actor records
   });
 
-  it("issue 25: multiProof returns one verified entry per key in the order asked; a key without a value is NotFound", async () => {
+  it("multiProof returns one verified entry per key in the order asked; a key without a value is NotFound", async () => {
     const head = n.db.head()!;
     const streamId = [...expected.get(head.height.toString())!.streams.keys()][0]!;
     const keys = [streamKey(fromHex(streamId)), accountKey(fromHex(ALICE)), schedulesKey()];
@@ -126,7 +126,7 @@ describe("issue 25: client reads against a real node", () => {
     expect(await rejection(client.multiProof([accountKey(fromHex(NOBODY))]))).toMatchObject({ name: "NotFound", code: "key_not_found" });
   });
 
-  it("issue 25: txProof/receiptProof of every transaction are its block's, verified; an unknown hash is NotFound", async () => {
+  it("txProof/receiptProof of every transaction are its block's, verified; an unknown hash is NotFound", async () => {
     for (const b of fixture.blocks) {
       for (const [i, r] of b.receipts.entries()) {
         const tx = await client.txProof(r.tx_hash);

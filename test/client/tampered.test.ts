@@ -1,4 +1,4 @@
-// Issue 25: a client never returns what it could not verify. A proxy between the client and a real
+// A client never returns what it could not verify. A proxy between the client and a real
 // node alters one byte of an answer — a proof digest, a proven value, the block an answer names,
 // a header field, the genesis — and the client refuses it with ProofInvalid naming the check.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,7 +13,7 @@ const ALICE = "0x1111111111111111111111111111111111111111";
 const BOB = "0x2222222222222222222222222222222222222222";
 type Obj = Record<string, unknown>;
 
-describe("issue 25: tampered answers are refused with ProofInvalid", () => {
+describe("tampered answers are refused with ProofInvalid", () => {
   let n: TestNode;
   const proxies: TestServer[] = [];
   beforeAll(async () => {
@@ -45,14 +45,14 @@ describe("issue 25: tampered answers are refused with ProofInvalid", () => {
 
   const tx = fixture.blocks[1]!.receipts[3]!.tx_hash;
 
-  it("issue 25: untouched, the same proxy's answers verify (the tests below differ only by the byte they alter)", async () => {
+  it("untouched, the same proxy's answers verify (the tests below differ only by the byte they alter)", async () => {
     const c = await tampered("/nothing", () => {});
     expect((await c.accountProof(ALICE)).account).not.toBeNull();
     expect((await c.txProof(tx)).txIndex).toBe(3);
     expect((await c.receiptProof(tx)).txIndex).toBe(3);
   });
 
-  it("issue 25: a state proof with one digest altered does not verify against the answer's state_root", async () => {
+  it("a state proof with one digest altered does not verify against the answer's state_root", async () => {
     const c = await tampered("/proof/account/", (b) => {
       const proof = b["proof"] as { digests: string[] };
       proof.digests[0] = flipHex(proof.digests[0]!);
@@ -61,7 +61,7 @@ describe("issue 25: tampered answers are refused with ProofInvalid", () => {
     expect(err.message).toMatch(/does not verify against state_root 0x[0-9a-f]{64}/);
   });
 
-  it("issue 25: a proven value altered by one byte does not verify", async () => {
+  it("a proven value altered by one byte does not verify", async () => {
     const c = await tampered("/proof/account/", (b) => {
       const proof = b["proof"] as { value: string };
       proof.value = flipHex(proof.value);
@@ -69,14 +69,14 @@ describe("issue 25: tampered answers are refused with ProofInvalid", () => {
     await refused(c.accountProof(ALICE), "state_proof");
   });
 
-  it("issue 25: a valid proof of another key is refused (the key is the one asked for)", async () => {
+  it("a valid proof of another key is refused (the key is the one asked for)", async () => {
     const bob = (await (await fetch(`${n.url}/proof/account/${BOB}`)).json()) as Obj;
     const c = await tampered("/proof/account/", (b) => Object.assign(b, bob));
     const err = await refused(c.accountProof(ALICE), "key");
     expect(err.expected).toBe(`0x01${ALICE.slice(2)}${"00".repeat(33)}`);
   });
 
-  it("issue 25: a valid proof whose answer names another block hash fails the header check", async () => {
+  it("a valid proof whose answer names another block hash fails the header check", async () => {
     const c = await tampered("/proof/account/", (b) => {
       b["block_hash"] = flipHex(b["block_hash"] as string);
     });
@@ -85,7 +85,7 @@ describe("issue 25: tampered answers are refused with ProofInvalid", () => {
     expect(err.expected).toBe(toHex(n.db.head()!.block_hash));
   });
 
-  it("issue 25: a header whose state_root is altered no longer hashes to its block hash", async () => {
+  it("a header whose state_root is altered no longer hashes to its block hash", async () => {
     const c = await tampered("/replication", (b) => {
       for (const item of b["items"] as Obj[]) item["state_root"] = flipHex(item["state_root"] as string);
     });
@@ -93,7 +93,7 @@ describe("issue 25: tampered answers are refused with ProofInvalid", () => {
     expect(err.message).toMatch(/the block header's hash: expected 0x[0-9a-f]{64}, got 0x/);
   });
 
-  it("issue 25: a batch proof with one entry's value altered does not verify", async () => {
+  it("a batch proof with one entry's value altered does not verify", async () => {
     const keys = [`0x01${ALICE.slice(2)}${"00".repeat(33)}`, `0x01${BOB.slice(2)}${"00".repeat(33)}`];
     const c = await tampered("/proof/multi", (b) => {
       const entry = (b["proof"] as { entries: Array<{ value: string }> }).entries[1]!;
@@ -102,7 +102,7 @@ describe("issue 25: tampered answers are refused with ProofInvalid", () => {
     await refused(c.multiProof(keys), "state_proof");
   });
 
-  it("issue 25: a transaction proof with a sibling altered, or another transaction served, is refused", async () => {
+  it("a transaction proof with a sibling altered, or another transaction served, is refused", async () => {
     const sibling = await tampered("/proof/tx/", (b) => {
       const proof = b["proof"] as { siblings: string[] };
       proof.siblings[0] = flipHex(proof.siblings[0]!);
@@ -114,14 +114,14 @@ describe("issue 25: tampered answers are refused with ProofInvalid", () => {
     await refused(other.txProof(tx), "transaction");
   });
 
-  it("issue 25: a receipt altered by one field no longer hashes to the proven leaf", async () => {
+  it("a receipt altered by one field no longer hashes to the proven leaf", async () => {
     const c = await tampered("/proof/receipt/", (b) => {
       (b["receipt"] as Obj)["cycles"] = "1";
     });
     await refused(c.receiptProof(tx), "leaf_hash");
   });
 
-  it("issue 25: a genesis whose chain_instance_id is not its source's fingerprint is refused, and so is every proof tied to it", async () => {
+  it("a genesis whose chain_instance_id is not its source's fingerprint is refused, and so is every proof tied to it", async () => {
     const c = await tampered("/genesis", (b) => {
       b["chain_instance_id"] = flipHex(b["chain_instance_id"] as string);
     });
@@ -129,7 +129,7 @@ describe("issue 25: tampered answers are refused with ProofInvalid", () => {
     await refused(c.accountProof(ALICE), "chain_instance_id");
   });
 
-  it("issue 25: broker-state answered at another block than the pinned one, or with a wrong schedule digest, is refused", async () => {
+  it("broker-state answered at another block than the pinned one, or with a wrong schedule digest, is refused", async () => {
     const head = n.db.head()!;
     const streamId = "owner:0x1111111111111111111111111111111111111111/nonce:1";
     const digest = await tampered("/cbqs/broker-state", (b) => {

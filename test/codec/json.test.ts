@@ -88,7 +88,7 @@ describe("scenario-format §1 JSON mapping", () => {
     expect(jsonError(() => fromJson(codecs.SigningPublicKey, { ed25519_seed: "0x01" })).path).toBe("$.ed25519_seed");
   });
 
-  it("decisions.md: HpkePublicKey is {\"x25519\": \"0x…\"}", () => {
+  it("D-0027: HpkePublicKey is {\"x25519\": \"0x…\"}", () => {
     expect(toJson(codecs.HpkePublicKey, S.hpkeKey(7))).toEqual({ x25519: hex(32, "07") });
   });
 

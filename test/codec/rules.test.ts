@@ -100,7 +100,7 @@ describe("§14 primitive encodings", () => {
     expect(bytes).toBe("03" + be(2, 4) + "01".repeat(32) + "02".repeat(32));
   });
 
-  it("§14 (decisions.md): bool is one byte 0/1; any other byte is invalid", () => {
+  it("§14 (D-0027): bool is one byte 0/1; any other byte is invalid", () => {
     expect(hex(encode(codecs.ActivateKeyGenerationArgsV1, { receipt: S.receipt, bump_authorization_generation: true })).slice(-2)).toBe("01");
     const bytes = encode(codecs.UpdateStreamArgsV1, {
       stream_id: fill(32, 1),
@@ -149,7 +149,7 @@ describe("§14 enum tags", () => {
     expectReject(codecs.ProviderEndpointV1, bytesOf("03" + be(0, 4)), { kind: "InvalidTag", path: "transport", offset: 0 });
   });
 
-  it("§4.1 (decisions.md): StreamPurpose Main = 1, Key = 2; StreamStatus Active..DataExpired = 1..4", () => {
+  it("§4.1 (D-0026): StreamPurpose Main = 1, Key = 2; StreamStatus Active..DataExpired = 1..4", () => {
     expect(["Main", "Key"].map((v) => tagOf(codecs.StreamPurpose, v))).toEqual([1, 2]);
     expect(["Active", "Suspended", "Closed", "DataExpired"].map((v) => tagOf(codecs.StreamStatus, v))).toEqual([1, 2, 3, 4]);
     expectReject(codecs.StreamStatus, Uint8Array.of(5), { kind: "InvalidTag" });
@@ -192,7 +192,7 @@ describe("§14 enum tags", () => {
     expectReject(codecs.StreamRecordV1, rec, { kind: "InvalidTag", path: "admin_key", offset: adminAt });
   });
 
-  it("§4/§9.3 (decisions.md): HpkePublicKey is suite tag 1 || 32 bytes; Signature is raw 64 bytes", () => {
+  it("§4/§9.3 (D-0027): HpkePublicKey is suite tag 1 || 32 bytes; Signature is raw 64 bytes", () => {
     expect(hex(encode(codecs.HpkePublicKey, S.hpkeKey(0xcc)))).toBe("01" + "cc".repeat(32));
     expectReject(codecs.HpkePublicKey, bytesOf("02" + "cc".repeat(32)), { kind: "InvalidTag" });
     expect(hex(encode(codecs.KeyBatchReceiptV1, S.receipt)).slice(-128)).toBe("5a".repeat(64));
@@ -291,7 +291,7 @@ describe("§4.3 endpoint decoding", () => {
     expectReject(codecs.ProviderEndpointV1, enc(1, utf("https://cbqs.example/stream")), { kind: "InvalidValue", path: "uri", offset: 1 });
     expectReject(codecs.ProviderEndpointV1, enc(2, utf("wss://cbqs.example/stream")), { kind: "InvalidValue", path: "uri" });
     expectReject(codecs.ProviderEndpointV1, enc(2, utf("http://cbqs.example")), { kind: "InvalidValue", path: "uri" });
-    // ASCII-case-insensitive, as admission rule 2 compares (decisions.md).
+    // ASCII-case-insensitive, as admission rule 2 compares (D-0031).
     expect(decode(codecs.ProviderEndpointV1, enc(2, utf("HTTPS://cbqs.example"))).uri).toBe("HTTPS://cbqs.example");
     expect(decode(codecs.ProviderEndpointV1, enc(1, utf("wss://cbqs.example"))).transport).toBe("WebSocketTls");
   });
@@ -339,7 +339,7 @@ describe("§7 grant bounds", () => {
     expectReject(codecs.LaneScopeV1, bytesOf("03" + be(16_385, 4)), { kind: "BoundExceeded", path: "lane_ids", offset: 1 });
   });
 
-  it("§7.2 (decisions.md): lane Set ids must be sorted and unique", () => {
+  it("§7.2 (D-0031): lane Set ids must be sorted and unique", () => {
     const unsorted = bytesOf("03" + be(2, 4) + "02".repeat(32) + "01".repeat(32));
     expectReject(codecs.LaneScopeV1, unsorted, { kind: "InvalidValue", path: "lane_ids[1]", offset: 37 });
     const dup = bytesOf("03" + be(2, 4) + "01".repeat(32) + "01".repeat(32));
@@ -347,7 +347,7 @@ describe("§7 grant bounds", () => {
     expect(() => encode(codecs.LaneScopeV1, { type: "Set", lane_ids: [fill(32, 2), fill(32, 1)] })).toThrow(EncodeError);
   });
 
-  it("vector uniqueness (§7.2, decisions.md): a lane Set with any id repeated is refused by decode, encode and JSON alike (fast-check)", () => {
+  it("vector uniqueness (§7.2, D-0031): a lane Set with any id repeated is refused by decode, encode and JSON alike (fast-check)", () => {
     const laneId = fc.uint8Array({ minLength: 32, maxLength: 32 });
     fc.assert(
       fc.property(fc.uniqueArray(laneId, { minLength: 1, maxLength: 6, selector: hex }), fc.nat(), (ids, pick) => {
@@ -389,7 +389,7 @@ describe("§9.3 key batches", () => {
     expectReject(codecs.KeyRotationBatchV1, over, { kind: "Truncated", path: "sorted_envelope_digests", offset: at });
   });
 
-  it("§9.3 (decisions.md): hpke_ciphertext length is within [80, 4,194,304]", () => {
+  it("§9.3 (D-0030): hpke_ciphertext length is within [80, 4,194,304]", () => {
     const env = (n: number): T.KeyEnvelopeV1 => ({
       stream_id: fill(32, 1), encryption_generation: 1n, recipient_hpke_key: S.hpkeKey(2), hpke_ciphertext: fill(n, 3),
     });

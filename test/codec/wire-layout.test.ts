@@ -28,7 +28,7 @@ const APPEND = rep("51", 32) + rep("1a", 32) + rep("cd", 32) + be(5, 8) + be(0, 
 const GROUP_CONFIG =
   rep("60", 32) + rep("1a", 32) + "02" + "02" + STD8 + be(30_000, 8) + be(60_000, 8) + be(8, 4) + be(5, 2) + be(600_000, 8) + be(86_400_000, 8) + be(0, 8);
 
-describe("§8–§15 enum and union tags (1-based in declaration order where the spec gives none; docs/decisions.md)", () => {
+describe("§8–§15 enum and union tags (1-based in declaration order where the spec gives none; D-0152)", () => {
   it("lane status, group mode and start, verification mode, subscription source and scope, snapshot scope and coverage", () => {
     const tag = (codec: Codec<any>, v: unknown): number => encode(codec, v)[0]!;
     expect(["Active", "Closed"].map((v) => tag(codecs.LaneStatusV1, v))).toEqual([1, 2]);

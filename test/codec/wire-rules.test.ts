@@ -589,7 +589,7 @@ describe("§18 bounds, checked before allocation: a length one past its bound wi
   });
 });
 
-describe("rules left to a verifier or the broker decode (docs/decisions.md \"Structural or verifier\")", () => {
+describe("rules left to a verifier or the broker decode (D-0149)", () => {
   it("§13.1 group-config inequalities (GroupConfigInvalid, 3939) are the broker's", () => {
     accepts(codecs.GroupConfigV1, { ...X.groupConfig, max_attempts: 0, max_in_flight: 0, visibility_timeout_ms: 0n, record_deadline_ms: 0n });
     accepts(codecs.GroupConfigV1, { ...X.groupConfig, visibility_timeout_ms: 90_000n, max_visibility_ms: 60_000n, max_attempts: 101 });

@@ -23,7 +23,7 @@ describe("cbqs verify-sig (CIP-39 §9.1)", () => {
     });
   });
 
-  it("verifier exit rule (issue 9 §3): a key or signature of the wrong length is malformed input, exit 2, not an invalid signature", async () => {
+  it("verifier exit rule : a key or signature of the wrong length is malformed input, exit 2, not an invalid signature", async () => {
     expect(await cbqs("verify-sig", "--pub", "0x01", "--msg", "0x", "--sig", SIG)).toEqual(unusableInput(/--pub: expected 32 bytes, got 1(?!\d)/));
     expect(await cbqs("verify-sig", "--pub", PUB + "00", "--msg", "0x", "--sig", SIG)).toEqual(unusableInput(/--pub: expected 32 bytes, got 33/));
     expect(await cbqs("verify-sig", "--pub", PUB, "--msg", "0x", "--sig", SIG.slice(0, -2))).toEqual(unusableInput(/--sig: expected 64 bytes, got 63/));

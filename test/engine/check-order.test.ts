@@ -1,4 +1,4 @@
-// Issue 22: the check order is consensus — when a transaction fails two checks, the first one in
+// The check order is consensus — when a transaction fails two checks, the first one in
 // docs/errors.md's order picks the error code in its receipt. Each test builds inputs failing two
 // (or more) checks at once and asserts both the engine's answer and that docs/errors.md documents
 // the winner first (stepOf), so neither the engine nor the document can drift alone.
@@ -74,8 +74,8 @@ function wins(o: TxOutcome, instruction: string, winner: [string, string?], ...l
 
 const activate = (receipt: KeyBatchReceiptV1): CbqsInstructionV1 => ix.activate(receipt);
 
-describe("issue 22: the check order picks the error code (docs/errors.md)", () => {
-  it("issue 22: dispatch check order: opcode, then the 0x17 breaker, then decode (CIP-39 §3, §17, Denial of service)", () => {
+describe("the check order picks the error code (docs/errors.md)", () => {
+  it("dispatch check order: opcode, then the 0x17 breaker, then decode (CIP-39 §3, §17, Denial of service)", () => {
     const t = new TestChain();
     t.ok(gov({ type: "Pause", actor: REGISTRY_ADDRESS, blocks: 10n }));
     const garbage = new Uint8Array([7, 1, 2]); // version 7: UnsupportedVersion once decoded
@@ -86,14 +86,14 @@ describe("issue 22: the check order picks the error code (docs/errors.md)", () =
     wins(unpaused.tx({ from: OWNER, body: { kind: "system", opcode: 218, payload: garbage } }), D, ["UnsupportedVersion"], ["InvalidEncoding"]);
   });
 
-  it("issue 22: RegisterProvider check order: ProviderAlreadyRegistered before EndpointRejected (CIP-39 §4.3, §5, §17)", () => {
+  it("RegisterProvider check order: ProviderAlreadyRegistered before EndpointRejected (CIP-39 §4.3, §5, §17)", () => {
     const t = new TestChain();
     t.ok(cbqs(PROVIDER, ix.registerProvider()));
     wins(t.tx(cbqs(PROVIDER, registerWith(BAD_ENDPOINTS))), "RegisterProvider", ["ProviderAlreadyRegistered"], ["EndpointRejected"]);
     expect(t.tx(cbqs(PROVIDER2, registerWith(BAD_ENDPOINTS))).error!.name).toBe("EndpointRejected");
   });
 
-  it("issue 22: UpdateProvider check order: NoOpRejected, ProviderNotFound, EndpointRejected, CapBelowReservation (CIP-39 §4.3, §5, §17)", () => {
+  it("UpdateProvider check order: NoOpRejected, ProviderNotFound, EndpointRejected, CapBelowReservation (CIP-39 §4.3, §5, §17)", () => {
     const { t } = setup(); // a governance-base stream: PROVIDER holds a reservation
     const none = { endpoints: null, signing_key: null, quote_key: null, base_rate_admission: null, metadata_hash: null };
     const I = "UpdateProvider";
@@ -104,7 +104,7 @@ describe("issue 22: the check order picks the error code (docs/errors.md)", () =
     expect(t.tx(cbqs(PROVIDER, { type: "UpdateProvider", args: { ...both, endpoints: null } })).error!.name).toBe("CapBelowReservation");
   });
 
-  it("issue 22: SetProviderStatus check order: ProviderNotFound, NoOpRejected before ProviderHasLiveStreams (CIP-39 §4.3, §19, §17)", () => {
+  it("SetProviderStatus check order: ProviderNotFound, NoOpRejected before ProviderHasLiveStreams (CIP-39 §4.3, §19, §17)", () => {
     const { t } = setup();
     const I = "SetProviderStatus";
     wins(t.tx(cbqs(OTHER, ix.setProviderStatus("Deregistered"))), I, ["ProviderNotFound"], ["ProviderHasLiveStreams"]);
@@ -115,7 +115,7 @@ describe("issue 22: the check order picks the error code (docs/errors.md)", () =
     wins(t.tx(cbqs(PROVIDER, ix.setProviderStatus("Deregistered"))), I, ["NoOpRejected"], ["ProviderHasLiveStreams"]);
   });
 
-  it("issue 22: CreateStream check order: quote context, provider, config, nonce, owner limit, pricing, balance (CIP-39 §4, §4.2, §4.4, §4.5, §5, §17)", () => {
+  it("CreateStream check order: quote context, provider, config, nonce, owner limit, pricing, balance (CIP-39 §4, §4.2, §4.4, §4.5, §5, §17)", () => {
     const t = new TestChain(genesisConfig({ "cbqs.max_streams_per_owner": 1n }));
     t.ok(cbqs(PROVIDER, ix.registerProvider()));
     const I = "CreateStream";
@@ -143,7 +143,7 @@ describe("issue 22: the check order picks the error code (docs/errors.md)", () =
     wins(t.tx(cbqs(OTHER, ix.createStream({ config: zero }))), I, ["BaseRateNotAccepted"], ["PricingBasisInvalid", "all three"]);
   });
 
-  it("issue 22: UpdateStream check order: no-op, quote context, load, authorization BEFORE the Active-only gate, config, quote (CIP-39 §4, §5, §6.1, §17)", () => {
+  it("UpdateStream check order: no-op, quote context, load, authorization BEFORE the Active-only gate, config, quote (CIP-39 §4, §5, §6.1, §17)", () => {
     const I = "UpdateStream";
     // The issue's pair: a non-owner updating a Suspended stream is Unauthorized, not StreamSuspended.
     const s = suspended();
@@ -164,7 +164,7 @@ describe("issue 22: the check order picks the error code (docs/errors.md)", () =
     wins(a.t.tx(cbqs(OTHER, ix.updateStream(a.id, { bump_authorization_generation: true }))), I, ["StreamNotActive"], ["Unauthorized"]);
   });
 
-  it("issue 22: TopUpStream check order: amount, load, authorization, then the grace deadline, then the payer's balance (CIP-39 §6.1, §17)", () => {
+  it("TopUpStream check order: amount, load, authorization, then the grace deadline, then the payer's balance (CIP-39 §6.1, §17)", () => {
     const I = "TopUpStream";
     const s = suspended(); // deadline 15
     s.t.ok(cbqs(PROVIDER, ix.setProviderStatus("Draining")));
@@ -178,7 +178,7 @@ describe("issue 22: the check order picks the error code (docs/errors.md)", () =
     wins(s.t.tx(cbqs(OTHER, ix.topUp(s.id, 1n))), I, ["StreamNotActive"], ["Unauthorized"]);
   });
 
-  it("issue 22: SettleStreamRent check order: load (key stream before terminal), expiry before the no-op rule (CIP-39 §5, §6.1, §17)", () => {
+  it("SettleStreamRent check order: load (key stream before terminal), expiry before the no-op rule (CIP-39 §5, §6.1, §17)", () => {
     const I = "SettleStreamRent";
     const s = suspended({ encrypted: true }); // deadline 15
     // At 12 nothing is payable: the record would be byte-identical.
@@ -195,7 +195,7 @@ describe("issue 22: the check order picks the error code (docs/errors.md)", () =
     expect(s.t.tx(cbqs(OTHER, ix.settle(s.id))).error!.name).toBe("StreamNotActive");
   });
 
-  it("issue 22: CloseStream check order: load before authorization; authorization, never the grace deadline (CIP-39 §5, §6.1, §17)", () => {
+  it("CloseStream check order: load before authorization; authorization, never the grace deadline (CIP-39 §5, §6.1, §17)", () => {
     const I = "CloseStream";
     const s = suspended({ encrypted: true }); // deadline 15
     s.t.height = 30n; // far past the deadline
@@ -206,7 +206,7 @@ describe("issue 22: the check order picks the error code (docs/errors.md)", () =
     wins(s.t.tx(cbqs(OTHER, ix.close(s.id))), I, ["StreamNotActive"], ["Unauthorized"]);
   });
 
-  it("issue 22: ActivateKeyGeneration check order: contexts, load, encryption, authorization, the Active-only gate, then the receipt; a stale generation is InvalidKeyBatch (CIP-39 §4, §6.1, §9.3, §17)", () => {
+  it("ActivateKeyGeneration check order: contexts, load, encryption, authorization, the Active-only gate, then the receipt; a stale generation is InvalidKeyBatch (CIP-39 §4, §6.1, §9.3, §17)", () => {
     const I = "ActivateKeyGeneration";
     const s = suspended({ encrypted: true });
     const t = s.t;

@@ -27,7 +27,7 @@ describe("§3/§5 SYS_CBQS dispatch", () => {
     expect(o2.error).toMatchObject({ name: "InvalidEncoding", code: 4000 });
   });
 
-  it("§5 compute-then-commit: a rejected instruction changes no registry state, balance or event (its sender's nonce advances: issue 21 §2), and later txs in the block still run", () => {
+  it("§5 compute-then-commit: a rejected instruction changes no registry state, balance or event (its sender's nonce advances: D-0013), and later txs in the block still run", () => {
     const t = new TestChain();
     t.ok(cbqs(PROVIDER, ix.registerProvider()));
     const before = snapshot(t);
@@ -75,7 +75,7 @@ describe("§3/§5 dispatch refusals name what failed", () => {
 
   it("keyless senders, governance from another account, another opcode, and the breaker", () => {
     const t = new TestChain();
-    // Not includable (docs/decisions.md "Included transactions: nonce and fee"): no receipt, no effect.
+    // Not includable (D-0013 "Included transactions: nonce and fee"): no receipt, no effect.
     expect(refusal(t, transfer(REGISTRY_ADDRESS, OWNER, 1n))).toBe(`NotIncludable: ${toHex(REGISTRY_ADDRESS)} is a keyless system account and cannot send transactions`);
     expect(refusal(t, gov({ type: "Pause", actor: REGISTRY_ADDRESS, blocks: 5n }, OWNER))).toBe("Unauthorized: governance actions are valid only from the governance account");
     expect(refusal(t, { from: PROVIDER, body: { kind: "system", opcode: 217, payload: encode(S.CbqsInstructionV1, ix.registerProvider()) } })).toBe(

@@ -12,14 +12,14 @@ describe("§17 typed errors", () => {
     expect(new Set(codes).size).toBe(codes.length);
   });
 
-  it("issue 22: docs/errors.md's table is exactly src/engine/errors.ts — every name, code and condition, nothing else (CIP-39 §17)", () => {
+  it("docs/errors.md's table is exactly src/engine/errors.ts — every name, code and condition, nothing else (CIP-39 §17)", () => {
     const table = errorTable();
     const engine = Object.entries(ERRORS).map(([name, def]) => ({ code: def.code, name, condition: def.condition }));
     expect(table).toEqual(engine);
     expect(table.length).toBe(33);
   });
 
-  it("issue 22: the project's own codes (4000, 4100–4120) collide with no §17 code; §17's names keep theirs (CIP-39 §17)", () => {
+  it("the project's own codes (4000, 4100–4120) collide with no §17 code; §17's names keep theirs (CIP-39 §17)", () => {
     const SECTION_17: Record<string, number> = {
       StreamNotFound: 3900,
       StreamNotActive: 3901,
@@ -39,7 +39,7 @@ describe("§17 typed errors", () => {
     }
   });
 
-  it("issue 22: docs/errors.md has a check order for dispatch and all nine instructions, numbered 1…n, naming only engine errors (CIP-39 §5, §17)", () => {
+  it("docs/errors.md has a check order for dispatch and all nine instructions, numbered 1…n, naming only engine errors (CIP-39 §5, §17)", () => {
     const orders = checkOrders();
     expect([...orders.keys()]).toEqual(["Every system transaction", ...INSTRUCTIONS]);
     for (const [heading, steps] of orders) {

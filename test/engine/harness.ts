@@ -127,7 +127,7 @@ export class TestChain {
  * Every committed key and value, as hex (the root also commits the block, so compare this) —
  * except that an account shows only its balance (absent when 0): §5's "registry, balance, and
  * linked-stream state". The nonce is the platform's, and an included rejected transaction
- * advances it (docs/decisions.md "Included transactions: nonce and fee"); rawSnapshot keeps it,
+ * advances it (D-0013 "Included transactions: nonce and fee"); rawSnapshot keeps it,
  * and test/engine/meter-conservation.test.ts asserts exactly what a rejection changes.
  */
 export function snapshot(t: TestChain): string[] {

@@ -154,7 +154,7 @@ describe("§5 custody and conservation (fast-check)", () => {
     );
   });
 
-  it("native transfer is checked u64 and increments the sender's nonce whether accepted or rejected (issue 21 §2)", () => {
+  it("native transfer is checked u64 and increments the sender's nonce whether accepted or rejected", () => {
     const t = new TestChain();
     t.ok(transfer(OWNER, OTHER, 5n));
     expect(t.chain.account(OWNER)).toEqual({ nonce: 1n, balance: RICH - 5n });
@@ -173,10 +173,10 @@ function changedKeys(before: Map<string, string>, after: Map<string, string>): s
   return [...keys].filter((k) => before.get(k) !== after.get(k)).sort();
 }
 
-describe("issue 21 §2: included rejected transactions use their nonce and pay their fee", () => {
+describe("included rejected transactions use their nonce and pay their fee", () => {
   const priced = () => new TestChain({ ...genesisConfig({ "cbqs.suspend_grace_blocks": 5n }), cycle_price: 3n, cell_price: 5n });
 
-  it("issue 21 §2: a rejected CBQS instruction advances the sender's nonce and pays its charged fee; registry, linked streams and other balances unchanged", () => {
+  it("a rejected CBQS instruction advances the sender's nonce and pays its charged fee; registry, linked streams and other balances unchanged", () => {
     const t = priced();
     t.ok(cbqs(PROVIDER, ix.registerProvider()));
     t.ok(cbqs(OWNER, ix.createStream({ encrypted: true, initial_escrow: 10n * R })));
@@ -200,7 +200,7 @@ describe("issue 21 §2: included rejected transactions use their nonce and pay t
     expect(changedKeys(before, stateMap(t))).toEqual([toHex(accountKey(ZERO_ADDRESS)), toHex(accountKey(OTHER))].sort());
   });
 
-  it("issue 21 §2: a replayed envelope of a rejected transaction is refused (its nonce is used)", () => {
+  it("a replayed envelope of a rejected transaction is refused (its nonce is used)", () => {
     const t = new TestChain();
     t.ok(cbqs(PROVIDER, ix.registerProvider()));
     const env: T8nEnv = { height: t.height + 1n, timestamp: t.height + 1n, chain_id: CHAIN_ID, chain_instance_id: t.chain.chainInstanceId, governance: GOV, cycle_price: 0n, cell_price: 0n, parent_hash: null };
@@ -214,7 +214,7 @@ describe("issue 21 §2: included rejected transactions use their nonce and pay t
     expect(again.result["rejected"]).toEqual([{ index: "0", error: "nonce 0 is not the sender's account nonce 1" }]);
   });
 
-  it("issue 21 §2: a sender who cannot pay the reservation fee is not included", () => {
+  it("a sender who cannot pay the reservation fee is not included", () => {
     const t = new TestChain({ ...genesisConfig({}, [[PROVIDER, 10n], [OWNER, RICH]]), cycle_price: 1n, cell_price: 1n });
     const before = rawSnapshot(t);
     const block = t.block([cbqs(PROVIDER, ix.registerProvider()), transfer(OWNER, OTHER, 1n)]);
@@ -233,8 +233,8 @@ describe("issue 21 §2: included rejected transactions use their nonce and pay t
   });
 });
 
-describe("issue 21: rejections before the meter exists pay nothing, at nonzero prices too", () => {
-  it("issue 21: a pre-meter rejection (failed transfer, rejected governance action, UnknownOpcode, RegistryPaused, undecodable payload) from an unfunded never-seen sender is included: nonce 1, balance 0, fee 0", () => {
+describe("rejections before the meter exists pay nothing, at nonzero prices too", () => {
+  it("a pre-meter rejection (failed transfer, rejected governance action, UnknownOpcode, RegistryPaused, undecodable payload) from an unfunded never-seen sender is included: nonce 1, balance 0, fee 0", () => {
     const t = new TestChain({ ...genesisConfig(), cycle_price: 7n, cell_price: 11n });
     const fresh = (byte: number) => new Uint8Array(20).fill(byte);
     const payload = encode(S.CbqsInstructionV1, ix.registerProvider());
@@ -275,7 +275,7 @@ describe("§18.1 hash and signature accounting", () => {
     expect(base.signatures).toBe(0);
   });
 
-  it("nonzero cycle/cell prices burn the fee from the sender of every included CBQS transaction: accepted pays its actual charge, rejected its reservation (issue 21 §2)", () => {
+  it("nonzero cycle/cell prices burn the fee from the sender of every included CBQS transaction: accepted pays its actual charge, rejected its reservation", () => {
     const config = { ...genesisConfig(), cycle_price: 2n, cell_price: 3n };
     const t = new TestChain(config);
     const o = t.ok(cbqs(PROVIDER, ix.registerProvider()));

@@ -1,4 +1,4 @@
-// Issue 22: CIP-39 §6.1 "TopUpStream is the only instruction that can reactivate a stream".
+// CIP-39 §6.1 "TopUpStream is the only instruction that can reactivate a stream".
 // A materialized Suspended stream in arrears is put through every instruction and governance
 // action that can reach it; each must leave it Suspended with both pinned fields unchanged (or
 // end it: CloseStream closes, SettleStreamRent past the deadline expires), and only a covering
@@ -24,7 +24,7 @@ function suspendedPairs() {
 const pins = (r: StreamRecordV1) => [r.status, r.suspended_at_block, r.suspension_grace_deadline_block];
 
 describe("§6.1 reactivation", () => {
-  it("issue 22: only TopUpStream reactivates a Suspended stream (CIP-39 §6.1)", () => {
+  it("only TopUpStream reactivates a Suspended stream (CIP-39 §6.1)", () => {
     const { t, ids } = suspendedPairs();
     const [id, other] = ids as [Bytes32, Bytes32];
     const before = pins(t.chain.stream(id)!);
@@ -68,7 +68,7 @@ describe("§6.1 reactivation", () => {
     expect(pins(t.chain.stream(t.keyStreamId(OWNER, 0n))!)).toEqual(["Active", null, null]);
   });
 
-  it("issue 22: past its deadline a Suspended stream is expired by SettleStreamRent, refused a top-up, never reactivated (CIP-39 §6.1)", () => {
+  it("past its deadline a Suspended stream is expired by SettleStreamRent, refused a top-up, never reactivated (CIP-39 §6.1)", () => {
     const { t, ids } = suspendedPairs();
     const id = ids[0]!;
     t.height = 110n; // deadline 105

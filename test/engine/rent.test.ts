@@ -198,7 +198,7 @@ describe("§6.1 settle", () => {
 });
 
 describe("§5 custody assertion", () => {
-  it("§5 keyless system accounts (0x17 custody, 0x18, the burn address) cannot send transactions: not includable, nothing changes, not even a nonce (issue 21 §2)", () => {
+  it("§5 keyless system accounts (0x17 custody, 0x18, the burn address) cannot send transactions: not includable, nothing changes, not even a nonce", () => {
     const { t, id } = setup(10n * R);
     const before = rawSnapshot(t);
     for (const from of [REGISTRY_ADDRESS, PLATFORM_ADDRESS, new Uint8Array(20)]) {

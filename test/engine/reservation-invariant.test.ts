@@ -13,8 +13,8 @@ vi.mock("../../src/engine/meter.js", async (importOriginal) => ({
 const { EngineDefect } = await import("../../src/engine/errors.js");
 const { cbqs, genesisConfig, ix, OWNER, PROVIDER, RICH, TestChain } = await import("./harness.js");
 
-describe("issue 21: the reservation bound is enforced as an invariant", () => {
-  it("issue 21: a rejected fee the sender cannot pay after the reservation check (a bound too low) is an EngineDefect, not an excluded transaction", () => {
+describe("the reservation bound is enforced as an invariant", () => {
+  it("a rejected fee the sender cannot pay after the reservation check (a bound too low) is an EngineDefect, not an excluded transaction", () => {
     const t = new TestChain({ ...genesisConfig({}, [[PROVIDER, 10n], [OWNER, RICH]]), cycle_price: 1n, cell_price: 1n });
     // The (zeroed) reservation check passes; the accepted fee cannot be paid, so the path is
     // rejected (InsufficientBalance) and its rejected charge (570 cycles) cannot be paid either.

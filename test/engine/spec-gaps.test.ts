@@ -1,5 +1,5 @@
-// Issue 22 §1: spec gaps decided in docs/decisions.md ("Spec-gap decisions (issue 22)"). Each test
-// pins what the entry decides; the entries name the tests that already pinned the others.
+// Spec gaps (the decision records with spec_gap: yes, docs/decisions/README.md): each test pins
+// what its record decides; the records name the tests that already pinned the others.
 import { describe, expect, it } from "vitest";
 import { toHex, utf8 } from "../../src/bytes.js";
 import { decode, encode } from "../../src/codec/core.js";
@@ -70,19 +70,19 @@ function actorStorageBytes(t: TestChain, actor: Uint8Array): bigint {
 const RENT_GRACE_THRESHOLD_BYTES = 10_240n;
 const RENT_EPOCH_BLOCKS = 86_400n;
 const RENT_RATE_ATTO_PER_BYTE_EPOCH = 2_739_726_027_397_260n;
-const ATTO_PER_UNIT = 10n ** 9n; // amounts here are nano-CBY (docs/decisions.md "Amounts: one unit …")
+const ATTO_PER_UNIT = 10n ** 9n; // amounts here are nano-CBY (D-0004 "Amounts: one unit …")
 const BASE_STORAGE_QUOTA_BYTES = 1_048_576n;
 const BONDED_STORAGE_QUOTA_BYTES = 8n * 1_048_576n;
 /** §12.1 rent_per_rent_epoch for `bytes`, in our unit (floored). */
 const rentPerEpoch = (bytes: bigint): bigint =>
   ((bytes > RENT_GRACE_THRESHOLD_BYTES ? bytes - RENT_GRACE_THRESHOLD_BYTES : 0n) * RENT_RATE_ATTO_PER_BYTE_EPOCH) / ATTO_PER_UNIT;
 
-describe("issue 22 §1: spec-gap decisions", () => {
-  it("issue 22: CIP-39 §4.2/§9.3 the key stream copies the main retention and max_message_bytes, and a maximum key-batch header (221 + 32·n = 2,097,373 bytes at n = 65,536) exceeds any max_message_bytes", () => {
+describe("spec-gap decisions", () => {
+  it("CIP-39 §4.2/§9.3 the key stream copies the main retention and max_message_bytes, and a maximum key-batch header (221 + 32·n = 2,097,373 bytes at n = 65,536) exceeds any max_message_bytes", () => {
     const { t, id } = encryptedStream();
     const main = t.chain.stream(id)!;
     const key = t.chain.stream(keyStreamId(id))!;
-    // Equal retention and an equal message bound, by construction (see decisions).
+    // Equal retention and an equal message bound, by construction (D-0019, D-0020).
     expect(key.config.retention_ms).toBe(main.config.retention_ms);
     expect(key.config.retained_bytes_limit).toBe(main.config.retained_bytes_limit);
     expect(key.config.max_message_bytes).toBe(main.config.max_message_bytes);
@@ -101,7 +101,7 @@ describe("issue 22 §1: spec-gap decisions", () => {
     expect(big.tx(cbqs(OWNER, ix.createStream({ owner_nonce: 1n, encrypted: true, config: standardConfig({ max_message_bytes: 1_048_577 }) }))).error!.name).toBe("InvalidStreamConfig");
   });
 
-  it("issue 22: CIP-39 §9.3 'within the batch bound' is the §18 Maximum 65,536 at decode; the live cbqs.max_key_envelopes_per_batch does not bind on chain", () => {
+  it("CIP-39 §9.3 'within the batch bound' is the §18 Maximum 65,536 at decode; the live cbqs.max_key_envelopes_per_batch does not bind on chain", () => {
     const { t, id } = encryptedStream();
     t.ok(gov({ type: "SetParam", name: "cbqs.max_key_envelopes_per_batch", value: 1n }));
     expect(t.chain.params().get("cbqs.max_key_envelopes_per_batch")).toBe(1n);
@@ -112,7 +112,7 @@ describe("issue 22 §1: spec-gap decisions", () => {
     expect(t.chain.stream(id)!.encryption_generation).toBe(1n);
   });
 
-  it("issue 22: CIP-39 §9.3 ActivateKeyGeneration takes exactly current + 1: current + 2 and current are rejected, nothing changes", () => {
+  it("CIP-39 §9.3 ActivateKeyGeneration takes exactly current + 1: current + 2 and current are rejected, nothing changes", () => {
     const { t, id } = encryptedStream();
     const before = t.chain.stream(id)!;
     expect(before.encryption_generation).toBe(0n);
@@ -124,7 +124,7 @@ describe("issue 22 §1: spec-gap decisions", () => {
     expect(t.chain.stream(id)!.encryption_generation).toBe(1n);
   });
 
-  it("issue 22: CIP-39 §4.5/§6 amounts are in one unit (nano-CBY, 10^9 per CBY): the floor-rate creation charge burns exactly 8,000 × 604,800 = 4,838,400,000 (≈ 4.84 CBY)", () => {
+  it("CIP-39 §4.5/§6 amounts are in one unit (nano-CBY, 10^9 per CBY): the floor-rate creation charge burns exactly 8,000 × 604,800 = 4,838,400,000 (≈ 4.84 CBY)", () => {
     const t = new TestChain();
     t.ok(cbqs(PROVIDER, ix.registerProvider()));
     const owner0 = t.balance(OWNER);
@@ -139,7 +139,7 @@ describe("issue 22 §1: spec-gap decisions", () => {
     expect(t.balance(REGISTRY_ADDRESS)).toBe(5n);
   });
 
-  it("issue 22: CIP-39 Denial of service / CIP-4 §12.5 the pause record is ActorStorage 0x03 ‖ governance ‖ hashed slot, not SystemState 0x0A under 0x09", () => {
+  it("CIP-39 Denial of service / CIP-4 §12.5 the pause record is ActorStorage 0x03 ‖ governance ‖ hashed slot, not SystemState 0x0A under 0x09", () => {
     const t = new TestChain();
     const key = pauseRecordKey(GOV, REGISTRY_ADDRESS);
     expect(toHex(key)).toBe(
@@ -154,7 +154,7 @@ describe("issue 22 §1: spec-gap decisions", () => {
     expect([...t.store.entries()].filter(([k]) => parseStateKey(k).prefix === "SystemState")).toHaveLength(25); // the live scalars only
   });
 
-  it("issue 22: CIP-39 §4.5 'the 0x03 record' is ActorStorage 0x03 ‖ 0x…17 ‖ slot(\"base-rate-schedules\"), 162 bytes", () => {
+  it("CIP-39 §4.5 'the 0x03 record' is ActorStorage 0x03 ‖ 0x…17 ‖ slot(\"base-rate-schedules\"), 162 bytes", () => {
     const t = new TestChain();
     expect(toHex(schedulesKey())).toBe(
       "0x03" + "0000000000000000000000000000000000000017" + toHex(utf8("base-rate-schedules")).slice(2) + "00".repeat(13) + "13",
@@ -162,7 +162,7 @@ describe("issue 22 §1: spec-gap decisions", () => {
     expect(decodeStateValueAs(t.store.read(schedulesKey())!, "StorageSlot").bytes).toHaveLength(162);
   });
 
-  it("issue 22: CIP-39 §4.1/§9.2 an encrypted stream without a rotation key is accepted; the chain never reads the rotation key", () => {
+  it("CIP-39 §4.1/§9.2 an encrypted stream without a rotation key is accepted; the chain never reads the rotation key", () => {
     const { t, id } = encryptedStream();
     expect(t.chain.stream(id)!.rotation_key).toBeNull();
     expect(t.chain.stream(keyStreamId(id))!.rotation_key).toBeNull();
@@ -174,7 +174,7 @@ describe("issue 22 §1: spec-gap decisions", () => {
     expect(t.chain.stream(keyStreamId(id))!.rotation_key).toBeNull();
   });
 
-  it("issue 22: CIP-4 §3/§7 tx_index and tx_receipts are rebuildable indexes outside state_db: no state key or value holds a tx hash, and the location is (height, index)", () => {
+  it("CIP-4 §3/§7 tx_index and tx_receipts are rebuildable indexes outside state_db: no state key or value holds a tx hash, and the location is (height, index)", () => {
     const db = new MemoryChainDb();
     CbqsNode.open(db, { kind: "fixture", fixture: readFixture("fixtures/corpus/create-quote.json") });
     const state = [...db.state.entries()].map(([k, v]) => toHex(k) + toHex(v).slice(2)).join();

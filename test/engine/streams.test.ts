@@ -1,4 +1,4 @@
-// The stream-pair invariant of src/engine/streams.ts (CIP-39 §4.1; docs/decisions.md): the stored
+// The stream-pair invariant of src/engine/streams.ts (CIP-39 §4.1; D-0054): the stored
 // key stream of an encrypted main stream must be exactly deriveKeyStream(main), and a pair whose
 // stored records break that (state corruption: no valid transaction writes one) fails closed
 // with no mutation, whatever instruction names it.

@@ -46,7 +46,7 @@ function oursWith(change: (run: T8nRun) => void): () => unknown {
 
 const disagree = (what: string) => new FuzzInternalError(`t8n and the reference chain disagree at height 1: ${what}`);
 
-describe("issue 22: our t8n checked against the reference chain (src/fuzz/build.ts)", () => {
+describe("our t8n checked against the reference chain (src/fuzz/build.ts)", () => {
   it("untouched, they agree, and our run is kept (asked once)", () => {
     const b = block();
     let runs = 0;

@@ -27,7 +27,7 @@ function buildAll(plan: FuzzChain): { builder: ChainBuilder; blocks: BuiltBlock[
 /** The valid (included) envelopes of a block, in order: the bases junk is made from. */
 const included = (b: BuiltBlock): Uint8Array[] => b.inputs.txs.filter((_, i) => !b.kinds[i]!.startsWith("junk: ") && !b.kinds[i]!.startsWith("not includable: "));
 
-describe("issue 22: junk envelopes, byte for byte (src/fuzz/build.ts)", () => {
+describe("junk envelopes, byte for byte (src/fuzz/build.ts)", () => {
   // Block 1: the setup and two transfers (owner 0 → 1, owner 1 → 2), then one junk envelope of
   // each kind; block 2: no action at all, a replay and a truncated envelope; block 3: a transfer, a
   // replay and a "nonce" junk.
@@ -176,7 +176,7 @@ describe("issue 22: junk envelopes, byte for byte (src/fuzz/build.ts)", () => {
   });
 });
 
-describe("issue 22: the builder's state (src/fuzz/build.ts)", () => {
+describe("the builder's state (src/fuzz/build.ts)", () => {
   const plan: FuzzChain = { genesis: PLAIN_GENESIS, blocks: [{ gap: step, actions: [...SETUP_ACTIONS], junk: [] }, { gap: step, actions: [], junk: [] }] };
 
   it("the genesis state (height 0) is there until the first block is built, then refused; done after the last block", () => {
@@ -197,7 +197,7 @@ describe("issue 22: the builder's state (src/fuzz/build.ts)", () => {
   });
 });
 
-describe("issue 22: a transaction the engine excludes keeps its place and its sender's nonce (src/fuzz/build.ts)", () => {
+describe("a transaction the engine excludes keeps its place and its sender's nonce (src/fuzz/build.ts)", () => {
   const settle: Action = { k: "settle", sender: OWNERS.length, owner: 0, nonce: 0, key: false };
   const withSponsor = (balance: bigint): FuzzChain => ({
     genesis: { ...PLAIN_GENESIS, accounts: { ...(PLAIN_GENESIS["accounts"] as JsonObject), [SPONSOR]: { balance: String(balance) } }, cycle_price: "1000", cell_price: "1" },
@@ -232,7 +232,7 @@ describe("issue 22: a transaction the engine excludes keeps its place and its se
     expect((b!.ours.result["rejected"] as Array<{ index: string }>).map((r) => Number(r.index))).toEqual([n + 1, n + 2]);
   });
 
-  it("issue 22: a chain_id at the u64 edge wraps to 0 for the junk of another chain", () => {
+  it("a chain_id at the u64 edge wraps to 0 for the junk of another chain", () => {
     const genesis = { ...PLAIN_GENESIS, chain_id: U64_MAX.toString() };
     const [b] = buildAll({ genesis, blocks: [{ gap: step, actions: [...SETUP_ACTIONS], junk: [junk("chain", 0, 0)] }] }).blocks;
     expect(decodeEnvelope(b!.inputs.txs[0]!).chain_id).toBe(0n);

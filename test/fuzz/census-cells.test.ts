@@ -2,8 +2,8 @@
 // chains on the plain genesis (grace 5): each §6.1 and path cell is named exactly where its rule
 // holds and not one block or one unit off it — deadlines reached or not, escrow exactly at the
 // rent due, a pause holding a deadline or a runway end back, settle #1 and #2 of a top-up — and
-// the edge and parameter cells only for the values and outcomes they name. Issue 22:
-// hand-reviewed mutants of the cells.
+// the edge and parameter cells only for the values and outcomes they name.
+// Hand-reviewed mutants of the cells.
 import { describe, expect, it } from "vitest";
 import { ChainBuilder } from "../../src/fuzz/build.js";
 import { blockCells, STATE } from "../../src/fuzz/cells.js";
@@ -36,7 +36,7 @@ const activate: Action = { k: "activate", by: "owner", owner: 0, nonce: 0, key: 
 
 // The setup at height 1: owner 0's stream pays 8,000 a block from 40,000 (runway end 6), owner 1's
 // 74,700 from 2,000,000 (runway end 27), owner 2's quoted one 9,000 from nothing (runway end 1).
-describe("issue 22: the census cells of a block (src/fuzz/cells.ts)", () => {
+describe("the census cells of a block (src/fuzz/cells.ts)", () => {
   it("settle and close: a deadline one block ahead, exactly reached or passed; escrow exactly at the rent due is not arrears", () => {
     const [, b2, b5, b6, b7] = cellsOf([
       [1, [...SETUP_ACTIONS]],
@@ -203,7 +203,7 @@ describe("issue 22: the census cells of a block (src/fuzz/cells.ts)", () => {
   });
 });
 
-describe("issue 22: the u64/u128 edge cells by name (src/fuzz/cells.ts AMOUNT_EDGES, RATE_EDGES; hand-reviewed mutants)", () => {
+describe("the u64/u128 edge cells by name (src/fuzz/cells.ts AMOUNT_EDGES, RATE_EDGES; hand-reviewed mutants)", () => {
   it("escrows and top-ups of u64 max, u64 max + 1 and u128 max, a quote of 2^127 a block: each named as reach.ts requires it, whatever the outcome", () => {
     const [, b2] = cellsOf([
       [1, [...SETUP_ACTIONS]],
@@ -232,7 +232,7 @@ describe("issue 22: the u64/u128 edge cells by name (src/fuzz/cells.ts AMOUNT_ED
   });
 });
 
-describe("issue 22: the split floors of a double payment at other provider shares (src/fuzz/cells.ts topUpPayments; hand-reviewed mutants)", () => {
+describe("the split floors of a double payment at other provider shares (src/fuzz/cells.ts topUpPayments; hand-reviewed mutants)", () => {
   it("each payment's provider share is paid × bps / 10,000, floored: at 2 bps the floors differ, at 5 bps they do not", () => {
     // Owner 1's top-up at 29 as above: 1,942,200 from the escrow, then 149,400 from the deposit.
     // 2 bps: 388 + 29 against 418 of 2,091,600 split once; 5 bps: 971 + 74 = 1,045 either way.
@@ -249,7 +249,7 @@ describe("issue 22: the split floors of a double payment at other provider share
   });
 });
 
-describe("issue 22: cells a chain must not name (src/fuzz/cells.ts; Stryker survivors)", () => {
+describe("cells a chain must not name (src/fuzz/cells.ts; Stryker survivors)", () => {
   it("a rejected instruction one block before a Suspended stream's deadline is not the settle's NoOpRejected; an UpdateStream that does not reprice names no repricing; a top-up whose deposit pays no block names no settle #2", () => {
     const admin: Action = { k: "update", by: "owner", owner: 1, nonce: 0, key: false, variant: "admin", cap: 0, rotation: "Set", quote: null };
     const [, , b5, b8] = cellsOf([

@@ -1,7 +1,7 @@
 // The census's cell names (src/fuzz/cells.ts, reach.ts) are the rows of docs/fuzzing.md §4's
 // census tables, word for word: `cbqs fuzz` and scripts/fuzz-census.ts print them, and a reader
 // looks them up there. A cell renamed in one place only (as "parameter write of u64 max" once
-// was) is a census nobody can read against the docs. Issue 22: hand-reviewed mutants of the
+// was) is a census nobody can read against the docs. Hand-reviewed mutants of the
 // cells' names.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
@@ -13,7 +13,7 @@ const census = doc.slice(doc.indexOf("### The census"), doc.indexOf("## 5. Shrin
 /** The first column of the census's "runs | times" tables (§6.1 states, edges, parameter writes), without "(not required)". */
 const rows = new Set([...census.matchAll(/^\| (.+?) \| [\d.]+ % \| [\d,]+ \|$/gm)].map((m) => m[1]!.replace(/ \(not required\)$/, "")));
 
-describe("issue 22: the census's cell names are docs/fuzzing.md §4's rows", () => {
+describe("the census's cell names are docs/fuzzing.md §4's rows", () => {
   it("every required state, edge and parameter cell is a row of its table", () => {
     expect(rows.size).toBeGreaterThan(70);
     const named = requiredCells().filter((c) => c.group !== "outcome");

@@ -1,4 +1,4 @@
-// The fuzz census (src/fuzz/census.ts, cells.ts, reach.ts; issue 23 "Reach"): hand-built chains
+// The fuzz census (src/fuzz/census.ts, cells.ts, reach.ts): hand-built chains
 // hit exactly the §6.1 cells they were built for, per-run counts add up the same however lanes'
 // censuses are merged, and seed 1's first 300 runs reach every required cell in at least 0.5 %
 // of runs (docs/fuzzing.md §4 measures 10,000).

@@ -63,7 +63,7 @@ describe("firstDifference (src/fuzz/compare.ts)", () => {
     expect(diff(theirs(s))).toMatch(new RegExp(`^block ${block.height}: t8n result: rejected`));
   });
 
-  it("issue 22: a receipt's error name is consensus like its code: a rejection with the same code and another name is a difference", () => {
+  it("a receipt's error name is consensus like its code: a rejection with the same code and another name is a difference", () => {
     const r = oursResult();
     const i = r.receipts.findIndex((x) => x["status"] === "rejected");
     const error = r.receipts[i]!["error"] as Record<string, unknown>;

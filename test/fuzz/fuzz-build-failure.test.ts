@@ -2,7 +2,7 @@
 // t8n and the reference chain disagree) while the target is still working on this one, and then
 // fails too: the lane reports our failure, by seed and run, and the target's failure that comes
 // after it is not left unhandled (in the CLI an unhandled rejection ends the process with a stack
-// instead of the error line). Issue 22: hand-reviewed mutants of src/fuzz/fuzz.ts.
+// instead of the error line). Hand-reviewed mutants of src/fuzz/fuzz.ts.
 import { describe, expect, it, vi } from "vitest";
 import { FuzzLane } from "../../src/fuzz/fuzz.js";
 import { perCall, TargetError, type T8nInputs, type TargetOutput } from "../../src/target/target.js";
@@ -20,7 +20,7 @@ vi.mock("../../src/fuzz/build.js", async (importOriginal) => {
   return { ...build, ChainBuilder: FailingBuilder };
 });
 
-describe("issue 22: our failure building the next block while the target fails on this one (src/fuzz/fuzz.ts)", () => {
+describe("our failure building the next block while the target fails on this one (src/fuzz/fuzz.ts)", () => {
   it("the lane fails with our error, named by seed and run; the target's later failure is handled", async () => {
     fail.atBlock = 1; // the second block, built while the target works on the first
     let rejected = 0;

@@ -92,7 +92,7 @@ const caught = (p: Promise<unknown>): Promise<unknown> =>
     (e: unknown) => e,
   );
 
-describe("issue 22: a campaign on one lane (src/fuzz/fuzz.ts fuzz)", () => {
+describe("a campaign on one lane (src/fuzz/fuzz.ts fuzz)", () => {
   it("a clean campaign runs firstRun … firstRun + runs − 1, counting every block and input transaction, with progress after each run", async () => {
     const progress: FuzzProgress[] = [];
     const target = new PerCall();
@@ -138,7 +138,7 @@ describe("issue 22: a campaign on one lane (src/fuzz/fuzz.ts fuzz)", () => {
   });
 });
 
-describe("issue 22: one lane's runs (src/fuzz/fuzz.ts FuzzLane)", () => {
+describe("one lane's runs (src/fuzz/fuzz.ts FuzzLane)", () => {
   it("a run's outcome: its blocks, input transactions and census; a per-call command is asked each distinct block once per run, again in the next run", async () => {
     const target = new PerCall();
     const lane = new FuzzLane(
@@ -316,7 +316,7 @@ describe("issue 22: one lane's runs (src/fuzz/fuzz.ts FuzzLane)", () => {
 });
 
 
-describe("issue 22: a signal and a target's failure around a session (src/fuzz/fuzz.ts, hand-reviewed mutants)", () => {
+describe("a signal and a target's failure around a session (src/fuzz/fuzz.ts, hand-reviewed mutants)", () => {
   it("a target's failure escapes fuzz() as a TargetFailure by name, with its run", async () => {
     const err = (await caught(fuzz({ run: () => Promise.reject(new TargetError("exit 3", "")), close: () => undefined }, { seed: 5, firstRun: 2, runs: 1, blocks: 1, compare: { stateRoot: true }, shrinkBudget: 4 }))) as TargetFailure;
     expect(err).toBeInstanceOf(TargetFailure);

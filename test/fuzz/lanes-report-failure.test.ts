@@ -1,8 +1,8 @@
 // A finding whose report cannot be written for a reason of ours (src/fuzz/report.ts refuses a
 // shrunk fixture that does not replay: a FuzzInternalError) is the fuzzer's own failure, thrown
 // out of LocalLane.finish (exit 2 with our stack), never worded as "cannot write the report" like a
-// full disk. Only an OutputError or a system error (one with a code) is a write error. Issue 22:
-// hand-reviewed mutants of src/fuzz/lanes.ts.
+// full disk. Only an OutputError or a system error (one with a code) is a write error.
+// Hand-reviewed mutants of src/fuzz/lanes.ts.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,7 +28,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(scratch, { recursive: true, force: true }));
 
-describe("issue 22: our own failure writing a finding's report (src/fuzz/lanes.ts reportFinding)", () => {
+describe("our own failure writing a finding's report (src/fuzz/lanes.ts reportFinding)", () => {
   it("is thrown as it is, not reported as a write error", async () => {
     const l = new LocalLane(
       { meta: { mode: "t8n", command: zeroRootCommand(scratch), blocks: 1, stateRoot: true }, timeout: 60, seed: 1, shrinkBudget: 1, out: join(scratch, "report") },

@@ -40,7 +40,7 @@ const caught = (p: Promise<unknown>): Promise<unknown> =>
     (e: unknown) => e,
   );
 
-describe("issue 22: the target of a mode (src/fuzz/lanes.ts makeTarget, makeLanes)", () => {
+describe("the target of a mode (src/fuzz/lanes.ts makeTarget, makeLanes)", () => {
   it("--t8n-server: a server kept for the run with the timeout in ms; --t8n: a per-call command", async () => {
     const server = makeTarget("t8n-server", "my server", 2.5);
     expect(server).toBeInstanceOf(ServerTarget);
@@ -65,7 +65,7 @@ describe("issue 22: the target of a mode (src/fuzz/lanes.ts makeTarget, makeLane
   });
 });
 
-describe("issue 22: a lane in this process (src/fuzz/lanes.ts LocalLane)", () => {
+describe("a lane in this process (src/fuzz/lanes.ts LocalLane)", () => {
   it("a failing command: a LaneFailure with the one error line, the block's inputs kept in --out", async () => {
     const err = await caught(lane(spec("false")).run(0));
     expect(err).toBeInstanceOf(LaneFailure);

@@ -2,7 +2,7 @@
 // becomes the transaction it names against the state before the block — the sender, the exact
 // ids, generations, amounts and quote fields — and where the action is meant to be valid or
 // invalid the engine's outcome says so; directed actions aim at the stream their focus names, and
-// boundary gaps land where the state says. Issue 22: hand-reviewed mutants of the model.
+// boundary gaps land where the state says. Hand-reviewed mutants of the model.
 import { describe, expect, it } from "vitest";
 import { fromHex, toHex } from "../../src/bytes.js";
 import { decode } from "../../src/codec/core.js";
@@ -81,7 +81,7 @@ const aimed = (model: ChainModel, chain: Chain, focus: NonNullable<Extract<Actio
 };
 const next = (model: ChainModel, chain: Chain, gap: Gap, previous: bigint) => model.nextHeight(gap, chain, previous);
 
-describe("issue 22: the fuzz model's transactions (src/fuzz/model.ts)", () => {
+describe("the fuzz model's transactions (src/fuzz/model.ts)", () => {
   it("senders: payer index past the owners is the sponsor; 'other' is the next owner round the cast, whom the engine refuses", () => {
     const { model, chain } = setup();
     const from = (a: Action) => toHex(model.toTransaction(a, chain, 2n).from);
@@ -259,7 +259,7 @@ describe("issue 22: the fuzz model's transactions (src/fuzz/model.ts)", () => {
   });
 });
 
-describe("issue 22: the fuzz model's top-up to the rent due (§6.1 boundary)", () => {
+describe("the fuzz model's top-up to the rent due (§6.1 boundary)", () => {
   it("toDue deposits exactly what brings the escrow to the rent due (± toDue); the engine then keeps the stream Active or suspends it", () => {
     const { model, chain } = setup();
     // Height 8: owner 0 owes 7 blocks × 8,000 = 56,000 against 40,000 escrow.
@@ -284,7 +284,7 @@ describe("issue 22: the fuzz model's top-up to the rent due (§6.1 boundary)", (
   });
 });
 
-describe("issue 22: directed actions aim at the stream their focus names (src/fuzz/model.ts aim)", () => {
+describe("directed actions aim at the stream their focus names (src/fuzz/model.ts aim)", () => {
 
   it("encrypted and base take the first such stream in state order; priciest the highest rate; quoted the longest runway", () => {
     const { model, chain } = setup();
@@ -322,7 +322,7 @@ describe("issue 22: directed actions aim at the stream their focus names (src/fu
   });
 });
 
-describe("issue 22: boundary gaps (src/fuzz/model.ts nextHeight)", () => {
+describe("boundary gaps (src/fuzz/model.ts nextHeight)", () => {
 
   it("a plain step, and the next runway end strictly after the previous height's effective height", () => {
     const { model, chain } = setup();
@@ -355,7 +355,7 @@ describe("issue 22: boundary gaps (src/fuzz/model.ts nextHeight)", () => {
   });
 });
 
-describe("issue 22: the farthest boundary targeted (src/fuzz/model.ts nextHeight, MAX_GAP_TARGET; hand-reviewed mutants)", () => {
+describe("the farthest boundary targeted (src/fuzz/model.ts nextHeight, MAX_GAP_TARGET; hand-reviewed mutants)", () => {
 
   it("a runway end mapped exactly to 2^40 is still targeted; one block past it is not", () => {
     const { model, chain } = setup();
@@ -366,7 +366,7 @@ describe("issue 22: the farthest boundary targeted (src/fuzz/model.ts nextHeight
   });
 });
 
-describe("issue 22: the model's survivors of its first Stryker run (src/fuzz/model.ts; 2026-12-06)", () => {
+describe("the model's survivors of its first Stryker run (src/fuzz/model.ts; 2026-12-06)", () => {
   const label = (s: StreamRecordV1) => `${s.purpose} ${OWNERS.indexOf(toHex(s.owner))}/${s.owner_nonce}`;
 
   it("endpoint lists are exactly the ones named: https one, wss one, loopback one on 127.0.0.1, three of both transports (§4.3)", () => {

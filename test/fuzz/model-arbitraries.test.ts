@@ -6,8 +6,8 @@
 // rent due ± 1; every update and provider variant; pauses of 0x17 and 0x18 for 0–10 blocks or u64
 // max; parameter writes of every name; transfers between every party of u64 amounts; every
 // malformed payload; plain steps of 1–12 and 13–2,000 blocks and every boundary ± 1. A value the
-// generator stopped producing is a class of chains the fuzzer stopped trying. Issue 22:
-// hand-reviewed mutants of the arbitraries.
+// generator stopped producing is a class of chains the fuzzer stopped trying.
+// Hand-reviewed mutants of the arbitraries.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { actionArb, blocksArb, gapArb, type Action, type Gap, type QuotePlan } from "../../src/fuzz/model.js";
@@ -26,7 +26,7 @@ const quotesOf = (actions: Action[]): QuotePlan[] => actions.flatMap((a) => ((a.
 /** The u64 amounts of docs/fuzzing.md §4 (0, 1, the §6 floor, escrows of a few blocks to 10^10, u64 max). */
 const U64_AMOUNTS = [0n, 1n, 8_000n, 40_000n, 1_000_000n, 100_000_000n, 10_000_000_000n, U64_MAX];
 
-describe("issue 22: the random actions (src/fuzz/model.ts actionArb, docs/fuzzing.md §4)", () => {
+describe("the random actions (src/fuzz/model.ts actionArb, docs/fuzzing.md §4)", () => {
   it("stream references: owner nonces 0, 1, 2 and u64 max (NONCES' four), key streams directly; providers 0, 1 and the unregistered 2; payers every owner and the sponsor", () => {
     const actions = sampleActions();
     const of = ofKind(actions);
@@ -128,7 +128,7 @@ describe("issue 22: the random actions (src/fuzz/model.ts actionArb, docs/fuzzin
   });
 });
 
-describe("issue 22: the random gaps (src/fuzz/model.ts gapArb, docs/fuzzing.md §4 Gaps)", () => {
+describe("the random gaps (src/fuzz/model.ts gapArb, docs/fuzzing.md §4 Gaps)", () => {
   it("plain steps of 1–12 blocks, sometimes 13–2,000; boundaries of every kind, the boundary itself or ± 1", () => {
     const gaps = sampleGaps();
     const steps = gaps.flatMap((g) => (g.k === "step" ? [g.blocks] : []));
@@ -146,7 +146,7 @@ describe("issue 22: the random gaps (src/fuzz/model.ts gapArb, docs/fuzzing.md �
   });
 });
 
-describe("issue 22: the random block plans (src/fuzz/model.ts blocksArb; Stryker survivors of 2026-12-06)", () => {
+describe("the random block plans (src/fuzz/model.ts blocksArb; Stryker survivors of 2026-12-06)", () => {
   it("a chain of blocksArb(maxBlocks, maxTxs) has 1 to maxBlocks blocks, each of 0 to maxTxs actions, every count reached", () => {
     const chains = fc.sample(blocksArb(3, 2), { seed: 22, numRuns: 500 });
     expect(sorted(chains.map((c) => c.length))).toEqual([1, 2, 3]);

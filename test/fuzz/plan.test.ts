@@ -158,13 +158,13 @@ describe("fuzz chains (src/fuzz/plan.ts, build.ts)", () => {
         "junk: random bytes",
         "junk: replayed envelope (stale nonce)",
         "junk: truncated envelope",
-        // issue 21 §2: a transfer from the keyless custody account is not includable.
+        // A transfer from the keyless custody account is not includable.
         "not includable: Transfer",
       ].sort(),
     );
   });
 
-  it("issue 21: a transaction whose sender cannot pay the fee at the reservation is not includable: the builder and t8n leave it out, the sender's next transaction takes its nonce", () => {
+  it("a transaction whose sender cannot pay the fee at the reservation is not includable: the builder and t8n leave it out, the sender's next transaction takes its nonce", () => {
     // The generator's balances (at least 5e9) always cover the fee at the reservation at its
     // prices (cycle_price ≤ 1,000), so this class is built by hand: a sponsor holding 10.
     const accounts = { ...(PLAIN_GENESIS["accounts"] as JsonObject), [SPONSOR]: { balance: "10" } };

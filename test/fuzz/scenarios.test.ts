@@ -42,7 +42,7 @@ const sorted = <T>(xs: Iterable<T>): T[] => [...new Set(xs)].sort((a, b) => (a <
 /** The plans whose shape is one of a scenario's. */
 const scenario = (name: string): BlockPlan[][] => plans.filter((p) => SCENARIOS.find(([n]) => n === name)![2].includes(shape(p)));
 
-describe("issue 22: the directed scenarios (src/fuzz/scenarios.ts, docs/fuzzing.md §4)", () => {
+describe("the directed scenarios (src/fuzz/scenarios.ts, docs/fuzzing.md §4)", () => {
   it("every scenario is one of the twelve documented shapes, each about as often as its weight", () => {
     const counts = new Map<string, number>();
     for (const p of plans) {
@@ -159,7 +159,7 @@ describe("issue 22: the directed scenarios (src/fuzz/scenarios.ts, docs/fuzzing.
   });
 });
 
-describe("issue 22: the directed scenarios' weights and the weights of their values (src/fuzz/scenarios.ts, hand-reviewed mutants)", () => {
+describe("the directed scenarios' weights and the weights of their values (src/fuzz/scenarios.ts, hand-reviewed mutants)", () => {
   const N = 20_000;
   const many = fc.sample(scenarioArb, { seed: 7, numRuns: N });
   /** Within four standard deviations of a binomial share p of n draws (a weight one off moves a share well past it). */

@@ -133,7 +133,7 @@ describe("a fuzz lane on a worker thread (src/fuzz/worker.ts)", () => {
   }, 30_000);
 });
 
-describe("issue 22: the compiled lanes of a campaign (src/fuzz/lanes.ts makeLanes, WorkerLane; hand-reviewed mutants)", () => {
+describe("the compiled lanes of a campaign (src/fuzz/lanes.ts makeLanes, WorkerLane; hand-reviewed mutants)", () => {
   it("--jobs 1: one lane in this process; --jobs 2: a worker thread each", async () => {
     const hooks = { onShrink: () => undefined };
     const one = makeLanes(1, spec(OURS), hooks);

@@ -1,4 +1,4 @@
-// The fee at the reservation (docs/decisions.md "Included transactions: nonce and fee") is
+// The fee at the reservation (D-0013 "Included transactions: nonce and fee") is
 // cycleBound(instruction, payload bytes) × cycle_price, checked before the handler runs. It is
 // safe only if no path of the instruction can be charged more: a too-low bound would let a
 // rejected transaction's fee fail to settle (an EngineDefect in src/engine/chain.ts). Every
@@ -33,16 +33,16 @@ function points(): Point[] {
 
 const exceeding = (all: Point[], costs: CostSchedule) => all.filter((p) => p.cycles > cycleBound(p.instruction, p.payloadBytes, costs)).map((p) => p.id);
 
-describe("issue 21: the fee at the reservation bounds every charge (CIP-39 §18.1)", () => {
+describe("the fee at the reservation bounds every charge (CIP-39 §18.1)", () => {
   const all = points();
 
-  it("issue 21: cycleBound(type, payload length) is at least the charged cycles of every gas vector and every canonical plan path, accepted or rejected", () => {
+  it("cycleBound(type, payload length) is at least the charged cycles of every gas vector and every canonical plan path, accepted or rejected", () => {
     expect(vectors.length).toBeGreaterThanOrEqual(13);
     expect(all.length).toBe(vectors.length + 2 * PATHS.length);
     expect(exceeding(all, COSTS)).toEqual([]);
   });
 
-  it("issue 21: the check is sharp: a bound without its signature term, or without its hash term, is exceeded by some path", () => {
+  it("the check is sharp: a bound without its signature term, or without its hash term, is exceeded by some path", () => {
     // cycleBound prices the allowed signatures and hashes with the schedule it is given; the
     // charges above were made with COSTS, so zeroing a term in the bound's schedule removes it.
     expect(exceeding(all, { ...COSTS, ed25519VerifyCycles: 0n }).length).toBeGreaterThan(0);

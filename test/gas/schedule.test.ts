@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { utf8 } from "../../src/bytes.js";
 import { COSTS, Meter } from "../../src/engine/meter.js";
@@ -21,13 +21,11 @@ describe("gas-vectors/SCHEDULE.md (CIP-39 §18.1)", () => {
   });
 });
 
-/** The body of the docs/decisions.md entry headed `## <title>`, up to the next heading. */
-function decision(title: string): string {
-  const text = readFileSync("docs/decisions.md", "utf8");
-  const start = text.indexOf(`\n## ${title}\n`);
-  expect(start, title).toBeGreaterThan(0);
-  const end = text.indexOf("\n#", start + 4);
-  return text.slice(start, end < 0 ? undefined : end);
+/** The text of decision record `id` (docs/decisions/NNNN-slug.md). */
+function decision(id: string): string {
+  const file = readdirSync("docs/decisions").find((name) => name.startsWith(`${id.slice(2)}-`));
+  expect(file, id).toBeDefined();
+  return readFileSync(`docs/decisions/${file}`, "utf8");
 }
 
 /** The metered-size formula as the text writes it: `E (emitter) + A + topic bytes + B + payload bytes`. */
@@ -39,7 +37,7 @@ function formulaIn(text: string, where: string): (topic: number, payload: number
 }
 
 describe("§18.1 cells per event: the documented size is the one the meter charges", () => {
-  it("§18.1 docs/decisions.md (both entries), gas-vectors/SCHEDULE.md and the meter agree: cbqs.stream.created is charged 20 + 4 + 19 + 4 + 32 = 79 cells, not its 73-byte canonical encoding", () => {
+  it("§18.1 D-0068, D-0048, gas-vectors/SCHEDULE.md and the meter agree: cbqs.stream.created is charged 20 + 4 + 19 + 4 + 32 = 79 cells, not its 73-byte canonical encoding", () => {
     const t = new TestChain();
     t.ok(cbqs(PROVIDER, ix.registerProvider()));
     const created = t.ok(cbqs(OWNER, ix.createStream())).events.find((e) => e.topic === "cbqs.stream.created")!;
@@ -52,8 +50,8 @@ describe("§18.1 cells per event: the documented size is the one the meter charg
 
     const topic = utf8(created.topic).length;
     const documents: Array<[string, string]> = [
-      ['docs/decisions.md "Cost constants and our gas-vector artifact"', decision("Cost constants and our gas-vector artifact")],
-      ['docs/decisions.md "Metered event size"', decision("Metered event size")],
+      ['D-0068 "Cost constants and our gas-vector artifact"', decision("D-0068")],
+      ['D-0048 "Metered event size"', decision("D-0048")],
       ["gas-vectors/SCHEDULE.md", readFileSync("gas-vectors/SCHEDULE.md", "utf8")],
     ];
     for (const [where, text] of documents) {

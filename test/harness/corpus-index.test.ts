@@ -1,4 +1,4 @@
-// Issue 24: test ids, the corpus index (cbqs-fixture-index/v1) and selection. fill writes
+// Test ids, the corpus index (cbqs-fixture-index/v1) and selection. fill writes
 // index.json beside its fixtures; replay and consume check a directory against it (a missing,
 // extra or edited fixture is a failure naming it) and select by -k, --instruction, --error and
 // --shard, which compose; --list prints the ids without running anything.
@@ -34,7 +34,7 @@ interface Entry {
 }
 const index = (): Entry[] => (JSON.parse(readFileSync(join(dir, "index.json"), "utf8")) as { fixtures: Entry[] }).fixtures;
 
-describe("issue 24: the corpus index", () => {
+describe("the corpus index", () => {
   it("fill's index.json lists every fixture: its id, the SHA-256 of its bytes, its size, the kinds and errors it exercises", () => {
     const entries = index();
     expect(entries.map((e) => e.id)).toEqual(allIds());
@@ -90,7 +90,7 @@ describe("issue 24: the corpus index", () => {
   });
 });
 
-describe("issue 24: selection", () => {
+describe("selection", () => {
   it("--list prints the test ids in corpus order without running anything; replay and consume agree", async () => {
     const r = await cbqs("replay", dir, "--list");
     expect([r.exitCode, r.err]).toEqual([0, ""]);

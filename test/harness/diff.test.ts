@@ -89,7 +89,7 @@ describe("cbqs diff CLI", () => {
     expect((await cli(["diff", fixture, join(dir, "missing.json")])).thrown).toMatch(/cannot read .*missing\.json: no such file or directory \(ENOENT\)/);
   });
 
-  it("issue 9 §3: both documents are validated completely before comparing — a bare {format} is refused, never 'same'", async () => {
+  it("both documents are validated completely before comparing — a bare {format} is refused, never 'same'", async () => {
     const bare = put("bare.json", { format: "cbqs-run/v1" });
     const r = await cli(["diff", bare, bare]);
     expect(r).toMatchObject({ exitCode: 2, out: "" });
@@ -102,7 +102,7 @@ describe("cbqs diff CLI", () => {
     expect((await cli(["diff", put("good.json", readDoc(FIXTURE)), bad])).thrown).toMatch(/bad-later\.json: \$\.blocks\[2\]\.receipts\[0\]\.extra: unknown field/);
   });
 
-  it("issue 9 §2: a duplicate key anywhere is refused with its JSON path", async () => {
+  it("a duplicate key anywhere is refused with its JSON path", async () => {
     const text = JSON.stringify(readDoc(FIXTURE), null, 2).replace('"status": "ok",', '"status": "ok", "status": "rejected",');
     const r = await cli(["diff", put("dup.json", text), put("dup2.json", readDoc(FIXTURE))]);
     expect(r.exitCode).toBe(2);

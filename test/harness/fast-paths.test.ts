@@ -1,5 +1,5 @@
 // The spec path and every fast path give the same bytes (docs/performance.md "Fast paths";
-// docs/decisions.md "Fast paths: the spec path and the seams"): the corpus, a bounded prefix of
+// D-0169 "Fast paths: the spec path and the seams"): the corpus, a bounded prefix of
 // the long chain, a fuzz campaign and the gas-vector artifact, each executed spec-only
 // (@noble/hashes, pure-JS Ed25519, no bounds memo, the plain replay) and with every fast path
 // (hash-wasm, OpenSSL Ed25519, the bounds memo; plain and traced, then pipelined: the worker

@@ -1,4 +1,4 @@
-// Issue 21 item 4: npm start reuses the cached long chain when the same generator version and code
+// `npm start` reuses the cached long chain when the same generator version and code
 // filled it and the file still hashes to its recorded SHA-256; otherwise it fills it again and
 // says why (scripts/long-chain-cache.ts).
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
@@ -24,13 +24,13 @@ function stderrOf(f: () => void): string {
   return err;
 }
 
-describe("issue 21: npm start reuses the cached long chain", () => {
-  it("issue 21: the meta file sits beside the fixture: .cache/long-chain.json.gz → .cache/long-chain.meta.json", () => {
+describe("npm start reuses the cached long chain", () => {
+  it("the meta file sits beside the fixture: .cache/long-chain.json.gz → .cache/long-chain.meta.json", () => {
     expect(metaPathOf(".cache/long-chain.json.gz")).toBe(".cache/long-chain.meta.json");
     expect(metaPathOf("x/chain.json")).toBe("x/chain.meta.json");
   });
 
-  it("issue 21: reuseDecision reuses only the same generator version, parameters, package, gas digest and code, with the file's SHA-256 intact", () => {
+  it("reuseDecision reuses only the same generator version, parameters, package, gas digest and code, with the file's SHA-256 intact", () => {
     const file = join(dir, "a", "long-chain.json.gz");
     const wanted = longChainIdentity(options);
     expect(wanted.generator_version).toBe(LONG_CHAIN_GENERATOR_VERSION);
@@ -54,7 +54,7 @@ describe("issue 21: npm start reuses the cached long chain", () => {
     expect(reuseDecision(file, wanted)).toMatchObject({ reuse: false, why: expect.stringMatching(/^no readable .*long-chain\.meta\.json says what filled it$/) });
   });
 
-  it("issue 21: ensureLongChain fills once, then reuses (said on stderr, file untouched); a cache of another generator version is filled again", () => {
+  it("ensureLongChain fills once, then reuses (said on stderr, file untouched); a cache of another generator version is filled again", () => {
     const file = join(dir, "b", "long-chain.json.gz");
     const first = stderrOf(() => expect(ensureLongChain(file, options)).toEqual({ reused: false }));
     expect(first).toContain(`long-chain: not reusing ${file}: there is none yet\n`);
@@ -72,7 +72,7 @@ describe("issue 21: npm start reuses the cached long chain", () => {
     expect(existsSync(file)).toBe(true);
   });
 
-  it("issue 21: the code digest changes with any file of the engine's code", () => {
+  it("the code digest changes with any file of the engine's code", () => {
     const root = join(dir, "code");
     const src = join(root, "src");
     mkdirSync(src, { recursive: true });

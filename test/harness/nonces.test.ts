@@ -1,4 +1,4 @@
-// The envelope nonce rule (docs/decisions.md "Included transactions: nonce and fee",
+// The envelope nonce rule (D-0013 "Included transactions: nonce and fee",
 // src/chain/nonces.ts) is the one the runner writes envelopes with and the replayer/t8n check
 // them against.
 import { describe, expect, it } from "vitest";
@@ -27,8 +27,8 @@ const block = fc
 
 const startOf = (starts: bigint[]) => new Map(SENDERS.map((s, i) => [toHex(s), starts[i]!]));
 
-describe("envelope nonces (docs/decisions.md \"Included transactions: nonce and fee\")", () => {
-  it("issue 21 §2: each nonce is the block-start nonce plus the sender's earlier INCLUDED transactions, accepted or rejected; only an excluded one does not advance it", () => {
+describe("envelope nonces (D-0013)", () => {
+  it("each nonce is the block-start nonce plus the sender's earlier INCLUDED transactions, accepted or rejected; only an excluded one does not advance it", () => {
     fc.assert(
       fc.property(block, ([txs, starts]) => {
         const { nonces, after } = envelopeNonces(
@@ -48,7 +48,7 @@ describe("envelope nonces (docs/decisions.md \"Included transactions: nonce and 
     );
   });
 
-  it("issue 21 §2: the replayer's check accepts envelopes written with the rule and names the first excluded transaction or the first nonce that breaks it", () => {
+  it("the replayer's check accepts envelopes written with the rule and names the first excluded transaction or the first nonce that breaks it", () => {
     fc.assert(
       fc.property(block, fc.nat(), ([txs, starts], pick) => {
         // Without exclusions first: every envelope written with the rule passes.

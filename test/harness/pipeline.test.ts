@@ -208,7 +208,7 @@ function rootRewritten(batch: number, rewrite: (root: Uint8Array) => void): Pipe
   return pipeline;
 }
 
-describe("issue 22: the pipeline vouches for nothing the plain replay does not find (src/harness/replay.ts referenceAt)", () => {
+describe("the pipeline vouches for nothing the plain replay does not find (src/harness/replay.ts referenceAt)", () => {
   const base = readDoc("fixtures/corpus/rent-settle-suspend-expire.json");
 
   it("a block the pipeline alone finds mismatching (its worker's root wrong) is not reported: the replay fails, naming both", () => {
@@ -282,7 +282,7 @@ const outcomeOf = (doc: Doc, pipeline: Pipeline | false, indices: number[] = [])
   }
 };
 
-describe("issue 22: a refusal noticed while older blocks wait unchecked (src/harness/replay.ts rewind)", () => {
+describe("a refusal noticed while older blocks wait unchecked (src/harness/replay.ts rewind)", () => {
   // encrypted-key-stream: block 2 carries an invalid quote signature the pipeline answers valid.
   // The pipeline is told no root is ever in early (`ready` false), so blocks wait for the window;
   // block 4 cannot be executed, and settling everything then brings out block 2's refusal while
@@ -327,7 +327,7 @@ describe("issue 22: a refusal noticed while older blocks wait unchecked (src/har
   });
 });
 
-describe("issue 22: a refusal noticed while its own block is executed (src/harness/replay.ts rewind)", () => {
+describe("a refusal noticed while its own block is executed (src/harness/replay.ts rewind)", () => {
   it("the refused block is the one under way: nothing older waits, that block is executed again with the real check, every block as the plain replay's", () => {
     // A worker fast enough that every refusal comes out in the block that caused it: each block's
     // roots job is posted only after everything before it is settled, the block's own state batch

@@ -279,7 +279,7 @@ describe("replay's options", () => {
     const store = newStore();
     expect(replayFile(SMALL, { store }).status).toBe("ok");
     expect(store.root()).toEqual(fromHex(readDoc(SMALL).blocks.at(-1)!["state_root"] as string));
-    // issue 22: `pipeline: false` is the plain replay, which takes the caller's store.
+    // `pipeline: false` is the plain replay, which takes the caller's store.
     const plain = newStore();
     expect(replayFile(SMALL, { pipeline: false, store: plain }).status).toBe("ok");
     expect(plain.root()).toEqual(store.root());

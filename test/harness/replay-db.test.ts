@@ -100,7 +100,7 @@ describe("cbqs replay --db", () => {
   });
 });
 
-describe("issue 21: replay --db compares every stored block with the fixture's before it resumes (CIP-4 §6.1)", () => {
+describe("replay --db compares every stored block with the fixture's before it resumes (CIP-4 §6.1)", () => {
   /** A copy of FIXTURE changed by `edit`, written to a file. */
   function tampered(name: string, edit: (doc: { blocks: Record<string, unknown>[] }) => void): string {
     const doc = JSON.parse(readFileSync(FIXTURE, "utf8")) as { blocks: Record<string, unknown>[] };
@@ -119,7 +119,7 @@ describe("issue 21: replay --db compares every stored block with the fixture's b
   }
   const NOTE = "\n  \\(the value the store holds for this block: nothing was executed, the store is unchanged\\)\n";
 
-  it("issue 21: a fixture whose block 1 state_root differs from the store's is a mismatch at block 1 state_root (exit 1), the store untouched", async () => {
+  it("a fixture whose block 1 state_root differs from the store's is a mismatch at block 1 state_root (exit 1), the store untouched", async () => {
     const dir = await storeAt("i21-state-root", "1");
     const file = tampered("i21-state-root", (d) => (d.blocks[0]!["state_root"] = "0x" + "cd".repeat(32)));
     // Without --db the same fixture is a mismatch too: resume must not trust it more.
@@ -132,7 +132,7 @@ describe("issue 21: replay --db compares every stored block with the fixture's b
     expect(bytesOf(dir).equals(before)).toBe(true);
   });
 
-  it("issue 21: a fixture with one transaction (and its receipt) removed from block 5 is a mismatch at block 5 transactions against a store at height 6", async () => {
+  it("a fixture with one transaction (and its receipt) removed from block 5 is a mismatch at block 5 transactions against a store at height 6", async () => {
     const dir = await storeAt("i21-tx-removed", "6");
     const file = tampered("i21-tx-removed", (d) => {
       (d.blocks[1]!["transactions"] as unknown[]).splice(3, 1);
@@ -154,7 +154,7 @@ describe("issue 21: replay --db compares every stored block with the fixture's b
     expect(c.out).toMatch(/^MISMATCH [^\n]*: block 5: transactions\[2\] \(\$\.blocks\[1\]\.transactions\[2\]\): expected 0x[0-9a-f]+ got 0x[0-9a-f]+\n/);
   });
 
-  it("issue 21: a fixture with a tampered receipt at a stored block is a mismatch naming the receipt field", async () => {
+  it("a fixture with a tampered receipt at a stored block is a mismatch naming the receipt field", async () => {
     const dir = await storeAt("i21-receipt", "6");
     const before = bytesOf(dir);
     const cycles = tampered("i21-receipt-cycles", (d) => {
@@ -176,7 +176,7 @@ describe("issue 21: replay --db compares every stored block with the fixture's b
     expect(bytesOf(dir).equals(before)).toBe(true);
   });
 
-  it("issue 21: --to-height below the store's head says that it compared blocks 1 to --to-height with the store and executed nothing", async () => {
+  it("--to-height below the store's head says that it compared blocks 1 to --to-height with the store and executed nothing", async () => {
     const dir = await storeAt("i21-to-height", "6");
     const before = bytesOf(dir);
     const r = await cbqs("replay", FIXTURE, "--db", dir, "--to-height", "5", "--quiet");
@@ -193,7 +193,7 @@ describe("issue 21: replay --db compares every stored block with the fixture's b
     expect((await cbqs("replay", above, "--db", dir, "--quiet")).out).toMatch(/^MISMATCH [^\n]*: block 6: state_root/);
   });
 
-  it("issue 21: a fixture shorter than the store: the common blocks are compared, the stored blocks above the fixture's last are named as not compared", async () => {
+  it("a fixture shorter than the store: the common blocks are compared, the stored blocks above the fixture's last are named as not compared", async () => {
     const dir = await storeAt("i21-shorter", "6");
     const short = tampered("i21-shorter", (d) => d.blocks.splice(2));
     const r = await cbqs("replay", short, "--db", dir, "--quiet");
@@ -207,7 +207,7 @@ describe("issue 21: replay --db compares every stored block with the fixture's b
     expect(s2.out).toMatch(/^MISMATCH [^\n]*: block 5: block \(\$\.blocks\): expected no block at height 5 \(the fixture skips it\) got a stored block/);
   });
 
-  it("issue 21: --retain-blocks lower than the store was kept with prunes the older undo rows on resuming, and says so", async () => {
+  it("--retain-blocks lower than the store was kept with prunes the older undo rows on resuming, and says so", async () => {
     const LONG = "fixtures/corpus/rent-settle-suspend-expire.json"; // 9 blocks
     const long = readFixture(LONG);
     const dir = join(root, "i21-retain");
@@ -260,7 +260,7 @@ describe("cbqs snapshot (CIP-4 §8.1)", () => {
     expect(JSON.parse(a.out)).toEqual(JSON.parse(b.out));
   });
 
-  it("issue 21: on a store started from a snapshot, the fixture's blocks below it are checked against the hash chain ending at the snapshot's block", async () => {
+  it("on a store started from a snapshot, the fixture's blocks below it are checked against the hash chain ending at the snapshot's block", async () => {
     const target = join(root, "snap-target");
     const ok = await cbqs("replay", FIXTURE, "--db", target, "--quiet");
     expect(ok.exitCode).toBe(0);
@@ -276,7 +276,7 @@ describe("cbqs snapshot (CIP-4 §8.1)", () => {
     expect(readFileSync(join(target, "data.mdb")).equals(before)).toBe(true);
   });
 
-  it("issue 21: a forged fixture below a snapshot is never 'identical': the comparison always reaches the snapshot's block (also above --to-height); a fixture without that block is a mismatch", async () => {
+  it("a forged fixture below a snapshot is never 'identical': the comparison always reaches the snapshot's block (also above --to-height); a fixture without that block is a mismatch", async () => {
     const target = join(root, "snap-target");
     const before = readFileSync(join(target, "data.mdb"));
     // Block 1 with another state_root and a block_hash recomputed over it: self-consistent, but not the store's chain.
@@ -308,7 +308,7 @@ describe("cbqs snapshot (CIP-4 §8.1)", () => {
     expect(readFileSync(join(target, "data.mdb")).equals(before)).toBe(true);
   });
 
-  it("issue 21: a fixture that ends below a snapshot store's blocks names the range the store holds", async () => {
+  it("a fixture that ends below a snapshot store's blocks names the range the store holds", async () => {
     const target = join(root, "snap-beyond");
     expect((await cbqs("snapshot", "import", file, "--db", target)).exitCode).toBe(0);
     const doc = JSON.parse(readFileSync(FIXTURE, "utf8")) as { blocks: unknown[] };

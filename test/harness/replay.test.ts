@@ -148,7 +148,7 @@ describe("tampered expectations fail at exactly that block and field (CIP-4 §6.
     });
   }
 
-  it("issue 21 §2: a fixture block carrying a transaction no block may contain (a keyless sender) is a mismatch at that transaction", () => {
+  it("a fixture block carrying a transaction no block may contain (a keyless sender) is a mismatch at that transaction", () => {
     const doc = JSON.parse(JSON.stringify(base)) as Doc;
     const first = decodeEnvelope(fromHex(doc.blocks[0]!.transactions[0]!));
     const keyless = encodeEnvelope({ ...first, nonce: 0n, tx: { from: REGISTRY_ADDRESS, body: { kind: "transfer", to: first.tx.from, amount: 1n } } });
@@ -249,7 +249,7 @@ describe("cbqs replay CLI", () => {
       /\$\.genesis\.source: invalid genesis: params: /,
     ],
     [
-      "issue 9 §2 / CIP-39 §3: a genesis source with a repeated key is refused",
+      "CIP-39 §3: a genesis source with a repeated key is refused",
       (d) => {
         const text = Buffer.from(d.genesis["source"]!.slice(2), "hex").toString("utf8");
         d.genesis["source"] = "0x" + Buffer.from(text.replace("{", '{"chain_id":"8",')).toString("hex");

@@ -1,4 +1,4 @@
-// Issue 23 §1: the long-lived t8n protocol cbqs-t8n-server/v1 (docs/fixtures.md §4.1), driven as a
+// The long-lived t8n protocol cbqs-t8n-server/v1 (docs/fixtures.md §4.1), driven as a
 // node team's client drives it: spawned processes, JSON lines over stdin/stdout.
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -121,14 +121,14 @@ const historyFree = (r: unknown) => {
   return rest;
 };
 
-describe("issue 23 §1: cbqs t8n --server (cbqs-t8n-server/v1, docs/fixtures.md §4.1)", () => {
-  it("issue 23: the first line is the hello line naming the protocol version, the implementation and max_line_bytes", async () => {
+describe("cbqs t8n --server (cbqs-t8n-server/v1, docs/fixtures.md §4.1)", () => {
+  it("the first line is the hello line naming the protocol version, the implementation and max_line_bytes", async () => {
     const c = server("--max-line-bytes", "4096");
     expect(await c.next()).toEqual({ protocol: "cbqs-t8n-server/v1", implementation: expect.stringMatching(/^cbqs-emulator /), max_line_bytes: 4096, max_sessions: 16, session_state_root: "chain" });
     expect(await c.end()).toEqual({ code: 0, signal: null });
   });
 
-  it("issue 23: apply's result is byte-identical (as JSON) to what cbqs t8n writes for the same inputs, and post_state to its --output.alloc", async () => {
+  it("apply's result is byte-identical (as JSON) to what cbqs t8n writes for the same inputs, and post_state to its --output.alloc", async () => {
     // Block 2 from block 1's post-state: a non-genesis pre-state, a parent hash, receipts with events.
     const first = transition(Replay.start(fixture).replay.store.entries(), fixture.blocks[0]!.transactions, { ...envOfFixture(0) });
     const alloc = allocJson(first.store.entries(), fixture.blocks[0]!.height);
@@ -147,7 +147,7 @@ describe("issue 23 §1: cbqs t8n --server (cbqs-t8n-server/v1, docs/fixtures.md 
     expect(await c.end()).toEqual({ code: 0, signal: null });
   });
 
-  it("issue 23: a session from a corpus fixture's genesis gives every block's roots, receipts and block hash as the fixture has them (CIP-4 §5.1 history)", async () => {
+  it("a session from a corpus fixture's genesis gives every block's roots, receipts and block hash as the fixture has them (CIP-4 §5.1 history)", async () => {
     const c = server();
     await c.next();
     const open = await c.request({ id: 1, method: "session.open", alloc: genesisAlloc(fixture) });
@@ -179,7 +179,7 @@ describe("issue 23 §1: cbqs t8n --server (cbqs-t8n-server/v1, docs/fixtures.md 
     expect(await c.end()).toEqual({ code: 0, signal: null });
   });
 
-  it("issue 23: a session of N blocks equals N per-call t8n runs, each on the previous post-state, on every field but state_root and block_hash", async () => {
+  it("a session of N blocks equals N per-call t8n runs, each on the previous post-state, on every field but state_root and block_hash", async () => {
     // Another fixture, started after its first block: the session's pre-state is not genesis.
     const f = loadFixture(readDoc("fixtures/corpus/rent-settle-suspend-expire.json"));
     let pre = [...transition(Replay.start(f).replay.store.entries(), f.blocks[0]!.transactions, envOf(f, 0)).store.entries()];
@@ -197,7 +197,7 @@ describe("issue 23 §1: cbqs t8n --server (cbqs-t8n-server/v1, docs/fixtures.md 
     expect(await c.end()).toEqual({ code: 0, signal: null });
   });
 
-  it("issue 23: a bad request line, an unknown method, an oversized line and bad members each get an error line, and the next request is still served", async () => {
+  it("a bad request line, an unknown method, an oversized line and bad members each get an error line, and the next request is still served", async () => {
     const c = server("--max-line-bytes", "1024");
     await c.next();
     const ok = { id: "ok", method: "session.close", session: "none" };
@@ -231,7 +231,7 @@ describe("issue 23 §1: cbqs t8n --server (cbqs-t8n-server/v1, docs/fixtures.md 
     expect(await c.end()).toEqual({ code: 0, signal: null });
   });
 
-  it("issue 23: a session refuses a block not above its height and stays as it was; sessions are bounded (too_many_sessions)", async () => {
+  it("a session refuses a block not above its height and stays as it was; sessions are bounded (too_many_sessions)", async () => {
     const c = server();
     await c.next();
     await c.request({ id: 0, method: "session.open", alloc: genesisAlloc(fixture) });
@@ -252,7 +252,7 @@ describe("issue 23 §1: cbqs t8n --server (cbqs-t8n-server/v1, docs/fixtures.md 
     expect(await c.end()).toEqual({ code: 0, signal: null });
   });
 
-  it("issue 23: a session leaves out a transaction that cannot be included and re-runs the block from the same state, as per-call t8n does", async () => {
+  it("a session leaves out a transaction that cannot be included and re-runs the block from the same state, as per-call t8n does", async () => {
     // Block 1's first transaction twice: the copy's nonce is stale once the first has run.
     const b = fixture.blocks[0]!;
     const doubled = [b.transactions[0]!, ...b.transactions];
@@ -269,7 +269,7 @@ describe("issue 23 §1: cbqs t8n --server (cbqs-t8n-server/v1, docs/fixtures.md 
     expect(await c.end()).toEqual({ code: 0, signal: null });
   });
 
-  it("issue 23: EOF exits 0 after answering every request sent before it, the last line without its newline included", async () => {
+  it("EOF exits 0 after answering every request sent before it, the last line without its newline included", async () => {
     const c = server();
     const reqs = Array.from({ length: 20 }, (_, i) => JSON.stringify({ id: i, method: "session.close", session: "s1" }));
     c.child.stdin.end(reqs.join("\n"));
@@ -282,7 +282,7 @@ describe("issue 23 §1: cbqs t8n --server (cbqs-t8n-server/v1, docs/fixtures.md 
     expect(c.stderr).toBe("");
   });
 
-  it("issue 23: SIGTERM exits 143 and SIGINT 130 (CLI convention) with the stop line, after answering the request in progress", async () => {
+  it("SIGTERM exits 143 and SIGINT 130 (CLI convention) with the stop line, after answering the request in progress", async () => {
     for (const [signal, code] of [["SIGTERM", 143], ["SIGINT", 130]] as const) {
       const c = server();
       await c.next();
@@ -301,7 +301,7 @@ describe("issue 23 §1: cbqs t8n --server (cbqs-t8n-server/v1, docs/fixtures.md 
     }
   });
 
-  it("issue 23: the docs/fixtures.md §4.1 example is byte-exact: its hello line and each request's answer line are what the server writes", async () => {
+  it("the docs/fixtures.md §4.1 example is byte-exact: its hello line and each request's answer line are what the server writes", async () => {
     const doc = readFileSync("docs/fixtures.md", "utf8");
     const section = doc.slice(doc.indexOf("### 4.1"), doc.indexOf("## 5. Traces"));
     const hello = /\n(\{"protocol":.*\})\n/.exec(section)![1]!;
@@ -317,7 +317,7 @@ describe("issue 23 §1: cbqs t8n --server (cbqs-t8n-server/v1, docs/fixtures.md 
     expect(await c.end()).toEqual({ code: 0, signal: null });
   });
 
-  it("issue 23: t8n --server refuses the per-call files and a line bound below 1024; the bound is only for --server (exit 2, one line)", () => {
+  it("t8n --server refuses the per-call files and a line bound below 1024; the bound is only for --server (exit 2, one line)", () => {
     const r = spawnSync("node", [CLI, "t8n", "--server", "--input.alloc", "a.json"], { encoding: "utf8", input: "" });
     expect([r.status, r.stdout, r.stderr]).toEqual([2, "", "cbqs: error: --input.alloc is not used with --server (a request carries the inputs, an answer the outputs)\n"]);
     const small = spawnSync("node", [CLI, "t8n", "--server", "--max-line-bytes", "1023"], { encoding: "utf8", input: "" });
@@ -326,7 +326,7 @@ describe("issue 23 §1: cbqs t8n --server (cbqs-t8n-server/v1, docs/fixtures.md 
     expect([perCallBound.status, perCallBound.stderr]).toEqual([2, "cbqs: error: --max-line-bytes is only used with --server\n"]);
   });
 
-  it("issue 23: the line splitter bounds a line across chunks without buffering it, and keeps every line in step", async () => {
+  it("the line splitter bounds a line across chunks without buffering it, and keeps every line in step", async () => {
     async function* chunks() {
       yield Buffer.from('{"a":1}\n{"b"');
       yield Buffer.from(":2}\n" + "z".repeat(10));
@@ -339,7 +339,7 @@ describe("issue 23 §1: cbqs t8n --server (cbqs-t8n-server/v1, docs/fixtures.md 
   });
 });
 
-describe("issue 23 §1: cbqs t8n-adapter and a Python wrapper over the per-call t8n", () => {
+describe("cbqs t8n-adapter and a Python wrapper over the per-call t8n", () => {
   /** The same requests to two servers; their answers, as lines. */
   async function exchange(c: Client): Promise<Answer[]> {
     const hello = await c.next();
@@ -370,7 +370,7 @@ describe("issue 23 §1: cbqs t8n-adapter and a Python wrapper over the per-call 
       return { ...rest, ...(result === undefined ? {} : { result: historyFree(result) }), ...(post_state === undefined ? {} : { entries: (post_state as Answer)["entries"] }) };
     });
 
-  it("issue 23: cbqs t8n-adapter over our own per-call `cbqs t8n` answers as t8n --server does (apply exactly; sessions but for the state_root their history gives)", async () => {
+  it("cbqs t8n-adapter over our own per-call `cbqs t8n` answers as t8n --server does (apply exactly; sessions but for the state_root their history gives)", async () => {
     const ours = await exchange(server());
     const adapted = await exchange(adapter(PER_CALL));
     expect(adapted[0]).toEqual({ protocol: "cbqs-t8n-server/v1", implementation: `cbqs t8n-adapter ${JSON.stringify(PER_CALL)}`, max_line_bytes: 64 * 1024 * 1024, max_sessions: 16, session_state_root: "per_block" });
@@ -381,7 +381,7 @@ describe("issue 23 §1: cbqs t8n-adapter and a Python wrapper over the per-call 
     expect((adapted[4]!["result"] as Answer)["state_root"]).not.toBe((ours[4]!["result"] as Answer)["state_root"]);
   });
 
-  it("issue 23: the adapter answers t8n_failed when the command fails, and goes on serving", async () => {
+  it("the adapter answers t8n_failed when the command fails, and goes on serving", async () => {
     const c = adapter("exit 3 #");
     await c.next();
     const a = await c.request({ id: 1, method: "apply", alloc: genesisAlloc(fixture), txs: [], env: envJson(fixture, 0) });
@@ -435,14 +435,14 @@ describe("issue 23 §1: cbqs t8n-adapter and a Python wrapper over the per-call 
     expect(marked(mark, CLI)).toEqual([]);
   });
 
-  it("issue 23: t8n-adapter with an empty command is unusable input (exit 2, one line), never a server", () => {
+  it("t8n-adapter with an empty command is unusable input (exit 2, one line), never a server", () => {
     const r = spawnSync(process.execPath, ["dist/src/cli.js", "t8n-adapter", " "], { input: "", encoding: "utf8" });
     expect({ status: r.status, out: r.stdout, err: r.stderr }).toEqual({ status: 2, out: "", err: expect.stringMatching(/^cbqs: error: the t8n command is empty: [^\n]*\n$/) });
   });
 
   const python = spawnSync("sh", ["-c", "command -v python3"]).status === 0;
   // Outside CI a machine without python3 skips it; in CI it must run, so there it fails with the reason.
-  it("issue 23: a node team's wrapper — scripts/t8n-server.py (Python) over the per-call t8n — serves the protocol end to end like cbqs t8n-adapter", async () => {
+  it("a node team's wrapper — scripts/t8n-server.py (Python) over the per-call t8n — serves the protocol end to end like cbqs t8n-adapter", async () => {
     if (!python) throw new Error("this test needs python3 on the PATH (the Python wrapper is run for real); install python3 (every machine that runs this suite needs it)");
     const ours = await exchange(adapter(PER_CALL));
     const py = await exchange(new Client("python3", ["scripts/t8n-server.py", PER_CALL]));

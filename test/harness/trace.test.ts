@@ -70,7 +70,7 @@ describe("traces (CIP-4 §6.3: identical block + state → identical accesses)",
         }
       }
       // A rejected transaction's instruction effects are rolled back; what persists is the
-      // platform settlement that follows the rollback (issue 21 §2: the zero address's fee
+      // platform settlement that follows the rollback (the zero address's fee
       // credit, then the sender's nonce and fee), the unmetered steps at the end of its trace.
       if (l.status === "rejected") {
         seen = before;

@@ -17,7 +17,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const cli = (...args: string[]) => spawnSync(process.execPath, ["dist/src/cli.js", ...args], { encoding: "utf8" });
 
-describe("issue 24: --jobs", () => {
+describe("--jobs", () => {
   it("replay --jobs 2 reports exactly what --jobs 1 does, in the sorted order (a mismatch and an unusable fixture among them)", () => {
     const corpus = join(dir, "replay");
     mkdirSync(corpus);

@@ -1,4 +1,4 @@
-// The one strict JSON reader (src/json/parse.ts, issue 9 §2): same values as JSON.parse on every
+// The one strict JSON reader (src/json/parse.ts): same values as JSON.parse on every
 // document it accepts, in any chunking; refusals with JSON paths where JSON.parse is lenient.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";

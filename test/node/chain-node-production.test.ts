@@ -2,7 +2,7 @@
 // rule, the dry runs that select a block's transactions, the u64 edges of heights and timestamps
 // (the last one is produced, one more is refused by its words), what the node's owner is told of
 // each block (its timings, a store refusing it, the listeners), the outcomes it remembers and a
-// revert forgets, and the refusals of a start. Reviewed by hand against planted mutants (issue 22).
+// revert forgets, and the refusals of a start. Reviewed by hand against planted mutants.
 import { describe, expect, it, vi } from "vitest";
 import { txHash } from "../../src/chain/envelope.js";
 import { Chain } from "../../src/engine/chain.js";
@@ -45,7 +45,7 @@ class RefusingDb extends MemoryChainDb {
   }
 }
 
-describe("issue 22: the pool", () => {
+describe("the pool", () => {
   it("submit: a sender's next nonce counts its queued transactions; a wrong one is refused naming both; the answer is the hash and the nonce", () => {
     const n = open();
     const first = transferTx(CHAIN, A, 0n, B, 1n);
@@ -74,7 +74,7 @@ describe("issue 22: the pool", () => {
   });
 });
 
-describe("issue 22: the dry runs that select a block's transactions", () => {
+describe("the dry runs that select a block's transactions", () => {
   it("an exclusion after a dropped transaction that executed waits for the next run (its verdict might change); the dropped list keeps block order", () => {
     // cycle_price 1: 0x22…22 holds 600, less than its CreateStream's fee at the reservation; its
     // transfer (nonce 1) executes in the first run and is dropped (nonce 0 skipped); 0x35…35
@@ -101,7 +101,7 @@ describe("issue 22: the dry runs that select a block's transactions", () => {
   });
 });
 
-describe("issue 22: a batch of blocks", () => {
+describe("a batch of blocks", () => {
   it("a stop is checked between blocks, never before the first; busy lists only the blocks that included or dropped a transaction", () => {
     const n = open();
     const stopped = finish(n.mineSteps(5, undefined, undefined, () => true));
@@ -115,7 +115,7 @@ describe("issue 22: a batch of blocks", () => {
   });
 });
 
-describe("issue 22: heights and timestamps at the u64 edge", () => {
+describe("heights and timestamps at the u64 edge", () => {
   it("the last u64 height is produced (a batch may end on it); a batch passing it, or a block above it, is refused whole by its words", () => {
     const n = open();
     const t = n.config.timestamp;
@@ -142,7 +142,7 @@ describe("issue 22: heights and timestamps at the u64 edge", () => {
   });
 });
 
-describe("issue 22: an empty block", () => {
+describe("an empty block", () => {
   it("needs no dry run: an empty pool's block resumes no throwaway chain, a pool's block one per dry run", () => {
     const n = open();
     const resume = vi.spyOn(Chain, "resume");
@@ -168,7 +168,7 @@ describe("issue 22: an empty block", () => {
   });
 });
 
-describe("issue 22: what the node's owner is told of each produced block", () => {
+describe("what the node's owner is told of each produced block", () => {
   it("onBlockTimed: each block's apply and commit milliseconds, never negative, together within the time the calls took", () => {
     const n = open();
     const timed: Array<[number, number]> = [];
@@ -186,7 +186,7 @@ describe("issue 22: what the node's owner is told of each produced block", () =>
     }
   });
 
-  it("issue 22: a store refusing a block, with a StoreError or any other error, is told to onStoreFailed and stops production: no block after it, by name (the ChainDb contract: a staged block never committed leaves the store refusing writes)", () => {
+  it("a store refusing a block, with a StoreError or any other error, is told to onStoreFailed and stops production: no block after it, by name (the ChainDb contract: a staged block never committed leaves the store refusing writes)", () => {
     for (const refuse of [new Error("a bug"), new StoreError("MDB_MAP_FULL: the map is full")]) {
       const db = new RefusingDb();
       const n = open(db);
@@ -222,7 +222,7 @@ describe("issue 22: what the node's owner is told of each produced block", () =>
   });
 });
 
-describe("issue 22: the outcomes GET /tx remembers beyond the chain", () => {
+describe("the outcomes GET /tx remembers beyond the chain", () => {
   const FEES = readFixture("fixtures/corpus/fee-insufficient-balance.json").genesis.source;
   /** A sender holding nothing: its RegisterProvider is dropped (it cannot pay the fee at the reservation). */
   const poor = (i: number) => Uint8Array.from({ length: 20 }, (_, j) => (j < 4 ? (i >> (8 * j)) & 0xff : 0x5a));
@@ -268,7 +268,7 @@ describe("issue 22: the outcomes GET /tx remembers beyond the chain", () => {
   });
 });
 
-describe("issue 22: a revert", () => {
+describe("a revert", () => {
   it("forgets what the rewound chain decided: a rejection message and a dropped transaction are no longer remembered", () => {
     // cycle_price 1: 0x11…11 pays the fee of a SetProviderStatus it may not make (rejected); 0x33…33 holds nothing (dropped).
     const n = CbqsNode.open(new MemoryChainDb(), { kind: "genesis", source: readFixture("fixtures/corpus/fee-insufficient-balance.json").genesis.source });
@@ -297,7 +297,7 @@ describe("issue 22: a revert", () => {
   });
 });
 
-describe("issue 22: a start's refusals and imports", () => {
+describe("a start's refusals and imports", () => {
   it("a genesis the node cannot start from names the path in the file, or the engine's reason", () => {
     const json = JSON.parse(new TextDecoder().decode(GENESIS)) as Record<string, unknown>;
     const source = (o: Record<string, unknown>) => new TextEncoder().encode(JSON.stringify(o));
@@ -332,7 +332,7 @@ describe("issue 22: a start's refusals and imports", () => {
   });
 });
 
-describe("issue 22: chain-node.ts' last Stryker survivors", () => {
+describe("chain-node.ts' last Stryker survivors", () => {
   // Two seconds a block: a product and a quotient of the block time differ.
   const slow = () => CbqsNode.open(new MemoryChainDb(), { kind: "genesis", source: new TextEncoder().encode(new TextDecoder().decode(GENESIS).replace('"block_time_seconds":"1"', '"block_time_seconds":"2"')) });
 

@@ -14,7 +14,7 @@ const root = mkdtempSync(join(tmpdir(), "cbqs-chain-node-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const TRANSFERS = readFixture("fixtures/corpus/transfers.json");
 
-describe("issue 22: the node's chain refuses by name", () => {
+describe("the node's chain refuses by name", () => {
   it("an empty store started as a store, and a store holding another chain", () => {
     expect(() => CbqsNode.open(new MemoryChainDb(), { kind: "store" })).toThrow(new NodeInputError("the store is empty: start a chain with --genesis <file> or --fixture <file>"));
     const db = new MemoryChainDb();

@@ -98,14 +98,14 @@ describe("cbqs node (command)", () => {
     expect((await cbqs("genesis", "fixtures/scenarios/create-quote.json")).out).toBe(readFileSync(genesis, "utf8"));
   });
 
-  it("issue 21: with --accounts 0 (no dev accounts) and no --genesis/--fixture on an empty store the node starts from the canonical serialization of the default genesis config (CIP-39 §3) and logs the chain instance with the URL", async () => {
+  it("with --accounts 0 (no dev accounts) and no --genesis/--fixture on an empty store the node starts from the canonical serialization of the default genesis config (CIP-39 §3) and logs the chain instance with the URL", async () => {
     const expectedId = toHex(chainInstanceId(DEFAULT_GENESIS_SOURCE));
-    // Pinned (docs/decisions.md): a change of the default config is a change of the default chain.
+    // Pinned (D-0108): a change of the default config is a change of the default chain.
     expect(expectedId).toBe("0x25fa0c715d0eaeaf0b7c493a50756763e148ef0ceabb5f6ef1d8753f902a25a7");
     // The same bytes a scenario whose genesis is the default config is identified by.
     expect(parseGenesisSection({ genesis: DEFAULT_GENESIS }).sourceBytes).toEqual(DEFAULT_GENESIS_SOURCE);
     const store = join(dir, "default-db");
-    // Issue 26: without --accounts the devnet genesis adds dev accounts (test/node/dev-accounts.test.ts);
+    // Without --accounts the devnet genesis adds dev accounts (test/node/dev-accounts.test.ts);
     // a store holding the default genesis's chain is continued without it.
     for (const args of [["--port", "0", "--accounts", "0"], ["--port", "0", "--db", store, "--accounts", "0"], ["--port", "0", "--db", store]]) {
       let genesis: Record<string, unknown> = {};

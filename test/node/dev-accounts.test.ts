@@ -1,4 +1,4 @@
-// Issue 26 §1: `cbqs node` with no arguments is a devnet — the default genesis config plus ten
+// `cbqs node` with no arguments is a devnet — the default genesis config plus ten
 // funded dev accounts whose keys follow a published rule — printed at start as anvil prints its
 // accounts; --accounts, --balance; --print-genesis writes the genesis that reproduces the chain.
 // The rule is checked against independent implementations (node:crypto's SHA-256 and Ed25519,
@@ -31,7 +31,7 @@ function independent(i: number): { seed: string; publicKey: string; address: str
   return { seed: toHex(seed), publicKey: toHex(publicKey), address: toHex(keccak_256(publicKey).slice(12)) };
 }
 
-describe("issue 26: dev accounts", () => {
+describe("dev accounts", () => {
   it("seed_i = SHA-256(\"cbqs-devnet-v1:\" ‖ mnemonic ‖ \":\" ‖ i), the RFC 8032 key of it, address = keccak256(public key)[12..]: as an independent implementation computes them", () => {
     expect(DEVNET_MNEMONIC).toBe("test test test test test test test test test test test junk");
     for (const i of [0, 1, 9, 10, 999]) {

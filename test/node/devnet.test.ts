@@ -90,7 +90,7 @@ describe("cbqs node: devnet", () => {
     }
   });
 
-  it("issue 21 §2: after a rejected transaction the sender's next nonce is accepted by POST /tx and mined: A gets a rejected receipt, B an ok one", async () => {
+  it("after a rejected transaction the sender's next nonce is accepted by POST /tx and mined: A gets a rejected receipt, B an ok one", async () => {
     const n = await startNode("fixtures/corpus/create-base-schedule.json");
     try {
       const stream = [...expectedByHeight(fixtureOf(n.db, n.node.config)).get("3")!.streams.keys()][0]!;
@@ -117,7 +117,7 @@ describe("cbqs node: devnet", () => {
     }
   });
 
-  it("issue 21: POST /tx refuses a keyless sender (custody 0x…17, 0x…18, the zero address) with 400 not_includable; nothing is queued", async () => {
+  it("POST /tx refuses a keyless sender (custody 0x…17, 0x…18, the zero address) with 400 not_includable; nothing is queued", async () => {
     const n = await startNode("fixtures/corpus/create-base-schedule.json");
     try {
       for (const keyless of [REGISTRY_ADDRESS, PLATFORM_ADDRESS, ZERO_ADDRESS]) {
@@ -131,7 +131,7 @@ describe("cbqs node: devnet", () => {
     }
   });
 
-  it("issue 21: transactions excluded for an unpayable reservation fee are all dropped with their reasons in one mining, in two dry runs; the rest are mined", async () => {
+  it("transactions excluded for an unpayable reservation fee are all dropped with their reasons in one mining, in two dry runs; the rest are mined", async () => {
     // cycle_price 1: a RegisterProvider's fee at the reservation is 570 here; U1 and U2 hold nothing.
     const n = await startNode({ kind: "genesis", source: readFixture("fixtures/corpus/fee-insufficient-balance.json").genesis.source });
     try {
@@ -168,7 +168,7 @@ describe("cbqs node: devnet", () => {
     }
   });
 
-  it("issue 21: a dropped transaction that funded a later sender in the dry run is caught by one more run: that sender is dropped too", async () => {
+  it("a dropped transaction that funded a later sender in the dry run is caught by one more run: that sender is dropped too", async () => {
     const n = await startNode({ kind: "genesis", source: readFixture("fixtures/corpus/fee-insufficient-balance.json").genesis.source });
     try {
       // P holds 600: its CreateStream is excluded (its fee at the reservation is more), so its

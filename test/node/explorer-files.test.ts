@@ -1,4 +1,4 @@
-// Issue 22, src/node/explorer.ts by hand (its mutants): the fixed list of the page's files (each
+// src/node/explorer.ts by hand (its mutants): the fixed list of the page's files (each
 // script module of src/explorer/, compiled; uPlot from its package; the page and its style sheet),
 // their types and ETags (the body's SHA-256, 32 hex digits), read once; which paths are the page's;
 // a path that is none (404, echoed at most 120 characters); a file missing from an incomplete build
@@ -32,13 +32,13 @@ afterEach(() => {
   vi.resetModules();
 });
 
-describe("issue 22: the explorer's files", () => {
-  it("issue 22: the script modules are exactly src/explorer/'s", () => {
+describe("the explorer's files", () => {
+  it("the script modules are exactly src/explorer/'s", () => {
     const sources = readdirSync("src/explorer").filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -3));
     expect([...EXPLORER_MODULES].sort()).toEqual(sources.sort());
   });
 
-  it("issue 22: each file has its type, its bytes (compiled modules and uPlot as on disk) and an ETag of its SHA-256; read once, the same object every time", () => {
+  it("each file has its type, its bytes (compiled modules and uPlot as on disk) and an ETag of its SHA-256; read once, the same object every time", () => {
     for (const [path, type, bytes] of files()) {
       const a = explorerAsset(path);
       expect(Buffer.isBuffer(a.body), path).toBe(true);
@@ -56,7 +56,7 @@ describe("issue 22: the explorer's files", () => {
     for (const rule of [".live.on::before", "tr.new", ".hash", ".bad", ".ok"]) expect(style).toContain(rule);
   });
 
-  it("issue 22: the node serves each file whole, with its type, ETag and the page's headers (the page's non-ASCII text counted in bytes)", async () => {
+  it("the node serves each file whole, with its type, ETag and the page's headers (the page's non-ASCII text counted in bytes)", async () => {
     const n = await startNode({ kind: "genesis", source: devnetGenesisSource(1) });
     try {
       for (const [path, type] of files()) {
@@ -72,7 +72,7 @@ describe("issue 22: the explorer's files", () => {
     }
   });
 
-  it("issue 22: the page may load only the node's own files and be framed by nobody; revalidated on every load", () => {
+  it("the page may load only the node's own files and be framed by nobody; revalidated on every load", () => {
     expect(EXPLORER_HEADERS).toEqual({
       "content-security-policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
       "x-content-type-options": "nosniff",
@@ -80,12 +80,12 @@ describe("issue 22: the explorer's files", () => {
     });
   });
 
-  it("issue 22: / and paths under /explorer/ are the page's, nothing else", () => {
+  it("/ and paths under /explorer/ are the page's, nothing else", () => {
     for (const path of ["/", "/explorer/", "/explorer/main.js", "/explorer/nothing"]) expect(isExplorerPath(path), path).toBe(true);
     for (const path of ["", "/explorer", "/explorerx/main.js", "/genesis", "//", "/main.js", "/x/explorer/"]) expect(isExplorerPath(path), path).toBe(false);
   });
 
-  it("issue 22: a path under /explorer/ that is no file is 404 not_found, echoing at most 120 characters of it", () => {
+  it("a path under /explorer/ that is no file is 404 not_found, echoing at most 120 characters of it", () => {
     const long = `/explorer/${"a".repeat(200)}`;
     for (const [path, echoed] of [
       ["/explorer/main.ts", "/explorer/main.ts"],
@@ -102,7 +102,7 @@ describe("issue 22: the explorer's files", () => {
     }
   });
 
-  it("issue 22: a file the build did not write is 503 explorer_unavailable naming it and the fix (its error code, or 'error' without one)", async () => {
+  it("a file the build did not write is 503 explorer_unavailable naming it and the fix (its error code, or 'error' without one)", async () => {
     for (const [thrown, code] of [
       [Object.assign(new Error("gone"), { code: "ENOENT" }), "ENOENT"],
       [new Error("no code"), "error"],

@@ -353,7 +353,7 @@ describe("GET /cbqs/stream/{id}/events", () => {
   });
 });
 
-describe("issue 22: the explorer reads' parameters, refused by name and message, and the sampling's edges", () => {
+describe("the explorer reads' parameters, refused by name and message, and the sampling's edges", () => {
   const digits = (name: string, what: string, got: string) => ({ code: `invalid_${name}`, message: `${name} must be ${what}: decimal digits without sign or leading zeros (got "${got}")` });
 
   it("history's from, to and points, and events' until and limit, each named with what it must be", async () => {

@@ -85,7 +85,7 @@ describe("the explorer page in a headless Chromium", () => {
     const mined = await post(node.url, "/mine", "");
     const answered = performance.now();
     expect(mined.body["height"]).toBe("4");
-    // Within 1,000 ms of the answer (issue 26's bound), with the time it took kept in the log.
+    // Within 1,000 ms of the answer (the explorer's one-second bound), with the time it took kept in the log.
     await page.waitForFunction(`document.querySelector("#blocks tr")?.getAttribute("data-height") === "4"`, { timeout: 1_000, polling: "raf" });
     console.info(`explorer: block 4 listed ${Math.round(performance.now() - answered)} ms after the POST /mine answer`);
     expect(await rowHeights()).toEqual(["4", "3", "2", "1"]);

@@ -1,4 +1,4 @@
-// Issue 24, GET /fixture on `cbqs node`: the node's chain as the cbqs-fixture/v1 that
+// GET /fixture on `cbqs node`: the node's chain as the cbqs-fixture/v1 that
 // `cbqs export --db` writes of the same store, byte for byte, for every range and post_state;
 // refusals before any byte; streamed one at a time while the node keeps serving and producing
 // blocks, ending at the head it was asked at; cut on shutdown; refused (410) for a node started
@@ -55,8 +55,8 @@ const RANGES: ReadonlyArray<[string, string[]]> = [
   ["?until=0", ["--to", "0"]],
 ];
 
-describe("issue 24: GET /fixture is cbqs export of the node's store", () => {
-  it("issue 24: a node on an LMDB store (a fixture's chain, then devnet blocks with a transfer and a skipped height): GET /fixture is byte for byte what cbqs export --db writes of that store, for every range and post_state; its replay passes", async () => {
+describe("GET /fixture is cbqs export of the node's store", () => {
+  it("a node on an LMDB store (a fixture's chain, then devnet blocks with a transfer and a skipped height): GET /fixture is byte for byte what cbqs export --db writes of that store, for every range and post_state; its replay passes", async () => {
     const dir = tmp("store");
     const n = await startNode(FIXTURE, { db: openChainDb(dir, { snapshotInterval: 0n }) });
     const served = new Map<string, string>();
@@ -91,7 +91,7 @@ describe("issue 24: GET /fixture is cbqs export of the node's store", () => {
     expect([replayed.exitCode, replayed.out]).toEqual([0, expect.stringMatching(/^replay: 1 fixture: 1 ok, 0 mismatches, 0 unusable; 5 blocks, 19 txs in /)]);
   });
 
-  it("issue 24: bad parameters are 400 with the code of the parameter, the chain's refusals name the block they were decided at; HEAD is the GET's status and headers without running it", async () => {
+  it("bad parameters are 400 with the code of the parameter, the chain's refusals name the block they were decided at; HEAD is the GET's status and headers without running it", async () => {
     const n = await startNode(FIXTURE);
     try {
       const bad = "decimal digits without sign or leading zeros";
@@ -143,8 +143,8 @@ function pausedGet(url: string): Promise<{ res: IncomingMessage; body: () => Pro
   });
 }
 
-describe("issue 24: a streamed fixture, one at a time", () => {
-  it("issue 24: while one client reads a long fixture slowly the node refuses a second (503 fixture_in_progress, Retry-After) but answers every other request and mines; the first ends at the head it was asked at; a shutdown cuts a streamed answer at once", async () => {
+describe("a streamed fixture, one at a time", () => {
+  it("while one client reads a long fixture slowly the node refuses a second (503 fixture_in_progress, Retry-After) but answers every other request and mines; the first ends at the head it was asked at; a shutdown cuts a streamed answer at once", async () => {
     const n = await startNode(FIXTURE);
     try {
       // Some 1,500 blocks of about 10 KB of post_state each: far more than loopback socket buffers hold.
@@ -181,8 +181,8 @@ describe("issue 24: a streamed fixture, one at a time", () => {
   }, 120_000);
 });
 
-describe("issue 24: other stores", () => {
-  it("issue 24: a node started from a snapshot (history_start above genesis) answers 410 history_not_held naming it, as cbqs export refuses its store, and so do pinned reads below it (CIP-4 §8.1); a stream's history starts at it by default", async () => {
+describe("other stores", () => {
+  it("a node started from a snapshot (history_start above genesis) answers 410 history_not_held naming it, as cbqs export refuses its store, and so do pinned reads below it (CIP-4 §8.1); a stream's history starts at it by default", async () => {
     const source = tmp("source");
     const snap = join(root, "h6.cbqs");
     const dir = tmp("snapshot-store");
@@ -215,7 +215,7 @@ describe("issue 24: other stores", () => {
     expect(await cbqs("export", "--db", dir)).toMatchObject({ exitCode: 2, out: "" });
   });
 
-  it("issue 24: a devnet followed into a store with cbqs follow --db: cbqs export of the follower's store is the node's GET /fixture", async () => {
+  it("a devnet followed into a store with cbqs follow --db: cbqs export of the follower's store is the node's GET /fixture", async () => {
     const genesis = readFixture("fixtures/corpus/transfers.json").genesis.source;
     const n = await startNode({ kind: "genesis", source: genesis });
     const follower = tmp("follower");
@@ -238,7 +238,7 @@ describe("issue 24: other stores", () => {
   });
 });
 
-describe("issue 24: the store is re-executed, not trusted: what it recorded against what executing it gives", () => {
+describe("the store is re-executed, not trusted: what it recorded against what executing it gives", () => {
   const REQUEST: ExportRequest = { postState: "every", names: { from: "since", to: "until", postState: "post_state" } };
   const db = new MemoryChainDb(128);
   CbqsNode.open(db, { kind: "fixture", fixture: readFixture(FIXTURE) });
@@ -263,7 +263,7 @@ describe("issue 24: the store is re-executed, not trusted: what it recorded agai
   }
   const flipped = (bytes: Uint8Array): Uint8Array => bytes.map((b, i) => (i === bytes.length - 1 ? b ^ 1 : b));
 
-  it("issue 24: the unaltered store exports, reporting its progress after each block written (blocks and txs so far, the height, the last height)", () => {
+  it("the unaltered store exports, reporting its progress after each block written (blocks and txs so far, the height, the last height)", () => {
     const parts: string[] = [];
     const progress: unknown[] = [];
     expect(finish(exportSteps(db, planExport(db, REQUEST), { write: (t) => parts.push(t) }, (p) => progress.push(p)))).toEqual({ blocks: 3, txs: 18, postStates: 3 });
@@ -276,7 +276,7 @@ describe("issue 24: the store is re-executed, not trusted: what it recorded agai
     ]);
   });
 
-  it("issue 24: a stored genesis source that is no genesis, one the engine refuses, or a genesis state_root that is not what it gives, is a mismatch of genesis", () => {
+  it("a stored genesis source that is no genesis, one the engine refuses, or a genesis state_root that is not what it gives, is a mismatch of genesis", () => {
     const g = db.genesis()!;
     const withSource = (source: Uint8Array) => altered({ genesis: (x) => ({ ...x, source }) });
     const cases: Array<[ChainDb, string]> = [
@@ -293,7 +293,7 @@ describe("issue 24: the store is re-executed, not trusted: what it recorded agai
     }
   });
 
-  it("issue 24: a block whose hash is not what executing it gives, or holding a transaction that does not decode, is a mismatch of that block", () => {
+  it("a block whose hash is not what executing it gives, or holding a transaction that does not decode, is a mismatch of that block", () => {
     const block5 = db.blockByHeight(5n)!;
     const hash = mismatch(altered({ block: (b) => (b.height === 5n ? { ...b, block_hash: flipped(b.block_hash) } : b) }));
     expect([hash.height, hash.message]).toEqual([5n, `block 5: block_hash: stored ${toHex(flipped(block5.block_hash))}, re-executed from genesis ${toHex(block5.block_hash)}`]);
@@ -302,7 +302,7 @@ describe("issue 24: the store is re-executed, not trusted: what it recorded agai
   });
 });
 
-describe("issue 22: the export's words and error names", () => {
+describe("the export's words and error names", () => {
   it("one block and one transaction are said in the singular; several in the plural; genesis alone is named so", () => {
     const through = (height: bigint) => ({ last: { height } }) as unknown as ExportPlan;
     expect(exportedText({ blocks: 1, txs: 1, postStates: 1 }, through(4n))).toBe("1 block (genesis through height 4; 1 tx), post_state on 1 block");

@@ -1,4 +1,4 @@
-// Issue 21, the follower's checks against the node it follows: the node must still hold the
+// The follower's checks against the node it follows: the node must still hold the
 // follower's head block (every start, every poll); a request that never gets an answer times out
 // (and a signal stops it); a malformed feed answer names the URL, the path in the answer and the
 // height; a node whose history starts at a snapshot is refused for a fresh follower, which can
@@ -81,8 +81,8 @@ async function until(cond: () => boolean, what: string): Promise<void> {
   if (!cond()) throw new Error(`timed out waiting for ${what}`);
 }
 
-describe("issue 21: the node must still hold the follower's head block", () => {
-  it("issue 21: follow --db refuses (exit 1) a restarted node whose block 10 differs, or whose head (3) is below ours", async () => {
+describe("the node must still hold the follower's head block", () => {
+  it("follow --db refuses (exit 1) a restarted node whose block 10 differs, or whose head (3) is below ours", async () => {
     const db = tmp("store");
     const a = await devnet(10);
     const ours = toHex(a.db.blockByHeight(10n)!.block_hash);
@@ -116,7 +116,7 @@ describe("issue 21: the node must still hold the follower's head block", () => {
     }
   });
 
-  it("issue 21: follow --until h with h at or below our head asks the node first: a node restarted as another chain with head 3 is exit 1, never 'synced'", async () => {
+  it("follow --until h with h at or below our head asks the node first: a node restarted as another chain with head 3 is exit 1, never 'synced'", async () => {
     const db = tmp("store-until");
     const a = await devnet(10);
     const ours = toHex(a.db.blockByHeight(10n)!.block_hash);
@@ -144,7 +144,7 @@ describe("issue 21: the node must still hold the follower's head block", () => {
     }
   });
 
-  it("issue 21: under --watch, a node replaced by another history (block 10 differs) or a shorter one (head 3) stops the follower with exit 1's divergence", async () => {
+  it("under --watch, a node replaced by another history (block 10 differs) or a shorter one (head 3) stops the follower with exit 1's divergence", async () => {
     for (const replacement of [() => devnet(12, 1), () => devnet(3)]) {
       const a = await devnet(10);
       const proxy = await switchingProxy(a.url);
@@ -172,8 +172,8 @@ describe("issue 21: the node must still hold the follower's head block", () => {
   });
 });
 
-describe("issue 21: request timeout and signals", () => {
-  it("issue 21: a node that accepts and never answers is exit 2 after --timeout, naming the URL and the timeout", async () => {
+describe("request timeout and signals", () => {
+  it("a node that accepts and never answers is exit 2 after --timeout, naming the URL and the timeout", async () => {
     const silent = await silentServer();
     try {
       const r = await cbqs("follow", silent.url, "--timeout", "1");
@@ -184,7 +184,7 @@ describe("issue 21: request timeout and signals", () => {
     }
   });
 
-  it("issue 21: under --watch a node that stops answering is retried with a doubling wait, and followed again once it answers", async () => {
+  it("under --watch a node that stops answering is retried with a doubling wait, and followed again once it answers", async () => {
     const n = await startNode(FIXTURE);
     const proxy = await switchingProxy(n.url);
     try {
@@ -216,7 +216,7 @@ describe("issue 21: request timeout and signals", () => {
     ["SIGINT", 130],
     ["SIGTERM", 143],
   ] as const) {
-    it(`issue 21: ${signal} while a request hangs stops follow at once: exit ${code}, "cbqs: stopped by ${signal}; …"`, async () => {
+    it(`${signal} while a request hangs stops follow at once: exit ${code}, "cbqs: stopped by ${signal}; …"`, async () => {
       const silent = await silentServer();
       try {
         const child = spawn(process.execPath, ["dist/src/cli.js", "follow", silent.url, "--db", tmp("signal")], { stdio: ["ignore", "pipe", "pipe"] });
@@ -234,8 +234,8 @@ describe("issue 21: request timeout and signals", () => {
   }
 });
 
-describe("issue 21: malformed feed answers", () => {
-  it("issue 21: an unknown field in a feed item is exit 2 naming the page URL with its query, $.items[i] and the block's height", async () => {
+describe("malformed feed answers", () => {
+  it("an unknown field in a feed item is exit 2 naming the page URL with its query, $.items[i] and the block's height", async () => {
     const n = await startNode(FIXTURE);
     const server = createHttpServer((req, res) => {
       void (async () => {
@@ -263,8 +263,8 @@ describe("issue 21: malformed feed answers", () => {
   });
 });
 
-describe("issue 21: follow --snapshot <url> downloads into a file of its own", () => {
-  it("issue 21: the download file is created exclusively: a symlink planted at its name is not written through, another name is taken", async () => {
+describe("follow --snapshot <url> downloads into a file of its own", () => {
+  it("the download file is created exclusively: a symlink planted at its name is not written through, another name is taken", async () => {
     const body = Buffer.concat([SNAPSHOT_MAGIC, Buffer.from("snapshot bytes\n".repeat(100))]);
     const server = createHttpServer((_req, res) => res.end(body));
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -285,7 +285,7 @@ describe("issue 21: follow --snapshot <url> downloads into a file of its own", (
   });
 });
 
-describe("issue 22: a snapshot download that fails leaves nothing", () => {
+describe("a snapshot download that fails leaves nothing", () => {
   it("an answer other than 200 is refused naming the URL and status, and its file is removed", async () => {
     const server = createHttpServer((_req, res) => {
       res.writeHead(404);
@@ -306,7 +306,7 @@ describe("issue 22: a snapshot download that fails leaves nothing", () => {
   });
 });
 
-describe("issue 21: a node whose history starts at a snapshot", () => {
+describe("a node whose history starts at a snapshot", () => {
   /** A node on an LMDB store rebuilt from the snapshot of FIXTURE's chain at its head H, then 2 blocks more. */
   async function snapshotNode(): Promise<{ node: TestNode; file: string; h: bigint; hash: string }> {
     const full = LmdbChainDb.open(tmp("full"));
@@ -322,7 +322,7 @@ describe("issue 21: a node whose history starts at a snapshot", () => {
     return { node, file, h: block.height, hash: toHex(block.block_hash) };
   }
 
-  it("issue 21: GET /genesis and discovery say where the history starts: genesis for a whole chain, block H for a node started from a snapshot (CIP-4 §8.1)", async () => {
+  it("GET /genesis and discovery say where the history starts: genesis for a whole chain, block H for a node started from a snapshot (CIP-4 §8.1)", async () => {
     const whole = await startNode(FIXTURE);
     const { node, h, hash } = await snapshotNode();
     try {
@@ -337,7 +337,7 @@ describe("issue 21: a node whose history starts at a snapshot", () => {
     }
   });
 
-  it("issue 21: a fresh follower (or one below H) is refused with exit 2 and the way to start; with --snapshot <file> or <url> it follows to the head (CIP-4 §8.1)", async () => {
+  it("a fresh follower (or one below H) is refused with exit 2 and the way to start; with --snapshot <file> or <url> it follows to the head (CIP-4 §8.1)", async () => {
     const { node, file, h, hash } = await snapshotNode();
     const files = createHttpServer((req, res) => {
       if (req.url !== "/snap.cbqs") return res.writeHead(404).end();
@@ -390,8 +390,8 @@ function readdirNames(dir: string): string[] {
   return existsSync(dir) ? readdirSync(dir) : [];
 }
 
-describe("issue 21: snapshot import --trusted-block-hash (CIP-4 §8.1)", () => {
-  it("issue 21: import with a matching anchor says so; a mismatching one is exit 1 with nothing written; none says the snapshot is checked only against itself", async () => {
+describe("snapshot import --trusted-block-hash (CIP-4 §8.1)", () => {
+  it("import with a matching anchor says so; a mismatching one is exit 1 with nothing written; none says the snapshot is checked only against itself", async () => {
     const full = LmdbChainDb.open(tmp("full"));
     CbqsNode.open(full, { kind: "fixture", fixture: readFixture(FIXTURE) });
     const file = tmp("snap") + ".cbqs";
@@ -425,8 +425,8 @@ describe("issue 21: snapshot import --trusted-block-hash (CIP-4 §8.1)", () => {
   });
 });
 
-describe("issue 21: smaller refusals", () => {
-  it("issue 21: follow reaches a node on a port fetch would refuse ('bad port'), and http://127.0.0.1:1 is a plain connection refusal", async () => {
+describe("smaller refusals", () => {
+  it("follow reaches a node on a port fetch would refuse ('bad port'), and http://127.0.0.1:1 is a plain connection refusal", async () => {
     const r1 = await cbqs("follow", "http://127.0.0.1:1");
     expect(r1).toEqual({ exitCode: 2, out: "", err: "cbqs: error: cannot reach http://127.0.0.1:1/genesis: ECONNREFUSED\n" });
     // Ports on the fetch spec's blocked-port list; the first one free here is used, and none free
@@ -450,7 +450,7 @@ describe("issue 21: smaller refusals", () => {
     }
   });
 
-  it("issue 21: --until with --watch is refused with exit 2 (one would be ignored)", async () => {
+  it("--until with --watch is refused with exit 2 (one would be ignored)", async () => {
     expect(await cbqs("follow", "http://127.0.0.1:8545", "--until", "3", "--watch")).toEqual({
       exitCode: 2,
       out: "",
@@ -459,8 +459,8 @@ describe("issue 21: smaller refusals", () => {
   });
 });
 
-describe("issue 25: the follower's requests go through the client", () => {
-  it("issue 25: a node that keeps answering 429 past the client's bound (5 retries) is exit 2 naming the URL; under --watch it is waited out like an unreachable node", async () => {
+describe("the follower's requests go through the client", () => {
+  it("a node that keeps answering 429 past the client's bound (5 retries) is exit 2 naming the URL; under --watch it is waited out like an unreachable node", async () => {
     const n = await startNode(FIXTURE);
     const limited = { on: true };
     const server = createHttpServer((req, res) => {
@@ -500,7 +500,7 @@ describe("issue 25: the follower's requests go through the client", () => {
     }
   });
 
-  it("issue 25: a genesis block_hash that is not the genesis header's is the first divergence (exit 1's MISMATCH), as before the client checked it", async () => {
+  it("a genesis block_hash that is not the genesis header's is the first divergence (exit 1's MISMATCH), as before the client checked it", async () => {
     const n = await startNode(FIXTURE);
     const server = createHttpServer((req, res) => {
       void (async () => {

@@ -1,4 +1,4 @@
-// Issue 22, what the follower's earlier tests left open (its Stryker survivors): a stop between two
+// What the follower's earlier tests left open (its Stryker survivors): a stop between two
 // blocks of a page and during each of its waits (a poll, a retry of an unreachable node) ends it at
 // once and leaves no listener behind; the waits themselves (a poll is one request per interval; a
 // subscription that is up is not polled); --until at exactly the node's height or below our head;
@@ -110,8 +110,8 @@ async function storeAt(n: TestNode, height: bigint): Promise<MemoryChainDb> {
   return db;
 }
 
-describe("issue 22: a stop ends the follower between two blocks and during every wait", () => {
-  it("issue 22: a stop during a block's report: that block is kept, the rest of the page is not verified", async () => {
+describe("a stop ends the follower between two blocks and during every wait", () => {
+  it("a stop during a block's report: that block is kept, the rest of the page is not verified", async () => {
     const n = await devnet(5);
     try {
       const abort = new AbortController();
@@ -124,7 +124,7 @@ describe("issue 22: a stop ends the follower between two blocks and during every
     }
   });
 
-  it("issue 22: a stop before a poll's wait, or during it, ends the follower at once though the interval is an hour", async () => {
+  it("a stop before a poll's wait, or during it, ends the follower at once though the interval is an hour", async () => {
     const n = await devnet(2, { maxSubscribers: 0 });
     try {
       for (const when of ["before the wait", "during the wait"]) {
@@ -138,7 +138,7 @@ describe("issue 22: a stop ends the follower between two blocks and during every
     }
   });
 
-  it("issue 22: polling leaves no listener on the stop signal behind: as many after thirty polls as after three", async () => {
+  it("polling leaves no listener on the stop signal behind: as many after thirty polls as after three", async () => {
     const n = await devnet(1, { maxSubscribers: 0 });
     try {
       const abort = new AbortController();
@@ -161,7 +161,7 @@ describe("issue 22: a stop ends the follower between two blocks and during every
     }
   });
 
-  it("issue 22: an unreachable node is retried after the poll interval, doubled at each failure; an interval above the 30 s bound is kept; a stop ends the retry's wait", async () => {
+  it("an unreachable node is retried after the poll interval, doubled at each failure; an interval above the 30 s bound is kept; a stop ends the retry's wait", async () => {
     const n = await devnet(1, { maxSubscribers: 0 });
     try {
       for (const [pollMs, expected] of [
@@ -196,7 +196,7 @@ describe("issue 22: a stop ends the follower between two blocks and during every
     }
   });
 
-  it("issue 22: a poll is one request per interval: with an hour's interval the feed is not read again at once", async () => {
+  it("a poll is one request per interval: with an hour's interval the feed is not read again at once", async () => {
     const n = await devnet(1, { maxSubscribers: 0 });
     const node = await standIn(n.url);
     try {
@@ -216,7 +216,7 @@ describe("issue 22: a stop ends the follower between two blocks and during every
     }
   });
 
-  it("issue 22: subscribed, the follower reads the feed when an event comes, not every poll interval (however short), and not again for an event already read", async () => {
+  it("subscribed, the follower reads the feed when an event comes, not every poll interval (however short), and not again for an event already read", async () => {
     const n = await devnet(1);
     try {
       const abort = new AbortController();
@@ -239,7 +239,7 @@ describe("issue 22: a stop ends the follower between two blocks and during every
     }
   });
 
-  it("issue 22: a stop while the node's genesis is read again (our head block gone) is a stop", async () => {
+  it("a stop while the node's genesis is read again (our head block gone) is a stop", async () => {
     const n = await devnet(5);
     try {
       const db = await storeAt(n, 3n);
@@ -264,8 +264,8 @@ describe("issue 22: a stop ends the follower between two blocks and during every
   });
 });
 
-describe("issue 22: --until at the node's height, or below our head", () => {
-  it("issue 22: --until at exactly the node's height is synced without a wait", async () => {
+describe("--until at the node's height, or below our head", () => {
+  it("--until at exactly the node's height is synced without a wait", async () => {
     const n = await devnet(3);
     try {
       const abort = new AbortController();
@@ -278,7 +278,7 @@ describe("issue 22: --until at the node's height, or below our head", () => {
     }
   });
 
-  it("issue 22: without a stop signal, --until above the node's height is waited for by polling until the node reaches it", async () => {
+  it("without a stop signal, --until above the node's height is waited for by polling until the node reaches it", async () => {
     const n = await devnet(2, { maxSubscribers: 0 });
     try {
       const waits: bigint[] = [];
@@ -290,7 +290,7 @@ describe("issue 22: --until at the node's height, or below our head", () => {
     }
   });
 
-  it("issue 22: --until below our head asks for our head block alone, and is synced at our head", async () => {
+  it("--until below our head asks for our head block alone, and is synced at our head", async () => {
     const n = await devnet(5);
     const node = await standIn(n.url);
     try {
@@ -304,8 +304,8 @@ describe("issue 22: --until at the node's height, or below our head", () => {
   });
 });
 
-describe("issue 22: --until reached by our own head", () => {
-  it("issue 22: a node whose pages name a head below the blocks they hold: synced once our head is at --until, not waiting for the node to pass it", async () => {
+describe("--until reached by our own head", () => {
+  it("a node whose pages name a head below the blocks they hold: synced once our head is at --until, not waiting for the node to pass it", async () => {
     const n = await devnet(3);
     const node = await standIn(n.url, { page: (p) => void (p.height = "2") });
     try {
@@ -321,8 +321,8 @@ describe("issue 22: --until reached by our own head", () => {
   });
 });
 
-describe("issue 22: pages after the first", () => {
-  it("issue 22: a chain that fits one page is read with one request; a longer one page after page, without a wait; a second page names its items by their own index", async () => {
+describe("pages after the first", () => {
+  it("a chain that fits one page is read with one request; a longer one page after page, without a wait; a second page names its items by their own index", async () => {
     const n = await devnet(105);
     try {
       for (const blocks of [5n, 105n]) {
@@ -351,7 +351,7 @@ describe("issue 22: pages after the first", () => {
     }
   });
 
-  it("issue 22: a resumed follower's page starts with its head block: a wrong parent or a transaction that is no envelope is named by the item's index in the page", async () => {
+  it("a resumed follower's page starts with its head block: a wrong parent or a transaction that is no envelope is named by the item's index in the page", async () => {
     // Block 5 holds a transfer (the transfers fixture's genesis funds 0x11…).
     const n = await startNode({ kind: "genesis", source: readFixture("fixtures/corpus/transfers.json").genesis.source });
     try {
@@ -393,7 +393,7 @@ describe("issue 22: pages after the first", () => {
     }
   });
 
-  it("issue 22: a page with `next` but no items ends the range as any last page does (it is not asked for again)", async () => {
+  it("a page with `next` but no items ends the range as any last page does (it is not asked for again)", async () => {
     const n = await devnet(3);
     try {
       const db = await storeAt(n, 3n);
@@ -415,8 +415,8 @@ describe("issue 22: pages after the first", () => {
   });
 });
 
-describe("issue 22: the node's genesis read again when our head block is gone", () => {
-  it("issue 22: no block at our height is a divergence; a genesis that no longer verifies, or a history now starting above us, is exit 2's refusal", async () => {
+describe("the node's genesis read again when our head block is gone", () => {
+  it("no block at our height is a divergence; a genesis that no longer verifies, or a history now starting above us, is exit 2's refusal", async () => {
     const n = await devnet(5);
     try {
       const ours = toHex(n.db.blockByHeight(3n)!.block_hash);
@@ -461,8 +461,8 @@ describe("issue 22: the node's genesis read again when our head block is gone", 
   });
 });
 
-describe("issue 22: genesis mismatches as replay reports them", () => {
-  it("issue 22: a chain instance that is not the source's fingerprint: the node's value expected, ours actual, no details; nothing stored", async () => {
+describe("genesis mismatches as replay reports them", () => {
+  it("a chain instance that is not the source's fingerprint: the node's value expected, ours actual, no details; nothing stored", async () => {
     const n = await devnet(0);
     const other = `0x${"22".repeat(32)}`;
     const node = await standIn(n.url, { genesis: (g) => void (g["chain_instance_id"] = other) });
@@ -483,8 +483,8 @@ describe("issue 22: genesis mismatches as replay reports them", () => {
   });
 });
 
-describe("issue 22: the follower's own genesis header", () => {
-  it("issue 22: a node declaring another genesis timestamp (its block hash consistent with it): the node's hash expected, ours actual, no details", async () => {
+describe("the follower's own genesis header", () => {
+  it("a node declaring another genesis timestamp (its block hash consistent with it): the node's hash expected, ours actual, no details", async () => {
     const n = await devnet(0);
     let declared = "";
     const node = await standIn(n.url, {
@@ -510,8 +510,8 @@ describe("issue 22: the follower's own genesis header", () => {
   });
 });
 
-describe("issue 22: a failed snapshot download closes its file", () => {
-  it("issue 22: after an answer other than 200 no descriptor of this process names the removed file", async () => {
+describe("a failed snapshot download closes its file", () => {
+  it("after an answer other than 200 no descriptor of this process names the removed file", async () => {
     const server = createServer((_req, res) => {
       res.writeHead(404, { connection: "close" });
       res.end("no such snapshot");
@@ -534,8 +534,8 @@ describe("issue 22: a failed snapshot download closes its file", () => {
   });
 });
 
-describe("issue 22: the follower's last Stryker survivors", () => {
-  it("issue 22: a genesis source that is consistent with the declared fingerprint and hash but is no genesis is exit 2's refusal naming GET /genesis", async () => {
+describe("the follower's last Stryker survivors", () => {
+  it("a genesis source that is consistent with the declared fingerprint and hash but is no genesis is exit 2's refusal naming GET /genesis", async () => {
     const n = await devnet(0);
     const node = await standIn(n.url, {
       genesis: (g) => {
@@ -558,7 +558,7 @@ describe("issue 22: the follower's last Stryker survivors", () => {
     }
   });
 
-  it("issue 22: a store resumed below the node's history start is refused before any page, though the node still serves our head block; at the start itself it follows", async () => {
+  it("a store resumed below the node's history start is refused before any page, though the node still serves our head block; at the start itself it follows", async () => {
     const n = await devnet(5);
     try {
       for (const [start, expected] of [
@@ -581,7 +581,7 @@ describe("issue 22: the follower's last Stryker survivors", () => {
     }
   });
 
-  it("issue 22: without --watch or --until, a last page naming a head above the blocks it holds is not 'synced': the follower waits for the node's blocks", async () => {
+  it("without --watch or --until, a last page naming a head above the blocks it holds is not 'synced': the follower waits for the node's blocks", async () => {
     const n = await devnet(3, { maxSubscribers: 0 });
     const node = await standIn(n.url, { page: (p) => void (p.height = "5") });
     try {
@@ -596,7 +596,7 @@ describe("issue 22: the follower's last Stryker survivors", () => {
     }
   });
 
-  it("issue 22: a follower that returns (synced at --until) has closed its subscription to the node's events", async () => {
+  it("a follower that returns (synced at --until) has closed its subscription to the node's events", async () => {
     const n = await devnet(2);
     try {
       let mined = false;
@@ -619,7 +619,7 @@ describe("issue 22: the follower's last Stryker survivors", () => {
     }
   });
 
-  it("issue 22: an answer that is no genesis is exit 2's FollowInputError; a download stopped by its signal is the client's RequestAborted (a stop, not bad input)", async () => {
+  it("an answer that is no genesis is exit 2's FollowInputError; a download stopped by its signal is the client's RequestAborted (a stop, not bad input)", async () => {
     const server = createServer((_req, res) => {
       res.writeHead(200, { "content-type": "application/json", connection: "close" });
       res.end("not json");
@@ -637,7 +637,7 @@ describe("issue 22: the follower's last Stryker survivors", () => {
     }
   });
 
-  it("issue 22: a download whose file someone else removed meanwhile still reports the node's answer (its removal is forced)", async () => {
+  it("a download whose file someone else removed meanwhile still reports the node's answer (its removal is forced)", async () => {
     const stem = join(root, "taken-away");
     const server = createServer((_req, res) => {
       rmSync(`${stem}.cbqs`);

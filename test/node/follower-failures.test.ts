@@ -1,4 +1,4 @@
-// Issue 22, a snapshot download (src/follower/follower.ts downloadSnapshot) whose file cannot be
+// A snapshot download (src/follower/follower.ts downloadSnapshot) whose file cannot be
 // closed: Linux releases a descriptor even when close(2) reports EIO, so the file must not be
 // closed a second time (which would fail EBADF and hide the first error) and must still be
 // removed. node:fs's closeSync fails here on cue, once, after closing for real.
@@ -32,8 +32,8 @@ vi.mock("node:fs", async (importOriginal) => {
 const root = mkdtempSync(join(tmpdir(), "cbqs-follower-failures-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-describe("issue 22: a downloaded snapshot whose file cannot be closed", () => {
-  it("issue 22: the close's own error is reported, the descriptor is closed once, and the file is removed", async () => {
+describe("a downloaded snapshot whose file cannot be closed", () => {
+  it("the close's own error is reported, the descriptor is closed once, and the file is removed", async () => {
     const server = createServer((_req, res) => {
       res.writeHead(200, { connection: "close" });
       res.end(Buffer.concat([SNAPSHOT_MAGIC, Buffer.from("a snapshot's bytes")]));

@@ -158,7 +158,7 @@ describe("cbqs follow", () => {
     }
   });
 
-  it("issue 22: a block that does not replay is never stored: the follower's head stays at the block before the divergence", async () => {
+  it("a block that does not replay is never stored: the follower's head stays at the block before the divergence", async () => {
     const n = await startNode(FIXTURE);
     const proxy = await tamperingProxy(n.url, (item) => {
       if (item["height"] === "10") (item["receipts"] as Array<Record<string, string>>)[0]!["cycles"] = "1";
@@ -177,7 +177,7 @@ describe("cbqs follow", () => {
     }
   });
 
-  it("issue 22: each check of a served block is reached alone: its height above ours, its parent, its transactions", async () => {
+  it("each check of a served block is reached alone: its height above ours, its parent, its transactions", async () => {
     const n = await startNode(FIXTURE);
     const cases: Array<[string, (item: Record<string, unknown>) => void, (r: Promise<unknown>, url: string) => Promise<void>]> = [
       [
@@ -224,7 +224,7 @@ describe("cbqs follow", () => {
     }
   });
 
-  it("issue 22: a node declaring another genesis timestamp, with a block hash consistent with it, is a genesis block_hash mismatch (the header is built from the source's timestamp)", async () => {
+  it("a node declaring another genesis timestamp, with a block hash consistent with it, is a genesis block_hash mismatch (the header is built from the source's timestamp)", async () => {
     const n = await startNode(FIXTURE);
     const proxy = await tamperingProxy(n.url, () => {}, (g) => {
       const timestamp = BigInt(g["timestamp"] as string) + 1n;
@@ -245,7 +245,7 @@ describe("cbqs follow", () => {
     }
   });
 
-  it("issue 22: a divergence at the twelfth item of a page is named by its own index ($.items[11], two digits)", async () => {
+  it("a divergence at the twelfth item of a page is named by its own index ($.items[11], two digits)", async () => {
     const n = await startNode(FIXTURE);
     try {
       await post(n.url, "/mine?blocks=12", "");

@@ -17,7 +17,7 @@ describe("cbqs node under malformed requests", () => {
     try {
       const rng = new Rng(0xc0ffee);
       const cases = Array.from({ length: CASES }, () => fuzzCase(rng));
-      // issue 21: the /proof/multi class with keys of every prefix byte and wrong lengths is in the mix.
+      // The /proof/multi class with keys of every prefix byte and wrong lengths is in the mix.
       expect(cases.filter((c) => c.kind === "http" && c.class === "multi-keys").length).toBeGreaterThan(50);
       const outcomes = new Map<Outcome, number>();
       let next = 0;

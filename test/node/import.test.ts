@@ -70,7 +70,7 @@ describe("cbqs node --fixture: import verifies like replay", () => {
     expect(r.out).not.toMatch(/listening on/);
   });
 
-  it("issue 21: node --db --fixture refuses to start (exit 1, the mismatch line) when a stored block differs from the fixture's; the store is untouched", async () => {
+  it("node --db --fixture refuses to start (exit 1, the mismatch line) when a stored block differs from the fixture's; the store is untouched", async () => {
     const store = join(dir, "i21-store");
     expect((await cbqs("replay", "fixtures/corpus/create-quote.json", "--db", store, "--to-height", "5", "--quiet")).exitCode).toBe(0);
     const doc = readDoc("fixtures/corpus/create-quote.json");
@@ -94,7 +94,7 @@ describe("cbqs node --fixture: import verifies like replay", () => {
     }
   });
 
-  it("issue 21: node --db --fixture on a snapshot store refuses a forged fixture holding only block 1 (another state_root, a recomputed block_hash): it cannot reach the snapshot's block", async () => {
+  it("node --db --fixture on a snapshot store refuses a forged fixture holding only block 1 (another state_root, a recomputed block_hash): it cannot reach the snapshot's block", async () => {
     const FIXTURE = "fixtures/corpus/create-quote.json"; // blocks 1, 5, 6
     const source = join(dir, "i21-snap-source");
     const snap = join(dir, "i21-h5.cbqs");
@@ -120,7 +120,7 @@ describe("cbqs node --fixture: import verifies like replay", () => {
     expect(readFileSync(join(store, "data.mdb")).equals(before)).toBe(true);
   });
 
-  it("issue 21: a node opening a store kept with a larger --retain-blocks prunes the older undo rows, logs it, and serves the window's pinned reads", async () => {
+  it("a node opening a store kept with a larger --retain-blocks prunes the older undo rows, logs it, and serves the window's pinned reads", async () => {
     const LONG = "fixtures/corpus/rent-settle-suspend-expire.json"; // 9 blocks
     const fixture = readFixture(LONG);
     const heights = fixture.blocks.map((b) => b.height);

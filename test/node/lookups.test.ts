@@ -1,4 +1,4 @@
-// Issue 26 §2: reads by key — GET /account/{address} (?height= pinned, 410 beyond retention,
+// Reads by key — GET /account/{address} (?height= pinned, 410 beyond retention,
 // ?proof=true verified against the answer's own state_root), /cbqs/stream/{id},
 // /cbqs/provider/{address} (the codec's JSON mapping), /tx/{hash} (pending, included with its
 // receipt and decoded events, dropped, 404). Every answer is checked against an independent
@@ -34,7 +34,7 @@ function accountsByHeight(n: { node: { db: Parameters<typeof fixtureOf>[0]; conf
   return out;
 }
 
-describe("issue 26: GET /account, /cbqs/stream, /cbqs/provider", () => {
+describe("GET /account, /cbqs/stream, /cbqs/provider", () => {
   it("each at the head and pinned with ?height= (a skipped height reads the block below it) or ?block=, as an independent replay has them", async () => {
     const n = await startNode(FIXTURE);
     try {
@@ -164,7 +164,7 @@ describe("issue 26: GET /account, /cbqs/stream, /cbqs/provider", () => {
   });
 });
 
-describe("issue 26: GET /tx/{hash}", () => {
+describe("GET /tx/{hash}", () => {
   it("pending (its place in the pool), then included: block height and hash, index, sender, receipt with its message, and the receipt's events decoded (§19)", async () => {
     const n = await startNode(FIXTURE);
     try {

@@ -1,4 +1,4 @@
-// Issue 26 §4: block and time control — --mining auto (a block per transaction), POST
+// Block and time control — --mining auto (a block per transaction), POST
 // /mine?blocks=N (a batch: the same chain as N single blocks, bounded, refused whole), POST
 // /mine?timestamp=T (never before the head's; later blocks continue from it), and the devnet's
 // writes applied one at a time in arrival order while reads are answered during a batch.
@@ -23,7 +23,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const errorCode = (r: { status: number; body: Record<string, unknown> }) => [r.status, (r.body["error"] as { code?: string } | undefined)?.code];
 
-describe("issue 26: --mining", () => {
+describe("--mining", () => {
   it("auto: every accepted transaction is mined at once in its own block, and POST /tx answers with that block", async () => {
     const n = await startNode({ kind: "genesis", source: GENESIS }, { mining: "auto" });
     try {
@@ -58,7 +58,7 @@ describe("issue 26: --mining", () => {
   });
 });
 
-describe("issue 26: POST /mine?blocks=N and ?timestamp=T", () => {
+describe("POST /mine?blocks=N and ?timestamp=T", () => {
   it("blocks=N produces the chain N single POST /mine produce, block for block; the answer names the range and lists every receipt with its height", async () => {
     const batch = await startNode({ kind: "genesis", source: GENESIS });
     const single = await startNode({ kind: "genesis", source: GENESIS });

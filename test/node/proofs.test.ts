@@ -25,7 +25,7 @@ async function verifies(command: "verify-proof" | "verify-bmt-proof", proof: unk
   writeFileSync(file, JSON.stringify(proof));
   const r = await cbqs(command, file, "--root", root);
   expect(r, `${command} ${file}`).toMatchObject({ exitCode: 0, err: "" });
-  // verify-proof lists what it checked below its verdict (docs/decisions.md, CIP-4 Appendix C).
+  // verify-proof lists what it checked below its verdict (D-0015, CIP-4 Appendix C).
   expect(r.out, `${command} ${file}`).toMatch(/^valid\n/);
   expect((await cbqs(command, file, "--root", flipHex(root))).exitCode).toBe(1);
 }
@@ -152,7 +152,7 @@ describe("cbqs node: CIP-4 §5.4 proofs", () => {
     }
   });
 
-  it("issue 21: /proof/multi keys of an unknown prefix (0x00, 0x1e–0xff) or a wrong length are 400 invalid_key naming the index, never 500 (CIP-4 §4.2)", async () => {
+  it("/proof/multi keys of an unknown prefix (0x00, 0x1e–0xff) or a wrong length are 400 invalid_key naming the index, never 500 (CIP-4 §4.2)", async () => {
     const present = toHex(accountKey(new Uint8Array(20).fill(0x11)));
     const withPrefix = (b: number) => "0x" + b.toString(16).padStart(2, "0") + present.slice(4);
     const unknown = [0x00, ...Array.from({ length: 0xff - 0x1e + 1 }, (_, i) => 0x1e + i)];
@@ -196,8 +196,8 @@ describe("cbqs node: CIP-4 §5.4 proofs", () => {
   });
 });
 
-describe("issue 22: /proof/multi bound", () => {
-  it("issue 22: /proof/multi proves exactly 256 keys (the bound is inclusive) and refuses 257 (CIP-4 §8.2)", () => {
+describe("/proof/multi bound", () => {
+  it("/proof/multi proves exactly 256 keys (the bound is inclusive) and refuses 257 (CIP-4 §8.2)", () => {
     const db = new MemoryChainDb(4);
     const keyOf = (i: number) => accountKey(Uint8Array.from({ length: 20 }, (_, j) => (j === 0 ? i >> 8 : j === 1 ? i & 255 : 0x42)));
     const g = genesis(db, Array.from({ length: 300 }, (_, i): [Uint8Array, Uint8Array] => [keyOf(i), Uint8Array.of(1, i & 255)]));
@@ -210,7 +210,7 @@ describe("issue 22: /proof/multi bound", () => {
   });
 });
 
-describe("issue 26: single-key proofs are kept per head block", () => {
+describe("single-key proofs are kept per head block", () => {
   it("a kept answer is byte for byte the one built afresh; a new head is never answered from the old one's (each answer verifies against the root it names)", async () => {
     const n = await startNode("fixtures/corpus/create-quote.json");
     try {

@@ -159,11 +159,11 @@ function accountNonce(n: TestNode, byte: number): bigint {
   return r === undefined ? 0n : decodeStateValueAs(r, "Account").nonce;
 }
 
-describe("cbqs node: issue 22 — pinned broker-state reads", () => {
+describe("cbqs node: pinned broker-state reads", () => {
   const SCHEDULE = "fixtures/corpus/create-base-schedule.json";
   const want = expectedByHeight(readFixture(SCHEDULE));
 
-  it("issue 22: a pinned broker-state answer reads the provider record from the pinned block's state, not the head's (CIP-39 §3 atomic response)", async () => {
+  it("a pinned broker-state answer reads the provider record from the pinned block's state, not the head's (CIP-39 §3 atomic response)", async () => {
     const n = await startNode(SCHEDULE, { retainBlocks: 8 });
     try {
       const head = n.db.head()!;
@@ -184,7 +184,7 @@ describe("cbqs node: issue 22 — pinned broker-state reads", () => {
     }
   });
 
-  it("issue 22: the retention check comes before the answer cache: a pinned block answered once is refused (410) after it left the window (CIP-39 §3)", async () => {
+  it("the retention check comes before the answer cache: a pinned block answered once is refused (410) after it left the window (CIP-39 §3)", async () => {
     const n = await startNode(SCHEDULE, { retainBlocks: 1 });
     try {
       const pinned = n.db.head()!;
@@ -205,7 +205,7 @@ describe("cbqs node: issue 22 — pinned broker-state reads", () => {
   });
 });
 
-describe("issue 22: the broker-state cache is bounded", () => {
+describe("the broker-state cache is bounded", () => {
   it("holds at most 1,024 answers and 16 blocks' parts, forgetting the oldest first", () => {
     const cache = new BrokerStateCache();
     for (const [recent, size] of [[cache.answers, 1_024], [cache.parts, 16]] as const) {

@@ -1,4 +1,4 @@
-// issue 22: every refusal of the node's reads and proofs says what was wrong in words a user can
+// Every refusal of the node's reads and proofs says what was wrong in words a user can
 // act on. The codes alone were tested before, so a refusal whose message was lost or garbled
 // (or a check that no longer ran, leaving a later one to refuse with another message) passed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -59,7 +59,7 @@ const CASES: Case[] = [
   ],
   ["GET", `/account/${toHex(address(1))}?proof=${"t".repeat(60)}`, undefined, 400, "invalid_proof", `proof must be true or false (got "${"t".repeat(40)}")`],
   ["GET", "/cbqs/stream/%ZZ", undefined, 400, "invalid_stream", "the stream in the path has a malformed percent-encoding"],
-  // issue 22: the server's own refusals (src/node/server.ts), by message.
+  // The server's own refusals (src/node/server.ts), by message.
   ["GET", "/cbqs/stream/owner:nobody", undefined, 400, "invalid_stream", 'stream must be a 0x 32-byte id, "owner:0x<addr>/nonce:<n>" or "key_stream_of:<stream>" (got "owner:nobody")'],
   ["POST", "/mine?blocks=0", "", 400, "invalid_blocks", "blocks must be from 1 to 100000"],
   ["POST", "/mine?blocks=100001", "", 400, "invalid_blocks", "blocks must be a number of blocks of at most 100000 (got 100001)"],
@@ -97,7 +97,7 @@ describe("GET /tx's decoded events (CIP-39 §19: a CBQS event's payload is one i
   });
 });
 
-describe("issue 22: the node's refusals name what was wrong", () => {
+describe("the node's refusals name what was wrong", () => {
   let n: TestNode;
   beforeAll(async () => {
     n = await startNode(FIXTURE, { retainBlocks: 2 });

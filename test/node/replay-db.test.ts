@@ -78,7 +78,7 @@ describe("replayIntoDb (src/store-tools/replay-db.ts)", () => {
   });
 });
 
-describe("issue 22: the stored chain against the fixture, each difference named (src/chain-node/stored-chain.ts)", () => {
+describe("the stored chain against the fixture, each difference named (src/chain-node/stored-chain.ts)", () => {
   /** A store holding the fixture's chain (blocks 1, 5 and 6). */
   async function full(): Promise<MemoryChainDb> {
     const db = new MemoryChainDb(100);
@@ -112,7 +112,7 @@ describe("issue 22: the stored chain against the fixture, each difference named 
     expect((await replayIntoDb(skipping, db, { toHeight: 5n })).mismatch).toMatchObject({ height: 5n, path: "$.blocks", field: "block", expected: "no block at height 5 (the fixture skips it)" });
   });
 
-  it("issue 22: each field of a fixture block and of its genesis alone, named by path and field, with the note that nothing ran", async () => {
+  it("each field of a fixture block and of its genesis alone, named by path and field, with the note that nothing ran", async () => {
     const db = await full();
     const flip = (b: Uint8Array): Uint8Array => Uint8Array.from(b, (x, i) => (i === 0 ? x ^ 1 : x));
     const cases: Array<[(f: Fixture) => void, string, string]> = [
@@ -142,7 +142,7 @@ describe("issue 22: the stored chain against the fixture, each difference named 
   });
 });
 
-describe("issue 22: the stored chain below a snapshot, its bounds and its words (src/chain-node/stored-chain.ts)", () => {
+describe("the stored chain below a snapshot, its bounds and its words (src/chain-node/stored-chain.ts)", () => {
   const flip = (b: Uint8Array): Uint8Array => Uint8Array.from(b, (x, i) => (i === 0 ? x ^ 1 : x));
 
   /** A store holding the fixture's chain (blocks 1, 5 and 6). */

@@ -98,7 +98,7 @@ describe("cbqs node: replication feed", () => {
     }
   });
 
-  it("issue 21: one rule for every numeric parameter — digits only, no sign or leading zeros; above the maximum 400, except limit, clamped (CIP-16 §3.1)", async () => {
+  it("one rule for every numeric parameter — digits only, no sign or leading zeros; above the maximum 400, except limit, clamped (CIP-16 §3.1)", async () => {
     const d30 = "9".repeat(30);
     const d31 = "9".repeat(31);
     // The exact cases of the issue: limit of 30 and 31 digits are both clamped; until=0 alone and with since=0 are one empty range.
@@ -142,7 +142,7 @@ describe("cbqs node: replication feed", () => {
     expect(n.db.head()!.height.toString()).toBe(heights.at(-1)); // no refused /mine produced a block
   });
 
-  it("issue 22: the feed never serves genesis (height 0) as an item: since=0 starts at block 1 (CIP-16 §3.1)", async () => {
+  it("the feed never serves genesis (height 0) as an item: since=0 starts at block 1 (CIP-16 §3.1)", async () => {
     for (const q of ["?since=0&limit=1", "?since=0&until=1&order=desc&limit=100", "?since=0&order=desc&limit=100"]) {
       const p = await page(n, q);
       expect(p.items.map((i) => i.height), q).not.toContain("0");
@@ -152,11 +152,11 @@ describe("cbqs node: replication feed", () => {
     expect((await page(n, "?since=1&limit=1")).prev).toBeNull();
   });
 
-  it("issue 21: the feed is advertised as net.concrnt.core.replication (CIP-16 §3) next to cbqs.replication, without owner", async () => {
+  it("the feed is advertised as net.concrnt.core.replication (CIP-16 §3) next to cbqs.replication, without owner", async () => {
     const endpoints = (await get(n.url, "/.well-known/cbqs")).body["endpoints"] as Record<string, string>;
     expect(endpoints["net.concrnt.core.replication"]).toBe("/replication{?since,until,limit,order}");
     expect(endpoints["cbqs.replication"]).toBe(endpoints["net.concrnt.core.replication"]);
-    // owner is not a parameter here (docs/decisions.md): asked for, it is refused, not ignored.
+    // owner is not a parameter here (D-0106): asked for, it is refused, not ignored.
     const r = await get(n.url, "/replication?owner=con1abc");
     expect([r.status, (r.body["error"] as { code: string }).code]).toEqual([400, "unknown_parameter"]);
   });

@@ -1,4 +1,4 @@
-// issue 22: a client that opens a connection and never finishes its request's headers is answered
+// A client that opens a connection and never finishes its request's headers is answered
 // 408 once the server's header timeout (10 s, checked every 30 s by node:http) has passed, in the
 // node's error shape, and the connection is closed (src/node/server.ts "clientError"). Slow by
 // nature (up to 40 s): kept apart from the other request tests.
@@ -6,8 +6,8 @@ import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
 import { startNode } from "./helpers.js";
 
-describe("issue 22: unfinished request headers (src/node/server.ts)", () => {
-  it("issue 22: headers never finished are answered 408 Request Timeout naming the timeout, then the connection is closed", async () => {
+describe("unfinished request headers (src/node/server.ts)", () => {
+  it("headers never finished are answered 408 Request Timeout naming the timeout, then the connection is closed", async () => {
     const n = await startNode("fixtures/corpus/create-quote.json");
     try {
       const { hostname, port } = new URL(n.url);

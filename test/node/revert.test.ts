@@ -1,4 +1,4 @@
-// Issue 26 §5: snapshots to revert to. POST /devnet/snapshot records the head block and the pool;
+// Snapshots to revert to. POST /devnet/snapshot records the head block and the pool;
 // POST /devnet/revert?id= rewinds the chain to that block exactly — state, blocks, indexes, the
 // pool as it was — by replaying the chain's own blocks into a fresh store; every root after it
 // is a fresh replay's (GET /fixture through `cbqs replay`), and a follower that had verified the
@@ -40,7 +40,7 @@ async function replayed(n: TestNode, name: string): Promise<{ exitCode: number; 
   return cbqs("replay", file, "--quiet");
 }
 
-describe("issue 26: POST /devnet/snapshot and /devnet/revert", () => {
+describe("POST /devnet/snapshot and /devnet/revert", () => {
   it("mine, snapshot, mine more, revert, mine different blocks: the chain is the snapshot's chain plus the new blocks, and replays from genesis (GET /fixture → cbqs replay: ok)", async () => {
     const n = await startNode({ kind: "genesis", source: GENESIS });
     try {

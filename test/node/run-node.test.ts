@@ -1,4 +1,4 @@
-// Issue 22, src/node/run.ts by hand (its mutants): what a started node logs (serving, each block,
+// src/node/run.ts by hand (its mutants): what a started node logs (serving, each block,
 // each imported block), its mining mode and block time agreeing, interval production that waits
 // its interval, a store that refuses a block stopping production once (reported, and the caller
 // told, not retried as a production failure), and close(): once, idempotent, every store it holds.
@@ -49,8 +49,8 @@ class RefusingDb extends MemoryChainDb {
 
 const base = { host: "127.0.0.1", port: 0, rateLimit: 0, proofRateLimit: 0, proofLimits: { maxExclusionOps: 4096 } };
 
-describe("issue 22: runNode's logs", () => {
-  it("issue 22: serving names the URL, chain instance, height and mining mode (a fixture's genesis is neither the default nor a devnet's); each block its height, transactions and dropped transactions; each imported block its height", async () => {
+describe("runNode's logs", () => {
+  it("serving names the URL, chain instance, height and mining mode (a fixture's genesis is neither the default nor a devnet's); each block its height, transactions and dropped transactions; each imported block its height", async () => {
     const n = await startNode({ kind: "fixture", fixture: TRANSFERS });
     try {
       const head = n.node.head().height;
@@ -82,7 +82,7 @@ describe("issue 22: runNode's logs", () => {
     }
   });
 
-  it("issue 22: the default genesis is named as such", async () => {
+  it("the default genesis is named as such", async () => {
     const n = await startNode({ kind: "genesis", source: DEFAULT_GENESIS_SOURCE });
     try {
       expect(n.logs.find((l) => l["msg"] === "serving")).toEqual({ level: "info", msg: "serving", url: n.url, chain_instance_id: toHex(n.node.chainInstanceId), height: "0", genesis: "default", mining: "manual" });
@@ -91,7 +91,7 @@ describe("issue 22: runNode's logs", () => {
     }
   });
 
-  it("issue 22: a batch of blocks is one log line, with its heights, blocks and transactions", async () => {
+  it("a batch of blocks is one log line, with its heights, blocks and transactions", async () => {
     const n = await startNode({ kind: "genesis", source: devnetGenesisSource(1) });
     try {
       expect((await post(n.url, "/mine?blocks=3", "")).status).toBe(200);
@@ -101,7 +101,7 @@ describe("issue 22: runNode's logs", () => {
     }
   });
 
-  it("issue 22: a store kept with a larger --retain-blocks has its undo rows below the window pruned at start, logged with the heights", async () => {
+  it("a store kept with a larger --retain-blocks has its undo rows below the window pruned at start, logged with the heights", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cbqs-run-node-"));
     try {
       const wide = LmdbChainDb.open(dir, { retainBlocks: 10 });
@@ -118,7 +118,7 @@ describe("issue 22: runNode's logs", () => {
     }
   });
 
-  it("issue 22: a devnet genesis is named with its dev accounts", async () => {
+  it("a devnet genesis is named with its dev accounts", async () => {
     const n = await startNode({ kind: "genesis", source: devnetGenesisSource(3) });
     try {
       expect(n.logs.find((l) => l["msg"] === "serving")).toEqual({ level: "info", msg: "serving", url: n.url, chain_instance_id: toHex(n.node.chainInstanceId), height: "0", genesis: "devnet", dev_accounts: 3, mining: "manual" });
@@ -128,8 +128,8 @@ describe("issue 22: runNode's logs", () => {
   });
 });
 
-describe("issue 22: runNode's mining", () => {
-  it("issue 22: a mining mode that disagrees with the block time is refused (the CLI never passes one)", async () => {
+describe("runNode's mining", () => {
+  it("a mining mode that disagrees with the block time is refused (the CLI never passes one)", async () => {
     for (const [mining, blockTime] of [
       ["interval", 0],
       ["manual", 5],
@@ -146,7 +146,7 @@ describe("issue 22: runNode's mining", () => {
     }
   });
 
-  it("issue 22: interval mining waits its block time: none within a second of an hour's", async () => {
+  it("interval mining waits its block time: none within a second of an hour's", async () => {
     const n = await startNode({ kind: "genesis", source: devnetGenesisSource(1) }, { blockTime: 3600 });
     try {
       await new Promise((done) => setTimeout(done, 1000));
@@ -157,7 +157,7 @@ describe("issue 22: runNode's mining", () => {
     }
   });
 
-  it("issue 22: a block that cannot be produced is logged with its stack (where it failed), as level error", async () => {
+  it("a block that cannot be produced is logged with its stack (where it failed), as level error", async () => {
     const n = await startNode({ kind: "genesis", source: devnetGenesisSource(1) }, { blockTime: 0.02 });
     try {
       // The last height whose timestamp fits in a u64: every later block's timestamp overflows (devnet.test.ts's case).
@@ -177,7 +177,7 @@ describe("issue 22: runNode's mining", () => {
     [false, false],
     [true, true],
   ] as const) {
-    it(`issue 22: a store that refuses a produced block${bug ? " with an error other than a StoreError (a bug)" : ""} stops interval production once: logged${bug ? " with its stack" : ""}, ${told ? "the caller told" : "no caller to tell"}, never retried nor logged as a production failure`, async () => {
+    it(`a store that refuses a produced block${bug ? " with an error other than a StoreError (a bug)" : ""} stops interval production once: logged${bug ? " with its stack" : ""}, ${told ? "the caller told" : "no caller to tell"}, never retried nor logged as a production failure`, async () => {
       const db = new RefusingDb(bug);
       const logs: Array<Record<string, unknown>> = [];
       const fatal: Error[] = [];
@@ -200,8 +200,8 @@ describe("issue 22: runNode's mining", () => {
   }
 });
 
-describe("issue 22: closing a node", () => {
-  it("issue 22: closing an interval-mining node stops its timer: no block is attempted on the closed store afterwards", async () => {
+describe("closing a node", () => {
+  it("closing an interval-mining node stops its timer: no block is attempted on the closed store afterwards", async () => {
     const n = await startNode({ kind: "genesis", source: devnetGenesisSource(1) }, { blockTime: 0.02 });
     await until("a block", () => n.node.head().height > 0n);
     await n.close();
@@ -211,7 +211,7 @@ describe("issue 22: closing a node", () => {
     expect(n.logs.slice(logged)).toEqual([]);
   });
 
-  it("issue 22: close() twice is one close: the server stops answering, and both the first store and the one a revert put in its place are closed", async () => {
+  it("close() twice is one close: the server stops answering, and both the first store and the one a revert put in its place are closed", async () => {
     const db = new MemoryChainDb();
     const n = await startNode({ kind: "genesis", source: devnetGenesisSource(1) }, { db });
     await post(n.url, "/mine", "");

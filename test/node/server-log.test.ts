@@ -1,4 +1,4 @@
-// issue 22: the node's structured log on stderr (src/node/server.ts stderrLogger), as `cbqs node`
+// The node's structured log on stderr (src/node/server.ts stderrLogger), as `cbqs node`
 // writes it. Its own file: the command ends by a signal, which stops any node started after it in
 // the same module.
 import { describe, expect, it } from "vitest";
@@ -7,8 +7,8 @@ import { post } from "./helpers.js";
 
 const FIXTURE = "fixtures/corpus/create-quote.json";
 
-describe("issue 22: the structured log on stderr (src/node/server.ts stderrLogger)", () => {
-  it("issue 22: cbqs node writes one JSON object per line on stderr, each with its time first, then the entry's fields", async () => {
+describe("the structured log on stderr (src/node/server.ts stderrLogger)", () => {
+  it("cbqs node writes one JSON object per line on stderr, each with its time first, then the entry's fields", async () => {
     const r = await withNodeCommand(["--fixture", FIXTURE, "--port", "0"], async (url) => {
       expect((await post(url, "/mine", "")).status).toBe(200);
     });

@@ -1,4 +1,4 @@
-// issue 22: the server's own handling of a request (src/node/server.ts), before and after any
+// The server's own handling of a request (src/node/server.ts), before and after any
 // endpoint's code runs: the strict query reader, the request-body bounds however the body is
 // framed (declared length, exact bound, chunked), the CORS answers a page relies on, the words
 // of the 429s and of a malformed request, the internal error's log entry, the explorer's files,
@@ -108,8 +108,8 @@ const multiBody = (size: number): string => {
   return text + " ".repeat(size - text.length);
 };
 
-describe("issue 22: the strict query reader (src/node/server.ts)", () => {
-  it("issue 22: empty parts of a query are skipped; '+' in a value is a space, '%2B' a plus; an empty name is an unknown parameter; names are percent-decoded", async () => {
+describe("the strict query reader (src/node/server.ts)", () => {
+  it("empty parts of a query are skipped; '+' in a value is a space, '%2B' a plus; an empty name is an unknown parameter; names are percent-decoded", async () => {
     await withNode({}, async (n) => {
       expect((await get(n.url, "/genesis?&&")).status).toBe(200);
       expect((await get(n.url, "/genesis?")).status).toBe(200);
@@ -125,8 +125,8 @@ describe("issue 22: the strict query reader (src/node/server.ts)", () => {
   });
 });
 
-describe("issue 22: request-body bounds, however the body is framed (src/node/server.ts readBody)", () => {
-  it("issue 22: a /proof/multi body of exactly 65,536 bytes is read, declared or chunked; one byte more is 413 either way", async () => {
+describe("request-body bounds, however the body is framed (src/node/server.ts readBody)", () => {
+  it("a /proof/multi body of exactly 65,536 bytes is read, declared or chunked; one byte more is 413 either way", async () => {
     await withNode({}, async (n) => {
       const declared = await post(n.url, "/proof/multi", multiBody(65_536), "application/json");
       expect([declared.status, error(declared)]).toEqual([200, undefined]);
@@ -138,7 +138,7 @@ describe("issue 22: request-body bounds, however the body is framed (src/node/se
     });
   });
 
-  it("issue 22: a chunked body to an endpoint that takes none is 413; an empty one, chunked or declared as 0 bytes, is no body", async () => {
+  it("a chunked body to an endpoint that takes none is 413; an empty one, chunked or declared as 0 bytes, is no body", async () => {
     await withNode({}, async (n) => {
       const chunked = await chunkedPost(n.url + "/mine", ["x"]);
       expect([chunked.status, error(chunked)]).toEqual([413, { code: "body_too_large", message: "this endpoint takes no request body" }]);
@@ -148,7 +148,7 @@ describe("issue 22: request-body bounds, however the body is framed (src/node/se
     });
   });
 
-  it("issue 22: a declared length above the bound is refused at once, before any of the body arrives, and the connection is closed (the body is not drained)", async () => {
+  it("a declared length above the bound is refused at once, before any of the body arrives, and the connection is closed (the body is not drained)", async () => {
     await withNode({}, async (n) => {
       // Nothing of the body is ever sent: only the declared length can refuse it.
       const r = await raw(n.url, "POST /proof/multi HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n");
@@ -162,7 +162,7 @@ describe("issue 22: request-body bounds, however the body is framed (src/node/se
     });
   });
 
-  it("issue 22: a refusal with the body fully read keeps the connection open (keep-alive): only an unread body closes it", async () => {
+  it("a refusal with the body fully read keeps the connection open (keep-alive): only an unread body closes it", async () => {
     await withNode({}, async (n) => {
       // Two requests on one connection: the first is refused (400) after its body was read in full.
       const bad = "{bad json";
@@ -175,11 +175,11 @@ describe("issue 22: request-body bounds, however the body is framed (src/node/se
   });
 });
 
-describe("issue 22: POST /tx's body forms (src/node/server.ts txBody)", () => {
+describe("POST /tx's body forms (src/node/server.ts txBody)", () => {
   const GENESIS = { kind: "genesis", source: readFixture("fixtures/corpus/transfers.json").genesis.source } as const;
   const tx = (nonce: bigint) => transferTx(7n, address(0x11), nonce, address(0x22), 5n);
 
-  it("issue 22: binary CBOR is recognised by its media type case-insensitively and with parameters, and only by a whole media type at the start; hex may have whitespace around it", async () => {
+  it("binary CBOR is recognised by its media type case-insensitively and with parameters, and only by a whole media type at the start; hex may have whitespace around it", async () => {
     await withNode({}, async (n) => {
       const sent = [
         await post(n.url, "/tx", tx(0n), "Application/CBOR"),
@@ -194,7 +194,7 @@ describe("issue 22: POST /tx's body forms (src/node/server.ts txBody)", () => {
     }, GENESIS);
   });
 
-  it("issue 22: a text body of exactly twice the envelope bound plus 64 bytes is read (and judged as a transaction); one byte more is 413 naming the bound", async () => {
+  it("a text body of exactly twice the envelope bound plus 64 bytes is read (and judged as a transaction); one byte more is 413 naming the bound", async () => {
     await withNode({}, async (n) => {
       const max = 2 * MAX_ENVELOPE_BYTES + 64;
       const body = `0x${"00".repeat(MAX_ENVELOPE_BYTES)}`;
@@ -209,8 +209,8 @@ describe("issue 22: POST /tx's body forms (src/node/server.ts txBody)", () => {
   });
 });
 
-describe("issue 22: CORS and the 429s' words (src/node/server.ts)", () => {
-  it("issue 22: a preflight names the path's methods in Allow and Access-Control-Allow-Methods, and may be cached 600 s", async () => {
+describe("CORS and the 429s' words (src/node/server.ts)", () => {
+  it("a preflight names the path's methods in Allow and Access-Control-Allow-Methods, and may be cached 600 s", async () => {
     await withNode({ corsOrigins: ["http://localhost:3000"] }, async (n) => {
       const preflight = await fetch(`${n.url}/account/${toHex(address(1))}`, { method: "OPTIONS", headers: { origin: "http://localhost:3000", "access-control-request-method": "GET" } });
       expect([preflight.status, preflight.headers.get("allow"), preflight.headers.get("access-control-allow-methods"), preflight.headers.get("access-control-max-age")]).toEqual([
@@ -222,7 +222,7 @@ describe("issue 22: CORS and the 429s' words (src/node/server.ts)", () => {
     });
   });
 
-  it("issue 22: each 429 names the limit that refused it, in words with its rate; a page may read its Retry-After (exposed by CORS)", async () => {
+  it("each 429 names the limit that refused it, in words with its rate; a page may read its Retry-After (exposed by CORS)", async () => {
     const page = "http://localhost:3000";
     await withNode({ rateLimit: 2, clientRateLimit: 0, proofRateLimit: 1, now: () => 0, corsOrigins: [page] }, async (n) => {
       const proof = `/proof/account/${toHex(address(0x11))}`;
@@ -235,7 +235,7 @@ describe("issue 22: CORS and the 429s' words (src/node/server.ts)", () => {
     });
   });
 
-  it("issue 22: a proof asked of /account (?proof=true) is behind the proof limit; the same read without a proof is not", async () => {
+  it("a proof asked of /account (?proof=true) is behind the proof limit; the same read without a proof is not", async () => {
     await withNode({ rateLimit: 0, clientRateLimit: 0, proofRateLimit: 1, now: () => 0 }, async (n) => {
       const account = `/account/${toHex(address(0x11))}`;
       const statuses = [];
@@ -245,8 +245,8 @@ describe("issue 22: CORS and the 429s' words (src/node/server.ts)", () => {
   });
 });
 
-describe("issue 22: malformed HTTP and internal errors (src/node/server.ts)", () => {
-  it("issue 22: a malformed request is answered 400 naming the parser's code; headers too large are 431; the connection is closed", async () => {
+describe("malformed HTTP and internal errors (src/node/server.ts)", () => {
+  it("a malformed request is answered 400 naming the parser's code; headers too large are 431; the connection is closed", async () => {
     await withNode({}, async (n) => {
       const garbage = await raw(n.url, "GARBAGE\r\n\r\n");
       const g = parseRaw(garbage.text);
@@ -263,7 +263,7 @@ describe("issue 22: malformed HTTP and internal errors (src/node/server.ts)", ()
     });
   });
 
-  it("issue 22: an internal error's log entry is an error named 'internal error', with the request's method and its URL cut to 512 characters", async () => {
+  it("an internal error's log entry is an error named 'internal error', with the request's method and its URL cut to 512 characters", async () => {
     const db = new MemoryChainDb();
     const failOn = { active: false };
     const failing = new Proxy(db, {
@@ -288,8 +288,8 @@ describe("issue 22: malformed HTTP and internal errors (src/node/server.ts)", ()
   });
 });
 
-describe("issue 22: a client gone before its answer (src/node/server.ts send)", () => {
-  it("issue 22: a client that leaves while its devnet write runs is written nothing: the request is counted with status none", async () => {
+describe("a client gone before its answer (src/node/server.ts send)", () => {
+  it("a client that leaves while its devnet write runs is written nothing: the request is counted with status none", async () => {
     await withNode({}, async (n) => {
       const socket = await connected(n.url);
       socket.write("POST /mine?blocks=5000 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Cbqs-Client: test\r\nContent-Length: 0\r\n\r\n");
@@ -301,8 +301,8 @@ describe("issue 22: a client gone before its answer (src/node/server.ts send)", 
   }, 90_000);
 });
 
-describe("issue 22: the explorer's files and the server's edges (src/node/server.ts)", () => {
-  it("issue 22: / is the explorer page on GET and HEAD, 304 when its ETag is offered back; other methods on it are not the page's", async () => {
+describe("the explorer's files and the server's edges (src/node/server.ts)", () => {
+  it("/ is the explorer page on GET and HEAD, 304 when its ETag is offered back; other methods on it are not the page's", async () => {
     await withNode({}, async (n) => {
       const page = await fetch(n.url + "/");
       const etag = page.headers.get("etag")!;
@@ -320,7 +320,7 @@ describe("issue 22: the explorer's files and the server's edges (src/node/server
     });
   });
 
-  it("issue 22: a node on an IPv6 address names it in brackets in its URL, and answers there", async () => {
+  it("a node on an IPv6 address names it in brackets in its URL, and answers there", async () => {
     const logs: Array<Record<string, unknown>> = [];
     const db = new MemoryChainDb(128);
     const n = await runNode(db, { kind: "fixture", fixture: readFixture(FIXTURE) }, { host: "::1", port: 0, blockTime: 0, rateLimit: 0, proofRateLimit: 0, proofLimits: { maxExclusionOps: 4096 }, log: (e) => logs.push(e) });
@@ -332,7 +332,7 @@ describe("issue 22: the explorer's files and the server's edges (src/node/server
     }
   });
 
-  it("issue 22: close() gives the node's block timing hook back, and ends even while a client holds a request open mid-body", async () => {
+  it("close() gives the node's block timing hook back, and ends even while a client holds a request open mid-body", async () => {
     const n = await startNode({ kind: "genesis", source: devnetGenesisSource(2) });
     expect(n.node.onBlockTimed).toBe(n.metrics.observeBlock);
     const socket = await connected(n.url);
@@ -346,10 +346,10 @@ describe("issue 22: the explorer's files and the server's edges (src/node/server
   }, 30_000);
 });
 
-describe("issue 22: the server's edges a mutation test found untested (src/node/server.ts)", () => {
+describe("the server's edges a mutation test found untested (src/node/server.ts)", () => {
   const BODY_FORMS = "the body must be the envelope as 0x-prefixed hex (plain text, a JSON string, or cbqs tx --json's {\"envelope\": …}), or binary CBOR with Content-Type application/cbor or application/octet-stream";
 
-  it("issue 22: POST /tx reads a body as JSON only when it starts as JSON (a quote or a brace), and names the body's forms when it is none of them", async () => {
+  it("POST /tx reads a body as JSON only when it starts as JSON (a quote or a brace), and names the body's forms when it is none of them", async () => {
     await withNode({}, async (n) => {
       const endsQuoted = await post(n.url, "/tx", '0x12"');
       expect([endsQuoted.status, error(endsQuoted)]).toEqual([400, { code: "invalid_transaction", message: BODY_FORMS }]);
@@ -360,14 +360,14 @@ describe("issue 22: the server's edges a mutation test found untested (src/node/
     });
   });
 
-  it("issue 22: a query parameter without '=' is that name with an empty value", async () => {
+  it("a query parameter without '=' is that name with an empty value", async () => {
     await withNode({}, async (n) => {
       const bare = await get(n.url, "/fixture?post_state");
       expect([bare.status, error(bare)]).toEqual([400, { code: "invalid_post_state", message: 'post_state must be every, final or none (got "")' }]);
     });
   });
 
-  it("issue 22: a stream id in a path is refused as the stream's, malformed hex or malformed percent-encoding alike", async () => {
+  it("a stream id in a path is refused as the stream's, malformed hex or malformed percent-encoding alike", async () => {
     await withNode({}, async (n) => {
       const short = await get(n.url, "/cbqs/stream/0x12/events");
       expect([short.status, error(short)]).toEqual([400, { code: "invalid_stream", message: "stream must be 0x-prefixed 32-byte hex" }]);
@@ -376,13 +376,13 @@ describe("issue 22: the server's edges a mutation test found untested (src/node/
     });
   });
 
-  it("issue 22: every JSON answer says so, with its charset", async () => {
+  it("every JSON answer says so, with its charset", async () => {
     await withNode({}, async (n) => {
       for (const path of ["/genesis", "/head", "/nope"]) expect((await get(n.url, path)).headers.get("content-type"), path).toBe("application/json; charset=utf-8");
     });
   });
 
-  it("issue 22: a client gone mid-body is no internal error: nothing is logged or answered, its connection is dropped", async () => {
+  it("a client gone mid-body is no internal error: nothing is logged or answered, its connection is dropped", async () => {
     await withNode({}, async (n) => {
       const socket = await connected(n.url);
       socket.write("POST /proof/multi HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{");
@@ -394,7 +394,7 @@ describe("issue 22: the server's edges a mutation test found untested (src/node/
     });
   });
 
-  it("issue 22: a second server on one node: the block timing hook is the latest server's, and closing another leaves it; a server that cannot listen leaves nothing on the node", async () => {
+  it("a second server on one node: the block timing hook is the latest server's, and closing another leaves it; a server that cannot listen leaves nothing on the node", async () => {
     await withNode({}, async (n) => {
       const options = { host: "127.0.0.1", port: 0, rateLimit: 0, proofRateLimit: 0, proofLimits: { maxExclusionOps: 4096 }, log: () => {} };
       const before = listeners(n);
@@ -413,7 +413,7 @@ describe("issue 22: the server's edges a mutation test found untested (src/node/
     });
   });
 
-  it("issue 22: an error the listening server emits (a failed accept) is logged; the node serves on, its subscriptions kept", async () => {
+  it("an error the listening server emits (a failed accept) is logged; the node serves on, its subscriptions kept", async () => {
     await withNode({}, async (n) => {
       const logs: Array<Record<string, unknown>> = [];
       const b = await startServer(n.devnet, { host: "127.0.0.1", port: 0, rateLimit: 0, proofRateLimit: 0, proofLimits: { maxExclusionOps: 4096 }, log: (e) => logs.push(e) });

@@ -1,4 +1,4 @@
-// issue 22: the node's route table and the server's per-route checks (src/node/server.ts): which
+// The node's route table and the server's per-route checks (src/node/server.ts): which
 // path and method reach each endpoint, the query parameters each one takes (pinned by the words of
 // its unknown-parameter refusal, which lists them), which endpoints are behind the per-client proof
 // limit, the numeric parameters of the devnet writes by their refusals, the stream forms a path or
@@ -49,14 +49,14 @@ const ROUTES: Array<[method: "GET" | "POST", path: string, takes: string]> = [
   ["POST", "/devnet/revert", "id"],
 ];
 
-describe("issue 22: the route table (src/node/server.ts ROUTES)", () => {
+describe("the route table (src/node/server.ts ROUTES)", () => {
   let n: TestNode;
   beforeAll(async () => {
     n = await startNode(FIXTURE);
   });
   afterAll(() => n.close());
 
-  it("issue 22: every endpoint is reached by its method and path, and names exactly the query parameters it takes when given another", async () => {
+  it("every endpoint is reached by its method and path, and names exactly the query parameters it takes when given another", async () => {
     for (const [method, path, takes] of ROUTES) {
       const r = await send(n, method, `${path}?zz=1`);
       expect([r.status, error(r)], `${method} ${path}`).toEqual([400, { code: "unknown_parameter", message: `unknown query parameter "zz" (this endpoint takes: ${takes})` }]);
@@ -64,8 +64,8 @@ describe("issue 22: the route table (src/node/server.ts ROUTES)", () => {
   });
 });
 
-describe("issue 22: discovery without subscriptions (src/node/server.ts discovery)", () => {
-  it("issue 22: with --max-subscribers 0 discovery lists every other endpoint and only /subscribe is gone (404)", async () => {
+describe("discovery without subscriptions (src/node/server.ts discovery)", () => {
+  it("with --max-subscribers 0 discovery lists every other endpoint and only /subscribe is gone (404)", async () => {
     const on = await startNode(FIXTURE);
     const off = await startNode(FIXTURE, { maxSubscribers: 0 });
     try {
@@ -82,8 +82,8 @@ describe("issue 22: discovery without subscriptions (src/node/server.ts discover
   });
 });
 
-describe("issue 22: which endpoints are behind the per-client proof limit (CIP-4 §10)", () => {
-  it("issue 22: each proof endpoint (and /account?proof=true) is refused 429 by the proof limit once its client's bucket is empty; the lookups without a proof are not", async () => {
+describe("which endpoints are behind the per-client proof limit (CIP-4 §10)", () => {
+  it("each proof endpoint (and /account?proof=true) is refused 429 by the proof limit once its client's bucket is empty; the lookups without a proof are not", async () => {
     let clock = 0;
     const n = await startNode(FIXTURE, { rateLimit: 0, clientRateLimit: 0, proofRateLimit: 1, now: () => clock });
     try {
@@ -114,7 +114,7 @@ describe("issue 22: which endpoints are behind the per-client proof limit (CIP-4
   });
 });
 
-describe("issue 22: the devnet writes' numeric parameters, by their refusals (src/node/server.ts mineRequest, snapshotId)", () => {
+describe("the devnet writes' numeric parameters, by their refusals (src/node/server.ts mineRequest, snapshotId)", () => {
   let n: TestNode;
   beforeAll(async () => {
     n = await startNode(FIXTURE);
@@ -124,7 +124,7 @@ describe("issue 22: the devnet writes' numeric parameters, by their refusals (sr
   const FORM = "decimal digits without sign or leading zeros";
   const U64 = "18446744073709551615";
 
-  it("issue 22: POST /mine's height, timestamp and blocks and POST /devnet/revert's id each say what the number is, and its bound", async () => {
+  it("POST /mine's height, timestamp and blocks and POST /devnet/revert's id each say what the number is, and its bound", async () => {
     for (const [path, code, message] of [
       ["/mine?height=x", "invalid_height", `height must be a block height: ${FORM} (got "x")`],
       ["/mine?height=18446744073709551616", "invalid_height", `height must be a block height of at most ${U64} (got 18446744073709551616)`],
@@ -140,7 +140,7 @@ describe("issue 22: the devnet writes' numeric parameters, by their refusals (sr
     expect(n.node.head().height).toBe(6n); // nothing refused was mined
   });
 
-  it("issue 22: blocks=1 is the least batch (one block); the answer of a batch names its first block", async () => {
+  it("blocks=1 is the least batch (one block); the answer of a batch names its first block", async () => {
     const before = n.node.head().height;
     const one = await post(n.url, "/mine?blocks=1", "");
     expect([one.status, one.body["height"]]).toEqual([200, (before + 1n).toString()]);
@@ -150,21 +150,21 @@ describe("issue 22: the devnet writes' numeric parameters, by their refusals (sr
   });
 });
 
-describe("issue 22: a path is matched segment by segment (src/node/server.ts matchRoute)", () => {
+describe("a path is matched segment by segment (src/node/server.ts matchRoute)", () => {
   let n: TestNode;
   beforeAll(async () => {
     n = await startNode(FIXTURE);
   });
   afterAll(() => n.close());
 
-  it("issue 22: a path with a segment more or less than an endpoint's, or an empty segment where the endpoint captures one, is no endpoint (404), never a read of nothing", async () => {
+  it("a path with a segment more or less than an endpoint's, or an empty segment where the endpoint captures one, is no endpoint (404), never a read of nothing", async () => {
     for (const path of ["/genesis/x", "/tx/", "/account/", `/proof/storage/${REGISTRY}`, `/proof/storage/${REGISTRY}/`, `/cbqs/stream/${S}/history/x`, "/cbqs/stream//events"]) {
       const r = await get(n.url, path);
       expect([r.status, error(r)], path).toEqual([404, { code: "not_found", message: `no endpoint at ${JSON.stringify(path)} (see /.well-known/cbqs)` }]);
     }
   });
 
-  it("issue 22: a stream in a path or in ?stream= is an id or a stream-key form; text that is neither is refused quoting at most 120 characters of it", async () => {
+  it("a stream in a path or in ?stream= is an id or a stream-key form; text that is neither is refused quoting at most 120 characters of it", async () => {
     const long = `owner:${"x".repeat(200)}`;
     const message = (got: string) => `stream must be a 0x 32-byte id, "owner:0x<addr>/nonce:<n>" or "key_stream_of:<stream>" (got ${JSON.stringify(got)})`;
     for (const path of [`/cbqs/stream/${long}`, `/cbqs/stream/${long}/history`, `/cbqs/stream/${long}/events`, `/cbqs/broker-state?stream=${long}`, `/subscribe?stream=${long}`]) {
@@ -179,8 +179,8 @@ describe("issue 22: a path is matched segment by segment (src/node/server.ts mat
   });
 });
 
-describe("issue 22: POST /tx's binary envelope bound (src/node/server.ts txBody)", () => {
-  it("issue 22: a binary envelope of exactly the envelope bound is read and judged as a transaction; one byte more is 413", async () => {
+describe("POST /tx's binary envelope bound (src/node/server.ts txBody)", () => {
+  it("a binary envelope of exactly the envelope bound is read and judged as a transaction; one byte more is 413", async () => {
     const n = await startNode(FIXTURE);
     try {
       const exact = await post(n.url, "/tx", new Uint8Array(MAX_ENVELOPE_BYTES), "application/octet-stream");
@@ -194,8 +194,8 @@ describe("issue 22: POST /tx's binary envelope bound (src/node/server.ts txBody)
   });
 });
 
-describe("issue 22: GET /genesis and discovery's read point (src/node/server.ts genesisJson, historyStartJson)", () => {
-  it("issue 22: /genesis names the genesis block, the chain, its instance, timestamp and source, its finalized view and where the node's history starts; discovery names the head", async () => {
+describe("GET /genesis and discovery's read point (src/node/server.ts genesisJson, historyStartJson)", () => {
+  it("/genesis names the genesis block, the chain, its instance, timestamp and source, its finalized view and where the node's history starts; discovery names the head", async () => {
     const fixture = readFixture(FIXTURE);
     const n = await startNode(FIXTURE);
     try {
@@ -228,8 +228,8 @@ describe("issue 22: GET /genesis and discovery's read point (src/node/server.ts 
   });
 });
 
-describe("issue 22: a 429 is counted under the endpoint its path names (src/node/server.ts)", () => {
-  it("issue 22: a refused request for the explorer's page is counted as cbqs.explorer, one for an endpoint under its name, one for no endpoint as unmatched", async () => {
+describe("a 429 is counted under the endpoint its path names (src/node/server.ts)", () => {
+  it("a refused request for the explorer's page is counted as cbqs.explorer, one for an endpoint under its name, one for no endpoint as unmatched", async () => {
     let clock = 0;
     const n = await startNode(FIXTURE, { rateLimit: 0, clientRateLimit: 1, now: () => clock });
     try {
@@ -251,8 +251,8 @@ describe("issue 22: a 429 is counted under the endpoint its path names (src/node
   });
 });
 
-describe("issue 22: proof_generation_ms measures the proof (src/node/server.ts)", () => {
-  it("issue 22: a proof's observed generation time lies within its request's own time, never the time since the process started", async () => {
+describe("proof_generation_ms measures the proof (src/node/server.ts)", () => {
+  it("a proof's observed generation time lies within its request's own time, never the time since the process started", async () => {
     const n = await startNode(FIXTURE);
     try {
       const before = performance.now();
@@ -271,8 +271,8 @@ describe("issue 22: proof_generation_ms measures the proof (src/node/server.ts)"
   });
 });
 
-describe("issue 22: close() ends the open subscriptions (src/node/server.ts)", () => {
-  it("issue 22: closing the node ends an open GET /subscribe answer cleanly (its body complete), not by cutting its connection", async () => {
+describe("close() ends the open subscriptions (src/node/server.ts)", () => {
+  it("closing the node ends an open GET /subscribe answer cleanly (its body complete), not by cutting its connection", async () => {
     const n = await startNode(FIXTURE);
     let res: IncomingMessage;
     try {

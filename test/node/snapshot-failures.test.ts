@@ -36,7 +36,7 @@ const fresh = () => join(root, `d${n++}`);
 afterEach(() => faults.clear());
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-describe("issue 22: snapshot import into a directory that cannot be listed (src/store-tools/snapshot.ts)", () => {
+describe("snapshot import into a directory that cannot be listed (src/store-tools/snapshot.ts)", () => {
   it("is refused naming the directory and the error's code (or the error itself when it has none); nothing is imported", () => {
     const target = fresh();
     mkdirSync(target);
@@ -47,7 +47,7 @@ describe("issue 22: snapshot import into a directory that cannot be listed (src/
   });
 });
 
-describe("issue 22: a periodic snapshot that cannot be written (src/store-tools/snapshot.ts snapshotEvery)", () => {
+describe("a periodic snapshot that cannot be written (src/store-tools/snapshot.ts snapshotEvery)", () => {
   /** Replays the fixture (blocks 1, 5, 6) into a store writing a snapshot every 5 blocks: block 5 crosses the first multiple. */
   function replayWithSnapshots(dir: string): void {
     const db = LmdbChainDb.open(dir, { afterCommit: snapshotEvery(dir, 5n) });

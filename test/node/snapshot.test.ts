@@ -55,7 +55,7 @@ function write(file: string, magic: Uint8Array, recs: Rec[]): void {
   writeFileSync(file, concatBytes(hashed, createHash("sha256").update(hashed).digest()));
 }
 
-describe("issue 22: snapshot import checks, each reached on its own (CIP-4 §8.1)", () => {
+describe("snapshot import checks, each reached on its own (CIP-4 §8.1)", () => {
   const FIXTURE = "fixtures/corpus/create-quote.json";
   const file = join(root, "head.cbqs");
   let bytes: Uint8Array;
@@ -71,7 +71,7 @@ describe("issue 22: snapshot import checks, each reached on its own (CIP-4 §8.1
     expect(readFileSync(same).equals(Buffer.from(bytes))).toBe(true);
   });
 
-  it("issue 22: the end record's checksum is compared, not only its length: a snapshot whose digest alone is wrong is refused as corrupt (CIP-4 §8.1)", () => {
+  it("the end record's checksum is compared, not only its length: a snapshot whose digest alone is wrong is refused as corrupt (CIP-4 §8.1)", () => {
     const corrupt = join(root, "digest.cbqs");
     const flipped = Buffer.from(bytes);
     flipped[flipped.length - 1]! ^= 1; // the digest itself: every record before it is intact
@@ -81,7 +81,7 @@ describe("issue 22: snapshot import checks, each reached on its own (CIP-4 §8.1
     expect(existsSync(target)).toBe(false);
   });
 
-  it("issue 22: the rebuilt state root is checked against block H's state_root: a snapshot with one operation changed and a correct checksum is refused (CIP-4 §8.1)", () => {
+  it("the rebuilt state root is checked against block H's state_root: a snapshot with one operation changed and a correct checksum is refused (CIP-4 §8.1)", () => {
     const recs = records(bytes);
     const ops = recs.find((r) => r.tag === 4)!;
     // The first Update operation: flip the last byte of its key (a valid key still, another one).
@@ -100,7 +100,7 @@ describe("issue 22: snapshot import checks, each reached on its own (CIP-4 §8.1
     expect(existsSync(target)).toBe(false);
   });
 
-  it("issue 22: block H's logs_root is checked against its receipts' events: a snapshot whose block record carries another logs_root (checksum correct) is refused (CIP-4 §8.1)", () => {
+  it("block H's logs_root is checked against its receipts' events: a snapshot whose block record carries another logs_root (checksum correct) is refused (CIP-4 §8.1)", () => {
     const recs = records(bytes);
     const rec = recs.find((r) => r.tag === 2)!;
     const block = decodeBlock(rec.body);
@@ -114,7 +114,7 @@ describe("issue 22: snapshot import checks, each reached on its own (CIP-4 §8.1
   });
 });
 
-describe("issue 22: the snapshot reader's refusals, each reached alone with a correct checksum (state/lmdb/snapshot.ts)", () => {
+describe("the snapshot reader's refusals, each reached alone with a correct checksum (state/lmdb/snapshot.ts)", () => {
   const file = join(root, "reader.cbqs");
   let bytes: Uint8Array;
   let magic: Uint8Array;
@@ -268,7 +268,7 @@ describe("issue 22: the snapshot reader's refusals, each reached alone with a co
   });
 });
 
-describe("issue 22: the chain checks of a snapshot import, each reached alone (src/store-tools/snapshot.ts)", () => {
+describe("the chain checks of a snapshot import, each reached alone (src/store-tools/snapshot.ts)", () => {
   const head = join(root, "chain-head.cbqs");
   const zero = join(root, "chain-zero.cbqs");
   let source: string;
@@ -347,7 +347,7 @@ describe("issue 22: the chain checks of a snapshot import, each reached alone (s
     expect(readdirSync(cluttered)).toEqual(["notes.txt"]);
   });
 
-  it("issue 22: a target that is an empty directory, or a store that never committed its genesis (a crash before it), is replaced by the import; a file is refused as not a directory", () => {
+  it("a target that is an empty directory, or a store that never committed its genesis (a crash before it), is replaced by the import; a file is refused as not a directory", () => {
     const empty = fresh();
     mkdirSync(empty);
     expect(importSnapshot(head, empty).height).toBe(6n);
@@ -366,7 +366,7 @@ describe("issue 22: the chain checks of a snapshot import, each reached alone (s
     expect(readFileSync(file, "utf8")).toBe("x");
   });
 
-  it("issue 22: the import is built beside the target, as <dir>.import-<pid> (trailing slashes of the target dropped), and moved into place; nothing is left beside it", () => {
+  it("the import is built beside the target, as <dir>.import-<pid> (trailing slashes of the target dropped), and moved into place; nothing is left beside it", () => {
     const base = fresh();
     const beside = `${base}.import-${process.pid}`;
     const steps = importSnapshotSteps(head, `${base}//`);
@@ -377,7 +377,7 @@ describe("issue 22: the chain checks of a snapshot import, each reached alone (s
     expect([existsSync(beside), existsSync(base)]).toEqual([false, true]);
   });
 
-  it("issue 22: a leftover <dir>.import-<pid> of an import that was killed is cleared, not imported into", () => {
+  it("a leftover <dir>.import-<pid> of an import that was killed is cleared, not imported into", () => {
     const base = fresh();
     mkdirSync(`${base}.import-${process.pid}`);
     writeFileSync(join(`${base}.import-${process.pid}`, "stale"), "x");
@@ -385,14 +385,14 @@ describe("issue 22: the chain checks of a snapshot import, each reached alone (s
     expect(readdirSync(base)).not.toContain("stale");
   });
 
-  it("issue 22: the store a refused import looked into is closed again: it opens in this process afterwards", () => {
+  it("the store a refused import looked into is closed again: it opens in this process afterwards", () => {
     expect(refusal(head, source)).toMatch(/already holds this chain/);
     const db = LmdbChainDb.open(source);
     expect(db.head()!.height).toBe(6n);
     db.close();
   });
 
-  it("issue 22: a block hash other than the trusted one is an AnchorMismatch, named", () => {
+  it("a block hash other than the trusted one is an AnchorMismatch, named", () => {
     const target = fresh();
     let thrown: unknown;
     try {
@@ -406,7 +406,7 @@ describe("issue 22: the chain checks of a snapshot import, each reached alone (s
   });
 });
 
-describe("issue 22: snapshot export's refusals (state/lmdb/snapshot.ts)", () => {
+describe("snapshot export's refusals (state/lmdb/snapshot.ts)", () => {
   it("an empty store, a height without a block, and a block whose operations are pruned are refused by name; an older block still held exports", () => {
     const empty = LmdbChainDb.open(fresh());
     expect(() => exportSnapshot(empty, join(root, "empty.cbqs"))).toThrow(new SnapshotError("the store holds no chain"));
@@ -423,7 +423,7 @@ describe("issue 22: snapshot export's refusals (state/lmdb/snapshot.ts)", () => 
     );
     expect(existsSync(join(root, "old.cbqs"))).toBe(false);
     expect(exportSnapshot(db, join(root, "head.cbqs")).height).toBe(6n);
-    // issue 22: trailing bytes are found also when the snapshot ends exactly where a read of the
+    // Trailing bytes are found also when the snapshot ends exactly where a read of the
     // file ends (the reader reads 1 MiB at a time): the genesis source padded to make it 1 MiB.
     const recs = records(readFileSync(join(root, "head.cbqs")));
     const g = decodeGenesis(recs[0]!.body);
@@ -462,7 +462,7 @@ function expectRebuilt(file: string, head: BlockRecord): void {
   }
 }
 
-describe("issue 22: snapshot export at the pruning boundary's edges (state/lmdb/snapshot.ts)", () => {
+describe("snapshot export at the pruning boundary's edges (state/lmdb/snapshot.ts)", () => {
   const openFds = (): number => readdirSync("/proc/self/fd").length;
 
   it("a block whose last commit is still held but whose floor lies below the pruning boundary is refused by name; the head exports", () => {
@@ -562,8 +562,8 @@ describe("issue 22: snapshot export at the pruning boundary's edges (state/lmdb/
   });
 });
 
-describe("issue 22: periodic snapshots", () => {
-  it("issue 22: a snapshot is written at the first block at or above each multiple of the interval, also when that multiple is a skipped height (CIP-4 §11 SNAPSHOT_INTERVAL_BLOCKS)", () => {
+describe("periodic snapshots", () => {
+  it("a snapshot is written at the first block at or above each multiple of the interval, also when that multiple is a skipped height (CIP-4 §11 SNAPSHOT_INTERVAL_BLOCKS)", () => {
     // Heights 1, 2, 5, 8, 10, 12, 20, 21, 30; every 4 blocks: multiples 4, 16, 24 and 28 have no block.
     const dir = fresh();
     const db = LmdbChainDb.open(dir, { afterCommit: snapshotEvery(dir, 4n) });

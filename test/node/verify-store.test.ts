@@ -64,7 +64,7 @@ function reparented(cid: Uint8Array, b: BlockRecord, parent: Uint8Array): BlockR
   return { ...b, parent_hash: parent, block_hash };
 }
 
-describe("issue 22: store verify, each check reached alone (src/store-tools/verify-store.ts)", () => {
+describe("store verify, each check reached alone (src/store-tools/verify-store.ts)", () => {
   it("the good store verifies, and the answer counts what was checked", () => {
     const db = LmdbChainDb.open(good);
     try {
@@ -149,7 +149,7 @@ describe("issue 22: store verify, each check reached alone (src/store-tools/veri
     expect(equal).toBe(`block 6: its QMDB log size ${sizes[0]} is not above block 5's ${sizes[0]}`);
   });
 
-  it("issue 22: an index entry that does not decode is named by its hash, both ways; an inconsistency is a StoreInconsistency by name", () => {
+  it("an index entry that does not decode is named by its hash, both ways; an inconsistency is a StoreInconsistency by name", () => {
     let tx = "";
     expect(
       inconsistency((t) => {
@@ -163,7 +163,7 @@ describe("issue 22: store verify, each check reached alone (src/store-tools/veri
     expect(new StoreInconsistency("x").name).toBe("StoreInconsistency");
   });
 
-  it("issue 22: an operation missing from the stored log is named as the stored state's damage; the rebuild's store is closed", () => {
+  it("an operation missing from the stored log is named as the stored state's damage; the rebuild's store is closed", () => {
     const fds = readdirSync("/proc/self/fd").length;
     expect(
       inconsistency((t) => {

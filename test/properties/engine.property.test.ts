@@ -129,7 +129,7 @@ function execute(plans: BlockPlan[]): { blocks: BlockInput[]; roots: string[]; v
 }
 
 /**
- * Issue 22: plans that drive the setup streams through the §6.1 lifecycle — settlements, top-ups
+ * Plans that drive the setup streams through the §6.1 lifecycle — settlements, top-ups
  * and the instructions gated on Active, at the heights where escrow runs out or grace ends — so
  * "only TopUpStream reactivates" is exercised in every run, not in one run of hundreds.
  */
@@ -154,7 +154,7 @@ const lifecycleArb: fc.Arbitrary<BlockPlan[]> = fc.array(
 );
 
 describe("engine properties (CIP-39 §4.1, §4.3, §5, §6.1; CIP-4 §6.3 determinism)", () => {
-  it("§18.1 reads/writes within the reservation, §19 event shapes, monotone effective rent height ≤ H, §5 custody ≥ Σ escrow, CBY conserved, §4.3/§5 counters match live records, §4.1 key streams mirror, §6.1 Active ⇔ no pins, only TopUpStream reactivates (issue 22), terminal absorbing — after every block", () => {
+  it("§18.1 reads/writes within the reservation, §19 event shapes, monotone effective rent height ≤ H, §5 custody ≥ Σ escrow, CBY conserved, §4.3/§5 counters match live records, §4.1 key streams mirror, §6.1 Active ⇔ no pins, only TopUpStream reactivates, terminal absorbing — after every block", () => {
     fc.assert(
       fc.property(blocksArb(12, 5), (plans) => {
         const { violation } = execute(plans);
@@ -164,7 +164,7 @@ describe("engine properties (CIP-39 §4.1, §4.3, §5, §6.1; CIP-4 §6.3 determ
     );
   });
 
-  it("issue 22: §6.1 only TopUpStream reactivates a Suspended stream — under plans of settlements, top-ups and Active-gated instructions at runway and deadline boundaries (with every invariant above)", () => {
+  it("§6.1 only TopUpStream reactivates a Suspended stream — under plans of settlements, top-ups and Active-gated instructions at runway and deadline boundaries (with every invariant above)", () => {
     fc.assert(
       fc.property(lifecycleArb, (plans) => {
         const { violation } = execute(plans);
@@ -186,7 +186,7 @@ describe("engine properties (CIP-39 §4.1, §4.3, §5, §6.1; CIP-4 §6.3 determ
     );
   });
 
-  it("issue 21 §2 / §5 compute-then-commit: a rejected instruction leaves every key byte-identical except its sender's account (nonce + 1, balance − fee) and the burned fee; an excluded one changes nothing; CBY is conserved", () => {
+  it("§5 compute-then-commit: a rejected instruction leaves every key byte-identical except its sender's account (nonce + 1, balance − fee) and the burned fee; an excluded one changes nothing; CBY is conserved", () => {
     // The property world with nonzero prices (same chain instance, so the model's signed objects stay valid).
     const priced = worldOf({ ...PROPERTY_WORLD.config, cycle_price: 2n, cell_price: 3n }, PROPERTY_WORLD.source);
     const supply = (c: Chain) => c.accounts().reduce((sum, a) => sum + a.balance, 0n);

@@ -1,4 +1,4 @@
-// The rule of test/report/tools.ts (docs/decisions.md "Report tests need xmllint and Chromium"):
+// The rule of test/report/tools.ts (D-0098 "Report tests need xmllint and Chromium"):
 // a missing tool skips its test on a developer's machine, saying which and how to install it, and
 // fails it in CI — never a silent pass.
 import { afterEach, describe, expect, it, type TestContext } from "vitest";

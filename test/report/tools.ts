@@ -2,7 +2,7 @@
 // JUnit files against test/junit.xsd, and a headless Chromium to render the HTML page. `.ci/run`
 // installs both when missing and sets CI, so in CI a missing tool FAILS its test; on a developer's
 // machine without them the test is skipped, saying which tool is missing and how to install it
-// (docs/decisions.md "Report tests need xmllint and Chromium: skipped on a bare machine, failed in CI").
+// (D-0098 "Report tests need xmllint and Chromium: skipped on a bare machine, failed in CI").
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import type { TestContext } from "vitest";

@@ -70,7 +70,7 @@ describe("scenario parsing (scenario-format §1, §2)", () => {
     expect(e.path).toBe("$.genesis");
   });
 
-  it("CIP-39 §3: a genesis_source with a repeated key is refused (one text, one chain: docs/decisions.md)", () => {
+  it("CIP-39 §3: a genesis_source with a repeated key is refused (one text, one chain: D-0014)", () => {
     const text = '{"chain_id": "9", "timestamp": "0", "block_time_seconds": "1", "governance": "0x00000000000000000000000000000000000000aa", "chain_id": "8"}';
     const e = errorOf(() => parseScenario({ format: "cbqs-scenario/v1", genesis_source: text, blocks: [] }));
     expect(e.path).toBe("$.genesis_source");

@@ -67,7 +67,7 @@ describe("run document (scenario-format §4)", () => {
     expect(document.blocks[1]!.tx_root).toBe(toHex(txRoot([])));
   });
 
-  it("CIP-4 §5.2: tx_root and tx_hash commit to the envelopes; nonces advance on every included transaction, accepted or rejected (issue 21 §2)", () => {
+  it("CIP-4 §5.2: tx_root and tx_hash commit to the envelopes; nonces advance on every included transaction, accepted or rejected", () => {
     const b = document.blocks[0]!;
     const envs = sealed[0]!.envelopes;
     expect(b.tx_root).toBe(toHex(txRoot(envs)));
@@ -132,7 +132,7 @@ describe("run document (scenario-format §4)", () => {
     expect(BigInt(accounts[P1]!.balance)).toBe(1_000_000n - fee);
   });
 
-  it("issue 21 §2: a transaction no block can contain (a keyless sender, a sender who cannot pay the fee at the reservation) is an error naming its path", () => {
+  it("a transaction no block can contain (a keyless sender, a sender who cannot pay the fee at the reservation) is an error naming its path", () => {
     const keyless = doc([{ height: "1", txs: [{ from: P1, transfer: { to: O1, amount: "1" } }, { from: "0x0000000000000000000000000000000000000017", transfer: { to: O1, amount: "1" } }] }]);
     expect(() => runScenario(parseScenario(keyless))).toThrow(
       expect.objectContaining({ path: "$.blocks[0].txs[1]", message: expect.stringContaining("no block can contain this transaction: 0x0000000000000000000000000000000000000017 is a keyless system account") }),

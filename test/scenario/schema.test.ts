@@ -1,4 +1,4 @@
-// The cbqs-scenario/v1 JSON Schema (issue 10 "Scenario authoring"): generated from the codec
+// The cbqs-scenario/v1 JSON Schema: generated from the codec
 // declarations, so it cannot drift; every scenario of the repository and every worked example of
 // docs/scenario-format.md is valid against it, and every example runs.
 import { readdirSync, readFileSync } from "node:fs";

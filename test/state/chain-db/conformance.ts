@@ -113,7 +113,7 @@ export function describeChainDb(name: string, open: OpenChainDb): void {
       expect(db.txLocation(keccak256(tx(2)))).toEqual({ height: 1n, index: 1 });
       expect(db.txLocation(keccak256(tx(1)))).toEqual({ height: 7n, index: 1 });
       expect(db.txLocation(keccak256(tx(99)))).toBeUndefined();
-      // issue 22: the whole u64 range, and heights outside it.
+      // The whole u64 range, and heights outside it.
       expect(heights(db.blocks({ from: 0n, to: 2n ** 64n - 1n, order: "asc", limit: 10 }))).toEqual([0n, 1n, 3n, 7n]);
       expect(heights(db.blocks({ from: 2n, to: 2n ** 64n - 1n, order: "desc", limit: 10 }))).toEqual([7n, 3n]);
       expect(db.blockByHeight(-1n)).toBeUndefined();
@@ -123,7 +123,7 @@ export function describeChainDb(name: string, open: OpenChainDb): void {
       expect(db.stateAt(5n)).toBeUndefined();
       expect(db.stateAt(3n)!.read(key(2))).toEqual(value(2));
       expect(db.stateAt(8n)).toBeUndefined();
-      // issue 22: the last u64 height holds a block like any other.
+      // The last u64 height holds a block like any other.
       const last = block(db, 2n ** 64n - 1n, [[key(3), value(3)]]);
       expect(db.blockByHeight(2n ** 64n - 1n)!.block_hash).toEqual(last.block_hash);
       expect(heights(db.blocks({ from: 7n, to: 2n ** 64n - 1n, order: "desc", limit: 10 }))).toEqual([2n ** 64n - 1n, 7n]);
@@ -131,7 +131,7 @@ export function describeChainDb(name: string, open: OpenChainDb): void {
       db.close();
     });
 
-    it("issue 22: a descending range includes the block at its lower bound `from` (both bounds inclusive)", () => {
+    it("a descending range includes the block at its lower bound `from` (both bounds inclusive)", () => {
       const db = open(8);
       genesis(db);
       block(db, 1n, [[key(1), value(1)]]);
@@ -170,7 +170,7 @@ export function describeChainDb(name: string, open: OpenChainDb): void {
       db.close();
     });
 
-    it("issue 22: each refusal of commitGenesis/commitBlock is reached alone and names its rule", () => {
+    it("each refusal of commitGenesis/commitBlock is reached alone and names its rule", () => {
       const db = open(4);
       const before = stage(db, 1n, []);
       expect(() => db.commitBlock(record(1n, before, new Uint8Array(32), []))).toThrow("commit genesis first");
@@ -227,7 +227,7 @@ export function describeChainDb(name: string, open: OpenChainDb): void {
       db.close();
     });
 
-    it("issue 22: the store keeps its own copy of each written key: a caller reusing its key array cannot corrupt the pinned state", () => {
+    it("the store keeps its own copy of each written key: a caller reusing its key array cannot corrupt the pinned state", () => {
       const db = open(4);
       genesis(db, [[key(1), value(1)], [key(2), value(2)]]);
       const batch = db.state.beginBlock(1n);

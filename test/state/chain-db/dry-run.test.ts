@@ -15,7 +15,7 @@ function overlay(stored: Record<string, Uint8Array> = {}) {
 }
 
 describe("dry-run overlay (BlockBatch contract)", () => {
-  it("issue 22: get returns the caller's own copy: changing it changes neither the overlay nor the stored state", () => {
+  it("get returns the caller's own copy: changing it changes neither the overlay nor the stored state", () => {
     const { batch, base } = overlay({ "1": Uint8Array.of(7) });
     batch.get(A)!.fill(0);
     expect(batch.get(A)).toEqual(Uint8Array.of(7));
@@ -25,7 +25,7 @@ describe("dry-run overlay (BlockBatch contract)", () => {
     expect(batch.getView(B)).toEqual(Uint8Array.of(3));
   });
 
-  it("issue 22: put keeps its own copy of the value: the caller may reuse its array", () => {
+  it("put keeps its own copy of the value: the caller may reuse its array", () => {
     const { batch } = overlay();
     const value = Uint8Array.of(4, 4);
     batch.put(A, value);
@@ -33,7 +33,7 @@ describe("dry-run overlay (BlockBatch contract)", () => {
     expect(batch.get(A)).toEqual(Uint8Array.of(4, 4));
   });
 
-  it("issue 22: every get counts one read and every put or delete one write (the meter's counts)", () => {
+  it("every get counts one read and every put or delete one write (the meter's counts)", () => {
     const { batch } = overlay({ "1": Uint8Array.of(7) });
     batch.get(A);
     batch.getView(B);
@@ -43,7 +43,7 @@ describe("dry-run overlay (BlockBatch contract)", () => {
     expect(batch.counts).toEqual({ reads: 2, writes: 3 });
   });
 
-  it("issue 22: the observer sees every access in order, with a fresh copy of a write's previous value it may keep or change", () => {
+  it("the observer sees every access in order, with a fresh copy of a write's previous value it may keep or change", () => {
     const { batch, base } = overlay({ "1": Uint8Array.of(7) });
     const seen: StateAccess[] = [];
     batch.observer = (access) => {
@@ -66,7 +66,7 @@ describe("dry-run overlay (BlockBatch contract)", () => {
     expect(new DryRunStore({ read: () => Uint8Array.of(7) }).read(A)).toEqual(Uint8Array.of(7));
   });
 
-  it("issue 22: releasing an inner checkpoint hands its writes to the outer one, so the outer rollback undoes both", () => {
+  it("releasing an inner checkpoint hands its writes to the outer one, so the outer rollback undoes both", () => {
     const { batch } = overlay({ "1": Uint8Array.of(7) });
     const outer = batch.checkpoint();
     batch.put(A, Uint8Array.of(1));
@@ -80,7 +80,7 @@ describe("dry-run overlay (BlockBatch contract)", () => {
     expect(batch.get(B)).toBeUndefined();
   });
 
-  it("issue 22: a released checkpoint is closed: the next one gets the same depth, and releasing the outermost keeps its writes", () => {
+  it("a released checkpoint is closed: the next one gets the same depth, and releasing the outermost keeps its writes", () => {
     const { batch } = overlay();
     const first = batch.checkpoint();
     batch.put(A, Uint8Array.of(1));
@@ -90,7 +90,7 @@ describe("dry-run overlay (BlockBatch contract)", () => {
     expect(batch.get(A)).toEqual(Uint8Array.of(1));
   });
 
-  it("issue 22: only the innermost open checkpoint may be closed; token 0 and a closed one are refused", () => {
+  it("only the innermost open checkpoint may be closed; token 0 and a closed one are refused", () => {
     const { batch } = overlay();
     const refusal = (token: number) => `checkpoint ${token} is not the innermost open checkpoint`;
     expect(() => batch.rollback(0)).toThrow(refusal(0));
@@ -104,7 +104,7 @@ describe("dry-run overlay (BlockBatch contract)", () => {
     batch.release(outer);
   });
 
-  it("issue 22: rolling back a checkpoint falls back to the stored value of a key first written inside it, never to a deletion", () => {
+  it("rolling back a checkpoint falls back to the stored value of a key first written inside it, never to a deletion", () => {
     const base = new Map([[A.join(), Uint8Array.of(7)]]);
     const store = new DryRunStore({ read: (k) => base.get(k.join()) });
     const batch = store.beginBlock(1n);

@@ -64,7 +64,7 @@ describe("LmdbChainDb across reopening", () => {
     db.close();
   });
 
-  it("issue 21: a store written with retainBlocks 100 and reopened with 10 prunes the undo rows below head−10 in one commit; pinned reads inside the window still work", () => {
+  it("a store written with retainBlocks 100 and reopened with 10 prunes the undo rows below head−10 in one commit; pinned reads inside the window still work", () => {
     const dir = fresh();
     let db = LmdbChainDb.open(dir, { retainBlocks: 100 });
     genesis(db);
@@ -76,7 +76,7 @@ describe("LmdbChainDb across reopening", () => {
     db.close();
 
     db = LmdbChainDb.open(dir, { retainBlocks: 10 });
-    // issue 22: before any pruning the old undo rows are still there; the block count alone refuses heights below the new window.
+    // Before any pruning the old undo rows are still there; the block count alone refuses heights below the new window.
     expect(undoHeights(db)).toHaveLength(100);
     expect(db.stateAt(109n)).toBeUndefined();
     expect(db.stateAt(110n)!.read(key(110 % 7))).toEqual(value(110));
@@ -101,7 +101,7 @@ describe("LmdbChainDb across reopening", () => {
     db.close();
   });
 
-  it("issue 21: pruneUndo whose write the disk refuses (an injected ENOSPC) is a StoreFullError like a block's commit, and the undo rows are all still there (CIP-4 §6.4)", () => {
+  it("pruneUndo whose write the disk refuses (an injected ENOSPC) is a StoreFullError like a block's commit, and the undo rows are all still there (CIP-4 §6.4)", () => {
     const dir = fresh();
     let db = LmdbChainDb.open(dir, { retainBlocks: 20 });
     genesis(db);
@@ -132,7 +132,7 @@ describe("LmdbChainDb across reopening", () => {
     db.close();
   });
 
-  it("issue 22: a block's commit that fails names the block; only a disk's or map's refusal (by code or by words) is a StoreFullError; the store then refuses writes until reopened", () => {
+  it("a block's commit that fails names the block; only a disk's or map's refusal (by code or by words) is a StoreFullError; the store then refuses writes until reopened", () => {
     const failing = (err: Error): { thrown: unknown; again: unknown; reopened: bigint | undefined } => {
       const dir = fresh();
       let db = LmdbChainDb.open(dir, { retainBlocks: 2 });
@@ -182,7 +182,7 @@ describe("LmdbChainDb across reopening", () => {
     expect(r.reopened).toBe(1n);
   });
 
-  it("issue 21: a commit on a store kept with a larger retainBlocks drops every undo row below the window, not only the block leaving it", () => {
+  it("a commit on a store kept with a larger retainBlocks drops every undo row below the window, not only the block leaving it", () => {
     const dir = fresh();
     let db = LmdbChainDb.open(dir, { retainBlocks: 20 });
     genesis(db);
@@ -199,7 +199,7 @@ describe("LmdbChainDb across reopening", () => {
     db.close();
   });
 
-  it("issue 22: pinned-state retention needs the reverse diffs, not only a block count: a height whose diffs were dropped is refused after reopening with a larger retainBlocks", () => {
+  it("pinned-state retention needs the reverse diffs, not only a block count: a height whose diffs were dropped is refused after reopening with a larger retainBlocks", () => {
     const dir = fresh();
     let db = LmdbChainDb.open(dir, { retainBlocks: 1 });
     genesis(db);
@@ -221,7 +221,7 @@ describe("LmdbChainDb across reopening", () => {
   });
 });
 
-describe("issue 22: LmdbChainDb's own refusals, by message", () => {
+describe("LmdbChainDb's own refusals, by message", () => {
   const refusal = (f: () => unknown): [string, string] => {
     try {
       f();
@@ -317,7 +317,7 @@ describe("issue 22: LmdbChainDb's own refusals, by message", () => {
   });
 });
 
-describe("issue 22: the message of a write the disk refused (StoreFullError)", () => {
+describe("the message of a write the disk refused (StoreFullError)", () => {
   const cause = new Error("MDB_MAP_FULL: Environment mapsize limit reached");
   it("below 1 MiB free it says the disk is full; otherwise it gives the free bytes; an empty store is left empty", () => {
     expect(new StoreFullError("block 5", 4n, 1000, cause).message).toBe(

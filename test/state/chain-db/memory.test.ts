@@ -6,7 +6,7 @@ import { describeChainDb } from "./conformance.js";
 
 describeChainDb("MemoryChainDb", (retainBlocks) => new MemoryChainDb(retainBlocks));
 
-describe("issue 22: MemoryChainDb's retention", () => {
+describe("MemoryChainDb's retention", () => {
   it("retainBlocks must be a whole number ≥ 0", () => {
     for (const bad of [-1, 1.5, Number.NaN]) expect(() => new MemoryChainDb(bad)).toThrow(new ChainDbError(`retainBlocks must be a non-negative integer (got ${bad})`));
     expect(new MemoryChainDb(0).retainBlocks).toBe(0);

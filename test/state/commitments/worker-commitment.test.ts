@@ -305,7 +305,7 @@ describe("WorkerCommitment's refusals, by message", () => {
     expect(() => c.root()).toThrow("the commit worker failed: (no message)");
   });
 
-  it("issue 22: a worker that answers nothing (its thread ended behind the commitment's back) fails the wait once the stall time is over, naming it", async () => {
+  it("a worker that answers nothing (its thread ended behind the commitment's back) fails the wait once the stall time is over, naming it", async () => {
     const c = new W.WorkerCommitment(undefined, 300);
     opened.push(c);
     const inside = c as unknown as { worker: { terminate(): Promise<number> }; header: Int32Array };
@@ -335,7 +335,7 @@ describe("WorkerCommitment's refusals, by message", () => {
 // A worker stopped while it works: `close` terminates it mid-batch, and so does the exit of a
 // process that never closed it. Node 22 and 24 abort the whole process there (a V8 fatal error,
 // exit 133) when the worker's loop runs inside its module's evaluation, which has top-level await
-// below it (docs/decisions.md "The commit worker's loop runs outside module evaluation"). Each
+// below it (D-0172 "The commit worker's loop runs outside module evaluation"). Each
 // case runs in a child process on this test's own Node, so an abort fails the test, not the suite.
 describe("a busy worker stopped", () => {
   /** Runs `body` in a fresh Node with `busy()` (a commitment whose worker is applying a 4,000-key batch) in scope. */

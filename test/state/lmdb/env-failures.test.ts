@@ -90,7 +90,7 @@ const mine = `cbqs.pid.${process.pid}`;
 /** A pid no process has: a child that has exited. */
 const deadPid = () => spawnSync(process.execPath, ["-e", ""]).pid!;
 
-describe("issue 22: a store whose directory the user may not write", () => {
+describe("a store whose directory the user may not write", () => {
   it("a reader whose lock file cannot be written (EACCES, EPERM, EROFS) opens without a lock and leaves the directory as it was", () => {
     const dir = written(fresh());
     for (const code of ["EACCES", "EPERM", "EROFS"]) {
@@ -158,7 +158,7 @@ describe("issue 22: a store whose directory the user may not write", () => {
   });
 });
 
-describe("issue 22: LMDB's files that cannot be read", () => {
+describe("LMDB's files that cannot be read", () => {
   it("a data.mdb that cannot be opened or read is refused naming the error, and the lock is released", () => {
     const dir = written(fresh());
     for (const [name, error, expected] of [
@@ -213,7 +213,7 @@ describe("issue 22: LMDB's files that cannot be read", () => {
   });
 });
 
-describe("issue 22: the writer lock when the file system or another process interferes", () => {
+describe("the writer lock when the file system or another process interferes", () => {
   it("a hard link refused for another reason than EEXIST (a file system without hard links) is refused with its code; no lock file is left", () => {
     const dir = written(fresh());
     for (const [error, expected] of [
@@ -324,7 +324,7 @@ describe("issue 22: the writer lock when the file system or another process inte
   });
 });
 
-describe("issue 22: the free bytes of the store's file system", () => {
+describe("the free bytes of the store's file system", () => {
   it("are its available blocks times their size, and unknown (undefined) where statfs fails", () => {
     const env = Env.open(fresh());
     try {

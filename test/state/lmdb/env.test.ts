@@ -68,7 +68,7 @@ describe("the writer lock (cbqs.pid)", () => {
   });
 });
 
-describe("issue 22: the lock and the files around LMDB's", () => {
+describe("the lock and the files around LMDB's", () => {
   it("a second close of an Env does not remove the lock of the store's next opener", () => {
     const dir = fresh();
     const first = Env.open(dir);
@@ -173,7 +173,7 @@ describe("a store LMDB itself cannot open", () => {
 /** What lmdb-js keeps of its open options, and its state (on its root object; not in its types). */
 const lmdb = (env: Env) => env.root as unknown as { overlappingSync?: boolean; noSync?: boolean; readOnly?: boolean; status: string };
 
-describe("issue 22: what LMDB is asked to open", () => {
+describe("what LMDB is asked to open", () => {
   it("the sync policy of docs/state.md: a commit is flushed after it returns (overlappingSync), never with noSync (benchmarks)", () => {
     const dir = fresh();
     const env = Env.open(dir);

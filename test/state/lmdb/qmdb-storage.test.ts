@@ -184,7 +184,7 @@ describe.each(["memory", "lmdb"] as const)("QMDB on LMDB (key index in %s) = QMD
   });
 });
 
-describe.each(["memory", "lmdb"] as const)("issue 22: what the LMDB storage holds, on disk and in memory (key index in %s)", (placement) => {
+describe.each(["memory", "lmdb"] as const)("what the LMDB storage holds, on disk and in memory (key index in %s)", (placement) => {
   it("the nodes table holds exactly the pruned prefix's pinned peaks below the boundary, after every block", () => {
     const disk = new Persistent(join(root, `db${dirs++}`), config(4), placement);
     try {
@@ -249,7 +249,7 @@ describe.each(["memory", "lmdb"] as const)("issue 22: what the LMDB storage hold
   });
 });
 
-describe("issue 22: WindowBitmap (the activity bitmap held from the pruning boundary up) = a plain array of bits", () => {
+describe("WindowBitmap (the activity bitmap held from the pruning boundary up) = a plain array of bits", () => {
   // Operations: extend, set a bit (never below the dropped window to 1), drop what lies below a bit.
   const op = fc.oneof(
     fc.record({ kind: fc.constant("extend" as const), by: fc.integer({ min: 0, max: 40 }) }),
@@ -336,7 +336,7 @@ describe("issue 22: WindowBitmap (the activity bitmap held from the pruning boun
   });
 });
 
-describe("issue 22: the operation log on LMDB (its bounds, by message)", () => {
+describe("the operation log on LMDB (its bounds, by message)", () => {
   it("an empty log has no location 0 to read: out of range, not pruned", () => {
     const env = Env.open(join(root, `log${dirs++}`));
     try {

@@ -1,4 +1,4 @@
-// Canonical store records (issue 9 §1, the decoder audit in docs/transactions.md): every byte
+// Canonical store records (the decoder audit in docs/transactions.md): every byte
 // string the block and genesis record decoders accept — what the store reads back, and what
 // `snapshot import` reads from a snapshot file — re-encodes to exactly itself. The class: a
 // text decoder that strips a byte-order mark, and flag bytes read as "anything but 0/1 means 1".
@@ -123,7 +123,7 @@ describe("store records: one accepted byte string per record", () => {
   });
 });
 
-describe("issue 22: store records — each refusal names what failed", () => {
+describe("store records — each refusal names what failed", () => {
   it("a record cut short is truncated; one with bytes after it has trailing bytes", () => {
     const bytes = encodeBlock(block([receipt()]));
     expect(() => decodeBlock(bytes.subarray(0, bytes.length - 1))).toThrow(new DamagedRecordError("block record: truncated"));

@@ -25,7 +25,7 @@ const key = (prefix: number, ...body: Uint8Array[]) => {
 const enc = (s: string) => new TextEncoder().encode(s);
 
 describe("state keys (CIP-4 §4.1/§4.2)", () => {
-  it("CIP-4 §4.2: the table's prefixes run 0x01–0x1D contiguously, no 0x00 (29 rows; see decisions)", () => {
+  it("CIP-4 §4.2: the table's prefixes run 0x01–0x1D contiguously, no 0x00 (29 rows; D-0021)", () => {
     const values = Object.values(StatePrefix).sort((a, b) => a - b);
     expect(values).toEqual(Array.from({ length: 0x1d }, (_, i) => i + 1));
     expect(values[0]).toBe(0x01);
