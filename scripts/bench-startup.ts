@@ -1,4 +1,4 @@
-// Start-up benchmark (docs/performance.md "Start-up"): the wall time of one `cbqs` call that
+// Start-up benchmark (docs/engineering/performance.md "Start-up"): the wall time of one `cbqs` call that
 // does little work — `cbqs --version`, and a per-call `cbqs t8n` of a small block (block 5 of
 // fixtures/corpus/create-quote.json, the README's t8n example) — against a bare `node -e 0`.
 // With --base <dir> (another checkout, built: <dir>/dist/src/cli.js) the same two calls of that

@@ -90,7 +90,7 @@ export class LocalChain {
   }
 
   /**
-   * The envelope of a transaction written as a scenario writes it (docs/scenario-format.md §2),
+   * The envelope of a transaction written as a scenario writes it (docs/reference/formats/scenario.md §2),
    * for this chain, with the sender's next nonce (account nonce plus its transactions sent and
    * not yet mined) unless one is given. A malformed transaction is a ScenarioError naming its
    * JSON path.
@@ -142,7 +142,7 @@ export class LocalChain {
   }
 
   /**
-   * The chain so far as a cbqs-fixture/v1 (docs/fixtures.md), every block re-executed from
+   * The chain so far as a cbqs-fixture/v1 (docs/reference/formats/fixture.md), every block re-executed from
    * genesis and checked first, as `cbqs export` writes it: replayFixture(chain.toFixture()) is
    * ok, and another implementation can be run against it (`cbqs consume`).
    */

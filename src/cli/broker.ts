@@ -1,5 +1,5 @@
 // `cbqs verify-broker <bundles…> (--node <url> | --fixture <file>)`: a broker's signed artifacts
-// checked against the chain, rule by rule (docs/broker.md "The 30 rules", src/broker-kit/).
+// checked against the chain, rule by rule (docs/guides/verify-a-broker.md "The 30 rules", src/broker-kit/).
 // Every bundle is read (and refused, exit 2, naming the line) before the chain is consulted.
 import type { Command } from "commander";
 import { readBundle, type Bundle } from "../broker-kit/bundle.js";

@@ -2,7 +2,7 @@
 //   generate [-o file]   re-derive cip-39-gas-vectors-v1.json from the engine
 //   verify [file]        re-execute every vector, compare every number, check the pinned SHA-256
 //   schedule [-o file]   print gas-vectors/SCHEDULE.md (generated from the cost module)
-//   plans [-o file]      print docs/canonical-plans.md (observed per-path state-I/O plans)
+//   plans [-o file]      print docs/reference/canonical-plans.md (observed per-path state-I/O plans)
 import type { Command } from "commander";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";

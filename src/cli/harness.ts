@@ -1,9 +1,9 @@
-// The replay harness commands (docs/fixtures.md), in workflow order: `cbqs fill`, `cbqs replay`,
+// The replay harness commands (docs/reference/formats/fixture.md), in workflow order: `cbqs fill`, `cbqs replay`,
 // `cbqs t8n`, `cbqs trace`, `cbqs diff`. Exit 0 = everything matches, 1 = a mismatch/difference,
 // 2 = unusable input (one line naming the file and JSON path; never a stack trace).
 // What only fill, replay, trace or diff use — the replay pipeline, the LMDB store — is imported by
 // their actions (`await import`), not here: a per-call `cbqs t8n` loads no more than it runs
-// (docs/performance.md "Start-up").
+// (docs/engineering/performance.md "Start-up").
 import { DEFAULT_T8N_LINE_BYTES, echo, MAX_BUFFERED_DOCUMENT_BYTES } from "../bounds.js";
 import { existsSync, mkdirSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
@@ -208,7 +208,7 @@ export function mismatchLines(file: string, m: Mismatch): string[] {
 }
 
 /**
- * A fixture's outcome as a report's test case (docs/fixtures.md "Reports"): a mismatch is a
+ * A fixture's outcome as a report's test case (docs/reference/formats/fixture.md "Reports"): a mismatch is a
  * failure whose message is the first difference and whose details are the differing keys, an
  * unusable fixture an error; `reproduce` is the command line that shows it again.
  */
@@ -251,7 +251,7 @@ function replayCommand(file: string, toHeight: bigint | undefined): string {
   return `cbqs replay ${shellWord(file)}${toHeight === undefined ? "" : ` --to-height ${toHeight}`}`;
 }
 
-/** A replay's report: a suite per target argument, a case per fixture (docs/fixtures.md "Reports"). */
+/** A replay's report: a suite per target argument, a case per fixture (docs/reference/formats/fixture.md "Reports"). */
 function replaySuites(runs: ReadonlyArray<{ report: FixtureReport; seconds: number }>, found: ReadonlyMap<string, string>, o: { started: Date; shard: Shard | undefined; toHeight: bigint | undefined }): Suite[] {
   const byTarget = new Map<string, Array<{ report: FixtureReport; seconds: number }>>();
   for (const run of runs) {
@@ -394,7 +394,7 @@ function registerReplay(program: Command): void {
       if (jobs > 1) await replayOnWorkers(files, { jobs, toHeight, signal, progress: mode, kept }, (r, s) => (reports.push(r), seconds.push(s)));
       else await keeping(kept, () =>
         withTrace(opts.trace, async (trace) => {
-          // One worker for the whole run, started before the first fixture is read (docs/performance.md).
+          // One worker for the whole run, started before the first fixture is read (docs/engineering/performance.md).
           const pipeline = opts.pipeline === true ? new ReplayPipeline() : undefined;
           try {
             for (const file of files) {

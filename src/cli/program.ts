@@ -6,7 +6,7 @@ import { configureProgram, exitCodes, UsageError, type Registrar } from "./commo
 /**
  * Each area's registrar, loaded only when a command of it runs: a command module imports its
  * implementation (the engine, hash-wasm, lmdb, the codec tables…) at its top, and loading all of
- * them made every call, even `cbqs --version`, cost 0.3–0.5 s (docs/performance.md "Start-up").
+ * them made every call, even `cbqs --version`, cost 0.3–0.5 s (docs/engineering/performance.md "Start-up").
  * `commands` are the names each one registers (test/cli/workflow.test.ts checks them against the
  * registrar); the order is workflow order (run → fill → replay → t8n → trace → diff → state →
  * proofs → codec → crypto → gas vectors), as --help lists them.

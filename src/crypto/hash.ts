@@ -2,7 +2,7 @@
 // leaves), sha256 (commonware conformance workloads), blake3 (Cowboy state commitments).
 //
 // All three run in hash-wasm's WebAssembly builds, several times faster than pure JS for the
-// short inputs the engine hashes (scripts/bench-crypto.ts; docs/performance.md). Its factories
+// short inputs the engine hashes (scripts/bench-crypto.ts; docs/engineering/performance.md). Its factories
 // are asynchronous (they instantiate the WASM module), so each hasher is created once here with
 // top-level await and then used synchronously: init, update, digest. Nothing can interleave
 // between those calls (JS is single-threaded and they never yield), and the digest is a fresh
@@ -11,7 +11,7 @@
 //
 // The package's ES module build, by path: its default entry is a UMD bundle that Node loads as
 // CommonJS, which costs about 50 ms of every `cbqs` call that hashes (the same code, the same
-// WASM; docs/performance.md "Start-up"). The package declares no "exports", so the path is public;
+// WASM; docs/engineering/performance.md "Start-up"). The package declares no "exports", so the path is public;
 // Node recognises the file as an ES module by its syntax (Node ≥ 20.19, package.json "engines").
 import { createBLAKE3, createKeccak, createSHA256, type IHasher } from "hash-wasm/dist/index.esm.js";
 

@@ -1,4 +1,4 @@
-// The explorer's pages, one function each, built from the node's read endpoints (docs/node.md
+// The explorer's pages, one function each, built from the node's read endpoints (docs/guides/run-a-devnet.md
 // "The explorer"): the latest blocks, a block with its transactions decoded, a transaction, a
 // stream (record, escrow chart, status over time, events), a provider, an account.
 import { getJson, seg, type BlockSummary, type HistoryPoint, type Json, type StreamEvent } from "./api.js";

@@ -1,4 +1,4 @@
-// GET /fixture?since=&until=&post_state= (docs/node.md "Fixtures"): the node's chain as the
+// GET /fixture?since=&until=&post_state= (docs/guides/run-a-devnet.md "Fixtures"): the node's chain as the
 // cbqs-fixture/v1 that `cbqs export --db` writes of the same store — the same producer
 // (src/node/fixture-export.ts), the same bytes. `since` and `until` are `--from` and `--to`:
 // every block from genesis through `until` is in it (a fixture replays from genesis), and

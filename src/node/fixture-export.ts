@@ -1,4 +1,4 @@
-// A stored chain as a cbqs-fixture/v1 (docs/fixtures.md §9): what `cbqs export --db` writes and
+// A stored chain as a cbqs-fixture/v1 (docs/reference/formats/fixture.md §9): what `cbqs export --db` writes and
 // `GET /fixture` on the node answers, one document from one producer. A fixture is replayed from
 // genesis and has no pre-state, so it always holds genesis and every stored block from the first
 // through `to`; `from` only chooses the first block that carries a post_state.

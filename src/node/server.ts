@@ -1,8 +1,8 @@
-// The node's HTTP face on node:http (docs/node.md): routing, query and body bounds, the CIP-4 §10
+// The node's HTTP face on node:http (docs/guides/run-a-devnet.md): routing, query and body bounds, the CIP-4 §10
 // rate limits, and errors — 400 {"error": {"code", "message"}}, 404 unknown route, 405 wrong
 // method, 413 oversized body, 429 + Retry-After, and an opaque 500 with an id whose details go to
 // the structured log only (CIP-4 §6.4, §10). Before anything else a request passes the guard
-// (src/node/guard.ts, docs/node.md "Security model"): Host, Origin, and 403 for what it refuses;
+// (src/node/guard.ts, docs/guides/run-a-devnet.md "Security model"): Host, Origin, and 403 for what it refuses;
 // its CORS headers come from there too. Handlers are synchronous: an answer is built from
 // one block without yielding, so block production can never tear it. Two answers outlive their
 // request's turn: GET /fixture, streamed over many turns of the event loop from blocks that never
@@ -382,7 +382,7 @@ function genesisJson(node: CbqsNode): Record<string, unknown> {
   };
 }
 
-/** Where the node's history starts: the first block whose state it has held (docs/node.md "history_start"). */
+/** Where the node's history starts: the first block whose state it has held (docs/guides/run-a-devnet.md "history_start"). */
 function historyStartJson(node: CbqsNode): Record<"height" | "block_hash", string> {
   const b = node.historyStart();
   return { height: b.height.toString(), block_hash: toHex(b.block_hash) };
@@ -430,7 +430,7 @@ function snapshotId(text: string | undefined): bigint {
 
 function jsonBody(body: Buffer): unknown {
   try {
-    // The one strict reader (docs/fixtures.md §0): repeated keys, floats and a BOM are refused.
+    // The one strict reader (docs/reference/formats/fixture.md §0): repeated keys, floats and a BOM are refused.
     return parseJson(body);
   } catch (err) {
     if (!(err instanceof JsonError)) throw err;
@@ -639,7 +639,7 @@ export function startServer(devnet: Devnet, options: ServerOptions): Promise<Nod
     const cors = seen.cors;
     const client = req.socket.remoteAddress ?? "";
     // The client's own bucket first: a request it refuses takes nothing from the global budget,
-    // so a flooding client exhausts its share only, never the other clients' (docs/node.md).
+    // so a flooding client exhausts its share only, never the other clients' (docs/guides/run-a-devnet.md).
     const own = clients.take(client, now());
     if (own > 0) throw limited(pathname, seen, "client", `one client may make at most ${clientRate} requests per second`, own);
     const wait = global.take(now());

@@ -1,4 +1,4 @@
-// Scenario document (docs/scenario-format.md §2, §3) → genesis plus blocks whose
+// Scenario document (docs/reference/formats/scenario.md §2, §3) → genesis plus blocks whose
 // transactions are resolved later, one block at a time, just before that block executes:
 // signed objects may need the emulator hash of an earlier block (served_at.block_hash).
 // Everything that needs no chain context is checked here, up front, with JSON paths.
@@ -43,7 +43,7 @@ export interface StateExpect {
   streams: JsonObject;
   providers: JsonObject;
   accounts: JsonObject;
-  /** Runner extensions (docs/scenarios.md): the block's effective rent height, partial pause record, live params. */
+  /** Runner extensions (docs/reference/scenarios.md): the block's effective rent height, partial pause record, live params. */
   effective_rent_height?: bigint;
   pause?: JsonObject;
   params: JsonObject;
@@ -209,7 +209,7 @@ function parseGov(v: unknown, path: string): GovAction {
   }
 }
 
-/** A parameter name within the envelope's bound (docs/transactions.md). */
+/** A parameter name within the envelope's bound (docs/reference/formats/transaction.md). */
 function paramName(v: unknown, path: string): string {
   const name = str(v, path);
   if (utf8(name).length > MAX_PARAM_NAME_BYTES) throw new ScenarioError(path, `parameter name longer than ${MAX_PARAM_NAME_BYTES} bytes`);

@@ -1,4 +1,4 @@
-// The JSON Schema (draft 2020-12) of cbqs-scenario/v1 (docs/scenario-format.md), generated from
+// The JSON Schema (draft 2020-12) of cbqs-scenario/v1 (docs/reference/formats/scenario.md), generated from
 // the codec declarations of src/codec/schema.ts, so every instruction's arguments are described
 // by the same declaration that encodes and decodes them and the schema cannot drift from them.
 // fixtures/schema/cbqs-scenario-v1.schema.json is this output (scripts/gen-scenario-schema.ts);

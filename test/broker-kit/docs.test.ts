@@ -1,4 +1,4 @@
-// docs/broker.md "Running it in CI": the session after `<!-- example: verify-broker-session … -->`
+// docs/guides/verify-a-broker.md "Running it in CI": the session after `<!-- example: verify-broker-session … -->`
 // runs here line by line in one bash, with the compiled CLI as `npx cbqs` runs it, against a
 // `cbqs node` started with the options the marker names (its URL for http://127.0.0.1:8545, a
 // fresh directory for /tmp/); each line must print every piece its `# →` comment promises.
@@ -14,7 +14,7 @@ const ROOT = join(import.meta.dirname, "..", "..");
 const CLI = join(ROOT, "dist", "src", "cli.js");
 
 function session(): { args: string[]; lines: Array<{ command: string; pieces: string[] }> } {
-  const doc = readFileSync(join(ROOT, "docs", "broker.md"), "utf8");
+  const doc = readFileSync(join(ROOT, "docs", "guides", "verify-a-broker.md"), "utf8");
   const m = /<!-- example: verify-broker-session([^>]*?) -->\n```sh\n([\s\S]*?)\n```/.exec(doc)!;
   return {
     args: m[1]!.trim().split(/\s+/),
@@ -34,7 +34,7 @@ function run(command: string, args: string[]): { child: ReturnType<typeof spawn>
   return { child, done: new Promise((resolve) => child.on("close", (status) => resolve({ status, stdout, stderr }))) };
 }
 
-describe("docs/broker.md: the verify-broker session", () => {
+describe("docs/guides/verify-a-broker.md: the verify-broker session", () => {
   const { args, lines } = session();
 
   it("the session starts its node from the kit chain and checks what each line prints (test precondition)", () => {

@@ -1,7 +1,7 @@
 // Issue 23 §1, start-up: a call loads the modules of the command it runs, not every command's
 // (src/cli/program.ts areas). The real CLI is spawned (after `npm run build`) with
 // scripts/record-loads.ts as a loader hook, which lists every module the process loaded; what a
-// call must not load is checked by name, never by timing (docs/performance.md "Start-up").
+// call must not load is checked by name, never by timing (docs/engineering/performance.md "Start-up").
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

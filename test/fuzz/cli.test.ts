@@ -34,8 +34,8 @@ describe("cbqs fuzz", () => {
     expect(r).toEqual({ exitCode: 0, out: expect.stringMatching(/^fuzz: 2 runs \(seed 5\), 4 blocks, [\d,]+ txs in [\d.]+ s \([\d.,]+ runs\/s, [\d.,]+ blocks\/s, [\d.,]+ tx\/s\): [\d,]+ states? reached, no divergence\n$/), err: "" });
   });
 
-  it("runs the wrapper script of docs/fuzzing.md §2 as documented", async () => {
-    const docs = readFileSync("docs/fuzzing.md", "utf8");
+  it("runs the wrapper script of docs/reference/fuzzer.md §2 as documented", async () => {
+    const docs = readFileSync("docs/reference/fuzzer.md", "utf8");
     const script = /```sh\n(#!\/bin\/sh\n# my-node-t8n\.sh[^`]*)```/.exec(docs)![1]!;
     const wrapper = join(scratch, "my-node-t8n.sh");
     writeFileSync(wrapper, script, { mode: 0o755 });

@@ -1,4 +1,4 @@
-// docs/node.md's examples of commands that keep running — a subscription, `cbqs follow --watch`
+// docs/guides/run-a-devnet.md's examples of commands that keep running — a subscription, `cbqs follow --watch`
 // (each block after `<!-- example: NAME -->` with its `<!-- output: NAME -->` block): run here in
 // one bash against a fresh `cbqs node` process (the compiled CLI, as `npx cbqs` runs it), the
 // documented URL replaced by the node's; what they print (stdout and stderr) must be the
@@ -21,7 +21,7 @@ const DOC_URL = "http://127.0.0.1:8545";
 const block = (indent: string, text: string): string[] => text.split("\n").map((l) => l.slice(indent.length));
 
 function examples(): Array<{ name: string; commands: string[]; output: string[] }> {
-  const doc = readFileSync(join(ROOT, "docs", "node.md"), "utf8");
+  const doc = readFileSync(join(ROOT, "docs", "guides", "run-a-devnet.md"), "utf8");
   const outputs = new Map([...doc.matchAll(/<!-- output: ([a-z-]+) -->\n( *)```\n([\s\S]*?)\n *```/g)].map((m) => [m[1]!, block(m[2]!, m[3]!)]));
   return [...doc.matchAll(/<!-- example: ([a-z-]+) -->\n( *)```sh\n([\s\S]*?)\n *```/g)]
     .filter((m) => outputs.has(m[1]!))
@@ -38,7 +38,7 @@ const trimEnd = (lines: string[]): string[] => {
   return out;
 };
 
-describe("docs/node.md: examples that keep running, and what they print", () => {
+describe("docs/guides/run-a-devnet.md: examples that keep running, and what they print", () => {
   const all = examples();
 
   it("there are the subscription and follow --watch examples (test precondition)", () => {

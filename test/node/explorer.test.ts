@@ -4,7 +4,7 @@
 // console error and nothing from elsewhere, lists the blocks, follows a new block within a second
 // of the POST /mine answer, shows a block's transactions decoded, finds a provider by a dev
 // account's name, a stream's chart shows its escrow falling as rent settles, and a revert makes
-// it read the blocks again. Screenshots go to .cache/test-output/ (docs/testing.md) for a person
+// it read the blocks again. Screenshots go to .cache/test-output/ (docs/engineering/testing.md) for a person
 // to look at.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -94,7 +94,7 @@ describe("the explorer page in a headless Chromium", () => {
 
   it("a stream's page: its record, a chart whose data shows the escrow falling as rent settles, its status over time and events", async (ctx) => {
     requireTool(ctx, chromiumMissing());
-    // dev1 registers as a provider; dev0 opens a stream with it (fixtures/devnet/, docs/node.md).
+    // dev1 registers as a provider; dev0 opens a stream with it (fixtures/devnet/, docs/guides/run-a-devnet.md).
     await tx("@fixtures/devnet/register-provider.json");
     await post(node.url, "/mine", "");
     await tx("@fixtures/devnet/create-stream.json");
