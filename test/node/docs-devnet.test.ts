@@ -1,4 +1,4 @@
-// docs/node.md's devnet sessions (each block after `<!-- example: devnet-session -->`: the devnet,
+// docs/guides/run-a-devnet.md's devnet sessions (each block after `<!-- example: devnet-session -->`: the devnet,
 // `--mining auto`, the explorer's reads) are what a broker or SDK author types first: each runs
 // here, line by line in one bash, against a fresh `cbqs node` process (the compiled CLI, as
 // `npx cbqs` runs it), with the documented URL replaced by the node's and /tmp/ by a fresh
@@ -21,7 +21,7 @@ interface Line {
 
 /** Every block after `<!-- example: devnet-session [node options] -->`: the options its node is started with, and its lines. */
 function sessions(): Array<{ args: string[]; lines: Line[] }> {
-  const doc = readFileSync(join(ROOT, "docs", "node.md"), "utf8");
+  const doc = readFileSync(join(ROOT, "docs", "guides", "run-a-devnet.md"), "utf8");
   return [...doc.matchAll(/<!-- example: devnet-session([^>]*?) -->\n```sh\n([\s\S]*?)\n```/g)].map((m) => ({
     args: m[1]!.trim() === "" ? [] : m[1]!.trim().split(/\s+/),
     lines: m[2]!.split("\n").map((line) => {
@@ -40,14 +40,14 @@ function bash(script: string): Promise<{ status: number | null; stdout: string; 
   return new Promise((resolve) => child.on("close", (status) => resolve({ status, stdout, stderr })));
 }
 
-describe("docs/node.md: the devnet sessions", () => {
+describe("docs/guides/run-a-devnet.md: the devnet sessions", () => {
   const all = sessions();
 
   it("there are sessions, each checking most of its lines (test precondition)", () => {
-    expect(all.map((x) => x.args.join(" "))).toEqual(["--mining auto", "", "", ""]);
-    expect(all[1]!.lines.filter((l) => l.pieces.length > 0).length).toBeGreaterThan(12);
-    // The explorer's reads (docs/node.md "The explorer").
-    expect(all[2]!.lines.some((l) => l.command.includes("/history?"))).toBe(true);
+    expect(all.map((x) => x.args.join(" "))).toEqual(["--mining auto", "--mining auto", "", "", ""]);
+    expect(all[2]!.lines.filter((l) => l.pieces.length > 0).length).toBeGreaterThan(12);
+    // The explorer's reads (docs/guides/run-a-devnet.md "The explorer").
+    expect(all[3]!.lines.some((l) => l.command.includes("/history?"))).toBe(true);
   });
 
   it.each(all.map((x) => [x.args.join(" ") || "(no options)", x] as const))("cbqs node %s: every line runs against a fresh node and prints what its comment says", async (_, { args, lines }) => {
