@@ -1,6 +1,6 @@
 // The one way every command opens a file it writes (`-o`, t8n's --output.*, --trace, a snapshot,
-// a fill's fixtures, a fuzz report's files). What the name already is decides how (README "The
-// CLI", docs/decisions.md "Writing to a path that exists"):
+// a fill's fixtures, a fuzz report's files). What the name already is decides how
+// (docs/reference/cli-conventions.md "Outputs", docs/decisions.md "Writing to a path that exists"):
 //
 //   - nothing, or a regular file: written to a new `<name>.partial-<pid>` beside it (created
 //     exclusively: never a file or link already there), fsynced and renamed over it when complete,

@@ -176,7 +176,7 @@ class SnapshotReader {
   private pos = 0;
   private readonly hash: Hash = createHash("sha256");
 
-  /** `-` (or /dev/stdin) is the standard input, read once, in order, like a file (README "The CLI"). */
+  /** `-` (or /dev/stdin) is the standard input, read once, in order, like a file (docs/reference/cli-conventions.md). */
   private readonly stdin: boolean;
 
   constructor(readonly path: string) {

@@ -1,6 +1,6 @@
 // Every package the library needs at run time — package-lock.json's `packages` that are not
 // dev-only, the optional platform binaries included — admits each Node line the project supports
-// (README "Set-up"): one whose `engines.node` excludes a line makes every `npm ci` and every
+// (README "Install"): one whose `engines.node` excludes a line makes every `npm ci` and every
 // consumer's `npm install` on that line warn (EBADENGINE).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -41,7 +41,7 @@ describe("issue 23 §1: a call loads only its command's modules", () => {
       genesis: { chain_instance_id: string };
       blocks: Array<{ height: string; timestamp: string; transactions: unknown; post_state: unknown }>;
     };
-    const block = f.blocks[1]!; // block 5, the README's t8n example
+    const block = f.blocks[1]!; // block 5, the CLI tour's t8n example
     const write = (name: string, value: unknown) => writeFileSync(join(dir, `${name}.json`), JSON.stringify(value));
     write("pre", f.blocks[0]!.post_state);
     write("txs", block.transactions);
