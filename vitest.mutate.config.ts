@@ -1,5 +1,5 @@
 // The suite Stryker runs against each mutant (docs/engineering/testing.md): the whole suite minus the tests
-// that re-execute the filled corpus (replay, t8n, program, long chain, README examples). Those
+// that re-execute the filled corpus (replay, t8n, program, long chain, README and guide examples). Those
 // corpora are filled from the scenarios that test/scenario/scenarios.test.ts already runs, so
 // they would catch nothing more, at several seconds per mutant.
 import { defineConfig, mergeConfig } from "vitest/config";
@@ -24,6 +24,7 @@ const config = mergeConfig(
         "test/harness/long-chain.test.ts",
         "test/cli/cli-tour.test.ts",
         "test/docs/readme.test.ts",
+        "test/docs/guides.test.ts",
       ],
     },
   }),
