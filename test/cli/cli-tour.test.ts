@@ -1,5 +1,5 @@
 // The CLI tour (docs/guides/cli-tour.md) is what a new user types after the README: every
-// `npx cbqs …` example of its table must name a registered command, and the self-contained ones (no
+// `cbqs …` example of its table must name a registered command, and the self-contained ones (no
 // /tmp input, no shell substitution) must run with the documented outcome — exit 1 where the row
 // says "(reject…", else exit 0.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -21,7 +21,7 @@ function tourExamples(): Example[] {
   const examples: Example[] = [];
   for (const row of table.split("\n").filter((l) => l.startsWith("| `"))) {
     const cell = row.slice(row.indexOf(" | ") + 3);
-    for (const m of cell.matchAll(/`(npx cbqs [^`]+)`([^`]*)/g)) {
+    for (const m of cell.matchAll(/`(cbqs [^`]+)`([^`]*)/g)) {
       examples.push({ command: m[1]!, expectReject: /^\s*\(reject/.test(m[2]!) });
     }
   }
@@ -44,7 +44,7 @@ describe("CLI tour: one example per command", () => {
 
   it("every example names a registered command (its --help exits 0)", async () => {
     for (const { command } of examples) {
-      const args = words(command).slice(2);
+      const args = words(command).slice(1);
       const end = args.findIndex((a) => !/^[a-z][a-z0-9-]*$/.test(a));
       const names = args.slice(0, end === -1 ? args.length : end); // command [subcommand]
       const r = await cbqs(...names, "--help");
@@ -55,7 +55,7 @@ describe("CLI tour: one example per command", () => {
 
   for (const { command, expectReject } of selfContained) {
     it(`runs: ${command.slice(0, 90)}`, async () => {
-      const r = await cbqs(...words(command).slice(2));
+      const r = await cbqs(...words(command).slice(1));
       expect(r.err, command).toBe("");
       expect(r.exitCode, command).toBe(expectReject ? 1 : 0);
       expect(r.out.length).toBeGreaterThan(0);
@@ -66,12 +66,12 @@ describe("CLI tour: one example per command", () => {
 describe("CLI tour: the export row", () => {
   it("its examples run in order, /tmp/ a fresh directory: the store filled, exported, and the export replayed (exit 0 each)", async () => {
     const row = readFileSync(TOUR, "utf8").split("\n").find((l) => l.startsWith("| `export` "))!;
-    const commands = [...row.matchAll(/`(npx cbqs [^`]+)`/g)].map((m) => m[1]!);
-    expect(commands.map((c) => words(c)[2])).toEqual(["replay", "export", "replay"]);
+    const commands = [...row.matchAll(/`(cbqs [^`]+)`/g)].map((m) => m[1]!);
+    expect(commands.map((c) => words(c)[1])).toEqual(["replay", "export", "replay"]);
     const dir = mkdtempSync(join(tmpdir(), "cbqs-tour-export-"));
     try {
       for (const command of commands) {
-        const r = await cbqs(...words(command.replaceAll("/tmp/", `${dir}/`)).slice(2));
+        const r = await cbqs(...words(command.replaceAll("/tmp/", `${dir}/`)).slice(1));
         expect([r.exitCode, r.err], command).toEqual([0, ""]);
       }
     } finally {

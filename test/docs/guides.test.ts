@@ -5,11 +5,11 @@
 // test/node/docs-devnet.test.ts runs against a fresh node; a `ts` block is run by
 // test/api/examples.test.ts.
 import { spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { requireFreshDist } from "../fuzz/dist.js";
+import { cbqsOnPath } from "./cbqs-on-path.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const CLI = join(ROOT, "dist", "src", "cli.js");
@@ -47,8 +47,8 @@ function firstBlocks(): FirstBlock[] {
     });
 }
 
-function bash(script: string, path: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn("bash", ["-e", "-o", "pipefail", "-c", script], { cwd: ROOT, timeout: 120_000, env: { ...process.env, PATH: `${path}:${process.env["PATH"] ?? ""}` } });
+function bash(script: string, env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn("bash", ["-e", "-o", "pipefail", "-c", script], { cwd: ROOT, timeout: 120_000, env });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -72,12 +72,10 @@ describe("guides start with something to run", () => {
 
   it.each(shell.map((b) => [b.guide, b] as const))("%s: its first block runs and prints what its comments say", async (_, block) => {
     requireFreshDist();
-    const bin = mkdtempSync(join(tmpdir(), "cbqs-guide-"));
-    writeFileSync(join(bin, "cbqs"), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n`);
-    chmodSync(join(bin, "cbqs"), 0o755);
+    const bin = cbqsOnPath(CLI);
     try {
-      const script = block.lines.map((l, i) => `echo "@@${i}"\n${l.command.replaceAll("/tmp/", `${bin}/`)}`).join("\n");
-      const r = await bash(script, bin);
+      const script = block.lines.map((l, i) => `echo "@@${i}"\n${l.command.replaceAll("/tmp/", `${bin.dir}/`)}`).join("\n");
+      const r = await bash(script, bin.env);
       expect([r.status, r.stderr]).toEqual([0, ""]);
       const outputs = r.stdout.split(/^@@\d+\n/m).slice(1);
       expect(outputs).toHaveLength(block.lines.length);
@@ -85,7 +83,7 @@ describe("guides start with something to run", () => {
         for (const piece of l.pieces) expect(outputs[i], l.command).toContain(piece);
       });
     } finally {
-      rmSync(bin, { recursive: true, force: true });
+      bin.remove();
     }
   });
 });

@@ -5,13 +5,13 @@
 // replaces http://127.0.0.1:8545. `npm` lines are the reader's set-up (`npm ci`, `npm link`) or
 // `npm start`, which test/cli/workflow.test.ts runs; its verdict line is checked against the pins.
 import { spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { GAS_VECTORS_SHA256 } from "../../src/gas/pinned.js";
 import { requireFreshDist } from "../fuzz/dist.js";
 import { spawnNode } from "../node/spawned-node.js";
+import { cbqsOnPath } from "./cbqs-on-path.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const CLI = join(ROOT, "dist", "src", "cli.js");
@@ -38,8 +38,8 @@ function quickStarts(): QuickStart[] {
 const matches = (line: string, pattern: string): boolean =>
   new RegExp(`^${pattern.split("…").map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`).test(line);
 
-function bash(script: string, path: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn("bash", ["-e", "-o", "pipefail", "-c", script], { cwd: ROOT, timeout: 120_000, env: { ...process.env, PATH: `${path}:${process.env["PATH"] ?? ""}` } });
+function bash(script: string, env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn("bash", ["-e", "-o", "pipefail", "-c", script], { cwd: ROOT, timeout: 120_000, env });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -78,24 +78,21 @@ describe("README: a doorway", () => {
 
   it.each(quickStarts().filter((q) => q.name !== "npm-start").map((q) => [q.name, q] as const))("quick start %s: its cbqs lines print the expected output", async (_, q) => {
     requireFreshDist();
-    const bin = mkdtempSync(join(tmpdir(), "cbqs-readme-"));
-    const shim = join(bin, "cbqs");
-    writeFileSync(shim, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n`);
-    chmodSync(shim, 0o755);
+    const bin = cbqsOnPath(CLI);
     const nodeLine = q.lines.find((l) => /^cbqs node\b.*&$/.test(l));
     if (nodeLine !== undefined) expect(nodeLine.replace(/\s*&$/, "").split(/\s+/).slice(2)).toEqual(q.nodeArgs);
     const node = nodeLine === undefined ? undefined : await spawnNode(CLI, [...q.nodeArgs, "--quiet"]);
     try {
       const run = q.lines.filter((l) => l.startsWith("cbqs ") && l !== nodeLine).map((l) => (node === undefined ? l : l.replaceAll(DOC_URL, node.url)));
       expect(run.length).toBeGreaterThan(0);
-      const r = await bash(run.join("\n"), bin);
+      const r = await bash(run.join("\n"), bin.env);
       expect([r.status, r.stderr]).toEqual([0, ""]);
       const got = r.stdout.trimEnd().split("\n");
       expect(got).toHaveLength(q.expected.length);
       q.expected.forEach((pattern, i) => expect(matches(got[i]!, pattern), `${got[i]} ≠ ${pattern}`).toBe(true));
     } finally {
       await node?.stop();
-      rmSync(bin, { recursive: true, force: true });
+      bin.remove();
     }
   });
 });

@@ -1,6 +1,6 @@
 // docs/guides/run-a-devnet.md's examples of commands that keep running — a subscription, `cbqs follow --watch`
 // (each block after `<!-- example: NAME -->` with its `<!-- output: NAME -->` block): run here in
-// one bash against a fresh `cbqs node` process (the compiled CLI, as `npx cbqs` runs it), the
+// one bash against a fresh `cbqs node` process (the compiled CLI as `cbqs` on the PATH), the
 // documented URL replaced by the node's; what they print (stdout and stderr) must be the
 // documented output line for line, `…` standing for the rest of a line's text. The lines after
 // the background command run once it has printed its first documented line (a `sleep` in the
@@ -11,6 +11,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { requireFreshDist } from "../fuzz/dist.js";
+import { cbqsOnPath } from "../docs/cbqs-on-path.js";
 import { spawnNode } from "./spawned-node.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -49,12 +50,13 @@ describe("docs/guides/run-a-devnet.md: examples that keep running, and what they
     requireFreshDist();
     const { url, stop } = await spawnNode(CLI, ["--quiet"]);
     const expected = trimEnd(output.map((l) => l.replaceAll(DOC_URL, url)));
-    const lines = commands.map((c) => c.replaceAll(DOC_URL, url).replaceAll("npx cbqs", `node ${CLI}`));
+    const lines = commands.map((c) => c.replaceAll(DOC_URL, url));
+    const bin = cbqsOnPath(CLI);
     const background = lines.findIndex((l) => l.trimEnd().endsWith("&")) + 1;
     expect(background, "an example with a background command").toBeGreaterThan(0);
     let text = "";
     const run = (script: string, detached: boolean) => {
-      const sh = spawn("bash", ["-e", "-o", "pipefail", "-c", ["exec 2>&1", script].join("\n")], { cwd: ROOT, detached, stdio: ["ignore", "pipe", "pipe"] });
+      const sh = spawn("bash", ["-e", "-o", "pipefail", "-c", ["exec 2>&1", script].join("\n")], { cwd: ROOT, detached, stdio: ["ignore", "pipe", "pipe"], env: bin.env });
       sh.stdout.on("data", (d: Buffer) => (text += d.toString()));
       return sh;
     };
@@ -77,6 +79,7 @@ describe("docs/guides/run-a-devnet.md: examples that keep running, and what they
     } finally {
       process.kill(-first.pid!, "SIGKILL");
       await stop();
+      bin.remove();
     }
   });
 });
