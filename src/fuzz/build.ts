@@ -31,7 +31,7 @@ export interface BuiltBlock {
   inputs: T8nInputs;
   /**
    * Our chain's result for this block as a cbqs-t8n-result/v1, its state_root the chain's: the
-   * history from genesis, as a server session opened on the genesis state has it (docs/reference/formats/fixture.md §4.1).
+   * history from genesis, as a server session opened on the genesis state has it (docs/reference/formats/t8n-server.md).
    */
   result: Record<string, unknown>;
   /** The state after the block. */

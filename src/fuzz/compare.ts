@@ -32,7 +32,7 @@ export interface CompareOptions {
 /**
  * Which of our state roots theirs is compared with: "per_block", our per-call t8n's (the block's
  * pre-state committed as one batch); "chain", our chain's from genesis (a server session opened
- * on the genesis state, docs/reference/formats/fixture.md §4.1).
+ * on the genesis state, docs/reference/formats/t8n-server.md).
  */
 export type StateRootKind = "per_block" | "chain";
 

@@ -131,7 +131,7 @@ interface DumpHeader {
  * Two dumps are compared by their entries alone; when their `height` or `state_root` members
  * differ, this note says so (`diff` and `state diff` both print it): a QMDB state root commits to
  * the history of operations that reached the state, not only to the state, so equal entries can
- * stand under different roots (docs/spec/state.md §5).
+ * stand under different roots (docs/reference/formats/state-dump.md).
  */
 export function dumpHeaderNote(a: DumpHeader, b: DumpHeader): string | null {
   const text = (v: bigint | Uint8Array | undefined): string => (v === undefined ? "(absent)" : typeof v === "bigint" ? v.toString() : toHex(v));

@@ -127,7 +127,7 @@ export function* transitionSteps(
 }
 
 /**
- * One block of a t8n session (`cbqs t8n --server`, docs/reference/formats/fixture.md §4.1): the block executes on
+ * One block of a t8n session (`cbqs t8n --server`, docs/reference/formats/t8n-server.md): the block executes on
  * `store` itself, which keeps its history, so the state_root is the one a chain reaching this
  * state block by block reports (not the one-batch pre-state root of transition). Until every
  * transaction is includable the block's batch is held, not committed, so a re-run without a

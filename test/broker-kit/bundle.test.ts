@@ -1,4 +1,4 @@
-// Issue 27: the bundle format (docs/guides/verify-a-broker.md "Bundle format"): a header line, then one artifact a
+// Issue 27: the bundle format (docs/reference/formats/broker-bundle.md): a header line, then one artifact a
 // line in the codec's JSON mapping or as hex of its canonical bytes — both decode to the same
 // values — read within bounds, and every unusable line refused naming the line.
 import { gzipSync } from "node:zlib";
