@@ -268,7 +268,7 @@ function listOption(name: string, text: string, form: RegExp, what: string): str
 
 /**
  * A --host off loopback serves the devnet to the network, unauthenticated: refused without
- * --expose-devnet, and with it the warning to print (docs/guides/run-a-devnet.md "Security model").
+ * --expose-devnet, and with it the warning to print (docs/spec/security-model.md).
  */
 function exposureOption(opts: NodeOpts): string | undefined {
   if (opts.exposeDevSeeds === true && opts.exposeDevnet !== true) throw new UsageError("--expose-dev-seeds serves the dev seeds off loopback: only with --expose-devnet");

@@ -2,7 +2,7 @@
 // rate limits, and errors — 400 {"error": {"code", "message"}}, 404 unknown route, 405 wrong
 // method, 413 oversized body, 429 + Retry-After, and an opaque 500 with an id whose details go to
 // the structured log only (CIP-4 §6.4, §10). Before anything else a request passes the guard
-// (src/node/guard.ts, docs/guides/run-a-devnet.md "Security model"): Host, Origin, and 403 for what it refuses;
+// (src/node/guard.ts, docs/spec/security-model.md): Host, Origin, and 403 for what it refuses;
 // its CORS headers come from there too. Handlers are synchronous: an answer is built from
 // one block without yielding, so block production can never tear it. Two answers outlive their
 // request's turn: GET /fixture, streamed over many turns of the event loop from blocks that never
