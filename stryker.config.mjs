@@ -1,4 +1,4 @@
-// Mutation testing (docs/testing.md): `npm run mutate` mutates every module below; one module at
+// Mutation testing (docs/engineering/testing.md): `npm run mutate` mutates every module below; one module at
 // a time with `MUTATE=<name> npm run mutate`. Not part of `npm test` or CI.
 const MODULES = {
   instructions: ["instructions/**/*.ts"],

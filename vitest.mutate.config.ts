@@ -1,5 +1,5 @@
-// The suite Stryker runs against each mutant (docs/testing.md): the whole suite minus the tests
-// that re-execute the filled corpus (replay, t8n, program, long chain, README examples). Those
+// The suite Stryker runs against each mutant (docs/engineering/testing.md): the whole suite minus the tests
+// that re-execute the filled corpus (replay, t8n, program, long chain, README and guide examples). Those
 // corpora are filled from the scenarios that test/scenario/scenarios.test.ts already runs, so
 // they would catch nothing more, at several seconds per mutant.
 import { defineConfig, mergeConfig } from "vitest/config";
@@ -22,7 +22,9 @@ const config = mergeConfig(
         "test/harness/t8n.test.ts",
         "test/harness/program.test.ts",
         "test/harness/long-chain.test.ts",
-        "test/cli/readme.test.ts",
+        "test/cli/cli-tour.test.ts",
+        "test/docs/readme.test.ts",
+        "test/docs/guides.test.ts",
       ],
     },
   }),

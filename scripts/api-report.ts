@@ -1,4 +1,4 @@
-// The public API report (docs/api.md "The public surface"): one API Extractor report per entry
+// The public API report (docs/guides/use-the-library.md "The public surface"): one API Extractor report per entry
 // point of package.json `exports`, committed under docs/api-report/, so a change to what the
 // package exports shows in review. Reads the declarations `npm run build` emitted.
 //

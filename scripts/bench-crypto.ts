@@ -1,4 +1,4 @@
-// Cryptographic primitive benchmark (docs/performance.md, "Cryptographic primitives"): each
+// Cryptographic primitive benchmark (docs/engineering/performance.md, "Cryptographic primitives"): each
 // primitive's previous implementation against the current one, in one run, on the same inputs.
 //   keccak256, sha256: @noble/hashes (previous) vs hash-wasm (src/crypto/hash.ts)
 //   blake3:            blake3-wasm (previous; a dev dependency kept for this baseline) vs hash-wasm

@@ -1,4 +1,4 @@
-// `cbqs fuzz` throughput against our own t8n, in one run (docs/performance.md "Fuzzing"):
+// `cbqs fuzz` throughput against our own t8n, in one run (docs/engineering/performance.md "Fuzzing"):
 //   1. --t8n "cbqs t8n": a process per block (the per-call convention), the baseline;
 //   2. --t8n-server "cbqs t8n --server" on one lane;
 //   3. the same on --jobs lanes (default: the number of cores).

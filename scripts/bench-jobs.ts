@@ -1,4 +1,4 @@
-// `--jobs` on a corpus of many fixtures, in one run (docs/performance.md "Corpora on every
+// `--jobs` on a corpus of many fixtures, in one run (docs/engineering/performance.md "Corpora on every
 // core"): writes --fixtures fixtures filled from fuzz chains (seed 1, runs 0 … N−1, --blocks
 // blocks each) into a temporary directory, then times `cbqs replay <dir> --jobs 1` and
 // `--jobs J` (and, with --consume, `cbqs consume` through our own t8n server the same two ways)

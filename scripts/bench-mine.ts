@@ -1,4 +1,4 @@
-// Devnet block production (docs/performance.md "Devnet mining"): empty blocks, as a test suite
+// Devnet block production (docs/engineering/performance.md "Devnet mining"): empty blocks, as a test suite
 // fast-forwarding a devnet produces them.
 //   1. in process, one CbqsNode.mine() per block on the in-memory store: this build, and with
 //      --baseline <dist> another build's, in alternating rounds in the same process (the machine's

@@ -1,5 +1,5 @@
 // Load on a real `cbqs node` process over loopback, limits off, WHILE IT PRODUCES BLOCKS (the
-// real condition; docs/performance.md "Node"): requests per second and latency percentiles for
+// real condition; docs/engineering/performance.md "Node"): requests per second and latency percentiles for
 // GET /cbqs/broker-state, GET /proof/account (one key, and keys spread over every funded account)
 // and POST /proof/multi. The node imports a corpus fixture, the devnet grows its state with
 // `--accounts` funded accounts, then runs `--mining interval --block-time <s>` while a sender

@@ -1,4 +1,4 @@
-// Pipelined replay benchmark (docs/performance.md "Pipelined replay"): where the worker side's
+// Pipelined replay benchmark (docs/engineering/performance.md "Pipelined replay"): where the worker side's
 // time goes, and whole replays plain and pipelined with each thread's CPU time. Tooling only; no
 // test asserts a timing. Every time below is CPU time of one thread (/proc/<pid>/task/<tid>/schedstat,
 // nanoseconds), which load from other processes does not inflate the way it inflates wall time.

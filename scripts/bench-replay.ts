@@ -1,4 +1,4 @@
-// Replay benchmark (docs/performance.md): replays the long chain (scripts/gen-long-chain.ts)
+// Replay benchmark (docs/engineering/performance.md): replays the long chain (scripts/gen-long-chain.ts)
 // and prints tx/s along the chain, where the time goes, and how total time compares with the
 // cryptography the same chain cannot avoid (Blake3 of the state commitment, keccak256 of the
 // handlers, the tx hashes and the block roots, Ed25519 verifications), re-run alone on the same

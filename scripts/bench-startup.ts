@@ -1,6 +1,6 @@
-// Start-up benchmark (docs/performance.md "Start-up"): the wall time of one `cbqs` call that
+// Start-up benchmark (docs/engineering/performance.md "Start-up"): the wall time of one `cbqs` call that
 // does little work — `cbqs --version`, and a per-call `cbqs t8n` of a small block (block 5 of
-// fixtures/corpus/create-quote.json, the README's t8n example) — against a bare `node -e 0`.
+// fixtures/corpus/create-quote.json, the CLI tour's t8n example) — against a bare `node -e 0`.
 // With --base <dir> (another checkout, built: <dir>/dist/src/cli.js) the same two calls of that
 // build run too, for a before/after in one run. The variants take turns, run by run, so a busy
 // machine slows them all alike; each reports its median. Then the modules each call of this
@@ -23,7 +23,7 @@ interface Variant {
   seconds: number[];
 }
 
-/** The README's t8n example inputs: block 5 of create-quote.json on block 4's post-state. */
+/** The CLI tour's t8n example inputs: block 5 of create-quote.json on block 4's post-state. */
 function t8nInputs(dir: string): string[] {
   const f = JSON.parse(readFileSync(join(ROOT, "fixtures/corpus/create-quote.json"), "utf8")) as {
     genesis: { chain_instance_id: string };

@@ -1,4 +1,4 @@
-// State-commitment benchmark (docs/state.md "Performance"): one deterministic write workload run
+// State-commitment benchmark (docs/spec/state.md "Performance"): one deterministic write workload run
 // through our MemoryStateStore (QMDB "current", Blake3; state/qmdb/) and, unless --qmdb-only,
 // through @ethereumjs/mpt's MerklePatriciaTrie (keccak256, in-memory MapDB), to check CIP-4's
 // claim that a flat QMDB is 10–100× a hexary MPT, and how the QMDB's rate and memory behave as
@@ -17,7 +17,7 @@
 // LMDB/memory throughput ratio measured in one run (memory figures then include both: run without
 // it for the LMDB process's own heap, external and RSS per live key). --lmdb-index keeps the key
 // index in an LMDB table instead of in memory (state/lmdb/qmdb-storage.ts IndexPlacement). --no-sync opens the store
-// without fsync (benchmarks only; see docs/state.md for the sync policy).
+// without fsync (benchmarks only; see docs/spec/state.md for the sync policy).
 //
 // --baseline (repeatable) runs the QMDB of another build of this repository (its compiled `dist/`
 // folder) as one more backend in the same process, fed the same blocks in turn: a before/after

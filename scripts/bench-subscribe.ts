@@ -1,5 +1,5 @@
-// GET /subscribe under load, on a real `cbqs node` process over loopback (docs/node.md
-// "Subscriptions", docs/performance.md "Subscriptions"): the node's resident memory with
+// GET /subscribe under load, on a real `cbqs node` process over loopback (docs/guides/run-a-devnet.md
+// "Subscriptions", docs/engineering/performance.md "Subscriptions"): the node's resident memory with
 // --subscribers reading clients connected, how long a block takes to reach all of them after the
 // POST /mine answer (against one subscriber alone, the baseline of the same run), a burst of
 // blocks, the --max-subscribers bound, and --stalled clients that never read: each must be dropped

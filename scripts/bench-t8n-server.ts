@@ -1,4 +1,4 @@
-// t8n throughput, per block, three ways (docs/performance.md "t8n: per call and as a server"):
+// t8n throughput, per block, three ways (docs/engineering/performance.md "t8n: per call and as a server"):
 //   1. a session of `cbqs t8n --server` (cbqs-t8n-server/v1): the pre-state shipped once, then
 //      each block's txs and env, answers with roots and receipts;
 //   2. `apply` over the same server: each block with its whole pre-state in the request and the

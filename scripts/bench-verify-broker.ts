@@ -1,4 +1,4 @@
-// verify-broker benchmark (docs/broker.md "Output and exit codes"): the kit's Standard bundle with
+// verify-broker benchmark (docs/guides/verify-a-broker.md "Output and exit codes"): the kit's Standard bundle with
 // `--appends n` more appends (each a request, a response and a receipt: the heaviest artifacts
 // per line), its JSON text read (decoding every line) and then verified against the kit chain —
 // read once from its fixture, and once from a `cbqs node` serving that fixture on 127.0.0.1. The

@@ -1,4 +1,4 @@
-// A minimal SVG line chart for the benchmark scripts (docs/performance.md, docs/state.md embed
+// A minimal SVG line chart for the benchmark scripts (docs/engineering/performance.md, docs/spec/state.md embed
 // the files they write), so a reader sees whether a cost grows with history. No dependencies;
 // the output depends only on the data.
 

@@ -1,4 +1,4 @@
-// What the corpus catches (docs/fixtures.md §12): every planted mutant of scripts/mutants.ts
+// What the corpus catches (docs/reference/formats/fixture.md §12): every planted mutant of scripts/mutants.ts
 // (the fuzzer's table) run through `cbqs consume fixtures/corpus --t8n-server` as an external
 // node would be. Prints, per mutant, the fixtures it fails and the first difference, or "not
 // covered by the corpus". Exit 0 either way: the list measures the corpus; 2 on a broken run.

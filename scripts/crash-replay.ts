@@ -1,4 +1,4 @@
-// Crash test of the persistent store (docs/state.md "Crash safety"): replays a fixture with
+// Crash test of the persistent store (docs/spec/state.md "Crash safety"): replays a fixture with
 // `cbqs replay --db`, killing the process with SIGKILL at seeded random moments — half of them
 // from outside, half from inside a block commit (CBQS_CRASH_IN_COMMIT, after the block's state is
 // written into the open LMDB transaction) — and restarting it each time. The kills are spread

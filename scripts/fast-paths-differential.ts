@@ -1,4 +1,4 @@
-// The spec path against every fast path (docs/performance.md "Fast paths"; D-0169
+// The spec path against every fast path (docs/engineering/performance.md "Fast paths"; D-0169
 // "Fast paths: the spec path and the seams"): the same workloads executed twice, spec-only
 // (@noble/hashes, pure-JS Ed25519, no bounds memo, the plain replay) and with every fast path
 // (hash-wasm, OpenSSL Ed25519, the bounds memo; replays both plain, traced, and pipelined: worker

@@ -1,4 +1,4 @@
-// What `cbqs fuzz` generates, counted (docs/fuzzing.md §4 "What is generated"): builds N chains
+// What `cbqs fuzz` generates, counted (docs/reference/fuzzer.md §4 "What is generated"): builds N chains
 // of a seed with our own engine only (no t8n command) and prints the census of src/fuzz/census.ts
 // as markdown — each transaction kind's outcomes, the §6.1 states, the u64/u128 edges and
 // parameter writes, as the share of runs that reached each at least once — then the required

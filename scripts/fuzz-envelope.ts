@@ -1,4 +1,4 @@
-// Envelope canonicality fuzzer (docs/transactions.md "One accepted byte string"): mutates valid
+// Envelope canonicality fuzzer (docs/reference/formats/transaction.md "One accepted byte string"): mutates valid
 // envelopes of every kind (scripts/envelope-mutations.ts) and requires, for every mutant the
 // strict decoder accepts, that encodeEnvelope(decodeEnvelope(bytes)) is byte-identical to it.
 // Any other exception than EnvelopeError, or an accepted second form, is a failure (exit 1).

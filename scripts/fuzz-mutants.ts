@@ -1,4 +1,4 @@
-// Measures `cbqs fuzz` against every mutant of scripts/mutants.ts (docs/fuzzing.md §8): fuzzes
+// Measures `cbqs fuzz` against every mutant of scripts/mutants.ts (docs/reference/fuzzer.md §8): fuzzes
 // each mutant until the first divergence, shrinks it, and prints per mutant the runs to
 // detection, the chain's size before and after shrinking, the candidate chains the shrinker
 // executed and the wall seconds of both. Each mutant is run as an external node would be: its

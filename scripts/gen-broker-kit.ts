@@ -1,4 +1,4 @@
-// Writes the broker kit's samples (docs/broker.md "Running it in CI"): fixtures/broker/kit-chain.json,
+// Writes the broker kit's samples (docs/guides/verify-a-broker.md "Running it in CI"): fixtures/broker/kit-chain.json,
 // the kit chain (src/broker-kit/kit.ts) mined on an in-process devnet, and one reference bundle
 // per kit stream signed by the reference signer — kit-standard.jsonl and kit-fast.jsonl in the
 // JSON form, kit-econ.jsonl in the hex form — each of which `cbqs verify-broker … --fixture

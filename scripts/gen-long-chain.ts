@@ -1,4 +1,4 @@
-// Deterministic long-chain generator (docs/fixtures.md "Long chain"): a cbqs-scenario/v1 with
+// Deterministic long-chain generator (docs/reference/formats/fixture.md "Long chain"): a cbqs-scenario/v1 with
 // >= 10,000 blocks and >= 50,000 transactions mixing every CIP-39 instruction across many
 // providers and owners, governance parameter writes, emergency pauses of 0x17, suspensions and
 // expiries (a small cbqs.suspend_grace_blocks), transfers and malformed payloads. A seeded PRNG

@@ -1,4 +1,4 @@
-// The long chain `npm start` replays is filled once and then reused (docs/fixtures.md "Long
+// The long chain `npm start` replays is filled once and then reused (docs/reference/formats/fixture.md "Long
 // chain"): beside `.cache/long-chain.json.gz` lies `.cache/long-chain.meta.json`, saying what
 // made it — the generator version (LONG_CHAIN_GENERATOR_VERSION), its parameters, the package
 // version, the pinned gas-vector digest and a digest of the code that filled it — and the file's

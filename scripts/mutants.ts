@@ -1,4 +1,4 @@
-// Mutants of the compiled emulator for proving `cbqs fuzz` (docs/fuzzing.md "Mutants"): each one
+// Mutants of the compiled emulator for proving `cbqs fuzz` (docs/reference/fuzzer.md "Mutants"): each one
 // is a COPY of dist/ in a temporary directory with one plausible consensus bug patched into one
 // function's JavaScript text. The real engine has no mutant switch of any kind. Used by
 // scripts/fuzz-mutants.ts (the tables in the docs) and test/fuzz/mutants.test.ts, both of which

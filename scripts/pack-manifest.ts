@@ -1,7 +1,7 @@
 // The package.json that `npm pack` (and so a release) ships has no `scripts`. Every script of the
 // repository builds from sources or runs tests the package does not contain, and npm warns each
 // consumer about a `prepare` script ("install scripts not yet covered by allowScripts"), yet
-// `prepare` must stay in the repository so that `npm ci` builds dist/ (README "Set-up").
+// `prepare` must stay in the repository so that `npm ci` builds dist/ (README "Install").
 //
 // npm puts package.json into the tarball as it is on disk after `prepack`, so package.json runs
 //

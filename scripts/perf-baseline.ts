@@ -1,5 +1,5 @@
 // The build the performance guard compares this one with (scripts/perf-guard.ts,
-// docs/performance.md "Regression guard"): a commit of this repository, built once into
+// docs/engineering/performance.md "Regression guard"): a commit of this repository, built once into
 // .cache/perf-baseline/<commit>/ and kept there.
 //
 // Move it (this line only, in its own commit, saying why) when a change is an intended

@@ -12,7 +12,7 @@ export const workloadInstructions = (m: Measurement): number => m.full - m.setup
 
 /**
  * "ok": within tolerance. "faster": this build does the work in fewer instructions by more than the
- * tolerance (it passes; docs/performance.md says when to move the baseline). "REGRESSION": more
+ * tolerance (it passes; docs/engineering/performance.md says when to move the baseline). "REGRESSION": more
  * instructions than the baseline by more than the tolerance. "NOT COMPARABLE": the two builds did
  * not do the same work (a different root, a different fuzz campaign), so there is no ratio to judge.
  */

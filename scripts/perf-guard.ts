@@ -1,4 +1,4 @@
-// The performance guard (docs/performance.md "Regression guard"): this build against a pinned
+// The performance guard (docs/engineering/performance.md "Regression guard"): this build against a pinned
 // baseline build (scripts/perf-baseline.ts), compared in instructions executed — counted by
 // valgrind, so the same whatever else the machine does — on four workloads: replay, plain and
 // pipelined (a prefix of the long chain), a fuzz campaign through `cbqs t8n --server`, and
@@ -38,7 +38,7 @@ const VALGRIND = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/nul
 
 /** The long chain's first blocks, replayed (filled by this build, cached in .cache/perf-guard/). */
 const CHAIN_BLOCKS = 300;
-/** Tolerances: three times the spread measured over repeated runs, never below 2 % (docs/performance.md). */
+/** Tolerances: three times the spread measured over repeated runs, never below 2 % (docs/engineering/performance.md). */
 const FLOOR = 0.02;
 
 type WorkloadName = "replay" | "replay-pipelined" | "fuzz" | "qmdb-writes";
@@ -210,7 +210,7 @@ const USAGE = `usage: node dist/scripts/perf-guard.js [--only w,…] [--repeat N
   --build dir         the build under test (default this checkout's dist/)
   --json              the rows as one JSON document on stdout
 Exit: 0 no regression; 1 a regression beyond a tolerance, or builds that did not do the same work;
-      2 nothing to judge: bad options, no valgrind, a workload that failed (a replay mismatch: docs/performance.md).
+      2 nothing to judge: bad options, no valgrind, a workload that failed (a replay mismatch: docs/engineering/performance.md).
 `;
 
 function options() {

@@ -1,4 +1,4 @@
-// One workload of the performance guard (scripts/perf-guard.ts, docs/performance.md "Regression
+// One workload of the performance guard (scripts/perf-guard.ts, docs/engineering/performance.md "Regression
 // guard"), run by the guard under valgrind against one build's compiled dist/ folder: this
 // script is always the checkout's own, the code it measures is the build's (its modules are
 // imported from <dist dir>), so every build is driven by the same harness.

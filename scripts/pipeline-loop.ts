@@ -1,4 +1,4 @@
-// Loop of pipelined replays (docs/testing.md "Node 24"; D-0172 "The commit worker's
+// Loop of pipelined replays (docs/engineering/testing.md "Node 24"; D-0172 "The commit worker's
 // loop runs after its modules are evaluated"): runs `cbqs replay --pipeline` on one fixture
 // `--runs` times in turn, each a fresh process of the given Node binary and build, and counts how
 // they ended: ok (exit 0), aborted (killed by SIGTRAP or SIGABRT, or V8's "# Fatal error" on

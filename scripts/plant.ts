@@ -1,4 +1,4 @@
-// Plants one mutant by hand and runs the tests that should kill it (docs/testing.md "Static
+// Plants one mutant by hand and runs the tests that should kill it (docs/engineering/testing.md "Static
 // mutants"). Stryker evaluates module-level constants (a regular expression, a parameter table)
 // once, before any mutant is active, so those mutants survive whatever the tests: each is planted
 // here instead. The file is restored byte for byte, with its modification time, whatever happens

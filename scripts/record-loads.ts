@@ -6,7 +6,7 @@
 // register). Node runs hooks on a separate thread: this same file, imported there, is the hooks
 // module; imported on the main thread (by --import) it registers itself. A CommonJS file
 // require()d by another CommonJS file does not pass through the hook; every package named in
-// docs/performance.md "Start-up" is reached by an import, so it is recorded.
+// docs/engineering/performance.md "Start-up" is reached by an import, so it is recorded.
 import { appendFileSync } from "node:fs";
 import { register } from "node:module";
 import { isMainThread } from "node:worker_threads";

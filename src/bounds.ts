@@ -1,4 +1,4 @@
-// Every bound on what a command reads, in one place (docs/fixtures.md "Bounds"). Each is
+// Every bound on what a command reads, in one place (docs/reference/formats/fixture.md "Bounds"). Each is
 // enforced at the earliest point a command can see it — the scenario parser refuses a block of
 // more transactions than a fixture may hold, so `run` and `fill` never produce what `replay`
 // refuses — and every length is checked before anything is allocated for it. A leaf module:
@@ -6,7 +6,7 @@
 
 /** Transactions in one block (fixtures, scenarios, t8n `txs`). */
 export const MAX_BLOCK_TRANSACTIONS = 65_536;
-/** A system transaction's payload; the largest valid CBQS instruction is far smaller (docs/transactions.md). */
+/** A system transaction's payload; the largest valid CBQS instruction is far smaller (docs/reference/formats/transaction.md). */
 export const MAX_SYSTEM_PAYLOAD_BYTES = 1_048_576;
 /** A governance parameter name, and SetParams entries (§18 has 44 rows). */
 export const MAX_PARAM_NAME_BYTES = 128;

@@ -4,7 +4,7 @@
  * 2100 → "2,100" (bigint too): en-US grouping, as toLocaleString("en-US") writes it. An integer
  * is grouped here: the first toLocaleString of a process initialises ICU, about 30 ms, and the
  * --snapshot-interval help (src/cli/store-options.ts) is built on every call of its commands
- * (docs/performance.md "Start-up").
+ * (docs/engineering/performance.md "Start-up").
  */
 export function thousands(n: number | bigint): string {
   if (typeof n === "number" && (!Number.isSafeInteger(n) || Object.is(n, -0))) return n.toLocaleString("en-US");

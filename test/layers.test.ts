@@ -1,50 +1,15 @@
-// The layers of the source tree (README "Layout"): a module imports only from its own layer or
-// the layers below it, type-only imports included, so every folder can be read knowing only what
-// is under it. A new folder must be given its place here.
+// The layers of the source tree (scripts/layers.ts, docs/reference/layers.md): a module imports only
+// from its own layer or the layers below it, type-only imports included, so every folder can be read
+// knowing only what is under it. A new folder must be given its place in scripts/layers.ts.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { LAYERS } from "../scripts/layers.js";
 
 const ROOT = join(import.meta.dirname, "..");
 
-/** Lowest first. Folders on one line form one layer (the engine dispatches to its instruction handlers, which use its context). */
-const LAYERS: readonly (readonly string[])[] = [
-  ["src/bytes.ts", "src/bounds.ts", "src/lines.ts", "src/steps.ts", "src/params.ts", "src/format.ts", "src/io-error.ts"],
-  ["src/output-file.ts", "src/json"],
-  ["src/crypto"],
-  ["state/kv"],
-  ["state/roots"],
-  ["state/qmdb"],
-  ["state/commitment"],
-  ["state/store"],
-  ["state/chain-db"],
-  ["state/lmdb"],
-  ["src/admission", "src/codec"],
-  ["src/engine", "instructions"],
-  ["src/chain"],
-  ["src/gas", "src/scenario"],
-  ["src/harness"],
-  ["src/target"],
-  ["src/fuzz", "src/report"],
-  ["src/consume", "src/jobs"],
-  ["src/client"],
-  // The node's chain and its devnet (a pool, block production, snapshots): domain values and
-  // domain errors, no HTTP. src/node is the HTTP layer over it.
-  ["src/chain-node"],
-  // Beside the node, not in it: the store tools (verify, replay into a store, snapshots) and the
-  // follower, a client of a node's HTTP interface.
-  ["src/store-tools"],
-  ["src/follower"],
-  ["src/node"],
-  ["src/broker-kit"],
-  ["src/cli", "src/cli.ts", "src/api"],
-  // The explorer page runs in a browser, compiled on its own (tsconfig.explorer.json): it imports
-  // only its own modules (checked below); the node serves its files without importing them.
-  ["src/explorer"],
-];
-
-const layerOf = new Map(LAYERS.flatMap((names, rank) => names.map((n) => [n, rank] as const)));
+const layerOf = new Map(LAYERS.flatMap((layer, rank) => layer.units.map((n) => [n, rank] as const)));
 
 /** The file itself for a file at src/'s top, else its folder. */
 const unitOf = (file: string) => (dirname(file) === "src" ? file : dirname(file));

@@ -1,4 +1,4 @@
-// `cbqs-emulator/codec` (docs/api.md): the canonical CIP-39 §14 codec — every consensus type,
+// `cbqs-emulator/codec` (docs/guides/use-the-library.md): the canonical CIP-39 §14 codec — every consensus type,
 // `encode`/`decode`, the JSON mapping, signing bytes, digests and derivations.
 export * from "../codec/index.js";
 // Types the signatures above name.

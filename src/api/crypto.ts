@@ -1,4 +1,4 @@
-// `cbqs-emulator/crypto` (docs/api.md): the hashes and the strict Ed25519 the chain uses.
+// `cbqs-emulator/crypto` (docs/guides/use-the-library.md): the hashes and the strict Ed25519 the chain uses.
 export { keccak256, sha256, blake3 } from "../crypto/hash.js";
 export {
   ED25519_PUBLIC_KEY_LENGTH,

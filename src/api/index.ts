@@ -1,4 +1,4 @@
-// The package's main entry point, `cbqs-emulator` (docs/api.md): the engine and the chain — a
+// The package's main entry point, `cbqs-emulator` (docs/guides/use-the-library.md): the engine and the chain — a
 // genesis, blocks executed with their receipts, events and roots, and the conformance tools run
 // in process (replay of a fixture, the t8n transition). Everything exported here is public API
 // (the semver policy in the README); nothing else of src/ is.

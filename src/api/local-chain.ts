@@ -91,7 +91,7 @@ export class LocalChain {
   }
 
   /**
-   * The envelope of a transaction written as a scenario writes it (docs/scenario-format.md §2),
+   * The envelope of a transaction written as a scenario writes it (docs/reference/formats/scenario.md §2),
    * for this chain, with the sender's next nonce (account nonce plus its transactions sent and
    * not yet mined) unless one is given. A malformed transaction is a ScenarioError naming its
    * JSON path.

@@ -1,4 +1,4 @@
-// `cbqs-emulator/state` (docs/api.md): the CIP-4 state model — 54-byte keys, values, the QMDB
+// `cbqs-emulator/state` (docs/guides/use-the-library.md): the CIP-4 state model — 54-byte keys, values, the QMDB
 // commitment behind `state_root`, state proofs and their verifiers, block roots and inclusion
 // proofs, events, dumps.
 export {

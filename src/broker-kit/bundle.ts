@@ -1,4 +1,4 @@
-// The bundle `cbqs verify-broker` reads (docs/broker.md "Bundle format"): JSON lines, one
+// The bundle `cbqs verify-broker` reads (docs/reference/formats/broker-bundle.md): JSON lines, one
 // `cbqs-broker-bundle/v1` header naming the stream, then one artifact a line in the order the
 // broker issued them, each either in the codec's JSON mapping or as the hex of its canonical
 // (§14) bytes — the two forms `cbqs decode` and `cbqs encode` convert between. Reading is
@@ -48,7 +48,7 @@ export interface ArtifactValues {
 }
 export type ArtifactType = keyof ArtifactValues;
 
-/** The types a bundle may hold, in the order docs/broker.md lists them. */
+/** The types a bundle may hold, in the order docs/guides/verify-a-broker.md lists them. */
 export const ARTIFACT_TYPES: readonly ArtifactType[] = [
   "StreamGrantV1",
   "SessionChallengeV1",

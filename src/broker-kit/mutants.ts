@@ -2,7 +2,7 @@
 // rule and no other — a fault on one value as the reference signer signs it (later artifacts
 // chain on the changed one, as they would behind a broker with that bug), or extra steps a
 // broker must not take. test/broker-kit/mutants.test.ts runs each through the verifier and
-// expects exactly its rule; docs/broker.md lists them per rule.
+// expects exactly its rule; docs/guides/verify-a-broker.md lists them per rule.
 import { ed25519Sign } from "../crypto/ed25519.js";
 import { appendReceiptDigest, grantId, requestProofDigest, sessionProofDigest } from "../codec/signing.js";
 import type * as T from "../codec/types.js";

@@ -63,7 +63,7 @@ export function reportJson(source: string, verified: readonly VerifiedBundle[]):
   };
 }
 
-/** One suite per bundle, a case per rule (docs/fixtures.md "Reports"). */
+/** One suite per bundle, a case per rule (docs/reference/formats/fixture.md "Reports"). */
 export function suitesOf(verified: readonly VerifiedBundle[], reproduce: (file: string) => string, started: Date): Suite[] {
   return verified.map((v) => {
     const r = v.report;

@@ -1,6 +1,6 @@
 // The broker-side rules of CIP-39 a verifier can check offline, with the chain's state in hand:
 // B1…B30, each with its sections, what `cbqs verify-broker` checks, and — for a rule it checks
-// only in part — what it cannot check and why. docs/broker.md "The 30 rules" is this table in
+// only in part — what it cannot check and why. docs/guides/verify-a-broker.md "The 30 rules" is this table in
 // words (test/broker-kit/rules.test.ts keeps the two equal); the rules no offline verifier can
 // check at all are listed after it (OFFLINE_LIMITS).
 

@@ -72,7 +72,7 @@ export interface ProductionLimits {
 }
 
 export const DEFAULT_PRODUCTION: ProductionLimits = { blockBytes: MAX_BLOCK_BYTES, poolBytes: MAX_POOL_BYTES };
-/** Snapshots kept for POST /devnet/revert; beyond it the oldest is forgotten (docs/node.md "Snapshots"). */
+/** Snapshots kept for POST /devnet/revert; beyond it the oldest is forgotten (docs/guides/run-a-devnet.md "Snapshots"). */
 export const MAX_SNAPSHOTS = 1_024;
 /** Outcomes the devnet remembers for GET /tx beyond what the chain records: rejection messages, dropped transactions. */
 const REMEMBERED_TXS = 4_096;
@@ -150,7 +150,7 @@ export class CbqsNode {
    * the engine's calls, never inside them.
    */
   onBlockTimed: ((applyMs: number, commitMs: number) => void) | undefined;
-  /** What a produced block and the pool may hold in bytes (docs/node.md "Devnet"). */
+  /** What a produced block and the pool may hold in bytes (docs/guides/run-a-devnet.md "Devnet"). */
   production: ProductionLimits = DEFAULT_PRODUCTION;
 
   private constructor(
@@ -252,7 +252,7 @@ export class CbqsNode {
   }
 
   /**
-   * The block the node's history starts at (docs/node.md "history_start"): the feed has nothing a
+   * The block the node's history starts at (docs/guides/run-a-devnet.md "history_start"): the feed has nothing a
    * follower could verify below it.
    */
   historyStart(): BlockRecord {
@@ -301,7 +301,7 @@ export class CbqsNode {
   // ---- devnet ---------------------------------------------------------------------------------
 
   /**
-   * Queues a raw envelope (docs/transactions.md) after checking it fits (checkRoom), decodes, names this chain, is
+   * Queues a raw envelope (docs/reference/formats/transaction.md) after checking it fits (checkRoom), decodes, names this chain, is
    * not from a keyless account (no block may contain it) and carries its sender's next nonce
    * (account nonce plus the sender's queued transactions). Returns its hash and nonce.
    */
@@ -393,7 +393,7 @@ export class CbqsNode {
     this.checkHeight(head, h);
     const timestamp = this.timestampOf(head, h, given);
     // An empty pool needs no dry run, and an empty block's roots never change: the two costs an
-    // empty block used to pay on top of its state commit (docs/performance.md "Devnet mining").
+    // empty block used to pay on top of its state commit (docs/engineering/performance.md "Devnet mining").
     const { included, dropped } = this.pool.length === 0 ? { included: [], dropped: [] } : this.selectTxs(head, h, timestamp);
     const envelopes = included.map((t) => t.env);
     const nonces = included.length === 0 ? undefined : startNonces(this.chain, envelopes);
@@ -610,7 +610,7 @@ function configOf(source: Uint8Array, path?: string): GenesisConfig {
   }
 }
 
-/** Height 0: the genesis header (docs/transactions.md "Block hash"), no transactions. */
+/** Height 0: the genesis header (docs/reference/formats/transaction.md "Block hash"), no transactions. */
 export function genesisRecord(source: Uint8Array, chainInstanceId: Uint8Array, timestamp: bigint, stateRoot: Uint8Array): GenesisRecord {
   return {
     source,

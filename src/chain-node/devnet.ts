@@ -1,4 +1,4 @@
-// The devnet's writes (docs/node.md "Devnet"): transactions, block production in its three
+// The devnet's writes (docs/guides/run-a-devnet.md "Devnet"): transactions, block production in its three
 // modes, batches of blocks, snapshots and reverts. They are applied one at a time in arrival
 // order — a transaction sent while a 100,000-block batch runs is queued behind it, a revert never
 // sees half a batch — while reads go on being answered: a batch or a revert is long work that
@@ -7,7 +7,7 @@
 // bytes, bigints); the node's HTTP layer words them (src/node/devnet-answers.ts).
 //
 // What waits is bounded: transactions by the pool's room (they are counted with it), mining by
-// the blocks asked for (per client address and in all, docs/node.md "Mining and time"). A long
+// the blocks asked for (per client address and in all, docs/guides/run-a-devnet.md "Mining and time"). A long
 // write — a batch, a revert — belongs to its request: when its client goes away it is taken out
 // of the queue, or, running, stops between two blocks, so a client that hangs up leaves no work
 // behind.
@@ -42,7 +42,7 @@ export interface Reverted {
 export type MiningMode = "auto" | "interval" | "manual";
 export const MINING_MODES: readonly MiningMode[] = ["auto", "interval", "manual"];
 
-/** POST /mine?blocks=N: at most this many in one call (docs/node.md; about 10 s of work). */
+/** POST /mine?blocks=N: at most this many in one call (docs/guides/run-a-devnet.md; about 10 s of work). */
 export const MAX_MINE_BLOCKS = 100_000;
 /** Blocks of the mining requests waiting or running, in all: four full batches (--mine-queue). */
 export const DEFAULT_MINE_QUEUE = 4 * MAX_MINE_BLOCKS;

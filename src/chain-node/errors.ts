@@ -1,13 +1,13 @@
-// What the node's chain and its devnet refuse (docs/node.md "Devnet", docs/api.md): one class per
+// What the node's chain and its devnet refuse (docs/node.md "Devnet", docs/guides/use-the-library.md): one class per
 // reason, carrying the values the reason is about (bigints, byte counts) and a one-line message.
 // They know nothing of HTTP: the server maps each class to its status and code in one table
 // (src/node/errors.ts: DOMAIN_ANSWERS), and the library (src/api/) throws them as they are.
 //
 // A refused transaction is a TransactionRefused, whose `code` names the reason in the words
-// docs/api.md lists (the same words the HTTP answers carry); a height, a batch or a timestamp out
+// docs/guides/use-the-library.md lists (the same words the HTTP answers carry); a height, a batch or a timestamp out
 // of range is a RangeError.
 
-/** A transaction no block may take now; `code` names why (docs/api.md). */
+/** A transaction no block may take now; `code` names why (docs/guides/use-the-library.md). */
 export abstract class TransactionRefused extends Error {
   override name = "TransactionRefused";
   abstract readonly code: "invalid_transaction" | "not_includable" | "invalid_nonce" | "tx_too_large" | "tx_pool_full";

@@ -197,7 +197,7 @@ function withNote(m: Mismatch): Mismatch {
 }
 
 /**
- * The block a store's history starts at (docs/node.md "history_start"): genesis when it holds the
+ * The block a store's history starts at (docs/guides/run-a-devnet.md "history_start"): genesis when it holds the
  * chain from its start, else the lowest block it holds above genesis — the block a snapshot
  * import made its first (its parent is not held). `db` must hold a genesis.
  */

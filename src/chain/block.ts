@@ -1,4 +1,4 @@
-// The emulator's block header and block hash (docs/transactions.md "Block hash"). CIP-39
+// The emulator's block header and block hash (docs/reference/formats/transaction.md "Block hash"). CIP-39
 // needs a block hash only as provider-signed evidence (§9.3 served_at.block_hash, which
 // consensus never checks against an archive), so the emulator defines its own: keccak256
 // over a domain string and a fixed-width header. Height 0 is the genesis header.

@@ -1,6 +1,6 @@
 // The transaction envelope: the exact bytes a block's tx_root commits to (CIP-4 §4.3
 // "CBOR for transactions", §5.2 tx_root = BMT(keccak256(tx_i))). Specified in
-// docs/transactions.md. One CBOR map with text keys in a FIXED order (decode rejects any
+// docs/reference/formats/transaction.md. One CBOR map with text keys in a FIXED order (decode rejects any
 // other order, missing or extra keys), definite lengths, shortest-form integers:
 //
 //   version(1) chain_id from nonce kind  + kind fields:
@@ -23,7 +23,7 @@ const U64_MAX = (1n << 64n) - 1n;
 
 export interface TxEnvelope {
   chain_id: bigint;
-  /** The sender's nonce for this transaction (docs/transactions.md). */
+  /** The sender's nonce for this transaction (docs/reference/formats/transaction.md). */
   nonce: bigint;
   tx: Transaction;
 }

@@ -223,7 +223,7 @@ export function configureProgram(program: Command): Command {
 /**
  * A reader that stops early (`cbqs replay --trace - | head -1`) closes stdout: the rest of the
  * output is dropped quietly and the exit code stays the one the command set
- * (docs/fixtures.md); any other stream error still fails.
+ * (docs/reference/formats/fixture.md); any other stream error still fails.
  */
 export function ignoreEpipe(stream: NodeJS.WritableStream, fail: (err: unknown) => void): void {
   stream.on("error", (err: NodeJS.ErrnoException) => {

@@ -1,6 +1,6 @@
 // `cbqs check conformance commonware`: recomputes commonware's published conformance digests for the
 // Merkle roots we port (MMR, BMT, QMDB any/current) with SHA-256 and compares them with the
-// values listed in docs/anchors.md. Exit 0 only if every digest matches.
+// values listed in docs/reference/anchors.md. Exit 0 only if every digest matches.
 import { echo } from "../bounds.js";
 import {
   COMMONWARE_WORKLOADS,

@@ -1,6 +1,6 @@
 // `cbqs consume <fixtures…> (--t8n-server "<command>" | --t8n "<command>")`: the corpus through
 // the implementation under test, block by block from each fixture's genesis, every answer
-// compared with the fixture's expected results (docs/fixtures.md "consume"). Exit codes as
+// compared with the fixture's expected results (docs/reference/formats/fixture.md "consume"). Exit codes as
 // replay's: 0 every fixture passes, 1 a fixture differs (never hidden by another's unusable
 // input), 2 unusable fixtures or a target that cannot be used, and none differs.
 import { echo } from "../bounds.js";

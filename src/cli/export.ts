@@ -1,6 +1,6 @@
 // `cbqs fixture export --db <dir> [--from h] [--to h] [--post-state every|final|none] [-o <fixture>]`: a
 // stored chain (a devnet session, a follower's store, replay --db's) as a cbqs-fixture/v1 that
-// `cbqs replay` and a node team's consumer replay from genesis (docs/fixtures.md §9). Exit 0
+// `cbqs replay` and a node team's consumer replay from genesis (docs/reference/formats/fixture.md §9). Exit 0
 // written, 1 a stored block that re-executing the chain does not reproduce (nothing written),
 // 2 unusable input: no store, a store in use, a snapshot-started store, a bad range.
 import { echo } from "../bounds.js";

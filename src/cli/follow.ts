@@ -1,5 +1,5 @@
 // `cbqs follow <url>`: follow a node's replication feed, re-executing and verifying every block
-// (docs/node.md "Follower"). Exit 0 once synced (to the node's head, or to --until), 1 at the
+// (docs/guides/run-a-devnet.md "Follower"). Exit 0 once synced (to the node's head, or to --until), 1 at the
 // first divergence (printed as `cbqs replay` prints a mismatch) or when the node's chain no longer
 // holds the follower's head block, 2 for unusable input (node unreachable or silent past
 // --timeout, answers that are not the feed, a store of another chain, a node whose history starts

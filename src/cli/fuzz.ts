@@ -1,5 +1,5 @@
 // `cbqs fuzz`: differential fuzzing of another implementation's t8n (a per-call command or a
-// cbqs-t8n-server/v1 server) against ours (docs/fuzzing.md), on --jobs lanes. Exit 0 after N runs
+// cbqs-t8n-server/v1 server) against ours (docs/reference/fuzzer.md), on --jobs lanes. Exit 0 after N runs
 // without divergence, 1 on a divergence (shrunk, written to --out, first difference printed), 2
 // for an unusable command or options (one line). SIGINT/SIGTERM end every running command or
 // server and stop: a divergence found so far is still written, temporary directories are
@@ -118,7 +118,7 @@ interface Settings {
 }
 
 /**
- * The campaign's report: one suite, ONE case for the campaign (docs/fuzzing.md "Reports") —
+ * The campaign's report: one suite, ONE case for the campaign (docs/reference/fuzzer.md "Reports") —
  * failed by the divergence, an error when the implementation under test failed, else passed.
  */
 function campaignSuite(s: Settings, outcome: Omit<TestCase, "id">, summary: string): Suite {
@@ -188,7 +188,7 @@ async function runCampaign(s: Settings): Promise<{ result: CampaignResult<Findin
 /** A campaign's summary, its divergence if any, and its report; returns the exit code. */
 async function renderCampaign(s: Settings, { result, seconds }: { result: CampaignResult<FindingReport>; seconds: number }): Promise<number> {
   const rates = `${rate(result.runs, seconds)} runs/s, ${rate(result.blocks, seconds)} blocks/s, ${rate(result.txs, seconds)} tx/s`;
-  // "states reached": the census cells the counted runs hit (docs/fuzzing.md §4), like the counts independent of --jobs.
+  // "states reached": the census cells the counted runs hit (docs/reference/fuzzer.md §4), like the counts independent of --jobs.
   const totals = `${count(result.runs, "run")} (seed ${s.seed}), ${count(result.blocks, "block")}, ${count(result.txs, "tx", "txs")} in ${seconds.toFixed(1)} s (${rates}): ${count(result.census.reached, "state")} reached`;
   const f = result.finding;
   if (f !== null) {

@@ -1,4 +1,4 @@
-// `cbqs node`: a local CBQS node (docs/node.md) — the CIP-39 §3 reads, CIP-4 §5.4 proofs, the
+// `cbqs node`: a local CBQS node (docs/guides/run-a-devnet.md) — the CIP-39 §3 reads, CIP-4 §5.4 proofs, the
 // replication feed and a devnet (dev accounts, POST /tx, POST /mine, --mining, snapshots). Exit
 // 0 after a clean SIGINT/SIGTERM shutdown, 1 when an imported fixture block does not verify (the
 // replay report), 2 for unusable input.
@@ -298,7 +298,7 @@ function listOption(name: string, text: string, form: RegExp, what: string): str
 
 /**
  * A --host off loopback serves the devnet to the network, unauthenticated: refused without
- * --expose-devnet, and with it the warning to print (docs/node.md "Security model").
+ * --expose-devnet, and with it the warning to print (docs/spec/security-model.md).
  */
 function exposureOption(opts: NodeOpts): string | undefined {
   if (isLoopbackHost(opts.host)) return undefined;

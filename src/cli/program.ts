@@ -9,7 +9,7 @@ import { declare, defineCommand, defineGroup, type CommandSpec, type GroupSpec }
 /**
  * Each area's commands, loaded only when a command of it runs: a command module imports its
  * implementation (the engine, hash-wasm, lmdb, the codec tables…) at its top, and loading all of
- * them made every call, even `cbqs --version`, cost 0.3–0.5 s (docs/performance.md "Start-up").
+ * them made every call, even `cbqs --version`, cost 0.3–0.5 s (docs/engineering/performance.md "Start-up").
  */
 const AREAS = {
   run: () => import("./run.js"),
@@ -81,7 +81,7 @@ export const TREE: readonly TreeNode[] = [
     "export: no store, an empty or busy one, a pruned block, an unwritable file; import: an unusable or foreign snapshot, a target holding a chain; an unknown subcommand",
     "no snapshot file is written and no store is changed",
   ), [command("export", "snapshot"), command("import", "snapshot")]),
-  group("store", "the persistent store of --db (docs/state.md §6)", exitCodes(
+  group("store", "the persistent store of --db (docs/spec/state.md §6)", exitCodes(
     "verify: every check held",
     "verify: an inconsistency or damage (the first one found is named)",
     "no store there, a store in use, not a directory, an unknown subcommand",

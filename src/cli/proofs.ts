@@ -315,7 +315,7 @@ function answerLeafCheck(answer: Record<string, unknown>, leaf: Uint8Array): { o
 }
 
 /**
- * A proof document, or a node's proof answer (docs/node.md: the read point, then `proof`), whose
+ * A proof document, or a node's proof answer (docs/guides/run-a-devnet.md: the read point, then `proof`), whose
  * `proof` member is the proof; `base` is the proof's JSON path for error messages.
  */
 function proofOf(json: unknown): { proof: unknown; base: string; answer?: Record<string, unknown> } {
@@ -377,7 +377,7 @@ function bmtVerdictJson(v: BmtVerdict): unknown {
 
 /**
  * The dump's entries committed as ONE batch into a fresh Cowboy state database (QMDB "current",
- * Blake3): the same convention as t8n's pre-state (docs/fixtures.md §4), so the root equals a
+ * Blake3): the same convention as t8n's pre-state (docs/reference/formats/fixture.md §4), so the root equals a
  * chain's state_root only where the chain reached that state in one batch too (genesis).
  */
 export function proveStateKey(entries: Iterable<readonly [Uint8Array, Uint8Array]>, key: Uint8Array): { root: Uint8Array; proof: ReturnType<typeof proveKey> } {

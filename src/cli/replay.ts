@@ -132,7 +132,7 @@ async function replayInTurn(
   onReport: (report: FixtureReport, seconds: number) => void,
 ): Promise<void> {
   const { newStore, replayFileSteps, ReplayPipeline } = await import("../harness/replay.js");
-  // One worker for the whole run, started before the first fixture is read (docs/performance.md).
+  // One worker for the whole run, started before the first fixture is read (docs/engineering/performance.md).
   const pipeline = o.pipeline ? new ReplayPipeline() : undefined;
   try {
     for (const file of files) {

@@ -1,4 +1,4 @@
-// Writing `--junit <file>` and `--report <file>` (docs/fixtures.md "Reports: --junit and
+// Writing `--junit <file>` and `--report <file>` (docs/reference/formats/fixture.md "Reports: --junit and
 // --report"): the command builds its suites (src/report/model.ts), this writes them by the one
 // output rule (src/output-file.ts: a temporary name renamed into place, so a report is never
 // half-written). Loaded only when one of the two options is given.

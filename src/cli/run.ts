@@ -1,4 +1,4 @@
-// `cbqs run <scenario.json> [--json] [-o file]`: execute a scenario (docs/scenario-format.md) and
+// `cbqs run <scenario.json> [--json] [-o file]`: execute a scenario (docs/reference/formats/scenario.md) and
 // print its run document (§4) or a short human summary, block by block as the blocks execute, so
 // output appears at once and memory does not grow with the number of blocks. Exit 0 when every
 // expectation holds, 1 on the first failed expectation (its JSON path, expected and actual), 2 for

@@ -1,4 +1,4 @@
-// The corpus selection options `replay` and `consume` share (docs/fixtures.md "Test ids, the
+// The corpus selection options `replay` and `consume` share (docs/reference/formats/fixture.md "Test ids, the
 // index and selection"): -k, --instruction, --error, --shard and --list, and the INDEX lines a
 // directory that differs from its index.json prints. Loads no harness code until it runs.
 import type { Option } from "commander";

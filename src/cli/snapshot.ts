@@ -1,5 +1,5 @@
 // `cbqs snapshot export --db <dir> -o <file> [--height <h>]` and `cbqs snapshot import <file|-> --db <dir>`
-// (CIP-4 §8.1 fast sync; docs/state.md "Snapshots"). Exit 0 done, 2 unusable input: no store, a
+// (CIP-4 §8.1 fast sync; docs/spec/state.md "Snapshots"). Exit 0 done, 2 unusable input: no store, a
 // height whose state is no longer held, an unwritable file, or a snapshot refused on import
 // (corrupt, truncated, foreign, or its rebuilt root is not its block's state_root) — the target
 // is then left exactly as it was.

@@ -1,4 +1,4 @@
-// `cbqs state dump <file> [--height N] [filters]` and `cbqs state diff <a> <b>` (docs/state.md §5).
+// `cbqs state dump <file> [--height N] [filters]` and `cbqs state diff <a> <b>` (docs/reference/formats/state-dump.md).
 // A dump's state comes from a dump or alloc file, from replaying a fixture (or a scenario, filled
 // to one first) from genesis up to a height, or from a persistent store (--db: its head).
 import { echo } from "../bounds.js";
@@ -111,7 +111,7 @@ export function stateDiffText(a: Iterable<readonly [Uint8Array, Uint8Array]>, b:
 }
 
 /**
- * The docs/state.md §5 field order (height and root above the long entry list), written entry by
+ * The docs/reference/formats/state-dump.md field order (height and root above the long entry list), written entry by
  * entry: a 1.25 M-entry dump is never one string.
  */
 async function writeDump(source: DumpSource, opts: FilterOptions & { output: string }): Promise<void> {

@@ -1,6 +1,6 @@
 // `--snapshot-interval` of `replay --db` and `node`: its help and its parsing, apart from
 // src/cli/store.ts (which loads lmdb) so that declaring the option, as every call of those
-// commands and their --help does, loads no store (docs/performance.md "Start-up").
+// commands and their --help does, loads no store (docs/engineering/performance.md "Start-up").
 import { echo } from "../bounds.js";
 import { SNAPSHOT_INTERVAL_BLOCKS } from "../store-tools/snapshot-interval.js";
 import { UsageError } from "./common.js";

@@ -1,7 +1,7 @@
 // `cbqs t8n` (docs/fixtures.md §4): one block's state transition from an explicit pre-state, per
 // call or, with --server, as the long-lived cbqs-t8n-server/v1 (§4.1); and `cbqs t8n-adapter`,
 // the same protocol in front of someone else's per-call t8n. A per-call t8n loads no more than it
-// runs (docs/performance.md "Start-up"): the server and the adapter are imported when asked for.
+// runs (docs/engineering/performance.md "Start-up"): the server and the adapter are imported when asked for.
 import type { Command } from "commander";
 import { DEFAULT_T8N_LINE_BYTES, MAX_BUFFERED_DOCUMENT_BYTES } from "../bounds.js";
 import { inFile, readDumpSteps, readJson } from "../harness/documents.js";

@@ -1,9 +1,9 @@
-// `cbqs tx`: one raw CBOR transaction envelope (docs/transactions.md) from a transaction written
+// `cbqs tx`: one raw CBOR transaction envelope (docs/reference/formats/transaction.md) from a transaction written
 // as a scenario writes it — what a broker or SDK author posts to a node's POST /tx. Stream
 // references and signed objects with a signer seed resolve as in a scenario, against the chain
 // named by --chain-id and --chain-instance, or with --node against that node's chain: its ids,
 // the sender's next nonce, and its dev accounts by name; --send posts it, --wait waits for its
-// receipt (docs/node.md "cbqs tx --node").
+// receipt (docs/guides/run-a-devnet.md "cbqs tx --node").
 import { setTimeout as sleep } from "node:timers/promises";
 import { echo } from "../bounds.js";
 import { fromHex, toHex } from "../bytes.js";
@@ -228,7 +228,7 @@ function mentionsDevName(v: unknown): boolean {
   return false;
 }
 
-/** Seed-taking fields (docs/scenario-format.md §1, §2): a dev name there is the account's seed. */
+/** Seed-taking fields (docs/reference/formats/scenario.md §1, §2): a dev name there is the account's seed. */
 const SEED_FIELDS = new Set(["signer_seed", "ed25519_seed"]);
 
 /**

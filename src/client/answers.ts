@@ -1,4 +1,4 @@
-// The node's answers (docs/node.md) read into the client's types. Top-level members the client
+// The node's answers (docs/guides/run-a-devnet.md) read into the client's types. Top-level members the client
 // does not use are ignored, so a node that adds one stays readable; the parts that carry
 // consensus data are read strictly: a feed item is a cbqs-fixture/v1 block plus its parent_hash,
 // read by the fixture loader itself (src/harness/fixture.ts), and CIP-39 records by the codec.
@@ -15,7 +15,7 @@ import type { Block, BrokerState, FeedPage, Genesis, Mined, ReadPoint, Receipt, 
 
 type Obj = Record<string, unknown>;
 
-/** The node's maximum page size (docs/node.md "Replication feed"). */
+/** The node's maximum page size (docs/guides/run-a-devnet.md "Replication feed"). */
 export const MAX_PAGE_ITEMS = 100;
 
 /** Runs `read`, turning a JSON reader's or the codec's complaint into a MalformedAnswer naming `url`. */

@@ -1,4 +1,4 @@
-// The typed client of `cbqs node` (docs/node.md; docs/api.md "cbqs-emulator/client"). Every
+// The typed client of `cbqs node` (docs/guides/run-a-devnet.md; docs/guides/use-the-library.md "cbqs-emulator/client"). Every
 // method is one endpoint, except where a check needs more: a proof's root is tied to the header
 // of the block its answer names, which costs one feed request for that block. The chain the
 // client first reads (its genesis, checked) is the one every later header is checked against.

@@ -1,5 +1,5 @@
 // The one transaction a client can build without the rest of the library: a native transfer, the
-// envelope `send` takes (docs/transactions.md). Other transactions: `cbqs tx`, or the codec.
+// envelope `send` takes (docs/reference/formats/transaction.md). Other transactions: `cbqs tx`, or the codec.
 import { encodeEnvelope } from "../chain/envelope.js";
 import { bytesArg, heightArg } from "./inputs.js";
 import type { BytesLike, HeightLike } from "./types.js";

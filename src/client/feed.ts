@@ -1,7 +1,7 @@
 // The verified replication feed: pages in ascending order, one held at a time; every block checked
 // whole (verify.ts) and linked to the block before it by its parent_hash. The first block's parent
 // is anchored too: the block the page's `prev` cursor names, genesis when there is none, or — on a
-// node whose history starts at a snapshot (docs/node.md "history_start") — the history-start
+// node whose history starts at a snapshot (docs/guides/run-a-devnet.md "history_start") — the history-start
 // block itself, whose hash must be the one GET /genesis declares (its parent is not held).
 import { bytesEqual, toHex } from "../bytes.js";
 import { FeedBroken, ProofInvalid } from "./errors.js";

@@ -51,7 +51,7 @@ export function httpRequest(url: string, options: HttpOptions): Promise<{ status
     const onAbort = () => fail(new RequestAborted(url));
     const connectionError = (err: NodeJS.ErrnoException) => fail(new ConnectionFailed(url, err.code ?? err.message));
     const send = url.startsWith("https:") ? httpsRequestRaw : httpRequestRaw;
-    // X-Cbqs-Client: a node's devnet writes need it (docs/node.md "Security model"); the client names itself on every request.
+    // X-Cbqs-Client: a node's devnet writes need it (docs/spec/security-model.md); the client names itself on every request.
     const headers: Record<string, string> = { accept: options.accept ?? "application/json", "x-cbqs-client": "cbqs-emulator" };
     if (options.body !== undefined) {
       headers["content-type"] = options.contentType ?? "application/octet-stream";

@@ -1,4 +1,4 @@
-// `cbqs-emulator/client`: the typed client of `cbqs node` (docs/api.md "cbqs-emulator/client").
+// `cbqs-emulator/client`: the typed client of `cbqs node` (docs/guides/use-the-library.md "cbqs-emulator/client").
 // The one public module of src/client/: what is not exported here is internal.
 export { CLIENT_DEFAULTS, createClient, type Client, type ClientOptions, type WaitOptions } from "./client.js";
 export {

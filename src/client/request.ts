@@ -2,7 +2,7 @@
 // Retry-After says, within a bounded number of retries and a bounded total wait; a failed
 // connection is retried (twice by default) for requests that change nothing (a kept-alive socket the node
 // closed, a node restarting). Every answer is read with the one strict JSON reader
-// (docs/fixtures.md §0), so a repeated key in a node's answer is refused as anywhere else.
+// (docs/reference/formats/fixture.md §0), so a repeated key in a node's answer is refused as anywhere else.
 import { echo } from "../bounds.js";
 import { JsonError, parseJson, valuesFor } from "../json/parse.js";
 import { ConnectionFailed, Gone, MalformedAnswer, NodeError, NotFound, RateLimited, RequestAborted } from "./errors.js";

@@ -1,4 +1,4 @@
-// What the client returns and takes. Conventions (docs/api.md "cbqs-emulator/client"): integers
+// What the client returns and takes. Conventions (docs/guides/use-the-library.md "cbqs-emulator/client"): integers
 // the node writes as decimal strings (u64, u128) are bigint; bytes are Uint8Array, as in the
 // codec's types (src/codec/types.ts), whose CIP-39 records are returned unchanged with the spec's
 // snake_case field names; the client's own shapes are camelCase. Inputs take bytes as Uint8Array
@@ -83,7 +83,7 @@ export interface FeedPage extends ReadPoint {
   /** The page's URL, query included. */
   url: string;
   items: Block[];
-  /** Cursors (docs/node.md "Replication feed"): block heights or null. */
+  /** Cursors (docs/guides/run-a-devnet.md "Replication feed"): block heights or null. */
   prev: bigint | null;
   next: bigint | null;
 }

@@ -2,7 +2,7 @@
 // records, delivery result states, retention anchors and the snapshot manifest. No consensus path
 // reads them, but they share the canonical codec and the §14 signing registry. Each struct
 // `check` is a rule the spec states about the object alone; rules that need another artifact or
-// chain state are a verifier's (docs/broker.md "Wire types").
+// chain state are a verifier's (docs/guides/verify-a-broker.md "Wire types").
 import {
   enumeration,
   fixedBytes,

@@ -1,6 +1,6 @@
 // The §14 canonical codec as combinators. Each type is declared once (src/codec/schema.ts)
 // and that one declaration yields the encoder, the strict bounded decoder, the JSON mapping
-// (docs/scenario-format.md §1) and a fast-check arbitrary.
+// (docs/reference/formats/scenario.md §1) and a fast-check arbitrary.
 import type * as FC from "fast-check";
 import { echo } from "../bounds.js";
 import { HexError, fromHex, readU64BE, toHex, writeU64BE } from "../bytes.js";
@@ -39,7 +39,7 @@ export interface Codec<T> {
   jsonSchema(defs: SchemaDefs): JsonSchema;
 }
 
-/** The JSON Schema of one codec's JSON form, with its `$defs` (docs/scenario-format.md). */
+/** The JSON Schema of one codec's JSON form, with its `$defs` (docs/reference/formats/scenario.md). */
 export function jsonSchemaOf(codec: Codec<unknown>): { schema: JsonSchema; defs: SchemaDefs } {
   const defs: SchemaDefs = {};
   return { schema: codec.jsonSchema(defs), defs };

@@ -4,7 +4,7 @@
 
 /** §17 `UnsupportedVersion`. */
 export const UNSUPPORTED_VERSION_CODE = 3937;
-/** Project code for every other canonical-decode failure (docs/codec.md, D-0032). */
+/** Project code for every other canonical-decode failure (docs/reference/codec.md, D-0032). */
 export const INVALID_ENCODING_CODE = 4000;
 
 export type DecodeErrorKind =

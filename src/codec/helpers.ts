@@ -1,7 +1,7 @@
 // The §12.2 canonical helpers: the ordered Merkle root, the depth-256 sparse lane map and its
 // compact proofs, and the fast-batch commitments built from them (record digest, lane leaf,
 // lane sub-root, lane payload digest, ordered range root). Every preimage is spelled out here
-// once; docs/broker.md "Canonical helpers (§12.2)" restates them, and
+// once; docs/guides/verify-a-broker.md "Canonical helpers (§12.2)" restates them, and
 // fixtures/broker/cip-39-helper-vectors-v1.json pins their outputs.
 import { bytesEqual, compareBytes, toHex, utf8 } from "../bytes.js";
 import { hashParts, KECCAK256, keccak256 } from "../crypto/hash.js";

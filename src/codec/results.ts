@@ -3,7 +3,7 @@
 // "Receipt, header, record, lease, and delivery-state identities MUST agree exactly or decode
 // fails" (§13.2): every identity and digest an object carries about itself is checked here, by the
 // decoder; what needs another artifact (a signature key, the subscription's scope, the records of
-// a batch) is a verifier's (docs/broker.md "Wire types").
+// a batch) is a verifier's (docs/guides/verify-a-broker.md "Wire types").
 import { bytesEqual, compareBytes, toHex } from "../bytes.js";
 import {
   option,

@@ -27,7 +27,7 @@ import {
 import { EncodeError, JsonValueError } from "./errors.js";
 import type * as T from "./types.js";
 
-// ---------------------------------------------------------------- bounds (docs/codec.md table)
+// ---------------------------------------------------------------- bounds (docs/reference/codec.md table)
 
 /** §18 Maximum of cbqs.max_provider_endpoints (the LIVE bound is checked at admission, §4.3). */
 export const MAX_PROVIDER_ENDPOINTS = 8;

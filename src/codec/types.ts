@@ -1,6 +1,6 @@
 // The consensus-side CBQS types of CIP-39, field for field and in declaration order.
 // Field names are the spec's snake_case names so that the in-memory value, the
-// canonical bytes (§14) and the JSON form (docs/scenario-format.md) line up 1:1.
+// canonical bytes (§14) and the JSON form (docs/reference/formats/scenario.md) line up 1:1.
 // u8/u16/u32 are `number`; u64/u128 are `bigint`; fixed and variable byte strings are
 // `Uint8Array` of the exact length.
 

@@ -22,7 +22,7 @@
 // The noble libraries are loaded on first use (require of an ES module, synchronous; every Node
 // that package.json "engines" admits does it without a flag or a warning): the fast
 // path decides almost every signature, and loading them took about 40 ms of every `cbqs` call
-// that verifies one, a per-call `t8n` included (docs/performance.md "Start-up").
+// that verifies one, a per-call `t8n` included (docs/engineering/performance.md "Start-up").
 import { createPrivateKey, createPublicKey, sign, type KeyObject } from "node:crypto";
 import { createRequire } from "node:module";
 import type * as Curves from "@noble/curves/ed25519.js";

@@ -2,26 +2,26 @@
 // leaves), sha256 (commonware conformance workloads), blake3 (Cowboy state commitments).
 //
 // All three run in hash-wasm's WebAssembly builds, several times faster than pure JS for the
-// short inputs the engine hashes (scripts/bench-crypto.ts; docs/performance.md). Its factories
+// short inputs the engine hashes (scripts/bench-crypto.ts; docs/engineering/performance.md). Its factories
 // are asynchronous (they instantiate the WASM module), so each hasher is created once here with
 // top-level await and then used synchronously. Nothing can interleave within a hash (JS is
 // single-threaded and it never yields), and the digest is a fresh copy, so callers may keep it
 // and may reuse their input buffers.
 // test/crypto/hash.test.ts checks each against @noble/hashes on inputs of every length class.
 //
-// Fast-path seam "hash-wasm" (docs/performance.md "Fast paths"): `selectHashing("reference")`
+// Fast-path seam "hash-wasm" (docs/engineering/performance.md "Fast paths"): `selectHashing("reference")`
 // makes every hash go through @noble/hashes, the pure-JS reference, instead (a spec-only run:
 // test/harness/fast-paths.test.ts requires the same bytes both ways). It is the one process-wide
 // seam: hashes are taken by pure functions all through the consensus layers (ids, keys, roots).
 //
 // The package's ES module build, by path: its default entry is a UMD bundle that Node loads as
 // CommonJS, which costs about 50 ms of every `cbqs` call that hashes (the same code, the same
-// WASM; docs/performance.md "Start-up"). The package declares no "exports", so the path is public;
+// WASM; docs/engineering/performance.md "Start-up"). The package declares no "exports", so the path is public;
 // Node recognises the file as an ES module by its syntax (every Node that package.json "engines" admits).
 //
 // One WebAssembly call per hash. hash-wasm's hasher makes three (init, update, digest) and a
 // type check, a view and an export lookup per call: about a third of a short hash's time
-// (docs/performance.md "Pipelined replay"). Each module also exports Hash_Calculate (init,
+// (docs/engineering/performance.md "Pipelined replay"). Each module also exports Hash_Calculate (init,
 // update and final in one call, over the input in the module's 16 KiB buffer), but hash-wasm
 // does not expose the module instance, so it is recorded from WebAssembly.instantiate while the
 // hasher is created. The one-call path is used only if it gives the hasher's own digests on a

@@ -1,5 +1,5 @@
 // Ed25519 checks handed to another thread through shared memory (the pipelined replay,
-// docs/performance.md). The posting thread writes each check into the next ring slot; the helper
+// docs/engineering/performance.md). The posting thread writes each check into the next ring slot; the helper
 // thread (`SignatureServer`) verifies every check in order with ed25519VerifyStrict and writes its
 // verdict next to it. The poster never verifies: it reads verdicts only when it must (a full ring,
 // or a block that failed and needs to know why), and the helper remembers which checks were

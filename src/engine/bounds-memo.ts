@@ -1,4 +1,4 @@
-// Fast path "bounds memo" (docs/performance.md "Fast paths"): the governance bounds decoded last
+// Fast path "bounds memo" (docs/engineering/performance.md "Fast paths"): the governance bounds decoded last
 // and the 25 stored values they came from, kept by one chain. Most instructions read the same 25
 // values, so when their bytes are the ones seen last, the decoding is skipped. The reads
 // themselves are the spec's either way: every scalar is read (metered) by the caller

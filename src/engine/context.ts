@@ -1,6 +1,6 @@
 // Everything one CBQS handler executes against, and the typed registry reads and writes it
 // performs. Each read here is one metered state read (§18.1); handlers call them top to
-// bottom in their canonical plan order (docs/state-layout.md).
+// bottom in their canonical plan order (docs/reference/state-layout.md).
 import { bytesEqual, readU64BE, toHex, u64BE } from "../bytes.js";
 import { decode, encode, type Codec } from "../codec/core.js";
 import * as S from "../codec/schema.js";

@@ -1,4 +1,4 @@
-// The single table of every typed rejection the engine reports (docs/errors.md lists it).
+// The single table of every typed rejection the engine reports (docs/reference/errors.md lists it).
 // CIP-39 §17 codes where §17 names the condition; the project's own codes otherwise
 // (4000 is the codec's InvalidEncoding; the engine's own range starts at 4100).
 import { INVALID_ENCODING_CODE, UNSUPPORTED_VERSION_CODE } from "../codec/errors.js";

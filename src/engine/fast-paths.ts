@@ -1,4 +1,4 @@
-// The engine's fast paths, chosen by whoever runs a chain (docs/performance.md "Fast paths";
+// The engine's fast paths, chosen by whoever runs a chain (docs/engineering/performance.md "Fast paths";
 // D-0169 "Fast paths: the spec path and the seams"). The spec path is what the
 // handlers read like; each fast path gives the same answer on every input, which
 // test/harness/fast-paths.test.ts requires of whole runs (roots, receipts, traces, gas).

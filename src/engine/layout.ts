@@ -1,4 +1,4 @@
-// Where every piece of engine state lives (docs/state-layout.md is the prose version).
+// Where every piece of engine state lives (docs/reference/state-layout.md is the prose version).
 // Registry records live under the Stream Registry actor 0x17 (CIP-4 ActorStorage 0x03) with
 // user keys short enough (≤ 32 bytes) to be stored verbatim, so a dump names every record:
 //   "registry"             → singleton: version u8 (1) ‖ chain_id u64 BE ‖ chain_instance_id (41 bytes)

@@ -1,4 +1,4 @@
-// The node's read endpoints, as the page calls them (docs/node.md "Endpoints"): same origin,
+// The node's read endpoints, as the page calls them (docs/guides/run-a-devnet.md "Endpoints"): same origin,
 // JSON answers, `{"error": {"code", "message"}}` on refusal.
 
 export type Json = Record<string, unknown>;

@@ -1,5 +1,5 @@
 // How values are shown: the node writes integers as decimal strings and bytes as 0x hex
-// (docs/node.md); the page keeps them exact and only groups digits and shortens hashes.
+// (docs/guides/run-a-devnet.md); the page keeps them exact and only groups digits and shortens hashes.
 
 /** "1000000" → "1,000,000" (a decimal string of any size, never through a float). */
 export function amount(text: string): string {

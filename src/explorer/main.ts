@@ -1,4 +1,4 @@
-// The explorer page served at the node's `/` (docs/node.md "The explorer"). One page, routed by
+// The explorer page served at the node's `/` (docs/guides/run-a-devnet.md "The explorer"). One page, routed by
 // the URL's fragment (#/block/5, #/stream/0x…); it follows the chain through GET /subscribe, so a
 // new block is listed as soon as the node produces it, and searches with GET /search.
 import { ApiError, getJson, seg, type BlockSummary } from "./api.js";

@@ -101,7 +101,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** The message a follower gets when it would need blocks below the node's history (docs/node.md "history_start"). */
+/** The message a follower gets when it would need blocks below the node's history (docs/guides/run-a-devnet.md "history_start"). */
 const historyStartsAt = (where: string, height: bigint): string =>
   `${where}: the node's history starts at ${height}: start from its snapshot (cbqs follow --snapshot <file|url> --db <dir>)`;
 

@@ -1,4 +1,4 @@
-// The follower's wake-up (docs/node.md "The follower"): when the node's discovery document lists
+// The follower's wake-up (docs/guides/run-a-devnet.md "The follower"): when the node's discovery document lists
 // GET /subscribe, a waiting follower holds one subscription open and reads the next page of the
 // feed as soon as an event says the chain changed — a new block, a rewind, a gap — instead of
 // polling. The events are a wake-up only: every block is still read from the feed and verified

@@ -32,7 +32,7 @@ export interface BuiltBlock {
   inputs: T8nInputs;
   /**
    * Our chain's result for this block as a cbqs-t8n-result/v1, its state_root the chain's: the
-   * history from genesis, as a server session opened on the genesis state has it (docs/fixtures.md §4.1).
+   * history from genesis, as a server session opened on the genesis state has it (docs/reference/formats/t8n-server.md).
    */
   result: Record<string, unknown>;
   /** The state after the block. */
@@ -253,7 +253,7 @@ export class ChainBuilder {
       case "trailing":
         return Uint8Array.of(...base, j.pick & 0xff);
       case "version":
-        // a7/a8, 67 "version", then the version byte at offset 9 (docs/transactions.md).
+        // a7/a8, 67 "version", then the version byte at offset 9 (docs/reference/formats/transaction.md).
         return Uint8Array.of(...base.subarray(0, 9), 2, ...base.subarray(10));
       case "kind": {
         // The kind text follows the "kind" key (64 6b 69 6e 64) and its own head byte.

@@ -2,7 +2,7 @@
 // instruction × outcome, what t8n leaves out, and the §6.1 states — told from the main stream
 // record as the transaction found and left it and the effective rent height it ran at
 // (src/fuzz/observe.ts) — plus u64/u128 edge values and parameter writes. Cell names are the
-// rows of docs/fuzzing.md §4, so they are words, not codes.
+// rows of docs/reference/fuzzer.md §4, so they are words, not codes.
 import { decode } from "../codec/core.js";
 import * as S from "../codec/schema.js";
 import type { CbqsInstructionV1, PriceQuoteV1, StreamRecordV1 } from "../codec/types.js";

@@ -25,14 +25,14 @@ export interface ComparedBlock {
 }
 
 export interface CompareOptions {
-  /** Compare state_root too (only between tools that commit the alloc as one batch, docs/fixtures.md §4). */
+  /** Compare state_root too (only between tools that commit the alloc as one batch, docs/reference/formats/fixture.md §4). */
   stateRoot: boolean;
 }
 
 /**
  * Which of our state roots theirs is compared with: "per_block", our per-call t8n's (the block's
  * pre-state committed as one batch); "chain", our chain's from genesis (a server session opened
- * on the genesis state, docs/fixtures.md §4.1).
+ * on the genesis state, docs/reference/formats/t8n-server.md).
  */
 export type StateRootKind = "per_block" | "chain";
 

@@ -1,4 +1,4 @@
-// `cbqs fuzz`: differential fuzzing of a t8n against ours (docs/fuzzing.md). Run i of seed S
+// `cbqs fuzz`: differential fuzzing of a t8n against ours (docs/reference/fuzzer.md). Run i of seed S
 // generates a chain (src/fuzz/plan.ts), feeds it block by block to our t8n in-process and to the
 // implementation under test, and compares (src/fuzz/compare.ts). A per-call t8n gets each block
 // with OUR post-state of the block before as its pre-state; a server keeps its own in a session,

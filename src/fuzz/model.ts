@@ -270,7 +270,7 @@ export const actionArb: fc.Arbitrary<Action> = fc.oneof(
       k: fc.constant("transfer" as const),
       from: fc.integer({ min: 0, max: TRANSFER_PARTIES.length - 1 }),
       to: fc.integer({ min: 0, max: TRANSFER_PARTIES.length - 1 }),
-      amount: fc.constantFrom(...U64_AMOUNTS), // a native transfer's amount is a u64 (docs/transactions.md)
+      amount: fc.constantFrom(...U64_AMOUNTS), // a native transfer's amount is a u64 (docs/reference/formats/transaction.md)
     }),
     weight: 1,
   },

@@ -12,10 +12,10 @@ import { STATE, type CellGroup } from "./cells.js";
 /** The share of runs every required cell must appear in. */
 export const MIN_SHARE = 0.005;
 
-/** Every stream instruction that loads a named stream (docs/errors.md "Load the named stream"). */
+/** Every stream instruction that loads a named stream (docs/reference/errors.md "Load the named stream"). */
 const LOADS_STREAM = ["StreamNotFound", "KeyStreamNotIndependent", "StreamNotActive"] as const;
 
-/** Per transaction kind (the census's words), the outcomes it must reach: "ok" and the errors of docs/errors.md's check order. */
+/** Per transaction kind (the census's words), the outcomes it must reach: "ok" and the errors of docs/reference/errors.md's check order. */
 export const REQUIRED_OUTCOMES: Readonly<Record<string, readonly (ErrorName | "ok")[]>> = {
   RegisterProvider: ["ok", "ProviderAlreadyRegistered", "EndpointRejected", "RegistryPaused"],
   UpdateProvider: ["ok", "NoOpRejected", "ProviderNotFound", "EndpointRejected", "CapBelowReservation", "RegistryPaused"],

@@ -1,4 +1,4 @@
-// The files a divergence leaves behind (docs/fuzzing.md "Reading a report"): the shrunk chain
+// The files a divergence leaves behind (docs/reference/fuzzer.md "Reading a report"): the shrunk chain
 // as a cbqs-fixture/v1 (replayable with `cbqs replay`), the diverging block's t8n inputs, both
 // t8n outputs, and report.json (seed, run, sizes, the first difference, the chain in words).
 // Each file is written by the CLI's one output rule (src/output-file.ts): to a temporary name and

@@ -1,5 +1,5 @@
 // Directed scenarios of the fuzz generator: short runs of blocks aimed at states that random
-// blocks reach too rarely (the census, docs/fuzzing.md §4, found them below 0.5 % of runs).
+// blocks reach too rarely (the census, docs/reference/fuzzer.md §4, found them below 0.5 % of runs).
 // Each is ordinary plan data — blocks of model actions (src/fuzz/model.ts) whose stream actions
 // carry a Focus, resolved against the state before their block like every other action — so
 // plan.ts mixes them into a chain's blocks, the shrinker reduces them like any block, and a

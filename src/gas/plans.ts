@@ -1,4 +1,4 @@
-// docs/canonical-plans.md: for every instruction and every path (success branches, each
+// docs/reference/canonical-plans.md: for every instruction and every path (success branches, each
 // rejection class, encrypted vs not, quote vs base, settle/suspend/expire), the ordered state
 // reads and writes the engine performs inside the CBQS meter, observed by running a concrete
 // scenario per path. The committed file is the reviewed plan; test/gas/plans.test.ts re-runs every
@@ -307,7 +307,7 @@ the canonical plan (and, for a vector's path, of the gas-vector digest).
 
 One line per state operation, in execution order: \`R\` = one metered read (\`get\`), \`W\` = one metered
 write (\`put\` or \`delete\`), then the key class, derived from \`state/kv/keys.ts\` \`parseStateKey\` and the
-engine layout (\`src/engine/layout.ts\`, \`docs/state-layout.md\`):
+engine layout (\`src/engine/layout.ts\`, \`docs/reference/state-layout.md\`):
 
 | Key class | Key |
 | --- | --- |

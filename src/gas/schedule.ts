@@ -92,6 +92,6 @@ ${reservations}
 
 \`cip-39-gas-vectors-v1.json\` (schema \`cowboy.cbqs.gas-vectors.v1\`) holds the thirteen vectors with
 their exact pre-state (genesis bytes and setup transactions) and target payload; \`cbqs gas-vectors
-verify\` re-executes them. The per-path state-I/O plans are in \`docs/canonical-plans.md\`.
+verify\` re-executes them. The per-path state-I/O plans are in \`docs/reference/canonical-plans.md\`.
 `;
 }

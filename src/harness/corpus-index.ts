@@ -1,4 +1,4 @@
-// The corpus index (`cbqs-fixture-index/v1`, docs/fixtures.md "Test ids and the index"): one
+// The corpus index (`cbqs-fixture-index/v1`, docs/reference/formats/fixture.md "Test ids and the index"): one
 // entry per fixture of a directory — its id, the SHA-256 of the file's bytes, its size in blocks
 // and transactions, and the instructions and error names it exercises. `fill` writes it beside
 // the fixtures; `replay` and `consume` check a directory against it (a missing, extra or edited

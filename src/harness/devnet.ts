@@ -1,7 +1,7 @@
-// The devnet genesis of `cbqs node` (docs/node.md "Dev accounts"): the default genesis config
+// The devnet genesis of `cbqs node` (docs/guides/run-a-devnet.md "Dev accounts"): the default genesis config
 // (src/harness/genesis.ts) with N funded dev accounts added, each with a published Ed25519 key.
 // The chain never derives an address from a key (an envelope names its sender and carries no
-// signature: docs/transactions.md), so the address rule below is this devnet's own convention,
+// signature: docs/reference/formats/transaction.md), so the address rule below is this devnet's own convention,
 // chosen so that a key and its account are one thing for SDK authors: the key signs what the
 // scenario format signs (quotes, receipts, provider and admin keys), the address sends.
 //

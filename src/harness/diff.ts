@@ -131,7 +131,7 @@ interface DumpHeader {
  * Two dumps are compared by their entries alone; when their `height` or `state_root` members
  * differ, this note says so (`diff` and `state diff` both print it): a QMDB state root commits to
  * the history of operations that reached the state, not only to the state, so equal entries can
- * stand under different roots (docs/state.md §5).
+ * stand under different roots (docs/reference/formats/state-dump.md).
  */
 export function dumpHeaderNote(a: DumpHeader, b: DumpHeader): string | null {
   const text = (v: bigint | Uint8Array | undefined): string => (v === undefined ? "(absent)" : typeof v === "bigint" ? v.toString() : toHex(v));
@@ -141,7 +141,7 @@ export function dumpHeaderNote(a: DumpHeader, b: DumpHeader): string | null {
     ...(sameRoot ? [] : [`state_root ${text(a.stateRoot)} vs ${text(b.stateRoot)}`]),
   ];
   if (differing.length === 0) return null;
-  return `${differing.join(", ")}: not compared, only the entries are (a state root commits to the history that reached the state, so equal entries can have different roots; docs/state.md §5)`;
+  return `${differing.join(", ")}: not compared, only the entries are (a state root commits to the history that reached the state, so equal entries can have different roots; docs/spec/state.md §5)`;
 }
 
 /** The first divergence in words (a first line, then indented detail lines), or null when the two are the same. */
@@ -368,7 +368,7 @@ function runDiff(ours: RunDocument, theirs: RunDocument): string[] | null {
 
 // ---- a t8n result against a fixture block ------------------------------------------------------------
 
-/** The caveat of docs/fixtures.md §4, said wherever a t8n state_root meets a chain's. */
+/** The caveat of docs/reference/formats/fixture.md §4, said wherever a t8n state_root meets a chain's. */
 export const T8N_STATE_ROOT_CAVEAT =
   "state_root and block_hash not compared: t8n commits its pre-state as one batch, so its state_root equals the chain's only where the chain reached that state in one batch too (docs/fixtures.md §4)";
 

@@ -1,5 +1,5 @@
 // A block's raw transactions as the harness receives them (replay, t8n, the bench): decode the
-// envelopes (docs/transactions.md) and check their nonces against the rule in
+// envelopes (docs/reference/formats/transaction.md) and check their nonces against the rule in
 // src/chain/nonces.ts. Receipts, roots and the block hash come from src/chain.
 import { decodeEnvelope, EnvelopeError, type TxEnvelope } from "../chain/envelope.js";
 import { envelopeNonces, startNonces as senderStartNonces } from "../chain/nonces.js";

@@ -1,4 +1,4 @@
-// The `cbqs-fixture/v1` format (docs/fixtures.md, fixtures/schema/cbqs-fixture-v1.schema.json):
+// The `cbqs-fixture/v1` format (docs/reference/formats/fixture.md, fixtures/schema/cbqs-fixture-v1.schema.json):
 // a chain resolved to bytes — the genesis source bytes and, per block, the raw transaction
 // envelopes plus every expected consensus output. A strict loader (every field checked, one
 // FixtureError naming the JSON path) and a deterministic writer (fixed key order, lowercase hex,
@@ -22,7 +22,7 @@ export class FixtureError extends JsonError {
 export interface FixtureBlock {
   height: bigint;
   timestamp: bigint;
-  /** Raw CBOR transaction envelopes (docs/transactions.md), in block order. */
+  /** Raw CBOR transaction envelopes (docs/reference/formats/transaction.md), in block order. */
   transactions: Uint8Array[];
   effective_rent_height: bigint;
   state_root: Uint8Array;

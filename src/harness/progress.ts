@@ -1,4 +1,4 @@
-// Progress of long work, for people, on stderr (docs/fixtures.md "Progress"): on a terminal a
+// Progress of long work, for people, on stderr (docs/reference/formats/fixture.md "Progress"): on a terminal a
 // single self-overwriting line; anywhere else (a CI log) a plain line at most every 10 s of work,
 // e.g. `replay: height 4,000/10,000, 410 blocks/s, 2,100 tx/s, ETA 15 s`; `--quiet` neither.
 // One module for every command (replay, fill, run, t8n, the long-chain generator). Wall-clock

@@ -1,5 +1,5 @@
 // Decoded views of Stream Registry (actor 0x17) slots for state dumps, diffs and traces: the
-// records as their canonical JSON (docs/state-layout.md). The SlotDecoder that state/kv/dump.ts
+// records as their canonical JSON (docs/reference/state-layout.md). The SlotDecoder that state/kv/dump.ts
 // takes, kept out of state/ so the state emulator does not depend on the CIP-39 codec.
 import { bytesEqual, toHex } from "../bytes.js";
 import { decode, toJson } from "../codec/core.js";

@@ -1,4 +1,4 @@
-// Speculative signature checks for the pipelined replay (docs/performance.md "Pipelined
+// Speculative signature checks for the pipelined replay (docs/engineering/performance.md "Pipelined
 // replay"): the engine's Ed25519 verifier answers "valid" at once and posts the check to a ring
 // the commit worker serves (src/crypto/signature-ring.ts), so the main thread keeps executing
 // and never verifies. Each block's state batch carries the range of checks it was executed with

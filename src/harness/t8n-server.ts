@@ -1,4 +1,4 @@
-// The long-lived t8n protocol cbqs-t8n-server/v1 (docs/fixtures.md §4.1): one process, one JSON
+// The long-lived t8n protocol cbqs-t8n-server/v1 (docs/reference/formats/t8n-server.md): one process, one JSON
 // request per stdin line, one JSON answer per stdout line, in order; stderr is free for logs.
 // This module is the protocol (framing, the line bound, request checks, sessions, errors); what
 // executes a block is a T8nBackend: in this process (`cbqs t8n --server`, below) or a per-call
@@ -155,7 +155,7 @@ export class T8nProtocol<S> {
     }
   }
 
-  // Checks in this order (docs/fixtures.md §4.1 "Errors"): the line, `id`, `method`, the members,
+  // Checks in this order (docs/reference/formats/t8n-server.md "Errors"): the line, `id`, `method`, the members,
   // the session, `alloc`, `env`, `txs`, then the session's height.
   private async dispatch(method: string, req: JsonObject): Promise<JsonObject> {
     switch (method) {

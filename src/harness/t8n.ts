@@ -1,6 +1,6 @@
 // `t8n` (geth `evm t8n` convention): one block's state transition from an explicit pre-state
 // (a cbqs-state-dump/v1 "alloc"), a list of raw envelopes and an env, to a result (roots,
-// receipts, rejected transactions) and the post-state dump. Shapes: docs/fixtures.md.
+// receipts, rejected transactions) and the post-state dump. Shapes: docs/reference/formats/fixture.md.
 //
 // The QMDB root depends on the history of batches, not only on the key set (CIP-4 §5.1,
 // D-0074): t8n commits the whole pre-state as ONE batch at height − 1, so its
@@ -33,7 +33,7 @@ export interface T8nEnv {
   governance: Uint8Array;
   cycle_price: bigint;
   cell_price: bigint;
-  /** When given, the result carries the emulator block hash (docs/transactions.md). */
+  /** When given, the result carries the emulator block hash (docs/reference/formats/transaction.md). */
   parent_hash: Uint8Array | null;
 }
 
@@ -127,7 +127,7 @@ export function* transitionSteps(
 }
 
 /**
- * One block of a t8n session (`cbqs t8n --server`, docs/fixtures.md §4.1): the block executes on
+ * One block of a t8n session (`cbqs t8n --server`, docs/reference/formats/t8n-server.md): the block executes on
  * `store` itself, which keeps its history, so the state_root is the one a chain reaching this
  * state block by block reports (not the one-batch pre-state root of transition). Until every
  * transaction is includable the block's batch is held, not committed, so a re-run without a

@@ -1,4 +1,4 @@
-// The one JSON reader of every document `cbqs` reads (docs/fixtures.md §0). Strict where
+// The one JSON reader of every document `cbqs` reads (docs/reference/formats/fixture.md §0). Strict where
 // JSON.parse is lenient, so two implementations cannot read the same bytes two ways:
 //   - a key repeated in one object is refused at any depth (JSON.parse keeps the last one),
 //     the error naming its JSON path: `$.blocks[3].receipts[0].status: duplicate key`;

@@ -1,4 +1,4 @@
-// The one file reader of every command (docs/fixtures.md §0): a file, `.json` or gzipped
+// The one file reader of every command (docs/reference/formats/fixture.md §0): a file, `.json` or gzipped
 // (recognized by its magic bytes, so `.json.gz` works wherever a document is read), bounded
 // before it is read and parsed by the strict reader of ./parse.ts in 1 MiB chunks. `-` is the
 // standard input, and a pipe (`/dev/stdin`, `<(…)`) is read like a file: in order, never by

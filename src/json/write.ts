@@ -1,4 +1,4 @@
-// Writing documents as they are produced (docs/fixtures.md §0): `-o` is a file or `-` (stdout,
+// Writing documents as they are produced (docs/reference/formats/fixture.md §0): `-o` is a file or `-` (stdout,
 // the default everywhere). A file is opened by the one rule of src/output-file.ts: a new or
 // regular file is written to `<file>.partial-<pid>` and renamed into place when complete, so a
 // failed or interrupted command never leaves a half-written document under the name asked for;

@@ -1,4 +1,4 @@
-// The one reader of every numeric query parameter (docs/node.md "Numeric parameters"): since,
+// The one reader of every numeric query parameter (docs/guides/run-a-devnet.md "Numeric parameters"): since,
 // until and limit of /replication, height of /mine. A value is ASCII decimal digits without sign,
 // `+`, spaces, fraction or exponent, and without leading zeros ("0" itself is fine) — the form the
 // node writes its own heights and cursors in (the scenario-format §1 output convention). A

@@ -1,4 +1,4 @@
-// What a request can be refused with (docs/node.md "Errors"): an HTTP status, a stable
+// What a request can be refused with (docs/guides/run-a-devnet.md "Errors"): an HTTP status, a stable
 // machine-readable code and a one-line message, as `{"error": {"code", "message"}}`. Answers
 // that depend on the chain (a stream absent at a height) also name the block they were read at.
 // Anything that is not a RequestError is internal: an opaque 500 with an id (CIP-4 §6.4, §10).

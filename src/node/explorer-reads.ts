@@ -1,4 +1,4 @@
-// The reads the explorer page needs beyond the others (docs/node.md "The explorer"), so the page
+// The reads the explorer page needs beyond the others (docs/guides/run-a-devnet.md "The explorer"), so the page
 // computes nothing heavy itself: a block with its transactions decoded, a stream's history over
 // the heights whose state the node retains (for its escrow chart), a stream's events found by a
 // bounded scan of blocks, and a search that says what an id, hash or address names. Each is

@@ -1,4 +1,4 @@
-// The explorer page's files (docs/node.md "The explorer"): `/` is the page, `/explorer/*` its
+// The explorer page's files (docs/guides/run-a-devnet.md "The explorer"): `/` is the page, `/explorer/*` its
 // script modules (compiled from src/explorer/ by tsconfig.explorer.json into dist/src/explorer/),
 // its style sheet, and uPlot from the installed `uplot` package. A fixed list, read once and kept
 // in memory: no path from a request ever reaches the file system. Everything the page loads comes

@@ -1,4 +1,4 @@
-// Who may use the node (docs/node.md "Security model"): the checks every request passes before it
+// Who may use the node (docs/spec/security-model.md): the checks every request passes before it
 // is routed, and the CORS headers its answer carries. A devnet's writes are unauthenticated
 // (envelopes carry no signature), so what keeps a web page the developer visits from using them
 // is the browser's own rules, and these checks make the node rely on nothing else:

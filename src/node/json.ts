@@ -1,6 +1,6 @@
-// JSON shapes the node answers with (docs/node.md): integers as decimal strings, bytes as
+// JSON shapes the node answers with (docs/guides/run-a-devnet.md): integers as decimal strings, bytes as
 // lowercase 0x hex (scenario-format §1 output conventions). A replication item is a
-// cbqs-fixture/v1 block (docs/fixtures.md) plus its parent_hash, so the follower loads it with the
+// cbqs-fixture/v1 block (docs/reference/formats/fixture.md) plus its parent_hash, so the follower loads it with the
 // fixture loader and replays it exactly as `cbqs replay` does.
 import { toHex } from "../bytes.js";
 import { GAS_VECTORS_SHA256 } from "../gas/pinned.js";

@@ -1,4 +1,4 @@
-// Reads by key for SDK authors (docs/node.md "Accounts, streams, providers, transactions"):
+// Reads by key for SDK authors (docs/guides/run-a-devnet.md "Accounts, streams, providers, transactions"):
 // GET /account/{address}, /cbqs/stream/{id}, /cbqs/provider/{address}, /tx/{hash} and
 // /devnet/accounts. Each answer is built synchronously from one block, like broker-state (the
 // head, or a block pinned with ?height= or ?block=, refused with 410 once its state is no

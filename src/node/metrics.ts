@@ -1,4 +1,4 @@
-// GET /metrics (docs/node.md "Metrics"): the node's counters in the Prometheus text format,
+// GET /metrics (docs/guides/run-a-devnet.md "Metrics"): the node's counters in the Prometheus text format,
 // kept by prom-client (its exposition and histogram rules are better kept by a maintained
 // library than by us). CIP-4 §9.2 names four key metrics, exposed under exactly those names —
 // `block_apply_ms`, `proof_generation_ms`, `batch_commit_ms` (histograms, in milliseconds) and
@@ -28,7 +28,7 @@ export const UNMATCHED_ROUTE = "unmatched";
 /** The `route` label of the explorer page's files (served at / and /explorer/, outside the ROUTES table). */
 export const EXPLORER_ROUTE = "cbqs.explorer";
 
-/** Which limit refused a request (docs/node.md "Limits and errors"). */
+/** Which limit refused a request (docs/guides/run-a-devnet.md "Limits and errors"). */
 export type LimitName = "client" | "global" | "proof";
 
 export class NodeMetrics {

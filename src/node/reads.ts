@@ -50,7 +50,7 @@ export function readPointAt(db: ChainDb, blockParam: string | undefined): ReadPo
   return stateOf(db, blockAt(db, blockParam));
 }
 
-/** The state of `block`, or 410 when it is below the retained window (docs/node.md "Pinned reads"). */
+/** The state of `block`, or 410 when it is below the retained window (docs/guides/run-a-devnet.md "Pinned reads"). */
 export function stateOf(db: ChainDb, block: BlockRecord): ReadPoint {
   const state = db.stateAt(block.height);
   if (state === undefined) {

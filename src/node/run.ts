@@ -82,7 +82,7 @@ export async function runNode(db: ChainDb, start: NodeStart, options: RunOptions
       } catch (err) {
         if (timer === undefined) return; // the store refused the block: reported by onStoreFailed, production has stopped
         // Logged and retried at the next tick: the node keeps serving, and production resumes as
-        // soon as the cause is gone (docs/node.md "Running it").
+        // soon as the cause is gone (docs/guides/run-a-devnet.md "Running it").
         log({ level: "error", msg: "block production failed", error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
       }
     }, options.blockTime * 1000);

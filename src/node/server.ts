@@ -1,8 +1,8 @@
-// The node's HTTP face on node:http (docs/node.md): routing, query and body bounds, the CIP-4 §10
+// The node's HTTP face on node:http (docs/guides/run-a-devnet.md): routing, query and body bounds, the CIP-4 §10
 // rate limits, and errors — 400 {"error": {"code", "message"}}, 404 unknown route, 405 wrong
 // method, 413 oversized body, 429 + Retry-After, and an opaque 500 with an id whose details go to
 // the structured log only (CIP-4 §6.4, §10). Before anything else a request passes the guard
-// (src/node/guard.ts, docs/node.md "Security model"): Host, Origin, Sec-Fetch-Site, and 403 for
+// (src/node/guard.ts, docs/spec/security-model.md): Host, Origin, Sec-Fetch-Site, and 403 for
 // what it refuses; its CORS headers come from there too. Every per-client bound counts a request
 // under its client's key (src/node/client-key.ts: every loopback address is one client, an IPv6
 // client its /64). An answer is bounded once built too: it costs its client one request more per

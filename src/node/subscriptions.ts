@@ -1,4 +1,4 @@
-// GET /subscribe: the chain's head pushed as Server-Sent Events (docs/node.md "Subscriptions"),
+// GET /subscribe: the chain's head pushed as Server-Sent Events (docs/guides/run-a-devnet.md "Subscriptions"),
 // so a broker, a follower or the explorer page learns of a new block without polling. One event
 // per committed block (`block`, `id:` its height), `rewind` when a devnet revert replaced the
 // chain, `gap` when a resuming subscriber missed more blocks than are replayed, and a comment line

@@ -1,6 +1,6 @@
 // JUnit XML, the test-report format CI servers read (Jenkins, GitLab, GitHub's test-report
 // actions): the shape Ant's JUnit task writes, checked in the tests against test/junit.xsd.
-// Mapping (docs/fixtures.md "Reports"): one <testsuite> per Suite, one <testcase> per case
+// Mapping (docs/reference/formats/fixture.md "Reports"): one <testsuite> per Suite, one <testcase> per case
 // (classname = the suite's, name = the case's id), a failed case's <failure> and an unusable
 // one's <error> carry the first difference as `message` and the details and reproduce command as
 // text; the suite's summary line is its <system-out>.

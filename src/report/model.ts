@@ -1,7 +1,7 @@
 // What a test report says, whichever command produced it (`replay`, `gas-vectors verify`, `fuzz`,
 // and any later verifier): suites of cases, each case one thing checked — a fixture, a gas vector,
 // a fuzz campaign — with its outcome. The JUnit and HTML writers (junit.ts, html.ts) take only
-// this, so a command builds its cases once and gets both formats (docs/fixtures.md "Reports").
+// this, so a command builds its cases once and gets both formats (docs/reference/formats/fixture.md "Reports").
 // Nothing here reads a clock: the command measures its seconds and passes its start time, so the
 // writers are pure functions and a test can pin their bytes.
 

@@ -1,4 +1,4 @@
-// Scenario document (docs/scenario-format.md §2, §3) → genesis plus blocks whose
+// Scenario document (docs/reference/formats/scenario.md §2, §3) → genesis plus blocks whose
 // transactions are resolved later, one block at a time, just before that block executes:
 // signed objects may need the emulator hash of an earlier block (served_at.block_hash).
 // Everything that needs no chain context is checked here, up front, with JSON paths.
@@ -43,7 +43,7 @@ export interface StateExpect {
   streams: JsonObject;
   providers: JsonObject;
   accounts: JsonObject;
-  /** Runner extensions (docs/scenarios.md): the block's effective rent height, partial pause record, live params. */
+  /** Runner extensions (docs/reference/scenarios.md): the block's effective rent height, partial pause record, live params. */
   effective_rent_height?: bigint;
   pause?: JsonObject;
   params: JsonObject;
@@ -209,7 +209,7 @@ function parseGov(v: unknown, path: string): GovAction {
   }
 }
 
-/** A parameter name within the envelope's bound (docs/transactions.md). */
+/** A parameter name within the envelope's bound (docs/reference/formats/transaction.md). */
 function paramName(v: unknown, path: string): string {
   const name = str(v, path);
   if (utf8(name).length > MAX_PARAM_NAME_BYTES) throw new ScenarioError(path, `parameter name longer than ${MAX_PARAM_NAME_BYTES} bytes`);
@@ -229,7 +229,7 @@ function parseTxExpect(v: unknown, path: string): TxExpect {
     // An error name outside the engine's table could never match: the expectation is unusable.
     if (!Object.hasOwn(ERRORS, error)) {
       const near = closestNames(error, Object.keys(ERRORS));
-      throw new ScenarioError(at(path, "error"), `unknown error name ${JSON.stringify(echo(error))} (${near.length === 0 ? "" : `did you mean ${near.join(" or ")}? `}docs/errors.md lists them)`);
+      throw new ScenarioError(at(path, "error"), `unknown error name ${JSON.stringify(echo(error))} (${near.length === 0 ? "" : `did you mean ${near.join(" or ")}? `}docs/reference/errors.md lists them)`);
     }
     if (out.status === "ok") throw new ScenarioError(at(path, "error"), 'contradicts "status": "ok" (an accepted transaction has no error)');
     out.error = error;

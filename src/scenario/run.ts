@@ -2,7 +2,7 @@
 // scenario-format §4, checking §3 expectations as it goes (stops at the first failure).
 // Per block: resolve its transactions (signed objects may need earlier block hashes),
 // execute, then derive the envelopes (nonces), tx_root, receipt_root, logs_root and the
-// emulator block hash (docs/transactions.md).
+// emulator block hash (docs/reference/formats/transaction.md).
 import { MAX_SYSTEM_PAYLOAD_BYTES } from "../bounds.js";
 import { compareBytes, fromHex, toHex } from "../bytes.js";
 import { genesisHash, headerHash } from "../chain/block.js";

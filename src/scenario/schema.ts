@@ -1,4 +1,4 @@
-// The JSON Schema (draft 2020-12) of cbqs-scenario/v1 (docs/scenario-format.md), generated from
+// The JSON Schema (draft 2020-12) of cbqs-scenario/v1 (docs/reference/formats/scenario.md), generated from
 // the codec declarations of src/codec/schema.ts, so every instruction's arguments are described
 // by the same declaration that encodes and decodes them and the schema cannot drift from them.
 // fixtures/schema/cbqs-scenario-v1.schema.json is this output (scripts/gen-scenario-schema.ts);
@@ -82,7 +82,7 @@ export function scenarioSchema(): JsonSchema {
   };
   defs["TxExpect"] = object({
     status: { enum: ["ok", "rejected"] },
-    error: { type: "string", description: "an error name of docs/errors.md" },
+    error: { type: "string", description: "an error name of docs/reference/errors.md" },
     events: { type: "array", items: { type: "string" }, description: "the exact ordered event topics" },
   });
   const kinds = ["cbqs", "gov", "transfer", "raw"];

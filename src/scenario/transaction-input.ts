@@ -1,5 +1,5 @@
 // The transaction buildTransaction takes, as TypeScript types: a scenario's transaction
-// (docs/scenario-format.md §1, §2) as a program writes it, so a misspelled kind, instruction or
+// (docs/reference/formats/scenario.md §1, §2) as a program writes it, so a misspelled kind, instruction or
 // field, a missing one, or a JS number where an integer belongs does not compile. Integers are a
 // bigint or a string of decimal digits (a number would lose precision above 2^53, so the types
 // refuse it); bytes are "0x" + hex; an optional field (the codec's Option) may be absent,

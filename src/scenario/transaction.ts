@@ -1,5 +1,5 @@
-// One transaction written as a scenario writes it (docs/scenario-format.md §2) → its raw CBOR
-// envelope (docs/transactions.md), what a node's POST /tx takes. `cbqs tx` builds from the JSON
+// One transaction written as a scenario writes it (docs/reference/formats/scenario.md §2) → its raw CBOR
+// envelope (docs/reference/formats/transaction.md), what a node's POST /tx takes. `cbqs tx` builds from the JSON
 // it is given (transactionFromJson); the library's buildTransaction takes the same shapes typed
 // (src/scenario/transaction-input.ts), and is this function too.
 import { encodeEnvelope } from "../chain/envelope.js";

@@ -1,5 +1,5 @@
 // `cbqs store verify --db <dir>`: everything a store holds that can be derived again is derived
-// again and compared (docs/state.md §6.7). Per record: the genesis record against its own
+// again and compared (docs/spec/state.md §6.7). Per record: the genesis record against its own
 // source (chain_instance_id, the genesis block it produces); every block record against
 // itself (its transactions' hashes are its receipts' tx_hash, they give its tx/receipt/logs
 // roots, its header its block_hash), its table key, its parent (the block below it, where the

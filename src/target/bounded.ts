@@ -1,5 +1,5 @@
 // Everything read from an implementation under test — its process, its stderr, its answer lines,
-// its output files — bounded and time-limited, in one place (docs/fixtures.md "Reading a target").
+// its output files — bounded and time-limited, in one place (docs/reference/formats/fixture.md "Reading a target").
 // The implementation is someone else's code: it may hang, flood, leave a FIFO or a link to an
 // endless device where a file should be, or leave a daemon holding its pipes. None of that may
 // hang, stall or exhaust `consume`, `fuzz` or `t8n-adapter`.

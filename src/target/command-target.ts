@@ -1,4 +1,4 @@
-// A per-call t8n under test: any command that follows the t8n convention of docs/fixtures.md §4.
+// A per-call t8n under test: any command that follows the t8n convention of docs/reference/formats/fixture.md §4.
 // Per block the inputs are written to a new private temporary directory, the command runs as
 // `/bin/sh -c '<command> "$@"'` with the five t8n flags as separate arguments (so the command
 // string is read exactly as a shell reads it: quotes, variables, `env X=1 …`), and its two output

@@ -1,5 +1,5 @@
 // The implementation under test as a long-lived server of the cbqs-t8n-server/v1 protocol
-// (docs/fixtures.md §4.1): one process for a whole campaign, one session per chain, so a block
+// (docs/reference/formats/t8n-server.md): one process for a whole campaign, one session per chain, so a block
 // ships only its transactions and env. The process, its answer lines and its stderr are read
 // through src/target/bounded.ts (its own process group; lines split in linear time and bounded);
 // requests go one at a time, each with a deadline. A process that exits or misses a deadline is a

@@ -1,5 +1,5 @@
 // `cbqs t8n-adapter "<command>"`: the cbqs-t8n-server/v1 protocol (src/harness/t8n-server.ts)
-// in front of a per-call t8n command (docs/fixtures.md §4), so an implementation that only has
+// in front of a per-call t8n command (docs/reference/formats/fixture.md §4), so an implementation that only has
 // the per-call form can be driven as a server. Each apply is one invocation, run exactly as
 // `cbqs fuzz` runs it (src/target/target.ts); a session keeps the post-state file the command
 // wrote and hands it back as the next block's --input.alloc, so the command commits each

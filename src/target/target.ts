@@ -1,5 +1,5 @@
 // The implementation under test, as `consume` and `fuzz` drive it: a per-call t8n command
-// (src/target/command-target.ts, docs/fixtures.md §4) or a cbqs-t8n-server/v1 server
+// (src/target/command-target.ts, docs/reference/formats/fixture.md §4) or a cbqs-t8n-server/v1 server
 // (src/target/server-target.ts, §4.1). This module holds what both share: the block inputs, the
 // documents they write, and the check that an output is a t8n result and a state dump.
 import { formatProblem } from "../json/fields.js";

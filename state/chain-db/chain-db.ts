@@ -1,4 +1,4 @@
-// The storage contract of a CBQS node (docs/node.md "Storage contract"): everything `cbqs node`
+// The storage contract of a CBQS node (docs/reference/storage-contract.md): everything `cbqs node`
 // and `cbqs follow` keep, behind one small interface so the in-memory implementation
 // (chain-db/memory.ts) and a persistent one run the same conformance suite.
 //

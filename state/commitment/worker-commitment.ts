@@ -1,5 +1,5 @@
 // A StateCommitment whose merkleization runs on a worker thread (state/commitment/commit-worker.ts), so a
-// replay can execute block N+1 while block N's root is computed (docs/performance.md
+// replay can execute block N+1 while block N's root is computed (docs/engineering/performance.md
 // "Pipelined replay"). Executing needs the committed *values*, never the root: this side keeps
 // them in a plain table and answers every read at once; the worker holds the real QMDB and
 // applies each block's net changes, in commit order, exactly as QmdbStateCommitment would.

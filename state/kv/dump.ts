@@ -1,4 +1,4 @@
-// State dumps for tooling (docs/state.md §5): every committed key and value as lowercase hex,
+// State dumps for tooling (docs/reference/formats/state-dump.md): every committed key and value as lowercase hex,
 // keys ascending, each with a decoded view named by the key prefix and the value discriminant.
 // The hex is authoritative; `decoded` is for people and is ignored when a dump is loaded.
 import { MAX_DUMP_ENTRIES } from "../../src/bounds.js";
@@ -112,7 +112,7 @@ export function dumpEntries(entries: Iterable<readonly [Uint8Array, Uint8Array]>
 }
 
 /**
- * The members before `entries`, in the docs/state.md §5 field order: format, height, state_root
+ * The members before `entries`, in the docs/reference/formats/state-dump.md field order: format, height, state_root
  * — the short facts before the long list.
  */
 export function dumpHeader(options: DumpOptions): Omit<StateDump, "entries"> {

@@ -1,6 +1,6 @@
 // CIP-4 §4.3 StateValue: one value-discriminant byte, then the variant's payload. The spec
 // names the variants but not their discriminant values or payload layouts; ours are in
-// docs/state.md and D-0042. Only the variants this emulator stores are implemented;
+// docs/spec/state.md and D-0042. Only the variants this emulator stores are implemented;
 // any other discriminant is rejected on decode.
 import { concatBytes, readU64BE, u64BE, writeU64BE } from "../../src/bytes.js";
 import { decodeLength, encodeLength } from "./codec.js";

@@ -1,4 +1,4 @@
-// The persistent ChainDb (state/chain-db/chain-db.ts) on one LMDB environment (docs/state.md "Persistent
+// The persistent ChainDb (state/chain-db/chain-db.ts) on one LMDB environment (docs/spec/state.md "Persistent
 // store"). Tables besides the QMDB's own (state/lmdb/qmdb-storage.ts):
 //
 //   meta      "format" → "cbqs-lmdb/v1"; "genesis" → genesis record (source, chain_instance_id, block 0)

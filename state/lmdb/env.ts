@@ -1,7 +1,7 @@
 // One LMDB environment (a directory holding data.mdb and lock.mdb) with the named tables of a
 // store, opened by exactly one process at a time.
 //
-// Sync policy (docs/state.md "Persistent store"): every commit is one LMDB write transaction.
+// Sync policy (docs/spec/state.md "Persistent store"): every commit is one LMDB write transaction.
 // By default lmdb-js commits with `overlappingSync`: the transaction is atomic and visible when
 // the commit returns, and its flush to the disk (fsync) runs after it, overlapping the next block.
 // A process crash (SIGKILL, an exception) loses nothing committed: the pages are in the OS page

@@ -330,7 +330,7 @@ export class WindowBitmap implements BitmapStore {
  * only (state/qmdb/memory.ts, 8 bytes a slot, keys confirmed against the log), rebuilt at open by
  * replaying the log from the pruning boundary. "lmdb": a table of key → location, so memory does
  * not grow with the live keys at all, at the price of a random B-tree insert per write (measured
- * 2.3× slower, docs/state.md §6.6); kept for that comparison (bench-state --lmdb-index).
+ * 2.3× slower, docs/spec/state.md §6.6); kept for that comparison (bench-state --lmdb-index).
  */
 export type IndexPlacement = "lmdb" | "memory";
 

@@ -1,4 +1,4 @@
-// State snapshots for fast sync (CIP-4 §8.1, docs/state.md "Snapshots"): the state at block H
+// State snapshots for fast sync (CIP-4 §8.1, docs/spec/state.md "Snapshots"): the state at block H
 // in a form from which an empty store rebuilds a QMDB whose root is block H's state_root and
 // whose every later root matches — the QMDB root commits to history (every operation since the
 // first, through the MMR), so values alone are not enough. A snapshot carries:
@@ -176,7 +176,7 @@ class SnapshotReader {
   private pos = 0;
   private readonly hash: Hash = createHash("sha256");
 
-  /** `-` (or /dev/stdin) is the standard input, read once, in order, like a file (README "The CLI"). */
+  /** `-` (or /dev/stdin) is the standard input, read once, in order, like a file (docs/reference/cli-conventions.md). */
   private readonly stdin: boolean;
 
   constructor(readonly path: string) {

@@ -44,7 +44,7 @@ interface KeyMove {
 
 /**
  * The batch's writes in ascending key order, each key once. A block's changes arrive that way
- * (docs/state.md §3) and are returned as they are; any other array is reduced to the last write
+ * (docs/spec/state.md §3) and are returned as they are; any other array is reduced to the last write
  * of each key and sorted. A non-array iterable must already be ascending (checked while it is
  * read) and iterable more than once: a large pre-state is read twice rather than held as a list.
  */

@@ -1,4 +1,4 @@
-// commonware's conformance digests for the storage roots (docs/anchors.md): for each seed
+// commonware's conformance digests for the storage roots (docs/reference/anchors.md): for each seed
 // s = 0..n_cases-1 a workload yields bytes; the digest is SHA-256 over, per seed, the
 // little-endian u64 byte length followed by the bytes (commonware conformance/src/lib.rs,
 // `compute_conformance_hash`). Every workload here runs with SHA-256, as the published values do.
@@ -15,7 +15,7 @@ export interface ConformanceWorkload {
   /** commonware test name, as in storage/conformance.toml. */
   name: string;
   nCases: number;
-  /** Published digest (docs/anchors.md, commonware commit dc41a895f069). */
+  /** Published digest (docs/reference/anchors.md, commonware commit dc41a895f069). */
   published: string;
   /** The bytes committed for one seed. */
   commit: (seed: number) => Uint8Array;
@@ -133,7 +133,7 @@ export function traceKeyedWorkload(variant: QmdbVariant, encoding: QmdbEncoding,
   });
 }
 
-/** The six commonware workloads of docs/anchors.md, with their published digests. */
+/** The six commonware workloads of docs/reference/anchors.md, with their published digests. */
 export const COMMONWARE_WORKLOADS: readonly ConformanceWorkload[] = [
   {
     name: "merkle::conformance::tests::MmrRootStability",

@@ -704,7 +704,7 @@ export function nodeHeight(pos: number): number {
 
 /**
  * Bits of `n` ≥ 1 (the least `bits` with 2^bits > n): one instruction below 2^31, where every
- * proof's positions are (nodeHeight runs for each node of every proof: docs/performance.md
+ * proof's positions are (nodeHeight runs for each node of every proof: docs/engineering/performance.md
  * "Node"); counted up above it.
  */
 export function bitLength(n: number): number {

@@ -139,7 +139,7 @@ export function bmtVerify(hasher: Hasher, leaf: Uint8Array, position: number, pr
 }
 
 /**
- * commonware's `bmt::tests::conformance::RootConformance` digest (docs/anchors.md): for seed
+ * commonware's `bmt::tests::conformance::RootConformance` digest (docs/reference/anchors.md): for seed
  * s = 0..nCases-1 build the SHA-256 BMT of leaves SHA-256(u64 BE i), i < s, and feed SHA-256 with
  * (u64 LE root length ‖ root).
  */

@@ -1,11 +1,11 @@
-// Cowboy block roots (CIP-4 §5.2/§5.3) with this project's definitions (docs/state.md):
+// Cowboy block roots (CIP-4 §5.2/§5.3) with this project's definitions (docs/spec/state.md):
 //   tx_root      = BMT(keccak256(tx_i))                       — §5.2
 //   receipt_root = BMT(keccak256(encodeReceipt(receipt_i)))   — §5.3; no receipts → keccak256("empty_receipts")
 //   logs_root    = BMT(keccak256(encodeEvent(event_j)))       — every event of the block, in block order
 // Receipts and events are written by commonware-codec's rules (§5.3; state/kv/codec.ts).
 // All three trees use the commonware BMT (state/roots/bmt.ts) with keccak256 as the node hasher.
 // §5.4 `/proof/tx` and `/proof/receipt`: inclusion proofs of one leaf of tx_root / receipt_root,
-// checkable with nothing but the proof and the root (docs/state.md §4.1).
+// checkable with nothing but the proof and the root (docs/spec/state.md §4.1).
 import { echo } from "../../src/bounds.js";
 import { bytesEqual, fromHex, toHex, utf8 } from "../../src/bytes.js";
 import { lengthSize, writeLength } from "../kv/codec.js";
@@ -196,7 +196,7 @@ export interface InclusionProof {
   root: Uint8Array;
 }
 
-/** The JSON form (docs/state.md §4.1): hex `0x…` digests, u32 integers as JSON numbers. */
+/** The JSON form (docs/spec/state.md §4.1): hex `0x…` digests, u32 integers as JSON numbers. */
 export interface InclusionProofJson {
   leaf_index: number;
   leaf_count: number;

@@ -2,7 +2,7 @@
 // `state_root` (§5.1), and per-block batches (§6.1 begin_batch → execute → commit_batch)
 // with nested checkpoints so a rejected transaction is undone without touching the rest.
 //
-// Semantics (docs/state.md):
+// Semantics (docs/spec/state.md):
 //  - every get is one read, every put/delete one write, counted when executed (a rollback
 //    does not un-count), and reported to the observer in the same order;
 //  - a batch commits only onto the state it began from, at a height above the last committed
@@ -206,7 +206,7 @@ export class MemoryStateStore implements StateStore {
    * and value. When the entries are already ascending and `entries` can be iterated again (an
    * array, a dump's entry list: anything but a one-shot iterator), the commitment reads them a
    * second time instead of this function holding them as a list: for a 1.25 M-entry pre-state
-   * that list was a third of the peak memory (docs/performance.md "Large inputs and outputs").
+   * that list was a third of the peak memory (docs/engineering/performance.md "Large inputs and outputs").
    * So the arrays `entries` yields are handed to the commitment, not copied: they must stay
    * unchanged afterwards (StateCommitment.commitBatch; a dump's entries are views into its pools,
    * never reused, and the QMDB commitment copies what it keeps).

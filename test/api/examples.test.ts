@@ -1,4 +1,4 @@
-// docs/api.md's examples, their types stripped, run against the built package the way a user's
+// docs/guides/use-the-library.md's examples, their types stripped, run against the built package the way a user's
 // code imports it (by its name: the package resolves itself through package.json `exports`). A
 // node for the client's example is a devnet `cbqs node` started here on 127.0.0.1:0. The package
 // test type-checks them (test/api/package.test.ts).
@@ -12,7 +12,7 @@ import { DEFAULT_GENESIS_SOURCE } from "../../src/harness/genesis.js";
 const examples = apiExamples();
 const DIR = join(ROOT, ".cache", "api-examples");
 
-describe("docs/api.md examples", () => {
+describe("docs/guides/use-the-library.md examples", () => {
   let node: TestNode | undefined;
   beforeAll(async () => {
     requireFreshDist();

@@ -1,4 +1,4 @@
-// The runnable examples of docs/api.md: every fenced block tagged `ts`, and the output lines each
+// The runnable examples of docs/guides/use-the-library.md: every fenced block tagged `ts`, and the output lines each
 // promises (`// → …`). Shared by the examples test (in this repository: run with their types
 // stripped) and the package test (from an installed tarball: compiled by tsc, then run).
 import { spawn } from "node:child_process";
@@ -9,7 +9,7 @@ import ts from "typescript";
 export const ROOT = join(import.meta.dirname, "..", "..");
 
 export interface Example {
-  /** 1-based, in the order of docs/api.md. */
+  /** 1-based, in the order of docs/guides/use-the-library.md. */
   number: number;
   /** The file and the section heading above it. */
   section: string;
@@ -21,10 +21,10 @@ export interface Example {
   commonJs: boolean;
 }
 
-/** The `ts` blocks of docs/api.md, then the README's. */
+/** The `ts` blocks of docs/guides/use-the-library.md, then the README's. */
 export function apiExamples(): Example[] {
   const examples: Example[] = [];
-  for (const doc of ["docs/api.md", "README.md"]) collect(doc, examples);
+  for (const doc of ["docs/guides/use-the-library.md", "README.md"]) collect(doc, examples);
   return examples;
 }
 

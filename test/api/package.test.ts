@@ -1,11 +1,11 @@
 // The package as its users get it. `npm pack` runs with its prepack and postpack steps in a copy of
 // the packable files (so the repository's own package.json is never rewritten under the other
 // tests), and the tarball is installed into an empty ES module project (from the npm cache when it
-// holds the dependencies). There `tsc` compiles docs/api.md's examples, a program using every entry
+// holds the dependencies). There `tsc` compiles docs/guides/use-the-library.md's examples, a program using every entry
 // point and the type tests of buildTransaction (test/api/consumer/) under a demanding user's
 // tsconfig — strict, noUncheckedIndexedAccess, exactOptionalPropertyTypes, module node16, the
 // package's declarations checked too — and again under moduleResolution bundler; the compiled
-// examples run. A CommonJS project loads the package by import(), as docs/api.md says it must, and
+// examples run. A CommonJS project loads the package by import(), as docs/guides/use-the-library.md says it must, and
 // publint and @arethetypeswrong/cli lint the tarball.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -34,7 +34,7 @@ const PACKABLE = ["package.json", "README.md", "LICENSE", "gas-vectors/cip-39-ga
 /** Every child process of the test ends within this (npm reads from its cache; tsc, attw, node). */
 const LIMIT_MS = 120_000;
 
-/** The demanding user's compiler options: docs/api.md's tsconfig.json plus two. */
+/** The demanding user's compiler options: docs/guides/use-the-library.md's tsconfig.json plus two. */
 const STRICT = { target: "ES2022", strict: true, noUncheckedIndexedAccess: true, exactOptionalPropertyTypes: true, types: ["node"] };
 
 /** One `@ts-expect-error` over a line that compiles: tsc must report it, or the type tests could not fail. */
@@ -141,7 +141,7 @@ describe("the packed package (npm pack, installed into an empty project)", () =>
     expect(createHash("sha256").update(text.join("\n")).digest("hex")).toBe(APACHE_2_0_SHA256);
   });
 
-  it("docs/api.md's examples, a program using every entry point and the transaction type tests compile under strict, noUncheckedIndexedAccess and exactOptionalPropertyTypes (module node16, the declarations checked too)", () => {
+  it("docs/guides/use-the-library.md's examples, a program using every entry point and the transaction type tests compile under strict, noUncheckedIndexedAccess and exactOptionalPropertyTypes (module node16, the declarations checked too)", () => {
     expect(compiled.node16.output).toBe("");
     expect(compiled.node16.status).toBe(0);
   });
@@ -150,7 +150,7 @@ describe("the packed package (npm pack, installed into an empty project)", () =>
     expect(compiled.bundler.output.trim()).toBe("check-can-fail.ts(1,1): error TS2578: Unused '@ts-expect-error' directive.");
   });
 
-  it.each(examples.map((e) => [`${e.number}: ${e.section}`, e] as const))("docs/api.md example %s, compiled by tsc, runs from the installed package", async (_, example) => {
+  it.each(examples.map((e) => [`${e.number}: ${e.section}`, e] as const))("docs/guides/use-the-library.md example %s, compiled by tsc, runs from the installed package", async (_, example) => {
     const run = await runScript(join(project, "out", `example-${example.number}.js`), project, node === undefined ? {} : { CBQS_NODE_URL: node.url });
     expect(exampleProblems(example, run)).toEqual([]);
   });
@@ -160,7 +160,7 @@ describe("the packed package (npm pack, installed into an empty project)", () =>
     expect(run).toEqual({ status: 0, stdout: "built 19 transactions\n", stderr: "" });
   });
 
-  it("from a CommonJS project (module node16) the import() example compiles and runs; a static import does not compile (TS1479) and require() fails with ERR_REQUIRE_ASYNC_MODULE, as docs/api.md says", async () => {
+  it("from a CommonJS project (module node16) the import() example compiles and runs; a static import does not compile (TS1479) and require() fails with ERR_REQUIRE_ASYNC_MODULE, as docs/guides/use-the-library.md says", async () => {
     const loaders = examples.filter((e) => e.commonJs);
     expect(loaders.length).toBeGreaterThan(0);
     expect(compiled.commonjs.output.split("\n").filter((l) => / error TS/.test(l))).toEqual([expect.stringMatching(/^static-import\.ts\(1,\d+\): error TS1479: /)]);
@@ -200,7 +200,7 @@ describe("the packed package (npm pack, installed into an empty project)", () =>
     expect(messages).toEqual([]);
   });
 
-  it("@arethetypeswrong/cli: every entry point's types resolve from ES modules (node16, bundler); from CommonJS by import() only, and node10 finds no subpath, as docs/api.md says", () => {
+  it("@arethetypeswrong/cli: every entry point's types resolve from ES modules (node16, bundler); from CommonJS by import() only, and node10 finds no subpath, as docs/guides/use-the-library.md says", () => {
     const r = spawnSync(process.execPath, [ATTW, tarball, "--format", "json"], { encoding: "utf8", timeout: LIMIT_MS });
     const report = JSON.parse(r.stdout) as { analysis: { entrypoints: Record<string, unknown>; problems: Array<{ kind: string; entrypoint: string; resolutionKind: string }> } };
     expect(Object.keys(report.analysis.entrypoints).sort()).toEqual([...ENTRY_POINTS, "./package.json"].sort());

@@ -1,4 +1,4 @@
-// The bundle format (docs/broker.md "Bundle format"): a header line, then one artifact a
+// the bundle format (docs/reference/formats/broker-bundle.md): a header line, then one artifact a
 // line in the codec's JSON mapping or as hex of its canonical bytes — both decode to the same
 // values — read within bounds, and every unusable line refused naming the line.
 import { gzipSync } from "node:zlib";

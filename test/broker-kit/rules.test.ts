@@ -1,4 +1,4 @@
-// docs/broker.md "The 30 rules" is src/broker-kit/rules.ts in words — a row per rule,
+// docs/guides/verify-a-broker.md "The 30 rules" is src/broker-kit/rules.ts in words — a row per rule,
 // in order, with its sections, its status (checked, or partly with what is not checkable offline)
 // and the mutants that test it — and "What cannot be checked offline" lists OFFLINE_LIMITS.
 import { readFileSync } from "node:fs";
@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { MUTANTS } from "../../src/broker-kit/mutants.js";
 import { BROKER_RULES, OFFLINE_LIMITS, RULE_IDS } from "../../src/broker-kit/rules.js";
 
-const doc = readFileSync("docs/broker.md", "utf8");
+const doc = readFileSync("docs/guides/verify-a-broker.md", "utf8");
 const section = (title: string): string => doc.split(`### ${title}`)[1]!.split("\n### ")[0]!;
 const cells = (row: string): string[] => row.slice(2, -2).split(/ (?<!\\)\| /).map((c) => c.replace(/\\\|/g, "|"));
 
@@ -21,7 +21,7 @@ describe("the 30-rule table", () => {
     }
   });
 
-  it("docs/broker.md has a row per rule: id, sections, what must hold, the check, the status and the rule's mutants", () => {
+  it("docs/guides/verify-a-broker.md has a row per rule: id, sections, what must hold, the check, the status and the rule's mutants", () => {
     const rows = section("The 30 rules").split("\n").filter((l) => /^\| B\d/.test(l)).map(cells);
     expect(rows.map((r) => r[0])).toEqual([...RULE_IDS]);
     rows.forEach(([id, sections, title, check, status, tests]) => {
@@ -32,7 +32,7 @@ describe("the 30-rule table", () => {
     });
   });
 
-  it("docs/broker.md lists every rule no offline verifier can check, with why", () => {
+  it("docs/guides/verify-a-broker.md lists every rule no offline verifier can check, with why", () => {
     const rows = section("What cannot be checked offline").split("\n").filter((l) => /^\| §\d/.test(l)).map(cells);
     expect(rows).toEqual(OFFLINE_LIMITS.map((l) => [l.section, l.rule, l.why]));
   });

@@ -1,5 +1,5 @@
-// What `-o` (and every other output option) does to the path it names
-// (src/output-file.ts, README "The CLI"): a new or regular file is replaced atomically, a symlink
+// what `-o` (and every other output option) does to the path it names
+// (src/output-file.ts, docs/reference/cli-conventions.md "Outputs"): a new or regular file is replaced atomically, a symlink
 // is followed and its target written, a device, FIFO or /dev/stdout is written in place, a write
 // error is exit 2. The real CLI is spawned: devices, FIFOs and exit codes belong to a real process.
 import { spawn, spawnSync } from "node:child_process";

@@ -1,7 +1,7 @@
 // Start-up: a call loads the modules of the command it runs, not every command's
 // (src/cli/program.ts AREAS). The real CLI is spawned (after `npm run build`) with
 // scripts/record-loads.ts as a loader hook, which lists every module the process loaded; what a
-// call must not load is checked by name, never by timing (docs/performance.md "Start-up").
+// call must not load is checked by name, never by timing (docs/engineering/performance.md "Start-up").
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -42,7 +42,7 @@ describe("a call loads only its command's modules", () => {
       genesis: { chain_instance_id: string };
       blocks: Array<{ height: string; timestamp: string; transactions: unknown; post_state: unknown }>;
     };
-    const block = f.blocks[1]!; // block 5, the README's t8n example
+    const block = f.blocks[1]!; // block 5, the CLI tour's t8n example
     const write = (name: string, value: unknown) => writeFileSync(join(dir, `${name}.json`), JSON.stringify(value));
     write("pre", f.blocks[0]!.post_state);
     write("txs", block.transactions);

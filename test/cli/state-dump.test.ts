@@ -1,4 +1,4 @@
-// `cbqs state dump <fixture|scenario|dump> [--height N] [-o file]` (docs/state.md §5): the state a
+// `cbqs state dump <fixture|scenario|dump> [--height N] [-o file]` (docs/reference/formats/state-dump.md): the state a
 // chain reaches, replayed from genesis, as the canonical dump. The expected values are the
 // fixtures' own post_state dumps and roots (written by `cbqs fill`), not output of this command.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -34,7 +34,7 @@ async function dumpOf(...args: string[]): Promise<DumpJson> {
   return JSON.parse(r.out) as DumpJson;
 }
 
-describe("cbqs state dump of a fixture (docs/state.md §5, CIP-4 §6.1 replay)", () => {
+describe("cbqs state dump of a fixture (docs/reference/formats/state-dump.md, CIP-4 §6.1 replay)", () => {
   it("CIP-4 §6.1: at the last height, every corpus fixture's dump equals its last block's post_state and state_root", async () => {
     const files = ["create-quote", "provider-lifecycle", "rent-settle-suspend-expire", "transfers"].map((n) => `${CORPUS}/${n}.json`);
     for (const file of files) {
@@ -49,7 +49,7 @@ describe("cbqs state dump of a fixture (docs/state.md §5, CIP-4 §6.1 replay)",
     }
   });
 
-  it("docs/state.md §5: at an intermediate height the dump equals that block's post_state", async () => {
+  it("docs/reference/formats/state-dump.md: at an intermediate height the dump equals that block's post_state", async () => {
     const block5 = fixtureJson(QUOTE).blocks.find((b) => b.height === "5")!;
     const dump = await dumpOf(QUOTE, "--height", "5");
     expect([dump.height, dump.state_root]).toEqual(["5", block5.state_root]);
@@ -57,7 +57,7 @@ describe("cbqs state dump of a fixture (docs/state.md §5, CIP-4 §6.1 replay)",
     expect(keysAndValues(dump)).not.toEqual(keysAndValues(fixtureJson(QUOTE).blocks.at(-1)!.post_state!));
   });
 
-  it("docs/state.md §5: heights are sparse — a height without a block dumps the last block below it; 0 is genesis", async () => {
+  it("docs/reference/formats/state-dump.md: heights are sparse — a height without a block dumps the last block below it; 0 is genesis", async () => {
     const [block1] = fixtureJson(QUOTE).blocks;
     const at4 = await dumpOf(QUOTE, "--height", "4");
     expect([at4.height, at4.state_root]).toEqual(["1", block1!.state_root]);
@@ -93,7 +93,7 @@ describe("cbqs state dump of a fixture (docs/state.md §5, CIP-4 §6.1 replay)",
     expect(keysAndValues(dump)).toEqual(keysAndValues(post));
   });
 
-  it("docs/state.md §5: `state diff` of two heights' dumps exits 1 and lists every change, field by field, with the key named", async () => {
+  it("docs/reference/formats/state-dump.md: `state diff` of two heights' dumps exits 1 and lists every change, field by field, with the key named", async () => {
     const [a, b] = [join(dir, "h1.json"), join(dir, "h6.json")];
     expect((await cbqs("state", "dump", QUOTE, "--height", "1", "-o", a)).exitCode).toBe(0);
     expect((await cbqs("state", "dump", QUOTE, "-o", b)).exitCode).toBe(0);
@@ -115,7 +115,7 @@ describe("cbqs state dump of a fixture (docs/state.md §5, CIP-4 §6.1 replay)",
     expect(json.changed[0]!.fields.length).toBeGreaterThan(0);
   });
 
-  it("docs/state.md §5: `state diff` and `diff` compare entries only, and note a differing height or state_root", async () => {
+  it("docs/reference/formats/state-dump.md: `state diff` and `diff` compare entries only, and note a differing height or state_root", async () => {
     const [a, b] = [join(dir, "note-a.json"), join(dir, "note-b.json")];
     expect((await cbqs("state", "dump", QUOTE, "--height", "5", "-o", a)).exitCode).toBe(0);
     const moved = JSON.parse(readFileSync(a, "utf8")) as DumpJson;

@@ -1,5 +1,5 @@
 // `cbqs tx`: a transaction written as in a scenario becomes the raw envelope a node's POST /tx
-// takes (docs/transactions.md): accepted, mined, and executed as the scenario runner would.
+// takes (docs/reference/formats/transaction.md): accepted, mined, and executed as the scenario runner would.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";

@@ -29,7 +29,7 @@ interface Scripted extends FeedSource {
 }
 
 /**
- * The pages a node holding `held` serves (docs/node.md "Replication feed"), each passed through
+ * The pages a node holding `held` serves (docs/guides/run-a-devnet.md "Replication feed"), each passed through
  * `edit`; `start` is the history start GET /genesis declares (genesis unless given).
  */
 function source(options: { held?: Block[]; edit?: (page: FeedPage) => FeedPage; start?: { height: bigint; blockHash: Uint8Array } } = {}): Scripted {

@@ -1,7 +1,7 @@
 // Every check of the client's proof verifier (src/client/verify.ts), each reached alone: a real
 // node's answer altered so that it fails that one check and passes every other — a verifier
 // without the check would return it as verified — and refused with that check's own error.
-// docs/testing.md "The client's checks, each reached alone" lists them; feed-checks.test.ts does
+// docs/engineering/testing.md "The client's checks, each reached alone" lists them; feed-checks.test.ts does
 // the same for the feed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromHex, toHex } from "../../src/bytes.js";

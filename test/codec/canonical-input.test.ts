@@ -1,4 +1,4 @@
-// Canonical input (docs/transactions.md "Canonical input: the decoder audit"): decoders other
+// Canonical input (docs/reference/formats/transaction.md "Canonical input: the decoder audit"): decoders other
 // than the envelope's, checked for the same class — a byte-order mark or a second spelling that
 // would decode to the same value.
 import { describe, expect, it } from "vitest";

@@ -85,7 +85,7 @@ describe("cbqs codec CLI", () => {
     expect(out.value).toBe(k(ascii("cbqs/base-rate-schedule/v1") + hex.slice(2)));
   });
 
-  it("README: the decode/encode/derive examples run and print what the spec gives", () => {
+  it("the CLI tour's decode/encode/derive examples print what the spec gives (§14, §4.1)", () => {
     const ci = "c1".repeat(32);
     expect(JSON.parse(decodeCommand("CbqsInstructionV1", "0x0108" + "51".repeat(32), false))).toEqual({
       CloseStream: { stream_id: "0x" + "51".repeat(32) },

@@ -133,8 +133,8 @@ describe("fixtures/broker/cip-39-helper-vectors-v1.json", () => {
   }, 60_000);
 });
 
-describe("docs/broker.md", () => {
-  const doc = readFileSync("docs/broker.md", "utf8");
+describe("docs/guides/verify-a-broker.md", () => {
+  const doc = readFileSync("docs/guides/verify-a-broker.md", "utf8");
 
   it("states the pinned SHA-256 of the vectors", () => {
     expect(doc).toContain(C.HELPER_VECTORS_SHA256);

@@ -1,4 +1,4 @@
-// docs/scenario-format.md §1 JSON value conventions.
+// docs/reference/formats/scenario.md §1 JSON value conventions.
 import { describe, expect, it } from "vitest";
 import { JsonValueError, codecs, fromJson, streamId, toJson } from "../../src/codec/index.js";
 import * as S from "./samples.js";

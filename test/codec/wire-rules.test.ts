@@ -1,4 +1,4 @@
-// The structural rules of the §8–§15 wire types (docs/broker.md "Wire types"): for each, a value
+// The structural rules of the §8–§15 wire types (docs/guides/verify-a-broker.md "Wire types"): for each, a value
 // breaking that one rule — written field by field past the struct's own check, so the bytes are
 // otherwise canonical — is refused by decode (InvalidValue at the field), encode and fromJson,
 // while its valid neighbour is accepted. Removing a rule's check makes its test fail.

@@ -2,7 +2,7 @@
 // as they run it in CI: our own server (session_state_root "chain"), and three servers over a
 // per-call t8n (session_state_root "per_block") — `cbqs t8n-adapter`, the shipped
 // scripts/t8n-server.py, and test/consume/adapters/t8n-server.pl, an adapter in Perl written by
-// an outside reader from docs/fixtures.md §4–§4.2 alone. Each passes the whole corpus clean and
+// an outside reader from docs/reference/formats/fixture.md §4–§4.2 alone. Each passes the whole corpus clean and
 // leaves no temporary file (it is stopped with EOF, so it can clean up); with one planted
 // consensus bug (a mutant copy of dist/, scripts/mutants.ts) each names exactly that difference.
 import { spawn, spawnSync } from "node:child_process";

@@ -1,4 +1,4 @@
-// The mutation scores of docs/testing.md are generated (scripts/mutation-scores.ts) from the
+// The mutation scores of docs/engineering/testing.md are generated (scripts/mutation-scores.ts) from the
 // committed summary of Stryker's reports (docs/mutation/scores.json) and the survivors judged
 // equivalent (docs/mutation/equivalent.json): the table must be what they give, every equivalent
 // must name a survivor of the summary and give its reason, and the summary is Stryker's counts.
@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { BEGIN, DOC_FILE, readScores, renderTable, summarize, unmatchedEquivalents, withTable, type Scores } from "../../scripts/mutation-scores.js";
 
-describe("docs/testing.md's mutation scores (scripts/mutation-scores.ts)", () => {
+describe("docs/engineering/testing.md's mutation scores (scripts/mutation-scores.ts)", () => {
   it("the table between the markers is the one docs/mutation/ gives (run `node dist/scripts/mutation-scores.js write` after changing either)", () => {
     const { scores, equivalents } = readScores();
     const doc = readFileSync(DOC_FILE, "utf8");

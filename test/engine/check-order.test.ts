@@ -1,6 +1,6 @@
-// The check order is consensus — when a transaction fails two checks, the first one in
-// docs/errors.md's order picks the error code in its receipt. Each test builds inputs failing two
-// (or more) checks at once and asserts both the engine's answer and that docs/errors.md documents
+// the check order is consensus — when a transaction fails two checks, the first one in
+// docs/reference/errors.md's order picks the error code in its receipt. Each test builds inputs failing two
+// (or more) checks at once and asserts both the engine's answer and that docs/reference/errors.md documents
 // the winner first (stepOf), so neither the engine nor the document can drift alone.
 import { describe, expect, it } from "vitest";
 import { encode } from "../../src/codec/core.js";
@@ -54,13 +54,13 @@ function suspended(over: Parameters<typeof ix.createStream>[0] = {}) {
   return s;
 }
 
-/** The errors of docs/errors.md's shared "load the named stream" step, listed under StreamNotFound. */
+/** The errors of docs/reference/errors.md's shared "load the named stream" step, listed under StreamNotFound. */
 const LOAD = new Set(["StreamNotFound", "KeyStreamNotIndependent", "StreamNotActive"]);
 const documented = (instruction: string, [name, about]: [string, string?]): number =>
   LOAD.has(name) ? stepOf(instruction, "StreamNotFound", "load") : stepOf(instruction, name, about);
 
 /**
- * `o` failed with `winner` (by name and code), and docs/errors.md lists the winner's check
+ * `o` failed with `winner` (by name and code), and docs/reference/errors.md lists the winner's check
  * (`about`: words of its check text) before each loser's.
  */
 function wins(o: TxOutcome, instruction: string, winner: [string, string?], ...losers: Array<[string, string?]>): void {
@@ -74,7 +74,7 @@ function wins(o: TxOutcome, instruction: string, winner: [string, string?], ...l
 
 const activate = (receipt: KeyBatchReceiptV1): CbqsInstructionV1 => ix.activate(receipt);
 
-describe("the check order picks the error code (docs/errors.md)", () => {
+describe("the check order picks the error code (docs/reference/errors.md)", () => {
   it("dispatch check order: opcode, then the 0x17 breaker, then decode (CIP-39 §3, §17, Denial of service)", () => {
     const t = new TestChain();
     t.ok(gov({ type: "Pause", actor: REGISTRY_ADDRESS, blocks: 10n }));

@@ -269,7 +269,7 @@ describe("§4.4 spec-fidelity audit: the quote is bound to the named provider's 
 
 // Each refusal below is asserted with its reason as well as its name: a check (or the label of
 // the quantity it guards) that moved or vanished would otherwise pass while a neighbouring check
-// refused the same input. Several need state no valid chain produces (docs/testing.md).
+// refused the same input. Several need state no valid chain produces (docs/engineering/testing.md).
 describe("§5/§6 CreateStream refusals name the quantity that failed", () => {
   const refusal = (t: TestChain, i = ix.createStream()) => {
     const e = t.tx(cbqs(OWNER, i)).error;

@@ -1,8 +1,8 @@
-// Reads docs/errors.md: the error table and the per-instruction check orders, so tests can hold
+// Reads docs/reference/errors.md: the error table and the per-instruction check orders, so tests can hold
 // the engine and the document to each other (test/engine/errors-doc.test.ts, check-order.test.ts).
 import { readFileSync } from "node:fs";
 
-export const ERRORS_DOC = readFileSync(new URL("../../docs/errors.md", import.meta.url), "utf8");
+export const ERRORS_DOC = readFileSync(new URL("../../docs/reference/errors.md", import.meta.url), "utf8");
 
 /** The rows of the error table (before the check orders): `| code | \`Name\` | condition |`. */
 export function errorTable(doc = ERRORS_DOC): Array<{ code: number; name: string; condition: string }> {
@@ -30,8 +30,8 @@ export function checkOrders(doc = ERRORS_DOC): Map<string, Step[]> {
 /** The documented step of `instruction` that raises `error` and whose check text contains `about`. */
 export function stepOf(instruction: string, error: string, about = ""): number {
   const steps = checkOrders().get(instruction);
-  if (steps === undefined) throw new Error(`docs/errors.md has no check order for ${instruction}`);
+  if (steps === undefined) throw new Error(`docs/reference/errors.md has no check order for ${instruction}`);
   const hit = steps.find((s) => s.error === error && s.check.includes(about));
-  if (hit === undefined) throw new Error(`docs/errors.md ${instruction}: no step raising ${error} about "${about}"`);
+  if (hit === undefined) throw new Error(`docs/reference/errors.md ${instruction}: no step raising ${error} about "${about}"`);
   return hit.step;
 }

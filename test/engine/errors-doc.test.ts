@@ -12,7 +12,7 @@ describe("§17 typed errors", () => {
     expect(new Set(codes).size).toBe(codes.length);
   });
 
-  it("docs/errors.md's table is exactly src/engine/errors.ts — every name, code and condition, nothing else (CIP-39 §17)", () => {
+  it("docs/reference/errors.md's table is exactly src/engine/errors.ts — every name, code and condition, nothing else (CIP-39 §17)", () => {
     const table = errorTable();
     const engine = Object.entries(ERRORS).map(([name, def]) => ({ code: def.code, name, condition: def.condition }));
     expect(table).toEqual(engine);
@@ -39,7 +39,7 @@ describe("§17 typed errors", () => {
     }
   });
 
-  it("docs/errors.md has a check order for dispatch and all nine instructions, numbered 1…n, naming only engine errors (CIP-39 §5, §17)", () => {
+  it("docs/reference/errors.md has a check order for dispatch and all nine instructions, numbered 1…n, naming only engine errors (CIP-39 §5, §17)", () => {
     const orders = checkOrders();
     expect([...orders.keys()]).toEqual(["Every system transaction", ...INSTRUCTIONS]);
     for (const [heading, steps] of orders) {

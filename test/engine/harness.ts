@@ -79,7 +79,7 @@ export class TestChain {
   block(txs: Transaction[], height = this.height + 1n): BlockOutcome {
     this.height = height;
     const outcome = this.chain.executeBlock({ height, timestamp: height, txs });
-    // Every rejection names its reason in words (docs/errors.md), never an empty message.
+    // Every rejection names its reason in words (docs/reference/errors.md), never an empty message.
     for (const o of outcome.outcomes) {
       if (o.status !== "ok" && !o.error?.message) throw new Error(`${o.error?.name} rejection without a reason`);
     }

@@ -1,5 +1,5 @@
 // The block builder (src/fuzz/build.ts) byte for byte on hand-made plans: each kind of junk
-// envelope is the documented corruption of a valid envelope of its block (docs/fuzzing.md §4
+// envelope is the documented corruption of a valid envelope of its block (docs/reference/fuzzer.md §4
 // "Junk envelopes") at its planned position; a replay is an envelope an earlier block included;
 // an excluded transaction keeps its place and its sender's nonce; the fixture's blocks chain by
 // hash; the genesis state is there only before the first block.

@@ -1,7 +1,7 @@
 // The fuzz census (src/fuzz/census.ts, cells.ts, reach.ts): hand-built chains
 // hit exactly the §6.1 cells they were built for, per-run counts add up the same however lanes'
 // censuses are merged, and seed 1's first 300 runs reach every required cell in at least 0.5 %
-// of runs (docs/fuzzing.md §4 measures 10,000).
+// of runs (docs/reference/fuzzer.md §4 measures 10,000).
 import { describe, expect, it } from "vitest";
 import { ChainBuilder } from "../../src/fuzz/build.js";
 import { Census, type CellCount, type CensusJson } from "../../src/fuzz/census.js";

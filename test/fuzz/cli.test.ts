@@ -34,8 +34,8 @@ describe("cbqs fuzz", () => {
     expect(r).toEqual({ exitCode: 0, out: expect.stringMatching(/^fuzz: 2 runs \(seed 5\), 4 blocks, [\d,]+ txs in [\d.]+ s \([\d.,]+ runs\/s, [\d.,]+ blocks\/s, [\d.,]+ tx\/s\): [\d,]+ states? reached, no divergence\n$/), err: "" });
   });
 
-  it("runs the wrapper script of docs/fuzzing.md §2 as documented", async () => {
-    const docs = readFileSync("docs/fuzzing.md", "utf8");
+  it("runs the wrapper script of docs/reference/fuzzer.md §2 as documented", async () => {
+    const docs = readFileSync("docs/reference/fuzzer.md", "utf8");
     const script = /```sh\n(#!\/bin\/sh\n# my-node-t8n\.sh[^`]*)```/.exec(docs)![1]!;
     const wrapper = join(scratch, "my-node-t8n.sh");
     writeFileSync(wrapper, script, { mode: 0o755 });
@@ -119,7 +119,7 @@ describe("cbqs fuzz", () => {
     expect(code, err).toBe(130);
     expect(out).toMatch(/^fuzz: (1 run|[\d,]+ runs) \(seed 1\), [\d,]+ blocks, [\d,]+ txs in [\d.]+ s \([\d.,]+ runs\/s, [\d.,]+ blocks\/s, [\d.,]+ tx\/s\): [\d,]+ states? reached, no divergence so far\n$/);
     expect(err).toMatch(/^fuzz: seed 1, runs 0…999, 8 blocks per chain, \d+ jobs?, t8n: node dist\/src\/cli\.js t8n\n/);
-    // The line every stopped command ends with (README, src/steps.ts).
+    // The line every stopped command ends with (docs/reference/cli-conventions.md "Signals", src/steps.ts).
     expect(err).toMatch(/\ncbqs: stopped by SIGINT; after (1 run|[\d,]+ runs): no divergence so far, nothing written\n$/);
   });
 });

@@ -82,7 +82,7 @@ describe("firstDifference (src/fuzz/compare.ts)", () => {
     expect(diff(theirs(r, alloc))).toMatch(new RegExp(`^block ${block.height}: state: key ${dropped.key}: expected .+ got \\(absent\\)`));
   });
 
-  it("compares state_root unless told not to (docs/fixtures.md §4), and every other root always", () => {
+  it("compares state_root unless told not to (docs/reference/formats/fixture.md §4), and every other root always", () => {
     const r = oursResult();
     r["state_root"] = "0x" + "00".repeat(32);
     expect(diff(theirs(r))).toMatch(/^block \d+: t8n result: state_root expected "0x[0-9a-f]{64}" got "0x0{64}"$/);

@@ -1,5 +1,5 @@
 // One lane's work (src/fuzz/fuzz.ts) against in-process targets: the runs counted and reported
-// as documented (docs/fuzzing.md §2, §6), a per-call command's answers reused only within a run,
+// as documented (docs/reference/fuzzer.md §2, §6), a per-call command's answers reused only within a run,
 // a server that dies replaced once per run with the documented line, a target's failure naming
 // the run and block, our own failure naming the seed and run, a signal ending the run under way
 // uncounted, and the finding shrunk only for the run that diverged.
@@ -323,7 +323,7 @@ describe("a signal and a target's failure around a session (src/fuzz/fuzz.ts, ha
     expect([err.name, err.run, String(err)]).toEqual(["TargetFailure", 2, "TargetFailure: exit 3"]);
   });
 
-  it("a signal while the session opens: no block is sent, so a target that would diverge is no finding (docs/fuzzing.md §2: stopped at once)", async () => {
+  it("a signal while the session opens: no block is sent, so a target that would diverge is no finding (docs/reference/fuzzer.md §2: stopped at once)", async () => {
     let stop = false;
     class SlowStart extends Session {
       override startChain(alloc: Entries, height: bigint): Promise<void> {

@@ -1,6 +1,6 @@
 // The lanes `cbqs fuzz` runs on, in this process (src/fuzz/lanes.ts LocalLane; the worker-thread
 // lane is test/fuzz/worker.test.ts): the target a mode makes, the one error line of a failing
-// command (docs/fuzzing.md §2) with the block's inputs kept in --out, and the lines a finding
+// command (docs/reference/fuzzer.md §2) with the block's inputs kept in --out, and the lines a finding
 // prints (§6): the headline, the shrink, the chain in words, what was written, the reproduce line.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

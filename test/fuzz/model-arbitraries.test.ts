@@ -1,5 +1,5 @@
 // The random actions and gaps of the fuzz generator (src/fuzz/model.ts actionArb, gapArb) as
-// docs/fuzzing.md §4 lists them: from a large sample, exactly the documented values — nonces 0, 1,
+// docs/reference/fuzzer.md §4 lists them: from a large sample, exactly the documented values — nonces 0, 1,
 // 2 and u64 max, the three providers, quotes at the §6 floor − 1, the floor, odd rates, 2^64 and
 // 2^127, at their last valid block, one past it or later, stale and skipped generations, the
 // wrong signer, other chains' contexts; escrows and top-ups at the u64/u128 edges, top-ups to the
@@ -23,10 +23,10 @@ const sorted = <T>(xs: Iterable<T>): T[] => [...new Set(xs)].sort((a, b) => (a <
 const range = (n: number): number[] => [...Array(n).keys()];
 /** Every quote of a creation or an update. */
 const quotesOf = (actions: Action[]): QuotePlan[] => actions.flatMap((a) => ((a.k === "create" || a.k === "update") && a.quote !== null ? [a.quote] : []));
-/** The u64 amounts of docs/fuzzing.md §4 (0, 1, the §6 floor, escrows of a few blocks to 10^10, u64 max). */
+/** The u64 amounts of docs/reference/fuzzer.md §4 (0, 1, the §6 floor, escrows of a few blocks to 10^10, u64 max). */
 const U64_AMOUNTS = [0n, 1n, 8_000n, 40_000n, 1_000_000n, 100_000_000n, 10_000_000_000n, U64_MAX];
 
-describe("the random actions (src/fuzz/model.ts actionArb, docs/fuzzing.md §4)", () => {
+describe("the random actions (src/fuzz/model.ts actionArb, docs/reference/fuzzer.md §4)", () => {
   it("stream references: owner nonces 0, 1, 2 and u64 max (NONCES' four), key streams directly; providers 0, 1 and the unregistered 2; payers every owner and the sponsor", () => {
     const actions = sampleActions();
     const of = ofKind(actions);
@@ -128,7 +128,7 @@ describe("the random actions (src/fuzz/model.ts actionArb, docs/fuzzing.md §4)"
   });
 });
 
-describe("the random gaps (src/fuzz/model.ts gapArb, docs/fuzzing.md §4 Gaps)", () => {
+describe("the random gaps (src/fuzz/model.ts gapArb, docs/reference/fuzzer.md §4 Gaps)", () => {
   it("plain steps of 1–12 blocks, sometimes 13–2,000; boundaries of every kind, the boundary itself or ± 1", () => {
     const gaps = sampleGaps();
     const steps = gaps.flatMap((g) => (g.k === "step" ? [g.blocks] : []));

@@ -4,7 +4,7 @@
 // external node would: its own `node <copy>/dist/src/cli.js t8n --server` (cbqs-t8n-server/v1).
 // That is also the fast path here: the mutant works in its own process, in parallel with ours,
 // and its modules skip vitest's transform (loaded in-process, the file took twice as long).
-// docs/fuzzing.md §8 measures every seed with scripts/fuzz-mutants.ts.
+// docs/reference/fuzzer.md §8 measures every seed with scripts/fuzz-mutants.ts.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,7 +17,7 @@ import { requireFreshDist } from "./dist.js";
 
 /**
  * Seed 1 finds each mutant within 50 runs of 8 blocks (the two owner-limit mutants wait for a
- * small cbqs.max_streams_per_owner; docs/fuzzing.md §8); the bound leaves room.
+ * small cbqs.max_streams_per_owner; docs/reference/fuzzer.md §8); the bound leaves room.
  */
 const SEED = 1;
 const MAX_RUNS = 60;

@@ -1,5 +1,5 @@
 // The fuzz generator: chains are a pure function of (seed, run), start with the setup actions,
-// and reach what docs/fuzzing.md says they reach — every instruction accepted and rejected,
+// and reach what docs/reference/fuzzer.md says they reach — every instruction accepted and rejected,
 // every kind of junk envelope left out by t8n — and land heights on runway ends, grace deadlines
 // and pause expiries.
 import { describe, expect, it } from "vitest";
@@ -20,7 +20,7 @@ function buildAll(plan: FuzzChain): BuiltBlock[] {
 }
 
 /**
- * docs/fuzzing.md §7, computed independently (BigInt, no Math.imul): murmur3's 32-bit finalizer
+ * docs/reference/fuzzer.md §7, computed independently (BigInt, no Math.imul): murmur3's 32-bit finalizer
  * over (S × 0x9e3779b1 ⊕ i × 0x85ebca77) mod 2^32, as a signed 32-bit integer.
  */
 function documentedRunSeed(seed: number, run: number): number {
@@ -58,7 +58,7 @@ describe("fuzz chains (src/fuzz/plan.ts, build.ts)", () => {
     }
   });
 
-  it("run i of seed S is fast-check's sample of the chain arbitrary at the documented 32-bit seed (docs/fuzzing.md §7)", () => {
+  it("run i of seed S is fast-check's sample of the chain arbitrary at the documented 32-bit seed (docs/reference/fuzzer.md §7)", () => {
     const pairs: Array<[number, number]> = [[0, 0], [1, 0], [0, 1], [42, 3], [7, 2], [123_456_789, 1_000_000], [4_294_967_295, 4_294_967_295], [2_147_483_648, 12]];
     for (const [seed, run] of pairs) expect(runSeed(seed, run), `seed ${seed} run ${run}`).toBe(documentedRunSeed(seed, run));
     expect(runSeed(0, 0)).toBe(0);

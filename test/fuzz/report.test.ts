@@ -1,4 +1,4 @@
-// The files a divergence leaves behind (src/fuzz/report.ts, docs/fuzzing.md §6 "Reading a
+// The files a divergence leaves behind (src/fuzz/report.ts, docs/reference/fuzzer.md §6 "Reading a
 // report"), from a finding of an in-process session target whose first receipt's cycles are one
 // too many: which files, in which order, with exactly what in them; the reproduce line; the
 // chain in words; and a shrunk chain that does not replay is the fuzzer's own bug, never written.

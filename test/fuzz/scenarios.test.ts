@@ -1,4 +1,4 @@
-// The directed scenarios (src/fuzz/scenarios.ts) as docs/fuzzing.md §4 lists them: from a
+// The directed scenarios (src/fuzz/scenarios.ts) as docs/reference/fuzzer.md §4 lists them: from a
 // large sample of the scenario arbitrary, exactly the twelve documented shapes (blocks, actions,
 // focuses, gaps), each about as often as its weight, with the documented values: graces of 5, 8
 // or 20, boundary offsets, top-ups to the rent due ± 1, the biting rent splits, 1–10-block
@@ -42,7 +42,7 @@ const sorted = <T>(xs: Iterable<T>): T[] => [...new Set(xs)].sort((a, b) => (a <
 /** The plans whose shape is one of a scenario's. */
 const scenario = (name: string): BlockPlan[][] => plans.filter((p) => SCENARIOS.find(([n]) => n === name)![2].includes(shape(p)));
 
-describe("the directed scenarios (src/fuzz/scenarios.ts, docs/fuzzing.md §4)", () => {
+describe("the directed scenarios (src/fuzz/scenarios.ts, docs/reference/fuzzer.md §4)", () => {
   it("every scenario is one of the twelve documented shapes, each about as often as its weight", () => {
     const counts = new Map<string, number>();
     for (const p of plans) {

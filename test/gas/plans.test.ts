@@ -8,9 +8,9 @@ const plans = PATHS.map(observePlan);
 /** §18.1: these two read no governance scalars; every other handler reads the 25 first. */
 const NO_BOUNDS = new Set(["SetProviderStatus", "ActivateKeyGeneration"]);
 
-describe("canonical state-I/O plans (CIP-39 §18.1, docs/canonical-plans.md)", () => {
-  it("§18.1 every documented path's observed plan equals the committed docs/canonical-plans.md", () => {
-    expect(readFileSync("docs/canonical-plans.md", "utf8")).toBe(plansMarkdown(plans));
+describe("canonical state-I/O plans (CIP-39 §18.1, docs/reference/canonical-plans.md)", () => {
+  it("§18.1 every documented path's observed plan equals the committed docs/reference/canonical-plans.md", () => {
+    expect(readFileSync("docs/reference/canonical-plans.md", "utf8")).toBe(plansMarkdown(plans));
   });
 
   it("§18.1 every path ends in its intended outcome and fits its reservation", () => {

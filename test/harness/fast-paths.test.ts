@@ -1,4 +1,4 @@
-// The spec path and every fast path give the same bytes (docs/performance.md "Fast paths";
+// The spec path and every fast path give the same bytes (docs/engineering/performance.md "Fast paths";
 // D-0169 "Fast paths: the spec path and the seams"): the corpus, a bounded prefix of
 // the long chain, a fuzz campaign and the gas-vector artifact, each executed spec-only
 // (@noble/hashes, pure-JS Ed25519, no bounds memo, the plain replay) and with every fast path

@@ -9,7 +9,7 @@ import { parseScenario } from "../../src/scenario/parse.js";
 type Block = { height: string; txs: Array<Record<string, unknown>> };
 const blocksOf = (s: Record<string, unknown>) => s["blocks"] as Block[];
 
-describe("long chain generator (docs/fixtures.md)", () => {
+describe("long chain generator (docs/reference/formats/fixture.md)", () => {
   it("full size: >= 10,000 blocks and >= 50,000 transactions, every CIP-39 §5 instruction, governance and transfers", () => {
     const blocks = blocksOf(generateLongChainScenario({ blocks: 10_000, minTxs: 50_000 }));
     expect(blocks.length).toBeGreaterThanOrEqual(10_000);

@@ -317,7 +317,7 @@ describe("cbqs replay CLI", () => {
     expect(r.err.trimEnd()).not.toMatch(/[\u0000-\u001f]/);
   });
 
-  it("a reader closing stdout early (EPIPE) is quiet and keeps the verification's exit code (docs/fixtures.md)", async () => {
+  it("a reader closing stdout early (EPIPE) is quiet and keeps the verification's exit code (docs/reference/formats/fixture.md)", async () => {
     const r = await cli(["replay", SMALL, "--trace", "-", "--quiet"]);
     expect(r.exitCode).toBe(0);
     // What `| head -1` causes once the synchronous replay has finished: an EPIPE error event on stdout.

@@ -1,4 +1,4 @@
-// The long-lived t8n protocol cbqs-t8n-server/v1 (docs/fixtures.md §4.1), driven as a
+// the long-lived t8n protocol cbqs-t8n-server/v1 (docs/reference/formats/t8n-server.md), driven as a
 // node team's client drives it: spawned processes, JSON lines over stdin/stdout.
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -121,7 +121,7 @@ const historyFree = (r: unknown) => {
   return rest;
 };
 
-describe("cbqs t8n --server (cbqs-t8n-server/v1, docs/fixtures.md §4.1)", () => {
+describe("cbqs t8n --server (cbqs-t8n-server/v1, docs/reference/formats/t8n-server.md)", () => {
   it("the first line is the hello line naming the protocol version, the implementation and max_line_bytes", async () => {
     const c = server("--max-line-bytes", "4096");
     expect(await c.next()).toEqual({ protocol: "cbqs-t8n-server/v1", implementation: expect.stringMatching(/^cbqs-emulator /), max_line_bytes: 4096, max_sessions: 16, session_state_root: "chain" });
@@ -301,9 +301,8 @@ describe("cbqs t8n --server (cbqs-t8n-server/v1, docs/fixtures.md §4.1)", () =>
     }
   });
 
-  it("the docs/fixtures.md §4.1 example is byte-exact: its hello line and each request's answer line are what the server writes", async () => {
-    const doc = readFileSync("docs/fixtures.md", "utf8");
-    const section = doc.slice(doc.indexOf("### 4.1"), doc.indexOf("## 5. Traces"));
+  it("the docs/reference/formats/t8n-server.md example is byte-exact: its hello line and each request's answer line are what the server writes", async () => {
+    const section = readFileSync("docs/reference/formats/t8n-server.md", "utf8");
     const hello = /\n(\{"protocol":.*\})\n/.exec(section)![1]!;
     const pairs = [...section.matchAll(/^→ (.*)\n← (.*)$/gm)].map((m) => [m[1]!, m[2]!] as const);
     expect(pairs.length).toBeGreaterThanOrEqual(10);

@@ -1,4 +1,4 @@
-// Blocks and the pool bounded in bytes as well as by count (docs/node.md "Devnet"), and every
+// Blocks and the pool bounded in bytes as well as by count (docs/guides/run-a-devnet.md "Devnet"), and every
 // answer that holds a whole block bounded with them: a transaction above the envelope bound is
 // refused at POST /tx, the pool refuses what it has no room for (counting transactions still
 // waiting for their turn), a block takes the pool's first transactions while they fit, and the

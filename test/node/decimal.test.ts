@@ -1,4 +1,4 @@
-// The node's one reader of numeric query parameters (src/node/decimal.ts, docs/node.md "Numeric
+// The node's one reader of numeric query parameters (src/node/decimal.ts, docs/guides/run-a-devnet.md "Numeric
 // parameters"): the refusals name the parameter, echo a bounded part of the value, and a clamped
 // parameter (the feed's `limit`, CIP-16 §3.1) is brought into [min, max] instead of refused.
 import { describe, expect, it } from "vitest";

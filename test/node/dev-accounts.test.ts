@@ -20,7 +20,7 @@ import { get, post, startNode, toHex, transferTx } from "./helpers.js";
 const dir = mkdtempSync(join(tmpdir(), "cbqs-dev-accounts-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The default devnet's chain instance (10 dev accounts of 10^18): pinned, documented in docs/node.md. */
+/** The default devnet's chain instance (10 dev accounts of 10^18): pinned, documented in docs/guides/run-a-devnet.md. */
 const DEVNET_ID = "0x412b3b5430d4fa6f9d8e2ced01f155c3181289dda3fcab8d3622a3e07a1b95a9";
 const DEV0 = { address: "0xa05a065ba5d5888cc61c4e5ccfbd57f7bd9bbe99", seed: "0x22fce39fcf73234ad75577d2f289c61973a9a7587ef89aa0e77e07bf689ff760" };
 
@@ -105,7 +105,7 @@ describe("dev accounts", () => {
     expect([printed.exitCode, printed.err]).toEqual([0, ""]);
     expect(printed.out).toBe(new TextDecoder().decode(devnetGenesisSource(10)));
     writeFileSync(file, printed.out);
-    // The same bytes are kept in the repository: the devnet's genesis file (docs/node.md "Dev accounts").
+    // The same bytes are kept in the repository: the devnet's genesis file (docs/guides/run-a-devnet.md "Dev accounts").
     expect(readFileSync("fixtures/devnet/genesis.json", "utf8")).toBe(printed.out);
     expect(await cbqs("derive", "chain-instance-id", "--genesis", file)).toEqual({ exitCode: 0, out: DEVNET_ID + "\n", err: "" });
     let instance = "";

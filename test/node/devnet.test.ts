@@ -57,7 +57,7 @@ describe("cbqs node: devnet", () => {
       expect((await post(n.url, "/mine?height=10", "")).body["height"]).toBe("10");
       expect(n.db.blockByHeight(5n)).toBeUndefined();
       expect((await post(n.url, "/mine?height=10", "")).body).toMatchObject({ error: { code: "invalid_height" } });
-      // Blocks produced on request are in the node's log like the timer's (docs/node.md "Running it").
+      // Blocks produced on request are in the node's log like the timer's (docs/guides/run-a-devnet.md "Running it").
       expect(n.logs.filter((l) => l["msg"] === "block").map((l) => [l["height"], l["txs"]])).toEqual([["1", sent.length], ["2", 0], ["10", 0]]);
       // The produced chain replays with every root and block hash matching (an independent engine run).
       expect(() => expectedByHeight(fixtureOf(n.db, n.node.config))).not.toThrow();

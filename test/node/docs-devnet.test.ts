@@ -1,7 +1,7 @@
-// docs/node.md's devnet sessions (each block after `<!-- example: devnet-session -->`: the devnet,
+// docs/guides/run-a-devnet.md's devnet sessions (each block after `<!-- example: devnet-session -->`: the devnet,
 // `--mining auto`, the explorer's reads) are what a broker or SDK author types first: each runs
-// here, line by line in one bash, against a fresh `cbqs node` process (the compiled CLI, as
-// `npx cbqs` runs it), with the documented URL replaced by the node's and /tmp/ by a fresh
+// here, line by line in one bash, against a fresh `cbqs node` process (the compiled CLI as `cbqs` on
+// the PATH), with the documented URL replaced by the node's and /tmp/ by a fresh
 // directory; each line must print every piece its `# →` comment promises.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { requireFreshDist } from "../fuzz/dist.js";
+import { cbqsOnPath } from "../docs/cbqs-on-path.js";
 import { spawnNode } from "./spawned-node.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -21,7 +22,7 @@ interface Line {
 
 /** Every block after `<!-- example: devnet-session [node options] -->`: the options its node is started with, and its lines. */
 function sessions(): Array<{ args: string[]; lines: Line[] }> {
-  const doc = readFileSync(join(ROOT, "docs", "node.md"), "utf8");
+  const doc = readFileSync(join(ROOT, "docs", "guides", "run-a-devnet.md"), "utf8");
   return [...doc.matchAll(/<!-- example: devnet-session([^>]*?) -->\n```sh\n([\s\S]*?)\n```/g)].map((m) => ({
     args: m[1]!.trim() === "" ? [] : m[1]!.trim().split(/\s+/),
     lines: m[2]!.split("\n").map((line) => {
@@ -31,8 +32,8 @@ function sessions(): Array<{ args: string[]; lines: Line[] }> {
   }));
 }
 
-function bash(script: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn("bash", ["-e", "-o", "pipefail", "-c", script], { cwd: ROOT, timeout: 120_000 });
+function bash(script: string, env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn("bash", ["-e", "-o", "pipefail", "-c", script], { cwd: ROOT, timeout: 120_000, env });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -40,27 +41,28 @@ function bash(script: string): Promise<{ status: number | null; stdout: string; 
   return new Promise((resolve) => child.on("close", (status) => resolve({ status, stdout, stderr })));
 }
 
-describe("docs/node.md: the devnet sessions", () => {
+describe("docs/guides/run-a-devnet.md: the devnet sessions", () => {
   const all = sessions();
 
   it("there are sessions, each checking most of its lines (test precondition)", () => {
-    expect(all.map((x) => x.args.join(" "))).toEqual(["--mining auto", "", "", ""]);
-    expect(all[1]!.lines.filter((l) => l.pieces.length > 0).length).toBeGreaterThan(12);
-    // The explorer's reads (docs/node.md "The explorer").
-    expect(all[2]!.lines.some((l) => l.command.includes("/history?"))).toBe(true);
+    expect(all.map((x) => x.args.join(" "))).toEqual(["--mining auto", "--mining auto", "", "", ""]);
+    expect(all[2]!.lines.filter((l) => l.pieces.length > 0).length).toBeGreaterThan(12);
+    // The explorer's reads (docs/guides/run-a-devnet.md "The explorer").
+    expect(all[3]!.lines.some((l) => l.command.includes("/history?"))).toBe(true);
   });
 
   it.each(all.map((x) => [x.args.join(" ") || "(no options)", x] as const))("cbqs node %s: every line runs against a fresh node and prints what its comment says", async (_, { args, lines }) => {
     requireFreshDist();
     const tmp = mkdtempSync(join(tmpdir(), "cbqs-docs-devnet-"));
     const { url: base, stop } = await spawnNode(CLI, [...args, "--quiet"]);
+    const bin = cbqsOnPath(CLI);
     try {
       // One bash for the whole session (SNAP=… carries over), a marker before each line's output.
       // The docs' /tmp/ paths first: the CLI's own path may be under /tmp (a clone there).
       const script = lines
-        .map((l, i) => `echo "@@${i}"\n${l.command.replaceAll("/tmp/", `${tmp}/`).replaceAll("http://127.0.0.1:8545", base).replaceAll("npx cbqs", `node ${CLI}`)}\necho`)
+        .map((l, i) => `echo "@@${i}"\n${l.command.replaceAll("/tmp/", `${tmp}/`).replaceAll("http://127.0.0.1:8545", base)}\necho`)
         .join("\n");
-      const r = await bash(script);
+      const r = await bash(script, bin.env);
       expect([r.status, r.stderr]).toEqual([0, ""]);
       const outputs = r.stdout.split(/^@@\d+\n/m).slice(1);
       expect(outputs).toHaveLength(lines.length);
@@ -69,6 +71,7 @@ describe("docs/node.md: the devnet sessions", () => {
       });
     } finally {
       await stop();
+      bin.remove();
       rmSync(tmp, { recursive: true, force: true });
     }
   });

@@ -1,6 +1,6 @@
-// docs/node.md's examples of commands that keep running — a subscription, `cbqs follow --watch`
+// docs/guides/run-a-devnet.md's examples of commands that keep running — a subscription, `cbqs follow --watch`
 // (each block after `<!-- example: NAME -->` with its `<!-- output: NAME -->` block): run here in
-// one bash against a fresh `cbqs node` process (the compiled CLI, as `npx cbqs` runs it), the
+// one bash against a fresh `cbqs node` process (the compiled CLI as `cbqs` on the PATH), the
 // documented URL replaced by the node's; what they print (stdout and stderr) must be the
 // documented output line for line, `…` standing for the rest of a line's text. The lines after
 // the background command run once it has printed its first documented line (a `sleep` in the
@@ -11,6 +11,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { requireFreshDist } from "../fuzz/dist.js";
+import { cbqsOnPath } from "../docs/cbqs-on-path.js";
 import { spawnNode } from "./spawned-node.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -21,7 +22,7 @@ const DOC_URL = "http://127.0.0.1:8545";
 const block = (indent: string, text: string): string[] => text.split("\n").map((l) => l.slice(indent.length));
 
 function examples(): Array<{ name: string; commands: string[]; output: string[] }> {
-  const doc = readFileSync(join(ROOT, "docs", "node.md"), "utf8");
+  const doc = readFileSync(join(ROOT, "docs", "guides", "run-a-devnet.md"), "utf8");
   const outputs = new Map([...doc.matchAll(/<!-- output: ([a-z-]+) -->\n( *)```\n([\s\S]*?)\n *```/g)].map((m) => [m[1]!, block(m[2]!, m[3]!)]));
   return [...doc.matchAll(/<!-- example: ([a-z-]+) -->\n( *)```sh\n([\s\S]*?)\n *```/g)]
     .filter((m) => outputs.has(m[1]!))
@@ -38,7 +39,7 @@ const trimEnd = (lines: string[]): string[] => {
   return out;
 };
 
-describe("docs/node.md: examples that keep running, and what they print", () => {
+describe("docs/guides/run-a-devnet.md: examples that keep running, and what they print", () => {
   const all = examples();
 
   it("there are the subscription and follow --watch examples (test precondition)", () => {
@@ -49,12 +50,13 @@ describe("docs/node.md: examples that keep running, and what they print", () => 
     requireFreshDist();
     const { url, stop } = await spawnNode(CLI, ["--quiet"]);
     const expected = trimEnd(output.map((l) => l.replaceAll(DOC_URL, url)));
-    const lines = commands.map((c) => c.replaceAll(DOC_URL, url).replaceAll("npx cbqs", `node ${CLI}`));
+    const lines = commands.map((c) => c.replaceAll(DOC_URL, url));
+    const bin = cbqsOnPath(CLI);
     const background = lines.findIndex((l) => l.trimEnd().endsWith("&")) + 1;
     expect(background, "an example with a background command").toBeGreaterThan(0);
     let text = "";
     const run = (script: string, detached: boolean) => {
-      const sh = spawn("bash", ["-e", "-o", "pipefail", "-c", ["exec 2>&1", script].join("\n")], { cwd: ROOT, detached, stdio: ["ignore", "pipe", "pipe"] });
+      const sh = spawn("bash", ["-e", "-o", "pipefail", "-c", ["exec 2>&1", script].join("\n")], { cwd: ROOT, detached, stdio: ["ignore", "pipe", "pipe"], env: bin.env });
       sh.stdout.on("data", (d: Buffer) => (text += d.toString()));
       return sh;
     };
@@ -77,6 +79,7 @@ describe("docs/node.md: examples that keep running, and what they print", () => 
     } finally {
       process.kill(-first.pid!, "SIGKILL");
       await stop();
+      bin.remove();
     }
   });
 });

@@ -1,6 +1,6 @@
 // The chain domain's errors and the one table that answers them over HTTP (src/node/errors.ts
 // DOMAIN_ANSWERS): every domain error class has its status and code, a refused transaction's code
-// is the word the library's TransactionRefused carries (docs/api.md), and what is not a refusal
+// is the word the library's TransactionRefused carries (docs/guides/use-the-library.md), and what is not a refusal
 // stays internal (an opaque 500).
 import { describe, expect, it } from "vitest";
 import * as domain from "../../src/chain-node/errors.js";

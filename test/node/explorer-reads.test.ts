@@ -1,4 +1,4 @@
-// The reads behind the explorer page (docs/node.md "The explorer"): GET /block with decoded
+// The reads behind the explorer page (docs/guides/run-a-devnet.md "The explorer"): GET /block with decoded
 // transactions, a stream's history (its §6.1 settled escrow checked against what a real
 // settlement left) and events (paged, bounded scan), GET /search, and the page's own files.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

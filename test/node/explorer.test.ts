@@ -96,7 +96,7 @@ describe("the explorer page in a headless Chromium", () => {
 
   it("a stream's page: its record, a chart whose data shows the escrow falling as rent settles, its status over time and events", async (ctx) => {
     requireTool(ctx, chromiumMissing());
-    // dev1 registers as a provider; dev0 opens a stream with it (fixtures/devnet/, docs/node.md).
+    // dev1 registers as a provider; dev0 opens a stream with it (fixtures/devnet/, docs/guides/run-a-devnet.md).
     await tx("@fixtures/devnet/register-provider.json");
     await post(node.url, "/mine", "");
     await tx("@fixtures/devnet/create-stream.json");

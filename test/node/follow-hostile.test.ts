@@ -1,5 +1,5 @@
 // A hostile node, or a broken proxy in front of one, cannot make the follower read without bound
-// (docs/node.md "The follower"): an event stream that never ends its event is refused at
+// (docs/guides/run-a-devnet.md "The follower"): an event stream that never ends its event is refused at
 // MAX_EVENT_BYTES and the follower stops with exit 2's FollowInputError naming the node; a
 // snapshot download is judged by its status and magic before a byte is written, and bounded in
 // bytes and time. Every stand-in server here counts what it sent, so "bounded" is measured, not

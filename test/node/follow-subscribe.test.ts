@@ -1,4 +1,4 @@
-// `cbqs follow --watch` woken by the node's GET /subscribe (docs/node.md "The follower"): with a
+// `cbqs follow --watch` woken by the node's GET /subscribe (docs/guides/run-a-devnet.md "The follower"): with a
 // poll interval of an hour, only an event can make it read the next block in time — it does, and
 // verifies it through the feed as ever; a revert's rewind makes it find the fork (exit 1's
 // divergence); a node without subscriptions is polled; a subscription that ends is reported and

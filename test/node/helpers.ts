@@ -133,7 +133,7 @@ export async function waitFor(what: string, done: () => boolean): Promise<void> 
   if (!done()) throw new Error(`still waiting for ${what}`);
 }
 
-/** A raw envelope (docs/transactions.md) for `from` with `nonce`. */
+/** A raw envelope (docs/reference/formats/transaction.md) for `from` with `nonce`. */
 export function cbqsTx(chainId: bigint, from: Uint8Array, nonce: bigint, instruction: CbqsInstructionV1): Uint8Array {
   return encodeEnvelope({ chain_id: chainId, nonce, tx: { from, body: { kind: "system", opcode: 218, payload: encode(S.CbqsInstructionV1, instruction) } } });
 }

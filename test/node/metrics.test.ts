@@ -1,4 +1,4 @@
-// GET /metrics (docs/node.md "Metrics", CIP-4 §9.2): scraped over a real socket and read as the
+// GET /metrics (docs/guides/run-a-devnet.md "Metrics", CIP-4 §9.2): scraped over a real socket and read as the
 // Prometheus text format; the counters must move as requests are answered, refused and blocks
 // produced, and two nodes in one process must not share them.
 import { mkdtempSync, rmSync, statSync } from "node:fs";
@@ -61,7 +61,7 @@ async function scrape(url: string): Promise<Scrape> {
   return parse(res.headers.get("content-type") ?? "", await res.text());
 }
 
-/** docs/node.md "Metrics": every histogram's upper bounds, in milliseconds. */
+/** docs/guides/run-a-devnet.md "Metrics": every histogram's upper bounds, in milliseconds. */
 const DOCUMENTED_BUCKETS = ["0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10", "25", "50", "100", "250", "500", "1000", "2500", "+Inf"];
 
 /** A histogram's buckets must be cumulative, end with +Inf = count, and use the documented bounds. */

@@ -18,7 +18,7 @@ import { cbqs } from "../cli/program.js";
 import { chromiumMissing, chromiumPath, requireTool } from "../report/tools.js";
 import { get, post, startNode, type TestNode } from "./helpers.js";
 
-/** The default devnet's chain instance and dev0: public constants (docs/node.md), the same on every developer's machine. */
+/** The default devnet's chain instance and dev0: public constants (docs/guides/run-a-devnet.md), the same on every developer's machine. */
 const DEVNET_INSTANCE = "0x412b3b5430d4fa6f9d8e2ced01f155c3181289dda3fcab8d3622a3e07a1b95a9";
 const DEV0 = "0xa05a065ba5d5888cc61c4e5ccfbd57f7bd9bbe99";
 const THIEF = "0xbadbadbadbadbadbadbadbadbadbadbadbadbad0";

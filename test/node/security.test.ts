@@ -1,5 +1,5 @@
 // Who may use a node, as an attacker and as its users would find out over real sockets
-// (src/node/guard.ts, docs/node.md "Security model"): a request naming a Host the node does not
+// (src/node/guard.ts, docs/spec/security-model.md): a request naming a Host the node does not
 // answer to — a page reaching it by DNS rebinding — is refused before anything; so is a request
 // from a page of an origin it does not allow; a write needs X-Cbqs-Client, which no simple
 // request of a browser carries; CORS headers go to --http-corsdomain origins only. The client

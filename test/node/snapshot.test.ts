@@ -522,7 +522,7 @@ describe("snapshot export at the pruning boundary's edges (state/lmdb/snapshot.t
     const file = join(root, "one-record.cbqs");
     exportSnapshot(db, file);
     const bytes = readFileSync(file);
-    expect(bytes.subarray(0, MAGIC_LENGTH).toString()).toBe("CBQS-SNAPSHOT/1\n"); // docs/state.md "Snapshot files"
+    expect(bytes.subarray(0, MAGIC_LENGTH).toString()).toBe("CBQS-SNAPSHOT/1\n"); // docs/spec/state.md "Snapshot files"
     expect(records(bytes).filter((r) => r.tag === 4)).toHaveLength(1);
     expectRebuilt(file, db.head()!);
     db.close();

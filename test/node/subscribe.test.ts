@@ -1,4 +1,4 @@
-// GET /subscribe (docs/node.md "Subscriptions"): the head block first, then an event per block as
+// GET /subscribe (docs/guides/run-a-devnet.md "Subscriptions"): the head block first, then an event per block as
 // it is committed, each the block the feed serves; Last-Event-ID resumes (missed blocks replayed,
 // a `gap` past the bound, a `rewind` when the subscriber is ahead); a devnet revert is a `rewind`;
 // `?stream=` adds that stream's events; heartbeats; the subscriber bound (503); a subscriber that

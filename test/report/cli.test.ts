@@ -1,4 +1,4 @@
-// --junit and --report on the commands (docs/fixtures.md "Reports: --junit and --report"): replay
+// --junit and --report on the commands (docs/reference/formats/fixture.md "Reports: --junit and --report"): replay
 // (a case per fixture, a suite per target), gas-vectors verify (a case per check), fuzz (one case
 // per campaign). The verdict and exit code are the command's own; the files are checked against
 // test/junit.xsd when xmllint is there, and read as text otherwise.

@@ -66,10 +66,10 @@ describe("cbqs run (scenario-format §3, §4; exit codes of src/cli/common.ts)",
     await expect(run([file("notjson.json", "{")])).rejects.toThrow(/\$: not valid JSON/);
     // §3: an expectation that can never hold is the scenario's defect (exit 2), not a failed run (exit 1)
     const withExpect = (expect: unknown) => ({ ...scenario("ok"), blocks: [{ height: "1", txs: [{ from: P1, transfer: { to: GOV, amount: "0" }, expect }] }] });
-    await expect(run([file("unknown-error.json", withExpect({ status: "rejected", error: "Nope" }))])).rejects.toThrow(`${join(dir, "unknown-error.json")}: $.blocks[0].txs[0].expect.error: unknown error name "Nope" (docs/errors.md lists them)`);
+    await expect(run([file("unknown-error.json", withExpect({ status: "rejected", error: "Nope" }))])).rejects.toThrow(`${join(dir, "unknown-error.json")}: $.blocks[0].txs[0].expect.error: unknown error name "Nope" (docs/reference/errors.md lists them)`);
     // A near miss is named (the closest known names, at most three edits away).
     await expect(run([file("typo-error.json", withExpect({ status: "rejected", error: "InsuficientBalance" }))])).rejects.toThrow(
-      `$.blocks[0].txs[0].expect.error: unknown error name "InsuficientBalance" (did you mean InsufficientBalance? docs/errors.md lists them)`,
+      `$.blocks[0].txs[0].expect.error: unknown error name "InsuficientBalance" (did you mean InsufficientBalance? docs/reference/errors.md lists them)`,
     );
     // A fixture given to run: what it is and which command takes it.
     await expect(run([file("a-fixture.json", { format: "cbqs-fixture/v1" })])).rejects.toThrow(

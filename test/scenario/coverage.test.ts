@@ -1,5 +1,5 @@
 // The scenario suite covers every instruction's success and every rejection class reachable
-// through `cbqs run` (CIP-39 §5, §6.1, §17, §19), and docs/scenarios.md documents exactly the
+// through `cbqs run` (CIP-39 §5, §6.1, §17, §19), and docs/reference/scenarios.md documents exactly the
 // (instruction, outcome) cells the scenarios assert. Regenerate the documented table with
 // UPDATE_COVERAGE_TABLE=1 npx vitest run test/scenario/coverage.test.ts
 import { readFileSync, writeFileSync } from "node:fs";
@@ -8,7 +8,7 @@ import { computeCoverage, coverageTable, documentedTable, SCENARIOS_DOC, TABLE_B
 
 /**
  * The rejection matrix: every `reject(Name, …)` reachable from each instruction through a
- * scenario (docs/scenarios.md "Coverage" lists the unreachable ones and why). RegistryPaused
+ * scenario (docs/reference/scenarios.md "Coverage" lists the unreachable ones and why). RegistryPaused
  * is the dispatcher's breaker in front of every instruction (Security Considerations, Denial
  * of service).
  */
@@ -98,7 +98,7 @@ const REQUIRED_SUCCESSES: Record<string, string[]> = {
   Transfer: ["ok"],
 };
 
-describe("scenario coverage matrix (CIP-39 §5, §6.1, §17, §19; docs/scenarios.md Coverage)", () => {
+describe("scenario coverage matrix (CIP-39 §5, §6.1, §17, §19; docs/reference/scenarios.md Coverage)", () => {
   const coverage = computeCoverage();
   const has = (instruction: string, outcome: string) => coverage.cells.has(`${instruction}\u0000${outcome}`);
 
@@ -116,7 +116,7 @@ describe("scenario coverage matrix (CIP-39 §5, §6.1, §17, §19; docs/scenario
     expect(missing).toEqual([]);
   });
 
-  it("docs/scenarios.md's coverage table is exactly the (instruction, outcome) pairs the scenarios expect", () => {
+  it("docs/reference/scenarios.md's coverage table is exactly the (instruction, outcome) pairs the scenarios expect", () => {
     const table = coverageTable(coverage);
     if (process.env["UPDATE_COVERAGE_TABLE"] === "1") {
       const text = readFileSync(SCENARIOS_DOC, "utf8");

@@ -1,4 +1,4 @@
-// The scenario suite's coverage matrix (docs/scenarios.md "Coverage"): for every transaction of
+// The scenario suite's coverage matrix (docs/reference/scenarios.md "Coverage"): for every transaction of
 // every fixtures/scenarios/*.json, the (instruction, outcome) pair its `expect` asserts. The
 // outcome is the error name of a rejection, or "ok" followed by the exact event topics of an
 // acceptance (so the success branches — status edges, expiry, close — are cells of their own).
@@ -9,7 +9,7 @@ import { decode } from "../../src/codec/core.js";
 import * as S from "../../src/codec/schema.js";
 
 export const SCENARIO_DIR = join(import.meta.dirname, "../../fixtures/scenarios");
-export const SCENARIOS_DOC = join(import.meta.dirname, "../../docs/scenarios.md");
+export const SCENARIOS_DOC = join(import.meta.dirname, "../../docs/reference/scenarios.md");
 
 const SYS_CBQS = 218;
 
@@ -117,7 +117,7 @@ const rank = (instruction: string): number => {
   return i === -1 ? ROW_ORDER.length : i;
 };
 
-/** The markdown table docs/scenarios.md carries between the coverage markers. */
+/** The markdown table docs/reference/scenarios.md carries between the coverage markers. */
 export function coverageTable(coverage: Coverage): string {
   const rows = [...coverage.cells.entries()].map(([key, files]) => {
     const [instruction, outcome] = key.split("\u0000") as [string, string];
@@ -132,7 +132,7 @@ export function coverageTable(coverage: Coverage): string {
 export const TABLE_BEGIN = "<!-- coverage-table:begin (generated from fixtures/scenarios by test/scenario/coverage.test.ts) -->";
 export const TABLE_END = "<!-- coverage-table:end -->";
 
-/** The table currently documented in docs/scenarios.md, or null when the markers are missing. */
+/** The table currently documented in docs/reference/scenarios.md, or null when the markers are missing. */
 export function documentedTable(): string | null {
   const text = readFileSync(SCENARIOS_DOC, "utf8");
   const begin = text.indexOf(TABLE_BEGIN);

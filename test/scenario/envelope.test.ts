@@ -39,7 +39,7 @@ const sample: TxEnvelope = {
   tx: { from: new Uint8Array(20).fill(0x11), body: { kind: "system", opcode: 218, payload: Uint8Array.of(1, 6) } },
 };
 
-describe("transaction envelope (docs/transactions.md, CIP-4 §4.3/§5.2)", () => {
+describe("transaction envelope (docs/reference/formats/transaction.md, CIP-4 §4.3/§5.2)", () => {
   it("CIP-4 §5.2: decode(encode(e)) = e and re-encoding is byte-identical", () => {
     fc.assert(
       fc.property(envelope, (e) => {

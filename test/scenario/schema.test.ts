@@ -1,6 +1,6 @@
 // The cbqs-scenario/v1 JSON Schema: generated from the codec
 // declarations, so it cannot drift; every scenario of the repository and every worked example of
-// docs/scenario-format.md is valid against it, and every example runs.
+// docs/reference/formats/scenario.md is valid against it, and every example runs.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as fc from "fast-check";
@@ -15,7 +15,7 @@ import { validate } from "./json-schema.js";
 
 const SCHEMA_FILE = "fixtures/schema/cbqs-scenario-v1.schema.json";
 const schema = scenarioSchema() as { $defs: Record<string, never> };
-const DOC = readFileSync("docs/scenario-format.md", "utf8");
+const DOC = readFileSync("docs/reference/formats/scenario.md", "utf8");
 const examples = [...DOC.matchAll(/<!-- example: (\S+) -->\n```json\n([\s\S]*?)\n```/g)].map((m) => [m[1]!, JSON.parse(m[2]!)] as const);
 
 describe("cbqs-scenario/v1 JSON Schema", () => {
@@ -53,7 +53,7 @@ describe("cbqs-scenario/v1 JSON Schema", () => {
   });
 });
 
-describe("docs/scenario-format.md", () => {
+describe("docs/reference/formats/scenario.md", () => {
   it("has one worked example per instruction, and one per other transaction kind", () => {
     const names = examples.map(([k]) => k);
     for (const n of ["RegisterProvider", "UpdateProvider", "SetProviderStatus", "CreateStream", "UpdateStream", "TopUpStream", "SettleStreamRent", "CloseStream", "ActivateKeyGeneration", "gov", "transfer", "raw"]) {

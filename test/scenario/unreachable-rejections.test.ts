@@ -1,4 +1,4 @@
-// Rejections no cbqs-scenario/v1 chain can reach (docs/scenarios.md "Coverage" says why for
+// Rejections no cbqs-scenario/v1 chain can reach (docs/reference/scenarios.md "Coverage" says why for
 // each): they need state a valid genesis and valid transactions never produce, or an input the
 // scenario JSON cannot express. Driven here through the engine with the state written out of
 // band, so every rejection class of the matrix is asserted somewhere.
@@ -10,7 +10,7 @@ import { U64_MAX } from "../../src/engine/math.js";
 import { decodeStateValueAs, encodeStateValue } from "../../state/kv/value.js";
 import { cbqs, gov, ix, OTHER, OWNER, PROVIDER, snapshot, TestChain, transfer, writeOutOfBand } from "../engine/harness.js";
 
-describe("rejections unreachable through scenarios (docs/scenarios.md Coverage)", () => {
+describe("rejections unreachable through scenarios (docs/reference/scenarios.md Coverage)", () => {
   it("§4.5/§17 3935 BaseRateScheduleUnavailable: an absent schedule record, and an active schedule with a zero unit size", () => {
     // A valid genesis always stores a schedule whose units are ≥ 1 (§18 base-rate rows).
     const absent = new TestChain();

@@ -1,4 +1,4 @@
-// The performance guard's judgement (scripts/perf-guard-lib.ts, docs/performance.md "Regression
+// The performance guard's judgement (scripts/perf-guard-lib.ts, docs/engineering/performance.md "Regression
 // guard"): what a ratio of instructions means against a tolerance, how repeated measurements are
 // summarised, and how valgrind's count is read. No process runs here; the guard itself is proved
 // by hand (the doc's runs on an unchanged build and on a planted regression).

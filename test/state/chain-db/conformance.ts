@@ -1,4 +1,4 @@
-// The ChainDb contract (state/chain-db/chain-db.ts, docs/node.md "Storage contract") as a test suite any
+// The ChainDb contract (state/chain-db/chain-db.ts, docs/reference/storage-contract.md) as a test suite any
 // implementation runs: `describeChainDb(name, open)` with a factory that opens an EMPTY store
 // keeping `retainBlocks` blocks of pinned state. Blocks here are built straight on the state
 // interface (no engine): the contract is about storage, not execution.

@@ -260,10 +260,10 @@ describe("LmdbChainDb's own refusals, by message", () => {
     reader.close();
   });
 
-  it("the on-disk layout is the one docs/state.md publishes: the format record's text and every table's name", async () => {
+  it("the on-disk layout is the one docs/spec/state.md publishes: the format record's text and every table's name", async () => {
     // Another build, a snapshot tool or an operator reads these names: a rename must be deliberate.
     expect(STORE_FORMAT).toBe("cbqs-lmdb/v1");
-    const doc = readFileSync("docs/state.md", "utf8");
+    const doc = readFileSync("docs/spec/state.md", "utf8");
     expect(doc).toContain("| `meta` | `format` → `cbqs-lmdb/v1`;");
     const published = [...doc.matchAll(/^\| `([a-z]+)` \| /gm)].map((m) => m[1]!).filter((t) => t !== "index"); // "index": another key-index placement
     const dir = fresh();

@@ -8,7 +8,7 @@ import {
 } from "../../../state/qmdb/conformance.js";
 
 // External anchors: commonware storage/conformance.toml at commit
-// dc41a895f069ad1367fcee6aa475f6cf3d484cce, as listed in docs/anchors.md. Typed in here
+// dc41a895f069ad1367fcee6aa475f6cf3d484cce, as listed in docs/reference/anchors.md. Typed in here
 // independently of state/qmdb/conformance.ts so a wrong constant there cannot hide a mismatch.
 const PUBLISHED: Record<string, string> = {
   "merkle::conformance::tests::MmrRootStability": "4078ce1f5e242f8edb1d41575d51e166af620404036124f8094fc74d4b401047",
@@ -19,7 +19,7 @@ const PUBLISHED: Record<string, string> = {
   "qmdb::conformance::tests::CurrentMmrUnorderedFixedConf": "8ce052fef8ce8e4d817a2961144cf3a28aec4bd6eb75d32b013499116a6981da",
 };
 
-describe("commonware conformance digests (CIP-4 §5.1–§5.3, docs/anchors.md)", () => {
+describe("commonware conformance digests (CIP-4 §5.1–§5.3, docs/reference/anchors.md)", () => {
   it("covers exactly the six anchored workloads", () => {
     expect(COMMONWARE_WORKLOADS.map((w) => w.name).sort()).toEqual(Object.keys(PUBLISHED).sort());
   });

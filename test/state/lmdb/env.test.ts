@@ -174,7 +174,7 @@ describe("a store LMDB itself cannot open", () => {
 const lmdb = (env: Env) => env.root as unknown as { overlappingSync?: boolean; noSync?: boolean; readOnly?: boolean; status: string };
 
 describe("what LMDB is asked to open", () => {
-  it("the sync policy of docs/state.md: a commit is flushed after it returns (overlappingSync), never with noSync (benchmarks)", () => {
+  it("the sync policy of docs/spec/state.md: a commit is flushed after it returns (overlappingSync), never with noSync (benchmarks)", () => {
     const dir = fresh();
     const env = Env.open(dir);
     expect([lmdb(env).overlappingSync, lmdb(env).noSync]).toEqual([true, undefined]);

@@ -1,4 +1,4 @@
-// Canonical store records (the decoder audit in docs/transactions.md): every byte
+// Canonical store records (the decoder audit in docs/reference/formats/transaction.md): every byte
 // string the block and genesis record decoders accept — what the store reads back, and what
 // `snapshot import` reads from a snapshot file — re-encodes to exactly itself. The class: a
 // text decoder that strips a byte-order mark, and flag bytes read as "anything but 0/1 means 1".

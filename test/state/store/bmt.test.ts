@@ -9,7 +9,7 @@ const h = (...parts: Uint8Array[]) => sha256(concatBytes(...parts));
 
 describe("BMT (CIP-4 §5.2/§5.3, commonware storage/src/bmt)", () => {
   it("CIP-4 §5.2: RootConformance digest matches commonware's conformance.toml (external anchor)", () => {
-    // docs/anchors.md: bmt::tests::conformance::RootConformance, 200 seeds, commit dc41a895.
+    // docs/reference/anchors.md: bmt::tests::conformance::RootConformance, 200 seeds, commit dc41a895.
     expect(toHex(bmtConformanceDigest(200))).toBe(
       "0x18b1108f18520078e2eb5bb29c6a4cdf3bded6b52d8efda19d45c0f10be27207",
     );

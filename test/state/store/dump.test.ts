@@ -12,7 +12,7 @@ R[19] = 0x17;
 const acct = (balance: bigint) => encodeStateValue({ kind: "Account", nonce: 2n, balance });
 const slot = encodeStateValue({ kind: "StorageSlot", bytes: Uint8Array.of(0xab) });
 
-describe("state dump and diff (docs/state.md §5)", () => {
+describe("state dump and diff (docs/reference/formats/state-dump.md)", () => {
   it("CIP-4 §4: dump lists keys ascending as lowercase hex with decoded views by prefix and discriminant", () => {
     const store = MemoryStateStore.fromEntries([
       [systemStateKey("cbqs.x"), encodeStateValue({ kind: "SystemBytes", bytes: Uint8Array.of(0xCD) })],
@@ -43,20 +43,20 @@ describe("state dump and diff (docs/state.md §5)", () => {
     expect(toHex(encodeStateValue({ kind: "KvCount", value: 258n }))).toBe(toHex(bytes));
   });
 
-  it("docs/state.md §5: a slot decoder hook turns StorageSlot bytes into a readable record", () => {
+  it("docs/reference/formats/state-dump.md: a slot decoder hook turns StorageSlot bytes into a readable record", () => {
     const dump = dumpEntries([[actorStorageKey(R, Uint8Array.of(1)), slot]], {
       decodeSlot: (key, bytes) => (key.prefix === "ActorStorage" ? { first: bytes[0] } : undefined),
     });
     expect(dump.entries[0]!.decoded!.value).toEqual({ kind: "StorageSlot", record: { first: 0xab } });
   });
 
-  it("docs/state.md §5: an undecodable value is shown as an error, the hex is kept", () => {
+  it("docs/reference/formats/state-dump.md: an undecodable value is shown as an error, the hex is kept", () => {
     const dump = dumpEntries([[accountKey(A), Uint8Array.of(0x01, 0x00)]]);
     expect(dump.entries[0]!.value).toBe("0x0100");
     expect(dump.entries[0]!.decoded!.value).toMatchObject({ error: expect.stringMatching(/Account value must be 17 bytes/) });
   });
 
-  it("docs/state.md §5: loadDump round-trips a dump and rejects bad keys, duplicates and wrong formats", () => {
+  it("docs/reference/formats/state-dump.md: loadDump round-trips a dump and rejects bad keys, duplicates and wrong formats", () => {
     const entries: Array<[Uint8Array, Uint8Array]> = [[accountKey(A), acct(1n)], [actorStorageKey(R, Uint8Array.of(1)), slot]];
     const json = JSON.parse(JSON.stringify(dumpEntries(entries)));
     const back = loadDump(json);
@@ -71,7 +71,7 @@ describe("state dump and diff (docs/state.md §5)", () => {
     expect(() => loadDump({ format: DUMP_FORMAT, entries: [{ ...dup, note: "x" }] })).toThrow(/\$\.entries\[0\]\.note: unknown field/);
   });
 
-  it("docs/state.md §5: diff reports added, removed and changed keys; equal states have an empty diff", () => {
+  it("docs/reference/formats/state-dump.md: diff reports added, removed and changed keys; equal states have an empty diff", () => {
     const B = new Uint8Array(20).fill(0x22);
     const a: Array<[Uint8Array, Uint8Array]> = [[accountKey(A), acct(1n)], [accountKey(B), acct(5n)]];
     const b: Array<[Uint8Array, Uint8Array]> = [[accountKey(A), acct(2n)], [actorStorageKey(R, Uint8Array.of(1)), slot]];

@@ -62,7 +62,7 @@ function tamperings(p: InclusionProof): Array<[string, InclusionProof]> {
   return out;
 }
 
-describe("tx and receipt inclusion proofs (CIP-4 §5.4, docs/state.md §4.1)", () => {
+describe("tx and receipt inclusion proofs (CIP-4 §5.4, docs/spec/state.md §4.1)", () => {
   it("CIP-4 §5.4/§5.2: a tx proof verifies for every index of trees of 1..17 leaves, with commonware's siblings", () => {
     for (let n = 1; n <= 17; n++) {
       const list = txs(n);
@@ -108,7 +108,7 @@ describe("tx and receipt inclusion proofs (CIP-4 §5.4, docs/state.md §4.1)", (
     }
   });
 
-  it("docs/state.md §4.1: the JSON form round-trips and malformed JSON is refused before verification", () => {
+  it("docs/spec/state.md §4.1: the JSON form round-trips and malformed JSON is refused before verification", () => {
     const p = proveTx(txs(5), 3);
     const json = JSON.parse(JSON.stringify(inclusionProofToJson(p)));
     expect(Object.keys(json)).toEqual(["leaf_index", "leaf_count", "leaf_hash", "siblings", "root"]);

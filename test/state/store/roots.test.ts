@@ -23,7 +23,7 @@ const emitter = new Uint8Array(20).fill(0x17);
 const ev = (topic: string, payload: number[]): Event => ({ emitter, topic, payload: Uint8Array.from(payload) });
 const enc = (s: string) => new TextEncoder().encode(s);
 
-describe("block roots (CIP-4 §5.2/§5.3, docs/state.md)", () => {
+describe("block roots (CIP-4 §5.2/§5.3, docs/spec/state.md)", () => {
   it("CIP-4 §5.2: tx_root = keccak BMT over keccak256(tx_i): empty, one, many", () => {
     for (const n of [0, 1, 2, 3, 5, 8, 13]) {
       const txs = Array.from({ length: n }, (_, i) => Uint8Array.of(i, i + 1, 0xee));
@@ -63,7 +63,7 @@ describe("block roots (CIP-4 §5.2/§5.3, docs/state.md)", () => {
     expect(encodeEvent(long).length).toBe(20 + 1 + 1 + 2 + 300);
   });
 
-  it("docs/state.md: logs_root = keccak BMT over keccak256(event) in block order: empty, one, many", () => {
+  it("docs/spec/state.md: logs_root = keccak BMT over keccak256(event) in block order: empty, one, many", () => {
     const events = [ev("a", []), ev("b", [1]), ev("c", [2, 3])];
     for (const n of [0, 1, 3]) {
       const some = events.slice(0, n);

@@ -14,7 +14,7 @@ const slotValue = (bytes: Uint8Array) => encodeStateValue({ kind: "StorageSlot",
 const decodeAt = (key: Uint8Array, bytes: Uint8Array) => registryRecords(parseStateKey(key), bytes);
 type RecordJson = { [name: string]: { [field: string]: unknown } };
 
-describe("cbqs state diff: registry slot decoder (docs/state.md §5, docs/state-layout.md)", () => {
+describe("cbqs state diff: registry slot decoder (docs/reference/formats/state-dump.md, docs/reference/state-layout.md)", () => {
   it("CIP-39 §4.2: a stream_id slot of actor 0x17 decodes as StreamRecordV1 canonical JSON", () => {
     const record = decodeAt(streamKey(streamRecord.stream_id), encode(S.StreamRecordV1, streamRecord)) as RecordJson;
     expect(record).toEqual({ StreamRecordV1: toJson(S.StreamRecordV1, streamRecord) });
@@ -35,7 +35,7 @@ describe("cbqs state diff: registry slot decoder (docs/state.md §5, docs/state-
     });
   });
 
-  it("docs/state.md §5: slots the decoder does not know stay hex (owner count, singleton, other actors)", () => {
+  it("docs/reference/formats/state-dump.md: slots the decoder does not know stay hex (owner count, singleton, other actors)", () => {
     const other = new Uint8Array(20).fill(0x42);
     expect(decodeAt(ownerCountKey(streamRecord.owner), u64BE(1n))).toBeUndefined();
     expect(decodeAt(singletonKey(), Uint8Array.of(1))).toBeUndefined();
@@ -45,7 +45,7 @@ describe("cbqs state diff: registry slot decoder (docs/state.md §5, docs/state-
     expect(entry.decoded!.value).toEqual({ kind: "StorageSlot", bytes: toHex(u64BE(1n)) });
   });
 
-  it("docs/state.md §5: diff shows a changed stream record decoded before and after; a corrupt record shows an error", () => {
+  it("docs/reference/formats/state-dump.md: diff shows a changed stream record decoded before and after; a corrupt record shows an error", () => {
     const key = streamKey(streamRecord.stream_id);
     const before = slotValue(encode(S.StreamRecordV1, streamRecord));
     const after = slotValue(encode(S.StreamRecordV1, { ...streamRecord, escrow_balance: 999n }));

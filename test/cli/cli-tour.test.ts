@@ -1,6 +1,7 @@
-// The README's CLI table is what a new user types first: every `npx cbqs …` example must name a
-// registered command, and the self-contained ones (no /tmp input, no shell substitution) must
-// run with the documented outcome — exit 1 where the row says "(reject…", else exit 0.
+// The CLI tour (docs/guides/cli-tour.md) is what a new user types after the README: every
+// `cbqs …` example of its table must name a registered command, and the self-contained ones (no
+// /tmp input, no shell substitution) must run with the documented outcome — exit 1 where the row
+// says "(reject…", else exit 0.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,18 +9,19 @@ import { describe, expect, it } from "vitest";
 import { get, post, startNode } from "../node/helpers.js";
 import { cbqs } from "./program.js";
 
+const TOUR = "docs/guides/cli-tour.md";
+
 interface Example {
   command: string;
   expectReject: boolean;
 }
 
-function readmeExamples(): Example[] {
-  const readme = readFileSync("README.md", "utf8");
-  const table = readme.split("## The CLI")[1]!.split("\n## ")[0]!;
+function tourExamples(): Example[] {
+  const table = readFileSync(TOUR, "utf8");
   const examples: Example[] = [];
   for (const row of table.split("\n").filter((l) => l.startsWith("| `"))) {
     const cell = row.slice(row.indexOf(" | ") + 3);
-    for (const m of cell.matchAll(/`(npx cbqs [^`]+)`([^`]*)/g)) {
+    for (const m of cell.matchAll(/`(cbqs [^`]+)`([^`]*)/g)) {
       examples.push({ command: m[1]!, expectReject: /^\s*\(reject/.test(m[2]!) });
     }
   }
@@ -31,10 +33,10 @@ function words(command: string): string[] {
   return [...command.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]!);
 }
 
-const examples = readmeExamples();
+const examples = tourExamples();
 const selfContained = examples.filter((e) => !/\/tmp\/|\$\(|\*/.test(e.command));
 
-describe("README CLI table", () => {
+describe("CLI tour: one example per command", () => {
   it("has examples, most of them self-contained (test precondition)", () => {
     expect(examples.length).toBeGreaterThan(15);
     expect(selfContained.length).toBeGreaterThan(10);
@@ -42,7 +44,7 @@ describe("README CLI table", () => {
 
   it("every example names a registered command (its --help exits 0)", async () => {
     for (const { command } of examples) {
-      const args = words(command).slice(2);
+      const args = words(command).slice(1);
       const end = args.findIndex((a) => !/^[a-z][a-z0-9-]*$/.test(a));
       const names = args.slice(0, end === -1 ? args.length : end); // command [subcommand]
       const r = await cbqs(...names, "--help");
@@ -53,7 +55,7 @@ describe("README CLI table", () => {
 
   for (const { command, expectReject } of selfContained) {
     it(`runs: ${command.slice(0, 90)}`, async () => {
-      const r = await cbqs(...words(command).slice(2));
+      const r = await cbqs(...words(command).slice(1));
       expect(r.err, command).toBe("");
       expect(r.exitCode, command).toBe(expectReject ? 1 : 0);
       expect(r.out.length).toBeGreaterThan(0);
@@ -61,15 +63,15 @@ describe("README CLI table", () => {
   }
 });
 
-describe("README CLI table: the export row", () => {
+describe("CLI tour: the export row", () => {
   it("its examples run in order, /tmp/ a fresh directory: the store filled, exported, and the export replayed (exit 0 each)", async () => {
-    const row = readFileSync("README.md", "utf8").split("\n").find((l) => l.startsWith("| `fixture export` "))!;
-    const commands = [...row.matchAll(/`(npx cbqs [^`]+)`/g)].map((m) => m[1]!);
-    expect(commands.map((c) => words(c).slice(2, 4).join(" "))).toEqual(["replay fixtures/corpus/create-quote.json", "fixture export", "replay /tmp/cq-export.json"]);
-    const dir = mkdtempSync(join(tmpdir(), "cbqs-readme-export-"));
+    const row = readFileSync(TOUR, "utf8").split("\n").find((l) => l.startsWith("| `export` "))!;
+    const commands = [...row.matchAll(/`(cbqs [^`]+)`/g)].map((m) => m[1]!);
+    expect(commands.map((c) => words(c)[1])).toEqual(["replay", "export", "replay"]);
+    const dir = mkdtempSync(join(tmpdir(), "cbqs-tour-export-"));
     try {
       for (const command of commands) {
-        const r = await cbqs(...words(command.replaceAll("/tmp/", `${dir}/`)).slice(2));
+        const r = await cbqs(...words(command.replaceAll("/tmp/", `${dir}/`)).slice(1));
         expect([r.exitCode, r.err], command).toEqual([0, ""]);
       }
     } finally {
@@ -78,14 +80,14 @@ describe("README CLI table: the export row", () => {
   });
 });
 
-describe("README: Run a local node", () => {
-  const section = readFileSync("README.md", "utf8").split("## Run a local node")[1]!.split("\n## ")[0]!;
+describe("docs/guides/run-a-devnet.md: Serve an existing chain", () => {
+  const section = readFileSync("docs/guides/run-a-devnet.md", "utf8").split("## Serve an existing chain")[1]!.split("\n## ")[0]!;
 
   it("the tx example is accepted and mined by the node the section starts", async () => {
-    const fixture = /npx cbqs node --fixture (\S+)/.exec(section)![1]!;
-    // The shell block's `npx cbqs tx …` command, its line continuation joined.
-    const tx = /\$\((npx cbqs tx [^)]+)\)/.exec(section.replace(/\\\n\s*/g, ""))![1]!;
-    const envelope = await cbqs(...words(tx).slice(2));
+    const fixture = /cbqs node --fixture (\S+)/.exec(section)![1]!;
+    // The shell block's `cbqs tx …` command, its line continuation joined.
+    const tx = /\$\((cbqs tx [^)]+)\)/.exec(section.replace(/\\\n\s*/g, ""))![1]!;
+    const envelope = await cbqs(...words(tx).slice(1));
     expect([envelope.exitCode, envelope.err]).toEqual([0, ""]);
     const node = await startNode(fixture);
     try {
