@@ -1,7 +1,8 @@
 // The reference pages whose source is the code, generated from it: the error table
-// (src/engine/errors.ts) inside docs/reference/errors.md, the codec type index (the codec registry,
-// src/codec/registry.ts) and the layer map (scripts/layers.ts, the table test/layers.test.ts checks
-// every import against). test/docs/reference.test.ts fails when a page is stale;
+// (src/engine/errors.ts) inside docs/reference/errors.md, the endpoint table (the node's route
+// table, src/node/routes.ts routeTable()) inside docs/reference/http.md, the codec type index (the
+// codec registry, src/codec/registry.ts) and the layer map (scripts/layers.ts, the table
+// test/layers.test.ts checks every import against). test/docs/reference.test.ts fails when a page is stale;
 // `node dist/scripts/gen-reference.js` rewrites them (after `npm run build`).
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -15,6 +16,7 @@ import * as Q from "../src/codec/requests.js";
 import * as R from "../src/codec/results.js";
 import * as S from "../src/codec/schema.js";
 import { ERRORS } from "../src/engine/errors.js";
+import { routeTable, type RouteDoc } from "../src/node/routes.js";
 import { LAYERS } from "./layers.js";
 import { checkScriptArgs } from "./script-args.js";
 
@@ -37,6 +39,56 @@ export function withErrorTable(page: string): string {
   const b = page.indexOf(END_ERRORS);
   if (a < 0 || b < a) throw new Error(`docs/reference/errors.md: the markers ${BEGIN_ERRORS} … ${END_ERRORS} are missing`);
   return page.slice(0, a + BEGIN_ERRORS.length) + "\n" + errorTableMarkdown() + "\n" + page.slice(b);
+}
+
+const BEGIN_HTTP = "<!-- generated: endpoint table (scripts/gen-reference.ts, from src/node/routes.ts) -->";
+const END_HTTP = "<!-- end generated: endpoint table -->";
+
+/** What an answer kind means, in the words of the table's key. */
+const ANSWER_KINDS: Record<RouteDoc["answer"], string> = {
+  json: "one JSON object, read from one block",
+  text: "plain text",
+  streamed: "JSON streamed over many turns",
+  events: "a Server-Sent Events stream that stays open",
+};
+
+/** A route's flags: the guards and conditions it is served under. */
+function routeFlags(r: RouteDoc): string {
+  const flags: string[] = [];
+  if (r.write) flags.push("write");
+  if (r.proof === true) flags.push("proof-limited");
+  if (r.proof === "when-asked") flags.push("proof-limited (`proof=true`)");
+  if (r.optional) flags.push("subscriptions");
+  if (r.seeds) flags.push("dev seeds");
+  return flags.join(", ");
+}
+
+/** The endpoint table: every route of the node, in declaration order, with a key to its columns. */
+export function httpTableMarkdown(): string {
+  const rows = routeTable().map((r) => {
+    const params = r.params.map((p) => `\`${p.name}\`${p.in === "path" ? " (path)" : ""}: ${p.type}`).join("; ");
+    return `| ${r.method} | \`${r.template}\` | ${cell(r.summary)} | ${r.answer} | ${cell(params)} | ${routeFlags(r)} |`;
+  });
+  return [
+    "| method | template | what | answer | parameters | flags |",
+    "| --- | --- | --- | --- | --- | --- |",
+    ...rows,
+    "",
+    `*answer*: ${Object.entries(ANSWER_KINDS).map(([k, v]) => `\`${k}\` ${v}`).join("; ")}. *parameters*: a path`,
+    "parameter is marked (path), the others are query parameters. *flags*: **write** changes the chain and needs the",
+    "`X-Cbqs-Client` header; **proof-limited** counts against the per-client proof limit (with `proof=true`:",
+    "only when a proof is asked for); **subscriptions** is served, and in discovery, only when `--max-subscribers`",
+    "is above 0; **dev seeds** is served to loopback clients only, unless `--expose-dev-seeds`. Not in the route",
+    "table: the explorer page's files at `GET /` and `/explorer/` (\"The explorer\" in the guide).",
+  ].join("\n");
+}
+
+/** `page` with the text between the endpoint-table markers replaced by the generated table. */
+export function withHttpTable(page: string): string {
+  const a = page.indexOf(BEGIN_HTTP);
+  const b = page.indexOf(END_HTTP);
+  if (a < 0 || b < a) throw new Error(`docs/reference/http.md: the markers ${BEGIN_HTTP} … ${END_HTTP} are missing`);
+  return page.slice(0, a + BEGIN_HTTP.length) + "\n" + httpTableMarkdown() + "\n" + page.slice(b);
 }
 
 /** Where a codec type is declared, which says which part of CIP-39 it belongs to. */
@@ -125,13 +177,14 @@ export function layersMarkdown(): string {
 export function referencePages(read: (path: string) => string): Array<{ path: string; text: string }> {
   return [
     { path: "docs/reference/errors.md", text: withErrorTable(read("docs/reference/errors.md")) },
+    { path: "docs/reference/http.md", text: withHttpTable(read("docs/reference/http.md")) },
     { path: "docs/reference/codec-types.md", text: codecTypesMarkdown() },
     { path: "docs/reference/layers.md", text: layersMarkdown() },
   ];
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  checkScriptArgs(process.argv.slice(2), "usage: gen-reference (no options): rewrites docs/reference/errors.md's error table, codec-types.md and layers.md from the code", []);
+  checkScriptArgs(process.argv.slice(2), "usage: gen-reference (no options): rewrites docs/reference/errors.md's error table, http.md's endpoint table, codec-types.md and layers.md from the code", []);
   const root = join(import.meta.dirname, "..", "..");
   for (const { path, text } of referencePages((p) => readFileSync(join(root, p), "utf8"))) {
     writeFileSync(join(root, path), text);

@@ -58,13 +58,21 @@ interface Workload {
 const FUZZ = { seed: 1, runs: 6, blocks: 8 };
 const REPLAY_SIZE = 120;
 const WRITE_BLOCKS = 20;
+/**
+ * The pipelined replay's count depends on scheduling: its commit worker spins briefly before it
+ * sleeps (state/commitment/commit-worker.ts), and how often it spins depends on when the main
+ * thread hands it work, which valgrind's serialised threads do not fix. Two runs of one build
+ * read up to ~4 % apart, so it is judged at 10 %: it catches a gross regression of the pipeline;
+ * the shared code is judged at FLOOR by the plain replay.
+ */
+const PIPELINED_TOLERANCE = 0.1;
 
 function workloads(fixture: string): Workload[] {
   const runner = (workload: string, size: number) => (dist: string, setupOnly: boolean) => [RUNNER, "--workload", workload, "--build", dist, "--size", String(size), ...(workload === "qmdb-writes" ? [] : ["--fixture", fixture]), ...(setupOnly ? ["--setup-only"] : [])];
   const lastLine = (stdout: string) => stdout.trim().split("\n").pop() ?? "";
   return [
     { name: "replay", what: `first ${REPLAY_SIZE} blocks of the long chain`, tolerance: FLOOR, children: false, args: runner("replay", REPLAY_SIZE), result: lastLine },
-    { name: "replay-pipelined", what: `the same, --pipeline (commit worker thread)`, tolerance: FLOOR, children: false, args: runner("replay-pipelined", REPLAY_SIZE), result: lastLine },
+    { name: "replay-pipelined", what: `the same, --pipeline (commit worker thread)`, tolerance: PIPELINED_TOLERANCE, children: false, args: runner("replay-pipelined", REPLAY_SIZE), result: lastLine },
     {
       name: "fuzz",
       what: `cbqs fuzz --t8n-server "cbqs t8n --server" --seed ${FUZZ.seed}, runs 2–${FUZZ.runs} of ${FUZZ.blocks} blocks, 1 lane`,

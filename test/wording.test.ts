@@ -10,9 +10,6 @@ const ROOT = join(import.meta.dirname, "..");
 
 const ISSUE_NUMBER = /\bissues? #?\d+/i;
 
-/** Pages another branch is turning into current-state pages plus docs/journal*.md; remove each here once it has no issue numbers. */
-const BEING_RESTRUCTURED = new Set(["docs/engineering/performance.md", "docs/engineering/testing.md", "docs/node.md"]);
-
 const isJournal = (path: string) => /^docs\/journal[^/]*\.md$/.test(path);
 
 /** The files under `path` that `keep` accepts; symbolic links are not followed. */
@@ -43,7 +40,7 @@ describe("no issue numbers where a reader cannot look them up", () => {
 
   it("no documentation page says 'issue NN' (docs/, the README, gas-vectors/), journal pages aside", () => {
     const pages = [...files("docs", (p) => p.endsWith(".md")), "README.md", ...files("gas-vectors", (p) => p.endsWith(".md"))].filter(
-      (p) => !isJournal(p) && !BEING_RESTRUCTURED.has(p),
+      (p) => !isJournal(p),
     );
     expect(pages).toContain("docs/decisions/README.md");
     expect(issueNumbers(pages)).toEqual([]);

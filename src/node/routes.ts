@@ -82,7 +82,7 @@ interface Route {
   /** Segments; "{name}" captures one segment. With the query it is the RFC 6570 template (templateOf). */
   path: string;
   name: string;
-  /** One line: what the endpoint answers. */
+  /** One line: what the endpoint answers (Markdown: docs/reference/http.md's endpoint table is generated from it). */
   summary: string;
   answer: AnswerKind;
   /** Further discovery names of the same endpoint (a standard's name for it). */
@@ -107,16 +107,16 @@ const route = (r: Route): Route => r;
 
 export const ROUTES: readonly Route[] = [
   route({ method: "GET", path: "/.well-known/cbqs", name: "cbqs.discovery",
-    summary: "service discovery: every endpoint name with its RFC 6570 template, and history_start",
+    summary: "service discovery: every endpoint name with its RFC 6570 template (the feed also as `net.concrnt.core.replication`, CIP-16 §3), and `history_start` (guide)",
     answer: "json", query: [], maxBody: 0, handle: (c) => discovery(c.node, c.subscriptionsOn) }),
   route({ method: "GET", path: "/genesis", name: "cbqs.genesis",
-    summary: "the genesis block, chain_id, chain_instance_id, timestamp, the exact genesis source bytes, and history_start",
+    summary: "the genesis block, `chain_id`, `chain_instance_id`, `timestamp`, the exact genesis `source` bytes, and `history_start` (guide)",
     answer: "json", query: [], maxBody: 0, handle: (c) => genesisJson(c.node) }),
   route({
     method: "GET",
     path: "/cbqs/finalized-view",
     name: "cbqs.finalized-view",
-    summary: "CIP-39 §3 FinalizedViewV1: chain instance, height, block hash",
+    summary: "CIP-39 §3 `FinalizedViewV1` (`view`): chain instance, height, block hash",
     answer: "json",
     query: ["block"],
     maxBody: 0,
@@ -126,7 +126,7 @@ export const ROUTES: readonly Route[] = [
     method: "GET",
     path: "/cbqs/broker-state",
     name: "cbqs.broker-state",
-    summary: "CIP-39 §3 atomic broker-state response",
+    summary: "CIP-39 §3 atomic broker-state response (guide)",
     answer: "json",
     query: ["stream", "block"],
     maxBody: 0,
@@ -136,7 +136,7 @@ export const ROUTES: readonly Route[] = [
     method: "GET",
     path: "/replication",
     name: "cbqs.replication",
-    summary: "the replication feed: committed blocks",
+    summary: "the replication feed: committed blocks (guide)",
     answer: "json",
     // CIP-16 §3: the feed MUST be advertised under this name. Its template has no `owner`: a
     // block has no single owner, so there is nothing to filter by (D-0106).
@@ -149,7 +149,7 @@ export const ROUTES: readonly Route[] = [
     method: "GET",
     path: "/subscribe",
     name: "cbqs.subscribe",
-    summary: "Server-Sent Events: the head block, then every new block as it is committed, a rewind when a revert replaced the chain",
+    summary: "Server-Sent Events: the head block, then every new block as it is committed, a `rewind` when a revert replaced the chain (\"Subscriptions\" in the guide)",
     answer: "events",
     query: ["stream"],
     maxBody: 0,
@@ -163,7 +163,7 @@ export const ROUTES: readonly Route[] = [
     method: "GET",
     path: "/block/{height_or_hash}",
     name: "cbqs.block",
-    summary: "a block with its transactions decoded, receipts and named events",
+    summary: "a block with its transactions decoded (a CBQS instruction to its arguments), receipts, fees and named events, and the stored blocks either side",
     answer: "json",
     query: [],
     maxBody: 0,
@@ -173,7 +173,7 @@ export const ROUTES: readonly Route[] = [
     method: "GET",
     path: "/search",
     name: "cbqs.search",
-    summary: "what a height, hash, address or stream names",
+    summary: "what a height, hash, id, address or dev account name names (`kind`, `id`)",
     answer: "json",
     query: ["q"],
     maxBody: 0,
@@ -183,7 +183,7 @@ export const ROUTES: readonly Route[] = [
     method: "GET",
     path: "/fixture",
     name: "cbqs.fixture",
-    summary: "the chain as a cbqs-fixture/v1, streamed",
+    summary: "the chain as a `cbqs-fixture/v1`, what `cbqs fixture export --db` writes of the node's store (guide)",
     answer: "streamed",
     query: ["since", "until", "post_state"],
     maxBody: 0,
@@ -193,7 +193,7 @@ export const ROUTES: readonly Route[] = [
     method: "GET",
     path: "/proof/account/{address}",
     name: "cip4.proof.account",
-    summary: "CIP-4 §5.4 state proof of the account key",
+    summary: "CIP-4 §5.4 state proof of the account key `0x01 ‖ address ‖ 0…`",
     answer: "json",
     query: [],
     maxBody: 0,
@@ -204,7 +204,7 @@ export const ROUTES: readonly Route[] = [
     method: "GET",
     path: "/proof/actor/{address}",
     name: "cip4.proof.actor",
-    summary: "state proof of the actor key",
+    summary: "state proof of the actor key `0x02 ‖ address ‖ 0…`",
     answer: "json",
     query: [],
     maxBody: 0,
@@ -215,7 +215,7 @@ export const ROUTES: readonly Route[] = [
     method: "GET",
     path: "/proof/storage/{address}/{key}",
     name: "cip4.proof.storage",
-    summary: "state proof of actor storage",
+    summary: "state proof of actor storage `0x03 ‖ address ‖ slot(key)`",
     answer: "json",
     query: [],
     maxBody: 0,
@@ -226,7 +226,7 @@ export const ROUTES: readonly Route[] = [
     method: "GET",
     path: "/proof/tx/{tx_hash}",
     name: "cip4.proof.tx",
-    summary: "BMT inclusion proof of the envelope under its block's tx_root",
+    summary: "BMT inclusion proof of the envelope under its block's `tx_root`",
     answer: "json",
     query: [],
     maxBody: 0,
@@ -237,7 +237,7 @@ export const ROUTES: readonly Route[] = [
     method: "GET",
     path: "/proof/receipt/{tx_hash}",
     name: "cip4.proof.receipt",
-    summary: "BMT inclusion proof of the receipt under its block's receipt_root",
+    summary: "BMT inclusion proof of the receipt under its block's `receipt_root`",
     answer: "json",
     query: [],
     maxBody: 0,
@@ -248,7 +248,7 @@ export const ROUTES: readonly Route[] = [
     method: "POST",
     path: "/proof/multi",
     name: "cip4.proof.multi",
-    summary: "CIP-4 §8.2 batch proof of 1 to 256 keys",
+    summary: "CIP-4 §8.2 batch proof; body `{\"keys\": [\"0x<54-byte key>\", …]}`, 1–256 keys",
     answer: "json",
     query: [],
     maxBody: MAX_JSON_BODY,
@@ -259,7 +259,7 @@ export const ROUTES: readonly Route[] = [
     method: "GET",
     path: "/account/{address}",
     name: "cbqs.account",
-    summary: "an account's nonce and balance, pinned like broker-state, with its state proof on request",
+    summary: "an account's nonce and balance (at the head also `pending` and `next_nonce`), pinned like broker-state, with its state proof on request",
     answer: "json",
     query: ["height", "block", "proof"],
     maxBody: 0,
@@ -270,7 +270,7 @@ export const ROUTES: readonly Route[] = [
     method: "GET",
     path: "/cbqs/stream/{stream_id}",
     name: "cbqs.stream",
-    summary: "one StreamRecordV1",
+    summary: "one `StreamRecordV1` (the codec's JSON mapping); the id in broker-state's forms",
     answer: "json",
     query: ["height", "block"],
     maxBody: 0,
@@ -283,7 +283,7 @@ export const ROUTES: readonly Route[] = [
     method: "GET",
     path: "/cbqs/stream/{stream_id}/history",
     name: "cbqs.stream.history",
-    summary: "a stream at up to 256 blocks of the retained state",
+    summary: "a stream at up to 256 blocks of the retained state: status, escrow, the escrow a settlement would leave",
     answer: "json",
     query: ["from", "to", "points"],
     maxBody: 0,
@@ -293,7 +293,7 @@ export const ROUTES: readonly Route[] = [
     method: "GET",
     path: "/cbqs/stream/{stream_id}/events",
     name: "cbqs.stream.events",
-    summary: "a stream's events",
+    summary: "a stream's events, newest first, from a bounded scan of blocks",
     answer: "json",
     query: ["until", "limit"],
     maxBody: 0,
@@ -303,7 +303,7 @@ export const ROUTES: readonly Route[] = [
     method: "GET",
     path: "/latest",
     name: "cbqs.latest",
-    summary: "the newest transactions (outcome, cycles, cells, fee) and streams (as at the head)",
+    summary: "the newest transactions (decoded, outcome, cycles, cells, fee) and the newest streams (as they stand at the head), from a bounded scan of blocks (\"The explorer\" in the guide)",
     answer: "json",
     query: ["limit"],
     maxBody: 0,
@@ -313,7 +313,7 @@ export const ROUTES: readonly Route[] = [
     method: "GET",
     path: "/cbqs/provider/{address}",
     name: "cbqs.provider",
-    summary: "one ProviderRecordV1",
+    summary: "one `ProviderRecordV1`",
     answer: "json",
     query: ["height", "block"],
     maxBody: 0,
@@ -323,20 +323,20 @@ export const ROUTES: readonly Route[] = [
     method: "GET",
     path: "/tx/{tx_hash}",
     name: "cbqs.tx",
-    summary: "a transaction: included, pending or dropped",
+    summary: "a transaction: `included` (block, index, receipt, decoded events), `pending`, `dropped`; 404 when unknown",
     answer: "json",
     query: [],
     maxBody: 0,
     handle: (c) => txAnswer(c.node, c.path["tx_hash"]!),
   }),
   route({ method: "GET", path: "/metrics", name: "cbqs.metrics",
-    summary: "Prometheus metrics (CIP-4 §9.2)",
+    summary: "the node's metrics in the Prometheus text format: CIP-4 §9.2's `block_apply_ms`, `proof_generation_ms`, `batch_commit_ms`, `speculative_cache_size`, requests and 429s by endpoint (\"Metrics\" in the guide)",
     answer: "text", query: [], maxBody: 0, handle: (c) => c.metrics.answer() }),
   route({
     method: "POST",
     path: "/tx",
     name: "cbqs.devnet.tx",
-    summary: "devnet: queue a raw transaction envelope",
+    summary: "devnet: queue a raw transaction envelope (under `--mining auto`: and mine it)",
     answer: "json",
     query: [],
     maxBody: MAX_TX_BODY,
@@ -347,7 +347,7 @@ export const ROUTES: readonly Route[] = [
     method: "POST",
     path: "/mine",
     name: "cbqs.devnet.mine",
-    summary: "devnet: produce a block now, or a batch of them",
+    summary: "devnet: produce a block now (at `height`, skipping the heights between; at `timestamp`), or `blocks` of them",
     answer: "json",
     query: ["height", "blocks", "timestamp"],
     maxBody: 0,
@@ -358,7 +358,7 @@ export const ROUTES: readonly Route[] = [
     method: "GET",
     path: "/devnet/accounts",
     name: "cbqs.devnet.accounts",
-    summary: "the dev accounts with their seeds",
+    summary: "the dev accounts: name, address, seed, public key, balance, nonce, pending, next nonce",
     answer: "json",
     query: [],
     maxBody: 0,
@@ -369,7 +369,7 @@ export const ROUTES: readonly Route[] = [
     method: "GET",
     path: "/devnet/names",
     name: "cbqs.devnet.names",
-    summary: "the dev accounts' names and addresses (no seeds)",
+    summary: "the dev accounts' names and addresses only (nothing secret: served to every client; none unless a devnet genesis)",
     answer: "json",
     query: [],
     maxBody: 0,
@@ -564,6 +564,8 @@ export interface RouteDoc {
   proof: boolean | "when-asked";
   /** Only when subscriptions are on. */
   optional: boolean;
+  /** Serves the dev seeds: to loopback clients only, unless --expose-dev-seeds. */
+  seeds: boolean;
 }
 
 /** The route table as plain data, in declaration order (no handlers). */
@@ -581,6 +583,7 @@ export function routeTable(): RouteDoc[] {
       write: r.write === true,
       proof: r.proof ?? false,
       optional: r.subscriptions === true,
+      seeds: r.seeds === true,
     };
   });
 }

@@ -63,11 +63,11 @@ describe("CLI tour: one example per command", () => {
   }
 });
 
-describe("CLI tour: the export row", () => {
+describe("CLI tour: the fixture export row", () => {
   it("its examples run in order, /tmp/ a fresh directory: the store filled, exported, and the export replayed (exit 0 each)", async () => {
-    const row = readFileSync(TOUR, "utf8").split("\n").find((l) => l.startsWith("| `export` "))!;
+    const row = readFileSync(TOUR, "utf8").split("\n").find((l) => l.startsWith("| `fixture export` "))!;
     const commands = [...row.matchAll(/`(cbqs [^`]+)`/g)].map((m) => m[1]!);
-    expect(commands.map((c) => words(c)[1])).toEqual(["replay", "export", "replay"]);
+    expect(commands.map((c) => words(c).slice(1, words(c)[1] === "fixture" ? 3 : 2).join(" "))).toEqual(["replay", "fixture export", "replay"]);
     const dir = mkdtempSync(join(tmpdir(), "cbqs-tour-export-"));
     try {
       for (const command of commands) {

@@ -102,11 +102,13 @@ describe("a lane in this process (src/fuzz/lanes.ts LocalLane)", () => {
     expect((err as Error).message).toBe("no divergence of run 0 on this lane");
   });
 
-  it("a close ends the lane's target: a per-call command's working directory is removed", async () => {
+  it("a per-call command's directory is removed after its call, and the lane's working directory by a close", async () => {
     const record = join(scratch, "result-path.txt");
     const l = new LocalLane(spec(`f() { echo "$8" > ${record}; ${OURS} "$@"; }; f`), { onShrink: () => undefined });
     expect(await l.run(0)).toMatchObject({ divergent: false });
-    const dir = dirname(readFileSync(record, "utf8").trim());
+    const call = dirname(readFileSync(record, "utf8").trim());
+    const dir = dirname(call);
+    expect(existsSync(call)).toBe(false);
     expect(existsSync(dir)).toBe(true);
     await l.close();
     expect(existsSync(dir)).toBe(false);

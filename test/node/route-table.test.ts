@@ -1,7 +1,7 @@
 // The route table as data (src/node/routes.ts routeTable()): each endpoint declared once, its
 // discovery template derived from its path and query, its parameters typed, its answer kind
-// named — the data docs/node.md's endpoint table is written from (and a generated HTTP reference
-// will be).
+// named — the data docs/reference/http.md's endpoint table is generated from (scripts/gen-reference.ts;
+// test/docs/reference.test.ts fails when it is stale).
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { PARAM_TYPES, routeTable, templateOf } from "../../src/node/routes.js";
@@ -38,9 +38,10 @@ describe("the route table", () => {
     const kinds = Object.fromEntries(table.filter((r) => r.answer !== "json").map((r) => [r.name, r.answer]));
     expect(kinds).toEqual({ "cbqs.subscribe": "events", "cbqs.fixture": "streamed", "cbqs.metrics": "text" });
     expect(table.filter((r) => r.write).map((r) => r.name)).toEqual(["cbqs.devnet.tx", "cbqs.devnet.mine", "cbqs.devnet.snapshot", "cbqs.devnet.revert"]);
+    expect(table.filter((r) => r.seeds).map((r) => r.name)).toEqual(["cbqs.devnet.accounts"]);
   });
 
-  it("discovery serves the derived templates, and docs/node.md's endpoint table names each endpoint by its method and template", async () => {
+  it("discovery serves the derived templates, and docs/reference/http.md's endpoint table names each endpoint by its method and template", async () => {
     const n = await startNode(FIXTURE);
     try {
       const endpoints = (await get(n.url, "/.well-known/cbqs")).body["endpoints"] as Record<string, string>;
@@ -50,9 +51,9 @@ describe("the route table", () => {
     } finally {
       await n.close();
     }
-    const doc = readFileSync("docs/node.md", "utf8");
+    const doc = readFileSync("docs/reference/http.md", "utf8");
     const missing = routeTable()
-      .filter((r) => !doc.includes(`\`${r.method} ${r.template}\``))
+      .filter((r) => !doc.includes(`| ${r.method} | \`${r.template}\` |`))
       .map((r) => `${r.method} ${r.template}`);
     expect(missing).toEqual([]);
   });
