@@ -4,10 +4,10 @@
 // between pieces). A block against a node (http://127.0.0.1:8545) is a devnet session, which
 // test/node/docs-devnet.test.ts runs against a fresh node; a `ts` block is run by
 // test/api/examples.test.ts.
-import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { bash, blockLines } from "./doc-blocks.js";
 import { requireFreshDist } from "../fuzz/dist.js";
 import { cbqsOnPath } from "./cbqs-on-path.js";
 
@@ -39,22 +39,11 @@ function firstBlocks(): FirstBlock[] {
         language: m[1]!,
         before,
         marker: /<!-- [^>]* -->\n$/.exec(before)?.[0] ?? "",
-        lines: m[2]!.split("\n").map((line) => {
-          const at = line.indexOf("# →");
-          return at < 0 ? { command: line, pieces: [] } : { command: line.slice(0, at).trimEnd(), pieces: line.slice(at + 3).split("…").map((p) => p.trim()) };
-        }),
+        lines: blockLines(m[2]!),
       };
     });
 }
 
-function bash(script: string, env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn("bash", ["-e", "-o", "pipefail", "-c", script], { cwd: ROOT, timeout: 120_000, env });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on("close", (status) => resolve({ status, stdout, stderr })));
-}
 
 const blocks = firstBlocks();
 const shell = blocks.filter((b) => b.language === "sh" && !b.lines.some((l) => l.command.includes("http://127.0.0.1:8545")));

@@ -4,10 +4,10 @@
 // the compiled CLI as `cbqs` on the PATH; `cbqs node … &` is a node started on a free port, whose URL
 // replaces http://127.0.0.1:8545. `npm` lines are the reader's set-up (`npm ci`, `npm link`) or
 // `npm start`, which test/cli/workflow.test.ts runs; its verdict line is checked against the pins.
-import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { bash } from "./doc-blocks.js";
 import { GAS_VECTORS_SHA256 } from "../../src/gas/pinned.js";
 import { requireFreshDist } from "../fuzz/dist.js";
 import { spawnNode } from "../node/spawned-node.js";
@@ -38,14 +38,6 @@ function quickStarts(): QuickStart[] {
 const matches = (line: string, pattern: string): boolean =>
   new RegExp(`^${pattern.split("…").map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`).test(line);
 
-function bash(script: string, env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn("bash", ["-e", "-o", "pipefail", "-c", script], { cwd: ROOT, timeout: 120_000, env });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on("close", (status) => resolve({ status, stdout, stderr })));
-}
 
 /** The README's lines outside code blocks. */
 function prose(): string[] {

@@ -3,11 +3,11 @@
 // here, line by line in one bash, against a fresh `cbqs node` process (the compiled CLI as `cbqs` on
 // the PATH), with the documented URL replaced by the node's and /tmp/ by a fresh
 // directory; each line must print every piece its `# →` comment promises.
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { bash, blockLines } from "../docs/doc-blocks.js";
 import { requireFreshDist } from "../fuzz/dist.js";
 import { cbqsOnPath } from "../docs/cbqs-on-path.js";
 import { spawnNode } from "./spawned-node.js";
@@ -25,21 +25,10 @@ function sessions(): Array<{ args: string[]; lines: Line[] }> {
   const doc = readFileSync(join(ROOT, "docs", "guides", "run-a-devnet.md"), "utf8");
   return [...doc.matchAll(/<!-- example: devnet-session([^>]*?) -->\n```sh\n([\s\S]*?)\n```/g)].map((m) => ({
     args: m[1]!.trim() === "" ? [] : m[1]!.trim().split(/\s+/),
-    lines: m[2]!.split("\n").map((line) => {
-      const at = line.indexOf("# →");
-      return at < 0 ? { command: line, pieces: [] } : { command: line.slice(0, at).trimEnd(), pieces: line.slice(at + 3).split("…").map((p) => p.trim()) };
-    }),
+    lines: blockLines(m[2]!),
   }));
 }
 
-function bash(script: string, env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn("bash", ["-e", "-o", "pipefail", "-c", script], { cwd: ROOT, timeout: 120_000, env });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on("close", (status) => resolve({ status, stdout, stderr })));
-}
 
 describe("docs/guides/run-a-devnet.md: the devnet sessions", () => {
   const all = sessions();
