@@ -1,5 +1,5 @@
-// Plants one mutant by hand and runs the tests that should kill it (docs/engineering/testing.md "Static
-// mutants"). Stryker evaluates module-level constants (a regular expression, a parameter table)
+// Plants one mutant by hand and runs the tests that should kill it (docs/engineering/testing.md "Mutants
+// planted by hand"). Stryker evaluates module-level constants (a regular expression, a parameter table)
 // once, before any mutant is active, so those mutants survive whatever the tests: each is planted
 // here instead. The file is restored byte for byte, with its modification time, whatever happens
 // (dist/ freshness checks compare times).
