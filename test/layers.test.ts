@@ -165,6 +165,13 @@ describe("layers", () => {
     expect(imports("src/node/routes.ts").some((t) => t.startsWith("src/chain-node/"))).toBe(true);
   });
 
+  it("the HTTP layer's errors (src/node/errors.ts) are imported only inside src/node/: no other module answers or catches an HTTP status", () => {
+    const outside = files.filter((f) => !f.startsWith("src/node/")).flatMap((file) => imports(file).filter((t) => t === "src/node/errors.ts").map((t) => `${file} imports ${t}`));
+    expect(outside).toEqual([]);
+    // The check would see one: the route table imports them.
+    expect(imports("src/node/routes.ts")).toContain("src/node/errors.ts");
+  });
+
   it("the check sees imports (a module known to import from below)", () => {
     expect(imports("state/store/store.ts")).toContain("state/kv/keys.ts");
   });

@@ -12,8 +12,7 @@ import { Gone, NotFound, createClient, type BrokerState, type Client } from "../
 import { brokerStateAnswer } from "../client/answers.js";
 import type { CbqsSigningContextV1, ProviderRecordV1, StreamRecordV1 } from "../codec/types.js";
 import type { Fixture } from "../harness/fixture.js";
-import { brokerState } from "../node/reads.js";
-import { RequestError } from "../node/errors.js";
+import { brokerStateOrNull } from "../node/reads.js";
 import { replayIntoDb } from "../store-tools/replay-db.js";
 import { MemoryChainDb } from "../../state/chain-db/memory.js";
 
@@ -98,13 +97,10 @@ export async function fixtureSource(fixture: Fixture, name: string): Promise<Cha
     async at(stream, height) {
       const block = db.blockByHeight(height);
       if (block === undefined) return { kind: "no-block" };
-      try {
-        const text = brokerState(db, g.chain_instance_id, g.config.governance, toHex(stream), toHex(block.block_hash)).text;
-        return { kind: "view", view: viewOf(brokerStateAnswer(where, JSON.parse(text) as Record<string, unknown>)) };
-      } catch (err) {
-        if (err instanceof RequestError && err.code === "stream_not_found") return { kind: "no-stream", blockHash: block.block_hash };
-        throw err;
-      }
+      const answer = brokerStateOrNull(db, g.chain_instance_id, g.config.governance, stream, toHex(block.block_hash));
+      if (answer === null) return { kind: "no-stream", blockHash: block.block_hash };
+      // Through JSON, as a node's answer arrives: the same reader checks both sources.
+      return { kind: "view", view: viewOf(brokerStateAnswer(where, JSON.parse(JSON.stringify(answer)) as Record<string, unknown>)) };
     },
   };
 }

@@ -156,6 +156,17 @@ export function brokerState(
   });
 }
 
+/**
+ * The broker-state answer of stream `id` at the block `blockParam` names, or null when no such
+ * stream exists there: the read of a fixture replayed in process (src/broker-kit/chain-source.ts),
+ * which treats an absent stream as a value, not as the 404 the route answers.
+ */
+export function brokerStateOrNull(db: ChainDb, chainInstanceId: Uint8Array, governance: Address, id: Uint8Array, blockParam: string): Record<string, unknown> | null {
+  const point = readPointAt(db, blockParam);
+  if (streamAt(point.state, id) === null) return null;
+  return brokerStateAt(point, id, toHex(id), blockParts(point, chainInstanceId, governance));
+}
+
 function brokerStateAt({ block, state }: ReadPoint, id: Uint8Array, streamParam: string, parts: BlockParts): Record<string, unknown> {
   const at = readPointJson(block);
   const stream = streamAt(state, id);
