@@ -1,6 +1,6 @@
 // The decision records (docs/decisions/NNNN-slug.md): one file per place where a specification is
 // silent, ambiguous or contradictory and this implementation chose. This script reads their front
-// matter, checks it, and writes the index docs/decisions/README.md from it; `--check` only
+// matter, checks it, and writes the index docs/decisions.md from it; `--check` only
 // reports what is wrong (the index stale, a cited D-NNNN that does not exist, a record naming a code or
 // test path that does not exist, malformed front matter); `--new "Title"` creates the next record
 // from the template. test/decisions.test.ts runs the check on every test run.
@@ -10,7 +10,8 @@ import { pathToFileURL } from "node:url";
 import { checkScriptArgs, usageExit } from "./script-args.js";
 
 export const DECISIONS_DIR = "docs/decisions";
-export const INDEX_FILE = `${DECISIONS_DIR}/README.md`;
+/** The register's index, where the docs have always kept it: the records themselves are in DECISIONS_DIR. */
+export const INDEX_FILE = "docs/decisions.md";
 
 export const STATUSES = ["accepted", "withdrawn", "superseded-by D-NNNN"] as const;
 export const SCOPES = {
@@ -241,19 +242,20 @@ A record is \`accepted\`, \`withdrawn\` or \`superseded-by D-NNNN\`; its id is n
 
 To replace a decision, add the new record and set the old one's status to \`superseded-by D-NNNN\`.
 
-Entries written in the old single-file register (a \`docs/decisions.md\` with \`# Section\` and
-\`## Title\` entries, as a branch older than the records has it): after the merge,
-\`node dist/scripts/gen-decision-index.js --import docs/decisions.md\` makes a record of every
-entry whose title (without "(issue NN)") has none yet, numbered on from the highest id, with a
-first draft of the front matter taken from the entry's section and text. Read and correct each
-(and write "What an implementer must do" for a consensus record), delete docs/decisions.md,
-point its citations at the new ids, and regenerate this index.
+Entries written in the old single-file register (\`## Title\` entries under \`# Section\` in
+docs/decisions.md, as a branch older than the records has them): after the merge, keep that
+branch's file under another name (say \`old-decisions.md\`), run
+\`node dist/scripts/gen-decision-index.js --import old-decisions.md\`, which makes a record of every
+entry whose title has none yet, numbered on from the highest id, with a first draft of the front
+matter taken from the entry's section and text. Read and correct each (and write "What an
+implementer must do" for a consensus record), delete the old file, point its citations at the new
+ids, and regenerate this index.
 `;
 
 function line(r: DecisionRecord): string {
   const sections = r.specSections.length > 0 ? ` (${r.specSections.join(", ")})` : "";
   const status = r.status === "accepted" ? "" : ` — *${r.status}*`;
-  return `- [${r.id}](${r.file}) ${r.title}${sections}${status}`;
+  return `- [${r.id}](decisions/${r.file}) ${r.title}${sections}${status}`;
 }
 
 function byArea(records: readonly DecisionRecord[]): string[] {
@@ -337,7 +339,7 @@ export function createRecord(root: string, title: string): string {
 /** A title without a trailing tracker reference in parentheses (the word, a space, a number). */
 const untracked = (title: string) => title.replace(/\s*\((?:issue|Issue) \d+\)$/, "").trim();
 
-/** The area and scope a section of the single-file register (docs/decisions.md before the records) suggests. */
+/** The area and scope a section of the single-file register (the old docs/decisions.md, before the records) suggests. */
 const LEGACY_SECTIONS: ReadonlyArray<[RegExp, string, Scope]> = [
   [/^Codec/, "codec", "consensus"],
   [/^Crypto/, "crypto", "consensus"],
@@ -363,7 +365,7 @@ export function citedSections(spec: string): string[] {
 }
 
 /**
- * Turns the "## Title" entries of a single-file register (an old docs/decisions.md, as branches
+ * Turns the "## Title" entries of a single-file register (an old docs/decisions.md kept under another name, as branches
  * still write it) that have no record of the same title into new records, numbered on from the
  * highest id; returns their paths. Area, scope and spec gap come from the entry's "# Section",
  * spec sections from its **Spec:** paragraph, code and test paths from the paths its text names
@@ -413,7 +415,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   (no option)      writes ${INDEX_FILE} from the records' front matter
   --check          reports a stale index, a cited D-NNNN that does not exist, a missing code or test path, malformed front matter (exit 1)
   --new "Title"    creates ${DECISIONS_DIR}/NNNN-title.md with the next free id from the template and prints its path
-  --import <file>  makes a record of every "## Title" entry of a single-file register (an old docs/decisions.md) that has none yet, prints their paths
+  --import <file>  makes a record of every "## Title" entry of a single-file register (an old docs/decisions.md, renamed) that has none yet, prints their paths
 `;
   const argv = process.argv.slice(2);
   checkScriptArgs(argv, usage, ["--new", "--import"], ["--check"]);

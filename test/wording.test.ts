@@ -42,7 +42,7 @@ describe("no issue numbers where a reader cannot look them up", () => {
     const pages = [...files("docs", (p) => p.endsWith(".md")), "README.md", ...files("gas-vectors", (p) => p.endsWith(".md"))].filter(
       (p) => !isJournal(p),
     );
-    expect(pages).toContain("docs/decisions/README.md");
+    expect(pages).toContain("docs/decisions.md");
     expect(issueNumbers(pages)).toEqual([]);
   });
 

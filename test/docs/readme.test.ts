@@ -61,7 +61,7 @@ describe("README: a doorway", () => {
 
   it("npm start: the verdict line it shows names every fixture the start script replays and the pinned gas-vector SHA-256", () => {
     const q = quickStarts().find((x) => x.name === "npm-start")!;
-    expect(q.lines).toEqual(["npm start"]);
+    expect(q.lines).toEqual(["npm ci && npm start"]);
     expect((JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts["start"]).toBe("node dist/scripts/start.js");
     const fixtures = readdirSync(join(ROOT, "fixtures", "corpus")).filter((f) => f !== "index.json").length + 1; // the corpus and the long chain
     expect(q.expected).toHaveLength(1);

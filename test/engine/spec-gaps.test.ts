@@ -1,4 +1,4 @@
-// Spec gaps (the decision records with spec_gap: yes, docs/decisions/README.md): each test pins
+// Spec gaps (the decision records with spec_gap: yes, docs/decisions.md): each test pins
 // what its record decides; the records name the tests that already pinned the others.
 import { describe, expect, it } from "vitest";
 import { toHex, utf8 } from "../../src/bytes.js";
