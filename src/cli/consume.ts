@@ -35,7 +35,7 @@ export const commands: Readonly<Record<string, CommandSpec>> = {
       option("--t8n <command>", 'a per-call t8n command under test, run by /bin/sh once per block with the t8n flags appended (e.g. "node dist/src/cli.js t8n")'),
       option("--quiet", "no progress on stderr"),
       option("--no-state-root", "do not compare state_root and block_hash (for a t8n that does not commit its state as a chain, docs/fixtures.md §4)"),
-      option("--timeout <seconds>", "time allowed for one t8n invocation or one server request", "60"),
+      option("--timeout <seconds>", "time allowed for one t8n invocation or one server request, and for a server to exit once its input ends", "60"),
       jobsOption("fixtures run in parallel, each worker with its own server or command"),
       ...selectionOptions("consume"),
       ...reportOptions("a testcase per fixture id"),

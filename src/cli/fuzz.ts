@@ -49,7 +49,7 @@ export const commands: Readonly<Record<string, CommandSpec>> = {
       outputDirOption("--out <dir>", "report directory, written on a divergence (created if missing; checked before the campaign starts)", "the directory the report is written into", "cbqs-fuzz-report"),
       option("--quiet", "no header and no progress line on stderr"),
       option("--no-state-root", "do not compare state_root (for a t8n that does not commit the alloc as one batch, docs/fixtures.md §4)"),
-      option("--timeout <seconds>", "time allowed for one t8n invocation or one server request", "60"),
+      option("--timeout <seconds>", "time allowed for one t8n invocation or one server request, and for a server to exit once its input ends", "60"),
       ...reportOptions("one testcase for the campaign, failed by a divergence"),
     ],
     rules: [

@@ -95,7 +95,7 @@ export class LocalLane implements Lane<FindingReport> {
   /** SIGINT/SIGTERM: the target is ended at once; the run under way is abandoned, a shrink keeps its best so far. */
   stop(): void {
     this.halted = true;
-    void this.target.close();
+    void this.target.close(true);
   }
 
   close(): Promise<void> {

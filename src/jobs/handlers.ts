@@ -85,7 +85,7 @@ function consumeHandler(spec: Extract<JobSpec, { kind: "consume" }>): Handler {
     },
     stop() {
       stopped = true;
-      void target?.close();
+      void target?.close(true);
     },
     close: () => target?.close() ?? Promise.resolve(),
   };

@@ -28,7 +28,10 @@ export const STDERR_KEEP = 64 * 1024;
  * behind in another session (a daemon) may hold the pipe open for ever: its output is not waited for.
  */
 export const STDERR_DRAIN_MS = 250;
-/** How long a server asked to stop (EOF on stdin, and SIGTERM when it misbehaved) has before its group is killed. */
+/**
+ * How long a server that misbehaved (SIGTERM with the EOF on its stdin) has before its group is
+ * killed; a server stopped at the end of its work gets its answer timeout if that is longer (D-0180).
+ */
 export const STOP_GRACE_MS = 2_000;
 
 /** Words of the target's own (an error message, a stderr line) as an error line may echo them: one line, cut. */
@@ -119,9 +122,9 @@ export class TargetProcess {
   /**
    * Asks a server to stop — EOF on its stdin, and SIGTERM to its group when `terminate` (it
    * misbehaved) — so it can remove what it made, and kills the group if it has not exited
-   * within STOP_GRACE_MS. Its answers are no longer read. Resolves once it has exited.
+   * within `graceMs`. Its answers are no longer read. Resolves once it has exited.
    */
-  stop(terminate: boolean): Promise<void> {
+  stop(terminate: boolean, graceMs = STOP_GRACE_MS): Promise<void> {
     const exited = this.ended.then(
       () => undefined,
       () => undefined,
@@ -131,7 +134,7 @@ export class TargetProcess {
     this.child.stdout?.destroy();
     this.child.stdin?.end();
     if (terminate) this.killGroup("SIGTERM");
-    const timer = setTimeout(() => this.kill(), STOP_GRACE_MS);
+    const timer = setTimeout(() => this.kill(), graceMs);
     this.child.once("exit", () => clearTimeout(timer));
     return exited;
   }

@@ -10,7 +10,7 @@ import { T8N_SERVER_PROTOCOL } from "../harness/t8n-server.js";
 import { plainDump } from "../../state/kv/dump.js";
 import type { Entries, T8nInputs } from "./target.js";
 import { checkedResult, envJson, withPostState, TargetError, type ChainTarget, type TargetAnswer, type TargetOutput } from "./target.js";
-import { AnswerLines, lastLine, said, TargetProcess, type Ended } from "./bounded.js";
+import { AnswerLines, lastLine, said, STOP_GRACE_MS, TargetProcess, type Ended } from "./bounded.js";
 
 /** The server process ended or missed a deadline: the fuzzer may start a new one. */
 export class ServerDied extends TargetError {
@@ -107,14 +107,20 @@ export class ServerTarget implements ChainTarget {
    * Stops the process (EOF on its stdin, its group killed if it has not exited in a moment) and
    * forgets the session: the next chain starts a new one. Resolves once the process has exited.
    */
-  close(): Promise<void> {
-    this.end(false);
+  close(interrupted = false): Promise<void> {
+    this.end(interrupted ? "interrupted" : "done");
     return this.stopping;
   }
 
-  /** Stops the process — with SIGTERM as well when it misbehaved (`terminate`) — and fails the request waiting on it. */
-  private end(terminate: boolean): void {
-    if (this.running !== null) this.stopping = this.running.process.stop(terminate);
+  /**
+   * Stops the process and fails the request waiting on it. A server that misbehaved also gets
+   * SIGTERM; one stopped by a signal has STOP_GRACE_MS to exit; one stopped at the end of its
+   * work has as long to exit as to answer (D-0180), so its clean-up (a trace, a profile, a
+   * database's close) is not cut at 2 s.
+   */
+  private end(why: "done" | "interrupted" | "misbehaved"): void {
+    const graceMs = why === "done" ? Math.max(STOP_GRACE_MS, this.timeoutMs) : STOP_GRACE_MS;
+    if (this.running !== null) this.stopping = this.running.process.stop(why === "misbehaved", graceMs);
     this.running = null;
     this.hello = null;
     this.session = null;
@@ -167,7 +173,7 @@ export class ServerTarget implements ChainTarget {
   /** A hello that is not the protocol's: unusable (no restart would help). */
   private failStart(message: string): TargetError {
     const err = this.unusable(`is not a ${T8N_SERVER_PROTOCOL} server: ${message}`);
-    this.end(true);
+    this.end("misbehaved");
     return err;
   }
 
@@ -178,7 +184,7 @@ export class ServerTarget implements ChainTarget {
       // A line past the bound: the server cannot be read any more, and is ended.
       const p = this.pending;
       this.pending = null;
-      this.end(true);
+      this.end("misbehaved");
       this.exited = (err as TargetError).message;
       p?.reject(this.unusable(this.exited));
       return;
@@ -214,7 +220,7 @@ export class ServerTarget implements ChainTarget {
       const timer = setTimeout(() => {
         this.pending = null;
         const err = new ServerDied(`did not answer ${what} within ${ms / 1000} s`, this.stderr());
-        this.end(true);
+        this.end("misbehaved");
         reject(err);
       }, ms);
       this.pending = {

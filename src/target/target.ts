@@ -67,8 +67,11 @@ export interface ChainTarget {
   apply(inputs: T8nInputs): Promise<TargetAnswer>;
   /** The full output of the last block applied (its answer plus the post-state). */
   postState(inputs: T8nInputs, answer: TargetAnswer): Promise<TargetOutput>;
-  /** Stops what runs (a server gets EOF and a moment to clean up); resolves once it has exited. */
-  close(): Promise<void>;
+  /**
+   * Stops what runs; resolves once it has exited. A server gets EOF and as long to exit as to
+   * answer, or STOP_GRACE_MS when `interrupted` (a stop signal: the user is waiting).
+   */
+  close(interrupted?: boolean): Promise<void>;
 }
 
 /** A per-call t8n driven as a chain target: every block carries its pre-state. */
