@@ -7,4 +7,4 @@
 // after a change that made a workload faster, so that the next regression is measured from the
 // new level: set it to the commit that is to be the new reference (usually the merge that made
 // the change) and run `npm run perf-guard`, which then reads about 1.00 everywhere.
-export const PERF_BASELINE_COMMIT = "9185149eefcb8c072bf75618ff8d370eb960d1d1";
+export const PERF_BASELINE_COMMIT = "d6c17b347278a7a6502342f4e3334d78a4a02d4f";
