@@ -59,6 +59,10 @@ describe("HTML report (src/report/html.ts)", () => {
     expect(page).toContain("<title>cbqs gas-vectors verify: passed</title>");
     expect(page).not.toMatch(/Failures|<th class="num">blocks/);
     expect(page).toContain("<th>check</th>");
+    // Nothing at all between the counts and the filter where the failure list would be.
+    const lines = page.split("\n");
+    const counts = lines.findIndex((l) => l.startsWith('<tbody><tr><td class="num" data-count="tests">'));
+    expect(lines[counts + 1]).toBe('<input class="show" type="radio" name="show" id="show-all" checked>');
   });
 
   it("is self-contained: no script, no src, every href a link within the page, no url() or @import, and a CSP that forbids loading anything", () => {
