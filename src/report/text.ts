@@ -12,11 +12,14 @@
  */
 const UNSHOWABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
-/** `text` with every unshowable character as `\xNN` or `\uNNNN` (the CLI's spelling). */
+/**
+ * `text` with every unshowable character as `\xNN` or `\uNNNN` (the CLI's spelling). Above U+00FF
+ * the only unshowable units are surrogates and U+FFFE/U+FFFF, so their hex has four digits as it is.
+ */
 export function visible(text: string): string {
   return text.replace(UNSHOWABLE, (c) => {
     const code = c.charCodeAt(0);
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16)}`;
   });
 }
 
