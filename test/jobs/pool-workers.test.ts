@@ -5,7 +5,7 @@
 // failed job each fail the run (never a short count) and stop the other workers; a stop ends every
 // worker and resolves with what was handed back; a close when no job is left, waited for; how
 // many workers are started. test/jobs/pool.test.ts runs the compiled pool on real threads.
-import { EventEmitter } from "node:events";
+import { EventEmitter, getEventListeners } from "node:events";
 import { MessageChannel, type MessagePort } from "node:worker_threads";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { makeHandler, type Handler, type JobInput, type JobOutput, type JobProgress, type JobSpec } from "../../src/jobs/handlers.js";
@@ -291,6 +291,7 @@ describe("the pool's workers", { timeout: 10_000 }, () => {
     const stop = new AbortController();
     const r = await run(["ok", "ok"], 2, { signal: stop.signal, onFinished: undefined, onProgress: undefined });
     expect(r.delivered).toBe(2);
+    expect(getEventListeners(stop.signal, "abort")).toEqual([]);
     stop.abort();
     expect(workers.map((w) => w.posted)).toEqual([
       ["job 0", "close"],
@@ -332,6 +333,12 @@ describe("how many workers the pool starts", { timeout: 60_000 }, () => {
     expect(started).toBe(0);
     expect(await replay(4, [], channel)).toEqual([]);
     expect(started).toBe(0);
+  });
+
+  it("on this thread too, a run leaves no listener on the caller's signal (one signal serves run after run)", async () => {
+    const stop = new AbortController();
+    for (let k = 0; k < 3; k++) expect(await runJobs(spec, corpus.slice(0, 1), { jobs: 1, signal: stop.signal, onResult: () => undefined })).toBe(1);
+    expect(getEventListeners(stop.signal, "abort")).toEqual([]);
   });
 
   it("threads only on a compiled worker script: from the TypeScript sources the jobs run on this thread", async () => {

@@ -54,7 +54,8 @@ function deferred<T>() {
   return { promise, resolve };
 }
 
-describe("a worker serving jobs", () => {
+// A message that never comes (a dropped answer) fails the test here, not after the suite's two minutes.
+describe("a worker serving jobs", { timeout: 10_000 }, () => {
   it("posts a job's output as done under the job's index, and a job stopped before it finished as stopped", async () => {
     const { h } = handler(async (i) => (i.id === "stopped" ? undefined : output(i.id)));
     const s = serve(h);
