@@ -1,11 +1,11 @@
-// Whole fixtures on several cores (`replay`, `consume`, `fill` with `--jobs N`): N worker
-// threads (src/jobs/worker.ts serving src/jobs/serve.ts), each taking the next job not yet taken and holding one job's
-// data at a time, so memory stays bounded whatever the corpus. Results are handed back in the
-// jobs' order, whatever order they finish in, so output and reports are those of one job at a
-// time. Stopping (SIGINT/SIGTERM) tells every worker to end what it runs (a target process
-// included) and drops unfinished jobs; when no job is left, each worker closes its handler (a
-// target server is given EOF and waited for) before it is ended. Without compiled workers (running from TypeScript
-// sources) the jobs run on this thread, one at a time: the same results.
+// Whole fixtures on several cores (`replay`, `consume`, `fill` with `--jobs N`): N workers
+// (threads on src/jobs/worker.ts, which serves src/jobs/serve.ts), each taking the next job not
+// yet taken and holding one job's data at a time, so memory stays bounded whatever the corpus.
+// Results are handed back in the jobs' order, whatever order they finish in, so output and
+// reports are those of one job at a time. Stopping (SIGINT/SIGTERM) tells every worker to end what
+// it runs (a target process included) and drops unfinished jobs; when no job is left, each worker
+// closes its handler (a target server is given EOF and waited for) before it is ended. Without
+// compiled workers (from the TypeScript sources) the jobs run on this thread, one at a time.
 import { existsSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { makeHandler, type JobInput, type JobOutput, type JobProgress, type JobSpec } from "./handlers.js";
@@ -62,7 +62,7 @@ export function threadsOn(script: URL): StartWorker | null {
  * stopped). Workers are started by `startWorker` (threads on the compiled worker); without one,
  * or with one job or one input, the jobs run on this thread.
  */
-export async function runJobs(spec: JobSpec, inputs: readonly JobInput[], options: PoolOptions, startWorker = threadsOn(WORKER_SCRIPT)): Promise<number> {
+export async function runJobs(spec: JobSpec, inputs: readonly JobInput[], options: PoolOptions, startWorker: StartWorker | null = threadsOn(WORKER_SCRIPT)): Promise<number> {
   const ordered = inOrder(options.onResult);
   const running = new Map<number, JobProgress>();
   const progressOf = (index: number) => (p: JobProgress) => {
