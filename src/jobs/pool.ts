@@ -1,11 +1,11 @@
-// Whole fixtures on several cores (`replay`, `consume`, `fill` with `--jobs N`): N worker
-// threads (src/jobs/worker.ts), each taking the next job not yet taken and holding one job's
-// data at a time, so memory stays bounded whatever the corpus. Results are handed back in the
-// jobs' order, whatever order they finish in, so output and reports are those of one job at a
-// time. Stopping (SIGINT/SIGTERM) tells every worker to end what it runs (a target process
-// included) and drops unfinished jobs; when no job is left, each worker closes its handler (a
-// target server is given EOF and waited for) before it is ended. Without compiled workers (running from TypeScript
-// sources) the jobs run on this thread, one at a time: the same results.
+// Whole fixtures on several cores (`replay`, `consume`, `fill` with `--jobs N`): N workers
+// (threads on src/jobs/worker.ts, which serves src/jobs/serve.ts), each taking the next job not
+// yet taken and holding one job's data at a time, so memory stays bounded whatever the corpus.
+// Results are handed back in the jobs' order, whatever order they finish in, so output and
+// reports are those of one job at a time. Stopping (SIGINT/SIGTERM) tells every worker to end what
+// it runs (a target process included) and drops unfinished jobs; when no job is left, each worker
+// closes its handler (a target server is given EOF and waited for) before it is ended. Without
+// compiled workers (from the TypeScript sources) the jobs run on this thread, one at a time.
 import { existsSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { makeHandler, type JobInput, type JobOutput, type JobProgress, type JobSpec } from "./handlers.js";
@@ -39,8 +39,30 @@ export class JobFailed extends Error {
   override name = "JobFailed";
 }
 
-/** Runs `inputs` under `spec`; returns how many results were handed to onResult (all, unless stopped). */
-export async function runJobs(spec: JobSpec, inputs: readonly JobInput[], options: PoolOptions): Promise<number> {
+/** What the pool needs of a worker: a node:worker_threads Worker is one (a test's in-process stand-in another). */
+export interface PoolWorker {
+  postMessage(m: ToWorker): void;
+  on(event: "message", listener: (m: FromWorker) => void): unknown;
+  on(event: "error", listener: (err: Error) => void): unknown;
+  /** Emitted once the worker has ended, by terminate() or on its own. */
+  on(event: "exit", listener: (code: number) => void): unknown;
+  terminate(): unknown;
+}
+
+/** Starts one worker for jobs under `spec`. */
+export type StartWorker = (spec: JobSpec) => PoolWorker;
+
+/** Worker threads on the compiled worker `script`; null where it is absent (running from the TypeScript sources). */
+export function threadsOn(script: URL): StartWorker | null {
+  return existsSync(script) ? (spec) => new Worker(script, { workerData: spec }) : null;
+}
+
+/**
+ * Runs `inputs` under `spec`; returns how many results were handed to onResult (all, unless
+ * stopped). Workers are started by `startWorker` (threads on the compiled worker); without one,
+ * or with one job or one input, the jobs run on this thread.
+ */
+export async function runJobs(spec: JobSpec, inputs: readonly JobInput[], options: PoolOptions, startWorker: StartWorker | null = threadsOn(WORKER_SCRIPT)): Promise<number> {
   const ordered = inOrder(options.onResult);
   const running = new Map<number, JobProgress>();
   const progressOf = (index: number) => (p: JobProgress) => {
@@ -52,7 +74,7 @@ export async function runJobs(spec: JobSpec, inputs: readonly JobInput[], option
     options.onProgress?.(running);
   };
   const workers = Math.min(options.jobs, inputs.length);
-  if (workers <= 1 || !existsSync(WORKER_SCRIPT)) {
+  if (workers <= 1 || startWorker === null) {
     const handler = makeHandler(spec);
     const stop = () => handler.stop();
     options.signal.addEventListener("abort", stop);
@@ -74,12 +96,12 @@ export async function runJobs(spec: JobSpec, inputs: readonly JobInput[], option
     let next = 0;
     let live = workers;
     let failure: Error | null = null;
-    const pool: Worker[] = [];
-    const ended = new Set<Worker>();
+    const pool: PoolWorker[] = [];
+    const ended = new Set<PoolWorker>();
     /** The job each worker was last given: a worker not ended always holds one. */
-    const holding = new Map<Worker, number>();
+    const holding = new Map<PoolWorker, number>();
     /** A worker is done (no job left, a stop, a failure, its exit): counted once. */
-    const end = (w: Worker) => {
+    const end = (w: PoolWorker) => {
       if (ended.has(w)) return;
       ended.add(w);
       void w.terminate();
@@ -88,7 +110,7 @@ export async function runJobs(spec: JobSpec, inputs: readonly JobInput[], option
       if (failure !== null) reject(failure);
       else resolve(ordered.delivered());
     };
-    const feed = (w: Worker) => {
+    const feed = (w: PoolWorker) => {
       if (failure !== null || options.signal.aborted) return end(w);
       // No job left: the worker closes its handler (a target server gets EOF and exits) before it is ended.
       if (next >= inputs.length) return w.postMessage({ type: "close" } satisfies ToWorker);
@@ -99,9 +121,9 @@ export async function runJobs(spec: JobSpec, inputs: readonly JobInput[], option
     const stopAll = () => pool.forEach((w) => w.postMessage({ type: "stop" } satisfies ToWorker));
     options.signal.addEventListener("abort", stopAll);
     for (let k = 0; k < workers; k++) {
-      const w = new Worker(WORKER_SCRIPT, { workerData: spec });
+      const w = startWorker(spec);
       pool.push(w);
-      w.on("message", (m: FromWorker) => {
+      w.on("message", (m) => {
         if (m.type === "progress") progressOf(m.index)(m.progress);
         else if (m.type === "done") {
           finished(m.index);

@@ -114,6 +114,35 @@ describe("a job of each command", () => {
     }
   });
 
+  it("consume: a target that failed a fixture is closed, so the next fixture gets a fresh process; one that served a fixture serves the next", async () => {
+    requireFreshDist();
+    const starts = join(dir, "starts");
+    const once = join(dir, "started-once");
+    // The first process says hello, then answers its first request with the wrong id (unusable) and stays up; every later one is our server.
+    const command = [
+      `echo >> ${starts}`,
+      `if [ -e ${once} ]; then exec node dist/src/cli.js t8n --server; fi`,
+      `touch ${once}`,
+      `echo '{"protocol":"cbqs-t8n-server/v1","session_state_root":"chain"}'`,
+      `read request`,
+      `echo '{"id":0}'`,
+      `cat > /dev/null`,
+    ].join("; ");
+    const handler = makeHandler({ kind: "consume", mode: "t8n-server", command, timeout: 10, stateRoot: true });
+    const started = () => readFileSync(starts, "utf8").length;
+    const file = "fixtures/corpus/transfers.json";
+    try {
+      const failed = await handler.run(input(file), () => undefined);
+      expect(failed).toMatchObject({ status: "unusable", targetFailed: true, message: expect.stringMatching(/answered id 0, expected 1$/) });
+      expect(await handler.run(input(file), () => undefined)).toMatchObject({ status: "ok" });
+      expect(started()).toBe(2);
+      expect(await handler.run(input(file), () => undefined)).toMatchObject({ status: "ok" });
+      expect(started()).toBe(2);
+    } finally {
+      await handler.close();
+    }
+  });
+
   it("the pool on this thread: a stop reaches the job under way, and a finished job leaves the running ones", async () => {
     requireFreshDist();
     const spec: JobSpec = { kind: "consume", mode: "t8n-server", command: "node dist/src/cli.js t8n --server", timeout: 60, stateRoot: true };
