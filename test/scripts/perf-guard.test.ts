@@ -3,7 +3,7 @@
 // summarised, and how valgrind's count is read. No process runs here; the guard itself is proved
 // by hand (the doc's runs on an unchanged build and on a planted regression).
 import { describe, expect, it } from "vitest";
-import { failed, guardTable, instructionsOf, judge, median, spreadOf, toleranceFor, verdictOf, workloadInstructions } from "../../scripts/perf-guard-lib.js";
+import { failed, guardTable, instructionsOf, judge, leastWorkload, median, spreadOf, toleranceFor, verdictOf, workloadInstructions } from "../../scripts/perf-guard-lib.js";
 
 describe("perf guard: the verdict of a ratio (this build ÷ baseline) against a tolerance", () => {
   it("within the tolerance either way is ok; the bounds themselves are ok", () => {
@@ -34,6 +34,14 @@ describe("perf guard: the verdict of a ratio (this build ÷ baseline) against a 
 describe("perf guard: measurements", () => {
   it("a workload's instructions are its run's minus its set-up's", () => {
     expect(workloadInstructions({ full: 3_467_000_000, setup: 1_581_000_000 })).toBe(1_886_000_000);
+  });
+
+  it("over repetitions, the workload is the least full run minus the least set-up (the sporadic extra instructions only ever add)", () => {
+    // One set-up that read 25 M high does not make the workload read 25 M low.
+    expect(leastWorkload([{ full: 5_947, setup: 2_288 }, { full: 5_925, setup: 2_267 }])).toBe(5_925 - 2_267);
+    expect(leastWorkload([{ full: 5_925, setup: 2_288 }, { full: 5_947, setup: 2_267 }])).toBe(5_925 - 2_267);
+    expect(leastWorkload([{ full: 10, setup: 4 }])).toBe(6);
+    expect(() => leastWorkload([])).toThrow(RangeError);
   });
 
   it("the median of repetitions (the middle two averaged for an even count); the spread is (max − min) ÷ median", () => {
