@@ -358,6 +358,13 @@ describe("B5, B12: a session opens on a grant of the bundle with a proof of poss
     s.opened(h, "s");
     expect(s.rules).toEqual(["B5"]);
     expect(s.failures[0]![1]).toMatch(/^opened\.grant_id 0x[0-9a-f]{16}… is not its challenge's 0x[0-9a-f]{16}…$/);
+    const unnamed = new Run();
+    unnamed.feed("StreamGrantV1", g);
+    unnamed.challenge(g, "s");
+    unnamed.proof(g, "s", { grant_id: label32("no-grant") });
+    unnamed.opened(g, "s", { grant_id: label32("no-grant") });
+    const noGrant = `${toHex(label32("no-grant"))} is the id of no grant in the bundle`;
+    expect(unnamed.failures.filter(([rule]) => rule === "B5").map(([, e]) => e.replace(/ \(grant_id = .*/, "").replace(/ 0x[0-9a-f]{16}….*/, ""))).toEqual([`proof.grant_id ${noGrant}`, `opened.grant_id ${noGrant}`, "opened.grant_id"]);
   });
 
   it("B12: a proof naming no challenge, another challenge, another grant than its challenge, or signed by another key", () => {
