@@ -16,7 +16,7 @@ const MODULES = {
   "broker-kit": ["src/broker-kit/**/*.ts"],
   api: ["src/api/**/*.ts"],
   // The node's services added with the devnet (a subset of `node`, for runs narrowed to their tests).
-  "node-services": ["src/node/subscriptions.ts", "src/node/metrics.ts", "src/node/devnet.ts", "src/node/explorer-reads.ts", "src/node/fixture-export.ts"],
+  "node-services": ["src/node/subscriptions.ts", "src/node/metrics.ts", "src/node/explorer-reads.ts", "src/chain-node/devnet.ts", "src/chain-node/fixture-export.ts"],
   "corpus-index": ["src/harness/corpus-index.ts"],
 };
 

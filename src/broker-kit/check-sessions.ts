@@ -8,7 +8,6 @@ import { grantId, requestProofDigest, sessionProofDigest } from "../codec/signin
 import { laneId } from "../codec/derive.js";
 import type { Bytes32, GroupScopeV1, LaneScopeV1, StreamGrantV1 } from "../codec/types.js";
 import type { AuthenticatedRequestV1, CbqsRequestBodyV1, SessionChallengeV1, SubscriptionScopeV1 } from "../codec/wire-types.js";
-import type { SessionProofV1 } from "../codec/types.js";
 import type { Artifact } from "./bundle.js";
 import type { ChainView } from "./chain-source.js";
 import { hex, short, verifies, type Checks } from "./checks.js";
@@ -133,8 +132,8 @@ export interface RequestEntry {
 export class SessionChecks {
   private readonly grants = new Map<string, GrantEntry>();
   private readonly challenges = new Map<string, SessionChallengeV1>();
-  /** Proofs by session id, with whether the signature verified. */
-  private readonly proofs = new Map<string, { proof: SessionProofV1; valid: boolean }>();
+  /** The session ids a proof of possession was given for (its faults are reported on its own line). */
+  private readonly proven = new Set<string>();
   private readonly sessions = new Map<string, Session>();
   readonly requests = new Map<string, RequestEntry>();
 
@@ -171,16 +170,15 @@ export class SessionChecks {
     this.c.streamOf(a, p.stream_id, "proof.stream_id");
     const grant = this.named(a, p.grant_id, "proof");
     const ch = this.challenges.get(hex(p.session_id));
-    let valid = false;
-    if (this.c.check(a, "B12", ch !== undefined, () => `proof.session_id ${hex(p.session_id)} names no challenge earlier in the bundle`) && ch !== undefined) {
-      valid =
-        this.c.check(a, "B12", bytesEqual(p.challenge, ch.challenge), () => `proof.challenge ${short(p.challenge)} is not the session's challenge ${short(ch.challenge)}`) &&
-        this.c.check(a, "B12", bytesEqual(p.grant_id, ch.grant_id), () => `proof.grant_id ${short(p.grant_id)} is not the challenge's ${short(ch.grant_id)}`);
+    if (ch === undefined) this.c.check(a, "B12", false, () => `proof.session_id ${hex(p.session_id)} names no challenge earlier in the bundle`);
+    else {
+      this.c.check(a, "B12", bytesEqual(p.challenge, ch.challenge), () => `proof.challenge ${short(p.challenge)} is not the session's challenge ${short(ch.challenge)}`);
+      this.c.check(a, "B12", bytesEqual(p.grant_id, ch.grant_id), () => `proof.grant_id ${short(p.grant_id)} is not the challenge's ${short(ch.grant_id)}`);
     }
     if (grant !== null) {
-      valid = this.c.check(a, "B12", verifies(grant.grant.holder_signing_key, sessionProofDigest(p), p.signature), () => `proof.signature does not verify under the grant's holder_signing_key ${hex(grant.grant.holder_signing_key.key)}`) && valid;
+      this.c.check(a, "B12", verifies(grant.grant.holder_signing_key, sessionProofDigest(p), p.signature), () => `proof.signature does not verify under the grant's holder_signing_key ${hex(grant.grant.holder_signing_key.key)}`);
     }
-    this.proofs.set(hex(p.session_id), { proof: p, valid });
+    this.proven.add(hex(p.session_id));
   }
 
   opened(a: Artifact & { type: "SessionOpenedV1" }): void {
@@ -191,8 +189,7 @@ export class SessionChecks {
     const grant = this.named(a, o.grant_id, "opened");
     const ch = this.challenges.get(hex(o.session_id));
     if (ch !== undefined) this.c.check(a, "B5", bytesEqual(ch.grant_id, o.grant_id), () => `opened.grant_id ${short(o.grant_id)} is not its challenge's ${short(ch.grant_id)}`);
-    const proof = this.proofs.get(hex(o.session_id));
-    this.c.check(a, "B12", proof !== undefined, () => `session ${short(o.session_id)} is opened with no proof of possession before it`);
+    this.c.check(a, "B12", this.proven.has(hex(o.session_id)), () => `session ${short(o.session_id)} is opened with no proof of possession before it`);
     this.sessions.set(hex(o.session_id), { id: o.session_id, grant, lastCounter: 0n, view });
     if (grant !== null && view !== undefined) {
       const ttl = view.bounds["cbqs.max_grant_ttl_ms"];
@@ -242,7 +239,7 @@ export class SessionChecks {
     if (g === undefined) return;
     const verbs = verbsFor(r.body);
     if (verbs !== null) {
-      this.c.check(a, "B8", verbs.some((v) => (g.verbs & (1 << VERB[v])) !== 0), () => `${/^[AEIOU]/.test(r.body.type) ? "an" : "a"} ${r.body.type} request needs ${verbs.join(" or ")}; the grant's verbs are 0b${g.verbs.toString(2)}`);
+      this.c.check(a, "B8", verbs.some((v) => (g.verbs & (1 << VERB[v])) !== 0), () => `the ${r.body.type} request needs ${verbs.join(" or ")}; the grant's verbs are 0b${g.verbs.toString(2)}`);
     }
     const t = touchedBy(this.c.stream, r.body);
     for (const lane of t.lanes) this.c.check(a, "B9", laneInScope(g.lane_scope, lane), () => `lane ${hex(lane)} is outside the grant's lane_scope (${g.lane_scope.type})`);
