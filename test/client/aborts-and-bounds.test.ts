@@ -7,7 +7,7 @@ import { getEventListeners } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { ClientError, createClient, InvalidArgument, RequestAborted } from "../../src/client/index.js";
+import { ClientError, createClient, InvalidArgument, RateLimited, RequestAborted } from "../../src/client/index.js";
 import { httpRequest } from "../../src/client/http.js";
 import { sleep } from "../../src/client/request.js";
 import { rejection } from "./helpers.js";
@@ -17,17 +17,19 @@ afterEach(() => {
   for (const s of servers.splice(0)) s.close();
 });
 
-/** A server answering every request with `status` and `body`; counts what it was asked. */
-async function answering(status: number, body: string): Promise<{ url: string; requests: string[] }> {
+/** A server answering every request with `status` and `body`; keeps what it was asked and the client's name. */
+async function answering(status: number, body: string): Promise<{ url: string; requests: string[]; clients: Array<string | string[] | undefined> }> {
   const requests: string[] = [];
+  const clients: Array<string | string[] | undefined> = [];
   const server = createServer((req, res) => {
     requests.push(req.url!);
+    clients.push(req.headers["x-cbqs-client"]);
     res.writeHead(status, { "content-type": "application/json" });
     res.end(body);
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   servers.push({ close: () => server.close() });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, clients };
 }
 
 describe("the client's requests and the caller's signal (src/client/http.ts, request.ts)", () => {
@@ -37,6 +39,12 @@ describe("the client's requests and the caller's signal (src/client/http.ts, req
     expect(err).toBeInstanceOf(RequestAborted);
     await new Promise((r) => setTimeout(r, 100));
     expect(s.requests).toEqual([]);
+  });
+
+  it("every request names its client (X-Cbqs-Client: cbqs-emulator; a node's devnet writes need it)", async () => {
+    const s = await answering(200, "{}");
+    await httpRequest(`${s.url}/x`, { timeoutMs: 5_000, onChunk: () => undefined });
+    expect(s.clients).toEqual(["cbqs-emulator"]);
   });
 
   it("a request that completes leaves no listener on the caller's signal", async () => {
@@ -79,6 +87,14 @@ describe("the client's requests and the caller's signal (src/client/http.ts, req
     expect(read.message).toContain("no such stream");
     expect(unread).toBeInstanceOf(ClientError);
     expect(unread.message).not.toContain("no such stream");
+    // The same for a 429 that cannot be waited out: its code is read from a body within the bound only.
+    const limited = { error: { code: "too_many_proofs", message: "slow down" } };
+    const within = await answering(429, JSON.stringify(limited));
+    const beyond = await answering(429, JSON.stringify({ ...limited, pad: new Array(5_000).fill(0) }));
+    const named = await rejection(createClient(within.url, { maxRetries: 0 }).genesis());
+    const unnamed = await rejection(createClient(beyond.url, { maxRetries: 0 }).genesis());
+    expect([named.name, (named as RateLimited).code]).toEqual(["RateLimited", "too_many_proofs"]);
+    expect([unnamed.name, (unnamed as RateLimited).code]).toEqual(["RateLimited", "rate_limited"]);
   });
 
   it("answerDeadlineMs below 1 is refused by its name", () => {
