@@ -23,7 +23,6 @@ export function reading<T>(url: string, read: () => T, prefix = ""): T {
   try {
     return read();
   } catch (err) {
-    if (err instanceof MalformedAnswer) throw err;
     if (err instanceof JsonError || err instanceof JsonValueError || err instanceof DecodeError || err instanceof EncodeError) {
       throw new MalformedAnswer(url, prefix + err.message);
     }
