@@ -29,8 +29,9 @@ export const STDERR_KEEP = 64 * 1024;
  */
 export const STDERR_DRAIN_MS = 250;
 /**
- * How long a server that misbehaved (SIGTERM with the EOF on its stdin) has before its group is
- * killed; a server stopped at the end of its work gets its answer timeout if that is longer (D-0180).
+ * How long a server stopped by a signal, or one that misbehaved (SIGTERM with the EOF on its
+ * stdin), has before its group is killed; one stopped at the end of its work gets its answer
+ * timeout if that is longer (D-0180).
  */
 export const STOP_GRACE_MS = 2_000;
 

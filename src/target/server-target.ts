@@ -104,8 +104,9 @@ export class ServerTarget implements ChainTarget {
   }
 
   /**
-   * Stops the process (EOF on its stdin, its group killed if it has not exited in a moment) and
-   * forgets the session: the next chain starts a new one. Resolves once the process has exited.
+   * Stops the process (EOF on its stdin, its group killed if it has not exited within its grace:
+   * see end()) and forgets the session: the next chain starts a new one. `interrupted`: a stop
+   * signal. Resolves once the process has exited.
    */
   close(interrupted = false): Promise<void> {
     this.end(interrupted ? "interrupted" : "done");
