@@ -23,8 +23,10 @@ export function serveJobs(port: JobPort, handler: Handler): void {
       void handler.close().then(() => post({ type: "stopped" }));
       return;
     }
-    // A long chain reports its blocks without flooding the port; its last block is always told.
-    let last = 0;
+    // A long chain reports its blocks without flooding the port; its first and last blocks are
+    // always told (a worker thread's clock starts at 0 with the thread: no job's first report is
+    // within PROGRESS_MS of a report that never was).
+    let last = Number.NEGATIVE_INFINITY;
     const progress = (p: JobProgress) => {
       const now = performance.now();
       if (now - last < PROGRESS_MS && p.blocks < p.total) return;

@@ -109,7 +109,7 @@ describe("a worker serving jobs", { timeout: 10_000 }, () => {
     expect((await s.received(2))[1]).toEqual({ type: "stopped" });
   });
 
-  it(`posts at most one progress message per ${PROGRESS_MS} ms, a job's last block always, each job timed from its own start`, async () => {
+  it(`posts at most one progress message per ${PROGRESS_MS} ms, a job's first and last blocks always, each job timed from its own start`, async () => {
     let clock = 0;
     vi.spyOn(performance, "now").mockImplementation(() => clock);
     /** Each job reports these blocks of 5, each at its time. */
@@ -120,8 +120,10 @@ describe("a worker serving jobs", { timeout: 10_000 }, () => {
       [1000 + PROGRESS_MS, 4], // PROGRESS_MS after the last one sent: sent
       [1000 + PROGRESS_MS + 1, 5], // the last block: sent however soon
     ];
+    /** The second job reports its first block at clock 0 (a worker thread's clock starts with the thread): sent. */
+    const second: Array<[number, number]> = [[0, 1], [PROGRESS_MS - 1, 2]];
     const { h } = handler(async (i, progress) => {
-      for (const [t, blocks] of i.id === "second" ? [[1300, 1] as [number, number]] : steps) {
+      for (const [t, blocks] of i.id === "second" ? second : steps) {
         clock = t;
         progress({ blocks, total: 5, txs: 10 * blocks });
       }
@@ -138,7 +140,7 @@ describe("a worker serving jobs", { timeout: 10_000 }, () => {
       reported(7, 4),
       reported(7, 5),
       { type: "done", index: 7, output: output("first") },
-      // 1300 is within PROGRESS_MS of the first job's last report, but the second job's clock is its own.
+      // Clock 0 is "before" the first job's last report, but the second job's clock is its own.
       reported(8, 1),
       { type: "done", index: 8, output: output("second") },
     ]);
