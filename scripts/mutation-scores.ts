@@ -5,6 +5,9 @@
 //       1.x), replaces that module's summary in docs/mutation/scores.json (per file, the mutants by
 //       status; each survivor by file, line, column, mutator and replacement; the test files the run had),
 //       then writes the table
+//   node dist/scripts/mutation-scores.js update <module>+=<report.json> …
+//       the same for a run of some of the module's files (MUTATE_FILE): the report's files replace
+//       those files' counts and survivors in the module's summary; its other files stay as measured
 //   node dist/scripts/mutation-scores.js write
 //       writes the table into docs/engineering/testing.md between the markers, from the committed summary and
 //       docs/mutation/equivalent.json (the survivors judged equivalent, each with its reason)
@@ -76,6 +79,9 @@ interface Report {
 
 const zero = (): Counts => Object.fromEntries(STATUSES.map((s) => [s, 0])) as Counts;
 
+const bySurvivor = (a: Survivor, b: Survivor): number =>
+  a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column || a.mutator.localeCompare(b.mutator) || a.replacement.localeCompare(b.replacement);
+
 /** One report's summary: what the table needs and nothing else. */
 export function summarize(report: Report, measured: string): ModuleScores {
   if (typeof report !== "object" || report === null || !String(report.schemaVersion).startsWith("1.")) {
@@ -94,8 +100,24 @@ export function summarize(report: Report, measured: string): ModuleScores {
     }
     files[file] = counts;
   }
-  survivors.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column || a.mutator.localeCompare(b.mutator) || a.replacement.localeCompare(b.replacement));
+  survivors.sort(bySurvivor);
   return { measured, testFiles: Object.keys(report.testFiles ?? {}).sort(), files, survivors };
+}
+
+/**
+ * `module` with `part`'s files measured again: their counts and survivors replaced, the module's
+ * other files kept; the test files are the union, the day the later one.
+ */
+export function mergeFiles(module: ModuleScores | undefined, part: ModuleScores): ModuleScores {
+  if (module === undefined) return part;
+  const survivors = [...module.survivors.filter((s) => !(s.file in part.files)), ...part.survivors];
+  survivors.sort(bySurvivor);
+  return {
+    measured: module.measured > part.measured ? module.measured : part.measured,
+    testFiles: [...new Set([...module.testFiles, ...part.testFiles])].sort(),
+    files: Object.fromEntries(Object.entries({ ...module.files, ...part.files }).sort(([a], [b]) => a.localeCompare(b))),
+    survivors,
+  };
 }
 
 const sameMutant = (e: Equivalent, s: Survivor) => e.file === s.file && e.line === s.line && e.column === s.column && e.mutator === s.mutator && e.replacement === s.replacement;
@@ -200,7 +222,7 @@ export function readScores(root = "."): { scores: Scores; equivalents: Equivalen
   return { scores, equivalents: JSON.parse(readFileSync(`${root}/${EQUIVALENT_FILE}`, "utf8")) as Equivalent[] };
 }
 
-const USAGE = "usage: mutation-scores update <module>=<report.json> … | write\n";
+const USAGE = "usage: mutation-scores update <module>=<report.json> | <module>+=<report.json> … | write\n";
 
 function main(argv: string[]): void {
   // As every developer script: --help is the usage; an unknown option is named with it (exit 2).
@@ -210,9 +232,11 @@ function main(argv: string[]): void {
   const { scores, equivalents } = readScores();
   for (const arg of command === "update" ? rest : []) {
     const eq = arg.indexOf("=");
-    const [name, file] = eq > 0 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [basename(arg, ".json"), arg];
+    const merge = eq > 0 && arg[eq - 1] === "+";
+    const [name, file] = eq > 0 ? [arg.slice(0, merge ? eq - 1 : eq), arg.slice(eq + 1)] : [basename(arg, ".json"), arg];
     const measured = statSync(file).mtime.toISOString().slice(0, 10);
-    scores.modules[name] = summarize(JSON.parse(readFileSync(file, "utf8")) as Report, measured);
+    const summary = summarize(JSON.parse(readFileSync(file, "utf8")) as Report, measured);
+    scores.modules[name] = merge ? mergeFiles(scores.modules[name], summary) : summary;
   }
   if (command === "update") writeFileSync(SCORES_FILE, `${JSON.stringify(scores, null, 1)}\n`);
   writeFileSync(DOC_FILE, withTable(readFileSync(DOC_FILE, "utf8"), renderTable(scores, equivalents)));

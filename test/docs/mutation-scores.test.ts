@@ -4,7 +4,7 @@
 // must name a survivor of the summary and give its reason, and the summary is Stryker's counts.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { BEGIN, DOC_FILE, readScores, renderTable, summarize, unmatchedEquivalents, withTable, type Scores } from "../../scripts/mutation-scores.js";
+import { BEGIN, DOC_FILE, mergeFiles, readScores, renderTable, summarize, unmatchedEquivalents, withTable, type Scores } from "../../scripts/mutation-scores.js";
 
 describe("docs/engineering/testing.md's mutation scores (scripts/mutation-scores.ts)", () => {
   it("the table between the markers is the one docs/mutation/ gives (run `node dist/scripts/mutation-scores.js write` after changing either)", () => {
@@ -67,5 +67,20 @@ describe("docs/engineering/testing.md's mutation scores (scripts/mutation-scores
     // 9,499 of 10,000 is 94.99 %: shown as 94.9 %, never as 95.0 %.
     scores.modules["m"]!.files["src/m.ts"] = { ...counts, Killed: 9_498, Timeout: 1, Survived: 501 };
     expect(renderTable(scores, [])).toContain("| 94.9 % |");
+  });
+
+  it("a run of some of a module's files (update <module>+=<report>) replaces those files' counts and survivors and keeps the others as measured", () => {
+    const counts = (killed: number, survived: number) => ({ Killed: killed, Timeout: 0, Survived: survived, NoCoverage: 0, CompileError: 0, RuntimeError: 0, Ignored: 0, Pending: 0 });
+    const survivor = (file: string, line: number) => ({ file, line, column: 1, mutator: "BooleanLiteral", replacement: "false", status: "Survived" as const });
+    const module = { measured: "2026-12-06", testFiles: ["test/a.test.ts"], files: { "src/a.ts": counts(5, 1), "src/b.ts": counts(3, 2) }, survivors: [survivor("src/a.ts", 4), survivor("src/b.ts", 2), survivor("src/b.ts", 8)] };
+    const part = { measured: "2026-12-07", testFiles: ["test/b.test.ts"], files: { "src/b.ts": counts(4, 1), "src/c.ts": counts(1, 0) }, survivors: [survivor("src/b.ts", 9)] };
+    expect(mergeFiles(module, part)).toEqual({
+      measured: "2026-12-07",
+      testFiles: ["test/a.test.ts", "test/b.test.ts"],
+      files: { "src/a.ts": counts(5, 1), "src/b.ts": counts(4, 1), "src/c.ts": counts(1, 0) },
+      survivors: [survivor("src/a.ts", 4), survivor("src/b.ts", 9)],
+    });
+    // A module not in the summary yet is the part itself.
+    expect(mergeFiles(undefined, part)).toBe(part);
   });
 });
