@@ -31,7 +31,8 @@ export interface IndexEntry {
   errors: string[];
 }
 
-const sorted = (values: Iterable<string>): string[] => [...new Set(values)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+// sort()'s default order compares UTF-16 code units, as `<` does: the same order in every locale.
+const sorted = (values: Iterable<string>): string[] => [...new Set(values)].sort();
 
 export const fileSha256 = (path: string): string => createHash("sha256").update(readFileSync(path)).digest("hex");
 
