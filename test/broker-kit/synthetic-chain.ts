@@ -7,9 +7,9 @@
 // heights to reach a rule alone.
 import type { Artifact, ArtifactOf, Bundle } from "../../src/broker-kit/bundle.js";
 import type { ChainSource, ChainView, ViewRead } from "../../src/broker-kit/chain-source.js";
-import { ECON_ESCROW, KIT_HEIGHTS, KIT_KEYS, kitBundle, kitStreams, type KitBundleName, type KitVariation } from "../../src/broker-kit/kit.js";
-import { label32, signingKey } from "../../src/broker-kit/signer.js";
-import type { CbqsSigningContextV1, StreamConfigV1, StreamRecordV1 } from "../../src/codec/types.js";
+import { ECON_ESCROW, KIT_HEIGHTS, KIT_KEYS, KIT_START_MS, kitBundle, kitStreams, type KitBundleName, type KitVariation } from "../../src/broker-kit/kit.js";
+import { BrokerSigner, label32, signingKey, type Fault } from "../../src/broker-kit/signer.js";
+import type { CbqsSigningContextV1, FinalizedViewV1, StreamConfigV1, StreamRecordV1 } from "../../src/codec/types.js";
 
 export const CONTEXT: CbqsSigningContextV1 = { version: 1, chain_id: 7n, chain_instance_id: label32("instance") };
 export const STREAMS = kitStreams(CONTEXT.chain_id, CONTEXT.chain_instance_id);
@@ -106,4 +106,20 @@ export async function syntheticBundle(name: KitBundleName, variation: KitVariati
 
 export function bundleOf(streamId: Uint8Array, artifacts: readonly ArtifactOf[]): Bundle {
   return { streamId, artifacts: artifacts.map((a, i) => ({ ...a, line: i + 2 }) as Artifact) };
+}
+
+/** A served_at of the synthetic chain. */
+export const servedAt = (height: bigint): FinalizedViewV1 => ({ chain_instance_id: CONTEXT.chain_instance_id, height, block_hash: blockHash(height) });
+
+/** The kit's signer for one stream of the synthetic chain, for a script of a test's own; its bundle with `bundleOf(STREAMS[name], signer.artifacts)`. */
+export function signerFor(name: KitBundleName, fault?: Fault): BrokerSigner {
+  return new BrokerSigner({
+    context: CONTEXT,
+    stream: STREAMS[name],
+    deliveryClass: name === "fast" ? "Fast" : "Standard",
+    providerSeed: KIT_KEYS.provider.seed,
+    adminSeed: KIT_KEYS.owner.seed,
+    startMs: KIT_START_MS,
+    ...(fault === undefined ? {} : { fault }),
+  });
 }
