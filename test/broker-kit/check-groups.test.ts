@@ -176,3 +176,22 @@ describe("B29, B30 (§6.1): group mutations are served only while the stream is 
     ]);
   });
 });
+
+describe("B28 (§14): each group's receipts are one chain of views", () => {
+  it("a group receipt from a view older than a watched change on its own chain is refused, naming the group's chain", async () => {
+    const b = await syntheticBundle("standard", {
+      extra: {
+        at: "end",
+        run: async (k) => {
+          const g2 = k.signer.createGroup(k.sessions["s2"]!, await k.view(8n), ZERO32, "standard/g2", { type: "Head" });
+          k.signer.updateGroup(k.sessions["s2"]!, await k.view(7n), g2, { visibility_timeout_ms: 20_000n });
+        },
+      },
+    });
+    const report = await verify(b, (s, h) => void (s.encryption_generation = h >= 8n ? 1n : 0n));
+    const g2 = toHex(label32("group/standard/g2")).slice(0, 18);
+    expect(failures(report).filter(([, rule]) => rule === "B28")).toEqual([
+      [45, "B28", `served at height 7, older than height 8 of the group ${g2}… receipt on line 43, by which encryption_generation had changed (0 → 1): the broker had observed the change`],
+    ]);
+  });
+});

@@ -117,6 +117,13 @@ describe("B19 (§8): lanes", () => {
     ]);
   });
 
+  it("a created lane whose request is not in the bundle: its id cannot be derived (no nonce), it is still counted and tracked", async () => {
+    const b = await syntheticBundle("standard");
+    const report = await verify({ ...b, artifacts: b.artifacts.filter((a) => a.line !== 8) });
+    expect(failures(report)).toEqual([]);
+    expect(report.checks.B19).toBe(7);
+  });
+
   it("a created lane whose receipt has no view: derived and counted once, its max_lanes check skipped", async () => {
     const b = await syntheticBundle("standard", receiptFault(1, (r) => void (r.served_at = { ...r.served_at, height: 9n })));
     expect(failures(await verify(b, (s) => void (s.config.max_lanes = 1))).filter(([line]) => line === 9)).toEqual([[9, "B2", "response.body.receipt.served_at names height 9, at which this chain has no block"]]);

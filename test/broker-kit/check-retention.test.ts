@@ -69,6 +69,12 @@ describe("B26 (§15): a standard anchor's predecessor digests", () => {
     ]);
   });
 
+  it("only Standard record ids are a standard anchor's predecessors: on a fast stream its floor is noted", async () => {
+    const report = await verify(await fastThen(async (k) => void k.signer.standardAnchor(await k.view(7n), 2n, null)));
+    expect(failures(report)).toEqual([]);
+    expect(report.notes).toEqual(["the anchor on line 36: the bundle holds no receipt at or above its floor 2, so its predecessor digests are not checked", MANIFEST_NOTE]);
+  });
+
   it("a lane anchor names the lane's receipt before its floor, or the lane's genesis", async () => {
     const fault = (index: number): Fault => ({ target: "standard-anchor", index, edit: (x: StandardRetentionAnchorV1) => void (x.previous_lane_receipt = label32("elsewhere")) });
     const run = async (k: KitRun) => {
@@ -94,6 +100,18 @@ describe("B26 (§15): a fast anchor's checkpoint link", () => {
     expect(failures(await verify(await fastThen(async (k) => void k.signer.fastAnchor(await k.view(7n), 0n, 5n), fault)))).toEqual([
       [36, "B26", `anchor.previous_checkpoint is ${toHex(label32("elsewhere"))}; the checkpoint chain's link before sequence 5 of broker epoch 0 is 0x32bbe5ee10396514d8d0c976f238cf17d979aa6d37f356d7d23998f2844b4f85`],
     ]);
+  });
+
+  it("a floor at a batch's last sequence links to the link before that batch", async () => {
+    const report = await verify(await fastThen(async (k) => void k.signer.fastAnchor(await k.view(7n), 0n, 4n)));
+    expect(failures(report)).toEqual([]);
+    expect(report.notes).toEqual([MANIFEST_NOTE]);
+    expect(report.checks.B26).toBe(3);
+  });
+
+  it("a floor at a batch's first sequence links to that batch's previous_checkpoint, even off the chain (B24 alone refuses that)", async () => {
+    const b = await syntheticBundle("fast", { fault: { target: "checkpoint", index: 1, edit: (c: { previous_checkpoint: Uint8Array }) => void (c.previous_checkpoint = label32("elsewhere")) } });
+    expect(failures(await verify(b)).map(([line, rule]) => [line, rule])).toEqual([[23, "B24"]]);
   });
 
   it("a floor of 0 with no checkpoint of its epoch in the bundle links to the epoch's transition", async () => {

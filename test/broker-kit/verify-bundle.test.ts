@@ -58,6 +58,13 @@ describe("the chain reads: every served height once, in order, at most four at o
     expect(report.deliveryClass).toBe("Standard");
   });
 
+  it("heights named in the order 5, 3, 8, 4, 7 are read in ascending order", async () => {
+    const b = await syntheticBundle("standard");
+    const source = syntheticSource();
+    await verify({ ...b, artifacts: [18, 3, 37, 11, 31].map((line) => b.artifacts.find((a) => a.line === line)!) }, source);
+    expect(source.reads).toEqual([3n, 4n, 5n, 7n, 8n]);
+  });
+
   it("an empty bundle: nothing read, no class, no failure, every rule counted zero times", async () => {
     const source = syntheticSource();
     const report = await verify({ streamId: STREAMS.standard, artifacts: [] }, source);
@@ -90,6 +97,10 @@ describe("a response against the request it answers (§7, §10)", () => {
       "the response on line 9 answers no request in the bundle: its receipts are checked, the grant behind it is not",
     ]);
     expect([report.checks.B15, report.checks.B10, report.checks.B17, report.checks.B18]).toEqual([3, 0, 4, 0]);
+  });
+
+  it("responses whose requests the bundle holds are not noted: the reference bundle's one note is the manifests'", async () => {
+    expect((await verify(await syntheticBundle("standard"))).notes).toEqual(["snapshot manifests: application_signature and snapshot_hash are application state, not checked (§15)"]);
   });
 
   it("B17: an append answered with a record id of the other class is refused", async () => {
