@@ -7,7 +7,9 @@ import { describe, expect, it } from "vitest";
 import type { Artifact, Bundle } from "../../src/broker-kit/bundle.js";
 import { verbBits } from "../../src/broker-kit/check-sessions.js";
 import { KIT_KEYS, KIT_START_MS } from "../../src/broker-kit/kit.js";
-import { label32, ZERO32, type BrokerSigner, type Fault } from "../../src/broker-kit/signer.js";
+import { label32, signingKey, ZERO32, type BrokerSigner, type Fault } from "../../src/broker-kit/signer.js";
+import { brokerEpochTransitionDigest, checkpointReceiptDigest } from "../../src/codec/signing.js";
+import { ed25519Sign } from "../../src/crypto/ed25519.js";
 import { verifyBundle, type BundleReport } from "../../src/broker-kit/verify.js";
 import { toHex, utf8 } from "../../src/bytes.js";
 import { checkpointGenesis } from "../../src/codec/derive.js";
@@ -168,5 +170,23 @@ describe("B2: a transition or checkpoint served at no block", () => {
     expect(failures(await verify(t))).toEqual([[2, "B2", "transition.served_at names height 9, at which this chain has no block"]]);
     const c = await kitFast(checkpointFault(2, nowhere));
     expect(failures(await verify(c)).filter(([line]) => line === 33)).toEqual([[33, "B2", "checkpoint.served_at names height 9, at which this chain has no block"]]);
+  });
+});
+
+describe("B1, B3: a transition's and a checkpoint's context, stream and signature, each named", () => {
+  const provider = toHex(signingKey(KIT_KEYS.provider.seed).key);
+  it.each([
+    ["transition", 0, 2, "3"],
+    ["checkpoint", 0, 16, "3"],
+  ] as const)("%s", async (target, index, line, height) => {
+    const other = (edit: (v: any) => void, signed = false) => kitFast({ target, index, signed, edit });
+    // (A checkpoint's context and stream also enter its batch's root: B25 follows, not asserted here.)
+    expect(failures(await verify(await other((v) => void (v.context = { ...v.context, chain_id: 8n })))).filter(([, rule]) => rule === "B1")).toEqual([[line, "B1", `${target}.context: chain_id is 8; this chain's is 7`]]);
+    expect(failures(await verify(await other((v) => void (v.stream_id = STREAMS.standard)))).filter(([, rule]) => rule === "B1")).toEqual([
+      [line, "B1", `${target}.stream_id is ${toHex(STREAMS.standard)}, not the bundle's stream ${toHex(STREAMS.fast)}`],
+    ]);
+    const digest = target === "transition" ? brokerEpochTransitionDigest : checkpointReceiptDigest;
+    const forged = await other((v) => void (v.signature = ed25519Sign(KIT_KEYS.application.seed, digest(v))), true);
+    expect(failures(await verify(forged))).toEqual([[line, "B3", `${target}.signature does not verify under the stream's provider_signing_key ${provider} at height ${height}`]]);
   });
 });

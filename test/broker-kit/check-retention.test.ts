@@ -6,7 +6,10 @@
 import { describe, expect, it } from "vitest";
 import type { Bundle } from "../../src/broker-kit/bundle.js";
 import { KIT_KEYS, type KitRun } from "../../src/broker-kit/kit.js";
-import { label32, ZERO32, type Fault, type GroupState } from "../../src/broker-kit/signer.js";
+import { label32, signingKey, ZERO32, type Fault, type GroupState } from "../../src/broker-kit/signer.js";
+import { standard_retention_anchor_signing_bytes_v1 } from "../../src/codec/signing.js";
+import { ed25519Sign } from "../../src/crypto/ed25519.js";
+import { keccak256 } from "../../src/crypto/hash.js";
 import { verifyBundle, type BundleReport } from "../../src/broker-kit/verify.js";
 import { toHex, utf8 } from "../../src/bytes.js";
 import { appendReceiptDigest } from "../../src/codec/signing.js";
@@ -41,6 +44,12 @@ describe("B26 (§15): floors monotone within each comparison key", () => {
   });
 
   it("anchors name this chain's context, the bundle's stream and a view of it, and carry the provider's signature", async () => {
+    const context = await syntheticBundle("standard", { fault: { target: "standard-anchor", index: 0, edit: (x: StandardRetentionAnchorV1) => void (x.context = { ...x.context, chain_id: 8n }) } });
+    expect(failures(await verify(context))).toEqual([[34, "B1", "anchor.context: chain_id is 8; this chain's is 7"]]);
+    const forged = await syntheticBundle("standard", {
+      fault: { target: "standard-anchor", index: 0, signed: true, edit: (x: StandardRetentionAnchorV1) => void (x.signature = ed25519Sign(KIT_KEYS.application.seed, keccak256(standard_retention_anchor_signing_bytes_v1(x)))) },
+    });
+    expect(failures(await verify(forged))).toEqual([[34, "B3", `anchor.signature does not verify under the stream's provider_signing_key ${toHex(signingKey(KIT_KEYS.provider.seed).key)} at height 8`]]);
     const b = await syntheticBundle("standard", { fault: { target: "standard-anchor", index: 0, edit: (x: StandardRetentionAnchorV1) => void (x.stream_id = STREAMS.fast) } });
     expect(failures(await verify(b)).filter(([line]) => line === 34)).toEqual([[34, "B1", `anchor.stream_id is ${toHex(STREAMS.fast)}, not the bundle's stream ${toHex(STREAMS.standard)}`]]);
     const far = await syntheticBundle("standard", { fault: { target: "standard-anchor", index: 0, edit: (x: StandardRetentionAnchorV1) => void (x.served_at = { ...x.served_at, height: 9n }) } });
@@ -145,12 +154,16 @@ describe("B26 (§15): a group anchor's receipt", () => {
 describe("B27 (§15): a manifest bound to a receipt published with it", () => {
   const manifestFault = (edit: (m: CbqsSnapshotManifestV1) => void): Fault => ({ target: "manifest", index: 0, edit });
   it("the bound receipt's chain and stream are the manifest's: each differing is refused", async () => {
-    for (const edit of [
-      (m: CbqsSnapshotManifestV1) => void (m.stream_id = STREAMS.fast),
-      (m: CbqsSnapshotManifestV1) => void (m.context = { ...m.context, chain_id: 8n }),
-      (m: CbqsSnapshotManifestV1) => void (m.context = { ...m.context, chain_instance_id: label32("another-instance") }),
-    ]) {
-      expect(failures(await verify(await syntheticBundle("standard", { fault: manifestFault(edit) }))).map(([line, rule]) => [line, rule])).toEqual([[41, "B1"], [41, "B27"]]);
+    const cases: Array<[(m: CbqsSnapshotManifestV1) => void, string]> = [
+      [(m) => void (m.stream_id = STREAMS.fast), `manifest.stream_id is ${toHex(STREAMS.fast)}, not the bundle's stream ${toHex(STREAMS.standard)}`],
+      [(m) => void (m.context = { ...m.context, chain_id: 8n }), "manifest.context: chain_id is 8; this chain's is 7"],
+      [(m) => void (m.context = { ...m.context, chain_instance_id: label32("another-instance") }), `manifest.context: chain_instance_id is ${toHex(label32("another-instance"))}; this chain's is ${toHex(CONTEXT.chain_instance_id)}`],
+    ];
+    for (const [edit, b1] of cases) {
+      expect(failures(await verify(await syntheticBundle("standard", { fault: manifestFault(edit) })))).toEqual([
+        [41, "B1", b1],
+        [41, "B27", "the bundled receipt's context or stream_id is not the manifest's"],
+      ]);
     }
   });
 
