@@ -48,7 +48,8 @@ export class GroupChecks {
 
   anchored(anchor: GroupRetentionAnchorV1): void {
     const key = `${hex(anchor.lane_id)}/${hex(anchor.group_id)}`;
-    if (!this.chains.has(key)) this.startAt.set(key, anchor.latest_retained_receipt);
+    // Read only for a group with no receipt yet: an anchor after its first receipt changes nothing.
+    this.startAt.set(key, anchor.latest_retained_receipt);
   }
 
   /** Every check of one delivery-state receipt (once), with its state or group config when carried. */
@@ -102,7 +103,8 @@ export class GroupChecks {
     const initial = initialDeliveryCycleId(c.context, identity);
     const cycleKnown = bytesEqual(state.delivery_cycle_id, initial) || successors.some((s) => bytesEqual(s, state.delivery_cycle_id));
     if (known) c.check(a, "B21", cycleKnown, () => `${where}: delivery_cycle_id ${hex(state.delivery_cycle_id)} is neither record ${state.record_id.sequence}'s initial cycle ${hex(initial)} nor a successor a redrive created`);
-    if (state.action === "Redrive" && state.successor_cycle_id !== null) {
+    // Only a Redrive carries a successor cycle (§14.2 required result fields; the decoder's shapes).
+    if (state.successor_cycle_id !== null) {
       const successor = redriveDeliveryCycleId(c.context, identity, state.delivery_cycle_id, rc.previous_group_receipt);
       c.check(a, "B21", bytesEqual(state.successor_cycle_id, successor), () => `${where}: successor_cycle_id is ${hex(state.successor_cycle_id!)}; the redrive derivation from the group's tail ${short(rc.previous_group_receipt)} is ${hex(successor)}`);
       this.successors.set(ikey, [...successors, state.successor_cycle_id]);

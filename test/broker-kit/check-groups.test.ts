@@ -32,6 +32,23 @@ describe("B20 (§11.2, §14.2): each group's receipt chain", () => {
     ]);
   });
 
+  it("a delivery-state receipt carried twice (a response, then a DeliveryStateUpdateV1) is one receipt, checked once", async () => {
+    const b = await syntheticBundle("standard");
+    const ack = b.artifacts.find((a) => a.line === 16)!.value as any;
+    const again = { line: 16.5, type: "DeliveryStateUpdateV1", value: { state: ack.body.body.state, receipt: ack.body.body.receipt } } as any;
+    const twice = { ...b, artifacts: b.artifacts.flatMap((a) => (a.line === 16 ? [a, again] : [a])) };
+    const [one, two] = [await verify(b), await verify(twice)];
+    expect(failures(two)).toEqual([]);
+    expect(two.checks).toEqual(one.checks);
+  });
+
+  it("a delivery-state receipt names the bundle's stream (B1), under the place it came from", async () => {
+    const b = await syntheticBundle("standard", { fault: { target: "delivery-receipt", index: 0, edit: (r: { stream_id: Uint8Array }) => void (r.stream_id = STREAMS.fast) } });
+    expect(failures(await verify(b)).filter(([, rule]) => rule === "B1")).toEqual([
+      [13, "B1", `response.body.receipt.stream_id is ${toHex(STREAMS.fast)}, not the bundle's stream ${toHex(STREAMS.standard)}`],
+    ]);
+  });
+
   it("after its GroupDelete a group takes no receipt, and the evidence names its first deletion", async () => {
     const b = await syntheticBundle("standard", {
       extra: {
@@ -74,7 +91,10 @@ describe("B20 (§11.2, §14.2): each group's receipt chain", () => {
       },
     });
     // Anchors on lines 35 (naming the lease on 14) and 42 (naming the update on 33), then the update and the deletion.
-    expect(failures(await verify(only(b, 35, 42, 33, 39)))).toEqual([]);
+    const report = await verify(only(b, 35, 42, 33, 39));
+    expect(failures(report)).toEqual([]);
+    // The update starts the chain (one B20 check), the deletion follows it (two).
+    expect(report.checks.B20).toBe(3);
   });
 });
 
@@ -93,6 +113,13 @@ function redriveAndLeaseAgain(): Bundle {
   s.ack(session, v, again);
   return bundleOf(STREAMS.standard, s.artifacts);
 }
+
+describe("B26 (§15): a group anchor names a receipt of its group's chain", () => {
+  it("its first receipt, the GroupCreate, is one", async () => {
+    const b = await syntheticBundle("standard", { extra: { at: "end", run: async (k) => void k.signer.groupAnchor(await k.view(8n), k.groups["G"]!, k.groups["G"]!.receipts[0]!) } });
+    expect(failures(await verify(b))).toEqual([]);
+  });
+});
 
 describe("B21 (§13.1): cycle and lease ids", () => {
   it("a cycle a redrive created is known from then on: its lease and ack pass", async () => {
