@@ -12,7 +12,6 @@ import type { ChainView } from "./chain-source.js";
 import { hex, short, type Checks } from "./checks.js";
 import { checkEconomics, type ViewCursor } from "./check-views.js";
 
-const U64_MAX = (1n << 64n) - 1n;
 /** §18 Maximum of cbqs.standard.max_attempts: the §13.1 ceiling of a group's max_attempts. */
 export const MAX_ATTEMPTS_CEILING = 100;
 const MUTATIONS: ReadonlySet<DeliveryStateActionV1> = new Set(["GroupCreate", "GroupUpdate", "GroupDelete", "Redrive"]);
@@ -31,7 +30,11 @@ const identityKey = (id: DeliveryIdentityV1): string => `${hex(id.lane_id)}/${he
 export class GroupChecks {
   private readonly seen = new Map<string, ChainView | undefined>();
   readonly chains = new Map<string, GroupChain>();
-  /** A group anchor seen before its group's first receipt: the chain starts at the receipt it names. */
+  /**
+   * A group anchor seen before its group's first receipt: the chain starts at the receipt it
+   * names. Of several such anchors the last counts: floors only rise (B26), and the bundle's
+   * receipts start at the highest.
+   */
   private readonly startAt = new Map<string, Uint8Array>();
   /** Issued leases by id: what a later ack, nack, reject or expiry must name. */
   private readonly leases = new Map<string, { identity: string; cycle: Uint8Array; attempt: number }>();
@@ -45,7 +48,8 @@ export class GroupChecks {
 
   anchored(anchor: GroupRetentionAnchorV1): void {
     const key = `${hex(anchor.lane_id)}/${hex(anchor.group_id)}`;
-    if (!this.chains.has(key) && !this.startAt.has(key)) this.startAt.set(key, anchor.latest_retained_receipt);
+    // Read only for a group with no receipt yet: an anchor after its first receipt changes nothing.
+    this.startAt.set(key, anchor.latest_retained_receipt);
   }
 
   /** Every check of one delivery-state receipt (once), with its state or group config when carried. */
@@ -99,7 +103,8 @@ export class GroupChecks {
     const initial = initialDeliveryCycleId(c.context, identity);
     const cycleKnown = bytesEqual(state.delivery_cycle_id, initial) || successors.some((s) => bytesEqual(s, state.delivery_cycle_id));
     if (known) c.check(a, "B21", cycleKnown, () => `${where}: delivery_cycle_id ${hex(state.delivery_cycle_id)} is neither record ${state.record_id.sequence}'s initial cycle ${hex(initial)} nor a successor a redrive created`);
-    if (state.action === "Redrive" && state.successor_cycle_id !== null) {
+    // Only a Redrive carries a successor cycle (§14.2 required result fields; the decoder's shapes).
+    if (state.successor_cycle_id !== null) {
       const successor = redriveDeliveryCycleId(c.context, identity, state.delivery_cycle_id, rc.previous_group_receipt);
       c.check(a, "B21", bytesEqual(state.successor_cycle_id, successor), () => `${where}: successor_cycle_id is ${hex(state.successor_cycle_id!)}; the redrive derivation from the group's tail ${short(rc.previous_group_receipt)} is ${hex(successor)}`);
       this.successors.set(ikey, [...successors, state.successor_cycle_id]);
@@ -120,7 +125,8 @@ export class GroupChecks {
   /** B22: the §13.1 inequalities against the stream's configuration at the receipt's view. */
   private config(a: Artifact, g: GroupConfigV1, view: ChainView, committedAt: bigint, where: string): void {
     const s = view.stream.config;
-    const horizon = committedAt + s.retention_ms > U64_MAX ? U64_MAX : committedAt + s.retention_ms; // saturating (§13.1)
+    // §13.1 bounds the pin by committed_at_ms + retention_ms saturated at u64::MAX; a u64 pin
+    // compares the same against the exact (bigint) sum.
     const rules: Array<[boolean, string]> = [
       [g.visibility_timeout_ms > 0n, "visibility_timeout_ms is 0"],
       [g.visibility_timeout_ms <= g.max_visibility_ms, `visibility_timeout_ms ${g.visibility_timeout_ms} exceeds max_visibility_ms ${g.max_visibility_ms}`],
@@ -129,7 +135,7 @@ export class GroupChecks {
       [g.max_in_flight > 0, "max_in_flight is 0"],
       [g.record_deadline_ms > 0n, "record_deadline_ms is 0"],
       [g.dead_letter_ttl_ms <= s.retention_ms, `dead_letter_ttl_ms ${g.dead_letter_ttl_ms} exceeds the stream's retention_ms ${s.retention_ms}`],
-      [g.retention_pin_until_ms <= horizon, `retention_pin_until_ms ${g.retention_pin_until_ms} is beyond committed_at_ms ${committedAt} + retention_ms ${s.retention_ms}`],
+      [g.retention_pin_until_ms <= committedAt + s.retention_ms, `retention_pin_until_ms ${g.retention_pin_until_ms} is beyond committed_at_ms ${committedAt} + retention_ms ${s.retention_ms}`],
     ];
     const broken = rules.find(([ok]) => !ok);
     this.c.check(a, "B22", broken === undefined, () => `${where}: the group configuration breaks §13.1: ${broken![1]}`);

@@ -50,6 +50,8 @@ export class ReceiptChecks {
   private globalTail: Uint8Array | null = null;
   private lastId: RecordIdV1 | null = null;
   private readonly laneTails = new Map<string, Uint8Array>();
+  /** The lanes with a receipt in the bundle so far: an anchor no longer restarts their chains. */
+  private readonly lanesReceived = new Set<string>();
   /** Receipts in chain order (for retention anchors and snapshot manifests). */
   readonly chain: ChainedReceipt[] = [];
   /** True when the global chain starts at stream_receipt_genesis in this bundle. */
@@ -63,15 +65,20 @@ export class ReceiptChecks {
     private readonly cursor: ViewCursor,
   ) {}
 
-  /** A standard retention anchor before any receipt of its scope: the chain restarts from its predecessor digests (§15). */
+  /**
+   * A standard retention anchor before any receipt of its scope: the chain restarts from its
+   * predecessor digests (§15). Of several such anchors the last counts: floors only rise (B26),
+   * and the bundle's receipts start at the highest.
+   */
   startAt(anchor: StandardRetentionAnchorV1): void {
     if (anchor.lane_id === null) {
-      if (this.globalTail === null) {
+      if (this.lastId === null) {
         this.globalTail = anchor.previous_global_receipt;
         this.fromGenesis = false;
       }
-    } else if (!this.laneTails.has(hex(anchor.lane_id)) && anchor.previous_lane_receipt !== null) {
-      this.laneTails.set(hex(anchor.lane_id), anchor.previous_lane_receipt);
+    } else if (!this.lanesReceived.has(hex(anchor.lane_id))) {
+      // The decoder pairs lane_id with previous_lane_receipt (§15).
+      this.laneTails.set(hex(anchor.lane_id), anchor.previous_lane_receipt!);
     }
   }
 
@@ -102,6 +109,7 @@ export class ReceiptChecks {
       `${where}.previous_lane_receipt is ${hex(rc.previous_lane_receipt)}; lane ${short(rc.lane_id)}'s tail is ${hex(laneExpected)} (${this.laneTails.has(lane) ? "the digest of the lane's receipt before it" : "lane_receipt_genesis"})`,
     );
     this.laneTails.set(lane, digest);
+    this.lanesReceived.add(lane);
 
     if (c.deliveryClass !== null) {
       c.check(a, "B17", rc.record_id.type === c.deliveryClass, () => `${where}.record_id is a ${rc.record_id.type} id on a ${c.deliveryClass} stream`);

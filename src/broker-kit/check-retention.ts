@@ -94,12 +94,14 @@ export class RetentionChecks {
     if (global !== null) {
       c.check(a, "B26", bytesEqual(x.previous_global_receipt, global), () => `anchor.previous_global_receipt is ${hex(x.previous_global_receipt)}; the global receipt before floor ${floor} is ${hex(global)}`);
     }
-    if (x.lane_id === null || x.previous_lane_receipt === null) return;
+    if (x.lane_id === null) return;
     const lane = x.lane_id;
+    // The decoder pairs lane_id with previous_lane_receipt (§15).
+    const named = x.previous_lane_receipt!;
     const inLane = before.filter((r) => bytesEqual(r.receipt.lane_id, lane));
     const prev = inLane.at(-1)?.digest ?? (this.receipts.fromGenesis ? laneReceiptGenesis(c.context, c.stream, lane) : null);
     if (prev !== null) {
-      c.check(a, "B26", bytesEqual(x.previous_lane_receipt, prev), () => `anchor.previous_lane_receipt is ${hex(x.previous_lane_receipt!)}; lane ${short(lane)}'s receipt before floor ${floor} is ${hex(prev)}`);
+      c.check(a, "B26", bytesEqual(named, prev), () => `anchor.previous_lane_receipt is ${hex(named)}; lane ${short(lane)}'s receipt before floor ${floor} is ${hex(prev)}`);
     }
   }
 
@@ -134,14 +136,17 @@ export class RetentionChecks {
     if (!c.check(a, "B27", receipt !== undefined, () => `manifest.provider_anchor ${hex(m.provider_anchor)} is the digest of no receipt in the bundle: the receipt must be published with the manifest (§15)`) || receipt === undefined) return;
     c.check(a, "B27", bytesEqual(receipt.stream_id, m.stream_id) && receipt.context.chain_id === m.context.chain_id && bytesEqual(receipt.context.chain_instance_id, m.context.chain_instance_id), () => "the bundled receipt's context or stream_id is not the manifest's");
     if (c.deliveryClass === "Fast") {
-      c.check(a, "B27", checkpoint !== undefined && m.covered_through.type === "CheckpointReceiptDigest", () => "a Fast stream's snapshot covers a checkpoint receipt (§15): provider_anchor names an append receipt");
+      c.check(a, "B27", checkpoint !== undefined && m.covered_through.type === "CheckpointReceiptDigest", () =>
+        `a Fast stream's snapshot covers a checkpoint receipt (§15): ${checkpoint === undefined ? "provider_anchor names an append receipt" : "covered_through is a standard record id"}`,
+      );
       return;
     }
-    if (!c.check(a, "B27", appended !== undefined && m.covered_through.type === "StandardRecordId", () => "a Standard stream's snapshot covers a standard record id and names its append receipt (§15)") || appended === undefined) return;
-    const id = appended.receipt.record_id;
     const cov = m.covered_through;
-    c.check(a, "B27", cov.type === "StandardRecordId" && id.type === "Standard" && cov.sequence === id.sequence && cov.provider_epoch === id.provider_epoch, () =>
-      `manifest.covered_through is record ${cov.type === "StandardRecordId" ? cov.sequence : "?"}; the bundled receipt (line ${appended.line}) is record ${id.sequence}`,
+    const standard = appended !== undefined && cov.type === "StandardRecordId";
+    if (!c.check(a, "B27", standard, () => "a Standard stream's snapshot covers a standard record id and names its append receipt (§15)") || appended === undefined || cov.type !== "StandardRecordId") return;
+    const id = appended.receipt.record_id;
+    c.check(a, "B27", id.type === "Standard" && cov.sequence === id.sequence && cov.provider_epoch === id.provider_epoch, () =>
+      `manifest.covered_through is record ${cov.sequence}; the bundled receipt (line ${appended.line}) is record ${id.sequence}`,
     );
     if (m.scope.type === "Lane") {
       const lane = m.scope.lane_id;
