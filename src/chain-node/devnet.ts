@@ -109,9 +109,9 @@ export class Devnet {
     readonly limits: MiningLimits = DEFAULT_MINING_LIMITS,
   ) {}
 
-  /** No write running or waiting: an interval tick may produce its block now. */
+  /** No write running or waiting (a write waits only while another runs: each one ending starts the next): an interval tick may produce its block now. */
   get idle(): boolean {
-    return !this.running && this.waiting.length === 0;
+    return !this.running;
   }
 
   /** Blocks of the mining requests waiting or running. */
@@ -144,12 +144,12 @@ export class Devnet {
             this.waiting.shift()?.();
           });
       };
+      // Called only while it waits: its start removes this listener, and a signal aborts once.
       const cancel = (): void => {
-        const i = this.waiting.indexOf(start);
-        if (i >= 0) this.waiting.splice(i, 1);
+        this.waiting.splice(this.waiting.indexOf(start), 1);
         reject(new WriteCancelled());
       };
-      gone?.addEventListener("abort", cancel, { once: true });
+      gone?.addEventListener("abort", cancel);
       this.waiting.push(start);
       if (!this.running) this.waiting.shift()!();
     });

@@ -44,10 +44,10 @@ export function blockAnswer(node: CbqsNode, text: string): Record<string, unknow
   const db = node.db;
   const block = text.startsWith("0x") ? db.blockByHash(parseHash(text, "block")) : db.blockByHeight(parseDecimal(text, { name: "block", what: "a block height or a 0x block hash", max: U64_MAX }));
   if (block === undefined) throw notFound("block_not_found", `no committed block ${text}`, readPointJson(db.head()!));
-  // The stored blocks either side (heights may skip: `POST /mine?height=`), for a reader paging through.
-  const previous = block.height === 0n ? undefined : db.blocks({ from: 0n, to: block.height - 1n, order: "desc", limit: 1 })[0];
-  const head = db.head()!;
-  const next = block.height === head.height ? undefined : db.blocks({ from: block.height + 1n, to: head.height, order: "asc", limit: 1 })[0];
+  // The stored blocks either side (heights may skip: `POST /mine?height=`), for a reader paging
+  // through; none below genesis or above the head (an empty range holds no block).
+  const previous = db.blocks({ from: 0n, to: block.height - 1n, order: "desc", limit: 1 })[0];
+  const next = db.blocks({ from: block.height + 1n, to: db.head()!.height, order: "asc", limit: 1 })[0];
   return {
     ...readPointJson(block),
     previous_height: previous === undefined ? null : previous.height.toString(),
@@ -91,12 +91,13 @@ export function latestAnswer(node: CbqsNode, params: ReadonlyMap<string, string>
   const state = db.stateAt(head.height)!;
   const transactions: Array<Record<string, unknown>> = [];
   const streams: Array<Record<string, unknown>> = [];
-  // Pages of blocks, newest first: a chain of empty blocks is scanned without holding 4,096 blocks at once.
+  // Pages of blocks, newest first: a chain of empty blocks is scanned without holding 4,096 blocks
+  // at once. EVENTS_SCAN_BLOCKS is a whole number of pages.
   const PAGE = 64;
   let scanned = 0;
   let top: bigint | null = head.height;
   while (top !== null && scanned < EVENTS_SCAN_BLOCKS && (transactions.length < limit || streams.length < limit)) {
-    const blocks = db.blocks({ from: 0n, to: top, order: "desc", limit: Math.min(PAGE, EVENTS_SCAN_BLOCKS - scanned) });
+    const blocks = db.blocks({ from: 0n, to: top, order: "desc", limit: PAGE });
     for (const b of blocks) {
       for (let i = b.transactions.length - 1; i >= 0; i--) {
         const r = b.receipts[i]!;
@@ -114,28 +115,27 @@ export function latestAnswer(node: CbqsNode, params: ReadonlyMap<string, string>
           });
         }
         for (const e of r.events) {
-          if (streams.length >= limit || e.topic !== "cbqs.stream.created" || e.payload.length !== 32) continue;
-          const record = streamAt(state, e.payload);
+          if (streams.length >= limit || e.topic !== "cbqs.stream.created") continue;
+          // The event's payload is the stream id, and a created stream's record stays in the state
+          // (closing one keeps it): every stream of the head's chain is read at the head.
+          const record = streamAt(state, e.payload)!;
           streams.push({
             stream_id: toHex(e.payload),
             created_at: b.height.toString(),
             tx_hash: toHex(r.tx_hash),
-            ...(record === undefined
-              ? { status: null }
-              : {
-                  status: record.status,
-                  owner: toHex(record.owner),
-                  provider: toHex(record.provider),
-                  escrow_balance: record.escrow_balance.toString(),
-                  rate_per_block: record.rate_per_block.toString(),
-                }),
+            status: record.status,
+            owner: toHex(record.owner),
+            provider: toHex(record.provider),
+            escrow_balance: record.escrow_balance.toString(),
+            rate_per_block: record.rate_per_block.toString(),
           });
         }
       }
     }
     scanned += blocks.length;
     const last = blocks[blocks.length - 1];
-    top = last === undefined || last.height === 0n ? null : last.height - 1n;
+    // Below genesis the range is empty: the next page has no block and the scan ends.
+    top = last === undefined ? null : last.height - 1n;
   }
   return { ...readPointJson(head), transactions, streams };
 }

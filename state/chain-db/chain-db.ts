@@ -61,7 +61,7 @@ export interface TxLocation {
   index: number;
 }
 
-/** Committed blocks with from ≤ height ≤ to, in `order`, at most `limit` of them. */
+/** Committed blocks with from ≤ height ≤ to, in `order`, at most `limit` of them: none when to < from (to may be -1n) or limit ≤ 0. */
 export interface BlockQuery {
   from: bigint;
   to: bigint;

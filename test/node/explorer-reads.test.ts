@@ -1,7 +1,7 @@
 // The reads behind the explorer page (docs/guides/run-a-devnet.md "The explorer"): GET /block with decoded
 // transactions, a stream's history (its §6.1 settled escrow checked against what a real
 // settlement left) and events (paged, bounded scan), GET /search, and the page's own files.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { txHash } from "../../src/chain/envelope.js";
 import { ix } from "../../src/gas/builder.js";
 import { devAccounts, devnetGenesisSource } from "../../src/harness/devnet.js";
@@ -98,6 +98,7 @@ describe("GET /block/{height|hash}", () => {
     const hash = `0x${"ab".repeat(32)}`;
     expect((await get(n.url, `/block/${hash}`)).body["error"]).toEqual({ code: "block_not_found", message: `no committed block ${hash}` });
     for (const bad of ["01", "-1", "ten", "0x12"]) expect((await get(n.url, `/block/${bad}`)).body, bad).toMatchObject({ error: { code: "invalid_block" } });
+    expect((await get(n.url, "/block/ten")).body["error"]).toEqual({ code: "invalid_block", message: 'block must be a block height or a 0x block hash: decimal digits without sign or leading zeros (got "ten")' });
   });
 
   it("a rejected transaction's receipt carries the engine's message, as GET /tx gives it", async () => {
@@ -117,6 +118,23 @@ describe("GET /block/{height|hash}", () => {
       const after = BigInt(String((await get(m.url, `/account/${toHex(address(0x11))}`)).body["balance"]));
       expect(BigInt(fee)).toBeGreaterThan(0n);
       expect(BigInt(fee)).toBe(before - after);
+    } finally {
+      await m.close();
+    }
+  });
+
+  it("a transaction's fee is its cycles and its cells at the genesis prices: what its sender's balance lost", async () => {
+    // cycle_price 1 and cell_price 1: a provider's registration writes its record (cells > 0).
+    const m = await startNode({ kind: "genesis", source: readFixture("fixtures/corpus/fee-insufficient-balance.json").genesis.source });
+    try {
+      expect((await post(m.url, "/tx", toHex(cbqsTx(7n, address(0x11), 0n, ix.registerProvider())))).status).toBe(200);
+      await post(m.url, "/mine", "");
+      const [shown] = (await get(m.url, "/block/1")).body["transactions"] as Array<{ fee: string; receipt: { status: string; cycles: string; cells: string } }>;
+      expect(shown!.receipt.status).toBe("ok");
+      expect(BigInt(shown!.receipt.cells)).toBeGreaterThan(0n);
+      const balance = async (at: string) => BigInt(String((await get(m.url, `/account/${toHex(address(0x11))}${at}`)).body["balance"]));
+      expect(BigInt(shown!.fee)).toBe((await balance("?height=0")) - (await balance("")));
+      expect(BigInt(shown!.fee)).toBe(BigInt(shown!.receipt.cycles) + BigInt(shown!.receipt.cells));
     } finally {
       await m.close();
     }
@@ -148,7 +166,7 @@ describe("GET /latest", () => {
     expect((two["transactions"] as unknown[]).length).toBe(2);
     expect((await get(n.url, "/latest?limit=0")).body["transactions"]).toHaveLength(1);
     expect((await get(n.url, `/latest?limit=${MAX_LATEST_LIMIT + 1}`)).body["transactions"]).toHaveLength(4);
-    expect((await get(n.url, "/latest?limit=x")).body["error"]).toMatchObject({ code: "invalid_limit" });
+    expect((await get(n.url, "/latest?limit=x")).body["error"]).toEqual({ code: "invalid_limit", message: 'limit must be a number of items: decimal digits without sign or leading zeros (got "x")' });
     const m = await startNode({ kind: "genesis", source: readFixture("fixtures/corpus/fee-insufficient-balance.json").genesis.source });
     try {
       expect((await get(m.url, "/latest")).body).toMatchObject({ transactions: [], streams: [] });
@@ -171,6 +189,51 @@ describe("GET /latest", () => {
       expect((await get(m.url, "/latest")).body["transactions"]).toHaveLength(1);
       await post(m.url, "/mine", "");
       expect((await get(m.url, "/latest")).body["transactions"]).toEqual([]);
+    } finally {
+      await m.close();
+    }
+  });
+});
+
+describe("GET /latest: the scan ends once both lists are full, and not before", () => {
+  const [owner, provider] = devAccounts(2).map((a) => a.address);
+  const createStream = (m: TestNode, ownerNonce: bigint, nonce: bigint) =>
+    post(m.url, "/tx", toHex(cbqsTx(7n, owner!, nonce, ix.createStream({ owner_nonce: ownerNonce, initial_escrow: 80_000n, provider: provider! }))));
+  const mined = async (m: TestNode): Promise<string> => {
+    const body = (await post(m.url, "/mine", "")).body;
+    expect((body["receipts"] as Array<{ error: unknown }>).map((r) => r.error)).toEqual((body["receipts"] as unknown[]).map(() => null));
+    return String(body["height"]);
+  };
+  const latest = async (m: TestNode, limit: number) => {
+    const body = (await get(m.url, `/latest?limit=${limit}`)).body;
+    return { txs: (body["transactions"] as Array<{ height: string }>).map((t) => t.height), streams: (body["streams"] as Array<{ created_at: string; status: string }>).map((t) => [t.created_at, t.status]) };
+  };
+
+  it("a stream created more than a page of blocks below transactions that fill their list is still found; two created in one block fill a list of one with the later", async () => {
+    const m = await startNode({ kind: "genesis", source: devnetGenesisSource(2) });
+    try {
+      expect((await post(m.url, "/tx", toHex(cbqsTx(7n, provider!, 0n, ix.registerProvider())))).status).toBe(200);
+      await mined(m); // 1
+      expect((await createStream(m, 1n, 0n)).status).toBe(200);
+      const first = await mined(m); // 2: a stream
+      await post(m.url, "/mine?blocks=100", ""); // more than a page of empty blocks
+      expect((await post(m.url, "/tx", toHex(transferTx(7n, owner!, 1n, provider!, 1n)))).status).toBe(200);
+      const transfer = await mined(m); // a transfer alone
+      expect(await latest(m, 1)).toEqual({ txs: [transfer], streams: [[first, "Active"]] });
+      // Two streams in the newest block: the list of one takes the later only, read from the newest page alone.
+      for (const [i, ownerNonce] of [2n, 3n].entries()) expect((await createStream(m, ownerNonce, 2n + BigInt(i))).status).toBe(200);
+      const newest = await mined(m);
+      const pages = vi.spyOn(m.node.db, "blocks");
+      try {
+        const one = (await get(m.url, "/latest?limit=1")).body;
+        const [tx] = one["transactions"] as Array<{ tx_hash: string; index: number }>;
+        expect(tx!.index).toBe(1);
+        expect((one["streams"] as Array<{ created_at: string; tx_hash: string }>).map((x) => [x.created_at, x.tx_hash])).toEqual([[newest, tx!.tx_hash]]);
+        expect(pages).toHaveBeenCalledTimes(1);
+      } finally {
+        pages.mockRestore();
+      }
+      expect(await latest(m, 3)).toEqual({ txs: [newest, newest, transfer], streams: [[newest, "Active"], [newest, "Active"], [first, "Active"]] });
     } finally {
       await m.close();
     }

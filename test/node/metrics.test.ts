@@ -232,6 +232,21 @@ describe("GET /metrics (CIP-4 §9.2)", () => {
     expect((await read()).value("speculative_cache_size")).toBe(1);
   });
 
+  it("cbqs_unread_answer_bytes reports, at each scrape, the bytes of answers the server holds unsent", async () => {
+    const metrics = new NodeMetrics(() => new MemoryChainDb());
+    let unsent = 0;
+    metrics.unreadBytes = () => unsent;
+    const read = async () => {
+      const answer = await metrics.answer();
+      return parse(answer.contentType, answer.text).value("cbqs_unread_answer_bytes");
+    };
+    expect(await read()).toBe(0);
+    unsent = 8_388_608;
+    expect(await read()).toBe(8_388_608);
+    unsent = 0;
+    expect(await read()).toBe(0);
+  });
+
   it("the explorer's files are counted as cbqs.explorer, never by their path", async () => {
     const n = await start(DEVNET);
     for (const path of ["/", "/explorer/no-such-file.js"]) await fetch(n.url + path).then((r) => r.arrayBuffer());

@@ -283,12 +283,16 @@ describe("GET /subscribe", () => {
       expect(other.status).toBe(200);
       await other.until(1);
       expect(n.subscriptions.size).toBe(3);
-      // A closed subscription gives its client the place back.
+      // A closed subscription gives its client that place back, and only that one: its other stays counted.
       own[0]!.close();
       await waitFor("the closed subscription gone", () => n.subscriptions.size === 2);
       const again = await subscribe(n.url);
       expect(again.status).toBe(200);
+      expect((await fetch(`${n.url}/subscribe`, { method: "HEAD" })).status).toBe(429);
+      // Once a client holds none, the node keeps nothing for it.
       for (const s of [own[1]!, other, again]) s.close();
+      await waitFor("every subscription gone", () => n.subscriptions.size === 0);
+      expect(n.subscriptions["byClient"].size).toBe(0);
     });
     await withNode({ maxSubscribers: 8, maxClientSubscribers: 3 }, async (n) => {
       const own = [await subscribe(n.url), await subscribe(n.url), await subscribe(n.url)];
