@@ -17,7 +17,7 @@ import { utf8 } from "../bytes.js";
 import type { ArtifactOf } from "./bundle.js";
 import type { ChainSource } from "./chain-source.js";
 import { verbBits } from "./check-sessions.js";
-import { BrokerSigner, signingKey, ZERO32, type Fault, type GroupState, type Lease, type Session, type SignedRecord } from "./signer.js";
+import { BrokerSigner, signingKey, ZERO32, type Fault, type GroupState, type Session, type SignedRecord } from "./signer.js";
 
 /** The dev accounts of the kit: owner and admin, provider, two holders, the snapshotting application. */
 export const KIT_KEYS = {
@@ -130,7 +130,11 @@ export const KIT_BUNDLES: readonly KitBundleName[] = ["standard", "fast", "econ"
 /** Where a variation's extra steps run in a script. */
 export type KitHook = "after-create-lane" | "before-restart" | "end";
 
-/** What a script has made so far, for extra steps. */
+/**
+ * What a script has made so far, for a variation's extra steps: its sessions (`s1`, and `s2` on the
+ * Standard stream), the Standard stream's lane `L1` and group `G`, and the records `r5` (Standard)
+ * and `f0` (Fast).
+ */
 export interface KitRun {
   signer: BrokerSigner;
   /** The view of the block at `height` (the stream need not exist there). */
@@ -138,7 +142,6 @@ export interface KitRun {
   sessions: Record<string, Session>;
   lanes: Record<string, Uint8Array>;
   groups: Record<string, GroupState>;
-  leases: Record<string, Lease>;
   records: Record<string, SignedRecord>;
 }
 
@@ -180,7 +183,7 @@ export async function kitBundle(chain: KitChain, name: KitBundleName, variation:
     }
     return v;
   };
-  const run: KitRun = { signer, view, sessions: {}, lanes: {}, groups: {}, leases: {}, records: {} };
+  const run: KitRun = { signer, view, sessions: {}, lanes: {}, groups: {}, records: {} };
   const hook = async (at: KitHook): Promise<void> => {
     if (variation.extra?.at === at) await variation.extra.run(run);
   };
@@ -199,15 +202,15 @@ async function standardScript(k: KitRun, hook: Hook): Promise<void> {
   const [v3, v4, v5, v7, v8] = await Promise.all([3n, 4n, 5n, 7n, 8n].map(k.view)) as [FinalizedViewV1, FinalizedViewV1, FinalizedViewV1, FinalizedViewV1, FinalizedViewV1];
   const g1 = s.grant({ holderSeed: KIT_KEYS.holder.seed, label: "standard/1", verbs: ALL_VERBS, authorizationGeneration: 1n, ...grantWindow });
   const s1 = (k.sessions["s1"] = s.openSession(g1, KIT_KEYS.holder.seed, v3, "standard/1"));
-  const r0 = (k.records["r0"] = s.append(s1, v3, { lane: ZERO32, payload: text("message 0"), label: "standard/0" }));
+  const r0 = s.append(s1, v3, { lane: ZERO32, payload: text("message 0"), label: "standard/0" });
   const lane = (k.lanes["L1"] = s.createLane(s1, v3, "standard/lane-1"));
   await hook("after-create-lane");
-  k.records["r2"] = s.append(s1, v4, { lane, payload: text("message 2"), label: "standard/2" });
+  s.append(s1, v4, { lane, payload: text("message 2"), label: "standard/2" });
   const g = (k.groups["G"] = s.createGroup(s1, v4, ZERO32, "standard/g", { type: "At", record_id: { provider_epoch: 0n, sequence: r0.id.sequence } }));
-  const l0 = (k.leases["l0"] = s.deliverLease(v4, g, r0, KIT_KEYS.holder.seed, { subscription: "standard/g" }));
+  const l0 = s.deliverLease(v4, g, r0, KIT_KEYS.holder.seed, { subscription: "standard/g" });
   s.ack(s1, v4, l0);
-  const r3 = (k.records["r3"] = s.append(s1, v5, { lane: ZERO32, payload: text("message 3"), label: "standard/3" }));
-  const l3 = (k.leases["l3"] = s.deliverLease(v5, g, r3, KIT_KEYS.holder.seed, { subscription: "standard/g" }));
+  const r3 = s.append(s1, v5, { lane: ZERO32, payload: text("message 3"), label: "standard/3" });
+  const l3 = s.deliverLease(v5, g, r3, KIT_KEYS.holder.seed, { subscription: "standard/g" });
   s.reject(s1, v5, l3, "poison");
   s.redrive(s1, v5, l3);
   s.closeLane(s1, v5, lane);
@@ -218,7 +221,7 @@ async function standardScript(k: KitRun, hook: Hook): Promise<void> {
   s.updateGroup(s2, v7, g, { visibility_timeout_ms: 20_000n });
   s.standardAnchor(v8, 2n, null);
   s.groupAnchor(v8, g, g.receipts[1]!);
-  k.records["r6"] = s.append(s2, v8, { lane: ZERO32, payload: text("message 6"), label: "standard/6" });
+  s.append(s2, v8, { lane: ZERO32, payload: text("message 6"), label: "standard/6" });
   s.deleteGroup(s2, v8, g);
   s.standardAnchor(v8, 4n, null);
   s.manifest(KIT_KEYS.application.seed, {
@@ -236,9 +239,9 @@ async function fastScript(k: KitRun, hook: Hook): Promise<void> {
   const [v3, v4, v5, v7] = await Promise.all([3n, 4n, 5n, 7n].map(k.view)) as [FinalizedViewV1, FinalizedViewV1, FinalizedViewV1, FinalizedViewV1];
   s.transition(v3, "Clean");
   const g = s.grant({ holderSeed: KIT_KEYS.holder.seed, label: "fast/1", verbs: verbBits("APPEND", "CONSUME", "REPLAY", "LANE_ADMIN"), authorizationGeneration: 1n, ...grantWindow });
-  const ses = (k.sessions["s1"] = s.openSession(g, KIT_KEYS.holder.seed, v3, "fast/1"));
+  const ses = s.openSession(g, KIT_KEYS.holder.seed, v3, "fast/1");
   k.records["f0"] = s.append(ses, v3, { lane: ZERO32, payload: text("fast 0"), label: "fast/0" });
-  const lane = (k.lanes["L1"] = s.createLane(ses, v3, "fast/lane-1"));
+  const lane = s.createLane(ses, v3, "fast/lane-1");
   s.append(ses, v3, { lane, payload: text("fast 2"), label: "fast/2" });
   s.checkpoint(v3, "fast/full");
   s.append(ses, v4, { lane, payload: text("fast 3"), label: "fast/3" });

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { utf8 } from "../../src/bytes.js";
 import { verbBits } from "../../src/broker-kit/check-sessions.js";
-import { KIT_KEYS, KIT_START_MS } from "../../src/broker-kit/kit.js";
+import { KIT_KEYS, KIT_START_MS, kitBundle } from "../../src/broker-kit/kit.js";
 import type { BrokerSigner, Session } from "../../src/broker-kit/signer.js";
 import { ZERO32 } from "../../src/broker-kit/signer.js";
 import { verifyBundle, type BundleReport } from "../../src/broker-kit/verify.js";
@@ -94,5 +94,12 @@ describe("the reference signer's fast lineages (§12.1) and fast anchors (§15)"
     expect(anchors[2]!.previous_checkpoint).toEqual(d0.previous_checkpoint);
     expect(failures(await verifyBundle(bundleOf(STREAMS.fast, s.artifacts), syntheticSource()))).toEqual([]);
     expect(() => s.fastAnchor(servedAt(5n), 1n, d0.last_sequence + 5n)).toThrow(`no checkpoint of broker epoch 1 reaches floor ${d0.last_sequence + 5n}`);
+  });
+});
+
+describe("the kit's scripts need the kit chain", () => {
+  it("a chain without the kit's blocks is refused, naming the first height missing and the source", async () => {
+    const empty = { name: "an empty chain", context: CONTEXT, at: async () => ({ kind: "no-block" as const }) };
+    await expect(kitBundle({ source: empty, streams: STREAMS }, "standard")).rejects.toThrow("the kit chain has no block at height 3: is an empty chain the kit chain?");
   });
 });
