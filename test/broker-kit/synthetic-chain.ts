@@ -1,10 +1,12 @@
 // Shared by the in-process broker-kit tests: the kit's three streams on a synthetic chain source
-// (no devnet, no replay) — blocks at the kit chain's heights, each stream Active from height 2 with the kit's
-// configuration and the kit chain's history (the Standard stream's authorization_generation bumped
-// to 2 at height 6; the econ stream funded through height 12, Suspended at 20 with its grace
-// deadline pinned at KIT_HEIGHTS.pastGrace, which has a block) — so the kit's own scripts and
-// mutants sign their bundles against it in milliseconds. A test changes stream fields at chosen
-// heights to reach a rule alone.
+// (no devnet, no replay) — blocks at the kit chain's heights, each stream Active from height 2 with
+// the kit chain's history (the Standard stream's authorization_generation bumped to 2 at height 6;
+// the econ stream funded through height 12, Suspended at 20 with its grace deadline pinned at
+// KIT_HEIGHTS.pastGrace, which has a block) — so the kit's own scripts and mutants sign their
+// bundles against it in milliseconds. The configurations are the tests' own, not the kit's
+// (every stream has 1 MiB/s append and delivery rates; the Fast stream differs from the Standard
+// ones only in max_visibility_ms 0). A test changes stream
+// fields at chosen heights to reach a rule alone.
 import type { Artifact, ArtifactOf, Bundle } from "../../src/broker-kit/bundle.js";
 import type { ChainSource, ChainView, ViewRead } from "../../src/broker-kit/chain-source.js";
 import { ECON_ESCROW, KIT_HEIGHTS, KIT_KEYS, KIT_START_MS, kitBundle, kitStreams, type KitBundleName, type KitVariation } from "../../src/broker-kit/kit.js";
