@@ -87,7 +87,8 @@ function lineError(file: string, line: number, path: string, reason: string): In
 }
 
 function parseLine(file: string, line: number, bytes: Uint8Array): JsonObject {
-  const parser = new JsonParser({ maxBytes: bytes.length });
+  // No bound of its own: parseBundle has held the line to limits.lineBytes, and it is fed whole.
+  const parser = new JsonParser();
   let json;
   try {
     parser.feed(bytes);
@@ -125,7 +126,6 @@ function parseHeader(file: string, bytes: Uint8Array): Uint8Array {
 function parseArtifact(file: string, line: number, bytes: Uint8Array): Artifact {
   const o = parseLine(file, line, bytes);
   exactKeys(file, line, o, [["type", "value"], ["hex", "type"]]);
-  const form = "hex" in o ? "hex" : "value";
   const type = o["type"];
   if (!isArtifactType(type)) {
     throw lineError(file, line, "$.type", `${typeof type === "string" ? `"${type.slice(0, 80)}"` : "a non-string"} is not an artifact type of a bundle (${ARTIFACT_TYPES.join(", ")})`);
@@ -133,7 +133,7 @@ function parseArtifact(file: string, line: number, bytes: Uint8Array): Artifact 
   const codec = codecOf(type);
   try {
     let value: unknown;
-    if (form === "hex") {
+    if ("hex" in o) {
       const hex = o["hex"];
       if (typeof hex !== "string") throw lineError(file, line, "$.hex", "expected a 0x-prefixed hex string");
       value = decode(codec, fromHex(hex, undefined, "hex"));
@@ -144,7 +144,7 @@ function parseArtifact(file: string, line: number, bytes: Uint8Array): Artifact 
     return { line, type, value } as Artifact;
   } catch (err) {
     if (err instanceof HexError) throw lineError(file, line, "$.hex", err.message);
-    if (err instanceof JsonValueError) throw lineError(file, line, err.path.replace(/^\$/, "$.value"), err.reason);
+    if (err instanceof JsonValueError) throw lineError(file, line, `$.value${err.path.slice(1)}`, err.reason);
     if (err instanceof DecodeError) throw lineError(file, line, "$.hex", `the ${type} does not decode: ${err.message}`);
     if (err instanceof EncodeError) throw lineError(file, line, "$.value", `the ${type} has no canonical encoding: ${err.message}`);
     throw err;

@@ -106,10 +106,7 @@ export function verifies(key: SigningPublicKey, digest: Uint8Array, signature: U
 /** The heights of every `served_at` anywhere inside `value` (artifacts nest receipts). */
 export function servedHeights(value: unknown, into: Set<bigint>): void {
   if (typeof value !== "object" || value === null || value instanceof Uint8Array) return;
-  if (Array.isArray(value)) {
-    for (const v of value) servedHeights(v, into);
-    return;
-  }
+  // An array's entries are its elements under index keys, never "served_at".
   for (const [k, v] of Object.entries(value)) {
     if (k === "served_at" && typeof v === "object" && v !== null && typeof (v as FinalizedViewV1).height === "bigint") into.add((v as FinalizedViewV1).height);
     else servedHeights(v, into);

@@ -4,9 +4,9 @@
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { toHex } from "../../src/bytes.js";
-import { ARTIFACT_TYPES, BUNDLE_FORMAT, BUNDLE_LIMITS, MAX_BUNDLE_ARTIFACTS, MAX_BUNDLE_LINE_BYTES, bundleHeader, bundleText, parseBundle, readBundle } from "../../src/broker-kit/bundle.js";
+import { ARTIFACT_TYPES, BUNDLE_FORMAT, BUNDLE_LIMITS, MAX_BUNDLE_ARTIFACTS, MAX_BUNDLE_LINE_BYTES, artifactLine, bundleHeader, bundleText, parseBundle, readBundle } from "../../src/broker-kit/bundle.js";
 import { kitBundle } from "../../src/broker-kit/kit.js";
-import { encode } from "../../src/codec/core.js";
+import { encode, toJson } from "../../src/codec/core.js";
 import { codecs } from "../../src/codec/registry.js";
 import { InputError } from "../../src/json/read.js";
 import { kitChain, tempFiles } from "./kit.js";
@@ -98,5 +98,58 @@ describe("bundle format", () => {
     const text = bundleText(streamId, artifacts.slice(0, 3), "hex");
     expect(parse(text, { ...BUNDLE_LIMITS, artifacts: 3 }).artifacts).toHaveLength(3);
     expect(refusal(text, { ...BUNDLE_LIMITS, artifacts: 2 })).toBe("b.jsonl: line 4: more than the bound of 2 artifacts in one bundle");
+  });
+
+  it("the header's members are exactly format and stream_id: another member of the same count, an extra one or none is refused listing what was there, each name cut at 40 characters", () => {
+    const id = toHex(STREAM);
+    expect(refusal(`{"format": "${BUNDLE_FORMAT}", "streamid": "${id}"}\n`)).toBe('b.jsonl: line 1: $: expected the members "format" and "stream_id" (got "format", "streamid")');
+    expect(refusal(`{"format": "${BUNDLE_FORMAT}", "stream_id": "${id}", "${"k".repeat(50)}": 1}\n`)).toBe(
+      `b.jsonl: line 1: $: expected the members "format" and "stream_id" (got "format", "${"k".repeat(40)}", "stream_id")`,
+    );
+    expect(refusal("{}\n")).toBe('b.jsonl: line 1: $: expected the members "format" and "stream_id" (got none)');
+    expect(refusal(`{"format": "${BUNDLE_FORMAT}", "stream_id": 5}\n`)).toBe("b.jsonl: line 1: $.stream_id: stream_id: expected 0x-prefixed hex with an even number of digits");
+  });
+
+  it("a line that is JSON but not an object — null, a number, a string — is refused as such", () => {
+    for (const line of ["null", "1", '"s"']) expect(refusal(`${line}\n`), line).toBe("b.jsonl: line 1: $: expected a JSON object");
+    expect(refusal(`${header}\n1\n`)).toBe("b.jsonl: line 2: $: expected a JSON object");
+  });
+
+  it("a JSON syntax error is named at its path inside the line", () => {
+    expect(refusal(`${header}\n{"type": "StreamGrantV1", "type": "x"}\n`)).toBe("b.jsonl: line 2: $.type: duplicate key (a key may appear only once in an object) at byte 31");
+    expect(refusal(`${header}\n{"type": [1,}\n`)).toBe("b.jsonl: line 2: $.type[1]: not valid JSON: expected a value, found '}' at byte 12");
+  });
+
+  it("an artifact's type: a non-string, or a long unknown name cut at 80 characters, is refused listing the 16 types", () => {
+    const list = ARTIFACT_TYPES.join(", ");
+    expect(refusal(`${header}\n{"type": 5, "hex": "0x"}\n`)).toBe(`b.jsonl: line 2: $.type: a non-string is not an artifact type of a bundle (${list})`);
+    expect(refusal(`${header}\n{"type": "${"T".repeat(100)}", "hex": "0x"}\n`)).toBe(`b.jsonl: line 2: $.type: "${"T".repeat(80)}" is not an artifact type of a bundle (${list})`);
+  });
+
+  it("a hex form whose hex is not a string, and a JSON form whose value is not an object, are refused at $.hex and $.value", () => {
+    expect(refusal(`${header}\n{"type": "CheckpointReceiptV1", "hex": 5}\n`)).toBe("b.jsonl: line 2: $.hex: expected a 0x-prefixed hex string");
+    expect(refusal(`${header}\n{"type": "CheckpointReceiptV1", "value": 5}\n`)).toMatch(/^b\.jsonl: line 2: \$\.value: \S/);
+  });
+
+  it("line ends: CRLF lines are read; a line of a lone CR, or an empty first line, is an empty line; a one-byte line is read", async () => {
+    const { streamId, artifacts } = await standard();
+    const crlf = bundleText(streamId, artifacts.slice(0, 2), "hex").replaceAll("\n", "\r\n");
+    expect(parse(crlf).artifacts.map((a) => [a.line, a.type])).toEqual([[2, artifacts[0]!.type], [3, artifacts[1]!.type]]);
+    // A line may start with a CR too: JSON whitespace.
+    expect(parse(`\r${crlf}`).artifacts).toHaveLength(2);
+    expect(refusal(`${header}\r\n\r\n`)).toBe("b.jsonl: line 2: an empty line (every line is the header or one artifact)");
+    expect(refusal(`\n${header}\n`)).toBe("b.jsonl: line 1: an empty line (every line is the header or one artifact)");
+    expect(refusal(`${header}\n7`)).toBe("b.jsonl: line 2: $: expected a JSON object");
+  });
+
+  it("an artifact line in each form: the JSON mapping under value, or the hex of the canonical bytes under hex; a bundle's text is JSON lines by default", async () => {
+    const { streamId, artifacts } = await standard();
+    const a = artifacts[0]!;
+    const codec = codecs[a.type] as never;
+    expect(artifactLine(a, "hex")).toBe(JSON.stringify({ type: a.type, hex: toHex(encode(codec, a.value as never)) }));
+    expect(JSON.parse(artifactLine(a, "json"))).toEqual({ type: a.type, value: JSON.parse(JSON.stringify(toJson(codec, a.value as never))) });
+    expect(bundleText(streamId, [a])).toBe(`${bundleHeader(streamId)}\n${artifactLine(a, "json")}\n`);
+    expect(bundleText(streamId, [a], "hex")).toBe(`${bundleHeader(streamId)}\n${artifactLine(a, "hex")}\n`);
+    expect(bundleHeader(streamId)).toBe(`{"format":"${BUNDLE_FORMAT}","stream_id":"${toHex(streamId)}"}`);
   });
 });
