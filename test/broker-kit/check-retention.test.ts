@@ -36,6 +36,25 @@ describe("B26 (§15): floors monotone within each comparison key", () => {
     expect(failures(await verify(b))).toEqual([[43, "B26", "first_retained_sequence 3 regresses 4, the floor of the anchor on line 40 with the same comparison key: portable equivocation evidence (§15)"]]);
   });
 
+  it("a group's floor regressing is named by its group_queue_sequence, a fast floor's by its first_retained_sequence", async () => {
+    const group = await standardThen(async (k) => {
+      const g = k.groups["G"]!;
+      k.signer.groupAnchor(await k.view(8n), { ...g, nextQueueSequence: 1n }, g.receipts[0]!);
+    });
+    expect(failures(await verify(group))).toEqual([[42, "B26", "group_queue_sequence 0 regresses 3, the floor of the anchor on line 35 with the same comparison key: portable equivocation evidence (§15)"]]);
+    const fast = await fastThen(async (k) => void k.signer.fastAnchor(await k.view(7n), 0n, 0n));
+    expect(failures(await verify(fast))).toEqual([[36, "B26", "first_retained_sequence 0 regresses 3, the floor of the anchor on line 34 with the same comparison key: portable equivocation evidence (§15)"]]);
+  });
+
+  it("each group's floor is its own key: another group's lower floor is no regression", async () => {
+    const b = await standardThen(async (k) => {
+      const v8 = await k.view(8n);
+      const g2 = k.signer.createGroup(k.sessions["s2"]!, v8, ZERO32, "standard/g2", { type: "Head" });
+      k.signer.groupAnchor(v8, g2, g2.receipts[0]!);
+    });
+    expect(failures(await verify(b))).toEqual([]);
+  });
+
   it("a lane's floor, a group's and a broker epoch's are keys of their own: a lower floor there is no regression", async () => {
     const lane = await standardThen(async (k) => void k.signer.standardAnchor(await k.view(8n), 1n, ZERO32));
     expect(failures(await verify(lane))).toEqual([]);
@@ -79,9 +98,10 @@ describe("B26 (§15): a standard anchor's predecessor digests", () => {
   });
 
   it("only Standard record ids are a standard anchor's predecessors: on a fast stream its floor is noted", async () => {
-    const report = await verify(await fastThen(async (k) => void k.signer.standardAnchor(await k.view(7n), 2n, null)));
+    // The fast stream's lane event on line 10 has a receipt, at Fast(0, 1): not a standard record.
+    const report = await verify(await fastThen(async (k) => void k.signer.standardAnchor(await k.view(7n), 1n, null)));
     expect(failures(report)).toEqual([]);
-    expect(report.notes).toEqual(["the anchor on line 36: the bundle holds no receipt at or above its floor 2, so its predecessor digests are not checked", MANIFEST_NOTE]);
+    expect(report.notes).toEqual(["the anchor on line 36: the bundle holds no receipt at or above its floor 1, so its predecessor digests are not checked", MANIFEST_NOTE]);
   });
 
   it("a lane anchor names the lane's receipt before its floor, or the lane's genesis", async () => {
@@ -121,6 +141,12 @@ describe("B26 (§15): a fast anchor's checkpoint link", () => {
   it("a floor at a batch's first sequence links to that batch's previous_checkpoint, even off the chain (B24 alone refuses that)", async () => {
     const b = await syntheticBundle("fast", { fault: { target: "checkpoint", index: 1, edit: (c: { previous_checkpoint: Uint8Array }) => void (c.previous_checkpoint = label32("elsewhere")) } });
     expect(failures(await verify(b)).map(([line, rule]) => [line, rule])).toEqual([[23, "B24"]]);
+  });
+
+  it("a floor just past a batch that ends below the next batch's start links to the batch it follows, not the next one's previous_checkpoint", async () => {
+    // The second checkpoint moved to start at 4 and linked elsewhere (B24 and B25 refuse it); the kit's floor 3 follows the first.
+    const b = await syntheticBundle("fast", { fault: { target: "checkpoint", index: 1, edit: (c: { previous_checkpoint: Uint8Array; first_sequence: bigint }) => void Object.assign(c, { previous_checkpoint: label32("elsewhere"), first_sequence: 4n }) } });
+    expect(failures(await verify(b)).map(([line, rule]) => [line, rule])).toEqual([[23, "B24"], [23, "B24"], [23, "B25"]]);
   });
 
   it("a floor of 0 with no checkpoint of its epoch in the bundle links to the epoch's transition", async () => {
@@ -186,6 +212,30 @@ describe("B27 (§15): a manifest bound to a receipt published with it", () => {
     expect(failures(await verify(await lane(() => ZERO32)))).toEqual([]);
     expect(failures(await verify(await lane((k) => k.lanes["L1"]!)))).toEqual([
       [42, "B27", `a snapshot of lane ${toHex(laneId(STREAMS.standard, label32("lane/standard/lane-1")))} is bound to a receipt of lane ${toHex(ZERO32)}`],
+    ]);
+  });
+});
+
+describe("B27 (§15) with the stream's class unknown (no view of it): a manifest is judged as a Standard stream's", () => {
+  const unknownClass = () => {
+    const base = syntheticSource();
+    return { ...base, at: async (stream: Uint8Array, height: bigint) => ({ kind: "no-stream" as const, blockHash: ((await base.at(stream, height)) as { view: { blockHash: Uint8Array } }).view.blockHash }) };
+  };
+  const b27 = async (b: Bundle) => (await verifyBundle(b, unknownClass())).failures.filter((f) => f.rule === "B27").map((f) => [f.line, f.evidence]);
+
+  it("a standard record id covered, bound to a checkpoint, is refused", async () => {
+    const b = await syntheticBundle("fast", { fault: { target: "manifest", index: 0, edit: (m: CbqsSnapshotManifestV1) => void (m.covered_through = { type: "StandardRecordId", provider_epoch: 0n, sequence: 1n }) } });
+    expect(await b27(b)).toEqual([[35, "a Standard stream's snapshot covers a standard record id and names its append receipt (§15)"]]);
+  });
+
+  it("a standard record id covered, bound to a receipt of a fast record id, is refused", async () => {
+    const b = await fastThen((k) => {
+      const laneEvent = k.signer.records.find((r) => r.receipt !== null)!;
+      k.signer.manifest(KIT_KEYS.application.seed, { scope: { type: "Stream" }, coverage: { type: "StandardRecordId", provider_epoch: 0n, sequence: laneEvent.id.sequence }, anchor: appendReceiptDigest(laneEvent.receipt!), snapshot: utf8("a snapshot"), label: "fast/lane-event" });
+    });
+    expect(await b27(b)).toEqual([
+      [35, "a Standard stream's snapshot covers a standard record id and names its append receipt (§15)"],
+      [36, "manifest.covered_through is record 1; the bundled receipt (line 10) is record 1"],
     ]);
   });
 });
