@@ -102,4 +102,10 @@ describe("the kit's scripts need the kit chain", () => {
     const empty = { name: "an empty chain", context: CONTEXT, at: async () => ({ kind: "no-block" as const }) };
     await expect(kitBundle({ source: empty, streams: STREAMS }, "standard")).rejects.toThrow("the kit chain has no block at height 3: is an empty chain the kit chain?");
   });
+
+  it("a script reads each height it serves at from the chain once, extra steps included (a node source answers over the network)", async () => {
+    const source = syntheticSource();
+    await kitBundle({ source, streams: STREAMS }, "standard", { extra: { at: "end", run: async (k) => void (await k.view(8n), await k.view(3n), await k.view(20n)) } });
+    expect(source.reads).toEqual([3n, 4n, 5n, 7n, 8n, 20n]);
+  });
 });
