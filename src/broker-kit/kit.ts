@@ -61,7 +61,7 @@ export function kitStreams(chainId: bigint, chainInstanceId: Uint8Array): KitStr
   return { standard: streamId(chainId, chainInstanceId, owner, 1n), fast: streamId(chainId, chainInstanceId, owner, 2n), econ: streamId(chainId, chainInstanceId, owner, 3n) };
 }
 
-function config(o: Partial<StreamConfigV1>): StreamConfigV1 {
+export function kitStreamConfig(o: Partial<StreamConfigV1>): StreamConfigV1 {
   return {
     retention_ms: 3_600_000n,
     retained_bytes_limit: 1_073_741_824n,
@@ -111,9 +111,9 @@ export function kitChainBlocks(chainId: bigint, chainInstanceId: Uint8Array): Ki
     }),
   ]);
   block(KIT_HEIGHTS.streams, [
-    create(1n, "Standard", ESCROW, config({})),
-    create(2n, "Fast", ESCROW, config({ idempotency_horizon_ms: 0n, default_visibility_ms: 0n, max_visibility_ms: 0n, default_max_attempts: 0, fast_batch_max_ms: 100, fast_batch_max_records: 1_024 })),
-    create(3n, "Standard", ECON_ESCROW, config({ max_append_bytes_per_sec: 0n, max_delivered_bytes_per_sec: 0n, max_lanes: 1 })),
+    create(1n, "Standard", ESCROW, kitStreamConfig({})),
+    create(2n, "Fast", ESCROW, kitStreamConfig({ idempotency_horizon_ms: 0n, default_visibility_ms: 0n, max_visibility_ms: 0n, default_max_attempts: 0, fast_batch_max_ms: 100, fast_batch_max_records: 1_024 })),
+    create(3n, "Standard", ECON_ESCROW, kitStreamConfig({ max_append_bytes_per_sec: 0n, max_delivered_bytes_per_sec: 0n, max_lanes: 1 })),
   ]);
   for (let h = KIT_HEIGHTS.streams + 1n; h <= KIT_HEIGHTS.last; h++) {
     block(h, h === KIT_HEIGHTS.bump ? [tx(owner.address, { type: "UpdateStream", args: { stream_id: streams.standard, config: null, admin_key: null, rotation_key: { type: "Keep" }, price_quote: null, bump_authorization_generation: true } })] : []);

@@ -65,6 +65,19 @@ function grant(o: Partial<StreamGrantV1> = {}): StreamGrantV1 {
 }
 
 /** One bundle's artifacts fed to the session checks in order; the failures as [rule, evidence]. */
+/** What a test may change in a session's challenge or opening. */
+type SessionFields = { grant_id?: Uint8Array; context?: CbqsSigningContextV1; stream_id?: Uint8Array; served_at?: FinalizedViewV1 };
+/** The fields a session's challenge and its opening share. */
+const sessionFields = (g: StreamGrantV1, session: string, o: SessionFields) => ({
+  context: o.context ?? CONTEXT,
+  served_at: o.served_at ?? served(HEIGHT),
+  stream_id: o.stream_id ?? STREAM,
+  grant_id: o.grant_id ?? grantId(g),
+  provider_epoch: 0n,
+  session_id: label32(session),
+  expires_at_ms: NOT_BEFORE + 60_000n,
+});
+
 class Run {
   readonly checks = new Checks(CONTEXT, STREAM, new Map([[HEIGHT, { kind: "view" as const, view: chainView(HEIGHT) }], [HEIGHT + 1n, { kind: "view" as const, view: chainView(HEIGHT + 1n) }]]), "Standard");
   readonly sessions = new SessionChecks(this.checks);
@@ -87,18 +100,8 @@ class Run {
     return this.checks.failures.map((f) => f.rule);
   }
 
-  challenge(g: StreamGrantV1, session: string, o: { grant_id?: Uint8Array; context?: CbqsSigningContextV1; stream_id?: Uint8Array; served_at?: FinalizedViewV1 } = {}): void {
-    this.feed("SessionChallengeV1", {
-      request_id: label32(`open/${session}`),
-      context: o.context ?? CONTEXT,
-      served_at: o.served_at ?? served(HEIGHT),
-      stream_id: o.stream_id ?? STREAM,
-      grant_id: o.grant_id ?? grantId(g),
-      provider_epoch: 0n,
-      session_id: label32(session),
-      challenge: label32(`challenge/${session}`),
-      expires_at_ms: NOT_BEFORE + 60_000n,
-    });
+  challenge(g: StreamGrantV1, session: string, o: SessionFields = {}): void {
+    this.feed("SessionChallengeV1", { request_id: label32(`open/${session}`), ...sessionFields(g, session, o), challenge: label32(`challenge/${session}`) });
   }
 
   proof(g: StreamGrantV1, session: string, o: { challenge?: Uint8Array; grant_id?: Uint8Array; seed?: Uint8Array; context?: CbqsSigningContextV1; stream_id?: Uint8Array } = {}): void {
@@ -115,17 +118,8 @@ class Run {
     this.feed("SessionProofV1", p);
   }
 
-  opened(g: StreamGrantV1, session: string, o: { grant_id?: Uint8Array; context?: CbqsSigningContextV1; stream_id?: Uint8Array; served_at?: FinalizedViewV1 } = {}): void {
-    this.feed("SessionOpenedV1", {
-      request_id: label32(`complete/${session}`),
-      context: o.context ?? CONTEXT,
-      served_at: o.served_at ?? served(HEIGHT),
-      stream_id: o.stream_id ?? STREAM,
-      grant_id: o.grant_id ?? grantId(g),
-      provider_epoch: 0n,
-      session_id: label32(session),
-      expires_at_ms: NOT_BEFORE + 60_000n,
-    });
+  opened(g: StreamGrantV1, session: string, o: SessionFields = {}): void {
+    this.feed("SessionOpenedV1", { request_id: label32(`complete/${session}`), ...sessionFields(g, session, o) });
   }
 
   /** The grant, then a session under it opened at HEIGHT the way §7.1 says. */

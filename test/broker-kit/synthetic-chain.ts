@@ -3,15 +3,14 @@
 // the kit chain's history (the Standard stream's authorization_generation bumped to 2 at height 6;
 // the econ stream funded through height 12, Suspended at 20 with its grace deadline pinned at
 // KIT_HEIGHTS.pastGrace, which has a block) — so the kit's own scripts and mutants sign their
-// bundles against it in milliseconds. The configurations are the tests' own, not the kit's
-// (every stream has 1 MiB/s append and delivery rates; the Fast stream differs from the Standard
-// ones only in max_visibility_ms 0). A test changes stream
-// fields at chosen heights to reach a rule alone.
+// bundles against it in milliseconds. The configurations are the kit's defaults (kitStreamConfig)
+// with only max_lanes and max_visibility_ms per stream, not the kit chain's: every stream here has
+// append and delivery rates. A test changes stream fields at chosen heights to reach a rule alone.
 import type { Artifact, ArtifactOf, Bundle } from "../../src/broker-kit/bundle.js";
 import type { ChainSource, ChainView, ViewRead } from "../../src/broker-kit/chain-source.js";
-import { ECON_ESCROW, KIT_HEIGHTS, KIT_KEYS, KIT_START_MS, kitBundle, kitStreams, type KitBundleName, type KitVariation } from "../../src/broker-kit/kit.js";
+import { ECON_ESCROW, KIT_HEIGHTS, kitStreamConfig, KIT_KEYS, KIT_START_MS, kitBundle, kitStreams, type KitBundleName, type KitVariation } from "../../src/broker-kit/kit.js";
 import { BrokerSigner, label32, signingKey, type Fault } from "../../src/broker-kit/signer.js";
-import type { CbqsSigningContextV1, FinalizedViewV1, StreamConfigV1, StreamRecordV1 } from "../../src/codec/types.js";
+import type { CbqsSigningContextV1, FinalizedViewV1, StreamRecordV1 } from "../../src/codec/types.js";
 
 export const CONTEXT: CbqsSigningContextV1 = { version: 1, chain_id: 7n, chain_instance_id: label32("instance") };
 export const STREAMS = kitStreams(CONTEXT.chain_id, CONTEXT.chain_instance_id);
@@ -19,23 +18,6 @@ export const STREAMS = kitStreams(CONTEXT.chain_id, CONTEXT.chain_instance_id);
 export const BLOCK_HEIGHTS: readonly bigint[] = [1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n, KIT_HEIGHTS.unfunded, KIT_HEIGHTS.settle, KIT_HEIGHTS.pastGrace];
 export const BOUNDS = { "cbqs.max_grant_ttl_ms": 86_400_000n, "cbqs.max_lane_creates_per_min": 256n, "cbqs.max_clock_skew_ms": 5_000n };
 export const blockHash = (height: bigint): Uint8Array => label32(`block/${height}`);
-
-function config(name: KitBundleName): StreamConfigV1 {
-  return {
-    retention_ms: 3_600_000n,
-    retained_bytes_limit: 1_073_741_824n,
-    max_message_bytes: 1_024,
-    max_append_bytes_per_sec: 1_048_576n,
-    max_delivered_bytes_per_sec: 1_048_576n,
-    max_lanes: name === "econ" ? 1 : 4,
-    idempotency_horizon_ms: 60_000n,
-    default_visibility_ms: 30_000n,
-    max_visibility_ms: name === "fast" ? 0n : 60_000n,
-    default_max_attempts: 10,
-    fast_batch_max_ms: 0,
-    fast_batch_max_records: 0,
-  };
-}
 
 /** The stream record of `name` at `height` on the synthetic chain. */
 export function streamRecord(name: KitBundleName, height: bigint): StreamRecordV1 {
@@ -58,7 +40,7 @@ export function streamRecord(name: KitBundleName, height: bigint): StreamRecordV
     encryption_generation: 0n,
     pricing_generation: 0n,
     status: "Active",
-    config: config(name),
+    config: kitStreamConfig({ max_lanes: name === "econ" ? 1 : 4, max_visibility_ms: name === "fast" ? 0n : 60_000n }),
     pricing_basis: { type: "BaseRate" },
     rate_per_block: name === "econ" ? 8_000n : 0n,
     escrow_balance: name === "econ" ? ECON_ESCROW : 0n,
